@@ -1,0 +1,10 @@
+// Command pvrdma-doctor diagnoses VMware PVRDMA setups. See README.md.
+package main
+
+import (
+	"os"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/cli"
+)
+
+func main() { os.Exit(cli.Main()) }

@@ -1,0 +1,92 @@
+// Package collect runs the read-only commands of the catalogue on ESXi hosts
+// and returns their raw results as Captures. It knows nothing about what the
+// output means beyond what it needs to plan the dependent stage.
+package collect
+
+import (
+	"fmt"
+	"time"
+)
+
+// Status is the outcome of one command or one host.
+type Status string
+
+const (
+	// StatusCollected: the command ran and exited 0 (or the host was fully collected).
+	StatusCollected Status = "collected"
+	// StatusFailed: the command ran and failed, or could not be started.
+	StatusFailed Status = "failed"
+	// StatusTimedOut: the command did not finish within its timeout and was abandoned.
+	StatusTimedOut Status = "timed_out"
+	// StatusSkipped: the command was not run (its host failed earlier, or nothing to run).
+	StatusSkipped Status = "skipped"
+	// StatusPartial: a host where some commands failed or timed out.
+	StatusPartial Status = "partial"
+	// StatusNotCollected: a host that could not be reached or logged into.
+	StatusNotCollected Status = "not_collected"
+)
+
+// Capture is one command's raw result on one host.
+type Capture struct {
+	Host     string        `json:"host"`
+	Command  string        `json:"command"`
+	Kind     Kind          `json:"kind"`
+	Stdout   string        `json:"stdout"`
+	Stderr   string        `json:"stderr,omitempty"`
+	ExitCode int           `json:"exit_code"`
+	Status   Status        `json:"status"`
+	Start    time.Time     `json:"start"`
+	Duration time.Duration `json:"duration_ns"`
+	Error    string        `json:"error,omitempty"`
+}
+
+// OK reports whether the capture holds usable output.
+func (c Capture) OK() bool { return c.Status == StatusCollected }
+
+// HostResult is everything collected from one host.
+type HostResult struct {
+	// Host is the name the user gave (or the scenario's host name).
+	Host string `json:"host"`
+	// Address is the host:port that was dialled, if any.
+	Address string `json:"address,omitempty"`
+	// Transport names how captures were obtained: "ssh", "replay", ...
+	Transport string `json:"transport"`
+	Status    Status `json:"status"`
+	// Reason explains a not_collected or partial status in one line.
+	Reason   string        `json:"reason,omitempty"`
+	Start    time.Time     `json:"start"`
+	Duration time.Duration `json:"duration_ns"`
+	Captures []Capture     `json:"captures"`
+	// Notes are transport remarks the report must show (e.g. host key not verified).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Find returns the first capture of the given command line.
+func (h *HostResult) Find(command string) (Capture, bool) {
+	for _, c := range h.Captures {
+		if c.Command == command {
+			return c, true
+		}
+	}
+	return Capture{}, false
+}
+
+// Finalize sets the host status from its captures when it was reached.
+func (h *HostResult) Finalize() {
+	if h.Status == StatusNotCollected {
+		return
+	}
+	h.Status = StatusCollected
+	bad := 0
+	for _, c := range h.Captures {
+		if c.Status == StatusFailed || c.Status == StatusTimedOut {
+			bad++
+		}
+	}
+	if bad > 0 {
+		h.Status = StatusPartial
+		if h.Reason == "" {
+			h.Reason = fmt.Sprintf("%d of %d commands failed or timed out", bad, len(h.Captures))
+		}
+	}
+}

@@ -1,0 +1,112 @@
+// Package facts assembles the typed facts of each host from its captures:
+// it routes every capture to its parser (package parse), records parse
+// errors, and remembers which inputs are missing and why, so that checks can
+// say "not evaluated" instead of passing silently.
+package facts
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
+)
+
+// Fleet is the facts of every host of one scan or bundle.
+type Fleet struct {
+	Hosts []Host `json:"hosts"`
+}
+
+// Host is everything known about one ESXi host.
+type Host struct {
+	Host      string         `json:"host"`
+	Address   string         `json:"address,omitempty"`
+	Transport string         `json:"transport,omitempty"`
+	Status    collect.Status `json:"status"`
+	Reason    string         `json:"reason,omitempty"`
+	Notes     []string       `json:"notes,omitempty"`
+
+	Version          *parse.SystemVersion    `json:"version,omitempty"`
+	RDMADevices      []parse.RDMADevice      `json:"rdma_devices"`
+	RDMAProtocols    []parse.RDMAProtocol    `json:"rdma_protocols"`
+	RDMAVmknics      []parse.RDMAVmknic      `json:"rdma_vmknics"`
+	RDMAStats        []parse.RDMAStats       `json:"rdma_stats"`
+	VMs              []parse.VMProcess       `json:"vms"`
+	PVRDMAListing    []parse.VsishEntry      `json:"pvrdma_listing"`
+	PVRDMADevices    []parse.PVRDMADevice    `json:"pvrdma_devices"`
+	Vmknics          []parse.Vmknic          `json:"vmknics"`
+	IPv4             []parse.IPv4Interface   `json:"ipv4"`
+	NICs             []parse.NIC             `json:"nics"`
+	NICDetails       []parse.NICDetail       `json:"nic_details"`
+	DCB              []parse.DCBStatus       `json:"dcb"`
+	DVSwitches       []parse.DVSwitch        `json:"dv_switches"`
+	StandardSwitches []parse.StandardSwitch  `json:"standard_switches"`
+	PVRDMAVmknic     *parse.AdvancedSetting  `json:"pvrdma_vmknic,omitempty"`
+	Rulesets         []parse.FirewallRuleset `json:"firewall_rulesets"`
+	PVRDMARules      []parse.FirewallRule    `json:"pvrdma_rules"`
+	Pings            []parse.Ping            `json:"pings"`
+
+	// Sources lists, per command kind, every capture that fed this host.
+	Sources map[collect.Kind][]Source `json:"sources"`
+	// Errors are outputs that could not be parsed.
+	Errors []ParseError `json:"parse_errors,omitempty"`
+}
+
+// Source is one capture as seen by the facts builder.
+type Source struct {
+	Command string         `json:"command"`
+	Status  collect.Status `json:"status"`
+	Error   string         `json:"error,omitempty"`
+	// Parsed is true when the output was collected and parsed without error.
+	Parsed bool `json:"parsed"`
+}
+
+// ParseError is an output that could not be understood.
+type ParseError struct {
+	Command string `json:"command"`
+	Line    int    `json:"line"`
+	Message string `json:"message"`
+}
+
+func (e ParseError) String() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s: line %d: %s", e.Command, e.Line, e.Message)
+	}
+	return fmt.Sprintf("%s: %s", e.Command, e.Message)
+}
+
+// Available reports whether every given kind was collected and parsed on
+// this host. When it was not, why says which input is missing and why, in a
+// form fit for a "not evaluated" finding.
+func (h *Host) Available(kinds ...collect.Kind) (ok bool, why string) {
+	if h.Status == collect.StatusNotCollected {
+		return false, "host not collected: " + h.Reason
+	}
+	var missing []string
+	for _, k := range kinds {
+		srcs := h.Sources[k]
+		if len(srcs) == 0 {
+			missing = append(missing, string(k)+" was not run")
+			continue
+		}
+		for _, s := range srcs {
+			if s.Parsed {
+				continue
+			}
+			switch {
+			case s.Status != collect.StatusCollected:
+				msg := fmt.Sprintf("`%s` %s", s.Command, strings.ReplaceAll(string(s.Status), "_", " "))
+				if s.Error != "" {
+					msg += " (" + s.Error + ")"
+				}
+				missing = append(missing, msg)
+			default:
+				missing = append(missing, fmt.Sprintf("`%s` output could not be parsed (%s)", s.Command, s.Error))
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return false, strings.Join(missing, "; ")
+	}
+	return true, ""
+}
