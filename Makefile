@@ -1,0 +1,35 @@
+# pvrdma-doctor — see README.md.
+GO ?= go
+BIN := bin/pvrdma-doctor
+FUZZTIME ?= 5s
+
+.PHONY: build test test-deps demo lint fuzz bench clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/pvrdma-doctor
+
+# Everything CI runs (scripts/test.sh): installs missing test deps, lint,
+# all tests (real SSH servers, OpenSSH sshd, tmux), race detector, fuzzing.
+test:
+	./scripts/test.sh
+
+# Installs what the integration tests need when it is missing (Debian).
+test-deps:
+	@./scripts/test-deps.sh
+
+demo:
+	$(GO) run ./cmd/pvrdma-doctor demo
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+# Runs every fuzz target listed in */fuzz_targets.txt for FUZZTIME each.
+fuzz:
+	@./scripts/fuzz.sh $(FUZZTIME)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./parse/... ./checks/... ./tui/...
+
+clean:
+	rm -rf bin

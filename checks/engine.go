@@ -1,0 +1,245 @@
+// Package checks is the rule engine: each rule reads typed facts (never raw
+// text) and reports findings that point at their evidence. A rule whose
+// inputs are missing reports "not evaluated" with the reason, never a pass.
+package checks
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
+)
+
+// Severity of a finding.
+type Severity string
+
+// Severities, most severe first.
+const (
+	Critical Severity = "critical"
+	Warning  Severity = "warning"
+	Info     Severity = "info"
+)
+
+// Rank orders severities: critical 3, warning 2, info 1, unknown 0.
+func (s Severity) Rank() int {
+	switch s {
+	case Critical:
+		return 3
+	case Warning:
+		return 2
+	case Info:
+		return 1
+	}
+	return 0
+}
+
+// ParseSeverity accepts critical, warning, info (any case).
+func ParseSeverity(s string) (Severity, error) {
+	switch v := Severity(strings.ToLower(strings.TrimSpace(s))); v {
+	case Critical, Warning, Info:
+		return v, nil
+	}
+	return "", fmt.Errorf("unknown severity %q (want critical, warning or info)", s)
+}
+
+// Status of a rule result.
+type Status string
+
+// Result states.
+const (
+	StatusFail         Status = "fail"
+	StatusNotEvaluated Status = "not_evaluated"
+	StatusPass         Status = "pass"
+)
+
+// Evidence points at the exact line of a capture that shows the problem.
+type Evidence struct {
+	Host    string `json:"host"`
+	Command string `json:"command"`
+	Line    int    `json:"line,omitempty"`
+	Text    string `json:"text,omitempty"`
+	// Note says what this evidence shows, when it is not obvious.
+	Note string `json:"note,omitempty"`
+}
+
+// Finding is one rule result about one subject.
+type Finding struct {
+	RuleID   string     `json:"rule_id"`
+	Severity Severity   `json:"severity"`
+	Status   Status     `json:"status"`
+	Host     string     `json:"host"`
+	Subject  string     `json:"subject"`
+	Message  string     `json:"message"`
+	Evidence []Evidence `json:"evidence,omitempty"`
+	// Fix is the exact remediation: a command to run or a setting to change.
+	Fix string `json:"fix,omitempty"`
+	// Suppressed is set when a suppression from the config file matched.
+	Suppressed     bool   `json:"suppressed,omitempty"`
+	SuppressReason string `json:"suppress_reason,omitempty"`
+}
+
+// Key identifies a finding across runs (rule, host, subject).
+func (f Finding) Key() string { return f.RuleID + "|" + f.Host + "|" + f.Subject }
+
+// Rule is one check of the catalogue.
+type Rule struct {
+	ID       string
+	Title    string
+	Severity Severity
+	// Why explains what breaks and why it matters.
+	Why string
+	// Fix is the general remediation; findings carry the specific command.
+	Fix string
+	// Docs are links to the sources of the rule.
+	Docs []string
+	// Applies names the ESXi versions the rule applies to.
+	Applies string
+	// Host rules run once per collected host; fleet rules once per scan.
+	Host  func(h *facts.Host, fleet *facts.Fleet, r *Reporter)
+	Fleet func(fleet *facts.Fleet, r *Reporter)
+}
+
+var catalogue = map[string]*Rule{}
+
+// register adds a rule to the catalogue; called from init() in rule files.
+func register(r *Rule) {
+	if _, dup := catalogue[r.ID]; dup {
+		panic("duplicate rule " + r.ID)
+	}
+	if r.Severity.Rank() == 0 || r.Title == "" || r.Why == "" || r.Fix == "" || (r.Host == nil) == (r.Fleet == nil) {
+		panic("incomplete rule " + r.ID)
+	}
+	catalogue[r.ID] = r
+}
+
+// Rules returns the catalogue sorted by ID.
+func Rules() []*Rule {
+	out := make([]*Rule, 0, len(catalogue))
+	for _, r := range catalogue {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Lookup returns a rule by ID (case-insensitive).
+func Lookup(id string) (*Rule, bool) {
+	r, ok := catalogue[strings.ToUpper(strings.TrimSpace(id))]
+	return r, ok
+}
+
+// Reporter collects one rule's results.
+type Reporter struct {
+	rule    *Rule
+	host    string
+	results []Finding
+}
+
+// Fail reports a problem about subject on the reporter's host.
+func (r *Reporter) Fail(subject, message, fix string, ev ...Evidence) {
+	r.FailOn(r.host, subject, message, fix, ev...)
+}
+
+// FailOn reports a problem on a given host (for fleet rules).
+func (r *Reporter) FailOn(host, subject, message, fix string, ev ...Evidence) {
+	r.results = append(r.results, Finding{RuleID: r.rule.ID, Severity: r.rule.Severity, Status: StatusFail,
+		Host: host, Subject: subject, Message: message, Fix: fix, Evidence: ev})
+}
+
+// FailSeverity reports a problem with a severity other than the rule's default.
+func (r *Reporter) FailSeverity(sev Severity, host, subject, message, fix string, ev ...Evidence) {
+	r.FailOn(host, subject, message, fix, ev...)
+	r.results[len(r.results)-1].Severity = sev
+}
+
+// NotEvaluated reports that the rule could not be checked for subject.
+func (r *Reporter) NotEvaluated(subject, why string) { r.NotEvaluatedOn(r.host, subject, why) }
+
+// NotEvaluatedOn is NotEvaluated for a given host.
+func (r *Reporter) NotEvaluatedOn(host, subject, why string) {
+	r.results = append(r.results, Finding{RuleID: r.rule.ID, Severity: r.rule.Severity, Status: StatusNotEvaluated,
+		Host: host, Subject: subject, Message: "not evaluated: " + why})
+}
+
+// Pass records that subject was checked and is fine.
+func (r *Reporter) Pass(subject string) { r.PassOn(r.host, subject) }
+
+// PassOn is Pass for a given host.
+func (r *Reporter) PassOn(host, subject string) {
+	r.results = append(r.results, Finding{RuleID: r.rule.ID, Severity: r.rule.Severity, Status: StatusPass, Host: host, Subject: subject})
+}
+
+// Ev builds evidence from a fact's Ref.
+func Ev(host string, ref parse.Ref) Evidence {
+	return Evidence{Host: host, Command: ref.Command, Line: ref.Line, Text: ref.Text}
+}
+
+// Result is the outcome of running the catalogue on a fleet.
+type Result struct {
+	// Findings holds failures and not-evaluated results, most severe first.
+	Findings []Finding `json:"findings"`
+	// Passed holds the checks that passed.
+	Passed []Finding `json:"passed"`
+}
+
+// Run evaluates every rule of the catalogue on the fleet.
+func Run(fleet *facts.Fleet) Result {
+	return RunRules(fleet, Rules())
+}
+
+// RunRules evaluates the given rules.
+func RunRules(fleet *facts.Fleet, rules []*Rule) Result {
+	var all []Finding
+	for _, rule := range rules {
+		if rule.Fleet != nil {
+			rep := &Reporter{rule: rule}
+			rule.Fleet(fleet, rep)
+			all = append(all, rep.results...)
+			continue
+		}
+		for i := range fleet.Hosts {
+			h := &fleet.Hosts[i]
+			rep := &Reporter{rule: rule, host: h.Host}
+			if h.Status == "not_collected" && rule.ID != "COLLECTION_FAILED" {
+				rep.NotEvaluated(h.Host, "host not collected: "+h.Reason)
+			} else {
+				rule.Host(h, fleet, rep)
+			}
+			all = append(all, rep.results...)
+		}
+	}
+	var res Result
+	for _, f := range all {
+		if f.Status == StatusPass {
+			res.Passed = append(res.Passed, f)
+		} else {
+			res.Findings = append(res.Findings, f)
+		}
+	}
+	SortFindings(res.Findings)
+	SortFindings(res.Passed)
+	return res
+}
+
+// SortFindings orders failures before not-evaluated, then by severity
+// (most severe first), host, rule and subject.
+func SortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if (a.Status == StatusFail) != (b.Status == StatusFail) {
+			return a.Status == StatusFail
+		}
+		if a.Severity.Rank() != b.Severity.Rank() {
+			return a.Severity.Rank() > b.Severity.Rank()
+		}
+		if a.Host != b.Host {
+			return a.Host < b.Host
+		}
+		if a.RuleID != b.RuleID {
+			return a.RuleID < b.RuleID
+		}
+		return a.Subject < b.Subject
+	})
+}

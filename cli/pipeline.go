@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+)
+
+// Analysis is the pure part of the pipeline, the same live and offline:
+// captures -> facts -> findings -> report.
+type Analysis struct {
+	Results []collect.HostResult
+	Fleet   facts.Fleet
+	Checks  checks.Result
+	Report  *report.Report
+}
+
+// analyze runs parse, checks and report on collected host results.
+func analyze(results []collect.HostResult, meta report.Meta) *Analysis {
+	fleet := facts.Build(results)
+	res := checks.Run(&fleet)
+	if meta.Now.IsZero() {
+		meta.Now = time.Now()
+	}
+	if meta.Version == "" {
+		meta.Version = Version
+	}
+	return &Analysis{Results: results, Fleet: fleet, Checks: res,
+		Report: report.Build(results, &fleet, res, nil, meta)}
+}
+
+// outputFlagHelp documents --output for scan, demo and analyze.
+const outputFlagHelp = "output format: text or json (default: the interactive TUI on a terminal, text otherwise)"
+
+// validOutput checks an --output value.
+func validOutput(v string) error {
+	switch v {
+	case "", "text", "json":
+		return nil
+	}
+	return usageError("unknown --output %q: use text or json", v)
+}
+
+// writeReport renders the report in the chosen format.
+func writeReport(w io.Writer, format string, r *report.Report, color bool, getenv func(string) string) error {
+	switch format {
+	case "json":
+		return report.WriteJSON(w, r)
+	case "text", "":
+		return report.WriteText(w, r, report.TextOptions{Color: color && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"})
+	}
+	return fmt.Errorf("unknown output format %q", format)
+}
+
+// failOnFlagHelp documents --fail-on.
+const failOnFlagHelp = "lowest severity that makes the exit status non-zero: critical, warning or info"
+
+// exitCodeFor maps a report to the documented exit codes: critical findings
+// (4) first, then incomplete collection (5), then warnings or info at or
+// above --fail-on (3).
+func exitCodeFor(r *report.Report, failOn checks.Severity) int {
+	rank := failOn.Rank()
+	switch {
+	case r.Summary.Critical > 0 && rank <= checks.Critical.Rank():
+		return ExitCritical
+	case r.Incomplete():
+		return ExitIncomplete
+	case r.Summary.Warning > 0 && rank <= checks.Warning.Rank():
+		return ExitWarning
+	case r.Summary.Info > 0 && rank <= checks.Info.Rank():
+		return ExitWarning
+	}
+	return ExitOK
+}
+
+// parseHosts splits a --hosts value: comma- or space-separated host[:port].
+func parseHosts(v string) ([]collect.Target, error) {
+	var out []collect.Target
+	seen := map[string]bool{}
+	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' }) {
+		t, err := parseTarget(f)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[t.Name] {
+			seen[t.Name] = true
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+func parseTarget(s string) (collect.Target, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.ContainsAny(s, "/\\@ '\"`$;|&") {
+		return collect.Target{}, usageError("invalid host %q: expected name, name:port, IPv4 or [IPv6]:port", s)
+	}
+	return collect.Target{Name: s}, nil
+}
+
+// homeDir returns the user's home for default paths.
+func homeDir() string {
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return "."
+	}
+	return h
+}

@@ -1,0 +1,403 @@
+package collect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Options controls a collection run.
+type Options struct {
+	Runner Runner
+	// Concurrency bounds how many hosts connect and collect at once (default 32).
+	Concurrency int
+	// SessionsPerHost caps concurrent commands on one connection (default 8;
+	// ESXi's sshd allows 10 sessions per connection).
+	SessionsPerHost int
+	// CommandTimeout bounds one command (default 30s).
+	CommandTimeout time.Duration
+	// HostTimeout bounds one host from connect to last command (default 3m).
+	HostTimeout time.Duration
+	// ConnectTimeout bounds connecting and authenticating (default 15s).
+	ConnectTimeout time.Duration
+	// Probes enables the vmkping path probes between hosts (stage 3).
+	Probes bool
+	// ProbePeers is how many peers each host probes (default 3): the next
+	// hosts in name order, in a ring, so every host is probed from and to.
+	ProbePeers int
+	// Progress, if set, receives events; it must not block for long.
+	Progress func(Event)
+	// Logger receives one line per host state change (default: discard).
+	Logger *slog.Logger
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+func (o *Options) defaults() {
+	if o.Concurrency <= 0 {
+		o.Concurrency = 32
+	}
+	if o.SessionsPerHost <= 0 {
+		o.SessionsPerHost = 8
+	}
+	if o.CommandTimeout <= 0 {
+		o.CommandTimeout = 30 * time.Second
+	}
+	if o.HostTimeout <= 0 {
+		o.HostTimeout = 3 * time.Minute
+	}
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = 15 * time.Second
+	}
+	if o.ProbePeers <= 0 {
+		o.ProbePeers = 3
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Collect scans every target and returns one HostResult per target, in the
+// order given. One host's failure never stops the others. Each host gets
+// exactly one connection: stage 1 commands run concurrently on it (capped by
+// SessionsPerHost), then the stage 2 commands that depend on stage 1, and,
+// with Probes, vmkping probes to peers once every host has reported its
+// PVRDMA vmknic address.
+func Collect(ctx context.Context, targets []Target, opts Options) []HostResult {
+	opts.defaults()
+	results := make([]HostResult, len(targets))
+	board := newProbeBoard(targets, opts.Probes)
+	slots := make(chan struct{}, opts.Concurrency)
+	var wg sync.WaitGroup
+	for i, t := range targets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = collectHost(ctx, t, opts, slots, board)
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
+type hostRun struct {
+	opts   Options
+	target Target
+	conn   Conn
+	sem    chan struct{}
+	mu     sync.Mutex
+	res    *HostResult
+	total  int
+}
+
+func (h *hostRun) emit(p Phase, err string) {
+	if h.opts.Progress == nil {
+		return
+	}
+	h.mu.Lock()
+	done := len(h.res.Captures)
+	total := h.total
+	h.mu.Unlock()
+	ev := Event{Host: h.target.Name, Phase: p, Done: done, Total: total, Err: err, Time: h.opts.Now()}
+	if p == PhaseDone || p == PhaseFailed {
+		r := *h.res
+		ev.Result = &r
+	}
+	h.opts.Progress(ev)
+}
+
+func collectHost(ctx context.Context, t Target, opts Options, slots chan struct{}, board *probeBoard) HostResult {
+	res := &HostResult{Host: t.Name, Address: t.Addr, Transport: opts.Runner.Name(), Start: opts.Now()}
+	h := &hostRun{opts: opts, target: t, res: res, sem: make(chan struct{}, opts.SessionsPerHost)}
+	log := opts.Logger.With("host", t.Name)
+	h.emit(PhaseQueued, "")
+
+	finish := func(p Phase) HostResult {
+		res.Duration = opts.Now().Sub(res.Start)
+		h.mu.Lock()
+		sort.SliceStable(res.Captures, func(i, j int) bool { return stageOf(res.Captures[i]) < stageOf(res.Captures[j]) })
+		h.mu.Unlock()
+		res.Finalize()
+		board.done(t.Name)
+		if h.conn != nil {
+			res.Notes = append(res.Notes, h.conn.Notes()...)
+			h.conn.Close()
+		}
+		h.emit(p, res.Reason)
+		log.Info("host finished", "status", res.Status, "captures", len(res.Captures), "duration", res.Duration.Round(time.Millisecond), "reason", res.Reason)
+		return *res
+	}
+
+	select {
+	case slots <- struct{}{}:
+	case <-ctx.Done():
+		res.Status = StatusNotCollected
+		res.Reason = "scan cancelled before this host was reached"
+		return finish(PhaseFailed)
+	}
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			<-slots
+		}
+	}
+	defer release()
+
+	hctx, cancel := context.WithTimeout(ctx, opts.HostTimeout)
+	defer cancel()
+
+	h.emit(PhaseConnecting, "")
+	log.Info("connecting", "addr", t.Addr)
+	cctx, ccancel := context.WithTimeout(hctx, opts.ConnectTimeout)
+	conn, err := opts.Runner.Open(cctx, t)
+	ccancel()
+	if err != nil {
+		res.Status = StatusNotCollected
+		res.Reason = describeConnectError(err, cctx)
+		return finish(PhaseFailed)
+	}
+	h.conn = conn
+
+	// Stage 1.
+	s1 := Stage1()
+	h.total = len(s1)
+	h.emit(PhaseCollecting, "")
+	h.runAll(hctx, s1)
+
+	// Stage 2: depends on this host's stage 1 only.
+	s2, planErrs := planStage2(res.Captures)
+	for _, e := range planErrs {
+		res.Notes = append(res.Notes, e.Error())
+	}
+	h.mu.Lock()
+	h.total += len(s2)
+	h.mu.Unlock()
+	var probes []Command
+	if board.enabled {
+		// Publish this host's PVRDMA vmknic; probes wait for every host's.
+		board.publish(t.Name, probeSourceOf(res.Captures))
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); h.runAll(hctx, s2) }()
+	if board.enabled {
+		// Waiting for peers must not hold a concurrency slot, or hosts not
+		// yet started could never publish.
+		release()
+		h.emit(PhaseWaiting, "")
+		if err := board.wait(hctx); err == nil {
+			probes = board.plan(t.Name, opts.ProbePeers)
+			h.mu.Lock()
+			h.total += len(probes)
+			h.mu.Unlock()
+			h.emit(PhaseProbing, "")
+			h.runAll(hctx, probes)
+		}
+	}
+	wg.Wait()
+	if hctx.Err() != nil && ctx.Err() == nil && res.Reason == "" {
+		res.Reason = fmt.Sprintf("host timeout (%s) reached; remaining commands abandoned", opts.HostTimeout)
+	}
+	return finish(PhaseDone)
+}
+
+func describeConnectError(err error, ctx context.Context) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+		return "connection timed out: the host did not answer (check the address, port 22 and that SSH is enabled on the host)"
+	}
+	return err.Error()
+}
+
+// runAll runs commands concurrently on the host's connection, capped by the
+// per-connection session limit, and appends their captures in command order.
+func (h *hostRun) runAll(ctx context.Context, cmds []Command) {
+	caps := make([]Capture, len(cmds))
+	var wg sync.WaitGroup
+	for i, c := range cmds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case h.sem <- struct{}{}:
+			case <-ctx.Done():
+				caps[i] = Capture{Host: h.target.Name, Command: c.Line, Kind: c.Kind, Status: StatusSkipped,
+					Start: h.opts.Now(), Error: "not run: " + ctxReason(ctx)}
+				return
+			}
+			defer func() { <-h.sem }()
+			caps[i] = h.run(ctx, c)
+			h.mu.Lock()
+			h.res.Captures = append(h.res.Captures, caps[i])
+			h.mu.Unlock()
+			h.emit(PhaseCollecting, "")
+		}()
+	}
+	wg.Wait()
+	// Re-append in deterministic (command) order.
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	kept := h.res.Captures[:0]
+	inBatch := make(map[string]bool, len(cmds))
+	for _, c := range cmds {
+		inBatch[c.Line] = true
+	}
+	for _, c := range h.res.Captures {
+		if !inBatch[c.Command] {
+			kept = append(kept, c)
+		}
+	}
+	h.res.Captures = append(kept, caps...)
+}
+
+func ctxReason(ctx context.Context) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return "host timeout reached"
+	}
+	return "scan cancelled"
+}
+
+func (h *hostRun) run(ctx context.Context, c Command) Capture {
+	capt := Capture{Host: h.target.Name, Command: c.Line, Kind: c.Kind, Start: h.opts.Now()}
+	if err := CheckAllowed(c.Line); err != nil {
+		capt.Status = StatusSkipped
+		capt.Error = err.Error()
+		return capt
+	}
+	cctx, cancel := context.WithTimeout(ctx, h.opts.CommandTimeout)
+	defer cancel()
+	r := h.conn.Run(cctx, c.Line)
+	capt.Duration = h.opts.Now().Sub(capt.Start)
+	capt.Stdout = string(r.Stdout)
+	capt.Stderr = string(r.Stderr)
+	capt.ExitCode = r.ExitCode
+	switch {
+	case r.Err != nil && cctx.Err() != nil && ctx.Err() == nil:
+		capt.Status = StatusTimedOut
+		capt.Error = fmt.Sprintf("no answer within %s; command abandoned", h.opts.CommandTimeout)
+	case r.Err != nil && ctx.Err() != nil:
+		capt.Status = StatusTimedOut
+		capt.Error = "abandoned: " + ctxReason(ctx)
+	case r.Err != nil:
+		capt.Status = StatusFailed
+		capt.Error = r.Err.Error()
+	case r.ExitCode != 0:
+		capt.Status = StatusFailed
+		capt.Error = fmt.Sprintf("exit status %d", r.ExitCode)
+		if msg := strings.TrimSpace(firstLine(capt.Stderr)); msg != "" {
+			capt.Error += ": " + msg
+		} else if msg := strings.TrimSpace(firstLine(capt.Stdout)); msg != "" {
+			capt.Error += ": " + msg
+		}
+	default:
+		capt.Status = StatusCollected
+	}
+	return capt
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// probeBoard lets hosts publish their PVRDMA vmknic address and wait until
+// every host has either published or failed, so that probes can target peers.
+type probeBoard struct {
+	enabled bool
+	mu      sync.Mutex
+	pending map[string]bool
+	sources map[string]probeSource
+	names   []string
+	ready   chan struct{}
+}
+
+type probeSource struct {
+	Vmknic   string
+	Netstack string
+	IP       string
+}
+
+func newProbeBoard(targets []Target, enabled bool) *probeBoard {
+	b := &probeBoard{enabled: enabled && len(targets) > 1, pending: map[string]bool{}, sources: map[string]probeSource{}, ready: make(chan struct{})}
+	for _, t := range targets {
+		b.pending[t.Name] = true
+		b.names = append(b.names, t.Name)
+	}
+	sort.Strings(b.names)
+	if !b.enabled {
+		close(b.ready)
+	}
+	return b
+}
+
+func (b *probeBoard) publish(host string, src probeSource) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if src.IP != "" {
+		b.sources[host] = src
+	}
+	b.markLocked(host)
+}
+
+func (b *probeBoard) done(host string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.markLocked(host)
+}
+
+func (b *probeBoard) markLocked(host string) {
+	if !b.pending[host] {
+		return
+	}
+	delete(b.pending, host)
+	if len(b.pending) == 0 && b.enabled {
+		close(b.ready)
+	}
+}
+
+func (b *probeBoard) wait(ctx context.Context) error {
+	select {
+	case <-b.ready:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// plan returns the probes host runs: a jumbo (8972) and a standard (1472)
+// don't-fragment ping to each of the next n peers (ring order) that
+// published an address.
+func (b *probeBoard) plan(host string, n int) []Command {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	src, ok := b.sources[host]
+	if !ok {
+		return nil
+	}
+	start := sort.SearchStrings(b.names, host)
+	var cmds []Command
+	for i := 1; i < len(b.names) && len(cmds) < 2*n; i++ {
+		peer := b.names[(start+i)%len(b.names)]
+		dst, ok := b.sources[peer]
+		if !ok || dst.IP == src.IP {
+			continue
+		}
+		for _, size := range []int{8972, 1472} {
+			c, err := Vmkping(src.Vmknic, src.Netstack, dst.IP, size)
+			if err == nil {
+				cmds = append(cmds, c)
+			}
+		}
+	}
+	return cmds
+}

@@ -1,0 +1,237 @@
+package collect
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeRunner answers commands from a map per host; it records every line.
+type fakeRunner struct {
+	mu      sync.Mutex
+	hosts   map[string]map[string]string // host -> command -> stdout
+	openErr map[string]error
+	hang    map[string]bool // command lines that never return
+	sent    []string
+	opens   map[string]int
+}
+
+func (f *fakeRunner) Name() string { return "fake" }
+
+func (f *fakeRunner) Open(ctx context.Context, t Target) (Conn, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.opens == nil {
+		f.opens = map[string]int{}
+	}
+	f.opens[t.Name]++
+	if err := f.openErr[t.Name]; err != nil {
+		return nil, err
+	}
+	return &fakeConn{f: f, host: t.Name}, nil
+}
+
+type fakeConn struct {
+	f    *fakeRunner
+	host string
+}
+
+func (c *fakeConn) Notes() []string { return nil }
+func (c *fakeConn) Close() error    { return nil }
+func (c *fakeConn) Run(ctx context.Context, line string) Result {
+	c.f.mu.Lock()
+	c.f.sent = append(c.f.sent, line)
+	out, ok := c.f.hosts[c.host][line]
+	hang := c.f.hang[line]
+	c.f.mu.Unlock()
+	if hang {
+		<-ctx.Done()
+		return Result{ExitCode: -1, Err: ctx.Err()}
+	}
+	if !ok {
+		return Result{Stderr: []byte("sh: " + strings.Fields(line)[0] + ": not found\n"), ExitCode: 127}
+	}
+	return Result{Stdout: []byte(out)}
+}
+
+const rdmaList = `Name     Driver      State   MTU   Speed     Paired Uplink  Description
+-------  ----------  ------  ----  --------  -------------  -----------
+vmrdma0  nmlx5_rdma  Active  4096  100 Gbps  vmnic4         MT28800 Family [ConnectX-5 Ex]
+`
+
+func hostOutputs(ls string) map[string]string {
+	return map[string]string{
+		"esxcli rdma device list":                                   rdmaList,
+		"vsish -e ls " + PVRDMADevicesDir:                           ls,
+		"esxcli system settings advanced list -o /Net/PVRDMAVmknic": "   Path: /Net/PVRDMAVmknic\n   Type: string\n   Int Value: 0\n   Default Int Value: 0\n   Min Value: 0\n   Max Value: 0\n   String Value: vmk1\n   Default String Value: \n   Valid Characters: \n   Description: Vmknic for PVRDMA\n",
+	}
+}
+
+func TestCollectPlansStage2FromStage1AndValidatesValues(t *testing.T) {
+	f := &fakeRunner{hosts: map[string]map[string]string{
+		// A hostile listing: only the well-formed entry may become a command.
+		"esx01": hostOutputs("1001474360_0/\n1;reboot_0/\n$(id)_1/\n"),
+	}}
+	res := Collect(context.Background(), []Target{{Name: "esx01"}}, Options{Runner: f})
+	if len(res) != 1 {
+		t.Fatalf("got %d results", len(res))
+	}
+	for _, line := range f.sent {
+		if err := CheckAllowed(line); err != nil {
+			t.Errorf("sent a non-allowlisted line: %v", err)
+		}
+		if strings.Contains(line, "reboot") || strings.Contains(line, "$(") {
+			t.Errorf("host output reached a command line: %q", line)
+		}
+	}
+	want := []string{
+		"vsish -e cat /vmkModules/vrdma/pvrdmaDevices/1001474360_0/properties",
+		"esxcli rdma device stats get -d vmrdma0",
+		"esxcli network nic get -n vmnic4",
+		"esxcli network nic dcb status get -n vmnic4",
+	}
+	for _, w := range want {
+		if _, ok := res[0].Find(w); !ok {
+			t.Errorf("stage 2 command %q was not run", w)
+		}
+	}
+	if len(res[0].Captures) != len(Stage1())+len(want) {
+		t.Errorf("got %d captures, want %d", len(res[0].Captures), len(Stage1())+len(want))
+	}
+	if got := strings.Join(res[0].Notes, "\n"); !strings.Contains(got, "1;reboot_0") {
+		t.Errorf("the rejected entry should be reported in the host notes, got %q", got)
+	}
+	if f.opens["esx01"] != 1 {
+		t.Errorf("opened %d connections, want 1", f.opens["esx01"])
+	}
+}
+
+func TestCollectOneHostFailureDoesNotStopOthers(t *testing.T) {
+	f := &fakeRunner{
+		hosts:   map[string]map[string]string{"good": hostOutputs("")},
+		openErr: map[string]error{"bad": errors.New("cannot connect to bad:22: connection refused")},
+	}
+	res := Collect(context.Background(), []Target{{Name: "bad"}, {Name: "good"}}, Options{Runner: f, Probes: true})
+	if res[0].Status != StatusNotCollected || !strings.Contains(res[0].Reason, "refused") {
+		t.Errorf("bad host: status %s reason %q", res[0].Status, res[0].Reason)
+	}
+	if res[1].Status == StatusNotCollected || len(res[1].Captures) < len(Stage1()) {
+		t.Errorf("good host: status %s with %d captures", res[1].Status, len(res[1].Captures))
+	}
+}
+
+func TestCollectHungCommandTimesOutAndKeepsTheRest(t *testing.T) {
+	f := &fakeRunner{
+		hosts: map[string]map[string]string{"esx01": hostOutputs("")},
+		hang:  map[string]bool{"esxcli network nic list": true},
+	}
+	res := Collect(context.Background(), []Target{{Name: "esx01"}}, Options{Runner: f, CommandTimeout: 50 * time.Millisecond})
+	h := res[0]
+	c, ok := h.Find("esxcli network nic list")
+	if !ok || c.Status != StatusTimedOut {
+		t.Fatalf("hung command: %+v", c)
+	}
+	if c2, _ := h.Find("esxcli rdma device list"); c2.Status != StatusCollected {
+		t.Errorf("other command lost: %+v", c2)
+	}
+	if h.Status != StatusPartial {
+		t.Errorf("host status %s, want partial", h.Status)
+	}
+}
+
+func TestCollectUnknownCommandIsFailedWithReason(t *testing.T) {
+	f := &fakeRunner{hosts: map[string]map[string]string{"esx01": hostOutputs("")}}
+	res := Collect(context.Background(), []Target{{Name: "esx01"}}, Options{Runner: f})
+	c, _ := res[0].Find("esxcli network vswitch dvs vmware list")
+	if c.Status != StatusFailed || c.ExitCode != 127 || !strings.Contains(c.Error, "not found") {
+		t.Errorf("got %+v", c)
+	}
+}
+
+func TestCollectProbesWaitForPeersWithoutDeadlock(t *testing.T) {
+	ipv4 := func(ip string) string {
+		return "Name  IPv4 Address  IPv4 Netmask   IPv4 Broadcast  Address Type  Gateway  DHCP DNS\n" +
+			"----  ------------  -------------  --------------  ------------  -------  --------\n" +
+			"vmk1  " + ip + "  255.255.255.0  192.168.50.255  STATIC        0.0.0.0     false\n"
+	}
+	hosts := map[string]map[string]string{}
+	for name, ip := range map[string]string{"a": "192.168.50.11", "b": "192.168.50.12", "c": "192.168.50.13"} {
+		o := hostOutputs("")
+		o["esxcli network ip interface ipv4 get"] = ipv4(ip)
+		hosts[name] = o
+	}
+	f := &fakeRunner{hosts: hosts}
+	// Concurrency 1: waiting hosts must release their slot.
+	res := Collect(context.Background(), []Target{{Name: "a"}, {Name: "b"}, {Name: "c"}},
+		Options{Runner: f, Probes: true, Concurrency: 1, ProbePeers: 1, HostTimeout: 5 * time.Second})
+	c, ok := res[0].Find("vmkping -I vmk1 -c 3 -d -s 8972 192.168.50.12")
+	if !ok {
+		t.Fatalf("host a did not probe its ring neighbour b; captures: %v", commandsOf(res[0]))
+	}
+	if c.Kind != KindVmkping {
+		t.Errorf("kind %s", c.Kind)
+	}
+	if _, ok := res[2].Find("vmkping -I vmk1 -c 3 -d -s 1472 192.168.50.11"); !ok {
+		t.Errorf("host c should probe a (ring wraps); captures: %v", commandsOf(res[2]))
+	}
+}
+
+func commandsOf(h HostResult) []string {
+	var out []string
+	for _, c := range h.Captures {
+		out = append(out, c.Command)
+	}
+	return out
+}
+
+func TestCommandConstructorsRejectHostileValues(t *testing.T) {
+	bad := []func() (Command, error){
+		func() (Command, error) { return PVRDMAProperties("1; reboot", "0") },
+		func() (Command, error) { return PVRDMAProperties("123", "0/../../x") },
+		func() (Command, error) { return RDMAStats("vmrdma0 -x") },
+		func() (Command, error) { return NICGet("vmnic4;id") },
+		func() (Command, error) { return DCBStatus("$(id)") },
+		func() (Command, error) { return Vmkping("vmk1", "", "192.168.1.1; reboot", 8972) },
+		func() (Command, error) { return Vmkping("vmk1", "x y", "192.168.1.1", 8972) },
+		func() (Command, error) { return Vmkping("vmk1", "", "::1", 8972) },
+	}
+	for i, f := range bad {
+		if c, err := f(); err == nil {
+			t.Errorf("case %d: accepted %q", i, c.Line)
+		}
+	}
+	for _, line := range []string{
+		"esxcli rdma device list; reboot",
+		"esxcli rdma device list && reboot",
+		"esxcli system settings advanced set -o /Net/PVRDMAVmknic -s vmk1",
+		"esxcli network firewall ruleset set -e true -r pvrdma",
+		"vsish -e set /vmkModules/vrdma/x 1",
+		"reboot",
+		"esxcli rdma device list\nreboot",
+	} {
+		if CheckAllowed(line) == nil {
+			t.Errorf("allowlist accepted %q", line)
+		}
+	}
+	for _, c := range Stage1() {
+		if err := CheckAllowed(c.Line); err != nil {
+			t.Errorf("stage 1 command rejected: %v", err)
+		}
+	}
+}
+
+func TestFileName(t *testing.T) {
+	cases := map[string]string{
+		"esxcli rdma device list": "esxcli_rdma_device_list.txt",
+		"vsish -e cat /vmkModules/vrdma/pvrdmaDevices/1001_0/properties": "vsish_-e_cat_vmkModules_vrdma_pvrdmaDevices_1001_0_properties.txt",
+		"vmkping -I vmk1 -c 3 -d -s 8972 192.168.50.12":                  "vmkping_-I_vmk1_-c_3_-d_-s_8972_192.168.50.12.txt",
+	}
+	for in, want := range cases {
+		if got := FileName(in); got != want {
+			t.Errorf("FileName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,71 @@
+package collect
+
+import (
+	"context"
+	"time"
+)
+
+// Target is one host to scan.
+type Target struct {
+	// Name is how the host is shown in reports (as given by the user, or the
+	// scenario's host name in the demo lab).
+	Name string `json:"name"`
+	// Addr is what to dial, host:port. Empty means Name on port 22.
+	Addr string `json:"addr,omitempty"`
+}
+
+// Runner opens connections to hosts. Implementations: SSH (this package),
+// and anything that can answer allowlisted commands (replay, vSphere API).
+type Runner interface {
+	// Name identifies the transport in reports ("ssh", "replay", ...).
+	Name() string
+	// Open connects and authenticates to one host.
+	Open(ctx context.Context, t Target) (Conn, error)
+}
+
+// Conn runs commands over one open connection to one host. Run must be safe
+// for concurrent use; the collector caps concurrency itself.
+type Conn interface {
+	// Run executes one allowlisted command line and returns its result.
+	// It returns when the command ends or ctx is done.
+	Run(ctx context.Context, line string) Result
+	// Notes returns remarks the report must show for this connection
+	// (e.g. "host key not verified").
+	Notes() []string
+	Close() error
+}
+
+// Result is what a transport returns for one command.
+type Result struct {
+	Stdout   []byte
+	Stderr   []byte
+	ExitCode int
+	// Err is set when the command could not run to completion (session
+	// refused, connection lost, ctx done). A non-zero exit is not an Err.
+	Err error
+}
+
+// Phase is a step of one host's collection, reported through Progress.
+type Phase string
+
+// The phases a host goes through.
+const (
+	PhaseQueued     Phase = "queued"
+	PhaseConnecting Phase = "connecting"
+	PhaseCollecting Phase = "collecting"
+	PhaseWaiting    Phase = "waiting for peers"
+	PhaseProbing    Phase = "probing paths"
+	PhaseDone       Phase = "done"
+	PhaseFailed     Phase = "failed"
+)
+
+// Event reports progress of one host. Done and Total count commands.
+type Event struct {
+	Host   string
+	Phase  Phase
+	Done   int
+	Total  int
+	Err    string
+	Time   time.Time
+	Result *HostResult // set with PhaseDone and PhaseFailed
+}

@@ -1,0 +1,307 @@
+// Package report turns a scan's results into the documents people act on:
+// a versioned JSON document and human-readable text (more formats in
+// their own files). It only formats: no collection, no parsing, no rules.
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+)
+
+// SchemaVersion of the JSON report; documented in docs/report-schema.md.
+// Bump the minor for added fields, the major for anything that breaks readers.
+const SchemaVersion = "1.0"
+
+// Report is everything a run produced, ready to render.
+type Report struct {
+	SchemaVersion string    `json:"schema_version"`
+	Tool          Tool      `json:"tool"`
+	GeneratedAt   time.Time `json:"generated_at"`
+	// Source says where the data came from: "scan", "demo (scenario mixed)", "bundle FILE".
+	Source     string              `json:"source"`
+	Verdict    string              `json:"verdict"`
+	Summary    Summary             `json:"summary"`
+	Hosts      []Host              `json:"hosts"`
+	Findings   []checks.Finding    `json:"findings"`
+	Suppressed []checks.Finding    `json:"suppressed,omitempty"`
+	Passed     []checks.Finding    `json:"passed,omitempty"`
+	Notes      []string            `json:"notes,omitempty"`
+	Rules      map[string]RuleMeta `json:"rules"`
+}
+
+// Tool identifies the producer.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// RuleMeta is what a reader needs about each rule that produced a finding.
+type RuleMeta struct {
+	Title string   `json:"title"`
+	Why   string   `json:"why"`
+	Docs  []string `json:"docs,omitempty"`
+}
+
+// Summary counts.
+type Summary struct {
+	Hosts             int `json:"hosts"`
+	HostsCollected    int `json:"hosts_collected"`
+	HostsPartial      int `json:"hosts_partial"`
+	HostsNotCollected int `json:"hosts_not_collected"`
+	Critical          int `json:"critical"`
+	Warning           int `json:"warning"`
+	Info              int `json:"info"`
+	NotEvaluated      int `json:"not_evaluated"`
+	Passed            int `json:"passed"`
+	Suppressed        int `json:"suppressed"`
+}
+
+// Host is one host's collection status and finding counts.
+type Host struct {
+	Host         string          `json:"host"`
+	Address      string          `json:"address,omitempty"`
+	Transport    string          `json:"transport,omitempty"`
+	Status       collect.Status  `json:"status"`
+	Reason       string          `json:"reason,omitempty"`
+	Notes        []string        `json:"notes,omitempty"`
+	Version      string          `json:"esxi_version,omitempty"`
+	RDMADevices  int             `json:"rdma_devices"`
+	PVRDMAVMs    int             `json:"pvrdma_vms"`
+	Critical     int             `json:"critical"`
+	Warning      int             `json:"warning"`
+	Info         int             `json:"info"`
+	NotEvaluated int             `json:"not_evaluated"`
+	DurationMS   int64           `json:"duration_ms"`
+	Commands     []CommandStatus `json:"commands"`
+	Verdict      string          `json:"verdict"`
+}
+
+// CommandStatus is one command's collection outcome.
+type CommandStatus struct {
+	Command    string         `json:"command"`
+	Status     collect.Status `json:"status"`
+	ExitCode   int            `json:"exit_code"`
+	DurationMS int64          `json:"duration_ms"`
+	Error      string         `json:"error,omitempty"`
+}
+
+// Meta describes the run.
+type Meta struct {
+	Source  string
+	Version string
+	Now     time.Time
+	Notes   []string
+}
+
+// Build assembles a report.
+func Build(results []collect.HostResult, fleet *facts.Fleet, res checks.Result, suppressed []checks.Finding, meta Meta) *Report {
+	r := &Report{
+		SchemaVersion: SchemaVersion,
+		Tool:          Tool{Name: "pvrdma-doctor", Version: meta.Version},
+		GeneratedAt:   meta.Now.UTC(),
+		Source:        meta.Source,
+		Findings:      nonNil(res.Findings),
+		Passed:        res.Passed,
+		Suppressed:    suppressed,
+		Notes:         meta.Notes,
+		Rules:         map[string]RuleMeta{},
+	}
+	byHost := map[string]*facts.Host{}
+	for i := range fleet.Hosts {
+		byHost[fleet.Hosts[i].Host] = &fleet.Hosts[i]
+	}
+	for _, hr := range results {
+		h := Host{Host: hr.Host, Address: hr.Address, Transport: hr.Transport, Status: hr.Status, Reason: hr.Reason,
+			Notes: hr.Notes, DurationMS: hr.Duration.Milliseconds()}
+		for _, c := range hr.Captures {
+			h.Commands = append(h.Commands, CommandStatus{Command: c.Command, Status: c.Status, ExitCode: c.ExitCode,
+				DurationMS: c.Duration.Milliseconds(), Error: c.Error})
+		}
+		if fh := byHost[hr.Host]; fh != nil {
+			if fh.Version != nil {
+				h.Version = strings.TrimSpace(fh.Version.Version + " " + fh.Version.Build)
+			}
+			h.RDMADevices = len(fh.RDMADevices)
+			h.PVRDMAVMs = countVMs(fh)
+		}
+		r.Hosts = append(r.Hosts, h)
+	}
+	idx := map[string]int{}
+	for i, h := range r.Hosts {
+		idx[h.Host] = i
+	}
+	for _, f := range r.Findings {
+		if rule, ok := checks.Lookup(f.RuleID); ok {
+			r.Rules[f.RuleID] = RuleMeta{Title: rule.Title, Why: rule.Why, Docs: rule.Docs}
+		}
+		i, ok := idx[f.Host]
+		if f.Status == checks.StatusNotEvaluated {
+			r.Summary.NotEvaluated++
+			if ok {
+				r.Hosts[i].NotEvaluated++
+			}
+			continue
+		}
+		switch f.Severity {
+		case checks.Critical:
+			r.Summary.Critical++
+		case checks.Warning:
+			r.Summary.Warning++
+		case checks.Info:
+			r.Summary.Info++
+		}
+		if ok {
+			switch f.Severity {
+			case checks.Critical:
+				r.Hosts[i].Critical++
+			case checks.Warning:
+				r.Hosts[i].Warning++
+			case checks.Info:
+				r.Hosts[i].Info++
+			}
+		}
+	}
+	r.Summary.Hosts = len(r.Hosts)
+	r.Summary.Passed = len(res.Passed)
+	r.Summary.Suppressed = len(suppressed)
+	for i := range r.Hosts {
+		h := &r.Hosts[i]
+		switch h.Status {
+		case collect.StatusCollected:
+			r.Summary.HostsCollected++
+		case collect.StatusPartial:
+			r.Summary.HostsPartial++
+		default:
+			r.Summary.HostsNotCollected++
+		}
+		h.Verdict = hostVerdict(h)
+	}
+	r.Verdict = fleetVerdict(r)
+	return r
+}
+
+func nonNil(f []checks.Finding) []checks.Finding {
+	if f == nil {
+		return []checks.Finding{}
+	}
+	return f
+}
+
+func countVMs(h *facts.Host) int {
+	seen := map[string]bool{}
+	for _, d := range h.PVRDMADevices {
+		seen[d.WorldID] = true
+	}
+	for _, e := range h.PVRDMAListing {
+		wid, _, _ := strings.Cut(e.Name, "_")
+		seen[wid] = true
+	}
+	return len(seen)
+}
+
+func hostVerdict(h *Host) string {
+	switch {
+	case h.Status == collect.StatusNotCollected:
+		return "NOT CHECKED: " + h.Reason
+	case h.Critical > 0:
+		return fmt.Sprintf("BROKEN: %s", counts(h.Critical, h.Warning, h.Info))
+	case h.Warning > 0:
+		return fmt.Sprintf("DEGRADED: %s", counts(h.Critical, h.Warning, h.Info))
+	case h.Status == collect.StatusPartial:
+		return "INCOMPLETE: " + h.Reason
+	case h.NotEvaluated > 0:
+		return fmt.Sprintf("OK so far: %d checks not evaluated", h.NotEvaluated)
+	}
+	return "OK"
+}
+
+func counts(c, w, i int) string {
+	var parts []string
+	if c > 0 {
+		parts = append(parts, plural(c, "critical", "critical"))
+	}
+	if w > 0 {
+		parts = append(parts, plural(w, "warning", "warnings"))
+	}
+	if i > 0 {
+		parts = append(parts, plural(i, "info", "info"))
+	}
+	if len(parts) == 0 {
+		return "no findings"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func fleetVerdict(r *Report) string {
+	s := r.Summary
+	hostsWith := 0
+	for _, h := range r.Hosts {
+		if h.Critical+h.Warning > 0 {
+			hostsWith++
+		}
+	}
+	var b strings.Builder
+	switch {
+	case s.Critical > 0:
+		b.WriteString("PVRDMA is BROKEN: ")
+	case s.Warning > 0:
+		b.WriteString("PVRDMA is DEGRADED: ")
+	case s.HostsNotCollected+s.HostsPartial > 0:
+		b.WriteString("No problem found, but the scan is INCOMPLETE: ")
+	default:
+		b.WriteString("PVRDMA looks HEALTHY: ")
+	}
+	b.WriteString(counts(s.Critical, s.Warning, s.Info))
+	if s.Critical+s.Warning > 0 {
+		fmt.Fprintf(&b, " on %s", plural(hostsWith, "host", "hosts"))
+	}
+	fmt.Fprintf(&b, "; %d of %s collected", s.HostsCollected+s.HostsPartial, plural(s.Hosts, "host", "hosts"))
+	if s.HostsNotCollected > 0 {
+		fmt.Fprintf(&b, ", %d not reachable", s.HostsNotCollected)
+	}
+	if s.NotEvaluated > 0 {
+		fmt.Fprintf(&b, ", %s not evaluated", plural(s.NotEvaluated, "check", "checks"))
+	}
+	return b.String()
+}
+
+// Incomplete reports whether some host or command was not collected.
+func (r *Report) Incomplete() bool {
+	return r.Summary.HostsNotCollected+r.Summary.HostsPartial > 0
+}
+
+// HostNames returns the hosts in report order.
+func (r *Report) HostNames() []string {
+	out := make([]string, len(r.Hosts))
+	for i, h := range r.Hosts {
+		out[i] = h.Host
+	}
+	return out
+}
+
+// FindingsBySeverity groups failing findings by severity, most severe first.
+func (r *Report) FindingsBySeverity() map[checks.Severity][]checks.Finding {
+	m := map[checks.Severity][]checks.Finding{}
+	for _, f := range r.Findings {
+		if f.Status == checks.StatusFail {
+			m[f.Severity] = append(m[f.Severity], f)
+		}
+	}
+	for _, fs := range m {
+		sort.SliceStable(fs, func(i, j int) bool { return fs[i].Host < fs[j].Host })
+	}
+	return m
+}

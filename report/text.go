@@ -1,0 +1,182 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+)
+
+// TextOptions controls the human-readable report.
+type TextOptions struct {
+	// Color enables ANSI colours (only on a terminal, and never with NO_COLOR).
+	Color bool
+	// Width wraps long lines (default 80).
+	Width int
+	// ShowSuppressed lists suppressed findings too.
+	ShowSuppressed bool
+}
+
+type painter struct{ on bool }
+
+func (p painter) c(code, s string) string {
+	if !p.on || s == "" {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+func (p painter) sev(s checks.Severity, text string) string {
+	switch s {
+	case checks.Critical:
+		return p.c("1;31", text)
+	case checks.Warning:
+		return p.c("1;33", text)
+	case checks.Info:
+		return p.c("1;36", text)
+	}
+	return text
+}
+
+// WriteText writes the report for people: a verdict per host, then the
+// findings grouped by severity with their evidence and fix.
+func WriteText(w io.Writer, r *Report, opt TextOptions) error {
+	if opt.Width <= 0 {
+		opt.Width = 80
+	}
+	p := painter{opt.Color}
+	var b strings.Builder
+	wrap := func(indent, s string) {
+		body := ansi.Wordwrap(s, opt.Width-len(indent), " ,/")
+		for _, line := range strings.Split(body, "\n") {
+			b.WriteString(indent + line + "\n")
+		}
+	}
+	fmt.Fprintf(&b, "%s %s — %s\n\n", p.c("1", "pvrdma-doctor"), r.Tool.Version, r.Source)
+	verdictCode := "1;32"
+	switch {
+	case r.Summary.Critical > 0:
+		verdictCode = "1;31"
+	case r.Summary.Warning > 0 || r.Incomplete():
+		verdictCode = "1;33"
+	}
+	wrap("", p.c(verdictCode, r.Verdict))
+	b.WriteString("\n" + p.c("1", "HOSTS") + "\n")
+	nameW := 4
+	for _, h := range r.Hosts {
+		nameW = max(nameW, len(h.Host))
+	}
+	for _, h := range r.Hosts {
+		verdict := h.Verdict
+		code := "32"
+		switch {
+		case h.Status == collect.StatusNotCollected || h.Critical > 0:
+			code = "31"
+		case h.Warning > 0 || h.Status == collect.StatusPartial:
+			code = "33"
+		}
+		line := fmt.Sprintf("  %-*s  %s", nameW, h.Host, verdict)
+		if h.Status != collect.StatusNotCollected {
+			extra := fmt.Sprintf("  [%s, %s, %s]", orDash(h.Version, "ESXi ?", "ESXi "),
+				plural(h.RDMADevices, "RDMA device", "RDMA devices"), plural(h.PVRDMAVMs, "PVRDMA VM", "PVRDMA VMs"))
+			if len(line)+len(extra) <= opt.Width {
+				line += extra
+			}
+		}
+		wrapped := ansi.Wordwrap(line, opt.Width, " ")
+		for i, l := range strings.Split(wrapped, "\n") {
+			if i > 0 {
+				l = strings.Repeat(" ", nameW+4) + strings.TrimLeft(l, " ")
+			}
+			b.WriteString(p.c(code, l) + "\n")
+		}
+		for _, n := range h.Notes {
+			wrap(strings.Repeat(" ", nameW+4), "note: "+n)
+		}
+	}
+	groups := r.FindingsBySeverity()
+	for _, sev := range []checks.Severity{checks.Critical, checks.Warning, checks.Info} {
+		fs := groups[sev]
+		if len(fs) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n%s\n", p.sev(sev, fmt.Sprintf("%s (%d)", strings.ToUpper(string(sev)), len(fs))))
+		for _, f := range fs {
+			writeFinding(&b, p, f, wrap)
+		}
+	}
+	var ne []checks.Finding
+	for _, f := range r.Findings {
+		if f.Status == checks.StatusNotEvaluated {
+			ne = append(ne, f)
+		}
+	}
+	if len(ne) > 0 {
+		fmt.Fprintf(&b, "\n%s\n", p.c("1", fmt.Sprintf("NOT EVALUATED (%d)", len(ne))))
+		for _, f := range ne {
+			wrap("  ", fmt.Sprintf("%s %s %s: %s", f.RuleID, f.Host, f.Subject, strings.TrimPrefix(f.Message, "not evaluated: ")))
+		}
+	}
+	if len(r.Suppressed) > 0 {
+		if opt.ShowSuppressed {
+			fmt.Fprintf(&b, "\n%s\n", p.c("1", fmt.Sprintf("SUPPRESSED (%d)", len(r.Suppressed))))
+			for _, f := range r.Suppressed {
+				wrap("  ", fmt.Sprintf("%s %s %s: %s (reason: %s)", f.RuleID, f.Host, f.Subject, f.Message, f.SuppressReason))
+			}
+		} else {
+			fmt.Fprintf(&b, "\n%d suppressed finding(s) not shown (--show-suppressed lists them).\n", len(r.Suppressed))
+		}
+	}
+	for _, n := range r.Notes {
+		b.WriteString("\n")
+		wrap("", "note: "+n)
+	}
+	if r.Summary.Critical+r.Summary.Warning > 0 {
+		b.WriteString("\n")
+		wrap("", "Details of a rule: pvrdma-doctor rules explain RULE_ID")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeFinding(b *strings.Builder, p painter, f checks.Finding, wrap func(string, string)) {
+	head := fmt.Sprintf("%s  %s  %s", p.sev(f.Severity, f.RuleID), p.c("1", f.Host), f.Subject)
+	wrap("  ", head)
+	wrap("    ", f.Message)
+	for _, e := range f.Evidence {
+		wrap("    ", p.c("2", "evidence: "+EvidenceLine(e)))
+	}
+	if f.Fix != "" {
+		wrap("    ", p.c("32", "fix: ")+f.Fix)
+	}
+}
+
+// EvidenceLine renders one evidence reference on one line.
+func EvidenceLine(e checks.Evidence) string {
+	var s string
+	switch {
+	case e.Line > 0:
+		s = fmt.Sprintf("`%s` line %d: %s", e.Command, e.Line, strings.TrimSpace(e.Text))
+	case e.Command != "":
+		s = fmt.Sprintf("`%s`", e.Command)
+	}
+	if e.Note != "" {
+		if s != "" {
+			s += " (" + e.Note + ")"
+		} else {
+			s = e.Note
+		}
+	}
+	return s
+}
+
+func orDash(v, empty, prefix string) string {
+	if v == "" {
+		return empty
+	}
+	return prefix + v
+}
