@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/crypto/ssh"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
@@ -23,8 +22,7 @@ type DemoOptions struct {
 	IO       *IOStreams
 	Getenv   func(string) string
 	Scenario string
-	Output   string
-	FailOn   string
+	Report   ReportOptions
 }
 
 func newCmdDemo(f *Factory) *cobra.Command {
@@ -46,25 +44,17 @@ Scenarios: %v (default mixed: several hosts, several different faults).`, fixtur
 		},
 	}
 	cmd.Flags().StringVar(&opts.Scenario, "scenario", "mixed", "scenario to simulate")
-	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", outputFlagHelp)
-	cmd.Flags().StringVar(&opts.FailOn, "fail-on", "warning", failOnFlagHelp)
+	addReportFlags(cmd.Flags(), &opts.Report)
 	return cmd
 }
 
 func runDemo(ctx context.Context, opts *DemoOptions) error {
-	if err := validOutput(opts.Output); err != nil {
+	if err := opts.Report.validate(); err != nil {
 		return err
-	}
-	failOn, err := checks.ParseSeverity(opts.FailOn)
-	if err != nil {
-		return usageError("--fail-on: %v", err)
 	}
 	sc, err := fixtures.Load(opts.Scenario)
 	if err != nil {
 		return usageError("%v", err)
-	}
-	if ctx == nil {
-		ctx = context.Background()
 	}
 	l, err := lab.Start(sc, lab.Options{})
 	if err != nil {
@@ -72,16 +62,12 @@ func runDemo(ctx context.Context, opts *DemoOptions) error {
 	}
 	defer l.Close()
 	targets, runner := labTargets(l)
-	results := collect.Collect(ctx, targets, collect.Options{Runner: runner, Probes: true,
-		Logger: slog.New(slog.DiscardHandler)})
-	a := analyze(results, report.Meta{Source: fmt.Sprintf("demo: simulated lab, scenario %q (%s)", sc.Name, sc.Description)})
-	if err := writeReport(opts.IO.Out, opts.Output, a.Report, opts.IO.StdoutTTY, opts.Getenv); err != nil {
-		return err
+	p := &Pipeline{
+		IO: opts.IO, Getenv: opts.Getenv, Report: &opts.Report, Targets: targets,
+		Collect: collect.Options{Runner: runner, Probes: true, Logger: slog.New(slog.DiscardHandler)},
+		Meta:    report.Meta{Source: fmt.Sprintf("demo: simulated lab, scenario %q (%s)", sc.Name, sc.Description)},
 	}
-	if code := exitCodeFor(a.Report, failOn); code != ExitOK {
-		return WithExitCode(code, nil)
-	}
-	return nil
+	return p.Run(ctx)
 }
 
 // labTargets returns the lab's hosts as scan targets and an SSH runner that

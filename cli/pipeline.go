@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
@@ -36,48 +39,68 @@ func analyze(results []collect.HostResult, meta report.Meta) *Analysis {
 		Report: report.Build(results, &fleet, res, nil, meta)}
 }
 
-// outputFlagHelp documents --output for scan, demo and analyze.
+// ReportOptions are the output flags shared by scan, demo and analyze.
+type ReportOptions struct {
+	Output string
+	FailOn string
+	failOn checks.Severity
+}
+
 const outputFlagHelp = "output format: text or json (default: the interactive TUI on a terminal, text otherwise)"
-
-// validOutput checks an --output value.
-func validOutput(v string) error {
-	switch v {
-	case "", "text", "json":
-		return nil
-	}
-	return usageError("unknown --output %q: use text or json", v)
-}
-
-// writeReport renders the report in the chosen format.
-func writeReport(w io.Writer, format string, r *report.Report, color bool, getenv func(string) string) error {
-	switch format {
-	case "json":
-		return report.WriteJSON(w, r)
-	case "text", "":
-		return report.WriteText(w, r, report.TextOptions{Color: color && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"})
-	}
-	return fmt.Errorf("unknown output format %q", format)
-}
-
-// failOnFlagHelp documents --fail-on.
 const failOnFlagHelp = "lowest severity that makes the exit status non-zero: critical, warning or info"
 
-// exitCodeFor maps a report to the documented exit codes: critical findings
-// (4) first, then incomplete collection (5), then warnings or info at or
-// above --fail-on (3).
-func exitCodeFor(r *report.Report, failOn checks.Severity) int {
-	rank := failOn.Rank()
-	switch {
-	case r.Summary.Critical > 0 && rank <= checks.Critical.Rank():
-		return ExitCritical
-	case r.Incomplete():
-		return ExitIncomplete
-	case r.Summary.Warning > 0 && rank <= checks.Warning.Rank():
-		return ExitWarning
-	case r.Summary.Info > 0 && rank <= checks.Info.Rank():
-		return ExitWarning
+// addReportFlags registers the shared output flags.
+func addReportFlags(fl *pflag.FlagSet, o *ReportOptions) {
+	fl.StringVarP(&o.Output, "output", "o", "", outputFlagHelp)
+	fl.StringVar(&o.FailOn, "fail-on", "warning", failOnFlagHelp)
+}
+
+// validate checks the shared output flags before any work starts.
+func (o *ReportOptions) validate() error {
+	switch o.Output {
+	case "", "text", "json":
+	default:
+		return usageError("unknown --output %q: use text or json", o.Output)
 	}
-	return ExitOK
+	sev, err := checks.ParseSeverity(o.FailOn)
+	if err != nil {
+		return usageError("--fail-on: %v", err)
+	}
+	o.failOn = sev
+	return nil
+}
+
+// Pipeline is one run from targets to report: live (scan, demo) or, with
+// Results already set, offline (analyze).
+type Pipeline struct {
+	IO      *IOStreams
+	Getenv  func(string) string
+	Report  *ReportOptions
+	Targets []collect.Target
+	Collect collect.Options
+	Meta    report.Meta
+}
+
+// Run collects (unless results were given), analyzes, presents the report
+// and returns the documented exit status as an error.
+func (p *Pipeline) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	results := collect.Collect(ctx, p.Targets, p.Collect)
+	a := analyze(results, p.Meta)
+	return p.present(a)
+}
+
+// present writes the report and maps it to the exit status.
+func (p *Pipeline) present(a *Analysis) error {
+	if err := writeReport(p.IO.Out, p.Report.Output, a.Report, p.IO.StdoutTTY, p.Getenv); err != nil {
+		return err
+	}
+	if code := exitCodeFor(a.Report, p.Report.failOn); code != ExitOK {
+		return WithExitCode(code, nil)
+	}
+	return nil
 }
 
 // parseHosts splits a --hosts value: comma- or space-separated host[:port].

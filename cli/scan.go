@@ -12,7 +12,6 @@ import (
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
@@ -67,8 +66,7 @@ and README.md ("What gets run on your hosts").`,
 	fl.StringVar(&opts.PasswordEnv, "password-env", "", "read the SSH password from this environment variable")
 	fl.StringVar(&opts.KnownHosts, "known-hosts", filepath.Join(homeDir(), ".ssh", "known_hosts"), "known_hosts file used to verify host keys")
 	fl.BoolVar(&opts.InsecureHostKey, "insecure-ignore-host-key", false, "do NOT verify host keys (never the default; the report says so)")
-	fl.StringVarP(&opts.Output, "output", "o", "", outputFlagHelp)
-	fl.StringVar(&opts.FailOn, "fail-on", "warning", failOnFlagHelp)
+	addReportFlags(fl, &opts.Report)
 	fl.IntVar(&opts.Concurrency, "concurrency", 32, "hosts scanned in parallel")
 	fl.DurationVar(&opts.CommandTimeout, "command-timeout", 30*time.Second, "time limit for one command")
 	fl.DurationVar(&opts.HostTimeout, "host-timeout", 3*time.Minute, "time limit for one host")
@@ -78,12 +76,8 @@ and README.md ("What gets run on your hosts").`,
 }
 
 func runScan(ctx context.Context, opts *ScanOptions) error {
-	if err := validOutput(opts.Output); err != nil {
+	if err := opts.Report.validate(); err != nil {
 		return err
-	}
-	failOn, err := checks.ParseSeverity(opts.FailOn)
-	if err != nil {
-		return usageError("--fail-on: %v", err)
 	}
 	targets, err := parseHosts(opts.Hosts)
 	if err != nil {
@@ -100,22 +94,16 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 		}
 		runner = r
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	logger := slog.New(slog.NewTextHandler(opts.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	results := collect.Collect(ctx, targets, collect.Options{
-		Runner: runner, Concurrency: opts.Concurrency, CommandTimeout: opts.CommandTimeout,
-		HostTimeout: opts.HostTimeout, ConnectTimeout: opts.ConnectTimeout, Probes: !opts.NoProbes, Logger: logger,
-	})
-	a := analyze(results, report.Meta{Source: fmt.Sprintf("scan of %d host(s)", len(targets))})
-	if err := writeReport(opts.IO.Out, opts.Output, a.Report, opts.IO.StdoutTTY, opts.Getenv); err != nil {
-		return err
+	p := &Pipeline{
+		IO: opts.IO, Getenv: opts.Getenv, Report: &opts.Report, Targets: targets,
+		Collect: collect.Options{
+			Runner: runner, Concurrency: opts.Concurrency, CommandTimeout: opts.CommandTimeout,
+			HostTimeout: opts.HostTimeout, ConnectTimeout: opts.ConnectTimeout, Probes: !opts.NoProbes, Logger: logger,
+		},
+		Meta: report.Meta{Source: fmt.Sprintf("scan of %d host(s)", len(targets))},
 	}
-	if code := exitCodeFor(a.Report, failOn); code != ExitOK {
-		return WithExitCode(code, nil)
-	}
-	return nil
+	return p.Run(ctx)
 }
 
 // sshRunnerFromFlags builds the SSH transport from scan's flags.
