@@ -250,3 +250,21 @@ type Ping struct {
 	AvgMs          float64 `json:"avg_ms"`
 	Ref
 }
+
+// PCIDevice is one device of `esxcli hardware pci list`.
+type PCIDevice struct {
+	Address         string `json:"address"`
+	VMkernelName    string `json:"vmkernel_name"`
+	VendorName      string `json:"vendor_name"`
+	DeviceName      string `json:"device_name"`
+	VendorID        string `json:"vendor_id"`
+	DeviceID        string `json:"device_id"`
+	DeviceClassName string `json:"device_class_name"`
+	ConfiguredOwner string `json:"configured_owner"`
+	CurrentOwner    string `json:"current_owner"`
+	ModuleName      string `json:"module_name"`
+	PassthruCapable bool   `json:"passthru_capable"`
+	SlotDescription string `json:"slot_description"`
+	Record          Record `json:"record"`
+	Ref
+}

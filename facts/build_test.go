@@ -1,0 +1,110 @@
+package facts
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+)
+
+const vmList = `vm-a
+   World ID: 1001
+   Display Name: vm-a
+
+vm b (prod)
+   World ID: 2002
+   Display Name: vm b (prod)
+`
+
+const rdmaList = `Name     Driver      State   MTU   Speed     Paired Uplink  Description
+-------  ----------  ------  ----  --------  -------------  -----------
+vmrdma0  nmlx5_rdma  Active  4096  100 Gbps  vmnic4         MT28800
+`
+
+func props(wid, idx string) string {
+	return "PVRDMA Device Properties {\n   VMM leader ID of VM:" + wid + "\n   adapter index:" + idx + "\n   Physical HCA available:1\n   Active MTU:1024\n}\n"
+}
+
+func capture(kind collect.Kind, cmd, out string) collect.Capture {
+	return collect.Capture{Host: "esx01", Command: cmd, Kind: kind, Stdout: out, Status: collect.StatusCollected}
+}
+
+func TestBuildHost(t *testing.T) {
+	propCmd := "vsish -e cat /vmkModules/vrdma/pvrdmaDevices/2002_1/properties"
+	hr := collect.HostResult{
+		Host: "esx01", Address: "10.0.0.1:22", Transport: "ssh", Status: collect.StatusPartial, Reason: "1 of 6 failed",
+		Notes: []string{"host key not verified"},
+		Captures: []collect.Capture{
+			// Properties first: the join must not depend on capture order.
+			// The block's own leader ID (9999) is overridden by the path.
+			capture(collect.KindPVRDMAProperties, propCmd, props("9999", "0")),
+			capture(collect.KindRDMADeviceList, "esxcli rdma device list", rdmaList),
+			capture(collect.KindVMProcessList, "esxcli vm process list", vmList),
+			capture(collect.KindNICList, "esxcli network nic list", "garbage\nmore garbage\n"),
+			{Command: "esxcli network ip interface list", Kind: collect.KindIPInterfaceList, Status: collect.StatusTimedOut, Error: "timeout after 30s"},
+			capture(collect.KindPVRDMADeviceLs, "vsish -e ls /vmkModules/vrdma/pvrdmaDevices/", "2002_1/\n"),
+		},
+	}
+	h := BuildHost(hr)
+	if h.Host != "esx01" || h.Address != "10.0.0.1:22" || h.Transport != "ssh" || h.Status != collect.StatusPartial || h.Reason != "1 of 6 failed" || len(h.Notes) != 1 {
+		t.Fatalf("host header: %+v", h)
+	}
+	if len(h.RDMADevices) != 1 || h.RDMADevices[0].Command != "esxcli rdma device list" || h.RDMADevices[0].Line != 3 {
+		t.Fatalf("rdma: %+v", h.RDMADevices)
+	}
+	if len(h.VMs) != 2 || h.VMs[1].DisplayName != "vm b (prod)" || h.VMs[1].Command != "esxcli vm process list" {
+		t.Fatalf("vms: %+v", h.VMs)
+	}
+	if len(h.PVRDMADevices) != 1 {
+		t.Fatalf("pvrdma: %+v", h.PVRDMADevices)
+	}
+	d := h.PVRDMADevices[0]
+	if d.WorldID != "2002" || d.Index != "1" || d.VMName != "vm b (prod)" || d.Command != propCmd || d.Props.RefOf("Active MTU").Command != propCmd {
+		t.Fatalf("joined device: %+v", d)
+	}
+	if len(h.PVRDMAListing) != 1 || h.PVRDMAListing[0].Name != "2002_1" {
+		t.Fatalf("listing %+v", h.PVRDMAListing)
+	}
+	// Parse error: recorded, not parsed, no facts.
+	if len(h.Errors) != 1 || h.Errors[0].Command != "esxcli network nic list" || h.Errors[0].Line != 2 {
+		t.Fatalf("errors: %+v", h.Errors)
+	}
+	if len(h.NICs) != 0 {
+		t.Fatal("half-parsed NICs kept")
+	}
+	src := h.Sources[collect.KindNICList]
+	if len(src) != 1 || src[0].Parsed || !strings.Contains(src[0].Error, "line 2") {
+		t.Fatalf("nic source %+v", src)
+	}
+	if s := h.Sources[collect.KindIPInterfaceList]; len(s) != 1 || s[0].Parsed || s[0].Status != collect.StatusTimedOut || s[0].Error != "timeout after 30s" {
+		t.Fatalf("timed out source %+v", s)
+	}
+	if s := h.Sources[collect.KindRDMADeviceList]; len(s) != 1 || !s[0].Parsed {
+		t.Fatalf("rdma source %+v", s)
+	}
+	if ok, why := h.Available(collect.KindNICList); ok || !strings.Contains(why, "could not be parsed") {
+		t.Fatalf("available: %v %q", ok, why)
+	}
+	if ok, _ := h.Available(collect.KindRDMADeviceList, collect.KindVMProcessList, collect.KindPVRDMAProperties); !ok {
+		t.Fatal("parsed kinds not available")
+	}
+}
+
+func TestBuildFleetOrderAndUnknownKind(t *testing.T) {
+	f := Build([]collect.HostResult{
+		{Host: "b", Status: collect.StatusNotCollected, Reason: "connection refused"},
+		{Host: "a", Status: collect.StatusCollected, Captures: []collect.Capture{
+			capture("mystery_kind", "esxcli something new", "x"),
+		}},
+	})
+	if len(f.Hosts) != 2 || f.Hosts[0].Host != "b" || f.Hosts[1].Host != "a" {
+		t.Fatalf("order: %+v", f.Hosts)
+	}
+	s := f.Hosts[1].Sources["mystery_kind"]
+	if len(s) != 1 || s[0].Parsed || s[0].Error != "no parser" {
+		t.Fatalf("unknown kind: %+v", s)
+	}
+	if ok, why := f.Hosts[0].Available(collect.KindRDMADeviceList); ok || !strings.Contains(why, "connection refused") {
+		t.Fatalf("not collected host: %v %q", ok, why)
+	}
+}

@@ -1,0 +1,135 @@
+package parse
+
+import (
+	"regexp"
+	"strings"
+)
+
+// line is one line of the original text with its 1-based line number.
+type line struct {
+	no   int
+	text string
+}
+
+// ref returns the evidence pointer of a line.
+func (l line) ref() Ref { return Ref{Line: l.no, Text: l.text} }
+
+// splitLines splits text into lines numbered from 1, dropping the CR of
+// CRLF line ends and a final empty line after the last newline.
+func splitLines(text string) []line {
+	if text == "" {
+		return nil
+	}
+	parts := strings.Split(text, "\n")
+	if parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	ls := make([]line, len(parts))
+	for i, p := range parts {
+		ls[i] = line{no: i + 1, text: strings.TrimRight(p, "\r")}
+	}
+	return ls
+}
+
+func isBlank(s string) bool { return strings.TrimSpace(s) == "" }
+
+// indent counts the leading spaces (a tab counts as one).
+func indent(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] != ' ' && s[i] != '\t' {
+			return i
+		}
+	}
+	return len(s)
+}
+
+// knownCommands are the first words of commands an ESXi support session
+// runs; they let a bare "# " prompt be told apart from a comment.
+const knownCommands = `esxcli|localcli|vsish|vmkping|ping|cat|esxcfg-[a-z]+|vim-cmd|grep|less|more|tail|head|ls|vmware|esxtop`
+
+var (
+	// [root@esx01:~] cmd    [root@vc1] cmd
+	rePromptBracket = regexp.MustCompile(`^\s*\[([^\[\]@\s]+)@([^\[\]:\s]+)(?::[^\[\]]*)?\]\s*[#$]?(?:\s+(.*))?$`)
+	// ~ # cmd    /tmp # cmd
+	rePromptTilde = regexp.MustCompile(`^\s*(~|/[^\s#$]*)\s*[#$](?:\s+(.*))?$`)
+	// # esxcli ...
+	rePromptHash = regexp.MustCompile(`^\s*[#$]\s+((?:` + knownCommands + `)(?:\s.*)?)$`)
+	// root@esx01:~# cmd
+	rePromptUserHost = regexp.MustCompile(`^\s*([A-Za-z0-9_.-]+)@([A-Za-z0-9_.-]+):[^\s#$]*\s*[#$](?:\s+(.*))?$`)
+	// an echoed command line without prompt
+	reEcho = regexp.MustCompile(`^\s*(?:(?:esxcli|localcli)(?:\s+--?[a-z-]+(?:=\S+)?)*(?:\s+[a-z][a-z0-9-]*){2,}(?:\s+-{1,2}\S+(?:\s+\S+)?)*\s*(?:\|.*)?|vsish\s+-e\s+(?:ls|cat|get)\s+/\S*|(?:vmkping|ping)(?:\s+\S+)+|esxcfg-[a-z]+(?:\s+-\S+)*|cat\s+\S+\.vmx)\s*$`)
+)
+
+// promptInfo is a recognised shell prompt line.
+type promptInfo struct {
+	Host    string
+	Command string
+}
+
+// parsePrompt recognises a shell prompt line ("[root@esx01:~] cmd",
+// "~ # cmd", "# esxcli ...", "root@esx01:~# cmd").
+func parsePrompt(s string) (promptInfo, bool) {
+	if m := rePromptBracket.FindStringSubmatch(s); m != nil {
+		return promptInfo{Host: m[2], Command: strings.TrimSpace(m[3])}, true
+	}
+	if m := rePromptTilde.FindStringSubmatch(s); m != nil {
+		return promptInfo{Command: strings.TrimSpace(m[2])}, true
+	}
+	if m := rePromptHash.FindStringSubmatch(s); m != nil {
+		return promptInfo{Command: strings.TrimSpace(m[1])}, true
+	}
+	if m := rePromptUserHost.FindStringSubmatch(s); m != nil {
+		return promptInfo{Host: m[2], Command: strings.TrimSpace(m[3])}, true
+	}
+	return promptInfo{}, false
+}
+
+func isPrompt(s string) bool { _, ok := parsePrompt(s); return ok }
+
+// clean returns the output lines of one command: CR dropped, leading blank
+// lines, prompt lines and an echoed command line removed, and everything
+// from the next prompt line on (the start of another command) cut off.
+// Line numbers stay those of the original text. titled is set by readers
+// of record lists, whose first line may be a title that looks like a
+// command (a VM named "esxcli vm process list"): there a command-like line
+// followed by an indented key line is kept as a title.
+func clean(text string, titled bool) []line {
+	ls := splitLines(text)
+	i := 0
+	echoed := false
+	for i < len(ls) {
+		t := ls[i].text
+		switch {
+		case isBlank(t), isPrompt(t):
+			i++
+			continue
+		case !echoed && reEcho.MatchString(t) && !(titled && startsRecord(ls, i)):
+			echoed = true
+			i++
+			continue
+		}
+		break
+	}
+	end := len(ls)
+	for j := i; j < len(ls); j++ {
+		if isPrompt(ls[j].text) {
+			end = j
+			break
+		}
+	}
+	for end > i && isBlank(ls[end-1].text) {
+		end--
+	}
+	return ls[i:end]
+}
+
+// startsRecord reports whether line i is followed by an indented key line,
+// i.e. it is the title of a record (a VM whose display name looks like a
+// command) rather than an echoed command.
+func startsRecord(ls []line, i int) bool {
+	if i+1 >= len(ls) {
+		return false
+	}
+	n := ls[i+1].text
+	return indent(n) > 0 && strings.Contains(n, ":") && indent(ls[i].text) == 0 && !strings.HasPrefix(strings.TrimSpace(n), "PING ")
+}

@@ -1,0 +1,51 @@
+package parse
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// sample reads testdata/name and strips its "#@" header (up to "#@ ---").
+func sample(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stripHeader(string(b))
+}
+
+func stripHeader(s string) string {
+	if !strings.HasPrefix(s, "#@") {
+		return s
+	}
+	if i := strings.Index(s, "#@ ---\n"); i >= 0 {
+		return s[i+len("#@ ---\n"):]
+	}
+	return s
+}
+
+// wantParseError asserts err is a *Error at the given line (0: any line).
+func wantParseError(t *testing.T, err error, line int) {
+	t.Helper()
+	var pe *Error
+	if !errors.As(err, &pe) {
+		t.Fatalf("want *parse.Error, got %T %v", err, err)
+	}
+	if line > 0 && pe.Line != line {
+		t.Fatalf("want error at line %d, got %v", line, pe)
+	}
+	if !strings.HasPrefix(pe.Error(), "line ") && pe.Line > 0 {
+		t.Fatalf("error %q does not name its line", pe.Error())
+	}
+}
+
+func eq[T comparable](t *testing.T, what string, got, want T) {
+	t.Helper()
+	if got != want {
+		t.Errorf("%s = %#v, want %#v", what, got, want)
+	}
+}

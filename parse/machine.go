@@ -1,0 +1,291 @@
+package parse
+
+import (
+	"encoding/xml"
+	"errors"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// format is how an esxcli output is printed.
+type format int
+
+const (
+	formatHuman format = iota
+	formatXML
+	formatKeyValue
+)
+
+var reKeyValue = regexp.MustCompile(`^(?:structure\[\d+\]\.)?[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z0-9_.\[\]]+\.(?:string|integer|boolean|long|double|float)(?:\[\d+\])?=`)
+
+// detect tells the format of cleaned output from its first line.
+func detect(ls []line) format {
+	if len(ls) == 0 {
+		return formatHuman
+	}
+	first := strings.TrimSpace(ls[0].text)
+	switch {
+	case strings.HasPrefix(first, "<?xml"), strings.HasPrefix(first, "<output") && strings.Contains(first, "esxcli"):
+		return formatXML
+	case reKeyValue.MatchString(first):
+		return formatKeyValue
+	}
+	return formatHuman
+}
+
+// xnode is one element of an esxcli XML document.
+type xnode struct {
+	name     string
+	attrs    map[string]string
+	text     strings.Builder
+	children []*xnode
+	line     int
+}
+
+// readXML reads `esxcli --formatter=xml` output into records: one per
+// structure of a list, or one for a single structure. Field names are the
+// display keys without spaces. single reports a lone structure.
+func readXML(ls []line) (recs []Record, single bool, err error) {
+	if len(ls) == 0 {
+		return nil, false, nil
+	}
+	texts := make([]string, len(ls))
+	for i, l := range ls {
+		texts[i] = l.text
+	}
+	first := ls[0].no
+	lineOf := func(n int) int {
+		if n-1 >= 0 && n-1 < len(ls) {
+			return ls[n-1].no
+		}
+		return first + n - 1
+	}
+	dec := xml.NewDecoder(strings.NewReader(strings.Join(texts, "\n")))
+	var stack []*xnode
+	var root *xnode
+	for {
+		tok, terr := dec.Token()
+		if terr == io.EOF {
+			break
+		}
+		if terr != nil {
+			ln, _ := dec.InputPos()
+			var se *xml.SyntaxError
+			if errors.As(terr, &se) {
+				ln = se.Line
+			}
+			return nil, false, errorf(lineOf(ln), "invalid esxcli XML: %v", terr)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			ln, _ := dec.InputPos()
+			n := &xnode{name: t.Name.Local, attrs: map[string]string{}, line: lineOf(ln)}
+			for _, a := range t.Attr {
+				n.attrs[a.Name.Local] = a.Value
+			}
+			if len(stack) > 0 {
+				p := stack[len(stack)-1]
+				p.children = append(p.children, n)
+			} else if root == nil {
+				root = n
+			}
+			stack = append(stack, n)
+		case xml.EndElement:
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		case xml.CharData:
+			if len(stack) > 0 {
+				stack[len(stack)-1].text.Write(t)
+			}
+		}
+	}
+	if root == nil || root.name != "output" {
+		return nil, false, errorf(first, "expected an esxcli <output> element")
+	}
+	if len(root.children) != 1 || root.children[0].name != "root" {
+		return nil, false, errorf(root.line, "expected a single <root> element in <output>")
+	}
+	r := root.children[0]
+	if len(r.children) == 0 {
+		return nil, false, nil
+	}
+	top := r.children[0]
+	switch {
+	case top.name == "structure":
+		rec, err := xmlStructure(top, ls)
+		if err != nil {
+			return nil, true, err
+		}
+		return []Record{rec}, true, nil
+	case top.name == "list":
+		for _, c := range top.children {
+			if c.name != "structure" {
+				return nil, false, errorf(c.line, "expected <structure> in <list>, got <%s>", c.name)
+			}
+			rec, err := xmlStructure(c, ls)
+			if err != nil {
+				return nil, false, err
+			}
+			recs = append(recs, rec)
+		}
+		return recs, false, nil
+	}
+	return nil, false, errorf(top.line, "unsupported esxcli XML content <%s>", top.name)
+}
+
+// lineText returns the original text of line no.
+func lineText(ls []line, no int) string {
+	if len(ls) > 0 {
+		if i := no - ls[0].no; i >= 0 && i < len(ls) {
+			return ls[i].text
+		}
+	}
+	return ""
+}
+
+func xmlStructure(s *xnode, ls []line) (Record, error) {
+	rec := newRecord(Ref{Line: s.line, Text: lineText(ls, s.line)})
+	for _, f := range s.children {
+		if f.name != "field" {
+			return rec, errorf(f.line, "expected <field> in <structure>, got <%s>", f.name)
+		}
+		name := f.attrs["name"]
+		ref := Ref{Line: f.line, Text: lineText(ls, f.line)}
+		if len(f.children) == 0 {
+			rec.set(name, Field{Value: strings.TrimSpace(f.text.String()), Ref: ref})
+			continue
+		}
+		v := f.children[0]
+		switch v.name {
+		case "structure":
+			n, err := xmlStructure(v, ls)
+			if err != nil {
+				return rec, err
+			}
+			rec.set(name, Field{Ref: ref})
+			if rec.Nested == nil {
+				rec.Nested = map[string][]Record{}
+			}
+			rec.Nested[name] = append(rec.Nested[name], n)
+		case "list":
+			var vals []string
+			for _, item := range v.children {
+				if item.name == "structure" {
+					n, err := xmlStructure(item, ls)
+					if err != nil {
+						return rec, err
+					}
+					if rec.Nested == nil {
+						rec.Nested = map[string][]Record{}
+					}
+					rec.Nested[name] = append(rec.Nested[name], n)
+					continue
+				}
+				vals = append(vals, strings.TrimSpace(item.text.String()))
+			}
+			rec.set(name, Field{Value: strings.Join(vals, ", "), Ref: ref})
+		default:
+			rec.set(name, Field{Value: strings.TrimSpace(v.text.String()), Ref: ref})
+		}
+	}
+	return rec, nil
+}
+
+// readKeyValue reads `esxcli --formatter=keyvalue` output:
+// structure[i].TypeName.FieldName.type=value lines (without the
+// structure[i]. prefix for a single structure).
+func readKeyValue(ls []line) (recs []Record, single bool, err error) {
+	index := map[int]int{}
+	for _, l := range ls {
+		if isBlank(l.text) {
+			continue
+		}
+		t := strings.TrimSpace(l.text)
+		eq := strings.IndexByte(t, '=')
+		if eq < 0 || !reKeyValue.MatchString(t) {
+			return nil, false, errorf(l.no, "expected keyvalue line \"structure[i].Type.Field.type=value\", got %q", t)
+		}
+		left, val := t[:eq], strings.TrimSpace(t[eq+1:])
+		idx := 0
+		if rest, ok := strings.CutPrefix(left, "structure["); ok {
+			end := strings.IndexByte(rest, ']')
+			n, cerr := strconv.Atoi(rest[:end])
+			if cerr != nil {
+				return nil, false, errorf(l.no, "bad structure index in %q", left)
+			}
+			idx, left = n, rest[end+2:]
+		} else {
+			single = true
+		}
+		parts := strings.Split(left, ".")
+		// parts: TypeName, Field[, NestedType, NestedField...], type
+		path := parts[1 : len(parts)-1]
+		pos, ok := index[idx]
+		if !ok {
+			pos = len(recs)
+			index[idx] = pos
+			recs = append(recs, newRecord(l.ref()))
+		}
+		rec := &recs[pos]
+		field := Field{Value: val, Ref: l.ref()}
+		list := strings.Contains(parts[len(parts)-1], "[")
+		if len(path) >= 3 {
+			if rec.Nested == nil {
+				rec.Nested = map[string][]Record{}
+			}
+			if _, seen := rec.Fields[path[0]]; !seen {
+				rec.set(path[0], Field{Ref: l.ref()})
+			}
+			if len(rec.Nested[path[0]]) == 0 {
+				rec.Nested[path[0]] = []Record{newRecord(l.ref())}
+			}
+			rec = &rec.Nested[path[0]][0]
+			path = path[len(path)-1:]
+		}
+		key := strings.Join(path, ".")
+		if old, seen := rec.Fields[key]; seen && list {
+			field.Value = old.Value + ", " + val
+			field.Ref = old.Ref
+		}
+		rec.set(key, field)
+	}
+	return recs, single, nil
+}
+
+// canon renames machine-format keys (display keys without spaces) to the
+// display keys a parser knows, in fields and nested structures, so that
+// Record.Get works the same for every format.
+func canon(rec *Record, keys ...string) {
+	for _, k := range keys {
+		nk := strings.ReplaceAll(k, " ", "")
+		if nk == k {
+			continue
+		}
+		if f, ok := rec.Fields[nk]; ok {
+			if _, exists := rec.Fields[k]; !exists {
+				delete(rec.Fields, nk)
+				rec.Fields[k] = f
+				for i, kk := range rec.Keys {
+					if kk == nk {
+						rec.Keys[i] = k
+					}
+				}
+			}
+		}
+		if n, ok := rec.Nested[nk]; ok {
+			if _, exists := rec.Nested[k]; !exists {
+				delete(rec.Nested, nk)
+				rec.Nested[k] = n
+			}
+		}
+	}
+	for name, items := range rec.Nested {
+		for i := range items {
+			canon(&items[i], keys...)
+		}
+		rec.Nested[name] = items
+	}
+}

@@ -1,0 +1,125 @@
+package parse
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+var rdmaDeviceKeys = []string{"Name", "Driver", "State", "MTU", "Speed", "Paired Uplink", "Description"}
+
+// RDMADeviceList parses `esxcli rdma device list`.
+func RDMADeviceList(text string) ([]RDMADevice, error) {
+	recs, err := readItems(text, layoutTable, rdmaDeviceKeys, []string{"Name", "MTU"})
+	if err != nil {
+		return nil, err
+	}
+	var out []RDMADevice
+	for _, r := range recs {
+		var e errs
+		d := RDMADevice{
+			Name:         r.Get("Name"),
+			Driver:       r.Get("Driver"),
+			State:        r.Get("State"),
+			MTU:          e.int(r, "MTU"),
+			Speed:        r.Get("Speed"),
+			PairedUplink: r.Get("Paired Uplink"),
+			Description:  r.Get("Description"),
+			Ref:          r.Ref,
+		}
+		if e.err != nil {
+			return nil, e.err
+		}
+		mbps, ok := SpeedMbps(d.Speed)
+		if !ok {
+			return nil, errorf(r.RefOf("Speed").Line, "Speed: expected a speed like \"100 Gbps\", got %q", d.Speed)
+		}
+		d.SpeedMbps = mbps
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+var reSpeed = regexp.MustCompile(`^(?i)([0-9]+(?:\.[0-9]+)?)\s*(t|g|m|k)?(?:b(?:it)?s?(?:/s|ps)?)?$`)
+
+// SpeedMbps converts a printed speed ("100 Gbps", "25000Mbps", "10000",
+// "N/A") to Mbit/s. A bare number is Mbit/s; empty and N/A read as 0.
+func SpeedMbps(s string) (int, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.EqualFold(s, "N/A") || strings.EqualFold(s, "Unknown") {
+		return 0, true
+	}
+	m := reSpeed.FindStringSubmatch(s)
+	if m == nil {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(m[1], 64)
+	if err != nil || v > 1e9 {
+		return 0, false
+	}
+	switch strings.ToLower(m[2]) {
+	case "t":
+		v *= 1e6
+	case "g":
+		v *= 1000
+	case "k":
+		v /= 1000
+	}
+	return int(v), true
+}
+
+// RDMAProtocolList parses `esxcli rdma device protocol list`.
+func RDMAProtocolList(text string) ([]RDMAProtocol, error) {
+	recs, err := readItems(text, layoutTable, []string{"Device", "RoCE v1", "RoCE v2", "iWARP"}, []string{"Device", "RoCE v1", "RoCE v2"})
+	if err != nil {
+		return nil, err
+	}
+	var out []RDMAProtocol
+	for _, r := range recs {
+		var e errs
+		p := RDMAProtocol{Device: r.Get("Device"), RoCEv1: e.bool(r, "RoCE v1"), RoCEv2: e.bool(r, "RoCE v2"), IWARP: e.bool(r, "iWARP"), Ref: r.Ref}
+		if e.err != nil {
+			return nil, e.err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// RDMAVmknicList parses `esxcli rdma device vmknic list`.
+func RDMAVmknicList(text string) ([]RDMAVmknic, error) {
+	recs, err := readItems(text, layoutTable, []string{"Device", "Vmknic", "NetStack"}, []string{"Device", "Vmknic"})
+	if err != nil {
+		return nil, err
+	}
+	var out []RDMAVmknic
+	for _, r := range recs {
+		out = append(out, RDMAVmknic{Device: r.Get("Device"), Vmknic: r.Get("Vmknic"), NetStack: r.Get("NetStack"), Ref: r.Ref})
+	}
+	return out, nil
+}
+
+// RDMAStatsGet parses `esxcli rdma device stats get -d vmrdmaN` (the name
+// RDMAStats is taken by the fact type): every
+// "Key: integer" line is a counter under its printed key; Device comes
+// from a "Name" or "Device" key when present.
+func RDMAStatsGet(text string) (RDMAStats, error) {
+	rec, err := readOne(text, nil, nil)
+	if err != nil {
+		return RDMAStats{}, err
+	}
+	st := RDMAStats{Counters: map[string]int64{}, Record: rec}
+	for _, k := range rec.Keys {
+		f := rec.Fields[k]
+		if k == "Name" || k == "Device" {
+			st.Device = f.Value
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(f.Value), 10, 64)
+		if err != nil {
+			return RDMAStats{}, errorf(f.Line, "%s: expected an integer counter, got %q", k, f.Value)
+		}
+		st.Counters[k] = n
+	}
+	return st, nil
+}

@@ -1,0 +1,126 @@
+package parse
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// VsishLs parses `vsish -e ls DIR`: one child per line, directories end
+// with "/".
+func VsishLs(text string) ([]VsishEntry, error) {
+	var out []VsishEntry
+	for _, l := range clean(text, false) {
+		t := strings.TrimSpace(l.text)
+		if t == "" {
+			continue
+		}
+		if strings.ContainsAny(t, " \t") || strings.HasPrefix(t, "VSI_") || t == "/" {
+			return nil, errorf(l.no, "expected one vsish node name per line, got %q", t)
+		}
+		name, dir := strings.CutSuffix(t, "/")
+		out = append(out, VsishEntry{Name: name, IsDir: dir, Ref: l.ref()})
+	}
+	return out, nil
+}
+
+var reVsishTitle = regexp.MustCompile(`^\s*([^{}:]*?)\s*\{\s*$`)
+
+// PVRDMAProperties parses `vsish -e cat .../pvrdmaDevices/<wid>_<idx>/properties`:
+// a "PVRDMA Device Properties {" block of "key:value" lines closed by "}".
+// A copy that lost the closing brace is accepted.
+func PVRDMAProperties(text string) (PVRDMADevice, error) {
+	ls := clean(text, false)
+	if len(ls) == 0 {
+		return PVRDMADevice{}, &Error{Msg: "empty output: expected a \"PVRDMA Device Properties {\" block"}
+	}
+	m := reVsishTitle.FindStringSubmatch(ls[0].text)
+	if m == nil {
+		return PVRDMADevice{}, errorf(ls[0].no, "expected \"PVRDMA Device Properties {\", got %q", strings.TrimSpace(ls[0].text))
+	}
+	rec := newRecord(ls[0].ref())
+	rec.Title = m[1]
+	i, closed, err := readVsishBlock(ls, 1, &rec)
+	if err != nil {
+		return PVRDMADevice{}, err
+	}
+	if closed {
+		for _, l := range ls[i:] {
+			if !isBlank(l.text) {
+				return PVRDMADevice{}, errorf(l.no, "unexpected line %q after the closing brace", strings.TrimSpace(l.text))
+			}
+		}
+	}
+	d := PVRDMADevice{
+		WorldID: rec.Get("VMM leader ID of VM"),
+		Index:   rec.Get("adapter index"),
+		MAC:     rec.Get("MAC address"),
+		Props:   rec,
+		Ref:     rec.Ref,
+	}
+	for key, dst := range map[string]*int{"Physical HCA available": &d.PhysicalHCA, "RoCE version": &d.RoCEVersion, "Active MTU": &d.ActiveMTU} {
+		f, ok := rec.Fields[key]
+		if !ok {
+			continue
+		}
+		n, ok := leadingInt(f.Value)
+		if !ok {
+			return PVRDMADevice{}, errorf(f.Line, "%s: expected a number, got %q", key, f.Value)
+		}
+		*dst = n
+	}
+	return d, nil
+}
+
+var reNumber = regexp.MustCompile(`[0-9]+`)
+
+// leadingInt reads the first decimal number in a vsish value ("1024",
+// "IB_MTU_1024" -> 1024).
+func leadingInt(v string) (int, bool) {
+	s := reNumber.FindString(v)
+	if s == "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil
+}
+
+// readVsishBlock reads "key:value" lines into rec until "}" (closed) or
+// the end; "key:{" / "name {" opens a nested block.
+func readVsishBlock(ls []line, i int, rec *Record) (int, bool, error) {
+	for i < len(ls) {
+		l := ls[i]
+		t := strings.TrimSpace(l.text)
+		i++
+		switch {
+		case t == "":
+			continue
+		case t == "}" || t == "},":
+			return i, true, nil
+		case strings.HasSuffix(t, "{"):
+			key := strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(t, "{"), ":"))
+			child := newRecord(l.ref())
+			child.Title = key
+			var err error
+			var closed bool
+			if i, closed, err = readVsishBlock(ls, i, &child); err != nil {
+				return i, false, err
+			}
+			if !closed {
+				return i, false, errorf(l.no, "block %q is not closed", key)
+			}
+			rec.set(key, Field{Ref: l.ref()})
+			if rec.Nested == nil {
+				rec.Nested = map[string][]Record{}
+			}
+			rec.Nested[key] = append(rec.Nested[key], child)
+		default:
+			k, v, ok := strings.Cut(t, ":")
+			if !ok || strings.TrimSpace(k) == "" {
+				return i, false, errorf(l.no, "expected \"key:value\", got %q", t)
+			}
+			rec.set(strings.TrimSpace(k), Field{Value: strings.TrimSpace(v), Ref: l.ref()})
+		}
+	}
+	return i, false, nil
+}
