@@ -143,6 +143,15 @@ var appliers = map[collect.Kind]applier{
 	collect.KindFirewallRulesets: list(parse.FirewallRulesetList,
 		func(v *parse.FirewallRuleset, cmd string) { v.Command = cmd },
 		func(h *Host) *[]parse.FirewallRuleset { return &h.Rulesets }),
+	collect.KindVmkping: func(h *Host, text, cmd string) error {
+		v, err := parse.Vmkping(text)
+		if err != nil {
+			return err
+		}
+		v.Command = cmd
+		h.Pings = append(h.Pings, v)
+		return nil
+	},
 	collect.KindFirewallRules: list(parse.FirewallRuleList,
 		func(v *parse.FirewallRule, cmd string) { v.Command = cmd },
 		func(h *Host) *[]parse.FirewallRule { return &h.PVRDMARules }),

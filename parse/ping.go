@@ -1,0 +1,78 @@
+package parse
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+var (
+	rePingHead  = regexp.MustCompile(`^PING (\S+) \(([^)]*)\): ([0-9]+) data bytes$`)
+	rePingReply = regexp.MustCompile(`^[0-9]+ bytes from [^:]+: icmp_seq=[0-9]+`)
+	rePingStats = regexp.MustCompile(`^([0-9]+) packets transmitted, ([0-9]+) (?:packets )?received(?:, \+[0-9]+ (?:duplicates|errors))?, ([0-9.]+)% packet loss`)
+	rePingRTT   = regexp.MustCompile(`^round-trip min/avg/max(?:/[a-z-]+)? = ([0-9.]+)/([0-9.]+)/([0-9.]+)`)
+	rePingFail  = regexp.MustCompile(`^(?:sendto\(\) failed \((.+)\)|Request timeout for icmp_seq[ =]?[0-9]+|ping: .+|vmkping: .+)$`)
+)
+
+// Vmkping parses one vmkping (or `ping ++netstack=...`) run, BSD style.
+// Without a statistics block (an interrupted run) HasStats is false and
+// Transmitted/Received count the attempts and replies seen.
+func Vmkping(text string) (Ping, error) {
+	ls := clean(text, false)
+	var p Ping
+	head := false
+	sawStatsTitle := false
+	replies, attempts := 0, 0
+	for _, l := range ls {
+		t := strings.TrimSpace(l.text)
+		if t == "" {
+			continue
+		}
+		if !head {
+			m := rePingHead.FindStringSubmatch(t)
+			if m == nil {
+				return Ping{}, errorf(l.no, "expected \"PING ip (ip): N data bytes\", got %q", t)
+			}
+			head = true
+			p.Target = m[2]
+			p.Payload, _ = strconv.Atoi(m[3])
+			p.Ref = l.ref()
+			continue
+		}
+		switch {
+		case rePingReply.MatchString(t):
+			replies++
+			attempts++
+		case rePingFail.MatchString(t):
+			attempts++
+			if strings.Contains(t, "Message too long") {
+				p.MessageTooLong = true
+			}
+			p.Failures = append(p.Failures, t)
+		case strings.HasPrefix(t, "--- ") && strings.HasSuffix(t, " ping statistics ---"):
+			sawStatsTitle = true
+		case rePingStats.MatchString(t):
+			m := rePingStats.FindStringSubmatch(t)
+			p.Transmitted, _ = strconv.Atoi(m[1])
+			p.Received, _ = strconv.Atoi(m[2])
+			p.LossPercent, _ = strconv.ParseFloat(m[3], 64)
+			p.HasStats = true
+			p.Ref = l.ref()
+		case rePingRTT.MatchString(t):
+			m := rePingRTT.FindStringSubmatch(t)
+			p.AvgMs, _ = strconv.ParseFloat(m[2], 64)
+		default:
+			return Ping{}, errorf(l.no, "unexpected ping output %q", t)
+		}
+	}
+	if !head {
+		return Ping{}, &Error{Msg: "empty output: expected a \"PING ip (ip): N data bytes\" line"}
+	}
+	if sawStatsTitle && !p.HasStats {
+		return Ping{}, errorf(ls[len(ls)-1].no, "ping statistics without a \"packets transmitted\" line")
+	}
+	if !p.HasStats {
+		p.Transmitted, p.Received = attempts, replies
+	}
+	return p, nil
+}

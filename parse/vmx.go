@@ -1,0 +1,157 @@
+package parse
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// VMXEntry is one `key = "value"` line of a .vmx file.
+type VMXEntry struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+	Ref
+}
+
+// VMXConfig is a parsed .vmx file: every key as written (case kept), in
+// file order; lookups ignore case. A repeated key keeps its last value.
+type VMXConfig struct {
+	Entries []VMXEntry `json:"entries"`
+	index   map[string]int
+}
+
+// PVRDMAAdapter is an `ethernetN.virtualDev = "vrdma"` adapter of a VM.
+type PVRDMAAdapter struct {
+	// Ethernet is N of ethernetN.
+	Ethernet int `json:"ethernet"`
+	// NativeEndpointSupport is vrdmaN.nativeEndpointSupport; Set tells
+	// whether the key is present.
+	NativeEndpointSupport    bool `json:"native_endpoint_support"`
+	NativeEndpointSupportSet bool `json:"native_endpoint_support_set"`
+	Ref
+}
+
+var reVMXLine = regexp.MustCompile(`^\s*([A-Za-z0-9_.:\[\]-]+)\s*=\s*(?:"(.*)"|([^"\s]*))\s*$`)
+
+// VMX parses a .vmx file: `key = "value"` lines; blank lines and "#"
+// comments are skipped.
+func VMX(text string) (VMXConfig, error) {
+	c := VMXConfig{index: map[string]int{}}
+	for _, l := range clean(text, false) {
+		t := strings.TrimSpace(l.text)
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		m := reVMXLine.FindStringSubmatch(l.text)
+		if m == nil {
+			return VMXConfig{}, errorf(l.no, "expected `key = \"value\"`, got %q", t)
+		}
+		v := m[2]
+		if m[3] != "" {
+			v = m[3]
+		}
+		e := VMXEntry{Key: m[1], Value: v, Ref: l.ref()}
+		lk := strings.ToLower(m[1])
+		if i, dup := c.index[lk]; dup {
+			c.Entries[i] = e
+			continue
+		}
+		c.index[lk] = len(c.Entries)
+		c.Entries = append(c.Entries, e)
+	}
+	return c, nil
+}
+
+// Lookup returns the entry of a key, ignoring case.
+func (c VMXConfig) Lookup(key string) (VMXEntry, bool) {
+	if c.index == nil {
+		for _, e := range c.Entries {
+			if strings.EqualFold(e.Key, key) {
+				return e, true
+			}
+		}
+		return VMXEntry{}, false
+	}
+	i, ok := c.index[strings.ToLower(key)]
+	if !ok {
+		return VMXEntry{}, false
+	}
+	return c.Entries[i], true
+}
+
+// Get returns a key's value ("" when absent), ignoring case.
+func (c VMXConfig) Get(key string) string {
+	e, _ := c.Lookup(key)
+	return e.Value
+}
+
+// Bool reads a boolean key ("TRUE", "true", "False", ...); ok is false
+// when the key is absent or not a boolean.
+func (c VMXConfig) Bool(key string) (v, ok bool) {
+	e, found := c.Lookup(key)
+	if !found {
+		return false, false
+	}
+	switch strings.ToLower(strings.TrimSpace(e.Value)) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	return false, false
+}
+
+// Int reads an integer key; ok is false when absent or not a number.
+func (c VMXConfig) Int(key string) (int, bool) {
+	e, found := c.Lookup(key)
+	if !found {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(e.Value))
+	return n, err == nil
+}
+
+// VirtualHWVersion is virtualHW.version.
+func (c VMXConfig) VirtualHWVersion() (int, bool) { return c.Int("virtualHW.version") }
+
+// MemPinned is sched.mem.pin (reserve all guest memory).
+func (c VMXConfig) MemPinned() bool { v, _ := c.Bool("sched.mem.pin"); return v }
+
+// MemMinMB is sched.mem.min (memory reservation, MB).
+func (c VMXConfig) MemMinMB() (int, bool) { return c.Int("sched.mem.min") }
+
+// MemSizeMB is memSize (MB).
+func (c VMXConfig) MemSizeMB() (int, bool) { return c.Int("memSize") }
+
+// Firmware is firmware ("efi", "bios"; "" when absent, which means BIOS).
+func (c VMXConfig) Firmware() string { return strings.ToLower(c.Get("firmware")) }
+
+// Use64bitMMIO is pciPassthru.use64bitMMIO.
+func (c VMXConfig) Use64bitMMIO() bool { v, _ := c.Bool("pciPassthru.use64bitMMIO"); return v }
+
+// MMIOSizeGB is pciPassthru.64bitMMIOSizeGB.
+func (c VMXConfig) MMIOSizeGB() (int, bool) { return c.Int("pciPassthru.64bitMMIOSizeGB") }
+
+// AsyncMode is vrdma.asyncMode; ok is false when absent.
+func (c VMXConfig) AsyncMode() (v, ok bool) { return c.Bool("vrdma.asyncMode") }
+
+var reEthernetDev = regexp.MustCompile(`^(?i)ethernet([0-9]+)\.virtualDev$`)
+
+// PVRDMAAdapters lists the adapters with ethernetN.virtualDev = "vrdma"
+// (any case), by N.
+func (c VMXConfig) PVRDMAAdapters() []PVRDMAAdapter {
+	var out []PVRDMAAdapter
+	for _, e := range c.Entries {
+		m := reEthernetDev.FindStringSubmatch(e.Key)
+		if m == nil || !strings.EqualFold(strings.TrimSpace(e.Value), "vrdma") {
+			continue
+		}
+		n, _ := strconv.Atoi(m[1])
+		a := PVRDMAAdapter{Ethernet: n, Ref: e.Ref}
+		a.NativeEndpointSupport, a.NativeEndpointSupportSet = c.Bool("vrdma" + m[1] + ".nativeEndpointSupport")
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Ethernet < out[j].Ethernet })
+	return out
+}
