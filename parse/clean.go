@@ -69,6 +69,10 @@ type promptInfo struct {
 // parsePrompt recognises a shell prompt line ("[root@esx01:~] cmd",
 // "~ # cmd", "# esxcli ...", "root@esx01:~# cmd").
 func parsePrompt(s string) (promptInfo, bool) {
+	// Every prompt form holds '#', '$' or ']': skip the regexps otherwise.
+	if !strings.ContainsAny(s, "#$]") {
+		return promptInfo{}, false
+	}
 	if m := rePromptBracket.FindStringSubmatch(s); m != nil {
 		return promptInfo{Host: m[2], Command: strings.TrimSpace(m[3])}, true
 	}

@@ -32,6 +32,9 @@ func readItems(text string, lay layout, keys, required []string) ([]Record, erro
 	default:
 		switch lay {
 		case layoutTable:
+			if len(ls) == 0 {
+				return nil, nil
+			}
 			var t Table
 			if t, err = readTable(ls, nil); err != nil {
 				return nil, err

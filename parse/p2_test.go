@@ -170,7 +170,7 @@ func TestIPInterfaceAndIPv4(t *testing.T) {
 	eq(t, "line", v[0].Line, 3)
 
 	for name, want := range map[string]IPv4Interface{
-		"esxcli_network_ip_interface_ipv4_get__blog_vmk0_recreate.txt":   {Name: "vmk0", Address: "192.168.1.11", Netmask: "255.255.255.0", Broadcast: "192.168.1.255", AddressType: "STATIC", Gateway: "192.168.1.1"},
+		"esxcli_network_ip_interface_ipv4_get__blog_vmk0_recreate.txt":  {Name: "vmk0", Address: "192.168.1.11", Netmask: "255.255.255.0", Broadcast: "192.168.1.255", AddressType: "STATIC", Gateway: "192.168.1.1"},
 		"esxcli_network_ip_interface_ipv4_get__cactus_esxi670_vmk1.txt": {Name: "vmk1", Address: "10.130.2.122", Netmask: "255.255.255.0", Broadcast: "10.130.2.255", AddressType: "STATIC", Gateway: "10.130.2.1"},
 	} {
 		rows, err := IPv4Get(sample(t, name))
