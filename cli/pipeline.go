@@ -103,6 +103,35 @@ func (p *Pipeline) present(a *Analysis) error {
 	return nil
 }
 
+// writeReport renders the report in the chosen format.
+func writeReport(w io.Writer, format string, r *report.Report, color bool, getenv func(string) string) error {
+	switch format {
+	case "json":
+		return report.WriteJSON(w, r)
+	case "text", "":
+		return report.WriteText(w, r, report.TextOptions{Color: color && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"})
+	}
+	return fmt.Errorf("unknown output format %q", format)
+}
+
+// exitCodeFor maps a report to the documented exit codes: critical findings
+// (4) first, then incomplete collection (5), then warnings or info at or
+// above --fail-on (3).
+func exitCodeFor(r *report.Report, failOn checks.Severity) int {
+	rank := failOn.Rank()
+	switch {
+	case r.Summary.Critical > 0 && rank <= checks.Critical.Rank():
+		return ExitCritical
+	case r.Incomplete():
+		return ExitIncomplete
+	case r.Summary.Warning > 0 && rank <= checks.Warning.Rank():
+		return ExitWarning
+	case r.Summary.Info > 0 && rank <= checks.Info.Rank():
+		return ExitWarning
+	}
+	return ExitOK
+}
+
 // parseHosts splits a --hosts value: comma- or space-separated host[:port].
 func parseHosts(v string) ([]collect.Target, error) {
 	var out []collect.Target

@@ -28,8 +28,7 @@ type ScanOptions struct {
 	PasswordEnv     string
 	KnownHosts      string
 	InsecureHostKey bool
-	Output          string
-	FailOn          string
+	Report          ReportOptions
 	Concurrency     int
 	CommandTimeout  time.Duration
 	HostTimeout     time.Duration

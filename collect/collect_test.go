@@ -101,7 +101,7 @@ func TestCollectPlansStage2FromStage1AndValidatesValues(t *testing.T) {
 	if len(res[0].Captures) != len(Stage1())+len(want) {
 		t.Errorf("got %d captures, want %d", len(res[0].Captures), len(Stage1())+len(want))
 	}
-	if got := strings.Join(res[0].Notes, "\n"); !strings.Contains(got, "1;reboot_0") {
+	if got := strings.Join(res[0].Notes, "\n"); !strings.Contains(got, `"1;reboot"`) {
 		t.Errorf("the rejected entry should be reported in the host notes, got %q", got)
 	}
 	if f.opens["esx01"] != 1 {

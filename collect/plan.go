@@ -91,7 +91,7 @@ func collected(caps []Capture, k Kind) (Capture, bool) {
 func probeSourceOf(caps []Capture) probeSource {
 	var src probeSource
 	if c, ok := collected(caps, KindPVRDMAVmknicOpt); ok {
-		if s, err := parse.AdvancedSetting(c.Stdout); err == nil {
+		if s, err := parse.AdvancedSettingList(c.Stdout); err == nil {
 			src.Vmknic = strings.TrimSpace(s.StringValue)
 		}
 	}
