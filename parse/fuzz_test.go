@@ -1,0 +1,246 @@
+package parse
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// seed adds every testdata sample (header stripped) and a few variants.
+func seed(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.txt"))
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		body := stripHeader(string(b))
+		f.Add(body)
+		f.Add(strings.ReplaceAll(body, "\n", "\r\n"))
+	}
+	f.Add(rdmaList)
+	f.Add(dcbSample)
+	f.Add(transcript)
+	f.Add("")
+	f.Add("PVRDMA Device Properties {\nActive MTU:1024\n}\n")
+}
+
+// checkErr asserts a parser error is a *Error whose line exists.
+func checkErr(t *testing.T, text string, err error) {
+	t.Helper()
+	var pe *Error
+	if !errors.As(err, &pe) {
+		t.Fatalf("error is %T, not *parse.Error: %v", err, err)
+	}
+	if pe.Line < 0 || pe.Line > len(splitLines(text))+1 {
+		t.Fatalf("error line %d outside the %d-line input", pe.Line, len(splitLines(text)))
+	}
+}
+
+// checkRef asserts that evidence points at a real line holding its text.
+func checkRef(t *testing.T, text string, r Ref) {
+	t.Helper()
+	ls := splitLines(text)
+	if r.Line < 1 || r.Line > len(ls) {
+		t.Fatalf("ref line %d outside the %d-line input", r.Line, len(ls))
+	}
+	if ls[r.Line-1].text != r.Text {
+		t.Fatalf("ref line %d text %q, input has %q", r.Line, r.Text, ls[r.Line-1].text)
+	}
+}
+
+func checkRecord(t *testing.T, text string, r Record) {
+	t.Helper()
+	if len(r.Keys) != len(r.Fields) {
+		t.Fatalf("record keys %d != fields %d", len(r.Keys), len(r.Fields))
+	}
+	for _, k := range r.Keys {
+		checkRef(t, text, r.Fields[k].Ref)
+	}
+	for _, items := range r.Nested {
+		for _, it := range items {
+			checkRecord(t, text, it)
+		}
+	}
+}
+
+// fuzzList fuzzes a list parser: no panic, errors are *Error, every fact
+// points at a real line.
+func fuzzList[T any](f *testing.F, p func(string) ([]T, error), ref func(T) Ref) {
+	seed(f)
+	f.Fuzz(func(t *testing.T, text string) {
+		v, err := p(text)
+		if err != nil {
+			checkErr(t, text, err)
+			if v != nil {
+				t.Fatalf("facts returned with an error: %v", v)
+			}
+			return
+		}
+		for _, x := range v {
+			checkRef(t, text, ref(x))
+		}
+	})
+}
+
+func fuzzOne[T any](f *testing.F, p func(string) (T, error), check func(*testing.T, string, T)) {
+	seed(f)
+	f.Fuzz(func(t *testing.T, text string) {
+		v, err := p(text)
+		if err != nil {
+			checkErr(t, text, err)
+			return
+		}
+		check(t, text, v)
+	})
+}
+
+func FuzzRDMADeviceList(f *testing.F) {
+	fuzzList(f, RDMADeviceList, func(d RDMADevice) Ref { return d.Ref })
+}
+func FuzzRDMAProtocolList(f *testing.F) {
+	fuzzList(f, RDMAProtocolList, func(d RDMAProtocol) Ref { return d.Ref })
+}
+func FuzzRDMAVmknicList(f *testing.F) {
+	fuzzList(f, RDMAVmknicList, func(d RDMAVmknic) Ref { return d.Ref })
+}
+func FuzzVMProcessList(f *testing.F) {
+	fuzzList(f, VMProcessList, func(d VMProcess) Ref {
+		if d.WorldID == "" {
+			panic("VM without World ID")
+		}
+		return d.Ref
+	})
+}
+func FuzzVsishLs(f *testing.F) { fuzzList(f, VsishLs, func(d VsishEntry) Ref { return d.Ref }) }
+func FuzzIPInterfaceList(f *testing.F) {
+	fuzzList(f, IPInterfaceList, func(d Vmknic) Ref { return d.Ref })
+}
+func FuzzIPv4Get(f *testing.F) { fuzzList(f, IPv4Get, func(d IPv4Interface) Ref { return d.Ref }) }
+func FuzzNICList(f *testing.F) { fuzzList(f, NICList, func(d NIC) Ref { return d.Ref }) }
+func FuzzDVSList(f *testing.F) { fuzzList(f, DVSList, func(d DVSwitch) Ref { return d.Ref }) }
+func FuzzStandardSwitchList(f *testing.F) {
+	fuzzList(f, StandardSwitchList, func(d StandardSwitch) Ref { return d.Ref })
+}
+func FuzzFirewallRulesetList(f *testing.F) {
+	fuzzList(f, FirewallRulesetList, func(d FirewallRuleset) Ref { return d.Ref })
+}
+func FuzzFirewallRuleList(f *testing.F) {
+	fuzzList(f, FirewallRuleList, func(d FirewallRule) Ref { return d.Ref })
+}
+func FuzzHardwarePCIList(f *testing.F) {
+	fuzzList(f, HardwarePCIList, func(d PCIDevice) Ref { return d.Ref })
+}
+
+func FuzzRDMAStatsGet(f *testing.F) {
+	fuzzOne(f, RDMAStatsGet, func(t *testing.T, text string, v RDMAStats) {
+		checkRecord(t, text, v.Record)
+		if len(v.Counters) > len(v.Record.Keys) {
+			t.Fatal("more counters than keys")
+		}
+	})
+}
+func FuzzPVRDMAProperties(f *testing.F) {
+	fuzzOne(f, PVRDMAProperties, func(t *testing.T, text string, v PVRDMADevice) {
+		checkRef(t, text, v.Ref)
+		checkRecord(t, text, v.Props)
+	})
+}
+func FuzzNICGet(f *testing.F) {
+	fuzzOne(f, NICGet, func(t *testing.T, text string, v NICDetail) { checkRecord(t, text, v.Record) })
+}
+func FuzzDCBStatusGet(f *testing.F) {
+	fuzzOne(f, DCBStatusGet, func(t *testing.T, text string, v DCBStatus) {
+		checkRecord(t, text, v.Record)
+		for _, p := range v.PFCPriorities {
+			if p < 0 || p > 7 {
+				t.Fatalf("priority %d", p)
+			}
+		}
+	})
+}
+func FuzzAdvancedSettingList(f *testing.F) {
+	fuzzOne(f, AdvancedSettingList, func(t *testing.T, text string, v AdvancedSetting) {
+		checkRecord(t, text, v.Record)
+		if v.Path == "" && v.Record.Get("Path") != "" {
+			t.Fatal("path lost")
+		}
+	})
+}
+func FuzzSystemVersionGet(f *testing.F) {
+	fuzzOne(f, SystemVersionGet, func(t *testing.T, text string, v SystemVersion) {
+		if v.Product == "" && v.Version == "" {
+			t.Fatal("empty version without error")
+		}
+	})
+}
+func FuzzVmkping(f *testing.F) {
+	fuzzOne(f, Vmkping, func(t *testing.T, text string, v Ping) {
+		checkRef(t, text, v.Ref)
+		if v.Target == "" {
+			t.Fatal("ping without target")
+		}
+	})
+}
+func FuzzVMX(f *testing.F) {
+	fuzzOne(f, VMX, func(t *testing.T, text string, v VMXConfig) {
+		for _, e := range v.Entries {
+			checkRef(t, text, e.Ref)
+			if got := v.Get(strings.ToUpper(e.Key)); got != e.Value {
+				t.Fatalf("case-insensitive lookup of %q: %q != %q", e.Key, got, e.Value)
+			}
+		}
+	})
+}
+func FuzzSplitTranscript(f *testing.F) {
+	seed(f)
+	f.Fuzz(func(t *testing.T, text string) {
+		cmds, err := SplitTranscript(text)
+		if err != nil {
+			checkErr(t, text, err)
+			return
+		}
+		ls := splitLines(text)
+		last := 0
+		for _, c := range cmds {
+			if c.Line <= last || c.Line > len(ls) || c.Command == "" {
+				t.Fatalf("bad command %+v", c)
+			}
+			if !isPrompt(ls[c.Line-1].text) {
+				t.Fatalf("line %d is not a prompt", c.Line)
+			}
+			last = c.Line
+		}
+	})
+}
+func FuzzReadTable(f *testing.F) {
+	seed(f)
+	f.Fuzz(func(t *testing.T, text string) {
+		tb, err := ReadTable(text)
+		if err != nil {
+			checkErr(t, text, err)
+			return
+		}
+		for _, r := range tb.Rows {
+			checkRef(t, text, r.Ref())
+			if len(r.Cells) > len(tb.Header) {
+				t.Fatal("more cells than columns")
+			}
+		}
+	})
+}
+func FuzzReadRecords(f *testing.F) {
+	seed(f)
+	f.Fuzz(func(t *testing.T, text string) {
+		recs, err := ReadRecords(text)
+		if err != nil {
+			checkErr(t, text, err)
+			return
+		}
+		for _, r := range recs {
+			checkRecord(t, text, r)
+		}
+	})
+}
