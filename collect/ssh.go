@@ -123,7 +123,7 @@ func (c *sshConn) Run(ctx context.Context, line string) Result {
 	if err := CheckAllowed(line); err != nil {
 		return Result{Err: err, ExitCode: -1}
 	}
-	sess, err := c.client.NewSession()
+	sess, err := c.newSession(ctx)
 	if err != nil {
 		return Result{Err: fmt.Errorf("cannot open SSH session: %w", err), ExitCode: -1}
 	}
@@ -158,6 +158,29 @@ func (c *sshConn) Run(ctx context.Context, line string) Result {
 		res.Err = err
 	}
 	return res
+}
+
+// newSession opens a session, retrying while the server refuses with
+// "resource shortage": sshd counts a session until it has processed the
+// close, so a session opened right after another closed can be refused
+// even below MaxSessions. Other errors are returned at once.
+func (c *sshConn) newSession(ctx context.Context) (*ssh.Session, error) {
+	backoff := 5 * time.Millisecond
+	for {
+		sess, err := c.client.NewSession()
+		var oce *ssh.OpenChannelError
+		if err == nil || !errors.As(err, &oce) || oce.Reason != ssh.ResourceShortage {
+			return sess, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (still refused when the command timed out)", err)
+		case <-time.After(backoff):
+		}
+		if backoff < 200*time.Millisecond {
+			backoff *= 2
+		}
+	}
 }
 
 // maxOutput bounds what one command may return (64 MiB), so a misbehaving
