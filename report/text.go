@@ -56,7 +56,8 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 			b.WriteString(indent + line + "\n")
 		}
 	}
-	fmt.Fprintf(&b, "%s %s — %s\n\n", p.c("1", "pvrdma-doctor"), r.Tool.Version, r.Source)
+	wrap("", fmt.Sprintf("%s %s — %s", p.c("1", "pvrdma-doctor"), r.Tool.Version, r.Source))
+	b.WriteString("\n")
 	verdictCode := "1;32"
 	switch {
 	case r.Summary.Critical > 0:
@@ -71,7 +72,6 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 		nameW = max(nameW, len(h.Host))
 	}
 	for _, h := range r.Hosts {
-		verdict := h.Verdict
 		code := "32"
 		switch {
 		case h.Status == collect.StatusNotCollected || h.Critical > 0:
@@ -79,23 +79,20 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 		case h.Warning > 0 || h.Status == collect.StatusPartial:
 			code = "33"
 		}
-		line := fmt.Sprintf("  %-*s  %s", nameW, h.Host, verdict)
-		if h.Status != collect.StatusNotCollected {
-			extra := fmt.Sprintf("  [%s, %s, %s]", orDash(h.Version, "ESXi ?", "ESXi "),
-				plural(h.RDMADevices, "RDMA device", "RDMA devices"), plural(h.PVRDMAVMs, "PVRDMA VM", "PVRDMA VMs"))
-			if len(line)+len(extra) <= opt.Width {
-				line += extra
-			}
-		}
-		wrapped := ansi.Wordwrap(line, opt.Width, " ")
-		for i, l := range strings.Split(wrapped, "\n") {
+		indent := strings.Repeat(" ", nameW+4)
+		line := fmt.Sprintf("  %-*s  %s", nameW, h.Host, h.Verdict)
+		for i, l := range strings.Split(ansi.Wordwrap(line, opt.Width, " "), "\n") {
 			if i > 0 {
-				l = strings.Repeat(" ", nameW+4) + strings.TrimLeft(l, " ")
+				l = indent + strings.TrimLeft(l, " ")
 			}
 			b.WriteString(p.c(code, l) + "\n")
 		}
+		if h.Status != collect.StatusNotCollected {
+			wrap(indent, p.c("2", fmt.Sprintf("%s · %s · %s", orDash(h.Version, "ESXi version unknown", "ESXi "),
+				plural(h.RDMADevices, "RDMA device", "RDMA devices"), plural(h.PVRDMAVMs, "PVRDMA VM", "PVRDMA VMs"))))
+		}
 		for _, n := range h.Notes {
-			wrap(strings.Repeat(" ", nameW+4), "note: "+n)
+			wrap(indent, "note: "+n)
 		}
 	}
 	groups := r.FindingsBySeverity()
@@ -117,8 +114,32 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	}
 	if len(ne) > 0 {
 		fmt.Fprintf(&b, "\n%s\n", p.c("1", fmt.Sprintf("NOT EVALUATED (%d)", len(ne))))
+		// Group by host and reason: one unreachable host would otherwise
+		// repeat its reason once per rule.
+		type group struct {
+			host, reason string
+			items        []string
+		}
+		var groups []*group
+		idx := map[string]*group{}
 		for _, f := range ne {
-			wrap("  ", fmt.Sprintf("%s %s %s: %s", f.RuleID, f.Host, f.Subject, strings.TrimPrefix(f.Message, "not evaluated: ")))
+			reason := strings.TrimPrefix(f.Message, "not evaluated: ")
+			k := f.Host + "\x00" + reason
+			g := idx[k]
+			if g == nil {
+				g = &group{host: f.Host, reason: reason}
+				idx[k] = g
+				groups = append(groups, g)
+			}
+			item := f.RuleID
+			if f.Subject != f.Host {
+				item += " (" + f.Subject + ")"
+			}
+			g.items = append(g.items, item)
+		}
+		for _, g := range groups {
+			wrap("  ", fmt.Sprintf("%s: %s", g.host, strings.Join(g.items, ", ")))
+			wrap("    ", p.c("2", "because "+g.reason))
 		}
 	}
 	if len(r.Suppressed) > 0 {
