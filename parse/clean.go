@@ -60,6 +60,17 @@ var (
 	reEcho = regexp.MustCompile(`^\s*(?:(?:esxcli|localcli)(?:\s+--?[a-z-]+(?:=\S+)?)*(?:\s+[a-z][a-z0-9-]*){2,}(?:\s+-{1,2}\S+(?:\s+\S+)?)*\s*(?:\|.*)?|vsish\s+-e\s+(?:ls|cat|get)\s+/\S*|(?:vmkping|ping)(?:\s+\S+)+|esxcfg-[a-z]+(?:\s+-\S+)*|cat\s+\S+\.vmx)\s*$`)
 )
 
+// looksLikeCommand is a cheap filter before reEcho: the first word is a
+// command pvrdma-doctor knows.
+func looksLikeCommand(s string) bool {
+	w, _, _ := strings.Cut(strings.TrimSpace(s), " ")
+	switch w {
+	case "esxcli", "localcli", "vsish", "vmkping", "ping", "cat":
+		return true
+	}
+	return strings.HasPrefix(w, "esxcfg-")
+}
+
 // promptInfo is a recognised shell prompt line.
 type promptInfo struct {
 	Host    string
@@ -107,7 +118,7 @@ func clean(text string, titled bool) []line {
 		case isBlank(t), isPrompt(t):
 			i++
 			continue
-		case !echoed && reEcho.MatchString(t) && !(titled && startsRecord(ls, i)):
+		case !echoed && looksLikeCommand(t) && reEcho.MatchString(t) && !(titled && startsRecord(ls, i)):
 			echoed = true
 			i++
 			continue
