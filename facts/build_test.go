@@ -108,3 +108,43 @@ func TestBuildFleetOrderAndUnknownKind(t *testing.T) {
 		t.Fatalf("not collected host: %v %q", ok, why)
 	}
 }
+
+func TestBuildHostManyPerKind(t *testing.T) {
+	nicGet := "   Driver Info:\n         Driver: nmlx5_core\n         Version: 4.23\n   Link Status: Up \n   Name: vmnic4\n   Pause RX: false\n   Pause TX: false\n"
+	dcb := "   Nic Name: vmnic4\n   Enabled: true\n   PFC Enabled: true\n   PFC Configuration: 0 0 0 1 0 0 0 0\n"
+	ping := "PING 10.0.0.2 (10.0.0.2): 8972 data bytes\nsendto() failed (Message too long)\n\n--- 10.0.0.2 ping statistics ---\n1 packets transmitted, 0 packets received, 100% packet loss\n"
+	h := BuildHost(collect.HostResult{Host: "esx01", Status: collect.StatusCollected, Captures: []collect.Capture{
+		capture(collect.KindNICGet, "esxcli network nic get -n vmnic4", nicGet),
+		capture(collect.KindNICGet, "esxcli network nic get -n vmnic5", strings.Replace(nicGet, "vmnic4", "vmnic5", 1)),
+		capture(collect.KindDCBStatus, "esxcli network nic dcb status get -n vmnic4", dcb),
+		capture(collect.KindVmkping, "vmkping -I vmk1 -c 3 -d -s 8972 10.0.0.2", ping),
+		capture(collect.KindRDMAStats, "esxcli rdma device stats get -d vmrdma0", "   Packets received: 5\n"),
+		capture(collect.KindPVRDMAVmknicOpt, "esxcli system settings advanced list -o /Net/PVRDMAVmknic", "   Path: /Net/PVRDMAVmknic\n   Type: string\n   String Value: vmk1\n"),
+	}})
+	if len(h.Errors) != 0 {
+		t.Fatalf("errors %+v", h.Errors)
+	}
+	if len(h.NICDetails) != 2 || h.NICDetails[1].Name != "vmnic5" || h.NICDetails[0].Record.Nested["Driver Info"][0].RefOf("Driver").Command != "esxcli network nic get -n vmnic4" {
+		t.Fatalf("nic details %+v", h.NICDetails)
+	}
+	if len(h.Sources[collect.KindNICGet]) != 2 {
+		t.Fatal("sources per kind")
+	}
+	if len(h.DCB) != 1 || len(h.DCB[0].PFCPriorities) != 1 || h.DCB[0].PFCPriorities[0] != 3 {
+		t.Fatalf("dcb %+v", h.DCB)
+	}
+	if len(h.Pings) != 1 || !h.Pings[0].MessageTooLong || h.Pings[0].Command == "" {
+		t.Fatalf("pings %+v", h.Pings)
+	}
+	if len(h.RDMAStats) != 1 || h.RDMAStats[0].Device != "vmrdma0" || h.RDMAStats[0].Counters["Packets received"] != 5 {
+		t.Fatalf("stats %+v", h.RDMAStats)
+	}
+	if h.PVRDMAVmknic == nil || h.PVRDMAVmknic.StringValue != "vmk1" || h.PVRDMAVmknic.Record.RefOf("String Value").Command == "" {
+		t.Fatalf("setting %+v", h.PVRDMAVmknic)
+	}
+	for _, k := range []collect.Kind{collect.KindNICGet, collect.KindDCBStatus, collect.KindVmkping, collect.KindRDMAStats, collect.KindPVRDMAVmknicOpt} {
+		if ok, why := h.Available(k); !ok {
+			t.Errorf("%s: %s", k, why)
+		}
+	}
+}
