@@ -7,7 +7,7 @@ import (
 )
 
 var (
-	rePingHead  = regexp.MustCompile(`^PING (\S+) \(([^)]*)\): ([0-9]+) data bytes$`)
+	rePingHead  = regexp.MustCompile(`^PING (\S+) \(([^)\s]+)\): ([0-9]+) data bytes$`)
 	rePingReply = regexp.MustCompile(`^[0-9]+ bytes from [^:]+: icmp_seq=[0-9]+`)
 	rePingStats = regexp.MustCompile(`^([0-9]+) packets transmitted, ([0-9]+) (?:packets )?received(?:, \+[0-9]+ (?:duplicates|errors))?, ([0-9.]+)% packet loss`)
 	rePingRTT   = regexp.MustCompile(`^round-trip min/avg/max(?:/[a-z-]+)? = ([0-9.]+)/([0-9.]+)/([0-9.]+)`)
