@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -69,7 +70,8 @@ func (r *SSHRunner) Open(ctx context.Context, t Target) (Conn, error) {
 	stopped := stop()
 	if err != nil {
 		nc.Close()
-		if !stopped || ctx.Err() != nil {
+		var ne net.Error
+		if !stopped || ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
 			return nil, fmt.Errorf("ssh handshake with %s timed out: the host accepted TCP but did not complete SSH", addr)
 		}
 		return nil, describeHandshakeError(addr, cfg.User, err)
