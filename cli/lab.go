@@ -1,0 +1,215 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/crypto/ssh"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
+	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+)
+
+func init() { register("lab", newCmdLab) }
+
+// LabServeOptions are the flags and dependencies of `lab serve`.
+type LabServeOptions struct {
+	IO *IOStreams
+
+	Scenario                string
+	ScenarioDir             string
+	Hosts                   int
+	RTT                     time.Duration
+	CmdLatency              time.Duration
+	User                    string
+	Password                string
+	KeyboardInteractiveOnly bool
+	OutDir                  string
+
+	// Stop ends serving when it is closed (tests); SIGINT, SIGTERM and the
+	// command's context always do.
+	Stop <-chan struct{}
+}
+
+func newCmdLab(f *Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "lab",
+		Short: "Run simulated ESXi hosts to try pvrdma-doctor without ESXi",
+		Long: `The lab runs simulated ESXi 8 hosts on this machine: real SSH servers on
+127.0.0.1 that answer the read-only commands pvrdma-doctor sends with the
+outputs of a built-in scenario (or a scenario directory), faults included.`,
+		Args: cobra.NoArgs,
+	}
+	cmd.AddCommand(newCmdLabServe(f, nil))
+	return cmd
+}
+
+func newCmdLabServe(f *Factory, runF func(context.Context, *LabServeOptions) error) *cobra.Command {
+	opts := &LabServeOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve a scenario's hosts over SSH until interrupted",
+		Long: `Serve starts one SSH server per host of a scenario on 127.0.0.1 (random ports),
+prints each host's address, credentials and host key fingerprint, writes
+hosts.txt and known_hosts into --out-dir, and prints the scan command to run
+against them. It serves until interrupted (Ctrl-C).
+
+Built-in scenarios: ` + strings.Join(fixtures.Names(), ", ") + `.`,
+		Example: `  pvrdma-doctor lab serve
+  pvrdma-doctor lab serve --scenario healthy --keyboard-interactive-only
+  pvrdma-doctor lab serve --hosts 200 --rtt 20ms --cmd-latency 150ms --out-dir ./lab`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("scenario") && opts.ScenarioDir != "" {
+				return usageError("--scenario and --scenario-dir are mutually exclusive")
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runLabServe(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Scenario, "scenario", "mixed", "built-in scenario to serve ("+strings.Join(fixtures.Names(), ", ")+")")
+	fl.StringVar(&opts.ScenarioDir, "scenario-dir", "", "serve a scenario from a directory (<host>/<command file> layout)")
+	fl.IntVar(&opts.Hosts, "hosts", 0, "serve a generated fleet of N hosts cycling the scenario's reachable hosts")
+	fl.DurationVar(&opts.RTT, "rtt", 0, "simulated network round-trip time per connection")
+	fl.DurationVar(&opts.CmdLatency, "cmd-latency", 0, "time every command takes to answer")
+	fl.StringVar(&opts.User, "user", "root", "SSH user the hosts accept")
+	fl.StringVar(&opts.Password, "password", "", "SSH password the hosts accept (default: random)")
+	fl.BoolVar(&opts.KeyboardInteractiveOnly, "keyboard-interactive-only", false, "offer only keyboard-interactive authentication, like ESXi")
+	fl.StringVar(&opts.OutDir, "out-dir", "", "directory for hosts.txt and known_hosts (default: a new temporary directory)")
+	return cmd
+}
+
+func runLabServe(ctx context.Context, opts *LabServeOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if opts.Hosts < 0 {
+		return usageError("--hosts must be positive, got %d", opts.Hosts)
+	}
+	var sc *fixtures.Scenario
+	var err error
+	if opts.ScenarioDir != "" {
+		sc, err = fixtures.LoadDir(opts.ScenarioDir)
+	} else {
+		sc, err = fixtures.Load(opts.Scenario)
+		if err != nil {
+			return usageError("--scenario: %v", err)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if opts.Hosts > 0 {
+		sc = fixtures.Fleet(sc, opts.Hosts)
+		if len(sc.Hosts) == 0 {
+			return fmt.Errorf("scenario has no reachable host to build a fleet from")
+		}
+	}
+	outDir := opts.OutDir
+	if outDir == "" {
+		if outDir, err = os.MkdirTemp("", "pvrdma-doctor-lab-"); err != nil {
+			return err
+		}
+	} else if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return err
+	}
+	if abs, err := filepath.Abs(outDir); err == nil {
+		outDir = abs
+	}
+	l, err := lab.Start(sc, lab.Options{
+		User: opts.User, Password: opts.Password, KeyboardInteractiveOnly: opts.KeyboardInteractiveOnly,
+		RTT: opts.RTT, CmdLatency: opts.CmdLatency,
+	})
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	hostsFile := filepath.Join(outDir, "hosts.txt")
+	knownHosts := filepath.Join(outDir, "known_hosts")
+	if err := l.WriteHostsFile(hostsFile); err != nil {
+		return err
+	}
+	if err := l.WriteKnownHosts(knownHosts); err != nil {
+		return err
+	}
+
+	out := opts.IO.Out
+	hosts := l.Hosts()
+	fmt.Fprintf(out, "Serving scenario %q: %d simulated ESXi hosts\n", sc.Name, len(hosts))
+	if sc.Description != "" {
+		fmt.Fprintf(out, "%s\n", sc.Description)
+	}
+	fmt.Fprintln(out)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "HOST\tADDRESS\tUSER\tPASSWORD\tHOST KEY\tFAULT")
+	for _, h := range hosts {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", h.Name, h.Addr, h.User, h.Password, ssh.FingerprintSHA256(h.HostKey), labFaultText(h.Fault))
+	}
+	tw.Flush()
+	fmt.Fprintf(out, "\nWrote %s and %s\n\nScan it from another terminal:\n\n", hostsFile, knownHosts)
+	password := opts.Password
+	if password == "" && len(hosts) > 0 {
+		password = hosts[0].Password
+	}
+	fmt.Fprintf(out, "  export PVRDMA_DOCTOR_PASSWORD=%s\n", labShellQuote(password))
+	fmt.Fprintf(out, "  pvrdma-doctor scan --hosts-file %s --known-hosts %s --user %s --password-env PVRDMA_DOCTOR_PASSWORD\n\n",
+		labShellQuote(hostsFile), labShellQuote(knownHosts), labShellQuote(opts.User))
+	fmt.Fprintln(out, "Press Ctrl-C to stop.")
+
+	sigCtx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	select {
+	case <-sigCtx.Done():
+	case <-opts.Stop:
+	}
+	if err := l.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintln(opts.IO.ErrOut, "lab stopped")
+	return nil
+}
+
+func labFaultText(f lab.Fault) string {
+	var parts []string
+	if f.Refuse {
+		parts = append(parts, "refuses connections")
+	}
+	if f.Silent {
+		parts = append(parts, "never answers")
+	}
+	if f.RejectAuth {
+		parts = append(parts, "rejects logins")
+	}
+	if len(f.Hang) > 0 {
+		parts = append(parts, "hangs on "+strings.Join(f.Hang, ", "))
+	}
+	if f.Delay > 0 {
+		parts = append(parts, "slow ("+f.Delay.String()+" per command)")
+	}
+	if f.DropAfter > 0 {
+		parts = append(parts, fmt.Sprintf("drops the connection after %d commands", f.DropAfter))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// labShellQuote quotes s for a POSIX shell when it needs it.
+func labShellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=@%+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
