@@ -1,0 +1,376 @@
+package checks
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+)
+
+// Host configuration rules: ESXi version, RDMA devices, the PVRDMA vmknic
+// tag and the firewall ruleset.
+
+const (
+	docPVRDMA70     = "https://docs.vmware.com/en/VMware-vSphere/7.0/com.vmware.vsphere.networking.doc/GUID-4A5EBD44-FB1E-4A83-BB47-BBC65181E1C2.html"
+	docTagVmknic    = "https://docs.vmware.com/en/VMware-vSphere/7.0/com.vmware.vsphere.networking.doc/GUID-B3776418-86AF-448D-B814-FDA4EFB6A34E.html (Tag a VMkernel Adapter for PVRDMA; Enable the Firewall Rule for PVRDMA)"
+	docHostConfig67 = "http://38.142.81.21:8001/manual/vmware/vsphere/4-3-2-1-6-7-english/page-159.html (vSphere 6.7 Networking: Configure an ESXi Host for PVRDMA)"
+	docGOSValidate  = "https://github.com/vmware/ansible-vsphere-gos-validation (common/esxi_enable_pvrdma_configs.yml)"
+	docFirewallCLI  = "https://docs.vmware.com/en/VMware-vSphere/6.7/vspherecli-concepts-examples/GUID-CB2A997E-9B49-4B08-8202-3FB220EADE9D.html"
+	docRoCE67       = "http://38.142.81.21:8001/manual/vmware/vsphere/4-3-2-1-6-7-english/page-162.html (vSphere 6.7 Networking: Network Requirements for RDMA over Converged Ethernet)"
+	docLossless     = "https://docs.vmware.com/en/VMware-vSphere/7.0/com.vmware.vsphere.storage.doc/GUID-B764140D-BCF3-4C99-8169-E5B058757518.html (Configuring lossless Ethernet for NVMe over RDMA)"
+	docMellanoxPFC  = "https://community.mellanox.com/docs/DOC-2581 (HowTo Run RoCE over L2 Enabled with PFC, ESXi)"
+	docLinuxPVRDMA  = "https://github.com/torvalds/linux/tree/master/drivers/infiniband/hw/vmw_pvrdma"
+	docVrdmaAPI     = "https://developer.broadcom.com/xapis/vcenter-storage-monitoring-service-api/8.0U1/vim.vm.device.VirtualVmxnet3Vrdma.html"
+)
+
+func init() {
+	register(&Rule{
+		ID:       "ESXI_VERSION_UNSUPPORTED",
+		Title:    "ESXi release is older than 6.5 and has no PVRDMA",
+		Severity: Critical,
+		Why: "PVRDMA exists since ESXi 6.5 (and vCenter 6.5): an older host cannot give VMs a PVRDMA adapter, and " +
+			"PVRDMA VMs cannot run or migrate there.",
+		Fix:     "Upgrade the host to ESXi 6.5 or later (7.0 U1+ for native endpoints, 8.0 recommended) with vSphere Lifecycle Manager.",
+		Docs:    []string{docRDMAOverview, docPVRDMA70},
+		Applies: "all (fires on ESXi < 6.5)",
+		Host: func(h *facts.Host, _ *facts.Fleet, r *Reporter) {
+			if ok, why := h.Available(collect.KindSystemVersion); !ok || h.Version == nil {
+				if why == "" {
+					why = "`esxcli system version get` gave no version"
+				}
+				r.NotEvaluated(h.Host, why)
+				return
+			}
+			major, minor, _, ok := esxiVersion(h.Version.Version)
+			if !ok {
+				r.NotEvaluated(h.Host, fmt.Sprintf("ESXi version %q could not be read", h.Version.Version))
+				return
+			}
+			if major > 6 || (major == 6 && minor >= 5) {
+				r.Pass(h.Host)
+				return
+			}
+			r.Fail(h.Host, fmt.Sprintf("%s runs ESXi %s; PVRDMA needs ESXi 6.5 or later", h.Host, h.Version.Version),
+				fmt.Sprintf("Upgrade %s from ESXi %s to 6.5 or later (8.0 recommended) with vSphere Lifecycle Manager, then reconnect the PVRDMA VMs.",
+					h.Host, h.Version.Version),
+				Ev(h.Host, h.Version.Ref))
+		},
+	})
+
+	register(&Rule{
+		ID:       "NO_RDMA_DEVICE",
+		Title:    "Host runs PVRDMA VMs but has no RDMA device",
+		Severity: Critical,
+		Why: "Without a physical RDMA device (RoCE NIC with its ESXi RDMA driver), PVRDMA VMs on this host can only talk " +
+			"RDMA to VMs on the same host (memcpy); traffic to PVRDMA VMs on other hosts falls back to a TCP-based channel " +
+			"with reduced performance. The knowledge base rates this critical when peers are on other hosts and info when " +
+			"all PVRDMA VMs share one host; pvrdma-doctor cannot see which VMs talk to each other, so it takes the safer " +
+			"reading: critical as soon as another scanned host runs PVRDMA VMs, info otherwise (with a hint to scan the peers).",
+		Fix: "Install an RoCE-capable NIC listed in the VMware Compatibility Guide and its RDMA driver (nmlx5_rdma, bnxtroce, " +
+			"irdman), check it with `esxcli rdma device list`, and make its vmnic the only uplink of the PVRDMA vDS.",
+		Docs:    []string{docRDMAOverview, docPVRDMA70},
+		Applies: "ESXi 6.5 and later",
+		Host: func(h *facts.Host, fleet *facts.Fleet, r *Reporter) {
+			if ok, why := h.Available(collect.KindRDMADeviceList, collect.KindPVRDMADeviceLs); !ok {
+				r.NotEvaluated(h.Host, why)
+				return
+			}
+			if len(h.RDMADevices) > 0 || !hasPVRDMA(h) {
+				r.Pass(h.Host)
+				return
+			}
+			ev := sourceEv(h, collect.KindRDMADeviceList, "no RDMA device listed")
+			if len(h.PVRDMAListing) > 0 {
+				ev = append(ev, Ev(h.Host, h.PVRDMAListing[0].Ref))
+			}
+			vms := strings.Join(pvrdmaVMNames(h), ", ")
+			var peers []string
+			for i := range fleet.Hosts {
+				o := &fleet.Hosts[i]
+				if o.Host != h.Host && hasPVRDMA(o) {
+					peers = append(peers, o.Host)
+					if len(o.PVRDMAListing) > 0 && len(peers) == 1 {
+						e := Ev(o.Host, o.PVRDMAListing[0].Ref)
+						e.Note = "PVRDMA VMs on another host"
+						ev = append(ev, e)
+					}
+				}
+			}
+			fix := fmt.Sprintf("On %s: install an RoCE NIC and its ESXi RDMA driver, check that `esxcli rdma device list` shows it Active, "+
+				"make its vmnic the only uplink of the PVRDMA vDS, then power-cycle the PVRDMA VMs (%s). Until then, keep the VMs "+
+				"that talk to each other on one host.", h.Host, vms)
+			if len(peers) > 0 {
+				r.Fail(h.Host, fmt.Sprintf("%s has no RDMA device but runs PVRDMA VMs (%s) while %s also run PVRDMA VMs: "+
+					"cross-host PVRDMA traffic falls back to TCP", h.Host, vms, strings.Join(peers, ", ")), fix, ev...)
+				return
+			}
+			r.FailSeverity(Info, h.Host, h.Host, fmt.Sprintf("%s has no RDMA device; its PVRDMA VMs (%s) can reach PVRDMA VMs on the same "+
+				"host only at full speed (no other scanned host runs PVRDMA VMs; scan the peers' hosts too if they exist)", h.Host, vms), fix, ev...)
+		},
+	})
+
+	register(&Rule{
+		ID:       "RDMA_DEVICE_DOWN",
+		Title:    "RDMA device is not Active",
+		Severity: Critical,
+		Why: "An RDMA device whose state is not Active (Down, Init, ...) carries no RDMA traffic: PVRDMA adapters bound to it " +
+			"lose their physical HCA and cross-host traffic falls back to TCP. The usual cause is the paired uplink's link " +
+			"(cable, optic, switch port) or the uplink being administratively down.",
+		Fix:     "Bring the paired uplink's link up: check `esxcli network nic get -n vmnicN`, the cable and the switch port; if the NIC is administratively down, `esxcli network nic up -n vmnicN`.",
+		Docs:    []string{docPVRDMAHPC, docRDMAOverview},
+		Applies: "ESXi 6.5 and later",
+		Host: func(h *facts.Host, _ *facts.Fleet, r *Reporter) {
+			if ok, why := h.Available(collect.KindRDMADeviceList); !ok {
+				r.NotEvaluated(h.Host, why)
+				return
+			}
+			for _, d := range h.RDMADevices {
+				if strings.EqualFold(strings.TrimSpace(d.State), "active") {
+					r.Pass(d.Name)
+					continue
+				}
+				ev := []Evidence{Ev(h.Host, d.Ref)}
+				fix := fmt.Sprintf("Check the link of %s: `esxcli network nic get -n %s` (Link Status), the cable/optic and the switch port; "+
+					"then power-cycle the PVRDMA VMs so their adapters bind to the HCA again.", d.PairedUplink, d.PairedUplink)
+				if n := nicByName(h, d.PairedUplink); n != nil {
+					ev = append(ev, Ev(h.Host, n.Ref))
+					if strings.EqualFold(n.AdminStatus, "down") {
+						fix = fmt.Sprintf("%s is administratively down: `esxcli network nic up -n %s`, then check that `esxcli rdma device list` shows %s Active.",
+							d.PairedUplink, d.PairedUplink, d.Name)
+					}
+				}
+				r.Fail(d.Name, fmt.Sprintf("%s (paired with %s) is %s, not Active", d.Name, orPlaceholder(d.PairedUplink, "no uplink"),
+					orPlaceholder(d.State, "in an unknown state")), fix, ev...)
+			}
+		},
+	})
+
+	register(&Rule{
+		ID:       "PVRDMA_VMKNIC_UNSET",
+		Title:    "No existing VMkernel adapter is tagged for PVRDMA",
+		Severity: Critical,
+		Why: "PVRDMA uses the VMkernel adapter named in the advanced setting /Net/PVRDMAVmknic to reach other hosts. " +
+			"When it is empty, or names a vmknic that does not exist, VMware's configuration steps are incomplete: the " +
+			"PVRDMA backend has no vmknic for cross-host communication. VMware's own validation suite sets and asserts it.",
+		Fix:     "esxcli system settings advanced set -o /Net/PVRDMAVmknic -s vmkN (a vmknic on the PVRDMA vDS); or in the vSphere Client: Host > Configure > System > Advanced System Settings > Net.PVRDMAVmknic.",
+		Docs:    []string{docTagVmknic, docHostConfig67, docGOSValidate},
+		Applies: "ESXi 6.5 and later",
+		Host: func(h *facts.Host, _ *facts.Fleet, r *Reporter) {
+			const subject = "/Net/PVRDMAVmknic"
+			if ok, why := h.Available(collect.KindPVRDMAVmknicOpt, collect.KindIPInterfaceList); !ok || h.PVRDMAVmknic == nil {
+				if why == "" {
+					why = "the /Net/PVRDMAVmknic setting was not found in the output"
+				}
+				r.NotEvaluated(subject, why)
+				return
+			}
+			name, ref := pvrdmaVmknicName(h)
+			if name != "" && findVmknic(h, name) != nil {
+				r.Pass(subject)
+				return
+			}
+			use, known, why := pvrdmaInUse(h)
+			if !known && name == "" {
+				r.NotEvaluated(subject, why)
+				return
+			}
+			if !use && name == "" {
+				r.Pass(subject) // no PVRDMA VMs: the tag is not needed yet
+				return
+			}
+			target := ""
+			if sw := pvrdmaSwitch(h); sw != nil {
+				target = dvsVmknic(h, sw.Name)
+			}
+			fix := fmt.Sprintf("esxcli system settings advanced set -o /Net/PVRDMAVmknic -s %s", orPlaceholder(target, "vmkN"))
+			if target == "" {
+				fix = "Create a VMkernel adapter on the PVRDMA vDS, then: " + fix
+			}
+			ev := []Evidence{Ev(h.Host, ref)}
+			if name == "" {
+				r.Fail(subject, fmt.Sprintf("/Net/PVRDMAVmknic is empty on %s, which runs PVRDMA VMs", h.Host), fix, ev...)
+				return
+			}
+			ev = append(ev, sourceEv(h, collect.KindIPInterfaceList, "no "+name+" listed")...)
+			r.Fail(subject, fmt.Sprintf("/Net/PVRDMAVmknic names %s, which does not exist on %s", name, h.Host), fix, ev...)
+		},
+	})
+
+	register(&Rule{
+		ID:       "PVRDMA_VMKNIC_NOT_ON_DVS",
+		Title:    "The PVRDMA vmknic is not on the PVRDMA distributed switch",
+		Severity: Warning,
+		Why: "All PVRDMA VMs must be connected to the same vSphere Distributed Switch, whose uplink is the HCA; the vmknic " +
+			"tagged for PVRDMA is how the PVRDMA backend reaches other hosts, so it belongs on that vDS too. A tagged " +
+			"vmknic on a standard switch or another vDS sends PVRDMA traffic over uplinks without the HCA. VMware does not " +
+			"state this verbatim (the knowledge base marks it inferred), hence a warning, not critical.",
+		Fix:     "Migrate the tagged vmknic to the PVRDMA vDS (vSphere Client: Networking > vDS > Add and Manage Hosts > Manage VMkernel adapters), or tag a vmknic that is on it.",
+		Docs:    []string{docPVRDMA70, docTagVmknic},
+		Applies: "ESXi 6.5 and later",
+		Host: func(h *facts.Host, _ *facts.Fleet, r *Reporter) {
+			if ok, why := h.Available(collect.KindPVRDMAVmknicOpt, collect.KindIPInterfaceList, collect.KindDVSList, collect.KindRDMADeviceList); !ok {
+				r.NotEvaluated(h.Host, why)
+				return
+			}
+			name, _ := pvrdmaVmknicName(h)
+			v := findVmknic(h, name)
+			if v == nil {
+				return // PVRDMA_VMKNIC_UNSET reports it
+			}
+			// The PVRDMA vDS is the one holding an RDMA paired uplink.
+			var want string
+			for _, sw := range h.DVSwitches {
+				for _, d := range h.RDMADevices {
+					if hasString(sw.Uplinks, d.PairedUplink) {
+						want = sw.Name
+					}
+				}
+			}
+			if want == "" && len(h.DVSwitches) == 1 {
+				want = h.DVSwitches[0].Name
+			}
+			if v.VDSName != "" && (want == "" || v.VDSName == want) {
+				r.Pass(v.Name)
+				return
+			}
+			ev := []Evidence{Ev(h.Host, v.Record.RefOf("VDS Name")), Ev(h.Host, v.Record.RefOf("Portset"))}
+			where := "standard switch " + orPlaceholder(v.Portset, "(unknown)")
+			if v.VDSName != "" {
+				where = "distributed switch " + v.VDSName
+			}
+			if want == "" {
+				if len(h.DVSwitches) > 0 {
+					return // several vDS and no HCA uplink: cannot tell which is the PVRDMA vDS
+				}
+				r.Fail(v.Name, fmt.Sprintf("%s, tagged for PVRDMA, is on %s and %s has no distributed switch", v.Name, where, h.Host),
+					fmt.Sprintf("Add %s to the PVRDMA vDS with the HCA's vmnic as its uplink, migrate %s onto it (vSphere Client: Networking > vDS > Add and Manage Hosts).", h.Host, v.Name),
+					ev...)
+				return
+			}
+			fix := fmt.Sprintf("Migrate %s to %s (vSphere Client: Networking > %s > Add and Manage Hosts > Manage VMkernel adapters)", v.Name, want, want)
+			if other := dvsVmknic(h, want); other != "" {
+				fix += fmt.Sprintf(", or tag %s instead: esxcli system settings advanced set -o /Net/PVRDMAVmknic -s %s", other, other)
+			}
+			r.Fail(v.Name, fmt.Sprintf("%s, tagged for PVRDMA, is on %s, not on the PVRDMA vDS %s", v.Name, where, want), fix+".", ev...)
+		},
+	})
+
+	register(&Rule{
+		ID:       "PVRDMA_VMKNIC_NO_IPV4",
+		Title:    "The PVRDMA vmknic has no IPv4 address",
+		Severity: Critical,
+		Why: "PVRDMA's cross-host channel and the RoCE GIDs of the backend are derived from the tagged vmknic's address: " +
+			"a vmknic without an IPv4 address (or with 0.0.0.0) cannot reach the peers' PVRDMA vmknics, so cross-host " +
+			"PVRDMA traffic fails. (Inferred from how PVRDMA uses the vmknic; the knowledge base marks it inferred.)",
+		Fix:     "esxcli network ip interface ipv4 set -i vmkN -t static -I ADDRESS -N NETMASK (an address in the PVRDMA subnet).",
+		Docs:    []string{docTagVmknic, docPVRDMA70},
+		Applies: "ESXi 6.5 and later",
+		Host: func(h *facts.Host, _ *facts.Fleet, r *Reporter) {
+			if ok, why := h.Available(collect.KindPVRDMAVmknicOpt, collect.KindIPInterfaceList, collect.KindIPv4Get); !ok {
+				r.NotEvaluated(h.Host, why)
+				return
+			}
+			name, _ := pvrdmaVmknicName(h)
+			v := findVmknic(h, name)
+			if v == nil {
+				return // PVRDMA_VMKNIC_UNSET reports it
+			}
+			ip := ipv4Of(h, v.Name)
+			if ip != nil && ip.Address != "" && ip.Address != "0.0.0.0" {
+				r.Pass(v.Name)
+				return
+			}
+			ev := []Evidence{Ev(h.Host, v.Ref)}
+			if ip != nil {
+				ev = append(ev, Ev(h.Host, ip.Ref))
+			} else {
+				ev = append(ev, sourceEv(h, collect.KindIPv4Get, "no IPv4 row for "+v.Name)...)
+			}
+			r.Fail(v.Name, fmt.Sprintf("%s, tagged for PVRDMA, has no IPv4 address", v.Name),
+				fmt.Sprintf("esxcli network ip interface ipv4 set -i %s -t static -I ADDRESS -N NETMASK (an address in the PVRDMA subnet of the peers)", v.Name),
+				ev...)
+		},
+	})
+
+	register(&Rule{
+		ID:       "PVRDMA_FIREWALL_CLOSED",
+		Title:    "The pvrdma firewall ruleset is disabled or missing",
+		Severity: Critical,
+		Why: "ESXi's firewall blocks PVRDMA's host-to-host communication unless the `pvrdma` ruleset is enabled; VMware's " +
+			"host configuration steps and its validation suite enable it. With it closed, PVRDMA VMs cannot reach peers on " +
+			"other hosts. A missing ruleset means the ESXi release has no PVRDMA support.",
+		Fix:     "esxcli network firewall ruleset set -e true -r pvrdma (or vSphere Client: Host > Configure > Firewall > Edit > pvrdma).",
+		Docs:    []string{docTagVmknic, docHostConfig67, docFirewallCLI, docGOSValidate},
+		Applies: "ESXi 6.5 and later",
+		Host: func(h *facts.Host, _ *facts.Fleet, r *Reporter) {
+			const subject = "pvrdma"
+			if ok, why := h.Available(collect.KindFirewallRulesets); !ok {
+				r.NotEvaluated(subject, why)
+				return
+			}
+			use, known, why := pvrdmaInUse(h)
+			if !known {
+				r.NotEvaluated(subject, why)
+				return
+			}
+			for _, rs := range h.Rulesets {
+				if rs.Name != "pvrdma" {
+					continue
+				}
+				if rs.Enabled || !use {
+					r.Pass(subject)
+					return
+				}
+				r.Fail(subject, fmt.Sprintf("the pvrdma firewall ruleset is disabled on %s, which runs PVRDMA", h.Host),
+					fmt.Sprintf("On %s: esxcli network firewall ruleset set -e true -r pvrdma", h.Host), Ev(h.Host, rs.Ref))
+				return
+			}
+			if !use {
+				r.Pass(subject)
+				return
+			}
+			r.Fail(subject, fmt.Sprintf("%s has no pvrdma firewall ruleset although it runs PVRDMA", h.Host),
+				fmt.Sprintf("%s's ESXi release lacks the pvrdma ruleset: upgrade it to ESXi 6.5 or later, then esxcli network firewall ruleset set -e true -r pvrdma", h.Host),
+				sourceEv(h, collect.KindFirewallRulesets, "no pvrdma ruleset listed")...)
+		},
+	})
+
+	register(&Rule{
+		ID:       "ROCE_NOT_SUPPORTED",
+		Title:    "RDMA device supports neither RoCE v1 nor RoCE v2",
+		Severity: Critical,
+		Why: "PVRDMA is RDMA over Converged Ethernet: the guest driver refuses a device without RoCE v1 or v2 support " +
+			"(\"driver needs RoCE v1 or v2 support\"), and an iWARP-only or InfiniBand device cannot back a PVRDMA adapter.",
+		Fix:     "Use an RoCE-capable NIC (check `esxcli rdma device protocol list`) as the PVRDMA vDS uplink; for Intel E810, enable RDMA (RoCEv2) in the icen module parameters and reboot.",
+		Docs:    []string{docLinuxPVRDMA, docRoCENetwork},
+		Applies: "ESXi 6.5 and later",
+		Host: func(h *facts.Host, _ *facts.Fleet, r *Reporter) {
+			if ok, why := h.Available(collect.KindRDMADeviceList, collect.KindRDMAProtocolList); !ok {
+				r.NotEvaluated(h.Host, why)
+				return
+			}
+			for _, d := range h.RDMADevices {
+				found := false
+				for _, p := range h.RDMAProtocols {
+					if p.Device != d.Name {
+						continue
+					}
+					found = true
+					if p.RoCEv1 || p.RoCEv2 {
+						r.Pass(d.Name)
+						break
+					}
+					r.Fail(d.Name, fmt.Sprintf("%s (%s) supports neither RoCE v1 nor RoCE v2", d.Name, orPlaceholder(d.Description, d.Driver)),
+						fmt.Sprintf("Replace %s's NIC (%s) with an RoCE-capable one, or enable RoCE in its driver's module parameters "+
+							"(esxcli system module parameters list -m %s) and reboot.", d.Name, d.PairedUplink, orPlaceholder(d.Driver, "DRIVER")),
+						Ev(h.Host, p.Ref))
+					break
+				}
+				if !found {
+					r.NotEvaluated(d.Name, fmt.Sprintf("%s is missing from `esxcli rdma device protocol list`", d.Name))
+				}
+			}
+		},
+	})
+}
