@@ -5,32 +5,78 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/crypto/ssh"
 )
 
 // SSHRunner runs commands over one SSH connection per host.
+//
+// Either ClientConfig (one server reached directly, e.g. the simulated lab)
+// or Route (ssh_config resolution, jump hosts; see NewSSHRunner) says how
+// to reach a target.
 type SSHRunner struct {
 	// ClientConfig returns the SSH client configuration for a target (user,
-	// auth methods, host key callback). It is called once per host.
+	// auth methods, host key callback). It is called once per host and
+	// used when Route is nil.
 	ClientConfig func(t Target) (*ssh.ClientConfig, error)
-	// Dial opens the TCP connection (default: net.Dialer). A ProxyJump
-	// implementation replaces it.
+	// Route returns how to reach a target: the jump hosts to go through
+	// (outermost first) and the host itself. It takes precedence over
+	// ClientConfig.
+	Route func(t Target) (Route, error)
+	// Dial opens the TCP connection to the first hop (default: net.Dialer).
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// HostNotes returns remarks for a host's report (e.g. host key checking
-	// disabled). Optional.
+	// disabled), whether or not the host could be reached. Optional.
 	HostNotes func(t Target) []string
+
+	jumps jumpPool
+}
+
+// Hop is one SSH server to log in to: a jump host or the target itself.
+type Hop struct {
+	// Name is how the hop is named in messages (the alias the user typed).
+	Name string
+	// Addr is the host:port to dial (from the previous hop, if any).
+	Addr string
+	// HostKeyName is the name the host key is checked under in
+	// known_hosts (host:port); default Addr.
+	HostKeyName string
+	Config      *ssh.ClientConfig
+	// Auth, if set, explains authentication failures.
+	Auth *AuthLog
+}
+
+// Route is how to reach one target.
+type Route struct {
+	Jumps []Hop
+	Host  Hop
 }
 
 // Name implements Runner.
 func (r *SSHRunner) Name() string { return "ssh" }
 
-// Addr returns the address to dial for a target (port 22 by default).
+// TargetNotes implements the optional notes interface Collect consults for
+// every host, reached or not.
+func (r *SSHRunner) TargetNotes(t Target) []string {
+	if r.HostNotes == nil {
+		return nil
+	}
+	return r.HostNotes(t)
+}
+
+// Close closes the jump host connections kept for reuse. Call it when the
+// scan is over.
+func (r *SSHRunner) Close() error { return r.jumps.close() }
+
+// DialAddr returns the address to dial for a target (port 22 by default).
 func (t Target) DialAddr() string {
 	if t.Addr != "" {
 		if _, _, err := net.SplitHostPort(t.Addr); err == nil {
@@ -41,24 +87,69 @@ func (t Target) DialAddr() string {
 	if _, _, err := net.SplitHostPort(t.Name); err == nil {
 		return t.Name
 	}
-	return net.JoinHostPort(t.Name, "22")
+	return net.JoinHostPort(strings.Trim(t.Name, "[]"), "22")
 }
 
-// Open implements Runner: TCP connect, SSH handshake, authentication.
-func (r *SSHRunner) Open(ctx context.Context, t Target) (Conn, error) {
+type dialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
+
+func (r *SSHRunner) route(t Target) (Route, error) {
+	if r.Route != nil {
+		return r.Route(t)
+	}
+	if r.ClientConfig == nil {
+		return Route{}, errors.New("ssh transport has no client configuration")
+	}
 	cfg, err := r.ClientConfig(t)
+	if err != nil {
+		return Route{}, err
+	}
+	return Route{Host: Hop{Name: t.Name, Addr: t.DialAddr(), Config: cfg}}, nil
+}
+
+func (r *SSHRunner) baseDial() dialFunc {
+	if r.Dial != nil {
+		return r.Dial
+	}
+	var d net.Dialer
+	return d.DialContext
+}
+
+// Open implements Runner: TCP connect (through the jump hosts, if any),
+// SSH handshake, host key check, authentication.
+func (r *SSHRunner) Open(ctx context.Context, t Target) (Conn, error) {
+	rt, err := r.route(t)
 	if err != nil {
 		return nil, err
 	}
-	addr := t.DialAddr()
-	dial := r.Dial
-	if dial == nil {
-		var d net.Dialer
-		dial = d.DialContext
+	dial := r.baseDial()
+	via := ""
+	if len(rt.Jumps) > 0 {
+		jc, err := r.jumps.get(ctx, rt.Jumps, dial)
+		if err != nil {
+			return nil, err
+		}
+		dial = jc.DialContext
+		last := rt.Jumps[len(rt.Jumps)-1]
+		via = fmt.Sprintf(" via jump host %s (%s)", last.Name, last.Addr)
 	}
+	client, err := connectHop(ctx, dial, rt.Host, via)
+	if err != nil {
+		return nil, err
+	}
+	conn := &sshConn{client: client, lost: make(chan struct{})}
+	go func() {
+		client.Wait()
+		close(conn.lost)
+	}()
+	return conn, nil
+}
+
+// connectHop dials one hop and logs in.
+func connectHop(ctx context.Context, dial dialFunc, hop Hop, via string) (*ssh.Client, error) {
+	addr := hop.Addr
 	nc, err := dial(ctx, "tcp", addr)
 	if err != nil {
-		return nil, describeDialError(addr, err)
+		return nil, describeDialError(addr+via, err)
 	}
 	// The handshake has no context: bound it with a deadline and close the
 	// socket if ctx ends first.
@@ -66,81 +157,146 @@ func (r *SSHRunner) Open(ctx context.Context, t Target) (Conn, error) {
 		nc.SetDeadline(dl)
 	}
 	stop := context.AfterFunc(ctx, func() { nc.Close() })
-	c, chans, reqs, err := ssh.NewClientConn(nc, addr, cfg)
+	name := hop.HostKeyName
+	if name == "" {
+		name = addr
+	}
+	c, chans, reqs, err := ssh.NewClientConn(nc, name, hop.Config)
 	stopped := stop()
 	if err != nil {
 		nc.Close()
-		var ne net.Error
-		if !stopped || ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
-			return nil, fmt.Errorf("ssh handshake with %s timed out: the host accepted TCP but did not complete SSH", addr)
-		}
-		return nil, describeHandshakeError(addr, cfg.User, err)
+		return nil, describeHandshakeError(hop, via, err, !stopped || ctx.Err() != nil)
 	}
 	nc.SetDeadline(time.Time{})
-	client := ssh.NewClient(c, chans, reqs)
-	conn := &sshConn{client: client}
-	if r.HostNotes != nil {
-		conn.notes = r.HostNotes(t)
-	}
-	return conn, nil
+	return ssh.NewClient(c, chans, reqs), nil
 }
 
 func describeDialError(addr string, err error) error {
 	var op *net.OpError
+	msg := err.Error()
 	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("cannot connect to %s: timed out (host down, filtered, or SSH disabled)", addr)
-	case errors.As(err, &op) && strings.Contains(err.Error(), "refused"):
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded):
+		return fmt.Errorf("cannot connect to %s: connection timed out (host down, filtered, or SSH disabled)", addr)
+	case errors.Is(err, syscall.ECONNREFUSED) || (errors.As(err, &op) && strings.Contains(msg, "refused")) ||
+		strings.Contains(msg, "Connection refused"):
 		return fmt.Errorf("cannot connect to %s: connection refused (is SSH enabled on the host? Host > Configure > Services > SSH)", addr)
 	}
 	return fmt.Errorf("cannot connect to %s: %v", addr, err)
 }
 
-func describeHandshakeError(addr, user string, err error) error {
-	msg := err.Error()
+func describeHandshakeError(hop Hop, via string, err error, ctxEnded bool) error {
+	var unknown *UnknownHostKeyError
+	var changed *HostKeyChangedError
+	var revoked *RevokedHostKeyError
 	switch {
-	case strings.Contains(msg, "unable to authenticate"):
-		return fmt.Errorf("authentication failed for %s@%s: wrong password or key not accepted (%v)", user, addr, err)
+	case errors.As(err, &changed):
+		return changed
+	case errors.As(err, &unknown):
+		return unknown
+	case errors.As(err, &revoked):
+		return revoked
 	}
-	return fmt.Errorf("ssh handshake with %s failed: %w", addr, err)
+	var ne net.Error
+	if ctxEnded || errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		return fmt.Errorf("ssh handshake with %s%s timed out: the host accepted TCP but did not complete SSH", hop.Addr, via)
+	}
+	if strings.Contains(err.Error(), "unable to authenticate") || strings.Contains(err.Error(), "too many authentication") {
+		user := ""
+		if hop.Config != nil {
+			user = hop.Config.User
+		}
+		return describeAuthError(user, hop.Addr+via, err, hop.Auth)
+	}
+	if errors.Is(err, io.EOF) {
+		return fmt.Errorf("ssh handshake with %s%s failed: the server closed the connection (sshd refused us: MaxStartups, or TCP wrappers?)", hop.Addr, via)
+	}
+	return fmt.Errorf("ssh handshake with %s%s failed: %w", hop.Addr, via, err)
 }
 
 type sshConn struct {
 	client *ssh.Client
-	notes  []string
 	once   sync.Once
+	// lost is closed when the connection ends (closed by us or dropped).
+	lost   chan struct{}
+	closed atomic.Bool
+	// completed counts commands that reported an exit status.
+	completed atomic.Int64
 }
 
-func (c *sshConn) Notes() []string { return c.notes }
+func (c *sshConn) Notes() []string { return nil }
 
 func (c *sshConn) Close() error {
 	var err error
-	c.once.Do(func() { err = c.client.Close() })
+	c.once.Do(func() {
+		c.closed.Store(true)
+		err = c.client.Close()
+	})
 	return err
 }
 
+// LostAfter reports whether the connection was lost (not closed by us) and
+// how many commands had completed on it by then.
+func (c *sshConn) LostAfter() (int, bool) {
+	if c.closed.Load() {
+		return 0, false
+	}
+	select {
+	case <-c.lost:
+		return int(c.completed.Load()), true
+	default:
+		return 0, false
+	}
+}
+
+// alive asks the server for a reply on the connection: it fails at once
+// when the connection is gone (the mux closes its reply channel), which
+// tells a dropped connection from a failure of one command.
+func (c *sshConn) alive() bool {
+	select {
+	case <-c.lost:
+		return false
+	default:
+	}
+	_, _, err := c.client.SendRequest("keepalive@openssh.com", true, nil)
+	return err == nil
+}
+
+// lostErr wraps err when the connection is gone.
+func (c *sshConn) lostErr(err error) error {
+	if c.alive() {
+		return err
+	}
+	return fmt.Errorf("connection lost after %d commands: %w", c.completed.Load(), err)
+}
+
 // Run implements Conn: one session per command; a command still running
-// when ctx ends is abandoned and its session closed.
+// when ctx ends is abandoned and its session closed. A line outside the
+// allowlist is refused before any session is opened.
 func (c *sshConn) Run(ctx context.Context, line string) Result {
 	if err := CheckAllowed(line); err != nil {
 		return Result{Err: err, ExitCode: -1}
 	}
 	sess, err := c.newSession(ctx)
 	if err != nil {
-		return Result{Err: fmt.Errorf("cannot open SSH session: %w", err), ExitCode: -1}
+		if ctx.Err() != nil {
+			return Result{Err: fmt.Errorf("cannot open SSH session: %w", err), ExitCode: -1}
+		}
+		return Result{Err: c.lostErr(fmt.Errorf("cannot open SSH session: %w", err)), ExitCode: -1}
 	}
 	defer sess.Close()
-	var stdout, stderr bytes.Buffer
-	sess.Stdout = &limitedWriter{w: &stdout, n: maxOutput}
-	sess.Stderr = &limitedWriter{w: &stderr, n: maxOutput}
+	stdout := &limitedWriter{n: maxOutput}
+	stderr := &limitedWriter{n: maxOutput}
+	sess.Stdout, sess.Stderr = stdout, stderr
 	if err := sess.Start(line); err != nil {
-		return Result{Err: fmt.Errorf("cannot start command: %w", err), ExitCode: -1}
+		return Result{Err: c.lostErr(fmt.Errorf("cannot start command: %w", err)), ExitCode: -1}
 	}
 	done := make(chan error, 1)
 	go func() { done <- sess.Wait() }()
 	select {
 	case err = <-done:
 	case <-ctx.Done():
+		// Abandon it: the output so far is kept (a copy, as the session
+		// may still be writing until the server acknowledges the close).
 		sess.Signal(ssh.SIGKILL)
 		sess.Close()
 		return Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), ExitCode: -1, Err: ctx.Err()}
@@ -150,14 +306,16 @@ func (c *sshConn) Run(ctx context.Context, line string) Result {
 	var missing *ssh.ExitMissingError
 	switch {
 	case err == nil:
+		c.completed.Add(1)
 	case errors.As(err, &exitErr):
+		c.completed.Add(1)
 		res.ExitCode = exitErr.ExitStatus()
 	case errors.As(err, &missing):
 		res.ExitCode = -1
-		res.Err = errors.New("connection closed before the command reported its exit status")
+		res.Err = c.lostErr(errors.New("the command ended without reporting its exit status"))
 	default:
 		res.ExitCode = -1
-		res.Err = err
+		res.Err = c.lostErr(err)
 	}
 	return res
 }
@@ -190,32 +348,25 @@ func (c *sshConn) newSession(ctx context.Context) (*ssh.Session, error) {
 const maxOutput = 64 << 20
 
 type limitedWriter struct {
-	w *bytes.Buffer
-	n int
+	mu sync.Mutex
+	w  bytes.Buffer
+	n  int
 }
 
 func (l *limitedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.w.Len()+len(p) > l.n {
 		return 0, fmt.Errorf("output exceeds %d bytes", l.n)
 	}
 	return l.w.Write(p)
 }
 
-// PasswordAuth returns auth methods that send password both through the
-// "password" method and through keyboard-interactive, which ESXi's sshd
-// uses. Keyboard-interactive rounds with zero questions are answered empty;
-// every question is answered with the password.
-func PasswordAuth(password string) []ssh.AuthMethod {
-	return []ssh.AuthMethod{
-		ssh.KeyboardInteractive(func(name, instruction string, questions []string, echos []bool) ([]string, error) {
-			answers := make([]string, len(questions))
-			for i := range questions {
-				answers[i] = password
-			}
-			return answers, nil
-		}),
-		ssh.Password(password),
-	}
+// Bytes returns a copy of what was written so far.
+func (l *limitedWriter) Bytes() []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return bytes.Clone(l.w.Bytes())
 }
 
 // HostKeyAlgorithms returns the host key algorithms to offer for a known key
