@@ -82,7 +82,6 @@ func TestRuleRDMADeviceDown(t *testing.T) {
 	}
 }
 
-
 func TestRulePVRDMAVmknicUnset(t *testing.T) {
 	runCases(t, "PVRDMA_VMKNIC_UNSET", []ruleCase{
 		{name: "fires when empty", hosts: one(func(h *facts.Host) {
