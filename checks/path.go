@@ -93,6 +93,25 @@ func activeRDMA(h *facts.Host) []parse.RDMADevice {
 	return out
 }
 
+// usableRDMA returns the Active RDMA devices PVRDMA can use: those whose
+// paired uplink is an uplink of the PVRDMA distributed switch. When the
+// switch is unknown, every Active device counts (the safer reading for a
+// TCP-fallback finding is not to claim one without proof).
+func usableRDMA(h *facts.Host) []parse.RDMADevice {
+	active := activeRDMA(h)
+	sw := pvrdmaSwitch(h)
+	if sw == nil {
+		return active
+	}
+	var out []parse.RDMADevice
+	for _, d := range active {
+		if hasString(sw.Uplinks, d.PairedUplink) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // hasPVRDMA reports whether the host runs VMs with PVRDMA adapters.
 func hasPVRDMA(h *facts.Host) bool {
 	return len(h.PVRDMAListing) > 0 || len(h.PVRDMADevices) > 0

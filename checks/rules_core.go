@@ -153,7 +153,7 @@ func init() {
 					r.NotEvaluatedOn(h.Host, h.Host, why)
 					continue
 				}
-				with = append(with, hostInfo{h, len(activeRDMA(h)) > 0})
+				with = append(with, hostInfo{h, len(usableRDMA(h)) > 0})
 			}
 			for _, hi := range with {
 				var peers []string
@@ -184,14 +184,18 @@ func init() {
 				}
 				h := hi.h
 				vms := pvrdmaVMNames(h)
-				reason := "has no RDMA device"
-				if len(h.RDMADevices) > 0 {
-					reason = "has no Active RDMA device"
+				reason := h.Host + " has no RDMA device"
+				switch active := activeRDMA(h); {
+				case len(active) > 0:
+					reason = fmt.Sprintf("%s's Active RDMA device %s is paired with %s, which is not an uplink of %s",
+						h.Host, active[0].Name, active[0].PairedUplink, pvrdmaSwitch(h).Name)
+				case len(h.RDMADevices) > 0:
+					reason = h.Host + " has no Active RDMA device"
 				}
 				ev := rdmaListEvidence(h)
 				r.FailOn(h.Host, fmt.Sprintf("%s (%s)", h.Host, strings.Join(vms, ", ")),
-					fmt.Sprintf("PVRDMA VMs on %s (%s) reach their peers on %s over TCP: %s %s",
-						h.Host, strings.Join(vms, ", "), strings.Join(peers, ", "), h.Host, reason),
+					fmt.Sprintf("PVRDMA VMs on %s (%s) reach their peers on %s over TCP: %s",
+						h.Host, strings.Join(vms, ", "), strings.Join(peers, ", "), reason),
 					fmt.Sprintf("On %s: install an RoCE NIC and its RDMA driver (check with: esxcli rdma device list), make its vmnic the "+
 						"only uplink of the PVRDMA vDS (vSphere Client > Networking > vDS > Add and Manage Hosts > Manage physical adapters), "+
 						"then power-cycle the PVRDMA VMs. Or migrate the VMs that talk to each other onto one host.", h.Host),
