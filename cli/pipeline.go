@@ -79,6 +79,9 @@ type Pipeline struct {
 	Targets []collect.Target
 	Collect collect.Options
 	Meta    report.Meta
+	// Bundle, when set, lets the TUI export a support bundle of the latest
+	// results to a path (nil: the TUI says bundles are not available).
+	Bundle func(path string, results []collect.HostResult) error
 }
 
 // Run collects (unless results were given), analyzes, presents the report
@@ -86,6 +89,9 @@ type Pipeline struct {
 func (p *Pipeline) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if p.useTUI() {
+		return p.runTUI(ctx, nil)
 	}
 	results := collect.Collect(ctx, p.Targets, p.Collect)
 	a := analyze(results, p.Meta)

@@ -1,0 +1,153 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+	"github.com/pvrdma-doctor/pvrdma-doctor/tui"
+)
+
+// useTUI reports whether the run lands in the interactive UI: no --output
+// and both stdin and stdout are terminals.
+func (p *Pipeline) useTUI() bool {
+	return p.Report.Output == "" && p.IO.StdoutTTY && p.IO.StdinTTY
+}
+
+// tuiRun is one TUI session: it keeps the latest result of every host (from
+// the first scan and from rescans) so that the exit status and bundles
+// reflect what the user saw last.
+type tuiRun struct {
+	p      *Pipeline
+	ctx    context.Context
+	send   func(collect.Event)
+	mu     sync.Mutex
+	latest map[string]collect.HostResult
+	closed bool
+	active sync.WaitGroup
+}
+
+// progress records finished hosts and forwards every event to the UI.
+func (r *tuiRun) progress(ev collect.Event) {
+	if ev.Result != nil {
+		r.mu.Lock()
+		r.latest[ev.Host] = *ev.Result
+		r.mu.Unlock()
+	}
+	r.send(ev)
+}
+
+// results returns the latest results in target order (then any other host).
+func (r *tuiRun) results() []collect.HostResult {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]collect.HostResult, 0, len(r.latest))
+	seen := map[string]bool{}
+	for _, t := range r.p.Targets {
+		if res, ok := r.latest[t.Name]; ok {
+			out = append(out, res)
+			seen[t.Name] = true
+		}
+	}
+	for name, res := range r.latest {
+		if !seen[name] {
+			out = append(out, res)
+		}
+	}
+	return out
+}
+
+// collect runs one collection of the given targets, streaming events to the
+// UI; it does nothing once the UI has quit.
+func (r *tuiRun) collect(targets []collect.Target) {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	r.active.Add(1)
+	r.mu.Unlock()
+	defer r.active.Done()
+	opts := r.p.Collect
+	opts.Progress = r.progress
+	collect.Collect(r.ctx, targets, opts)
+}
+
+// rescan re-collects the named hosts (the UI's Rescan action).
+func (r *tuiRun) rescan(_ context.Context, hosts []string) {
+	want := map[string]bool{}
+	for _, h := range hosts {
+		want[h] = true
+	}
+	var targets []collect.Target
+	for _, t := range r.p.Targets {
+		if want[t.Name] {
+			targets = append(targets, t)
+		}
+	}
+	if len(targets) > 0 {
+		r.collect(targets)
+	}
+}
+
+// runTUI runs the interactive UI. Live runs (offline == nil) collect in the
+// background while the user browses; offline runs show the given results.
+// After the user quits, collection still running is cancelled (those hosts
+// count as not collected) and the exit status is that of the last results.
+func (p *Pipeline) runTUI(ctx context.Context, offline []collect.HostResult) error {
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	run := &tuiRun{p: p, ctx: cctx, latest: map[string]collect.HostResult{}}
+	hosts := make([]string, len(p.Targets))
+	for i, t := range p.Targets {
+		hosts[i] = t.Name
+	}
+	opts := tui.Options{
+		Title:   p.Meta.Source,
+		Hosts:   hosts,
+		Results: offline,
+		Analyze: func(rs []collect.HostResult) (*report.Report, *facts.Fleet) {
+			a := analyze(rs, p.Meta)
+			return a.Report, &a.Fleet
+		},
+		BundlePath: fmt.Sprintf("pvrdma-doctor-bundle-%s.tar.gz", time.Now().Format("20060102-150405")),
+		Input:      p.IO.In,
+		Output:     p.IO.Out,
+	}
+	if offline == nil {
+		opts.Rescan = run.rescan
+	}
+	for _, r := range offline {
+		run.latest[r.Host] = r
+	}
+	if p.Bundle != nil {
+		opts.ExportBundle = func(path string) error { return p.Bundle(path, run.results()) }
+	}
+	ui := tui.New(cctx, opts)
+	run.send = ui.Send
+	if offline == nil {
+		go run.collect(p.Targets)
+	}
+	err := ui.Run()
+	run.mu.Lock()
+	run.closed = true
+	run.mu.Unlock()
+	cancel()
+	run.active.Wait()
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		return fmt.Errorf("interactive UI: %w", err)
+	}
+	a := analyze(run.results(), p.Meta)
+	fmt.Fprintln(p.IO.Out, a.Report.Verdict)
+	if code := exitCodeFor(a.Report, p.Report.failOn); code != ExitOK {
+		return WithExitCode(code, nil)
+	}
+	return nil
+}

@@ -1,0 +1,85 @@
+// Package tui is the interactive troubleshooting UI (Bubble Tea v2). It is
+// read-only: it never collects, parses, runs rules or changes a host. The
+// cli injects everything it shows (a stream of collect.Event, a function
+// that analyzes results) and every action it offers (rescan, export a
+// support bundle).
+package tui
+
+import (
+	"context"
+	"io"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+)
+
+// Options are the data and actions the cli injects.
+type Options struct {
+	// Title says where the data comes from (report.Meta.Source).
+	Title string
+	// Hosts are the scanned hosts in the order the user gave them. Hosts
+	// that appear only in events or Results are appended.
+	Hosts []string
+	// Results are already-complete results (offline runs: analyze, bundles).
+	// Live runs leave it empty and stream events through Program.Send.
+	Results []collect.HostResult
+	// Analyze turns the results collected so far (in host order) into a
+	// report and the facts it was built from. It is called off the UI loop
+	// and must not keep the slice it is given.
+	Analyze func([]collect.HostResult) (*report.Report, *facts.Fleet)
+	// Rescan re-runs collection for the given hosts and streams their events
+	// through Program.Send again; it returns when that collection ends. Nil
+	// means rescanning is not possible (offline data).
+	Rescan func(ctx context.Context, hosts []string)
+	// ExportBundle writes a support bundle of the current run to path. Nil
+	// means bundles are not available in this build.
+	ExportBundle func(path string) error
+	// BundlePath is the path proposed when exporting a bundle.
+	BundlePath string
+	// Input and Output are the terminal streams (default stdin, stdout).
+	Input  io.Reader
+	Output io.Writer
+	// ProgramOptions are passed to tea.NewProgram after the streams (tests
+	// set the window size, for example).
+	ProgramOptions []tea.ProgramOption
+}
+
+// EventMsg carries one collection event into the UI.
+type EventMsg collect.Event
+
+// Program is a running (or ready to run) TUI.
+type Program struct {
+	prog  *tea.Program
+	model *Model
+}
+
+// New builds the UI; call Run to show it and Send to feed it events.
+func New(ctx context.Context, opts Options) *Program {
+	m := NewModel(ctx, opts)
+	var popts []tea.ProgramOption
+	if ctx != nil {
+		popts = append(popts, tea.WithContext(ctx))
+	}
+	if opts.Input != nil {
+		popts = append(popts, tea.WithInput(opts.Input))
+	}
+	if opts.Output != nil {
+		popts = append(popts, tea.WithOutput(opts.Output))
+	}
+	popts = append(popts, opts.ProgramOptions...)
+	return &Program{prog: tea.NewProgram(m, popts...), model: m}
+}
+
+// Send delivers a collection event to the UI. It blocks until the UI takes
+// it (the UI loop only stores it), and is a no-op once the UI has quit, so
+// it fits collect.Options.Progress.
+func (p *Program) Send(ev collect.Event) { p.prog.Send(EventMsg(ev)) }
+
+// Run shows the UI until the user quits (or the context given to New ends).
+func (p *Program) Run() error {
+	_, err := p.prog.Run()
+	return err
+}

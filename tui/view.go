@@ -1,0 +1,829 @@
+package tui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+)
+
+var (
+	stHeader   = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("15")).Background(lipgloss.Color("24"))
+	stDim      = lipgloss.NewStyle().Foreground(lipgloss.Color("245"))
+	stBold     = lipgloss.NewStyle().Bold(true)
+	stLabel    = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("39"))
+	stSelected = lipgloss.NewStyle().Bold(true).Reverse(true)
+	stCrit     = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("196"))
+	stWarn     = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("214"))
+	stInfo     = lipgloss.NewStyle().Foreground(lipgloss.Color("75"))
+	stOK       = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("42"))
+	stHit      = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("16")).Background(lipgloss.Color("214"))
+)
+
+func sevStyle(s checks.Severity) lipgloss.Style {
+	switch s {
+	case checks.Critical:
+		return stCrit
+	case checks.Warning:
+		return stWarn
+	}
+	return stInfo
+}
+
+// sanitize makes text that came from a host safe and flat for one terminal
+// cell row: control characters (escape sequences included) become '?',
+// tabs become spaces.
+func sanitize(s string) string {
+	clean := true
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	col := 0
+	for _, r := range s {
+		switch {
+		case r == '\t':
+			n := 8 - col%8
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			continue
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			b.WriteByte('?')
+		default:
+			b.WriteRune(r)
+		}
+		col++
+	}
+	return b.String()
+}
+
+// fit truncates a (styled) string to w cells and pads it to exactly w.
+func fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) > w {
+		s = ansi.Truncate(s, w, "…")
+	}
+	if pad := w - ansi.StringWidth(s); pad > 0 {
+		s += strings.Repeat(" ", pad)
+	}
+	return s
+}
+
+// fitRight right-aligns s in w cells.
+func fitRight(s string, w int) string {
+	if n := ansi.StringWidth(s); n < w {
+		return strings.Repeat(" ", w-n) + s
+	}
+	return fit(s, w)
+}
+
+// wrap word-wraps plain text to w cells.
+func wrap(s string, w int) []string {
+	if w < 8 {
+		w = 8
+	}
+	return strings.Split(ansi.Wrap(sanitize(s), w, ""), "\n")
+}
+
+// labeled wraps "label text" with a hanging indent and styles the label.
+func labeled(label, text string, w int, st lipgloss.Style) []string {
+	lines := wrap(label+" "+text, w-2)
+	for i := range lines {
+		if i == 0 {
+			lines[0] = st.Render(label) + strings.TrimPrefix(lines[0], label)
+			continue
+		}
+		lines[i] = "  " + lines[i]
+	}
+	return lines
+}
+
+// bodyHeight is the number of rows between the header and the status line.
+func (m *Model) bodyHeight() int {
+	if h := m.height - 3; h > 1 {
+		return h
+	}
+	return 1
+}
+
+// listRows is how many table rows fit on a list screen.
+func (m *Model) listRows() int {
+	if r := m.bodyHeight() - 3; r > 1 {
+		return r
+	}
+	return 1
+}
+
+// View implements tea.Model.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "pvrdma-doctor"
+	if m.mode != inputNone {
+		// The input draws its own (non-blinking) cursor.
+		v.Cursor = nil
+	}
+	return v
+}
+
+// render draws the whole screen: exactly height lines of exactly width cells.
+func (m *Model) render() string {
+	w := m.width
+	var body []string
+	if m.helpOn {
+		body = m.helpBody()
+	} else {
+		switch m.top().kind {
+		case scrOverview:
+			body = m.overviewBody()
+		case scrHost:
+			body = m.hostBody()
+		case scrFinding:
+			body = m.findingBody()
+		case scrTopology:
+			body = m.topologyBody()
+		}
+	}
+	bh := m.bodyHeight()
+	if len(body) > bh {
+		body = body[:bh]
+	}
+	lines := make([]string, 0, m.height)
+	lines = append(lines, m.headerLine())
+	for _, l := range body {
+		lines = append(lines, fit(l, w))
+	}
+	for len(lines) < 1+bh {
+		lines = append(lines, strings.Repeat(" ", max(w, 0)))
+	}
+	lines = append(lines, fit(m.statusLine(), w), fit(m.footerLine(), w))
+	if len(lines) > m.height && m.height > 0 {
+		lines = lines[len(lines)-m.height:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// headerLine is the breadcrumb: where the user is, and the scan's progress.
+func (m *Model) headerLine() string {
+	crumbs := []string{"pvrdma-doctor"}
+	for _, v := range m.stack[1:] {
+		switch v.kind {
+		case scrHost:
+			crumbs = append(crumbs, sanitize(v.host))
+		case scrFinding:
+			id, _, _ := strings.Cut(v.key, "|")
+			crumbs = append(crumbs, id)
+		case scrTopology:
+			if len(crumbs) == 1 {
+				crumbs = append(crumbs, sanitize(v.host))
+			}
+			crumbs = append(crumbs, "topology")
+		}
+	}
+	if m.helpOn {
+		crumbs = append(crumbs, "help")
+	}
+	left := " " + strings.Join(crumbs, " › ")
+	right := m.progressText() + " "
+	w := m.width
+	if ansi.StringWidth(left)+ansi.StringWidth(right)+1 > w {
+		right = ""
+	}
+	return stHeader.Render(fit(left, w-ansi.StringWidth(right)) + right)
+}
+
+// progressText summarizes collection: "collecting 3/5" or "5 hosts".
+func (m *Model) progressText() string {
+	done, failed := 0, 0
+	for _, r := range m.rows {
+		switch r.phase {
+		case collect.PhaseDone:
+			done++
+		case collect.PhaseFailed:
+			failed++
+		}
+	}
+	n := len(m.rows)
+	if done+failed < n {
+		return fmt.Sprintf("collecting: %d of %d hosts finished", done+failed, n)
+	}
+	if m.analyzing || m.dirty {
+		return fmt.Sprintf("%d hosts · analyzing", n)
+	}
+	return fmt.Sprintf("%d hosts scanned", n)
+}
+
+// statusLine shows the input being typed, the last message, or the filters.
+func (m *Model) statusLine() string {
+	switch m.mode {
+	case inputFilter:
+		return stLabel.Render("filter: ") + m.input.View() + stDim.Render("  enter: keep · esc: clear")
+	case inputBundle:
+		return stLabel.Render("write support bundle to: ") + m.input.View() + stDim.Render("  enter: write · esc: cancel")
+	}
+	if m.status != "" {
+		return stBold.Render(" " + sanitize(m.status))
+	}
+	var parts []string
+	for i, s := range []checks.Severity{checks.Critical, checks.Warning, checks.Info} {
+		mark := "on"
+		st := sevStyle(s)
+		if !m.showSev[s] {
+			mark, st = "off", stDim
+		}
+		parts = append(parts, st.Render(fmt.Sprintf("%d %s %s", i+1, s, mark)))
+	}
+	line := " " + strings.Join(parts, stDim.Render(" · "))
+	if f := m.top().filter; f != "" {
+		line += stDim.Render(" · ") + stLabel.Render("filter: ") + sanitize(f) + stDim.Render(" (esc clears)")
+	}
+	return line
+}
+
+// footerLine hints the keys that lead on from the current screen.
+func (m *Model) footerLine() string {
+	if m.helpOn {
+		return m.help.ShortHelpView(
+			[]keyBinding{m.keys.Down, m.keys.Up, m.keys.Help, m.keys.Quit})
+	}
+	return m.help.ShortHelpView(m.keys.short(m.top().kind))
+}
+
+// --- overview ---------------------------------------------------------
+
+type column struct {
+	title string
+	width int
+	right bool
+	prio  int // lower is dropped first on narrow screens; 0 = flexible
+}
+
+// layoutColumns gives the flexible column the space left, dropping
+// low-priority columns until it gets at least minFlex cells.
+func layoutColumns(cols []column, width, minFlex int) []column {
+	for {
+		fixed, flex := 2, -1 // 2: the selection gutter
+		for i, c := range cols {
+			if c.prio == 0 {
+				flex = i
+				continue
+			}
+			fixed += c.width + 1
+		}
+		if flex >= 0 && width-fixed >= minFlex || len(cols) <= 2 {
+			if flex >= 0 {
+				cols[flex].width = max(width-fixed, 1)
+			}
+			return cols
+		}
+		low := -1
+		for i, c := range cols {
+			if c.prio > 1 && (low < 0 || c.prio < cols[low].prio) {
+				low = i
+			}
+		}
+		if low < 0 {
+			if flex >= 0 {
+				cols[flex].width = max(width-fixed, 1)
+			}
+			return cols
+		}
+		cols = append(cols[:low:low], cols[low+1:]...)
+	}
+}
+
+func renderCells(cols []column, cells []string) string {
+	var b strings.Builder
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if c.right {
+			b.WriteString(fitRight(cells[i], c.width))
+		} else {
+			b.WriteString(fit(cells[i], c.width))
+		}
+	}
+	return b.String()
+}
+
+func (m *Model) overviewColumns() []column {
+	hw := 4
+	for _, r := range m.rows {
+		hw = max(hw, ansi.StringWidth(r.name))
+	}
+	hw = min(hw, 24)
+	cols := []column{
+		{title: "HOST", width: hw, prio: 9},
+		{title: "COLLECTION", width: 17, prio: 8},
+		{title: "VERDICT", prio: 0},
+		{title: "CRIT", width: 4, right: true, prio: 7},
+		{title: "WARN", width: 4, right: true, prio: 6},
+		{title: "INFO", width: 4, right: true, prio: 5},
+		{title: "N/E", width: 3, right: true, prio: 2},
+		{title: "RDMA", width: 4, right: true, prio: 4},
+		{title: "VMS", width: 3, right: true, prio: 3},
+	}
+	return layoutColumns(cols, m.width, 16)
+}
+
+func (m *Model) overviewBody() []string {
+	v := m.top()
+	var out []string
+	if m.rep != nil {
+		out = append(out, " "+verdictStyle(m.rep.Summary).Render(sanitize(m.rep.Verdict)))
+	} else {
+		out = append(out, " "+stBold.Render("Collecting... results appear as hosts finish."))
+	}
+	title := m.opts.Title
+	if title == "" && m.rep != nil {
+		title = m.rep.Source
+	}
+	out = append(out, " "+stDim.Render(sanitize(title)))
+	cols := m.overviewColumns()
+	titles := make([]string, len(cols))
+	for i, c := range cols {
+		titles[i] = c.title
+	}
+	out = append(out, "  "+stDim.Render(renderCells(cols, titles)))
+	vis := m.visibleRows()
+	if len(vis) == 0 {
+		if v.filter != "" {
+			return append(out, "  "+stDim.Render("no host matches the filter (esc clears it)"))
+		}
+		return append(out, "  "+stDim.Render("no hosts"))
+	}
+	end := min(v.offset+m.listRows(), len(vis))
+	for i := v.offset; i < end; i++ {
+		out = append(out, m.overviewRow(cols, m.rows[vis[i]], i == v.cursor))
+	}
+	return out
+}
+
+func verdictStyle(s report.Summary) lipgloss.Style {
+	switch {
+	case s.Critical > 0:
+		return stCrit
+	case s.Warning > 0:
+		return stWarn
+	case s.HostsNotCollected+s.HostsPartial > 0:
+		return stWarn
+	}
+	return stOK
+}
+
+// collectionText is a host's collection state in a few words.
+func collectionText(r *hostRow) string {
+	switch r.phase {
+	case collect.PhaseCollecting, collect.PhaseProbing:
+		if r.total > 0 {
+			verb := "collecting"
+			if r.phase == collect.PhaseProbing {
+				verb = "probing"
+			}
+			return fmt.Sprintf("%s %d of %d", verb, r.done, r.total)
+		}
+	case collect.PhaseDone:
+		if r.result != nil {
+			switch r.result.Status {
+			case collect.StatusPartial:
+				return "partial"
+			case collect.StatusNotCollected:
+				return "failed"
+			}
+			return "done " + r.result.Duration.Round(100*time.Millisecond).String()
+		}
+	case collect.PhaseFailed:
+		return "failed"
+	}
+	return string(r.phase)
+}
+
+func (m *Model) overviewRow(cols []column, r *hostRow, selected bool) string {
+	cells := make([]string, len(cols))
+	h, analyzed := m.reportHost(r.name)
+	for i, c := range cols {
+		switch c.title {
+		case "HOST":
+			cells[i] = sanitize(r.name)
+		case "COLLECTION":
+			cells[i] = collectionText(r)
+		case "VERDICT":
+			switch {
+			case analyzed:
+				cells[i] = sanitize(h.Verdict)
+			case r.phase == collect.PhaseFailed && r.err != "":
+				cells[i] = "failed: " + sanitize(r.err)
+			default:
+				cells[i] = "-"
+			}
+		default:
+			if !analyzed {
+				cells[i] = "-"
+				continue
+			}
+			n := map[string]int{"CRIT": h.Critical, "WARN": h.Warning, "INFO": h.Info, "N/E": h.NotEvaluated,
+				"RDMA": h.RDMADevices, "VMS": h.PVRDMAVMs}[c.title]
+			cells[i] = strconv.Itoa(n)
+		}
+	}
+	if selected {
+		return stSelected.Render("▶ " + renderCells(cols, cells))
+	}
+	// Colour what needs attention (after padding, so widths stay exact).
+	for i, c := range cols {
+		if !analyzed {
+			continue
+		}
+		switch c.title {
+		case "CRIT":
+			if h.Critical > 0 {
+				cells[i] = stCrit.Render(fitRight(cells[i], c.width))
+			}
+		case "WARN":
+			if h.Warning > 0 {
+				cells[i] = stWarn.Render(fitRight(cells[i], c.width))
+			}
+		case "VERDICT":
+			cells[i] = hostVerdictStyle(h).Render(fit(cells[i], c.width))
+		}
+	}
+	return "  " + renderCells(cols, cells)
+}
+
+func hostVerdictStyle(h *report.Host) lipgloss.Style {
+	switch {
+	case h.Critical > 0:
+		return stCrit
+	case h.Warning > 0 || h.Status != collect.StatusCollected:
+		return stWarn
+	case h.NotEvaluated > 0:
+		return lipgloss.NewStyle()
+	}
+	return stOK
+}
+
+// --- host: findings list ----------------------------------------------
+
+func (m *Model) hostBody() []string {
+	v := m.top()
+	var out []string
+	r := m.rows[m.index[v.host]]
+	h, analyzed := m.reportHost(v.host)
+	switch {
+	case analyzed:
+		out = append(out, " "+hostVerdictStyle(h).Render(sanitize(h.Verdict)))
+		detail := []string{}
+		if h.Version != "" {
+			detail = append(detail, "ESXi "+h.Version)
+		}
+		detail = append(detail, plural(h.RDMADevices, "RDMA device"), plural(h.PVRDMAVMs, "PVRDMA VM"))
+		if h.Transport != "" {
+			detail = append(detail, "via "+h.Transport)
+		}
+		detail = append(detail, "collection: "+collectionText(r))
+		if len(h.Notes) > 0 {
+			detail = append(detail, "note: "+strings.Join(h.Notes, "; "))
+		}
+		out = append(out, " "+stDim.Render(sanitize(strings.Join(detail, " · "))))
+	default:
+		out = append(out, " "+stBold.Render(sanitize(v.host)+": "+collectionText(r)), " "+stDim.Render("findings appear when this host has been collected and analyzed"))
+	}
+	fs := m.hostFindings(v.host, v.filter)
+	if len(fs) == 0 {
+		switch {
+		case !analyzed:
+		case len(m.byHost[v.host]) > 0:
+			out = append(out, "", "  "+stDim.Render("no finding shown: change the filter (esc) or the severity toggles (1 2 3)"))
+		default:
+			out = append(out, "", "  "+stOK.Render(fmt.Sprintf("No problem found on %s: %s passed.", sanitize(v.host), plural(m.passedOn(v.host), "check"))))
+		}
+		return out
+	}
+	cols := m.findingColumns(fs)
+	titles := make([]string, len(cols))
+	for i, c := range cols {
+		titles[i] = c.title
+	}
+	out = append(out, "  "+stDim.Render(renderCells(cols, titles)))
+	end := min(v.offset+m.listRows(), len(fs))
+	for i := v.offset; i < end; i++ {
+		f := fs[i]
+		sev := string(f.Severity)
+		if f.Status == checks.StatusNotEvaluated {
+			sev = "not eval"
+		}
+		msg := f.Message
+		if f.Status == checks.StatusNotEvaluated {
+			msg = strings.TrimPrefix(msg, "not evaluated: ")
+		}
+		cells := []string{sev, f.RuleID, sanitize(f.Subject), sanitize(msg)}
+		if i == v.cursor {
+			out = append(out, stSelected.Render("▶ "+renderCells(cols, cells)))
+			continue
+		}
+		st := sevStyle(f.Severity)
+		if f.Status == checks.StatusNotEvaluated {
+			st = stDim
+		}
+		cells[0] = st.Render(fit(cells[0], cols[0].width))
+		out = append(out, "  "+renderCells(cols, cells))
+	}
+	return out
+}
+
+func (m *Model) findingColumns(fs []checks.Finding) []column {
+	rw, sw := 4, 7
+	for _, f := range fs {
+		rw = max(rw, len(f.RuleID))
+		sw = max(sw, ansi.StringWidth(f.Subject))
+	}
+	rw = min(rw, 26)
+	sw = min(sw, max(12, (m.width-rw-14)/3))
+	cols := []column{
+		{title: "SEVERITY", width: 8, prio: 9},
+		{title: "RULE", width: rw, prio: 8},
+		{title: "SUBJECT", width: sw, prio: 3},
+		{title: "MESSAGE", prio: 0},
+	}
+	return layoutColumns(cols, m.width, 12)
+}
+
+func (m *Model) passedOn(host string) int {
+	n := 0
+	if m.rep != nil {
+		for _, f := range m.rep.Passed {
+			if f.Host == host {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func plural(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + one + "s"
+}
+
+// --- finding: message, why, fix, evidence in the raw output -----------
+
+type findingLayout struct {
+	top      []string // everything above the output pane
+	output   []string // the evidence's output, numbered
+	hit      int      // 1-based line of output to highlight (0: none)
+	paneRows int
+}
+
+func (m *Model) layoutFinding() (findingLayout, bool) {
+	v := m.top()
+	f, ok := m.currentFinding()
+	w := m.width
+	if !ok {
+		return findingLayout{top: []string{"", " " + stBold.Render("This finding is no longer reported."),
+			" " + stDim.Render("The last rescan no longer shows it: fixed, or its input changed. esc: back")}}, false
+	}
+	var top []string
+	title := ""
+	rule, hasRule := checks.Lookup(f.RuleID)
+	if hasRule {
+		title = rule.Title
+	} else if m.rep != nil {
+		title = m.rep.Rules[f.RuleID].Title
+	}
+	sev := strings.ToUpper(string(f.Severity))
+	if f.Status == checks.StatusNotEvaluated {
+		sev = "NOT EVALUATED"
+	}
+	top = append(top, " "+sevStyle(f.Severity).Render(sev)+" "+stBold.Render(f.RuleID)+"  "+title)
+	top = append(top, " "+stDim.Render("on "+sanitize(f.Host)+" · "+sanitize(f.Subject)))
+	for _, l := range wrap(f.Message, w-2) {
+		top = append(top, " "+l)
+	}
+	why := ""
+	if hasRule {
+		why = rule.Why
+	} else if m.rep != nil {
+		why = m.rep.Rules[f.RuleID].Why
+	}
+	var whyLines []string
+	if why != "" {
+		whyLines = labeled("Why it matters:", why, w, stLabel)
+	}
+	var fixLines []string
+	switch {
+	case f.Fix != "":
+		fixLines = labeled("Fix (c copies):", f.Fix, w, stLabel)
+	case f.Status == checks.StatusNotEvaluated:
+		fixLines = labeled("Fix:", "none needed yet: this check could not run. Make the missing input collectable and rescan (r).", w, stLabel)
+	}
+	for i := range fixLines {
+		fixLines[i] = " " + fixLines[i]
+	}
+	for i := range whyLines {
+		whyLines[i] = " " + whyLines[i]
+	}
+
+	// The evidence pane.
+	var lay findingLayout
+	evLabel := " " + stDim.Render("No evidence recorded for this finding.")
+	if n := len(f.Evidence); n > 0 {
+		idx := clampInt(v.evidence, 0, n-1)
+		e := f.Evidence[idx]
+		lay.output, lay.hit = m.evidenceOutput(e)
+		where := "`" + sanitize(e.Command) + "`"
+		if e.Host != "" && e.Host != f.Host {
+			where += " on " + sanitize(e.Host)
+		}
+		if e.Line > 0 {
+			where += fmt.Sprintf(" line %d", e.Line)
+		}
+		if e.Note != "" {
+			where += ": " + sanitize(e.Note)
+		}
+		lbl := "Evidence:"
+		if n > 1 {
+			lbl = fmt.Sprintf("Evidence %d of %d (tab: next):", idx+1, n)
+		}
+		evLabel = " " + stLabel.Render(lbl) + " " + where
+	}
+
+	// Share the height: the fix and the message always show in full, the
+	// output pane keeps at least a few lines, "why" gets what is left
+	// unless w asked for all of it.
+	fixed := len(top) + len(fixLines) + 1
+	avail := m.bodyHeight() - fixed
+	minPane := min(8, max(3, avail/2))
+	if len(lay.output) < minPane {
+		minPane = len(lay.output)
+	}
+	whyShown := len(whyLines)
+	limit := avail - minPane
+	if v.whyAll {
+		limit = avail - min(3, len(lay.output))
+	}
+	if whyShown > limit {
+		whyShown = max(limit, 1)
+		if whyShown < len(whyLines) && len(whyLines) > 0 {
+			cut := whyLines[:whyShown]
+			cut[whyShown-1] = fit(cut[whyShown-1], max(w-16, 10)) + stDim.Render(" … w: read all")
+			whyLines = cut
+		}
+	}
+	if whyShown < len(whyLines) {
+		whyLines = whyLines[:whyShown]
+	}
+	top = append(top, whyLines...)
+	top = append(top, fixLines...)
+	top = append(top, evLabel)
+	lay.top = top
+	lay.paneRows = max(m.bodyHeight()-len(top), 1)
+	return lay, true
+}
+
+// evidenceOutput returns the capture's output, numbered, and which line
+// is the evidence.
+func (m *Model) evidenceOutput(e checks.Evidence) ([]string, int) {
+	host := e.Host
+	var capt collect.Capture
+	found := false
+	if i, ok := m.index[host]; ok && m.rows[i].result != nil {
+		capt, found = m.rows[i].result.Find(e.Command)
+	}
+	if !found {
+		out := []string{stDim.Render("(the output of this command is not available: it was not collected)")}
+		if e.Line > 0 && e.Text != "" {
+			out = append(out, fmt.Sprintf("line %d: %s", e.Line, sanitize(e.Text)))
+		}
+		return out, 0
+	}
+	text := strings.TrimRight(capt.Stdout, "\n")
+	var lines []string
+	if text != "" {
+		lines = strings.Split(text, "\n")
+	}
+	nw := len(strconv.Itoa(max(len(lines), 1)))
+	out := make([]string, 0, len(lines)+1)
+	for i, l := range lines {
+		num := fmt.Sprintf("%*d │ ", nw, i+1)
+		l = strings.TrimRight(sanitize(l), "\r ")
+		if i+1 == e.Line {
+			out = append(out, stHit.Render("▶ "+num+l))
+			continue
+		}
+		out = append(out, "  "+stDim.Render(num)+l)
+	}
+	if len(lines) == 0 {
+		out = append(out, stDim.Render("  (the command printed nothing)"))
+	}
+	if e.Line == 0 || e.Line > len(lines) {
+		note := e.Note
+		if note == "" {
+			note = "the evidence is the output as a whole"
+		}
+		out = append(out, stHit.Render("▶ "+strings.Repeat(" ", nw)+" └ "+sanitize(note)))
+		return out, len(out)
+	}
+	return out, e.Line
+}
+
+// evidenceWindow returns the highlighted output line, the number of output
+// lines and the pane height of the current finding screen.
+func (m *Model) evidenceWindow() (hit, total, rows int) {
+	lay, ok := m.layoutFinding()
+	if !ok {
+		return 0, 0, 1
+	}
+	return lay.hit, len(lay.output), lay.paneRows
+}
+
+func (m *Model) findingBody() []string {
+	lay, ok := m.layoutFinding()
+	if !ok {
+		return lay.top
+	}
+	v := m.top()
+	out := append([]string(nil), lay.top...)
+	end := min(v.offset+lay.paneRows, len(lay.output))
+	for i := v.offset; i < end; i++ {
+		out = append(out, lay.output[i])
+	}
+	return out
+}
+
+// --- topology -----------------------------------------------------------
+
+func (m *Model) topologyBody() []string {
+	lines := m.topologyLines()
+	v := m.top()
+	end := min(v.offset+m.bodyHeight(), len(lines))
+	if v.offset >= end {
+		return nil
+	}
+	return lines[v.offset:end]
+}
+
+func (m *Model) topologyLines() []string {
+	host := m.top().host
+	return topology(host, m.factsHost[host], m.rows[m.index[host]], m.byHost[host])
+}
+
+// --- help -----------------------------------------------------------------
+
+func (m *Model) helpBody() []string {
+	out := []string{" " + stBold.Render("Keys") + stDim.Render("  (esc or ? closes, j/k scroll; the footer of each screen shows the keys that lead on)"), ""}
+	groups := m.keys.groups()
+	// Lay the groups out as columns, as many per row as fit.
+	var blocks []string
+	for i, g := range groups {
+		col := m.help.FullHelpView([][]keyBinding{g})
+		blocks = append(blocks, stLabel.Render(groupTitles[i])+"\n"+col)
+	}
+	var row []string
+	rowW := 0
+	flush := func() {
+		if len(row) == 0 {
+			return
+		}
+		joined := lipgloss.JoinHorizontal(lipgloss.Top, row...)
+		for _, l := range strings.Split(joined, "\n") {
+			out = append(out, " "+l)
+		}
+		out = append(out, "")
+		row, rowW = nil, 0
+	}
+	for _, b := range blocks {
+		bw := lipgloss.Width(b) + 4
+		if rowW > 0 && rowW+bw > m.width-1 {
+			flush()
+		}
+		row = append(row, lipgloss.NewStyle().PaddingRight(4).Render(b))
+		rowW += bw
+	}
+	flush()
+	out = append(out,
+		" "+stDim.Render("Lists: enter opens the selected host or finding. A finding shows why it matters, the fix"),
+		" "+stDim.Render("and the command output it was read from, with the evidence line highlighted."))
+	off := clampInt(m.helpOff, 0, max(len(out)-m.bodyHeight(), 0))
+	m.helpOff = off
+	return out[off:]
+}
