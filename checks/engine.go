@@ -191,6 +191,7 @@ func Run(fleet *facts.Fleet) Result {
 
 // RunRules evaluates the given rules.
 func RunRules(fleet *facts.Fleet, rules []*Rule) Result {
+	defer withMemo(fleet)()
 	var all []Finding
 	for _, rule := range rules {
 		if rule.Fleet != nil {

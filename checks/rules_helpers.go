@@ -109,7 +109,17 @@ func pingFailed(p parse.Ping) bool {
 // peerAddr names the host and vmknic that own an IPv4 address in the fleet.
 type peerAddr struct{ Host, Vmknic string }
 
+// fleetAddrs maps every IPv4 address of the fleet to its host and vmknic.
+// The map is shared within a RunRules call (see runMemo): read it only.
 func fleetAddrs(fleet *facts.Fleet) map[string]peerAddr {
+	if m := memoOf(fleet); m != nil {
+		m.addrsOnce.Do(func() { m.addrs = buildFleetAddrs(fleet) })
+		return m.addrs
+	}
+	return buildFleetAddrs(fleet)
+}
+
+func buildFleetAddrs(fleet *facts.Fleet) map[string]peerAddr {
 	m := map[string]peerAddr{}
 	if fleet == nil {
 		return m

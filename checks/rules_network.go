@@ -213,11 +213,10 @@ func init() {
 					if o.Host == h.Host || o.Status == collect.StatusNotCollected {
 						continue
 					}
-					osw := pvrdmaSwitch(o)
+					osw, p, ok := peerPath(fleet, i)
 					if osw == nil || osw.Name != sw.Name {
 						continue
 					}
-					p, ok := hostPathMTU(o)
 					if !ok || p.MTU <= mine.MTU {
 						continue
 					}
