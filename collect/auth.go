@@ -196,6 +196,15 @@ func (l *AuthLog) markPassword() bool {
 // anything: keyboard-interactive already sent the password.
 var errPasswordSpent = errors.New("password already sent through keyboard-interactive; not sending it twice")
 
+// errKbdDeclined wraps the reasons the keyboard-interactive callback gives
+// up (a non-password question, a second password prompt).
+var errKbdDeclined = errors.New("keyboard-interactive declined")
+
+// isAuthGiveUp reports whether err ends authentication on our side.
+func isAuthGiveUp(err error) bool {
+	return errors.Is(err, errPasswordSpent) || errors.Is(err, errKbdDeclined)
+}
+
 // passwordMethods returns keyboard-interactive and password methods that
 // together send the password at most once per connection.
 func passwordMethods(password string, log *AuthLog) []ssh.AuthMethod {
@@ -208,11 +217,11 @@ func passwordMethods(password string, log *AuthLog) []ssh.AuthMethod {
 			}
 			for i, q := range questions {
 				if i < len(echos) && echos[i] {
-					return nil, fmt.Errorf("unexpected keyboard-interactive question %q (not a password prompt)", q)
+					return nil, fmt.Errorf("%w: unexpected question %q (not a password prompt)", errKbdDeclined, q)
 				}
 			}
 			if !log.markPassword() {
-				return nil, fmt.Errorf("the server asked for the password again (%q): not retrying, to avoid account lockout", questions[0])
+				return nil, fmt.Errorf("%w: the server asked for the password again (%q); not retrying, to avoid account lockout", errKbdDeclined, questions[0])
 			}
 			for i := range questions {
 				answers[i] = password
@@ -274,6 +283,14 @@ func describeAuthError(user, addr string, err error, log *AuthLog) error {
 				tried = append(tried, t)
 			}
 		}
+	} else if log != nil {
+		log.mu.Lock()
+		for _, t := range log.tried {
+			if t != "none" && !containsStr(tried, t) {
+				tried = append(tried, t)
+			}
+		}
+		log.mu.Unlock()
 	}
 	msg := fmt.Sprintf("authentication failed for %s@%s: wrong password or key not accepted", user, addr)
 	if len(tried) > 0 {
@@ -289,7 +306,11 @@ func describeAuthError(user, addr string, err error, log *AuthLog) error {
 			msg += "; no key and no password available: use -i FILE, ssh-agent, --password-env, --password-file or --ask-password"
 		}
 	}
-	return errors.New(msg + ")")
+	msg += ")"
+	if errors.Is(err, errKbdDeclined) {
+		msg += ": " + strings.TrimPrefix(err.Error(), "ssh: handshake failed: ")
+	}
+	return errors.New(msg)
 }
 
 func containsStr(list []string, s string) bool {

@@ -118,6 +118,9 @@ func collectHost(ctx context.Context, t Target, opts Options, slots chan struct{
 	res := &HostResult{Host: t.Name, Address: t.Addr, Transport: opts.Runner.Name(), Start: opts.Now()}
 	h := &hostRun{opts: opts, target: t, res: res, sem: make(chan struct{}, opts.SessionsPerHost)}
 	log := opts.Logger.With("host", t.Name)
+	if n, ok := opts.Runner.(interface{ TargetNotes(Target) []string }); ok {
+		res.Notes = append(res.Notes, n.TargetNotes(t)...)
+	}
 	h.emit(PhaseQueued, "")
 
 	finish := func(p Phase) HostResult {
@@ -130,6 +133,9 @@ func collectHost(ctx context.Context, t Target, opts Options, slots chan struct{
 		if h.conn != nil {
 			res.Notes = append(res.Notes, h.conn.Notes()...)
 			h.conn.Close()
+		}
+		if res.Status == StatusNotCollected {
+			log.Warn("host not collected", "reason", res.Reason)
 		}
 		h.emit(p, res.Reason)
 		log.Info("host finished", "status", res.Status, "captures", len(res.Captures), "duration", res.Duration.Round(time.Millisecond), "reason", res.Reason)
@@ -204,10 +210,27 @@ func collectHost(ctx context.Context, t Target, opts Options, slots chan struct{
 		}
 	}
 	wg.Wait()
+	if l, ok := conn.(interface{ LostAfter() (int, bool) }); ok && res.Reason == "" {
+		if n, lost := l.LostAfter(); lost {
+			res.Reason = fmt.Sprintf("connection lost after %d commands; %d commands not collected", n, h.notCollected())
+		}
+	}
 	if hctx.Err() != nil && ctx.Err() == nil && res.Reason == "" {
 		res.Reason = fmt.Sprintf("host timeout (%s) reached; remaining commands abandoned", opts.HostTimeout)
 	}
 	return finish(PhaseDone)
+}
+
+func (h *hostRun) notCollected() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, c := range h.res.Captures {
+		if c.Status != StatusCollected {
+			n++
+		}
+	}
+	return n
 }
 
 func describeConnectError(err error, ctx context.Context) string {

@@ -200,7 +200,7 @@ func describeHandshakeError(hop Hop, via string, err error, ctxEnded bool) error
 	if ctxEnded || errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
 		return fmt.Errorf("ssh handshake with %s%s timed out: the host accepted TCP but did not complete SSH", hop.Addr, via)
 	}
-	if strings.Contains(err.Error(), "unable to authenticate") || strings.Contains(err.Error(), "too many authentication") {
+	if isAuthGiveUp(err) || strings.Contains(err.Error(), "unable to authenticate") || strings.Contains(err.Error(), "too many authentication") {
 		user := ""
 		if hop.Config != nil {
 			user = hop.Config.User
