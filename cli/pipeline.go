@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -82,6 +83,16 @@ type Pipeline struct {
 	// Bundle, when set, lets the TUI export a support bundle of the latest
 	// results to a path (nil: the TUI says bundles are not available).
 	Bundle func(path string, results []collect.HostResult) error
+	// Results, when set, are analysed instead of collecting (offline:
+	// analyze); the TUI shows them read-only, without rescans.
+	Results []collect.HostResult
+	// Partial marks offline input that could not be read completely: the
+	// exit status is at least ExitIncomplete (critical findings still win).
+	Partial bool
+	// Export, when set, is called with the analysis before it is presented
+	// (scan --bundle); its error makes the run fail with ExitError. Runs
+	// with Export print the report instead of opening the TUI.
+	Export func(*Analysis) error
 }
 
 // Run collects (unless results were given), analyzes, presents the report
@@ -90,12 +101,36 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if p.useTUI() {
-		return p.runTUI(ctx, nil)
+	if p.useTUI() && p.Export == nil {
+		return p.partialExit(p.runTUI(ctx, p.Results))
 	}
-	results := collect.Collect(ctx, p.Targets, p.Collect)
+	results := p.Results
+	if results == nil {
+		results = collect.Collect(ctx, p.Targets, p.Collect)
+	}
 	a := analyze(results, p.Meta)
-	return p.present(a)
+	var exportErr error
+	if p.Export != nil {
+		exportErr = p.Export(a)
+	}
+	err := p.present(a)
+	if exportErr != nil {
+		return WithExitCode(ExitError, exportErr)
+	}
+	return p.partialExit(err)
+}
+
+// partialExit raises the exit status of a partial offline input to
+// ExitIncomplete unless it already reports something more severe.
+func (p *Pipeline) partialExit(err error) error {
+	if !p.Partial {
+		return err
+	}
+	var ec *exitCodeError
+	if err == nil || errors.As(err, &ec) && ec.err == nil && (ec.code == ExitWarning || ec.code == ExitOK) {
+		return WithExitCode(ExitIncomplete, nil)
+	}
+	return err
 }
 
 // present writes the report and maps it to the exit status.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
 
@@ -35,6 +36,9 @@ type ScanOptions struct {
 	ConnectTimeout  time.Duration
 	NoProbes        bool
 
+	// Bundle holds --bundle and the redaction flags.
+	Bundle BundleFlags
+
 	// Runner overrides the SSH transport (tests).
 	Runner collect.Runner
 }
@@ -53,43 +57,67 @@ Only allowlisted read-only commands are ever sent; see 'pvrdma-doctor scan --hel
 and README.md ("What gets run on your hosts").`,
 		Example: `  export PVRDMA_DOCTOR_PASSWORD='...'
   pvrdma-doctor scan --hosts esx01,esx02:2222 --user root --password-env PVRDMA_DOCTOR_PASSWORD
-  pvrdma-doctor scan --hosts esx01,esx02 --output json > report.json`,
+  pvrdma-doctor scan --hosts esx01,esx02 --output json > report.json
+  pvrdma-doctor scan --hosts esx01,esx02 --password-env PVRDMA_DOCTOR_PASSWORD --bundle support.tar.gz`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runScan(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
+	addScanFlags(fl, opts)
+	addReportFlags(fl, &opts.Report)
+	fl.StringVar(&opts.Bundle.Path, "bundle", "", "also write a support bundle of this scan to `FILE.tar.gz` (redacted unless --no-redact; see docs/bundles.md)")
+	addRedactFlags(fl, &opts.Bundle)
+	return cmd
+}
+
+// addScanFlags registers the connection and collection flags shared by
+// scan and bundle.
+func addScanFlags(fl *pflag.FlagSet, opts *ScanOptions) {
 	fl.StringVar(&opts.Hosts, "hosts", "", "comma-separated ESXi hosts: NAME, NAME:PORT, IP or [IPv6]:PORT")
 	fl.StringVarP(&opts.User, "user", "u", "root", "SSH user")
 	fl.StringVar(&opts.PasswordEnv, "password-env", "", "read the SSH password from this environment variable")
 	fl.StringVar(&opts.KnownHosts, "known-hosts", filepath.Join(homeDir(), ".ssh", "known_hosts"), "known_hosts file used to verify host keys")
 	fl.BoolVar(&opts.InsecureHostKey, "insecure-ignore-host-key", false, "do NOT verify host keys (never the default; the report says so)")
-	addReportFlags(fl, &opts.Report)
 	fl.IntVar(&opts.Concurrency, "concurrency", 32, "hosts scanned in parallel")
 	fl.DurationVar(&opts.CommandTimeout, "command-timeout", 30*time.Second, "time limit for one command")
 	fl.DurationVar(&opts.HostTimeout, "host-timeout", 3*time.Minute, "time limit for one host")
 	fl.DurationVar(&opts.ConnectTimeout, "connect-timeout", 15*time.Second, "time limit to connect and log in")
 	fl.BoolVar(&opts.NoProbes, "no-probes", false, "skip the vmkping path probes between hosts")
-	return cmd
 }
 
 func runScan(ctx context.Context, opts *ScanOptions) error {
 	if err := opts.Report.validate(); err != nil {
 		return err
 	}
-	targets, err := parseHosts(opts.Hosts)
+	p, err := scanPipeline(opts)
 	if err != nil {
 		return err
 	}
+	if opts.Bundle.Path != "" {
+		p.Export = func(a *Analysis) error {
+			return writeBundle(opts.Bundle.Path, a.Results, p.Meta, opts.Bundle, opts.IO.ErrOut)
+		}
+	}
+	p.Bundle = bundleExporter(p.Meta, opts.Bundle)
+	return p.Run(ctx)
+}
+
+// scanPipeline builds the live pipeline from the connection flags.
+func scanPipeline(opts *ScanOptions) (*Pipeline, error) {
+	targets, err := parseHosts(opts.Hosts)
+	if err != nil {
+		return nil, err
+	}
 	if len(targets) == 0 {
-		return usageError("no hosts given: use --hosts esx01,esx02")
+		return nil, usageError("no hosts given: use --hosts esx01,esx02")
 	}
 	runner := opts.Runner
 	if runner == nil {
 		r, err := sshRunnerFromFlags(opts)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		runner = r
 	}
@@ -102,7 +130,7 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 		},
 		Meta: report.Meta{Source: fmt.Sprintf("scan of %d host(s)", len(targets))},
 	}
-	return p.Run(ctx)
+	return p, nil
 }
 
 // sshRunnerFromFlags builds the SSH transport from scan's flags.

@@ -1,0 +1,621 @@
+package bundle
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
+)
+
+// Input kinds.
+const (
+	KindArchive    = "bundle"
+	KindFolder     = "unpacked bundle"
+	KindSaved      = "saved outputs"
+	KindTranscript = "transcript"
+)
+
+// Limits that keep a hostile archive from exhausting memory.
+const (
+	maxFileSize  = 64 << 20
+	maxTotalSize = 512 << 20
+	maxEntries   = 100000
+)
+
+// Input is one offline input, loaded: the host results to analyze and
+// what went wrong while reading them.
+type Input struct {
+	Path string
+	// Kind is KindArchive, KindFolder, KindSaved or KindTranscript.
+	Kind string
+	// Manifest is set for bundles whose manifest could be read.
+	Manifest *Manifest
+	Results  []collect.HostResult
+	// Problems make the input partial: damage found while reading
+	// (truncated archive, checksum mismatch, missing outputs, ...).
+	Problems []string
+	// Ignored lists inputs that are not pvrdma-doctor command outputs
+	// (transcript commands outside the catalogue, unknown files).
+	Ignored []string
+}
+
+// Partial reports whether something could not be read.
+func (in *Input) Partial() bool { return len(in.Problems) > 0 }
+
+// Source describes the input for the report ("bundle x.tar.gz").
+func (in *Input) Source() string {
+	s := in.Kind + " " + in.Path
+	if in.Manifest != nil && in.Manifest.Source != "" {
+		s += " (" + in.Manifest.Source + ")"
+	}
+	return s
+}
+
+// Redacted reports whether the input is a redacted bundle.
+func (in *Input) Redacted() bool { return in.Manifest != nil && in.Manifest.Redacted }
+
+// Load reads an analyze input: a bundle (tar.gz, or unpacked folder), a
+// folder of saved outputs (one folder per host, one file per command named
+// collect.FileName(command)), or a pasted SSH transcript. It returns an
+// error when nothing can be analysed; damage that still leaves something to
+// analyse is listed in Input.Problems.
+func Load(p string) (*Input, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		files, problems, err := readDir(p)
+		if err != nil {
+			return nil, err
+		}
+		in, err := fromFiles(files, filepath.Base(filepath.Clean(p)))
+		if in != nil {
+			in.Path = p
+			in.Problems = append(problems, in.Problems...)
+		}
+		return in, wrapPath(p, err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	head, _ := br.Peek(512)
+	if isArchive(head) {
+		files, problems, err := readArchive(br)
+		if err != nil {
+			return nil, wrapPath(p, err)
+		}
+		in, err := fromFiles(files, "")
+		if in != nil {
+			in.Path = p
+			in.Problems = append(problems, in.Problems...)
+			if in.Kind == KindSaved {
+				in.Problems = append(in.Problems, "the archive has no manifest.json: read as saved outputs")
+			}
+			in.Kind = KindArchive
+		}
+		if err != nil && len(problems) > 0 {
+			err = fmt.Errorf("%w (%s)", err, strings.Join(problems, "; "))
+		}
+		return in, wrapPath(p, err)
+	}
+	b, err := io.ReadAll(io.LimitReader(br, maxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxFileSize {
+		return nil, fmt.Errorf("%s: not a bundle, and too large (over %d MiB) for a transcript", p, maxFileSize>>20)
+	}
+	if !looksLikeText(b) {
+		return nil, fmt.Errorf("%s: not a bundle: it is neither a .tar.gz support bundle, a folder of saved outputs, nor a text transcript", p)
+	}
+	in, err := FromTranscript(string(b))
+	if in != nil {
+		in.Path = p
+	}
+	return in, wrapPath(p, err)
+}
+
+func wrapPath(p string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", p, err)
+}
+
+// isArchive recognises gzip and (uncompressed) tar by their magic.
+func isArchive(head []byte) bool {
+	if len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
+		return true
+	}
+	return len(head) >= 262 && string(head[257:262]) == "ustar"
+}
+
+func looksLikeText(b []byte) bool {
+	if len(b) == 0 {
+		return true
+	}
+	n := len(b)
+	if n > 8192 {
+		n = 8192
+	}
+	s := b[:n]
+	for len(s) > 0 && !utf8.Valid(s) && len(b) > n {
+		s = s[:len(s)-1] // a rune cut at the window's end
+	}
+	return utf8.Valid(s) && !bytes.ContainsRune(s, 0)
+}
+
+// readArchive reads every regular file of a tar.gz (or tar). Damage after
+// some files were read is a problem, not an error: what was read is kept.
+func readArchive(r io.Reader) (map[string][]byte, []string, error) {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReader(r)
+	}
+	var src io.Reader = br
+	head, _ := br.Peek(2)
+	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, nil, fmt.Errorf("not a valid gzip archive: %w", err)
+		}
+		gz.Multistream(false)
+		src = gz
+	}
+	tr := tar.NewReader(src)
+	files := map[string][]byte{}
+	var problems []string
+	var total int64
+	for n := 0; ; n++ {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			if n == 0 {
+				return nil, nil, errors.New("not a bundle: the archive is empty")
+			}
+			break
+		}
+		if err != nil {
+			if n == 0 {
+				return nil, nil, fmt.Errorf("not a bundle, or a corrupt one: %w", err)
+			}
+			problems = append(problems, fmt.Sprintf("the archive is truncated or corrupt after %d entries (%v): later files are missing", n, err))
+			break
+		}
+		if n >= maxEntries {
+			problems = append(problems, fmt.Sprintf("the archive has more than %d entries: the rest is ignored", maxEntries))
+			break
+		}
+		if hdr.Typeflag != tar.TypeReg && hdr.Typeflag != tar.TypeRegA {
+			continue
+		}
+		name, ok := cleanName(hdr.Name)
+		if !ok {
+			problems = append(problems, fmt.Sprintf("unsafe path %q in the archive ignored", hdr.Name))
+			continue
+		}
+		if hdr.Size > maxFileSize || total+hdr.Size > maxTotalSize {
+			problems = append(problems, fmt.Sprintf("%s is too large (%d bytes): ignored", name, hdr.Size))
+			continue
+		}
+		b, err := io.ReadAll(io.LimitReader(tr, maxFileSize+1))
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("the archive is truncated or corrupt in %s (%v): it and later files are missing", name, err))
+			break
+		}
+		total += int64(len(b))
+		if _, dup := files[name]; dup {
+			problems = append(problems, fmt.Sprintf("%s appears twice in the archive: the first copy is used", name))
+			continue
+		}
+		files[name] = b
+	}
+	return files, problems, nil
+}
+
+// cleanName returns a safe relative slash path, or false.
+func cleanName(n string) (string, bool) {
+	n = strings.TrimPrefix(strings.ReplaceAll(n, `\`, "/"), "./")
+	if n == "" || strings.HasPrefix(n, "/") || strings.ContainsRune(n, 0) {
+		return "", false
+	}
+	c := path.Clean(n)
+	if c == "." || c == ".." || strings.HasPrefix(c, "../") {
+		return "", false
+	}
+	return c, true
+}
+
+// readDir reads the files of a folder (three levels deep, hidden files skipped).
+func readDir(root string) (map[string][]byte, []string, error) {
+	files := map[string][]byte{}
+	var problems []string
+	var total int64
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root {
+				return err
+			}
+			problems = append(problems, fmt.Sprintf("%s: %v", p, err))
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if strings.Count(rel, "/") >= 2 {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", rel, err))
+			return nil
+		}
+		if info.Size() > maxFileSize || total+info.Size() > maxTotalSize {
+			problems = append(problems, fmt.Sprintf("%s is too large (%d bytes): ignored", rel, info.Size()))
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", rel, err))
+			return nil
+		}
+		total += int64(len(b))
+		files[rel] = b
+		return nil
+	})
+	return files, problems, err
+}
+
+// fromFiles interprets a set of files: a bundle when manifest.json is
+// there, saved outputs otherwise. label names a lone host folder.
+func fromFiles(files map[string][]byte, label string) (*Input, error) {
+	in := &Input{Kind: KindSaved}
+	mb, hasManifest := files[ManifestName]
+	if !hasManifest {
+		prefix := ""
+		if hasPrefix(files, HostsDir+"/") {
+			prefix = HostsDir + "/"
+		}
+		in.Results, in.Ignored = savedOutputs(files, prefix, label)
+		if len(in.Results) == 0 {
+			return in, errors.New("not a bundle and no saved outputs found: expected manifest.json, or one folder per host holding files named after their command (e.g. esx01/esxcli_rdma_device_list.txt)")
+		}
+		return in, nil
+	}
+	in.Kind = KindFolder
+	var m Manifest
+	dec := json.NewDecoder(bytes.NewReader(mb))
+	if err := dec.Decode(&m); err != nil {
+		in.Problems = append(in.Problems, fmt.Sprintf("manifest.json is corrupt (%v): checksums cannot be verified", err))
+	} else {
+		in.Manifest = &m
+		if err := checkSchema(m.SchemaVersion); err != nil {
+			in.Problems = append(in.Problems, err.Error())
+		}
+	}
+	bad := map[string]bool{}
+	if in.Manifest != nil {
+		listed := map[string]bool{ManifestName: true}
+		for _, f := range in.Manifest.Files {
+			listed[f.Path] = true
+			b, ok := files[f.Path]
+			if !ok {
+				bad[f.Path] = true
+				in.Problems = append(in.Problems, fmt.Sprintf("%s is listed in the manifest but missing from the bundle", f.Path))
+				continue
+			}
+			sum := sha256.Sum256(b)
+			if hex.EncodeToString(sum[:]) != strings.ToLower(f.SHA256) {
+				bad[f.Path] = true
+				in.Problems = append(in.Problems, fmt.Sprintf("checksum mismatch: %s was changed or is corrupt (sha256 differs from the manifest)", f.Path))
+			}
+		}
+		var extra []string
+		for p := range files {
+			if !listed[p] {
+				bad[p] = true
+				extra = append(extra, p)
+			}
+		}
+		sort.Strings(extra)
+		for _, p := range extra {
+			in.Ignored = append(in.Ignored, p+": not listed in the manifest")
+		}
+	}
+	rb, ok := files[ResultsFile]
+	var results []collect.HostResult
+	switch {
+	case !ok:
+		in.Problems = append(in.Problems, "results.json is missing: command statuses are lost, outputs are read from the host folders")
+	case bad[ResultsFile]:
+		in.Problems = append(in.Problems, "results.json failed its checksum: outputs are read from the host folders")
+	default:
+		if err := json.Unmarshal(rb, &results); err != nil {
+			in.Problems = append(in.Problems, fmt.Sprintf("results.json is corrupt (%v): outputs are read from the host folders", err))
+			results = nil
+		}
+	}
+	if results == nil {
+		good := map[string][]byte{}
+		for p, b := range files {
+			if !bad[p] {
+				good[p] = b
+			}
+		}
+		var ign []string
+		in.Results, ign = savedOutputs(good, HostsDir+"/", "")
+		in.Ignored = append(in.Ignored, ign...)
+		if len(in.Results) == 0 {
+			return in, errors.New("the bundle holds no readable host outputs")
+		}
+		return in, nil
+	}
+	names := make([]string, len(results))
+	for i, hr := range results {
+		names[i] = hr.Host
+	}
+	dirs := hostDirs(names)
+	for i := range results {
+		hr := &results[i]
+		if in.Manifest != nil && i < len(in.Manifest.Hosts) && in.Manifest.Hosts[i].Host == hr.Host {
+			if d, ok := cleanName(in.Manifest.Hosts[i].Dir); ok && !strings.Contains(d, "/") {
+				dirs[i] = d
+			}
+		}
+		damaged := 0
+		for j, fname := range captureFiles(hr.Captures) {
+			c := &hr.Captures[j]
+			if c.Kind == "" {
+				c.Kind = collect.KindOf(c.Command)
+			}
+			p := path.Join(HostsDir, dirs[i], fname)
+			b, ok := files[p]
+			if se, ok := files[p+".stderr"]; ok && !bad[p+".stderr"] {
+				c.Stderr = string(se)
+			}
+			switch {
+			case ok && !bad[p]:
+				c.Stdout = string(b)
+			case c.Status == collect.StatusCollected:
+				why := "missing from the bundle"
+				if ok {
+					why = "corrupt in the bundle (checksum mismatch)"
+				}
+				c.Status = collect.StatusFailed
+				c.Error = "output " + why
+				damaged++
+				if !bad[p] {
+					in.Problems = append(in.Problems, fmt.Sprintf("%s: output of `%s` is missing", hr.Host, c.Command))
+				}
+			}
+		}
+		if damaged > 0 && hr.Status != collect.StatusNotCollected {
+			hr.Reason = fmt.Sprintf("%d output(s) missing or corrupt in the bundle", damaged)
+			hr.Finalize()
+		}
+	}
+	in.Results = results
+	return in, nil
+}
+
+func hasPrefix(files map[string][]byte, prefix string) bool {
+	for p := range files {
+		if strings.HasPrefix(p, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// savedOutputs reads one folder per host under prefix (or a lone host's
+// files directly under prefix, named label), each file named after its
+// command (collect.FileName), with optional <name>.stderr / <name>.exit.
+func savedOutputs(files map[string][]byte, prefix, label string) ([]collect.HostResult, []string) {
+	type hostFiles struct{ names []string }
+	byHost := map[string]*hostFiles{}
+	var ignored []string
+	for p := range files {
+		if !strings.HasPrefix(p, prefix) {
+			continue
+		}
+		rel := strings.TrimPrefix(p, prefix)
+		host, name, nested := strings.Cut(rel, "/")
+		if !nested {
+			host, name = "", rel
+		}
+		if strings.Contains(name, "/") {
+			continue
+		}
+		if byHost[host] == nil {
+			byHost[host] = &hostFiles{}
+		}
+		byHost[host].names = append(byHost[host].names, name)
+	}
+	var hosts []string
+	for h := range byHost {
+		hosts = append(hosts, h)
+	}
+	sort.Strings(hosts)
+	var out []collect.HostResult
+	for _, h := range hosts {
+		hf := byHost[h]
+		sort.Strings(hf.names)
+		name := h
+		dir := prefix + h + "/"
+		if h == "" {
+			name, dir = label, prefix
+			if name == "" {
+				name = "host"
+			}
+		}
+		hr := collect.HostResult{Host: name, Transport: "saved-output", Status: collect.StatusCollected}
+		var ign []string
+		for _, n := range hf.names {
+			if !strings.HasSuffix(n, ".txt") {
+				if !strings.HasSuffix(n, ".stderr") && !strings.HasSuffix(n, ".exit") && n != "scenario.yaml" {
+					ign = append(ign, path.Join(h, n)+": not a command output (expected <command>.txt)")
+				}
+				continue
+			}
+			line, ok := collect.CommandForFile(n)
+			if !ok {
+				ign = append(ign, path.Join(h, n)+": not named after a pvrdma-doctor command")
+				continue
+			}
+			c := collect.Capture{Host: name, Command: line, Kind: collect.KindOf(line), Stdout: string(files[dir+n]), Status: collect.StatusCollected}
+			base := strings.TrimSuffix(n, ".txt")
+			for _, se := range []string{dir + n + ".stderr", dir + base + ".stderr"} {
+				if b, ok := files[se]; ok {
+					c.Stderr = string(b)
+					break
+				}
+			}
+			for _, ex := range []string{dir + n + ".exit", dir + base + ".exit"} {
+				if b, ok := files[ex]; ok {
+					var code int
+					if _, err := fmt.Sscanf(strings.TrimSpace(string(b)), "%d", &code); err == nil && code != 0 {
+						c.ExitCode = code
+						c.Status = collect.StatusFailed
+						c.Error = fmt.Sprintf("exit status %d", code)
+					}
+					break
+				}
+			}
+			hr.Captures = append(hr.Captures, c)
+		}
+		if len(hr.Captures) == 0 {
+			// A folder without any command output is not a host (docs, ...).
+			if h != "" {
+				ignored = append(ignored, h+"/: no command outputs")
+			}
+			continue
+		}
+		ignored = append(ignored, ign...)
+		sortCaptures(hr.Captures)
+		hr.Finalize()
+		out = append(out, hr)
+	}
+	return out, ignored
+}
+
+// sortCaptures orders captures like the collector: stage 1 in catalogue
+// order, then stage 2 and 3 by command line.
+func sortCaptures(cs []collect.Capture) {
+	rank := map[string]int{}
+	for i, c := range collect.Stage1() {
+		rank[c.Line] = i + 1
+	}
+	stage := func(k collect.Kind) int {
+		switch k {
+		case collect.KindVmkping:
+			return 3
+		}
+		return 2
+	}
+	sort.SliceStable(cs, func(i, j int) bool {
+		ri, rj := rank[cs[i].Command], rank[cs[j].Command]
+		switch {
+		case ri > 0 && rj > 0:
+			return ri < rj
+		case ri > 0 || rj > 0:
+			return ri > 0
+		}
+		if si, sj := stage(cs[i].Kind), stage(cs[j].Kind); si != sj {
+			return si < sj
+		}
+		return cs[i].Command < cs[j].Command
+	})
+}
+
+// DefaultTranscriptHost names the host of "~ #" prompts without a name.
+const DefaultTranscriptHost = "unknown-host"
+
+// FromTranscript reads a pasted SSH session (parse.SplitTranscript): each
+// command of the catalogue becomes a capture of the host named in its
+// prompt; other commands are listed in Ignored. A command run twice on a
+// host is taken from its last run.
+func FromTranscript(text string) (*Input, error) {
+	cmds, err := parse.SplitTranscript(text)
+	if err != nil {
+		return nil, fmt.Errorf("not a bundle, and not a transcript either: %w", err)
+	}
+	in := &Input{Kind: KindTranscript}
+	idx := map[string]int{}
+	for _, tc := range cmds {
+		line := strings.Join(strings.Fields(tc.Command), " ")
+		kind := collect.KindOf(line)
+		if kind == "" {
+			in.Ignored = append(in.Ignored, fmt.Sprintf("line %d: `%s` is not one of pvrdma-doctor's commands", tc.Line, line))
+			continue
+		}
+		host := strings.TrimSpace(tc.Host)
+		if host == "" {
+			host = DefaultTranscriptHost
+		}
+		i, ok := idx[host]
+		if !ok {
+			i = len(in.Results)
+			idx[host] = i
+			in.Results = append(in.Results, collect.HostResult{Host: host, Transport: "transcript", Status: collect.StatusCollected})
+		}
+		hr := &in.Results[i]
+		out := tc.Output
+		if out != "" {
+			out += "\n"
+		}
+		c := collect.Capture{Host: host, Command: line, Kind: kind, Stdout: out, Status: collect.StatusCollected}
+		replaced := false
+		for j := range hr.Captures {
+			if hr.Captures[j].Command == line {
+				hr.Captures[j] = c
+				replaced = true
+				hr.Notes = append(hr.Notes, fmt.Sprintf("`%s` appears more than once in the transcript: the run at line %d is used", line, tc.Line))
+			}
+		}
+		if !replaced {
+			hr.Captures = append(hr.Captures, c)
+		}
+	}
+	if len(in.Results) == 0 {
+		return in, fmt.Errorf("the transcript holds no pvrdma-doctor command (%d other command(s) ignored); supported: %s",
+			len(in.Ignored), strings.Join(parse.SupportedCommands(), "; "))
+	}
+	for i := range in.Results {
+		sortCaptures(in.Results[i].Captures)
+		in.Results[i].Finalize()
+	}
+	return in, nil
+}
