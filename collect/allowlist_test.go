@@ -50,7 +50,7 @@ func realisticOutputs(r *rand.Rand) map[Kind]string {
 			pick() + "  nmlx5_rdma  Active  4096  100 Gbps  " + pick() + "  x\n" +
 			"vmrdma0  nmlx5_rdma  Active  4096  100 Gbps  vmnic4  x\n",
 		KindPVRDMAVmknicOpt: "   Path: /Net/PVRDMAVmknic\n   Type: string\n   String Value: " + pick() + "\n",
-		KindRDMAVmknicList: "Device   Vmknic  Netstack\n-------  ------  ----------------\nvmrdma0  " + pick() + "  " + pick() + "\n",
+		KindRDMAVmknicList:  "Device   Vmknic  Netstack\n-------  ------  ----------------\nvmrdma0  " + pick() + "  " + pick() + "\n",
 		KindIPInterfaceList: "vmk1\n   Name: vmk1\n   Netstack Instance: " + pick() + "\n",
 		KindIPv4Get: "Name  IPv4 Address  IPv4 Netmask   IPv4 Broadcast  Address Type  Gateway  DHCP DNS\n" +
 			"----  ------------  -------------  --------------  ------------  -------  --------\n" +
