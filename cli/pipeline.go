@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/config"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
@@ -26,8 +28,10 @@ type Analysis struct {
 	Report  *report.Report
 }
 
-// analyze runs parse, checks and report on collected host results.
-func analyze(results []collect.HostResult, meta report.Meta) *Analysis {
+// analyze runs parse, checks and report on collected host results. A
+// config (--config), when given, overrides severities and moves suppressed
+// findings out of the findings before the report is built.
+func analyze(results []collect.HostResult, meta report.Meta, cfg ...*config.Config) *Analysis {
 	fleet := facts.Build(results)
 	res := checks.Run(&fleet)
 	if meta.Now.IsZero() {
@@ -36,8 +40,14 @@ func analyze(results []collect.HostResult, meta report.Meta) *Analysis {
 	if meta.Version == "" {
 		meta.Version = Version
 	}
+	var suppressed []checks.Finding
+	if len(cfg) > 0 && cfg[0] != nil {
+		applied := cfg[0].Apply(res, meta.Now)
+		res, suppressed = applied.Result, applied.Suppressed
+		meta.Notes = append(append([]string(nil), meta.Notes...), applied.Notes...)
+	}
 	return &Analysis{Results: results, Fleet: fleet, Checks: res,
-		Report: report.Build(results, &fleet, res, nil, meta)}
+		Report: report.Build(results, &fleet, res, suppressed, meta)}
 }
 
 // ReportOptions are the output flags shared by scan, demo and analyze.
@@ -45,29 +55,47 @@ type ReportOptions struct {
 	Output string
 	FailOn string
 	failOn checks.Severity
+	// Config is the config file (--config; "" = the default path, which
+	// may be missing).
+	Config string
+	// ShowSuppressed lists suppressed findings in the report.
+	ShowSuppressed bool
+	cfg            *config.Config
 }
 
-const outputFlagHelp = "output format: text or json (default: the interactive TUI on a terminal, text otherwise)"
+// outputFormats are the values of --output.
+var outputFormats = []string{"text", "json", "markdown", "html", "junit", "sarif"}
+
+const outputFlagHelp = "output format: text, json, markdown, html, junit or sarif (default: the interactive TUI on a terminal, text otherwise)"
 const failOnFlagHelp = "lowest severity that makes the exit status non-zero: critical, warning or info"
 
 // addReportFlags registers the shared output flags.
 func addReportFlags(fl *pflag.FlagSet, o *ReportOptions) {
 	fl.StringVarP(&o.Output, "output", "o", "", outputFlagHelp)
 	fl.StringVar(&o.FailOn, "fail-on", "warning", failOnFlagHelp)
+	fl.StringVar(&o.Config, "config", "", "config file with severity overrides and suppressions (default ~/.config/pvrdma-doctor/config.yaml if it exists)")
+	fl.BoolVar(&o.ShowSuppressed, "show-suppressed", false, "list the findings suppressed by the config file")
 }
 
 // validate checks the shared output flags before any work starts.
 func (o *ReportOptions) validate() error {
-	switch o.Output {
-	case "", "text", "json":
-	default:
-		return usageError("unknown --output %q: use text or json", o.Output)
+	if o.Output != "" && !slices.Contains(outputFormats, o.Output) {
+		return usageError("unknown --output %q: use %s", o.Output, strings.Join(outputFormats, ", "))
 	}
 	sev, err := checks.ParseSeverity(o.FailOn)
 	if err != nil {
 		return usageError("--fail-on: %v", err)
 	}
 	o.failOn = sev
+	file, explicit := o.Config, o.Config != ""
+	if !explicit {
+		file = config.DefaultPath(homeDir())
+	}
+	cfg, err := config.Load(file, explicit)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	o.cfg = cfg
 	return nil
 }
 
@@ -108,7 +136,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	if results == nil {
 		results = collect.Collect(ctx, p.Targets, p.Collect)
 	}
-	a := analyze(results, p.Meta)
+	a := analyze(results, p.Meta, p.Report.cfg)
 	var exportErr error
 	if p.Export != nil {
 		exportErr = p.Export(a)
@@ -135,7 +163,7 @@ func (p *Pipeline) partialExit(err error) error {
 
 // present writes the report and maps it to the exit status.
 func (p *Pipeline) present(a *Analysis) error {
-	if err := writeReport(p.IO.Out, p.Report.Output, a.Report, p.IO.StdoutTTY, p.Getenv); err != nil {
+	if err := writeReport(p.IO.Out, p.Report.Output, a.Report, p.IO.StdoutTTY, p.Getenv, p.Report.ShowSuppressed); err != nil {
 		return err
 	}
 	if code := exitCodeFor(a.Report, p.Report.failOn); code != ExitOK {
@@ -145,12 +173,27 @@ func (p *Pipeline) present(a *Analysis) error {
 }
 
 // writeReport renders the report in the chosen format.
-func writeReport(w io.Writer, format string, r *report.Report, color bool, getenv func(string) string) error {
+// Suppressed findings are counted always and listed only with showSuppressed.
+func writeReport(w io.Writer, format string, r *report.Report, color bool, getenv func(string) string, showSuppressed bool) error {
+	if format != "text" && format != "" && !showSuppressed && len(r.Suppressed) > 0 {
+		c := *r
+		c.Suppressed = nil
+		r = &c
+	}
 	switch format {
 	case "json":
 		return report.WriteJSON(w, r)
+	case "markdown":
+		return report.WriteMarkdown(w, r)
+	case "html":
+		return report.WriteHTML(w, r)
+	case "junit":
+		return report.WriteJUnit(w, r)
+	case "sarif":
+		return report.WriteSARIF(w, r)
 	case "text", "":
-		return report.WriteText(w, r, report.TextOptions{Color: color && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"})
+		return report.WriteText(w, r, report.TextOptions{Color: color && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb",
+			ShowSuppressed: showSuppressed})
 	}
 	return fmt.Errorf("unknown output format %q", format)
 }
