@@ -26,14 +26,14 @@ func newKeyMap() keyMap {
 		Back:         key.NewBinding(key.WithKeys("esc", "left", "h", "backspace"), key.WithHelp("esc", "back")),
 		Topology:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "topology")),
 		Filter:       key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-		Critical:     key.NewBinding(key.WithKeys("1"), key.WithHelp("1", "critical on/off")),
-		Warning:      key.NewBinding(key.WithKeys("2"), key.WithHelp("2", "warning on/off")),
-		Info:         key.NewBinding(key.WithKeys("3"), key.WithHelp("3", "info on/off")),
+		Critical:     key.NewBinding(key.WithKeys("1"), key.WithHelp("1", "critical")),
+		Warning:      key.NewBinding(key.WithKeys("2"), key.WithHelp("2", "warning")),
+		Info:         key.NewBinding(key.WithKeys("3"), key.WithHelp("3", "info")),
 		NextEvidence: key.NewBinding(key.WithKeys("tab", "n"), key.WithHelp("tab/n", "next evidence")),
 		PrevEvidence: key.NewBinding(key.WithKeys("shift+tab", "p"), key.WithHelp("shift+tab/p", "previous evidence")),
 		Why:          key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "why: full text")),
 		Copy:         key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy fix")),
-		Rescan:       key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rescan host")),
+		Rescan:       key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rescan")),
 		RescanAll:    key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "rescan all")),
 		Bundle:       key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "export bundle")),
 		Help:         key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
@@ -60,15 +60,15 @@ var groupTitles = []string{"Move", "Navigate", "Filter", "Finding", "Actions"}
 func (k keyMap) short(s screenKind) []key.Binding {
 	switch s {
 	case scrOverview:
-		return []key.Binding{k.Up, k.Down, k.Open, k.Topology, k.Filter, k.Rescan, k.Bundle, k.Help, k.Quit}
+		return []key.Binding{k.Open, k.Down, k.Up, k.Topology, k.Filter, k.Rescan, k.Bundle}
 	case scrHost:
-		return []key.Binding{k.Up, k.Down, k.Open, k.Back, k.Topology, k.Filter, k.Critical, k.Help, k.Quit}
+		return []key.Binding{k.Open, k.Down, k.Up, k.Back, k.Topology, k.Filter, k.Critical, k.Warning, k.Info}
 	case scrFinding:
-		return []key.Binding{k.Copy, k.Down, k.NextEvidence, k.Why, k.Topology, k.Back, k.Help, k.Quit}
+		return []key.Binding{k.Copy, k.Back, k.Down, k.NextEvidence, k.Why, k.Topology}
 	case scrTopology:
-		return []key.Binding{k.Up, k.Down, k.Back, k.Rescan, k.Help, k.Quit}
+		return []key.Binding{k.Back, k.Down, k.Up, k.Rescan}
 	}
-	return []key.Binding{k.Help, k.Quit}
+	return nil
 }
 
 type keyBinding = key.Binding

@@ -446,11 +446,6 @@ func (m *Model) toggle(s checks.Severity) {
 	m.showSev[s] = !m.showSev[s]
 	m.visibleKey = ""
 	m.clamp()
-	state := "shown"
-	if !m.showSev[s] {
-		state = "hidden"
-	}
-	m.status = fmt.Sprintf("%s findings %s", s, state)
 }
 
 // rescan asks the cli to collect hosts again.

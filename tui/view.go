@@ -257,13 +257,22 @@ func (m *Model) statusLine() string {
 	return line
 }
 
-// footerLine hints the keys that lead on from the current screen.
+// footerLine hints the keys that lead on from the current screen; help
+// and quit are always shown, at the right.
 func (m *Model) footerLine() string {
+	right := m.help.ShortHelpView([]keyBinding{m.keys.Help, m.keys.Quit})
+	ctx := m.keys.short(m.top().kind)
 	if m.helpOn {
-		return m.help.ShortHelpView(
-			[]keyBinding{m.keys.Down, m.keys.Up, m.keys.Help, m.keys.Quit})
+		ctx = []keyBinding{m.keys.Down, m.keys.Up, m.keys.Back}
 	}
-	return m.help.ShortHelpView(m.keys.short(m.top().kind))
+	h := m.help
+	h.SetWidth(max(m.width-ansi.StringWidth(right)-4, 1))
+	left := h.ShortHelpView(ctx)
+	gap := m.width - ansi.StringWidth(left) - ansi.StringWidth(right)
+	if gap < 1 {
+		return left
+	}
+	return left + strings.Repeat(" ", gap) + right
 }
 
 // --- overview ---------------------------------------------------------
@@ -332,7 +341,7 @@ func (m *Model) overviewColumns() []column {
 	hw = min(hw, 24)
 	cols := []column{
 		{title: "HOST", width: hw, prio: 9},
-		{title: "COLLECTION", width: 17, prio: 8},
+		{title: "COLLECTION", width: 20, prio: 8},
 		{title: "VERDICT", prio: 0},
 		{title: "CRIT", width: 4, right: true, prio: 7},
 		{title: "WARN", width: 4, right: true, prio: 6},
@@ -645,7 +654,7 @@ func (m *Model) layoutFinding() (findingLayout, bool) {
 
 	// The evidence pane.
 	var lay findingLayout
-	evLabel := " " + stDim.Render("No evidence recorded for this finding.")
+	evLabel := []string{" " + stDim.Render("No evidence recorded for this finding.")}
 	if n := len(f.Evidence); n > 0 {
 		idx := clampInt(v.evidence, 0, n-1)
 		e := f.Evidence[idx]
@@ -655,7 +664,7 @@ func (m *Model) layoutFinding() (findingLayout, bool) {
 			where += " on " + sanitize(e.Host)
 		}
 		if e.Line > 0 {
-			where += fmt.Sprintf(" line %d", e.Line)
+			where = fmt.Sprintf("line %d of %s", e.Line, where)
 		}
 		if e.Note != "" {
 			where += ": " + sanitize(e.Note)
@@ -664,13 +673,16 @@ func (m *Model) layoutFinding() (findingLayout, bool) {
 		if n > 1 {
 			lbl = fmt.Sprintf("Evidence %d of %d (tab: next):", idx+1, n)
 		}
-		evLabel = " " + stLabel.Render(lbl) + " " + where
+		evLabel = labeled(lbl, where, w, stLabel)
+		for i := range evLabel {
+			evLabel[i] = " " + evLabel[i]
+		}
 	}
 
 	// Share the height: the fix and the message always show in full, the
 	// output pane keeps at least a few lines, "why" gets what is left
 	// unless w asked for all of it.
-	fixed := len(top) + len(fixLines) + 1
+	fixed := len(top) + len(fixLines) + len(evLabel)
 	avail := m.bodyHeight() - fixed
 	minPane := min(8, max(3, avail/2))
 	if len(lay.output) < minPane {
@@ -679,22 +691,20 @@ func (m *Model) layoutFinding() (findingLayout, bool) {
 	whyShown := len(whyLines)
 	limit := avail - minPane
 	if v.whyAll {
-		limit = avail - min(3, len(lay.output))
+		// w trades the output pane for the full text.
+		limit = avail + len(evLabel)
+		evLabel, lay.output, lay.hit = nil, nil, 0
 	}
 	if whyShown > limit {
 		whyShown = max(limit, 1)
-		if whyShown < len(whyLines) && len(whyLines) > 0 {
-			cut := whyLines[:whyShown]
-			cut[whyShown-1] = fit(cut[whyShown-1], max(w-16, 10)) + stDim.Render(" … w: read all")
-			whyLines = cut
-		}
-	}
-	if whyShown < len(whyLines) {
-		whyLines = whyLines[:whyShown]
+		cut := whyLines[:whyShown]
+		last := strings.TrimRight(ansi.Truncate(cut[whyShown-1], max(w-18, 10), ""), " ")
+		cut[whyShown-1] = last + stDim.Render(" … (w: read all)")
+		whyLines = cut
 	}
 	top = append(top, whyLines...)
 	top = append(top, fixLines...)
-	top = append(top, evLabel)
+	top = append(top, evLabel...)
 	lay.top = top
 	lay.paneRows = max(m.bodyHeight()-len(top), 1)
 	return lay, true

@@ -1,0 +1,435 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+)
+
+func mustContain(t *testing.T, s string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(s, w) {
+			t.Fatalf("screen lacks %q:\n%s", w, s)
+		}
+	}
+}
+
+func mustNotContain(t *testing.T, s string, bad ...string) {
+	t.Helper()
+	for _, b := range bad {
+		if strings.Contains(s, b) {
+			t.Fatalf("screen should not show %q:\n%s", b, s)
+		}
+	}
+}
+
+// lineWith returns the first screen line containing s.
+func lineWith(t *testing.T, scr, s string) string {
+	t.Helper()
+	for _, l := range strings.Split(scr, "\n") {
+		if strings.Contains(l, s) {
+			return l
+		}
+	}
+	t.Fatalf("no line with %q:\n%s", s, scr)
+	return ""
+}
+
+func TestOverviewShowsFleetAndHosts(t *testing.T) {
+	m := newTestModel(t, 100, 24, nil)
+	scr := screen(m)
+	mustContain(t, scr, "PVRDMA is BROKEN", "test fleet (hand-built)", "HOST", "CRIT", "WARN", "RDMA", "VMS")
+	row := lineWith(t, scr, "esx02")
+	if !strings.HasPrefix(row, "  esx02") {
+		t.Errorf("esx02 should not be selected: %q", row)
+	}
+	mustContain(t, lineWith(t, scr, "esx03"), "failed", "NOT CHECKED: cannot connect")
+	mustContain(t, lineWith(t, scr, "esx01"), "▶ esx01", "done 1.2s", "DEGRADED")
+	// Keys are hinted in the footer.
+	mustContain(t, scr, "enter open", "? help", "q quit")
+}
+
+func TestDrillDownToEvidenceAndBack(t *testing.T) {
+	m := newTestModel(t, 100, 30, nil)
+	press(t, m, "j", "enter")
+	scr := screen(m)
+	mustContain(t, scr, "pvrdma-doctor › esx02", "TEST_TCP_FALLBACK", "not eval")
+	// Failures first: the critical finding is selected.
+	mustContain(t, lineWith(t, scr, "TEST_TCP_FALLBACK"), "▶ critical")
+
+	press(t, m, "enter")
+	scr = screen(m)
+	mustContain(t, scr, "pvrdma-doctor › esx02 › TEST_TCP_FALLBACK",
+		"CRITICAL TEST_TCP_FALLBACK  PVRDMA traffic between hosts falls back to TCP",
+		"Why it matters: When one of two hosts",
+		"Fix (c copies): On esx02: install an RoCE NIC",
+		"Evidence 1 of 2 (tab: next): `esxcli rdma device list`: no RDMA device listed",
+		"Paired Uplink", "└ no RDMA device listed")
+
+	// tab: the second evidence is on another host, with its line highlighted.
+	press(t, m, "tab")
+	scr = screen(m)
+	mustContain(t, scr, "Evidence 2 of 2 (tab: next): line 3 of `esxcli rdma device list` on esx01")
+	mustContain(t, lineWith(t, scr, "vmrdma0  nmlx5_rdma"), "▶ 3 │")
+
+	// esc goes back to the same list, same selection, then to the overview.
+	press(t, m, "esc")
+	mustContain(t, lineWith(t, screen(m), "TEST_TCP_FALLBACK"), "▶ critical")
+	press(t, m, "esc")
+	mustContain(t, lineWith(t, screen(m), "esx02"), "▶ esx02")
+	press(t, m, "esc") // nothing above the overview: stays
+	if len(m.stack) != 1 {
+		t.Fatalf("stack = %d screens", len(m.stack))
+	}
+}
+
+func TestEvidenceLineScrolledIntoView(t *testing.T) {
+	m := newTestModel(t, 80, 24, nil)
+	press(t, m, "enter", "enter") // esx01 -> its warning finding
+	scr := screen(m)
+	mustContain(t, scr, "TEST_LOW_MTU", "line 18 of `vsish -e cat")
+	hit := lineWith(t, scr, "Active MTU:1024")
+	if !strings.HasPrefix(hit, "▶ 18 │") {
+		t.Fatalf("evidence line not highlighted: %q", hit)
+	}
+	// The output starts far above: line 1 is scrolled away, the hit is in view.
+	mustNotContain(t, scr, " 1 │ PVRDMA Device Properties")
+	// The highlight is styled, not just marked.
+	if !strings.Contains(m.View().Content, stHit.Render("▶ 18 │    Active MTU:1024")) {
+		t.Fatal("evidence line is not rendered with the highlight style")
+	}
+	// j/k scroll the output; g jumps to its top.
+	press(t, m, "g")
+	mustContain(t, screen(m), " 1 │ PVRDMA Device Properties")
+	// Mouse wheel scrolls too.
+	run(t, m, tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	mustNotContain(t, screen(m), " 1 │ PVRDMA Device Properties")
+	run(t, m, tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+	mustContain(t, screen(m), " 1 │ PVRDMA Device Properties")
+	// The fix always shows in full, whatever the scroll.
+	mustContain(t, scr, "modprobe -r vmw_pvrdma && modprobe vmw_pvrdma.")
+}
+
+func TestWhyTruncatedAndExpanded(t *testing.T) {
+	m := newTestModel(t, 60, 16, nil)
+	press(t, m, "j", "enter", "enter")
+	scr := screen(m)
+	mustContain(t, scr, "w: read all")
+	press(t, m, "w")
+	scr = screen(m)
+	mustNotContain(t, scr, "w: read all")
+	mustContain(t, scr, "  bandwidth.", "Fix (c copies)")
+	mustNotContain(t, scr, "Evidence 1 of 2")
+	press(t, m, "w")
+	mustContain(t, screen(m), "w: read all", "Evidence 1 of 2")
+}
+
+func TestCopyFixUsesOSC52(t *testing.T) {
+	m := newTestModel(t, 100, 30, nil)
+	press(t, m, "j", "enter", "enter")
+	_, cmd := m.Update(keyMsg("c"))
+	if cmd == nil {
+		t.Fatal("c returned no command")
+	}
+	msgs := execCmd(cmd)
+	want := testFindings()[0].Fix
+	if len(msgs) != 1 || fmt.Sprint(msgs[0]) != want {
+		t.Fatalf("clipboard message = %#v, want the fix %q", msgs, want)
+	}
+	if got := fmt.Sprintf("%T", msgs[0]); got != "tea.setClipboardMsg" {
+		t.Fatalf("c produced %s, not tea.SetClipboard", got)
+	}
+	mustContain(t, screen(m), "fix copied to the clipboard")
+	// On a list, c explains instead of copying.
+	press(t, m, "esc")
+	_, cmd = m.Update(keyMsg("c"))
+	if cmd != nil {
+		t.Fatal("c on a list should not copy")
+	}
+	mustContain(t, screen(m), "open a finding to copy its fix")
+}
+
+func TestFilterHostsAndFindings(t *testing.T) {
+	m := newTestModel(t, 100, 24, nil)
+	press(t, m, "/", "T", "C", "P")
+	scr := screen(m)
+	mustContain(t, scr, "filter: TCP")
+	// Matches the rule ID found on esx02 only.
+	mustContain(t, scr, "▶ esx02")
+	mustNotContain(t, scr, "esx01", "esx03")
+	press(t, m, "enter") // keep the filter, leave the input
+	if m.mode != inputNone || m.top().filter != "TCP" {
+		t.Fatalf("mode %v filter %q", m.mode, m.top().filter)
+	}
+	press(t, m, "enter") // opens esx02
+	mustContain(t, screen(m), "pvrdma-doctor › esx02")
+	press(t, m, "/", "z", "z")
+	mustContain(t, screen(m), "no finding shown")
+	press(t, m, "backspace", "backspace", "m", "t", "u")
+	scr = screen(m)
+	mustContain(t, scr, "TEST_LOW_MTU")
+	mustNotContain(t, scr, "TEST_TCP_FALLBACK")
+	press(t, m, "esc") // esc in the input clears the filter
+	mustContain(t, screen(m), "TEST_TCP_FALLBACK")
+	press(t, m, "esc", "esc") // back to the overview: its filter, then no filter
+	mustContain(t, screen(m), "esx01", "esx03")
+}
+
+func TestSeverityToggles(t *testing.T) {
+	m := newTestModel(t, 100, 24, nil)
+	press(t, m, "j", "enter")
+	press(t, m, "1")
+	scr := screen(m)
+	mustNotContain(t, scr, "TEST_TCP_FALLBACK")
+	mustContain(t, scr, "1 critical off · 2 warning on · 3 info on")
+	press(t, m, "3")
+	scr = screen(m)
+	mustContain(t, scr, "no finding shown")
+	mustContain(t, scr, "1 critical off", "3 info off")
+	press(t, m, "1", "3")
+	mustContain(t, screen(m), "TEST_TCP_FALLBACK", "TEST_LOW_MTU")
+}
+
+func TestHealthyHostSaysSo(t *testing.T) {
+	m := newTestModel(t, 100, 24, func(o *Options) {
+		o.Analyze = func(rs []collect.HostResult) (*reportT, *factsT) {
+			rep, fl := testAnalyze(rs)
+			rep.Findings = rep.Findings[:0]
+			rep.Hosts[0].Critical, rep.Hosts[0].Warning = 0, 0
+			return rep, fl
+		}
+	})
+	press(t, m, "enter")
+	mustContain(t, screen(m), "No problem found on esx01: 1 check passed.")
+}
+
+func TestLiveCollectionProgress(t *testing.T) {
+	var mu sync.Mutex
+	var calls [][]string
+	m := NewModel(context.Background(), Options{Hosts: []string{"esx01", "esx02", "esx03"}, Analyze: testAnalyze,
+		Rescan: func(_ context.Context, hosts []string) {
+			mu.Lock()
+			calls = append(calls, hosts)
+			mu.Unlock()
+		}})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 24})
+	scr := screen(m)
+	mustContain(t, scr, "Collecting... results appear as hosts finish.", "collecting: 0 of 3 hosts finished")
+	mustContain(t, lineWith(t, scr, "esx02"), "queued")
+
+	res := testResults()
+	run(t, m, EventMsg{Host: "esx01", Phase: collect.PhaseConnecting})
+	run(t, m, EventMsg{Host: "esx02", Phase: collect.PhaseCollecting, Done: 3, Total: 14})
+	run(t, m, EventMsg{Host: "esx03", Phase: collect.PhaseWaiting})
+	scr = screen(m)
+	mustContain(t, lineWith(t, scr, "esx01"), "connecting")
+	mustContain(t, lineWith(t, scr, "esx02"), "collecting 3 of 14")
+	mustContain(t, lineWith(t, scr, "esx03"), "waiting for peers")
+	run(t, m, EventMsg{Host: "esx02", Phase: collect.PhaseProbing, Done: 14, Total: 17})
+	mustContain(t, lineWith(t, screen(m), "esx02"), "probing 14 of 17")
+
+	// A finished host is analyzed while the others are still running.
+	run(t, m, EventMsg{Host: "esx02", Phase: collect.PhaseDone, Done: 17, Total: 17, Result: &res[1]})
+	scr = screen(m)
+	mustContain(t, scr, "PVRDMA is BROKEN", "collecting: 1 of 3 hosts finished")
+	mustContain(t, lineWith(t, scr, "esx02"), "BROKEN: 1 critical")
+	mustContain(t, lineWith(t, scr, "esx01"), "connecting")
+
+	// The user can browse the finished host before the scan ends.
+	press(t, m, "j", "enter")
+	mustContain(t, screen(m), "TEST_TCP_FALLBACK")
+	press(t, m, "esc")
+
+	// A host still being collected cannot be rescanned.
+	press(t, m, "k", "r")
+	mustContain(t, screen(m), "esx01 still being collected")
+
+	run(t, m, EventMsg{Host: "esx03", Phase: collect.PhaseFailed, Err: res[2].Reason, Result: &res[2]})
+	run(t, m, EventMsg{Host: "esx01", Phase: collect.PhaseDone, Result: &res[0]})
+	scr = screen(m)
+	mustContain(t, scr, "3 hosts scanned")
+	mustContain(t, lineWith(t, scr, "esx03"), "failed")
+
+	// r rescans the selected host, R every host.
+	press(t, m, "j", "r")
+	mustContain(t, lineWith(t, screen(m), "esx02"), "queued")
+	press(t, m, "R")
+	mustContain(t, screen(m), "still being collected")
+	for _, r := range res {
+		r := r
+		run(t, m, EventMsg{Host: r.Host, Phase: collect.PhaseDone, Result: &r})
+	}
+	press(t, m, "R")
+	mu.Lock()
+	defer mu.Unlock()
+	if len(calls) != 2 || strings.Join(calls[0], ",") != "esx02" || strings.Join(calls[1], ",") != "esx01,esx02,esx03" {
+		t.Fatalf("rescans = %v", calls)
+	}
+}
+
+func TestAnalysisRunsOnceForABurst(t *testing.T) {
+	n := 0
+	m := NewModel(context.Background(), Options{Hosts: []string{"esx01", "esx02"},
+		Analyze: func(rs []collect.HostResult) (*reportT, *factsT) { n++; return testAnalyze(rs) }})
+	res := testResults()
+	_, c1 := m.Update(EventMsg{Host: "esx01", Phase: collect.PhaseDone, Result: &res[0]})
+	_, c2 := m.Update(EventMsg{Host: "esx02", Phase: collect.PhaseDone, Result: &res[1]})
+	if c1 == nil || c2 != nil {
+		t.Fatal("a second analysis started while one was running")
+	}
+	msgs := execCmd(c1)
+	_, c3 := m.Update(msgs[0])
+	if c3 == nil {
+		t.Fatal("results that arrived during the analysis were not analyzed again")
+	}
+	m.Update(execCmd(c3)[0])
+	if n != 2 || len(m.rep.Hosts) != 2 {
+		t.Fatalf("analyses = %d, hosts in report = %d", n, len(m.rep.Hosts))
+	}
+}
+
+func TestRescanAndBundleUnavailableOffline(t *testing.T) {
+	m := newTestModel(t, 100, 24, nil)
+	press(t, m, "r")
+	mustContain(t, screen(m), "rescan is not available")
+	press(t, m, "b")
+	mustContain(t, screen(m), "support bundle export is not available")
+}
+
+func TestFindingGoneAfterRescan(t *testing.T) {
+	m := NewModel(context.Background(), Options{Hosts: []string{"esx02"}, Analyze: testAnalyze,
+		Rescan: func(context.Context, []string) {}})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 24})
+	res := testResults()
+	run(t, m, EventMsg{Host: "esx02", Phase: collect.PhaseDone, Result: &res[1]})
+	press(t, m, "enter", "enter")
+	mustContain(t, screen(m), "Fix (c copies)")
+	fixed := res[1]
+	fixed.Host = "esx02"
+	m.opts.Analyze = func(rs []collect.HostResult) (*reportT, *factsT) {
+		rep, fl := testAnalyze(rs)
+		rep.Findings = nil
+		return rep, fl
+	}
+	run(t, m, EventMsg{Host: "esx02", Phase: collect.PhaseDone, Result: &fixed})
+	mustContain(t, screen(m), "This finding is no longer reported.")
+}
+
+func TestBundleExport(t *testing.T) {
+	var got string
+	m := newTestModel(t, 120, 24, func(o *Options) {
+		o.BundlePath = "bundle-x.tar.gz"
+		o.ExportBundle = func(path string) error {
+			got = path
+			if strings.Contains(path, "bad") {
+				return errors.New("disk full")
+			}
+			return nil
+		}
+	})
+	press(t, m, "b")
+	mustContain(t, screen(m), "write support bundle to: bundle-x.tar.gz")
+	// Keys go to the prompt, not to the screen: q types a q.
+	press(t, m, "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "q", "z")
+	press(t, m, "enter")
+	if got != "bundle-x.qz" {
+		t.Fatalf("exported to %q", got)
+	}
+	mustContain(t, screen(m), "support bundle written to bundle-x.qz")
+	press(t, m, "b", "ctrl+c")
+	if m.mode != inputBundle {
+		// ctrl+c quits even from a prompt; the model stays in the prompt.
+		t.Fatal("prompt closed")
+	}
+	m.mode = inputNone
+	press(t, m, "b")
+	m.input.SetValue("bad.tgz")
+	press(t, m, "enter")
+	mustContain(t, screen(m), "bundle not written: disk full")
+	press(t, m, "b", "esc")
+	mustContain(t, screen(m), "1 critical on")
+}
+
+func TestQuit(t *testing.T) {
+	for _, k := range []string{"q", "ctrl+c"} {
+		m := newTestModel(t, 80, 24, nil)
+		_, cmd := m.Update(keyMsg(k))
+		if cmd == nil {
+			t.Fatalf("%s: no command", k)
+		}
+		if _, ok := cmd().(tea.QuitMsg); !ok {
+			t.Fatalf("%s does not quit", k)
+		}
+	}
+}
+
+func TestHelpListsEveryKey(t *testing.T) {
+	m := newTestModel(t, 80, 40, nil)
+	press(t, m, "?")
+	scr := screen(m)
+	for _, g := range m.keys.groups() {
+		for _, b := range g {
+			mustContain(t, scr, b.Help().Key, b.Help().Desc)
+		}
+	}
+	press(t, m, "?")
+	mustContain(t, screen(m), "HOST")
+}
+
+func TestTopologyMarksBreaks(t *testing.T) {
+	m := newTestModel(t, 120, 40, nil)
+	press(t, m, "j", "t")
+	scr := screen(m)
+	mustContain(t, scr, "pvrdma-doctor › esx02 › topology", "VM hpc-node04",
+		"✗ no physical HCA", "vmknic vmk1 · MTU 9000", "switch rdma-dvs · MTU 9000 · uplinks vmnic2",
+		"✗ no RDMA device is paired with vmnic2", "this host has no RDMA device", "TEST_TCP_FALLBACK")
+	press(t, m, "esc", "k", "t")
+	scr = screen(m)
+	mustContain(t, scr, "RDMA device vmrdma0 · Active · RDMA MTU 4096", "! MTU 1024 below the 4096 the path allows",
+		"Path MTU 9000")
+	mustNotContain(t, scr, "✗")
+	press(t, m, "esc", "j", "j", "t")
+	mustContain(t, screen(m), "✗ not collected: cannot connect")
+}
+
+func TestLayoutExactAtEverySize(t *testing.T) {
+	sizes := [][2]int{{80, 24}, {160, 48}, {40, 12}, {24, 8}, {250, 60}}
+	walks := [][]string{nil, {"j", "enter"}, {"j", "enter", "enter"}, {"enter", "enter"}, {"j", "t"}, {"?"}, {"/", "e"}}
+	for _, sz := range sizes {
+		for _, walk := range walks {
+			m := newTestModel(t, sz[0], sz[1], nil)
+			press(t, m, walk...)
+			lines := strings.Split(m.View().Content, "\n")
+			if len(lines) != sz[1] {
+				t.Fatalf("%dx%d after %v: %d lines", sz[0], sz[1], walk, len(lines))
+			}
+			for i, l := range lines {
+				if w := ansi.StringWidth(l); w != sz[0] {
+					t.Fatalf("%dx%d after %v: line %d is %d cells wide: %q", sz[0], sz[1], walk, i, w, ansi.Strip(l))
+				}
+			}
+		}
+	}
+}
+
+func TestHostOutputCannotInjectEscapes(t *testing.T) {
+	res := testResults()
+	res[1].Captures[0].Stdout = "Name\n\x1b[2J\x1b]52;c;ZXZpbA==\x07evil\tcol\n"
+	m := NewModel(context.Background(), Options{Hosts: []string{"esx02"}, Results: res[1:2], Analyze: testAnalyze})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	press(t, m, "enter", "enter")
+	out := m.View().Content
+	if strings.Contains(out, "\x1b[2J") || strings.Contains(out, "\x1b]52") || strings.Contains(out, "\x07") {
+		t.Fatal("raw escape sequences from host output reached the screen")
+	}
+	mustContain(t, screen(m), "?[2J?]52;c;ZXZpbA==?evil        col")
+}
