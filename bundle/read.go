@@ -97,7 +97,13 @@ func Load(p string) (*Input, error) {
 		return nil, err
 	}
 	defer f.Close()
-	br := bufio.NewReader(f)
+	return LoadReader(p, f)
+}
+
+// LoadReader reads a bundle archive or a transcript from r (standard
+// input); name labels it in messages.
+func LoadReader(p string, r io.Reader) (*Input, error) {
+	br := bufio.NewReader(r)
 	head, _ := br.Peek(512)
 	if isArchive(head) {
 		files, problems, err := readArchive(br)
