@@ -1,0 +1,57 @@
+package checks
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+var updateDocs = flag.Bool("update-docs", false, "rewrite the generated rule list in docs/rules-and-reports.md")
+
+const (
+	docsFile   = "../docs/rules-and-reports.md"
+	rulesBegin = "<!-- BEGIN GENERATED RULES (go test ./checks -run TestDocsRuleList -update-docs) -->"
+	rulesEnd   = "<!-- END GENERATED RULES -->"
+)
+
+// rulesMarkdown renders the catalogue for the docs.
+func rulesMarkdown() string {
+	cell := strings.NewReplacer("|", "\\|", "\n", " ")
+	var b strings.Builder
+	b.WriteString("| ID | severity | scope | what it finds | applies to |\n|---|---|---|---|---|\n")
+	for _, r := range Rules() {
+		scope := "host"
+		if r.Fleet != nil {
+			scope = "fleet"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", r.ID, r.Severity, scope, cell.Replace(r.Title), cell.Replace(r.Applies))
+	}
+	return b.String()
+}
+
+// The rule list in the docs is generated from the catalogue; this test
+// fails when a rule is added, removed or retitled without regenerating it.
+func TestDocsRuleList(t *testing.T) {
+	data, err := os.ReadFile(docsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	i, j := strings.Index(doc, rulesBegin), strings.Index(doc, rulesEnd)
+	if i < 0 || j < i {
+		t.Fatalf("%s: generated-rules markers missing", docsFile)
+	}
+	fresh := doc[:i+len(rulesBegin)] + "\n" + rulesMarkdown() + doc[j:]
+	if fresh == doc {
+		return
+	}
+	if *updateDocs {
+		if err := os.WriteFile(docsFile, []byte(fresh), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("%s is stale: run go test ./checks -run TestDocsRuleList -update-docs", docsFile)
+}
