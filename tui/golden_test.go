@@ -1,0 +1,34 @@
+package tui
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
+)
+
+// TestScreens snapshots the main screens (with colours) at the smallest
+// supported terminal and a large one. Regenerate with: go test ./tui -update
+func TestScreens(t *testing.T) {
+	walks := []struct {
+		name string
+		keys []string
+	}{
+		{"overview", nil},
+		{"host", []string{"j", "enter"}},
+		{"finding", []string{"j", "enter", "enter"}},
+		{"evidence_scrolled", []string{"enter", "enter"}},
+		{"topology", []string{"t"}},
+		{"help", []string{"?"}},
+		{"filter", []string{"/", "e", "s", "x", "0", "2"}},
+	}
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		for _, w := range walks {
+			t.Run(fmt.Sprintf("%s_%dx%d", w.name, size[0], size[1]), func(t *testing.T) {
+				m := newTestModel(t, size[0], size[1], nil)
+				press(t, m, w.keys...)
+				golden.RequireEqual(t, m.View().Content)
+			})
+		}
+	}
+}
