@@ -3,7 +3,7 @@ GO ?= go
 BIN := bin/pvrdma-doctor
 FUZZTIME ?= 5s
 
-.PHONY: build test test-deps demo lint fuzz bench clean
+.PHONY: build test test-deps demo lint fuzz bench bench-fleet clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/pvrdma-doctor
@@ -30,6 +30,13 @@ fuzz:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./parse/... ./checks/... ./tui/...
+
+# Scan speed against real OpenSSH hosts, side by side with a sequential
+# ssh loop, parallel-ssh and ansible, plus the lab scaling series; writes
+# bench/RESULTS.md and the chart. Slow (~15 min), root for netns; not in CI.
+# `bench/run.sh --smoke` is the quick check (3 hosts, each tool once).
+bench-fleet:
+	./bench/run.sh
 
 clean:
 	rm -rf bin

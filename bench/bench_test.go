@@ -1,0 +1,119 @@
+// Package bench holds the fleet benchmark (run.sh, benchtool) and the Go
+// benchmarks of the pipeline pieces at 1,000 hosts.
+package bench
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
+	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+)
+
+const fleetSize = 1000
+
+func fleet(b *testing.B) *fixtures.Scenario {
+	b.Helper()
+	sc, err := fixtures.Load("healthy")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return fixtures.Fleet(sc, fleetSize)
+}
+
+// BenchmarkCollect1000Hosts scans 1,000 in-process lab hosts over real SSH
+// (loopback, no simulated latency), probes on, every host at once.
+func BenchmarkCollect1000Hosts(b *testing.B) {
+	l, err := lab.Start(fleet(b), lab.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	var targets []collect.Target
+	var lines []string
+	var pw, user string
+	for _, h := range l.Hosts() {
+		targets = append(targets, collect.Target{Name: h.Name, Addr: h.Addr})
+		lines = append(lines, h.KnownHostsLine)
+		pw, user = h.Password, h.User
+	}
+	cb := knownHostsCallback(b, lines)
+	runner := &collect.SSHRunner{ClientConfig: func(collect.Target) (*ssh.ClientConfig, error) {
+		return &ssh.ClientConfig{User: user, Auth: collect.PasswordAuth(pw), HostKeyCallback: cb}, nil
+	}}
+	opts := collect.Options{Runner: runner, Concurrency: fleetSize, Probes: true, Logger: slog.New(slog.DiscardHandler)}
+	b.ReportAllocs()
+	for b.Loop() {
+		res := collect.Collect(context.Background(), targets, opts)
+		for _, r := range res {
+			if r.Status != collect.StatusCollected {
+				b.Fatalf("%s: %s %s", r.Host, r.Status, r.Reason)
+			}
+		}
+	}
+}
+
+func knownHostsCallback(b *testing.B, lines []string) ssh.HostKeyCallback {
+	f := b.TempDir() + "/known_hosts"
+	var all []byte
+	for _, l := range lines {
+		all = append(all, l+"\n"...)
+	}
+	if err := writeFile(f, all); err != nil {
+		b.Fatal(err)
+	}
+	cb, err := knownhosts.New(f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cb
+}
+
+// BenchmarkAnalyze1000Hosts is what `analyze` does with a 1,000-host
+// capture set: facts.Build + checks.Run + report.Build + the JSON report.
+func BenchmarkAnalyze1000Hosts(b *testing.B) {
+	sc := fleet(b)
+	targets := make([]collect.Target, len(sc.Hosts))
+	for i, h := range sc.Hosts {
+		targets[i] = collect.Target{Name: h.Name}
+	}
+	results := collect.Collect(context.Background(), targets, collect.Options{
+		Runner: scenarioRunner{sc}, Concurrency: fleetSize, Probes: true})
+	meta := report.Meta{Source: "bench", Now: time.Unix(0, 0), Version: "bench"}
+	b.ReportAllocs()
+	for b.Loop() {
+		fl := facts.Build(results)
+		res := checks.Run(&fl)
+		r := report.Build(results, &fl, res, nil, meta)
+		if err := report.WriteJSON(io.Discard, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// scenarioRunner answers from the scenario in memory (no network).
+type scenarioRunner struct{ sc *fixtures.Scenario }
+
+func (r scenarioRunner) Name() string { return "replay" }
+func (r scenarioRunner) Open(_ context.Context, t collect.Target) (collect.Conn, error) {
+	return hostConn{r.sc.Host(t.Name)}, nil
+}
+
+type hostConn struct{ h *fixtures.Host }
+
+func (c hostConn) Run(_ context.Context, line string) collect.Result {
+	r := c.h.Respond(line)
+	return collect.Result{Stdout: []byte(r.Stdout), Stderr: []byte(r.Stderr), ExitCode: r.Exit}
+}
+func (c hostConn) Notes() []string { return nil }
+func (c hostConn) Close() error    { return nil }
