@@ -3,15 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/crypto/ssh"
-	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
@@ -24,12 +21,10 @@ type ScanOptions struct {
 	IO     *IOStreams
 	Getenv func(string) string
 
-	Hosts           string
-	User            string
-	PasswordEnv     string
-	KnownHosts      string
-	InsecureHostKey bool
-	Report          ReportOptions
+	Hosts string
+	// SSH holds the connection, credential, host key and logging flags.
+	SSH    SSHFlags
+	Report ReportOptions
 	Concurrency     int
 	CommandTimeout  time.Duration
 	HostTimeout     time.Duration
@@ -41,6 +36,10 @@ type ScanOptions struct {
 
 	// Runner overrides the SSH transport (tests).
 	Runner collect.Runner
+	// ProgressTTY forces the terminal progress display (tests).
+	ProgressTTY bool
+	// closeRunner releases the SSH transport (agent, jump hosts).
+	closeRunner func()
 }
 
 func newCmdScan(f *Factory) *cobra.Command {
@@ -75,11 +74,8 @@ and README.md ("What gets run on your hosts").`,
 // addScanFlags registers the connection and collection flags shared by
 // scan and bundle.
 func addScanFlags(fl *pflag.FlagSet, opts *ScanOptions) {
-	fl.StringVar(&opts.Hosts, "hosts", "", "comma-separated ESXi hosts: NAME, NAME:PORT, IP or [IPv6]:PORT")
-	fl.StringVarP(&opts.User, "user", "u", "root", "SSH user")
-	fl.StringVar(&opts.PasswordEnv, "password-env", "", "read the SSH password from this environment variable")
-	fl.StringVar(&opts.KnownHosts, "known-hosts", filepath.Join(homeDir(), ".ssh", "known_hosts"), "known_hosts file used to verify host keys")
-	fl.BoolVar(&opts.InsecureHostKey, "insecure-ignore-host-key", false, "do NOT verify host keys (never the default; the report says so)")
+	fl.StringVar(&opts.Hosts, "hosts", "", "comma-separated ESXi hosts: NAME, NAME:PORT, IP or [IPv6]:PORT (or ssh_config Host aliases)")
+	addSSHFlags(fl, &opts.SSH)
 	fl.IntVar(&opts.Concurrency, "concurrency", 32, "hosts scanned in parallel")
 	fl.DurationVar(&opts.CommandTimeout, "command-timeout", 30*time.Second, "time limit for one command")
 	fl.DurationVar(&opts.HostTimeout, "host-timeout", 3*time.Minute, "time limit for one host")
@@ -91,9 +87,19 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 	if err := opts.Report.validate(); err != nil {
 		return err
 	}
+	if opts.SSH.DryRun {
+		targets, err := scanTargets(opts.Hosts, &opts.SSH)
+		if err != nil {
+			return err
+		}
+		return runDryRun(opts.IO.Out, opts.Report.Output, targets, &opts.SSH, opts.Getenv, opts.IO, !opts.NoProbes)
+	}
 	p, err := scanPipeline(opts)
 	if err != nil {
 		return err
+	}
+	if opts.closeRunner != nil {
+		defer opts.closeRunner()
 	}
 	if opts.Bundle.Path != "" {
 		p.Export = func(a *Analysis) error {
@@ -106,67 +112,41 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 
 // scanPipeline builds the live pipeline from the connection flags.
 func scanPipeline(opts *ScanOptions) (*Pipeline, error) {
-	targets, err := parseHosts(opts.Hosts)
+	if opts.SSH.DryRun {
+		return nil, usageError("--dry-run is only supported by scan")
+	}
+	targets, err := scanTargets(opts.Hosts, &opts.SSH)
 	if err != nil {
 		return nil, err
 	}
-	if len(targets) == 0 {
-		return nil, usageError("no hosts given: use --hosts esx01,esx02")
-	}
 	runner := opts.Runner
 	if runner == nil {
-		r, err := sshRunnerFromFlags(opts)
+		r, closeRunner, err := sshRunnerFromFlags(opts, targets)
 		if err != nil {
 			return nil, err
 		}
-		runner = r
+		runner, opts.closeRunner = r, closeRunner
 	}
-	logger := slog.New(slog.NewTextHandler(opts.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	p := &Pipeline{
 		IO: opts.IO, Getenv: opts.Getenv, Report: &opts.Report, Targets: targets,
 		Collect: collect.Options{
-			Runner: runner, Concurrency: opts.Concurrency, CommandTimeout: opts.CommandTimeout,
-			HostTimeout: opts.HostTimeout, ConnectTimeout: opts.ConnectTimeout, Probes: !opts.NoProbes, Logger: logger,
+			Runner: runner, Concurrency: opts.Concurrency, SessionsPerHost: opts.SSH.Sessions, CommandTimeout: opts.CommandTimeout,
+			HostTimeout: opts.HostTimeout, ConnectTimeout: opts.ConnectTimeout, Probes: !opts.NoProbes,
 		},
 		Meta: report.Meta{Source: fmt.Sprintf("scan of %d host(s)", len(targets))},
 	}
+	// Progress on a terminal (unless the TUI shows it), log lines otherwise.
+	var logOut io.Writer = opts.IO.ErrOut
+	minLevel := slog.LevelDebug
+	if (opts.ProgressTTY || stderrTTY(opts.IO)) && (!p.useTUI() || p.Export != nil) {
+		view := newProgressView(opts.IO.ErrOut, targets, stderrWidth(opts.IO))
+		p.Collect.Progress = view.Event
+		logOut, minLevel = view, slog.LevelWarn
+	}
+	logger, err := opts.SSH.scanLogger(logOut, minLevel)
+	if err != nil {
+		return nil, err
+	}
+	p.Collect.Logger = logger
 	return p, nil
-}
-
-// sshRunnerFromFlags builds the SSH transport from scan's flags.
-func sshRunnerFromFlags(opts *ScanOptions) (*collect.SSHRunner, error) {
-	var auth []ssh.AuthMethod
-	if opts.PasswordEnv != "" {
-		pw, ok := os.LookupEnv(opts.PasswordEnv)
-		if opts.Getenv != nil {
-			pw = opts.Getenv(opts.PasswordEnv)
-			ok = pw != ""
-		}
-		if !ok || pw == "" {
-			return nil, usageError("--password-env %s: the variable is not set or empty", opts.PasswordEnv)
-		}
-		auth = append(auth, collect.PasswordAuth(pw)...)
-	}
-	if len(auth) == 0 {
-		return nil, usageError("no credentials: use --password-env VAR")
-	}
-	var hostKey ssh.HostKeyCallback
-	var notes []string
-	if opts.InsecureHostKey {
-		hostKey = ssh.InsecureIgnoreHostKey()
-		notes = append(notes, "host key NOT verified (--insecure-ignore-host-key): the connection could have been intercepted")
-	} else {
-		cb, err := knownhosts.New(opts.KnownHosts)
-		if err != nil {
-			return nil, fmt.Errorf("cannot read known_hosts %s: %w (use --known-hosts FILE)", opts.KnownHosts, err)
-		}
-		hostKey = cb
-	}
-	user := opts.User
-	return &collect.SSHRunner{
-		ClientConfig: func(t collect.Target) (*ssh.ClientConfig, error) {
-			return &ssh.ClientConfig{User: user, Auth: auth, HostKeyCallback: hostKey}, nil
-		},
-		HostNotes: func(collect.Target) []string { return notes },
-	}, nil
 }

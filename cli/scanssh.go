@@ -1,0 +1,378 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+)
+
+// SSHFlags are scan's connection, credential, trust and logging flags.
+type SSHFlags struct {
+	HostsFile string
+	User      string
+	// Identity are -i key files (repeatable).
+	Identity     []string
+	PasswordEnv  string
+	PasswordFile string
+	AskPassword  bool
+	KnownHosts   string
+	AcceptNew    bool
+	Insecure     bool
+	SSHConfig    string
+	Sessions     int
+	DryRun       bool
+	LogLevel     string
+	LogFormat    string
+
+	// userSet, logLevelSet and sshConfigSet record explicit flags.
+	fl *pflag.FlagSet
+	// ReadPassword reads a password without echo (default: the terminal on
+	// stdin). Tests inject it.
+	ReadPassword func(prompt string) (string, error)
+}
+
+func (f *SSHFlags) changed(name string) bool { return f.fl != nil && f.fl.Changed(name) }
+
+// addSSHFlags registers the connection flags.
+func addSSHFlags(fl *pflag.FlagSet, f *SSHFlags) {
+	f.fl = fl
+	home := homeDir()
+	fl.StringVar(&f.HostsFile, "hosts-file", "", "read hosts from `FILE`: one per line, NAME, NAME:PORT or NAME ADDRESS[:PORT]; # comments")
+	fl.StringVarP(&f.User, "user", "u", "root", "SSH user (overrides User in ssh_config)")
+	fl.StringArrayVarP(&f.Identity, "identity", "i", nil, "private key `FILE` to log in with (repeatable; ssh-agent keys are used too)")
+	fl.StringVar(&f.PasswordEnv, "password-env", "", "read the SSH password from environment variable `VAR`")
+	fl.StringVar(&f.PasswordFile, "password-file", "", "read the SSH password from the first line of `FILE`")
+	fl.BoolVar(&f.AskPassword, "ask-password", false, "prompt for the SSH password on the terminal (no echo)")
+	fl.StringVar(&f.KnownHosts, "known-hosts", filepath.Join(home, ".ssh", "known_hosts"), "known_hosts `FILE` used to verify host keys (missing: every host is unknown)")
+	fl.BoolVar(&f.AcceptNew, "accept-new-host-keys", false, "record the keys of hosts not yet in known_hosts (like ssh -o StrictHostKeyChecking=accept-new); changed keys are still refused")
+	fl.BoolVar(&f.Insecure, "insecure-ignore-host-key", false, "do NOT verify host keys (never the default; every host's report says so)")
+	fl.StringVar(&f.SSHConfig, "ssh-config", filepath.Join(home, ".ssh", "config"), "OpenSSH client config `FILE` (Host aliases, HostName, User, Port, IdentityFile, ProxyJump)")
+	fl.IntVar(&f.Sessions, "sessions-per-host", 8, "commands run at once on one host's connection (ESXi allows 10 sessions)")
+	fl.BoolVar(&f.DryRun, "dry-run", false, "print, per host, the commands a scan would run, without connecting")
+	fl.StringVar(&f.LogLevel, "log-level", "info", "log level on stderr: debug, info, warn or error")
+	fl.StringVar(&f.LogFormat, "log-format", "text", "log format on stderr: text or json")
+}
+
+// scanTargets combines --hosts and --hosts-file (duplicates dropped, first
+// wins).
+func scanTargets(hosts string, f *SSHFlags) ([]collect.Target, error) {
+	targets, err := parseHosts(hosts)
+	if err != nil {
+		return nil, err
+	}
+	if f.HostsFile != "" {
+		more, err := parseHostsFile(f.HostsFile)
+		if err != nil {
+			return nil, err
+		}
+		seen := map[string]bool{}
+		for _, t := range targets {
+			seen[t.Name] = true
+		}
+		for _, t := range more {
+			if !seen[t.Name] {
+				seen[t.Name] = true
+				targets = append(targets, t)
+			}
+		}
+	}
+	if len(targets) == 0 {
+		return nil, usageError("no hosts given: use --hosts esx01,esx02 or --hosts-file FILE")
+	}
+	return targets, nil
+}
+
+// parseHostsFile reads one host per line: NAME, NAME:PORT, or NAME followed
+// by the ADDRESS[:PORT] to dial (the name is what reports show). Blank lines
+// and # comments are ignored.
+func parseHostsFile(path string) ([]collect.Target, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usageError("--hosts-file: %v", err)
+	}
+	defer f.Close()
+	var out []collect.Target
+	seen := map[string]int{}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		if len(fields) > 2 {
+			return nil, usageError("%s:%d: expected NAME, NAME:PORT or NAME ADDRESS[:PORT], got %q", path, n, strings.TrimSpace(line))
+		}
+		t, err := parseTarget(fields[0])
+		if err != nil {
+			return nil, usageError("%s:%d: %v", path, n, errors.Unwrap(err))
+		}
+		if len(fields) == 2 {
+			addr := fields[1]
+			if strings.ContainsAny(addr, "/\\@ '\"`$;|&") {
+				return nil, usageError("%s:%d: invalid address %q", path, n, addr)
+			}
+			if _, _, err := net.SplitHostPort(addr); err != nil && strings.Count(addr, ":") == 1 {
+				return nil, usageError("%s:%d: invalid address %q: %v", path, n, addr, err)
+			}
+			t.Addr = addr
+		}
+		if prev, dup := seen[t.Name]; dup {
+			return nil, usageError("%s:%d: host %s already listed on line %d", path, n, t.Name, prev)
+		}
+		seen[t.Name] = n
+		out = append(out, t)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, usageError("--hosts-file: %v", err)
+	}
+	return out, nil
+}
+
+// readPassword returns the password from --password-env, --password-file
+// or --ask-password (at most one), and whether one was given.
+func (f *SSHFlags) readPassword(getenv func(string) string, io *IOStreams) (string, bool, error) {
+	n := 0
+	for _, set := range []bool{f.PasswordEnv != "", f.PasswordFile != "", f.AskPassword} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return "", false, usageError("use only one of --password-env, --password-file and --ask-password")
+	}
+	switch {
+	case f.PasswordEnv != "":
+		pw := ""
+		if getenv != nil {
+			pw = getenv(f.PasswordEnv)
+		}
+		if pw == "" {
+			return "", false, usageError("--password-env %s: the variable is not set or empty", f.PasswordEnv)
+		}
+		return pw, true, nil
+	case f.PasswordFile != "":
+		b, err := os.ReadFile(f.PasswordFile)
+		if err != nil {
+			return "", false, usageError("--password-file: %v", err)
+		}
+		pw, _, _ := strings.Cut(string(b), "\n")
+		pw = strings.TrimSuffix(pw, "\r")
+		if pw == "" {
+			return "", false, usageError("--password-file %s: the first line is empty", f.PasswordFile)
+		}
+		return pw, true, nil
+	case f.AskPassword:
+		read := f.ReadPassword
+		if read == nil {
+			file, ok := io.In.(*os.File)
+			if !io.StdinTTY || !ok {
+				return "", false, usageError("--ask-password needs a terminal on stdin; use --password-env or --password-file")
+			}
+			read = func(prompt string) (string, error) {
+				fmt.Fprint(io.ErrOut, prompt)
+				b, err := term.ReadPassword(int(file.Fd()))
+				fmt.Fprintln(io.ErrOut)
+				return string(b), err
+			}
+		}
+		pw, err := read("SSH password: ")
+		if err != nil {
+			return "", false, fmt.Errorf("reading the password: %w", err)
+		}
+		if pw == "" {
+			return "", false, usageError("empty password")
+		}
+		return pw, true, nil
+	}
+	return "", false, nil
+}
+
+// sshSetup loads known_hosts, ssh_config and credentials from the flags.
+// With dryRun, no credential is read and no agent contacted.
+func (f *SSHFlags) sshSetup(getenv func(string) string, io *IOStreams, dryRun bool) (*collect.SSHSetup, func(), error) {
+	if f.AcceptNew && f.Insecure {
+		return nil, nil, usageError("--accept-new-host-keys and --insecure-ignore-host-key exclude each other")
+	}
+	policy := collect.HostKeyStrict
+	switch {
+	case f.Insecure:
+		policy = collect.HostKeyInsecure
+	case f.AcceptNew:
+		policy = collect.HostKeyAcceptNew
+	}
+	db, err := collect.LoadHostKeyDB(f.KnownHosts, policy)
+	if err != nil {
+		return nil, nil, WithExitCode(ExitError, fmt.Errorf("%w (use --known-hosts FILE)", err))
+	}
+	cfg, err := collect.LoadSSHConfig(f.SSHConfig)
+	if err != nil {
+		if f.changed("ssh-config") {
+			return nil, nil, usageError("--ssh-config: %v", err)
+		}
+		// The default file may use what we cannot read (Match exec):
+		// go on without it, but say so.
+		fmt.Fprintf(io.ErrOut, "Warning: ignoring %v\n", err)
+		cfg = nil
+	}
+	creds := &collect.Credentials{}
+	cleanup := func() {}
+	for _, p := range f.Identity {
+		if _, err := os.Stat(p); err != nil {
+			return nil, nil, usageError("-i %s: %v", p, err)
+		}
+		creds.IdentityFiles = append(creds.IdentityFiles, p)
+	}
+	if !dryRun {
+		pw, ok, err := f.readPassword(getenv, io)
+		if err != nil {
+			return nil, nil, err
+		}
+		creds.Password, creds.HasPassword = pw, ok
+		for _, p := range f.Identity {
+			if _, err := creds.LoadKey(p); err != nil && !errors.Is(err, collect.ErrEncryptedKey) {
+				return nil, nil, usageError("-i: %v", err)
+			}
+		}
+		if sock := getenv("SSH_AUTH_SOCK"); sock != "" {
+			ag, conn, err := collect.DialAgent(sock)
+			if err != nil {
+				fmt.Fprintf(io.ErrOut, "Warning: %v; going on without it\n", err)
+			} else {
+				creds.Agent = ag
+				cleanup = func() { conn.Close() }
+			}
+		}
+	}
+	s := &collect.SSHSetup{Credentials: creds, HostKeys: db, Config: cfg, Home: homeDir()}
+	if f.changed("user") || cfg == nil {
+		s.User = f.User
+	}
+	s.DefaultUser = f.User
+	return s, cleanup, nil
+}
+
+// sshRunnerFromFlags builds the SSH transport from scan's flags; close
+// releases the agent connection and the jump hosts.
+func sshRunnerFromFlags(opts *ScanOptions, targets []collect.Target) (*collect.SSHRunner, func(), error) {
+	s, cleanup, err := opts.SSH.sshSetup(opts.Getenv, opts.IO, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Resolve every target now: ProxyJump errors are usage errors, and a
+	// scan with nothing to log in with stops here.
+	usable := false
+	for _, t := range targets {
+		rt, err := s.Resolve(t)
+		if err != nil {
+			cleanup()
+			return nil, nil, usageError("%v", err)
+		}
+		usable = usable || s.Credentials.HasPassword || len(rt.Host.Config.Auth) > 0
+	}
+	if !usable {
+		cleanup()
+		return nil, nil, usageError("no credentials: give a key (-i FILE, ssh-agent, IdentityFile in %s) or a password (--password-env VAR, --password-file FILE, --ask-password)", opts.SSH.SSHConfig)
+	}
+	r := collect.NewSSHRunner(*s)
+	return r, func() { r.Close(); cleanup() }, nil
+}
+
+// scanLogger returns the slog logger for a scan, writing to w.
+func (f *SSHFlags) scanLogger(w io.Writer, minLevel slog.Level) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(f.LogLevel)); err != nil {
+		return nil, usageError("--log-level %q: use debug, info, warn or error", f.LogLevel)
+	}
+	if !f.changed("log-level") && minLevel > level {
+		level = minLevel
+	}
+	ho := &slog.HandlerOptions{Level: level}
+	switch f.LogFormat {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, ho)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, ho)), nil
+	}
+	return nil, usageError("--log-format %q: use text or json", f.LogFormat)
+}
+
+// stderrTTY reports whether stderr is an interactive terminal.
+func stderrTTY(s *IOStreams) bool {
+	f, ok := s.ErrOut.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// dryRunHost is one host of `scan --dry-run -o json`.
+type dryRunHost struct {
+	Host      string             `json:"host"`
+	User      string             `json:"user"`
+	Address   string             `json:"address"`
+	Via       []string           `json:"via,omitempty"`
+	Stage1    []collect.Command  `json:"stage1"`
+	Templates []collect.Template `json:"templates"`
+}
+
+// runDryRun prints what a scan would run on every host, without
+// connecting or reading credentials.
+func runDryRun(w io.Writer, format string, targets []collect.Target, f *SSHFlags, getenv func(string) string, ios *IOStreams, probes bool) error {
+	s, _, err := f.sshSetup(getenv, ios, true)
+	if err != nil {
+		return err
+	}
+	var tpls []collect.Template
+	for _, tp := range collect.Templates() {
+		if tp.Stage == 3 && (!probes || len(targets) < 2) {
+			continue
+		}
+		tpls = append(tpls, tp)
+	}
+	var hosts []dryRunHost
+	for _, t := range targets {
+		rt, err := s.Resolve(t)
+		if err != nil {
+			return usageError("%v", err)
+		}
+		h := dryRunHost{Host: t.Name, User: rt.Host.Config.User, Address: rt.Host.Addr, Stage1: collect.Stage1(), Templates: tpls}
+		for _, j := range rt.Jumps {
+			h.Via = append(h.Via, j.Config.User+"@"+j.Addr)
+		}
+		hosts = append(hosts, h)
+	}
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"dry_run": true, "hosts": hosts})
+	}
+	fmt.Fprintf(w, "Dry run: nothing is sent. Per host, the commands a scan would run: stage 1 verbatim,\n"+
+		"stage 2 and 3 as templates filled from stage 1 output (every value validated).\n")
+	for _, h := range hosts {
+		via := ""
+		if len(h.Via) > 0 {
+			via = " via " + strings.Join(h.Via, " -> ")
+		}
+		fmt.Fprintf(w, "\n%s (%s@%s%s)\n", h.Host, h.User, h.Address, via)
+		for _, c := range h.Stage1 {
+			fmt.Fprintf(w, "  1  %s\n", c.Line)
+		}
+		for _, tp := range h.Templates {
+			fmt.Fprintf(w, "  %d  %s\n       %s\n", tp.Stage, tp.Line, tp.When)
+		}
+	}
+	return nil
+}
