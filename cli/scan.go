@@ -23,13 +23,13 @@ type ScanOptions struct {
 
 	Hosts string
 	// SSH holds the connection, credential, host key and logging flags.
-	SSH    SSHFlags
-	Report ReportOptions
-	Concurrency     int
-	CommandTimeout  time.Duration
-	HostTimeout     time.Duration
-	ConnectTimeout  time.Duration
-	NoProbes        bool
+	SSH            SSHFlags
+	Report         ReportOptions
+	Concurrency    int
+	CommandTimeout time.Duration
+	HostTimeout    time.Duration
+	ConnectTimeout time.Duration
+	NoProbes       bool
 
 	// Bundle holds --bundle and the redaction flags.
 	Bundle BundleFlags

@@ -2,11 +2,11 @@ package cli
 
 import (
 	"bytes"
-	"fmt"
 	"crypto/ed25519"
 	"crypto/rand"
-	"encoding/pem"
 	"encoding/json"
+	"encoding/pem"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
