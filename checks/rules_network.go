@@ -381,7 +381,13 @@ func init() {
 		Host: func(h *facts.Host, fleet *facts.Fleet, r *Reporter) {
 			srcs := h.Sources[collect.KindVmkping]
 			if len(srcs) == 0 {
-				return // no probes planned (single host, --no-probes, or no peer address)
+				for _, o := range fleet.Hosts {
+					if o.Host != h.Host && o.Status != collect.StatusNotCollected {
+						r.NotEvaluated(h.Host, "no vmkping probes were run from this host (--no-probes, or no peer PVRDMA vmknic address was known)")
+						return
+					}
+				}
+				return // a single host has no peers to probe
 			}
 			addrs := fleetAddrs(fleet)
 			for _, pp := range probePairs(h) {
