@@ -31,11 +31,12 @@ const (
 	KindTranscript = "transcript"
 )
 
-// Limits that keep a hostile archive from exhausting memory.
-const (
-	maxFileSize  = 64 << 20
-	maxTotalSize = 512 << 20
-	maxEntries   = 100000
+// Limits that keep a hostile archive from exhausting memory (variables so
+// that the fuzz test can lower them).
+var (
+	maxFileSize  int64 = 64 << 20
+	maxTotalSize int64 = 512 << 20
+	maxEntries         = 100000
 )
 
 // Input is one offline input, loaded: the host results to analyze and
@@ -128,7 +129,7 @@ func LoadReader(p string, r io.Reader) (*Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(b) > maxFileSize {
+	if int64(len(b)) > maxFileSize {
 		return nil, fmt.Errorf("%s: not a bundle, and too large (over %d MiB) for a transcript", p, maxFileSize>>20)
 	}
 	if !looksLikeText(b) {

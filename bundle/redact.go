@@ -389,7 +389,7 @@ func (r *Redactor) Text(s string) string {
 	return s
 }
 
-// replaceBounded replaces matches not glued to a word, dot or colon
+// replaceBounded replaces matches not glued to a word or a dotted number
 // ("4.23.0.66-1vmw" is a driver version, not an address).
 func replaceBounded(s string, re *regexp.Regexp, f func(string) string) string {
 	locs := re.FindAllStringIndex(s, -1)
@@ -401,13 +401,13 @@ func replaceBounded(s string, re *regexp.Regexp, f func(string) string) string {
 	for _, l := range locs {
 		i, j := l[0], l[1]
 		if i > 0 {
-			if c := s[i-1]; isASCIIWord(c) || c == '.' || c == ':' {
+			if c := s[i-1]; isASCIIWord(c) || c == '.' {
 				continue
 			}
 		}
 		if j < len(s) {
 			c := s[j]
-			if isASCIIWord(c) || c == ':' || (c == '.' && j+1 < len(s) && s[j+1] >= '0' && s[j+1] <= '9') {
+			if isASCIIWord(c) || (c == '.' && j+1 < len(s) && s[j+1] >= '0' && s[j+1] <= '9') {
 				continue
 			}
 		}
