@@ -46,7 +46,10 @@ func writeBytes(t *testing.T, rs []collect.HostResult, redact bool) ([]byte, *Wr
 	t.Helper()
 	var buf bytes.Buffer
 	w, err := Write(&buf, rs, Options{Redact: redact, ToolVersion: "test", Now: time.Unix(1700000000, 0), Source: "scan of esx01", Analyze: testAnalyze,
-		HTML: func(w io.Writer, r *report.Report) error { _, err := fmt.Fprintf(w, "<p>%s</p>", r.Verdict); return err }})
+		HTML: func(w io.Writer, r *report.Report) error {
+			_, err := fmt.Fprintf(w, "<p>%s</p>", r.Verdict)
+			return err
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
