@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -30,6 +31,7 @@ type tuiRun struct {
 	send   func(collect.Event)
 	mu     sync.Mutex
 	latest map[string]collect.HostResult
+	order  []string // hosts in first-seen order: targets, offline results, events
 	closed bool
 	active sync.WaitGroup
 }
@@ -38,26 +40,36 @@ type tuiRun struct {
 func (r *tuiRun) progress(ev collect.Event) {
 	if ev.Result != nil {
 		r.mu.Lock()
-		r.latest[ev.Host] = *ev.Result
+		r.record(*ev.Result)
 		r.mu.Unlock()
 	}
 	r.send(ev)
 }
 
-// results returns the latest results in target order (then any other host).
+// record keeps a host's latest result; r.mu must be held.
+func (r *tuiRun) record(res collect.HostResult) {
+	if _, ok := r.latest[res.Host]; !ok && !r.known(res.Host) {
+		r.order = append(r.order, res.Host)
+	}
+	r.latest[res.Host] = res
+}
+
+func (r *tuiRun) known(host string) bool {
+	for _, h := range r.order {
+		if h == host {
+			return true
+		}
+	}
+	return false
+}
+
+// results returns the latest results in host order.
 func (r *tuiRun) results() []collect.HostResult {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]collect.HostResult, 0, len(r.latest))
-	seen := map[string]bool{}
-	for _, t := range r.p.Targets {
-		if res, ok := r.latest[t.Name]; ok {
-			out = append(out, res)
-			seen[t.Name] = true
-		}
-	}
-	for name, res := range r.latest {
-		if !seen[name] {
+	for _, h := range r.order {
+		if res, ok := r.latest[h]; ok {
 			out = append(out, res)
 		}
 	}
@@ -77,6 +89,11 @@ func (r *tuiRun) collect(targets []collect.Target) {
 	defer r.active.Done()
 	opts := r.p.Collect
 	opts.Progress = r.progress
+	if stderrTTY(r.p.IO) {
+		// Log lines on the terminal would tear the UI apart; the UI shows
+		// every host's state and failure itself.
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
 	collect.Collect(r.ctx, targets, opts)
 }
 
@@ -108,13 +125,16 @@ func (p *Pipeline) runTUI(ctx context.Context, offline []collect.HostResult) err
 	hosts := make([]string, len(p.Targets))
 	for i, t := range p.Targets {
 		hosts[i] = t.Name
+		if !run.known(t.Name) {
+			run.order = append(run.order, t.Name)
+		}
 	}
 	opts := tui.Options{
 		Title:   p.Meta.Source,
 		Hosts:   hosts,
 		Results: offline,
 		Analyze: func(rs []collect.HostResult) (*report.Report, *facts.Fleet) {
-			a := analyze(rs, p.Meta)
+			a := analyze(rs, p.Meta, p.Report.cfg)
 			return a.Report, &a.Fleet
 		},
 		BundlePath: fmt.Sprintf("pvrdma-doctor-bundle-%s.tar.gz", time.Now().Format("20060102-150405")),
@@ -125,7 +145,7 @@ func (p *Pipeline) runTUI(ctx context.Context, offline []collect.HostResult) err
 		opts.Rescan = run.rescan
 	}
 	for _, r := range offline {
-		run.latest[r.Host] = r
+		run.record(r)
 	}
 	if p.Bundle != nil {
 		opts.ExportBundle = func(path string) error { return p.Bundle(path, run.results()) }
@@ -144,7 +164,7 @@ func (p *Pipeline) runTUI(ctx context.Context, offline []collect.HostResult) err
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return fmt.Errorf("interactive UI: %w", err)
 	}
-	a := analyze(run.results(), p.Meta)
+	a := analyze(run.results(), p.Meta, p.Report.cfg)
 	fmt.Fprintln(p.IO.Out, a.Report.Verdict)
 	if code := exitCodeFor(a.Report, p.Report.failOn); code != ExitOK {
 		return WithExitCode(code, nil)

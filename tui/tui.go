@@ -59,7 +59,9 @@ type Program struct {
 // New builds the UI; call Run to show it and Send to feed it events.
 func New(ctx context.Context, opts Options) *Program {
 	m := NewModel(ctx, opts)
-	var popts []tea.ProgramOption
+	// The size of a real terminal replaces this; other outputs (pipes in
+	// tests) render at the smallest supported size.
+	popts := []tea.ProgramOption{tea.WithWindowSize(80, 24)}
 	if ctx != nil {
 		popts = append(popts, tea.WithContext(ctx))
 	}
