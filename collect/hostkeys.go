@@ -275,19 +275,28 @@ func (db *HostKeyDB) KnownKeyTypes(hostname string) []string {
 // HostKeyAlgorithmsFor returns the host key algorithms to offer to
 // hostname: those of the key types recorded for it, so that a server
 // holding several keys presents the one we can verify (x/crypto does not
-// consult known_hosts when negotiating, golang/go#49631). Nil (the
-// library's defaults) for a host with no recorded key.
+// consult known_hosts when negotiating, golang/go#49631). For a host with
+// no recorded key, OpenSSH's order (ed25519, ECDSA, RSA).
 func (db *HostKeyDB) HostKeyAlgorithmsFor(hostname string) []string {
+	types := db.KnownKeyTypes(hostname)
+	if len(types) == 0 {
+		// Unknown host: ask for the key OpenSSH would record (ed25519
+		// first), so the fingerprint we show is the one users compare.
+		types = defaultKeyOrder
+	}
 	var algos []string
-	for _, t := range preferredKeyTypes(db.KnownKeyTypes(hostname)) {
+	for _, t := range preferredKeyTypes(types) {
 		algos = append(algos, HostKeyAlgorithms(t)...)
 	}
 	return algos
 }
 
+// defaultKeyOrder is OpenSSH's host key preference, by key type.
+var defaultKeyOrder = []string{ssh.KeyAlgoED25519, ssh.KeyAlgoECDSA256, ssh.KeyAlgoECDSA384, ssh.KeyAlgoECDSA521, ssh.KeyAlgoRSA}
+
 // preferredKeyTypes orders key types like OpenSSH's default preference.
 func preferredKeyTypes(types []string) []string {
-	order := []string{ssh.KeyAlgoED25519, ssh.KeyAlgoECDSA256, ssh.KeyAlgoECDSA384, ssh.KeyAlgoECDSA521, ssh.KeyAlgoRSA}
+	order := defaultKeyOrder
 	var out []string
 	for _, o := range order {
 		for _, t := range types {

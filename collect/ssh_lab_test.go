@@ -868,3 +868,26 @@ func TestTransportRefusesNonAllowlistedLineBeforeSession(t *testing.T) {
 		t.Errorf("an allowlisted line: %+v", res)
 	}
 }
+
+// Host key algorithms follow what known_hosts records for the host
+// (golang/go#49631); an unknown host is asked for ed25519 first.
+func TestHostKeyAlgorithmsFollowKnownHosts(t *testing.T) {
+	_, ed := newKey(t)
+	dir := t.TempDir()
+	kh := filepath.Join(dir, "known_hosts")
+	rsaLine := "[10.0.0.1]:2222 ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAAAgQDOd0jEiKUyaIIlh5Ez1jtVIsRZAkLJkyPAnTTfUT+aUuXVOvZgmmV/hw3YDIZz6QqI5yI+bOy+7KuuEpkTRdHP1jsMkwAlTfc0sxv7jb/g36uR6UfrqIg2c9KJ6YjGnlm5DFuQw0CIsS9oMYCYSeAHKmYUJFaTwLvXnhbD8SS4XQ==\n"
+	writeFile(t, kh, rsaLine+"esx02 "+string(ssh.MarshalAuthorizedKey(ed.PublicKey())), 0o600)
+	db, err := collect.LoadHostKeyDB(kh, collect.HostKeyStrict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(db.HostKeyAlgorithmsFor("10.0.0.1:2222"), ","); got != "rsa-sha2-512,rsa-sha2-256,ssh-rsa" {
+		t.Errorf("RSA-only host: %s", got)
+	}
+	if got := db.HostKeyAlgorithmsFor("esx02:22"); len(got) != 1 || got[0] != ssh.KeyAlgoED25519 {
+		t.Errorf("ed25519 host: %v", got)
+	}
+	if got := db.HostKeyAlgorithmsFor("unknown:22"); len(got) == 0 || got[0] != ssh.KeyAlgoED25519 {
+		t.Errorf("unknown host: %v", got)
+	}
+}
