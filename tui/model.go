@@ -253,11 +253,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.status = "rescan of " + joinMax(msg.hosts, 3) + " finished"
 		return m, nil
 	case tea.MouseWheelMsg:
+		d := 0
 		switch msg.Button {
 		case tea.MouseWheelUp:
-			m.move(-3)
+			d = -3
 		case tea.MouseWheelDown:
-			m.move(3)
+			d = 3
+		}
+		if m.helpOn {
+			m.helpOff = max(m.helpOff+d, 0)
+		} else if d != 0 {
+			m.move(d)
 		}
 		return m, nil
 	case tea.KeyPressMsg:
@@ -383,7 +389,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.rescan(names)
 	case key.Matches(msg, k.Bundle):
 		if m.opts.ExportBundle == nil {
-			m.status = "support bundle export is not available in this build"
+			m.status = "support bundle export is not available for this run"
 			return nil
 		}
 		m.mode = inputBundle

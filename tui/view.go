@@ -417,7 +417,11 @@ func collectionText(r *hostRow) string {
 			case collect.StatusNotCollected:
 				return "failed"
 			}
-			return "done " + r.result.Duration.Round(100*time.Millisecond).String()
+			d := r.result.Duration
+			if d < time.Second {
+				return "done " + d.Round(time.Millisecond).String()
+			}
+			return "done " + d.Round(100*time.Millisecond).String()
 		}
 	case collect.PhaseFailed:
 		return "failed"
