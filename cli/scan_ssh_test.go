@@ -82,7 +82,9 @@ func TestScanCommandOverSSH(t *testing.T) {
 	if err := l.WriteKnownHosts(kh); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := runScanCLI(t, dir, "--known-hosts", kh, "--password-env", "PD_PW", "-o", "json", "--log-format", "json")
+	// One session at a time, so that exactly 4 commands complete before the drop.
+	code, out, errOut := runScanCLI(t, dir, "--known-hosts", kh, "--password-env", "PD_PW", "-o", "json", "--log-format", "json",
+		"--sessions-per-host", "1")
 	if code != ExitCritical {
 		t.Errorf("exit %d, want %d (critical findings); stderr:\n%s", code, ExitCritical, errOut)
 	}

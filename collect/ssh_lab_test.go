@@ -778,20 +778,25 @@ func TestDropHangAndSessionLimit(t *testing.T) {
 	res := scan(t, newRunner(t, setupOpts{policy: collect.HostKeyInsecure, creds: password(l)}), labTargets(l),
 		collect.Options{SessionsPerHost: 8, CommandTimeout: 300 * time.Millisecond})
 
+	// Commands run concurrently: the host answers 5 execs and drops the
+	// connection at the 6th, so up to 5 complete (answers in flight when
+	// the connection closes are lost). The reason counts exactly those
+	// that completed.
 	r := res["esx01"]
-	ok, lost := 0, 0
+	completed, lost := 0, 0
 	for _, c := range r.Captures {
 		switch {
-		case c.Status == collect.StatusCollected:
-			ok++
 		case strings.Contains(c.Error, "connection lost after"):
 			lost++
+		case c.ExitCode >= 0 && c.Status != collect.StatusTimedOut && c.Status != collect.StatusSkipped:
+			completed++
 		default:
-			t.Errorf("esx01 %q: %s %q; want collected or connection lost", c.Command, c.Status, c.Error)
+			t.Errorf("esx01 %q: %s %q; want completed or connection lost", c.Command, c.Status, c.Error)
 		}
 	}
-	if ok != 5 || lost == 0 || r.Status != collect.StatusPartial || !strings.HasPrefix(r.Reason, "connection lost after 5 commands") {
-		t.Errorf("dropped host: %d collected, %d lost, %s %q; want 5 collected and the reason", ok, lost, r.Status, r.Reason)
+	want := fmt.Sprintf("connection lost after %d commands", completed)
+	if completed < 1 || completed > 5 || lost == 0 || r.Status != collect.StatusPartial || !strings.HasPrefix(r.Reason, want) {
+		t.Errorf("dropped host: %d completed, %d lost, %s %q; want 1..5 completed and the reason %q", completed, lost, r.Status, r.Reason, want)
 	}
 
 	r = res["esx02"]
