@@ -213,7 +213,12 @@ func (r *Redactor) Learn(results []collect.HostResult) {
 				continue
 			}
 			for _, vm := range vms {
-				r.learnName(TokenVM, vm.DisplayName)
+				if tok := r.learnName(TokenVM, vm.DisplayName); tok != "" {
+					// Datastore paths spell '/' in names as %2f.
+					if esc := strings.ReplaceAll(strings.TrimSpace(vm.DisplayName), "/", "%2f"); esc != strings.TrimSpace(vm.DisplayName) {
+						r.addNameChecked(TokenVM, esc, tok)
+					}
+				}
 			}
 		}
 	}
@@ -366,7 +371,9 @@ func (r *Redactor) replaceNames(s string) string {
 }
 
 var (
-	rePath       = regexp.MustCompile(`/vmfs/volumes/[^\s"'<>]+(?:[ \t]+[^\s"'<>/]+(?:/[^\s"'<>]+)*)*`)
+	// rePath runs to the end of the line: datastore, folder and file names
+	// may hold spaces and quotes.
+	rePath       = regexp.MustCompile(`/vmfs/volumes/[^\r\n]*[^\s]`)
 	reUUIDSpaced = regexp.MustCompile(`(?i)\b[0-9a-f]{2}(?: [0-9a-f]{2}){7}-[0-9a-f]{2}(?: [0-9a-f]{2}){7}\b`)
 	reUUIDDashed = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-(?:[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{12})\b`)
 	reMAC        = regexp.MustCompile(`(?i)\b[0-9a-f]{2}(?::[0-9a-f]{2}){5}\b`)
