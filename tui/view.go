@@ -124,10 +124,31 @@ func (m *Model) bodyHeight() int {
 
 // listRows is how many table rows fit on a list screen.
 func (m *Model) listRows() int {
-	if r := m.bodyHeight() - 3; r > 1 {
+	head := 3
+	if m.top().kind == scrOverview {
+		head = 2 + len(m.verdictLines())
+	}
+	if r := m.bodyHeight() - head; r > 1 {
 		return r
 	}
 	return 1
+}
+
+// verdictLines is the fleet verdict, wrapped on two lines at most.
+func (m *Model) verdictLines() []string {
+	if m.rep == nil {
+		return []string{" " + stBold.Render("Collecting... results appear as hosts finish.")}
+	}
+	lines := wrap(m.rep.Verdict, m.width-2)
+	if len(lines) > 2 {
+		lines = lines[:2]
+		lines[1] = ansi.Truncate(lines[1]+" "+strings.Join(wrap(m.rep.Verdict, m.width-2)[2:], " "), m.width-2, "…")
+	}
+	st := verdictStyle(m.rep.Summary)
+	for i := range lines {
+		lines[i] = " " + st.Render(lines[i])
+	}
+	return lines
 }
 
 // View implements tea.Model.
@@ -227,6 +248,9 @@ func (m *Model) progressText() string {
 	if m.analyzing || m.dirty {
 		return fmt.Sprintf("%d hosts · analyzing", n)
 	}
+	if m.opts.Rescan == nil && len(m.opts.Results) > 0 {
+		return fmt.Sprintf("%d hosts analyzed", n)
+	}
 	return fmt.Sprintf("%d hosts scanned", n)
 }
 
@@ -261,7 +285,15 @@ func (m *Model) statusLine() string {
 // and quit are always shown, at the right.
 func (m *Model) footerLine() string {
 	right := m.help.ShortHelpView([]keyBinding{m.keys.Help, m.keys.Quit})
-	ctx := m.keys.short(m.top().kind)
+	var ctx []keyBinding
+	for _, b := range m.keys.short(m.top().kind) {
+		// Do not hint actions this run cannot do (help still lists them).
+		if (m.opts.Rescan == nil && b.Help() == m.keys.Rescan.Help()) ||
+			(m.opts.ExportBundle == nil && b.Help() == m.keys.Bundle.Help()) {
+			continue
+		}
+		ctx = append(ctx, b)
+	}
 	if m.helpOn {
 		ctx = []keyBinding{m.keys.Down, m.keys.Up, m.keys.Back}
 	}
@@ -355,12 +387,7 @@ func (m *Model) overviewColumns() []column {
 
 func (m *Model) overviewBody() []string {
 	v := m.top()
-	var out []string
-	if m.rep != nil {
-		out = append(out, " "+verdictStyle(m.rep.Summary).Render(sanitize(m.rep.Verdict)))
-	} else {
-		out = append(out, " "+stBold.Render("Collecting... results appear as hosts finish."))
-	}
+	out := m.verdictLines()
 	title := m.opts.Title
 	if title == "" && m.rep != nil {
 		title = m.rep.Source
@@ -418,6 +445,9 @@ func collectionText(r *hostRow) string {
 				return "failed"
 			}
 			d := r.result.Duration
+			if d == 0 {
+				return "collected" // offline data: no timing
+			}
 			if d < time.Second {
 				return "done " + d.Round(time.Millisecond).String()
 			}
