@@ -52,11 +52,18 @@ parallel), runs a fixed list of read-only commands (esxcli rdma/network/vm,
 vsish PVRDMA properties, vmkping path probes), and reports every PVRDMA problem
 found with its evidence and the command that fixes it.
 
-Only allowlisted read-only commands are ever sent; see 'pvrdma-doctor scan --help'
-and README.md ("What gets run on your hosts").`,
+Only allowlisted read-only commands are ever sent: 'pvrdma-doctor scan --dry-run'
+lists them per host without connecting; README.md ("What gets run on your hosts").
+
+Logs in with ssh-agent keys, -i key files, ~/.ssh/config IdentityFile entries
+and/or a password (--password-env, --password-file, --ask-password; sent through
+keyboard-interactive, as ESXi expects). Host keys are checked against
+known_hosts; unknown hosts are refused unless --accept-new-host-keys.`,
 		Example: `  export PVRDMA_DOCTOR_PASSWORD='...'
   pvrdma-doctor scan --hosts esx01,esx02:2222 --user root --password-env PVRDMA_DOCTOR_PASSWORD
   pvrdma-doctor scan --hosts esx01,esx02 --output json > report.json
+  pvrdma-doctor scan --hosts-file hosts.txt -i ~/.ssh/esxi_ed25519 --accept-new-host-keys
+  pvrdma-doctor scan --hosts-file hosts.txt --dry-run
   pvrdma-doctor scan --hosts esx01,esx02 --password-env PVRDMA_DOCTOR_PASSWORD --bundle support.tar.gz`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
