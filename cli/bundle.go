@@ -75,7 +75,7 @@ func bundleOptions(meta report.Meta, bf BundleFlags) (bundle.Options, error) {
 }
 
 // bundleHTML renders report.html inside bundles.
-var bundleHTML func(io.Writer, *report.Report) error
+var bundleHTML = report.WriteHTML
 
 // writeBundle writes results to path and tells the user where it went.
 func writeBundle(path string, results []collect.HostResult, meta report.Meta, bf BundleFlags, errOut io.Writer) error {

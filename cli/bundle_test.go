@@ -103,6 +103,14 @@ func TestScanBundleAnalyzeRoundTripOverSSH(t *testing.T) {
 			if len(files) < 100 {
 				t.Fatalf("bundle has only %d files", len(files))
 			}
+			for _, name := range []string{"manifest.json", "results.json", "facts.json", "findings.json", "report.json", "report.html"} {
+				if len(files[name]) == 0 {
+					t.Errorf("bundle lacks %s", name)
+				}
+			}
+			if !bytes.Contains(files["report.html"], []byte("<html")) {
+				t.Errorf("report.html is not HTML")
+			}
 			var ids []string
 			for _, hr := range scanned.Results {
 				ids = append(ids, hr.Host)
