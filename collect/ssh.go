@@ -173,8 +173,11 @@ func connectHop(ctx context.Context, dial dialFunc, hop Hop, via string) (*ssh.C
 
 func describeDialError(addr string, err error) error {
 	var op *net.OpError
+	var dns *net.DNSError
 	msg := err.Error()
 	switch {
+	case errors.As(err, &dns):
+		return fmt.Errorf("cannot connect to %s: cannot resolve host name %q (%s; check the name, or set HostName in ~/.ssh/config)", addr, dns.Name, dns.Err)
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded):
 		return fmt.Errorf("cannot connect to %s: connection timed out (host down, filtered, or SSH disabled)", addr)
 	case errors.Is(err, syscall.ECONNREFUSED) || (errors.As(err, &op) && strings.Contains(msg, "refused")) ||
