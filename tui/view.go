@@ -371,9 +371,14 @@ func (m *Model) overviewColumns() []column {
 		hw = max(hw, ansi.StringWidth(r.name))
 	}
 	hw = min(hw, 24)
+	cw := len("COLLECTION")
+	for _, r := range m.rows {
+		cw = max(cw, ansi.StringWidth(collectionText(r)))
+	}
+	cw = min(cw, 21)
 	cols := []column{
 		{title: "HOST", width: hw, prio: 9},
-		{title: "COLLECTION", width: 20, prio: 8},
+		{title: "COLLECTION", width: cw, prio: 8},
 		{title: "VERDICT", prio: 0},
 		{title: "CRIT", width: 4, right: true, prio: 7},
 		{title: "WARN", width: 4, right: true, prio: 6},
