@@ -157,10 +157,6 @@ func (m *Model) View() tea.View {
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = "pvrdma-doctor"
-	if m.mode != inputNone {
-		// The input draws its own (non-blinking) cursor.
-		v.Cursor = nil
-	}
 	return v
 }
 
