@@ -23,6 +23,7 @@ type DemoOptions struct {
 	Getenv   func(string) string
 	Scenario string
 	Report   ReportOptions
+	Bundle   BundleFlags
 }
 
 func newCmdDemo(f *Factory) *cobra.Command {
@@ -37,7 +38,8 @@ hosts (SSH, host key verification, the same commands, parsers and rules).
 
 Scenarios: %v (default mixed: several hosts, several different faults).`, fixtures.Names()),
 		Example: `  pvrdma-doctor demo
-  pvrdma-doctor demo --scenario healthy --output json`,
+  pvrdma-doctor demo --scenario healthy --output json
+  pvrdma-doctor demo --output text --bundle demo.tar.gz && pvrdma-doctor analyze demo.tar.gz`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDemo(cmd.Context(), opts)
@@ -45,6 +47,8 @@ Scenarios: %v (default mixed: several hosts, several different faults).`, fixtur
 	}
 	cmd.Flags().StringVar(&opts.Scenario, "scenario", "mixed", "scenario to simulate")
 	addReportFlags(cmd.Flags(), &opts.Report)
+	cmd.Flags().StringVar(&opts.Bundle.Path, "bundle", "", "also write a support bundle of the demo scan to `FILE.tar.gz` (try: pvrdma-doctor analyze FILE.tar.gz)")
+	addRedactFlags(cmd.Flags(), &opts.Bundle)
 	return cmd
 }
 
@@ -67,6 +71,12 @@ func runDemo(ctx context.Context, opts *DemoOptions) error {
 		Collect: collect.Options{Runner: runner, Probes: true, Logger: slog.New(slog.DiscardHandler)},
 		Meta:    report.Meta{Source: fmt.Sprintf("demo: simulated lab, scenario %q (%s)", sc.Name, sc.Description)},
 	}
+	if opts.Bundle.Path != "" {
+		p.Export = func(a *Analysis) error {
+			return writeBundle(opts.Bundle.Path, a.Results, p.Meta, opts.Bundle, opts.IO.ErrOut)
+		}
+	}
+	p.Bundle = bundleExporter(p.Meta, opts.Bundle)
 	return p.Run(ctx)
 }
 

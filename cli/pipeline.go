@@ -118,8 +118,8 @@ type Pipeline struct {
 	// exit status is at least ExitIncomplete (critical findings still win).
 	Partial bool
 	// Export, when set, is called with the analysis before it is presented
-	// (scan --bundle); its error makes the run fail with ExitError. Runs
-	// with Export print the report instead of opening the TUI.
+	// (scan --bundle) or, in the TUI, after the user quits; its error makes
+	// the run fail with ExitError.
 	Export func(*Analysis) error
 }
 
@@ -129,7 +129,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if p.useTUI() && p.Export == nil {
+	if p.useTUI() {
 		return p.partialExit(p.runTUI(ctx, p.Results))
 	}
 	results := p.Results

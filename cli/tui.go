@@ -166,6 +166,12 @@ func (p *Pipeline) runTUI(ctx context.Context, offline []collect.HostResult) err
 	}
 	a := analyze(run.results(), p.Meta, p.Report.cfg)
 	fmt.Fprintln(p.IO.Out, a.Report.Verdict)
+	if p.Export != nil {
+		// scan --bundle: the bundle holds the latest results, rescans included.
+		if err := p.Export(a); err != nil {
+			return WithExitCode(ExitError, err)
+		}
+	}
 	if code := exitCodeFor(a.Report, p.Report.failOn); code != ExitOK {
 		return WithExitCode(code, nil)
 	}
