@@ -312,6 +312,11 @@ func (h *hostRun) run(ctx context.Context, c Command) Capture {
 	case r.Err != nil:
 		capt.Status = StatusFailed
 		capt.Error = r.Err.Error()
+	case r.ExitCode != 0 && c.Kind == KindVmkping && strings.Contains(capt.Stdout, "PING "):
+		// A probe that got no (or not all) replies is a result, not a
+		// collection failure: ping exits non-zero on loss, and its output
+		// is the evidence of the broken path. ExitCode keeps the status.
+		capt.Status = StatusCollected
 	case r.ExitCode != 0:
 		capt.Status = StatusFailed
 		capt.Error = fmt.Sprintf("exit status %d", r.ExitCode)

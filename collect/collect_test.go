@@ -15,6 +15,7 @@ type fakeRunner struct {
 	hosts   map[string]map[string]string // host -> command -> stdout
 	openErr map[string]error
 	hang    map[string]bool // command lines that never return
+	exits   map[string]int  // command line -> exit status
 	sent    []string
 	opens   map[string]int
 }
@@ -54,7 +55,7 @@ func (c *fakeConn) Run(ctx context.Context, line string) Result {
 	if !ok {
 		return Result{Stderr: []byte("sh: " + strings.Fields(line)[0] + ": not found\n"), ExitCode: 127}
 	}
-	return Result{Stdout: []byte(out)}
+	return Result{Stdout: []byte(out), ExitCode: c.f.exits[line]}
 }
 
 const rdmaList = `Name     Driver      State   MTU   Speed     Paired Uplink  Description
@@ -233,5 +234,32 @@ func TestFileName(t *testing.T) {
 		if got := FileName(in); got != want {
 			t.Errorf("FileName(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestCollectKeepsFailedProbesAsResults(t *testing.T) {
+	const lossy = "PING 192.168.50.12 (192.168.50.12): 8972 data bytes\nsendto() failed (Message too long)\n\n--- 192.168.50.12 ping statistics ---\n3 packets transmitted, 0 packets received, 100% packet loss\n"
+	ipv4 := func(ip string) string {
+		return "Name  IPv4 Address  IPv4 Netmask   IPv4 Broadcast  Address Type  Gateway  DHCP DNS\n" +
+			"----  ------------  -------------  --------------  ------------  -------  --------\n" +
+			"vmk1  " + ip + "  255.255.255.0  192.168.50.255  STATIC        0.0.0.0     false\n"
+	}
+	a, b := hostOutputs(""), hostOutputs("")
+	a["esxcli network ip interface ipv4 get"] = ipv4("192.168.50.11")
+	b["esxcli network ip interface ipv4 get"] = ipv4("192.168.50.12")
+	jumbo := "vmkping -I vmk1 -c 3 -d -s 8972 192.168.50.12"
+	a[jumbo] = lossy
+	f := &fakeRunner{hosts: map[string]map[string]string{"a": a, "b": b}, exits: map[string]int{jumbo: 1}}
+	res := Collect(context.Background(), []Target{{Name: "a"}, {Name: "b"}}, Options{Runner: f, Probes: true})
+	c, ok := res[0].Find(jumbo)
+	if !ok || c.Status != StatusCollected || c.ExitCode != 1 || !strings.Contains(c.Stdout, "100% packet loss") {
+		t.Fatalf("lossy probe should be a collected result with its exit status: %+v", c)
+	}
+	// A failing command of another kind stays failed.
+	f.exits["esxcli network nic list"] = 1
+	f.hosts["a"]["esxcli network nic list"] = "PING x"
+	res = Collect(context.Background(), []Target{{Name: "a"}}, Options{Runner: f})
+	if c, _ := res[0].Find("esxcli network nic list"); c.Status != StatusFailed {
+		t.Errorf("non-probe failure: %+v", c)
 	}
 }
