@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
+	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 	"github.com/spf13/cobra"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
@@ -134,7 +134,7 @@ func rulesTable(rules []*checks.Rule, width int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-*s  %-*s  %s\n", idW, "ID", sevW, "SEVERITY", "TITLE")
 	for _, r := range rules {
-		lines := strings.Split(ansi.Wordwrap(r.Title, titleW, " "), "\n")
+		lines := strings.Split(report.Wrap(r.Title, titleW), "\n")
 		fmt.Fprintf(&b, "%-*s  %-*s  %s\n", idW, r.ID, sevW, r.Severity, lines[0])
 		for _, l := range lines[1:] {
 			fmt.Fprintf(&b, "%s%s\n", strings.Repeat(" ", indent), l)
@@ -169,7 +169,7 @@ func runRulesExplain(opts *RulesOptions) error {
 	}
 	var b strings.Builder
 	wrap := func(indent, s string) {
-		for _, l := range strings.Split(ansi.Wordwrap(s, 80-len(indent), " ,/"), "\n") {
+		for _, l := range strings.Split(report.Wrap(s, 80-len(indent)), "\n") {
 			b.WriteString(indent + l + "\n")
 		}
 	}

@@ -40,3 +40,19 @@ func Templates() []Template {
 			must(Vmkping("vmk1", "", "192.168.50.12", 8972))},
 	}
 }
+
+// Describe names a kind for people: the stage 1 command line, or the stage
+// 2/3 template ("esxcli rdma device stats get -d <vmrdmaN>").
+func Describe(k Kind) string {
+	for _, c := range stage1 {
+		if c.Kind == k {
+			return c.Line
+		}
+	}
+	for _, t := range Templates() {
+		if t.Kind == k {
+			return t.Line
+		}
+	}
+	return string(k)
+}

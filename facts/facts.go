@@ -86,7 +86,7 @@ func (h *Host) Available(kinds ...collect.Kind) (ok bool, why string) {
 	for _, k := range kinds {
 		srcs := h.Sources[k]
 		if len(srcs) == 0 {
-			missing = append(missing, string(k)+" was not run")
+			missing = append(missing, "`"+collect.Describe(k)+"` was not run")
 			continue
 		}
 		for _, s := range srcs {

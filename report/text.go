@@ -5,8 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 )
@@ -51,7 +49,7 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	p := painter{opt.Color}
 	var b strings.Builder
 	wrap := func(indent, s string) {
-		body := ansi.Wordwrap(s, opt.Width-len(indent), " ,/")
+		body := Wrap(s, opt.Width-len(indent))
 		for _, line := range strings.Split(body, "\n") {
 			b.WriteString(indent + line + "\n")
 		}
@@ -81,7 +79,7 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 		}
 		indent := strings.Repeat(" ", nameW+4)
 		line := fmt.Sprintf("  %-*s  %s", nameW, h.Host, h.Verdict)
-		for i, l := range strings.Split(ansi.Wordwrap(line, opt.Width, " "), "\n") {
+		for i, l := range strings.Split(Wrap(line, opt.Width), "\n") {
 			if i > 0 {
 				l = indent + strings.TrimLeft(l, " ")
 			}
