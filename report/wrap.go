@@ -15,26 +15,26 @@ func Wrap(s string, width int) string {
 	if width <= 0 {
 		return s
 	}
-	var out strings.Builder
-	for i, para := range strings.Split(s, "\n") {
-		if i > 0 {
-			out.WriteByte('\n')
-		}
+	var lines []string
+	for _, para := range strings.Split(s, "\n") {
+		var cur strings.Builder
 		lineW := 0
 		for j, word := range strings.Split(para, " ") {
 			w := ansi.StringWidth(word)
 			switch {
 			case j == 0:
-			case lineW+1+w > width && lineW > 0:
-				out.WriteByte('\n')
+			case lineW+1+w > width && strings.TrimSpace(cur.String()) != "" && w > 0:
+				lines = append(lines, strings.TrimRight(cur.String(), " "))
+				cur.Reset()
 				lineW = 0
 			default:
-				out.WriteByte(' ')
+				cur.WriteByte(' ')
 				lineW++
 			}
-			out.WriteString(word)
+			cur.WriteString(word)
 			lineW += w
 		}
+		lines = append(lines, strings.TrimRight(cur.String(), " "))
 	}
-	return out.String()
+	return strings.Join(lines, "\n")
 }

@@ -22,6 +22,9 @@ func TestWrapNeverSplitsOptionsOrWords(t *testing.T) {
 	if got := Wrap("\x1b[1mbold\x1b[0m word", 9); got != "\x1b[1mbold\x1b[0m word" {
 		t.Errorf("escape codes counted as width: %q", got)
 	}
+	if got := Wrap("pvrdma            false   true", 10); strings.Contains(got, " \n") {
+		t.Errorf("trailing spaces before a break: %q", got)
+	}
 	if got := Wrap("a b\nc d", 3); got != "a b\nc d" {
 		t.Errorf("paragraphs: %q", got)
 	}
