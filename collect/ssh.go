@@ -323,16 +323,17 @@ func (c *sshConn) Run(ctx context.Context, line string) Result {
 	return res
 }
 
-// newSession opens a session, retrying while the server refuses with
-// "resource shortage": sshd counts a session until it has processed the
+// newSession opens a session, retrying while the server refuses it for
+// lack of sessions: sshd counts a session until it has processed the
 // close, so a session opened right after another closed can be refused
-// even below MaxSessions. Other errors are returned at once.
+// even below MaxSessions. OpenSSH (and so ESXi) refuses with "connect
+// failed" and the message "open failed"; other servers with "resource
+// shortage". Other errors are returned at once.
 func (c *sshConn) newSession(ctx context.Context) (*ssh.Session, error) {
 	backoff := 5 * time.Millisecond
 	for {
 		sess, err := c.client.NewSession()
-		var oce *ssh.OpenChannelError
-		if err == nil || !errors.As(err, &oce) || oce.Reason != ssh.ResourceShortage {
+		if err == nil || !sessionRefused(err) {
 			return sess, err
 		}
 		select {
@@ -344,6 +345,17 @@ func (c *sshConn) newSession(ctx context.Context) (*ssh.Session, error) {
 			backoff *= 2
 		}
 	}
+}
+
+// sessionRefused reports whether a session open was refused for lack of
+// sessions on the connection (worth retrying once one closes).
+func sessionRefused(err error) bool {
+	var oce *ssh.OpenChannelError
+	if !errors.As(err, &oce) {
+		return false
+	}
+	return oce.Reason == ssh.ResourceShortage ||
+		(oce.Reason == ssh.ConnectionFailed && oce.Message == "open failed")
 }
 
 // maxOutput bounds what one command may return (64 MiB), so a misbehaving
