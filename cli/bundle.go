@@ -12,6 +12,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/config"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -25,6 +26,10 @@ type BundleFlags struct {
 	NoRedact bool
 	// Tokens is an earlier token map to reuse (same tokens across bundles).
 	Tokens string
+	// Config is the config file the run uses (severity overrides and
+	// suppressions), so the bundle's report matches what the user saw.
+	// Set by the command after its flags are validated; nil for none.
+	Config *config.Config
 }
 
 // addRedactFlags registers --no-redact and --tokens.
@@ -67,7 +72,7 @@ func bundleOptions(meta report.Meta, bf BundleFlags) (bundle.Options, error) {
 			for _, n := range meta.Notes {
 				m.Notes = append(m.Notes, redact(n))
 			}
-			a := analyze(rs, m)
+			a := analyze(rs, m, bf.Config.Redacted(redact))
 			return bundle.Analysis{Fleet: &a.Fleet, Checks: a.Checks, Report: a.Report}
 		},
 		HTML: bundleHTML,

@@ -108,6 +108,7 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 	if opts.closeRunner != nil {
 		defer opts.closeRunner()
 	}
+	opts.Bundle.Config = opts.Report.cfg
 	if opts.Bundle.Path != "" {
 		p.Export = func(a *Analysis) error {
 			return writeBundle(opts.Bundle.Path, a.Results, p.Meta, opts.Bundle, opts.IO.ErrOut)

@@ -257,3 +257,23 @@ func glob(pattern, s string) bool {
 	re, err := regexp.Compile(b.String())
 	return err == nil && re.MatchString(s)
 }
+
+// Redacted returns a copy whose suppression host and subject patterns and
+// reasons went through redact (a bundle's token replacement), so that a
+// suppression naming a host or VM still matches that host's or VM's token
+// when a redacted bundle is analysed. Wildcard parts that only match
+// original names (esx0*) cannot be translated and then match nothing.
+func (c *Config) Redacted(redact func(string) string) *Config {
+	if c == nil || redact == nil {
+		return c
+	}
+	out := *c
+	out.Suppress = make([]Suppression, len(c.Suppress))
+	for i, s := range c.Suppress {
+		s.Host = redact(s.Host)
+		s.Subject = redact(s.Subject)
+		s.Reason = redact(s.Reason)
+		out.Suppress[i] = s
+	}
+	return &out
+}
