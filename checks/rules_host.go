@@ -14,10 +14,10 @@ import (
 const (
 	docPVRDMA70     = "https://docs.vmware.com/en/VMware-vSphere/7.0/com.vmware.vsphere.networking.doc/GUID-4A5EBD44-FB1E-4A83-BB47-BBC65181E1C2.html"
 	docTagVmknic    = "https://docs.vmware.com/en/VMware-vSphere/7.0/com.vmware.vsphere.networking.doc/GUID-B3776418-86AF-448D-B814-FDA4EFB6A34E.html (Tag a VMkernel Adapter for PVRDMA; Enable the Firewall Rule for PVRDMA)"
-	docHostConfig67 = "http://38.142.81.21:8001/manual/vmware/vsphere/4-3-2-1-6-7-english/page-159.html (vSphere 6.7 Networking: Configure an ESXi Host for PVRDMA)"
+	docHostConfig67 = "VMware vSphere 6.7 Networking guide, \"Configure an ESXi Host for PVRDMA\""
 	docGOSValidate  = "https://github.com/vmware/ansible-vsphere-gos-validation (common/esxi_enable_pvrdma_configs.yml)"
 	docFirewallCLI  = "https://docs.vmware.com/en/VMware-vSphere/6.7/vspherecli-concepts-examples/GUID-CB2A997E-9B49-4B08-8202-3FB220EADE9D.html"
-	docRoCE67       = "http://38.142.81.21:8001/manual/vmware/vsphere/4-3-2-1-6-7-english/page-162.html (vSphere 6.7 Networking: Network Requirements for RDMA over Converged Ethernet)"
+	docRoCE67       = "VMware vSphere 6.7 Networking guide, \"Network Requirements for RDMA over Converged Ethernet\""
 	docLossless     = "https://docs.vmware.com/en/VMware-vSphere/7.0/com.vmware.vsphere.storage.doc/GUID-B764140D-BCF3-4C99-8169-E5B058757518.html (Configuring lossless Ethernet for NVMe over RDMA)"
 	docMellanoxPFC  = "https://community.mellanox.com/docs/DOC-2581 (HowTo Run RoCE over L2 Enabled with PFC, ESXi)"
 	docLinuxPVRDMA  = "https://github.com/torvalds/linux/tree/master/drivers/infiniband/hw/vmw_pvrdma"
