@@ -74,7 +74,7 @@ func init() {
 			"(9000 - 96 bytes of RoCE v2 headers), and only 1024 with 1500-byte frames. A PVRDMA adapter stuck at " +
 			"`Active MTU:1024` on a jumbo-frame path sends four times as many packets for the same data and loses a large " +
 			"part of its bandwidth. The active MTU is settled when the guest driver brings the port up, so it stays low " +
-			"when the VM's interface or the vDS had a small MTU at that time. The knowledge base treats this as a warning: " +
+			"when the VM's interface or the vDS had a small MTU at that time. pvrdma-doctor rates this a warning, not critical: " +
 			"PVRDMA reports its MTU from the host device, so a guest may legitimately run lower than its netdev suggests.",
 		Fix: "Use MTU 9000 end to end (physical switch, vDS, PVRDMA vmknic, and the guest's PVRDMA-paired vmxnet3 " +
 			"interface), then reload the guest driver (modprobe -r vmw_pvrdma && modprobe vmw_pvrdma) or reboot the guest.",

@@ -64,7 +64,7 @@ func init() {
 		Severity: Critical,
 		Why: "Without a physical RDMA device (RoCE NIC with its ESXi RDMA driver), PVRDMA VMs on this host can only talk " +
 			"RDMA to VMs on the same host (memcpy); traffic to PVRDMA VMs on other hosts falls back to a TCP-based channel " +
-			"with reduced performance. The knowledge base rates this critical when peers are on other hosts and info when " +
+			"with reduced performance. It is critical when peers are on other hosts and harmless (info) when " +
 			"all PVRDMA VMs share one host; pvrdma-doctor cannot see which VMs talk to each other, so it takes the safer " +
 			"reading: critical as soon as another scanned host runs PVRDMA VMs, info otherwise (with a hint to scan the peers).",
 		Fix: "Install an RoCE-capable NIC listed in the VMware Compatibility Guide and its RDMA driver (nmlx5_rdma, bnxtroce, " +
@@ -204,7 +204,7 @@ func init() {
 		Why: "All PVRDMA VMs must be connected to the same vSphere Distributed Switch, whose uplink is the HCA; the vmknic " +
 			"tagged for PVRDMA is how the PVRDMA backend reaches other hosts, so it belongs on that vDS too. A tagged " +
 			"vmknic on a standard switch or another vDS sends PVRDMA traffic over uplinks without the HCA. VMware does not " +
-			"state this verbatim (the knowledge base marks it inferred), hence a warning, not critical.",
+			"state this in so many words (it follows from the requirement that PVRDMA VMs share one vDS), hence a warning, not critical.",
 		Fix:     "Migrate the tagged vmknic to the PVRDMA vDS (vSphere Client: Networking > vDS > Add and Manage Hosts > Manage VMkernel adapters), or tag a vmknic that is on it.",
 		Docs:    []string{docPVRDMA70, docTagVmknic},
 		Applies: "ESXi 6.5 and later",
@@ -262,7 +262,7 @@ func init() {
 		Severity: Critical,
 		Why: "PVRDMA's cross-host channel and the RoCE GIDs of the backend are derived from the tagged vmknic's address: " +
 			"a vmknic without an IPv4 address (or with 0.0.0.0) cannot reach the peers' PVRDMA vmknics, so cross-host " +
-			"PVRDMA traffic fails. (Inferred from how PVRDMA uses the vmknic; the knowledge base marks it inferred.)",
+			"PVRDMA traffic fails. (VMware's documents do not say this in so many words; it follows from how PVRDMA uses the vmknic.)",
 		Fix:     "esxcli network ip interface ipv4 set -i vmkN -t static -I ADDRESS -N NETMASK (an address in the PVRDMA subnet).",
 		Docs:    []string{docTagVmknic, docPVRDMA70},
 		Applies: "ESXi 6.5 and later",

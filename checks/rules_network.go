@@ -87,7 +87,7 @@ func init() {
 		Why: "VMware's PVRDMA requirements say the HCA must be the only uplink of the vDS and that PVRDMA does not support " +
 			"NIC teaming (\"Do not team RoCE NICs\"). With several uplinks, PVRDMA traffic may leave through a NIC without " +
 			"the HCA or fail over to one. The documents say \"must\" but describe no immediate failure; pvrdma-doctor " +
-			"follows the knowledge base and reports a warning (unsupported configuration), not critical.",
+			"reports a warning (unsupported configuration), not critical.",
 		Fix:     "Leave the HCA's vmnic as the only uplink of the PVRDMA vDS (vSphere Client: Networking > vDS > Add and Manage Hosts > Manage physical adapters), with no LAG.",
 		Docs:    []string{docPVRDMA70, docRoCE67},
 		Applies: "ESXi 6.5 and later",
@@ -146,8 +146,8 @@ func init() {
 		Title:    "MTU differs along the PVRDMA path",
 		Severity: Warning,
 		Why: "RoCE frames are never fragmented: every hop of the PVRDMA path (vmknic, vDS, physical switch ports, the peer " +
-			"hosts) must carry the same MTU, or large RDMA packets are dropped and the RDMA MTU negotiates down. The " +
-			"knowledge base rates a vmknic/vDS or host-to-host MTU difference a warning; a jumbo probe (vmkping -d -s 8972) " +
+			"hosts) must carry the same MTU, or large RDMA packets are dropped and the RDMA MTU negotiates down. " +
+			"A vmknic/vDS or host-to-host MTU difference is a warning; a jumbo probe (vmkping -d -s 8972) " +
 			"that fails while a 1472-byte probe to the same peer works proves that the physical network drops jumbo " +
 			"frames the host sends, which is rated critical (safer reading) when the host's own vmknic is set to jumbo.",
 		Fix:     "Use one MTU end to end, 9000 recommended: vDS (vSphere Client: vDS > Settings > Edit > Advanced > MTU), vmknic (esxcli network ip interface set -i vmkN -m 9000), and every physical switch port on the path (9216).",
@@ -251,7 +251,7 @@ func init() {
 		Severity: Warning,
 		Why: "RoCE needs a lossless network: PFC (Priority Flow Control, usually priority 3) or, without PFC, global pause " +
 			"frames. Without either, congestion drops RoCE packets, and every drop stalls the queue pair until a timeout " +
-			"and retransmission: throughput collapses under load. The knowledge base rates this warning, and critical " +
+			"and retransmission: throughput collapses under load. pvrdma-doctor rates this a warning, and critical " +
 			"when drops are seen; pvrdma-doctor raises it to critical when the paired RDMA device counts errors. Any " +
 			"PFC-enabled priority counts as lossless (the switch may use a priority other than 3).",
 		Fix:     "Enable PFC for the RoCE priority on the switch and the host (DCBX, or for nmlx5: esxcli system module parameters set -m nmlx5_core -p \"pfctx=0x08 pfcrx=0x08\" and reboot), or global pause: esxcli network nic pauseParams set -n vmnicN -r true -t true.",

@@ -183,6 +183,14 @@ func runRulesExplain(opts *RulesOptions) error {
 	if len(rule.Docs) > 0 {
 		b.WriteString("\nDOCUMENTATION\n")
 		for _, d := range rule.Docs {
+			// A URL is never wrapped (it must stay clickable and copyable).
+			if u, rest, _ := strings.Cut(d, " "); strings.HasPrefix(u, "http") {
+				b.WriteString("  - " + u + "\n")
+				if rest != "" {
+					wrap("    ", rest)
+				}
+				continue
+			}
 			wrap("  ", "- "+d)
 		}
 	}
