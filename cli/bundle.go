@@ -162,6 +162,9 @@ func runBundle(ctx context.Context, opts *BundleOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.Scan.closeRunner != nil {
+		defer opts.Scan.closeRunner()
+	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
