@@ -89,6 +89,10 @@ func register(name string, f func(*Factory) *cobra.Command) {
 	registry = append(registry, cmdConstructor{name, f})
 }
 
+// rootHooks adjust the root command once the tree is built (hidden flags
+// such as --cpuprofile, cli/profile.go); appended from init().
+var rootHooks []func(*cobra.Command)
+
 // Version is set at build time with -ldflags "-X .../cli.Version=...".
 var Version = "dev"
 
@@ -119,6 +123,9 @@ Try it without any ESXi:  pvrdma-doctor demo`,
 	for _, c := range cmds {
 		root.AddCommand(c.new(f))
 	}
+	for _, h := range rootHooks {
+		h(root)
+	}
 	return root
 }
 
@@ -133,6 +140,13 @@ func Run(args []string, io *IOStreams, getenv func(string) string) int {
 	root := NewRootCmd(f)
 	root.SetArgs(args)
 	err := root.Execute()
+	if post := root.PersistentPostRunE; post != nil {
+		// Flush what a root hook started (profiles) also when the command
+		// failed, which cobra's own post-run skips; hooks are idempotent.
+		if perr := post(root, nil); err == nil {
+			err = perr
+		}
+	}
 	if err == nil {
 		return ExitOK
 	}
