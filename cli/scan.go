@@ -83,7 +83,7 @@ known_hosts; unknown hosts are refused unless --accept-new-host-keys.`,
 func addScanFlags(fl *pflag.FlagSet, opts *ScanOptions) {
 	fl.StringVar(&opts.Hosts, "hosts", "", "comma-separated ESXi hosts: NAME, NAME:PORT, IP or [IPv6]:PORT (or ssh_config Host aliases)")
 	addSSHFlags(fl, &opts.SSH)
-	fl.IntVar(&opts.Concurrency, "concurrency", 32, "hosts scanned in parallel")
+	fl.IntVar(&opts.Concurrency, "concurrency", 128, "hosts scanned in parallel, one SSH connection each")
 	fl.DurationVar(&opts.CommandTimeout, "command-timeout", 30*time.Second, "time limit for one command")
 	fl.DurationVar(&opts.HostTimeout, "host-timeout", 3*time.Minute, "time limit for one host")
 	fl.DurationVar(&opts.ConnectTimeout, "connect-timeout", 15*time.Second, "time limit to connect and log in")

@@ -14,7 +14,7 @@ import (
 // Options controls a collection run.
 type Options struct {
 	Runner Runner
-	// Concurrency bounds how many hosts connect and collect at once (default 32).
+	// Concurrency bounds how many hosts connect and collect at once (default 128).
 	Concurrency int
 	// SessionsPerHost caps concurrent commands on one connection (default 8;
 	// ESXi's sshd allows 10 sessions per connection).
@@ -40,7 +40,7 @@ type Options struct {
 
 func (o *Options) defaults() {
 	if o.Concurrency <= 0 {
-		o.Concurrency = 32
+		o.Concurrency = 128
 	}
 	if o.SessionsPerHost <= 0 {
 		o.SessionsPerHost = 8
