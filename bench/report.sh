@@ -20,12 +20,15 @@ median_cpu() {
 count() { awk -F'\t' "NR>1 && ($2)" "$1" | wc -l; }
 
 RTT_MS=$(dur_ms "$RTT"); LAT_MS=$(dur_ms "$CMD_LAT")
-# Latency floor of one host's scan (every host runs in parallel): TCP
-# connect (1 RTT) + SSH key exchange, ssh-userauth service request and one
-# authentication request (3 RTT) + two dependent command stages, each at
-# least one round trip (channel open + exec, pipelined) plus the slowest
-# command of the stage.
-FLOOR_MS=$(awk -v r="$RTT_MS" -v l="$LAT_MS" 'BEGIN{printf "%.0f", 4*r + 2*(r+l)}')
+# Latency floor of one host's scan (every host runs in parallel), counted
+# in protocol round trips over this bench's links, where the TCP connect
+# itself is not delayed (the proxy and the lab delay bytes only): SSH
+# version exchange + KEXINIT (1 RTT), key exchange + NEWKEYS (1),
+# ssh-userauth service request (1), one authentication request (1); then
+# two dependent command stages, each a channel open (1 RTT: the exec
+# request must name the server's channel number) + the exec and its
+# answer (1 RTT) + the slowest command of the stage.
+FLOOR_MS=$(awk -v r="$RTT_MS" -v l="$LAT_MS" 'BEGIN{printf "%.0f", 4*r + 2*(2*r+l)}')
 
 SIZES=$(awk -F'\t' 'NR>1{print $2}' "$D/compare.tsv" | sort -un | tr '\n' ' ')
 LSIZES=$(awk -F'\t' 'NR>1{print $1}' "$D/lab.tsv" | sort -un | tr '\n' ' ')
@@ -59,7 +62,7 @@ echo
 echo "- **seq**: a shell loop, one \`ssh\` per command per host, host after host (what people do by hand)."
 echo "- **pssh**: \`parallel-ssh -p N\` with the 19 commands joined by \`;\` into one remote command line per host (its best case; hosts whose stage-2 commands differ go in separate groups, run at the same time)."
 echo "- **ansible**: \`ansible all -m raw -a '{{ pvcmd }}'\` ad hoc with forks = hosts, the joined command line as a host variable."
-echo "- **pvrdma-doctor**: \`pvrdma-doctor scan -i KEY --known-hosts F --no-probes --concurrency N --output json > report.json\` (parsing, rules and report included)."
+echo "- **pvrdma-doctor**: \`pvrdma-doctor scan --hosts H1,H2,... -i KEY --known-hosts F --no-probes --output json > report.json\` (parsing, rules and report included; default \`--concurrency\`, which is above every host count of this series)."
 echo
 echo "Wall time, CPU (user+sys of the tool's whole process tree, from \`/usr/bin/time\`) and peak RSS"
 echo "(\`/usr/bin/time\` %M: the largest single process of the tree, not a sum) are medians; TCP"
@@ -104,13 +107,18 @@ echo
 echo "\`pvrdma-doctor lab serve --scenario healthy --hosts N --rtt $RTT --cmd-latency $CMD_LAT\` in its own"
 echo "process (in-process x/crypto SSH servers on loopback; the RTT is simulated inside the lab's"
 echo "connections, the command latency inside its exec handler), scanned by"
-echo "\`pvrdma-doctor scan --no-probes --concurrency N --output json\`; $LAB_RUNS runs per size, medians."
+echo "\`pvrdma-doctor scan --hosts-file hosts.txt --password-env VAR --known-hosts F --no-probes --output json\`"
+echo "(default \`--concurrency\`, $("$W/bin/pvrdma-doctor" scan --help 2>/dev/null | sed -n 's/.*--concurrency.*(default \([0-9]*\)).*/\1/p')); $LAB_RUNS runs per size, medians."
 echo "Connections and handshakes per host come from one more scan per size against the same lab"
 echo "package started by \`benchtool lab\` (which prints the lab's per-host counters)."
 echo
-echo "Latency floor of a scan (hosts in parallel): TCP connect 1 RTT + SSH key exchange, service"
-echo "request and one authentication round trip 3 RTT + two dependent command stages of at least"
-echo "(1 RTT + slowest command) each = 4 x $RTT_MS + 2 x ($RTT_MS + $LAT_MS) = **$FLOOR_MS ms**."
+echo "Latency floor of a scan (hosts in parallel), in protocol round trips on these links (TCP connect not"
+echo "delayed, by the proxy or the lab): SSH version exchange + KEXINIT 1 RTT, key exchange + NEWKEYS 1 RTT,"
+echo "service request 1 RTT, one authentication request 1 RTT; then two dependent command stages (stage 2"
+echo "needs stage 1's output), each a channel open 1 RTT (the exec request must name the server's channel"
+echo "number) + exec and answer 1 RTT + the slowest command ($CMD_LAT):"
+echo "4 x $RTT_MS + 2 x (2 x $RTT_MS + $LAT_MS) = **$FLOOR_MS ms**. A real network adds 1 RTT for the TCP connect."
+echo "No SSH client can go below it; process start-up, parsing, rules and the report come on top."
 echo
 if [ -f "$D/lab-failed" ]; then echo "**The lab series did not complete in this run**:"; echo; echo '```'; cat "$D/lab-failed"; echo '```'; echo; fi
 echo "| hosts | wall (s) | x floor | CPU (s) | CPU ms/host | peak RSS (MB) | TCP conns/host | handshakes/host | sessions | runs |"
@@ -125,6 +133,19 @@ for n in $LSIZES; do
     "$([ "$hmin" = "$hmax" ] && echo "$hmax" || echo "$hmin-$hmax")" "$sess" "$(count "$D/lab.tsv" "$c")"
 done
 echo
+if [ -s "$D/analyze.tsv" ] && [ "$(wc -l < "$D/analyze.tsv")" -gt 1 ]; then
+echo "Offline analysis: one more scan per size writes a bundle (\`scan --bundle FILE\`, redacted as by"
+echo "default, not timed), then \`pvrdma-doctor analyze FILE --output json\` is timed, $LAB_RUNS runs, medians:"
+echo
+echo "| hosts | analyze wall (s) | CPU (s) | CPU ms/host | peak RSS (MB) | runs |"
+echo "|---:|---:|---:|---:|---:|---:|"
+for n in $(awk -F'\t' 'NR>1{print $1}' "$D/analyze.tsv" | sort -un); do
+  c="\$1==$n"
+  wall=$(median "$D/analyze.tsv" "$c" 3); cpu=$(median_cpu "$D/analyze.tsv" "$c" 4 5); rss=$(median "$D/analyze.tsv" "$c" 6)
+  printf '| %s | %.3f | %.2f | %.2f | %.0f | %s |\n' "$n" "$wall" "$cpu" "$(awk -v c="$cpu" -v n="$n" 'BEGIN{print c*1000/n}')" "$(awk -v k="$rss" 'BEGIN{print k/1024}')" "$(count "$D/analyze.tsv" "$c")"
+done
+echo
+fi
 echo "## Go benchmarks (\`go test -bench 'Collect1000Hosts|Analyze1000Hosts' ./bench/\`)"
 echo
 echo '```'
@@ -156,6 +177,8 @@ if [ -n "$w1k" ]; then
   rss1k=$(lab_at 1000 6)
   echo "- 1,000 simulated hosts in under 10 s: $(awk -v w="$w1k" 'BEGIN{printf "%.2f", w}') s: $(awk -v w="$w1k" 'BEGIN{print (w<10)?"**met**":"**missed**"}'); peak RSS under 300 MB: $(awk -v k="$rss1k" 'BEGIN{printf "%.0f", k/1024}') MB: $(awk -v k="$rss1k" 'BEGIN{print (k<300*1024)?"**met**":"**missed**"}')."
 fi
+a1k=$(median "$D/analyze.tsv" "\$1==1000" 3 2>/dev/null || true)
+[ -n "$a1k" ] && echo "- \`analyze\` of the 1,000-host bundle under 2 s: $(awk -v a="$a1k" 'BEGIN{printf "%.2f", a}') s: $(awk -v a="$a1k" 'BEGIN{print (a<2)?"**met**":"**missed**"}')."
 an=$(awk '/^BenchmarkAnalyze1000Hosts/{for(i=1;i<=NF;i++) if ($(i+1)=="ns/op") print $i/1e9}' "$D/gobench.txt" | head -1)
 [ -n "$an" ] && echo "- Analyze of 1,000 hosts under 2 s (BenchmarkAnalyze1000Hosts: facts.Build + checks.Run + report.Build + JSON): $(awk -v a="$an" 'BEGIN{printf "%.3f", a}') s: $(awk -v a="$an" 'BEGIN{print (a<2)?"**met**":"**missed**"}')."
 first=$(echo "$LSIZES" | awk '{print $1}'); last=$(echo "$LSIZES" | awk '{print $NF}')

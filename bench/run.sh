@@ -255,7 +255,7 @@ cat > "$W/tool-pvrdma-doctor.sh" <<EOF
 n=\$1; out=\$2
 hosts=\$(for i in \$(seq 1 \$n); do printf '%s:%d\n' $HADDR \$((20000+i)); done | paste -sd,)
 $PD scan --hosts "\$hosts" --user $HUSER -i $W/client --known-hosts $W/known_hosts \
-  --no-probes --concurrency \$n --output json > "\$out/report.json" 2> "\$out/stderr.txt"
+  --no-probes --output json > "\$out/report.json" 2> "\$out/stderr.txt"
 rc=\$?
 # 0 = clean, 3/4 = findings; 5 (incomplete) or others are failures.
 case \$rc in 0|3|4) exit 0 ;; *) echo "pvrdma-doctor exit \$rc" >&2; cat "\$out/stderr.txt" >&2; exit 1 ;; esac
@@ -334,16 +334,18 @@ done
 # print.
 LTSV="$W/data/lab.tsv"
 printf 'hosts\trun\twall_s\tuser_s\tsys_s\tmaxrss_kb\n' > "$LTSV"
+ATSV="$W/data/analyze.tsv"
+printf 'hosts\trun\twall_s\tuser_s\tsys_s\tmaxrss_kb\n' > "$ATSV"
 : > "$W/data/labstats.tsv"
 HOSTS_FILE_FLAG=0
 "$PD" scan --help 2>&1 | grep -q -- '--hosts-file' && HOSTS_FILE_FLAG=1
-lab_scan() { # dir n hostsfile(name addr lines) -> appends nothing; sets wall usr sys rss
-  local d=$1 n=$2 hf=$3 rc=0 got
+lab_scan() { # dir n hostsfile(name addr lines) [extra scan flags] -> sets wall usr sys rss
+  local d=$1 n=$2 hf=$3 rc=0 got; shift 3
   local target=(--hosts "$(awk '!/^#/ && NF {print $NF}' "$hf" | paste -sd,)")
   [ "$HOSTS_FILE_FLAG" = 1 ] && target=(--hosts-file "$hf")
   PVRDMA_BENCH_PW=$(cat "$d/password") /usr/bin/time -f '%e %U %S %M' -o "$W/time" \
     "$PD" scan "${target[@]}" --password-env PVRDMA_BENCH_PW --known-hosts "$d/known_hosts" \
-    --no-probes --concurrency "$n" --output json > "$d/report.json" 2> "$d/stderr" || rc=$?
+    --no-probes --output json "$@" > "$d/report.json" 2> "$d/stderr" || rc=$?
   got=$(hosts_collected "$d/report.json")
   if { [ $rc != 0 ] && [ $rc != 3 ] && [ $rc != 4 ]; } || [ "$got" != "$n" ]; then
     { echo "scan of $n lab hosts: exit $rc, $got of $n hosts collected; first error:"; grep -m1 -i 'warn\|error' "$d/stderr"; } > "$W/data/lab-failed"
@@ -370,9 +372,21 @@ for n in $LAB_SIZES; do
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$r" "$wall" "$usr" "$sys" "$rss" >> "$LTSV"
     log "lab n=$n run $r: ${wall}s wall, ${usr}+${sys}s cpu, ${rss} KB"
   done
+  [ -f "$W/data/lab-failed" ] && { kill "$(cat "$W/pids/lab")"; break; }
+  # One more scan writes a bundle (untimed); analyze of it is timed.
+  lab_scan "$d" "$n" "$d/hosts.txt" --bundle "$d/bundle.tar.gz" || { kill "$(cat "$W/pids/lab")"; break; }
   kill "$(cat "$W/pids/lab")"; wait "$(cat "$W/pids/lab")" 2>/dev/null || true
   rm -f "$W/pids/lab"
-  [ -f "$W/data/lab-failed" ] && break
+  for r in $(seq 1 "$LAB_RUNS"); do
+    rc=0
+    /usr/bin/time -f '%e %U %S %M' -o "$W/time" "$PD" analyze "$d/bundle.tar.gz" --output json > "$d/analyze.json" 2> "$d/analyze.err" || rc=$?
+    if { [ $rc != 0 ] && [ $rc != 3 ] && [ $rc != 4 ]; } || [ "$(hosts_collected "$d/analyze.json")" != "$n" ]; then
+      { echo "analyze of the $n-host bundle: exit $rc"; head -3 "$d/analyze.err"; } > "$W/data/lab-failed"; cat "$W/data/lab-failed" >&2; break 2
+    fi
+    read -r wall usr sys rss < <(tail -1 "$W/time")
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$r" "$wall" "$usr" "$sys" "$rss" >> "$ATSV"
+    log "analyze n=$n run $r: ${wall}s wall, ${usr}+${sys}s cpu, ${rss} KB"
+  done
   # Counted run.
   c="$W/labc-$n"; mkdir -p "$c"
   "$BT" lab -n "$n" -rtt "$RTT" -cmd-latency "$CMD_LAT" -out "$c" &
