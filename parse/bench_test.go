@@ -2,6 +2,7 @@ package parse
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -52,20 +53,37 @@ func benchTranscript(b *testing.B, size int) {
 func BenchmarkSplitTranscript1MB(b *testing.B)  { benchTranscript(b, 1<<20) }
 func BenchmarkSplitTranscript10MB(b *testing.B) { benchTranscript(b, 10<<20) }
 
-// TestScalingLinear checks that 4x the VMs costs well under 16x the time
-// (a quadratic reader would fail), using testing.Benchmark.
-func TestScalingLinear(t *testing.T) {
-	if testing.Short() {
-		t.Skip("timing test")
+// allocated returns the bytes f allocates (deterministic for a given
+// input, unlike its running time).
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestWorkGrowsLinearly checks, without timing anything, that 4x the input
+// allocates about 4x the memory: a reader that re-scans or re-copies the
+// text per record (quadratic) would allocate about 16x. The time per byte
+// is measured by the benchmarks above (go test -bench).
+func TestWorkGrowsLinearly(t *testing.T) {
+	vmSmall, vmLarge := vmListing(2000), vmListing(8000)
+	trSmall, trLarge := session(1<<20), session(4<<20)
+	cases := []struct {
+		name         string
+		small, large func()
+	}{
+		{"vm process list", func() { VMProcessList(vmSmall) }, func() { VMProcessList(vmLarge) }},
+		{"transcript", func() { SplitTranscript(trSmall) }, func() { SplitTranscript(trLarge) }},
 	}
-	small := testing.Benchmark(func(b *testing.B) { benchVM(b, 2000) })
-	large := testing.Benchmark(func(b *testing.B) { benchVM(b, 8000) })
-	if small.NsPerOp() == 0 {
-		t.Skip("timer too coarse")
-	}
-	ratio := float64(large.NsPerOp()) / float64(small.NsPerOp())
-	t.Logf("2000 VMs %v/op, 8000 VMs %v/op, ratio %.1f", small.NsPerOp(), large.NsPerOp(), ratio)
-	if ratio > 10 {
-		t.Errorf("4x input cost %.1fx time: not linear", ratio)
+	for _, c := range cases {
+		small, large := allocated(c.small), allocated(c.large)
+		ratio := float64(large) / float64(small)
+		t.Logf("%s: %d -> %d bytes allocated for 4x the input (x%.1f)", c.name, small, large, ratio)
+		if ratio > 6 {
+			t.Errorf("%s: 4x the input allocates x%.1f: not linear", c.name, ratio)
+		}
 	}
 }
