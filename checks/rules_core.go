@@ -216,9 +216,14 @@ func init() {
 		Applies: "all",
 		Host: func(h *facts.Host, _ *facts.Fleet, r *Reporter) {
 			if h.Status == collect.StatusNotCollected {
+				target := h.Address
+				if target == "" {
+					target = h.Host
+				}
 				r.Fail(h.Host, fmt.Sprintf("%s was not collected: %s", h.Host, h.Reason),
 					fmt.Sprintf("Check that %s is reachable on SSH, that SSH is enabled (Host > Configure > Services > SSH), "+
-						"and that the credentials and host key are right; then scan again.", h.Host))
+						"and that the credentials and host key are right; then scan again.", h.Host),
+					Evidence{Host: h.Host, Command: "ssh " + target, Note: h.Reason})
 				return
 			}
 			kinds := make([]string, 0, len(h.Sources))

@@ -1,0 +1,171 @@
+package checks
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
+)
+
+const vm01 = "hpc-esx01 (PVRDMA adapter 0)"
+
+// setProp changes one vsish property of the host's first PVRDMA device.
+func setProp(h *facts.Host, key, value string) {
+	d := &h.PVRDMADevices[0]
+	props := rec(cmdProps, "Physical HCA available", "1", "RoCE version", "2", "Active MTU", "4096")
+	f := props.Fields[key]
+	f.Value = value
+	f.Text = key + ":" + value
+	props.Fields[key] = f
+	d.Props = props
+	switch key {
+	case "Physical HCA available":
+		d.PhysicalHCA = atoi(value)
+	case "Active MTU":
+		d.ActiveMTU = atoi(value)
+	}
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+func TestRulePhysicalHCAUnavailable(t *testing.T) {
+	runCases(t, "PHYSICAL_HCA_UNAVAILABLE", []ruleCase{
+		{name: "fires on Physical HCA available:0", hosts: one(func(h *facts.Host) { setProp(h, "Physical HCA available", "0") }),
+			want: []want{{"esx01", vm01, StatusFail, Critical, "has no physical HCA", "Physical HCA available:0"}}, exact: true},
+		{name: "passes on 1", hosts: one(nil),
+			want: []want{{host: "esx01", subject: vm01, status: StatusPass}}, exact: true},
+		{name: "nothing to check without PVRDMA VMs", hosts: one(func(h *facts.Host) {
+			h.PVRDMAListing, h.PVRDMADevices = nil, nil
+			h.Sources[collect.KindPVRDMAProperties] = nil
+		}), exact: true},
+		{name: "not evaluated when the properties are missing", hosts: one(func(h *facts.Host) {
+			missing(h, cmdProps)
+			h.PVRDMADevices = nil
+		}), want: []want{{host: "esx01", subject: "esx01", status: StatusNotEvaluated, msg: cmdProps}}, exact: true},
+		{name: "not evaluated when the key is absent", hosts: one(func(h *facts.Host) {
+			h.PVRDMADevices[0].Props = rec(cmdProps, "Active MTU", "4096")
+		}), want: []want{{host: "esx01", subject: vm01, status: StatusNotEvaluated, msg: "Physical HCA available"}}, exact: true},
+	})
+
+	// The fix is tailored to why the HCA is missing.
+	fixFor := func(f func(h *facts.Host)) string {
+		h := goodHost("esx01", "192.168.50.11")
+		setProp(&h, "Physical HCA available", "0")
+		f(&h)
+		for _, r := range runRule(t, "PHYSICAL_HCA_UNAVAILABLE", h) {
+			if r.Status == StatusFail {
+				return r.Fix
+			}
+		}
+		t.Fatal("rule did not fire")
+		return ""
+	}
+	if fix := fixFor(func(h *facts.Host) { h.RDMADevices = nil }); !strings.Contains(fix, "no RDMA device") {
+		t.Errorf("no device: fix %q", fix)
+	}
+	if fix := fixFor(func(h *facts.Host) { h.RDMADevices[0].State = "Down" }); !strings.Contains(fix, "vmrdma0 is Down") {
+		t.Errorf("device down: fix %q", fix)
+	}
+	if fix := fixFor(func(h *facts.Host) { h.RDMADevices[0].PairedUplink = "vmnic5" }); !strings.Contains(fix, "vmnic5 is not an uplink of rdma-dvs") {
+		t.Errorf("uplink not on the vDS: fix %q", fix)
+	}
+}
+
+func TestRuleLowMTU(t *testing.T) {
+	runCases(t, "LOW_MTU", []ruleCase{
+		{name: "fires at 1024 on a 9000 path", hosts: one(func(h *facts.Host) { setProp(h, "Active MTU", "1024") }),
+			want: []want{{"esx01", vm01, StatusFail, Warning, "runs at RDMA MTU 1024, but its path carries 9000-byte frames", "Active MTU:1024"}}, exact: true},
+		{name: "passes at 4096 on a 9000 path", hosts: one(nil),
+			want: []want{{host: "esx01", subject: vm01, status: StatusPass}}, exact: true},
+		// A 1500-byte path only allows 1024: the adapter is right, the
+		// path is what MTU_MISMATCH reports.
+		{name: "passes at 1024 on a 1500 vmknic", hosts: one(func(h *facts.Host) {
+			setProp(h, "Active MTU", "1024")
+			h.Vmknics[1].MTU = 1500
+			h.Vmknics[1].Record = rec(cmdIfList, "Name", "vmk1", "MTU", "1500")
+		}), want: []want{{host: "esx01", subject: vm01, status: StatusPass}}, exact: true},
+		// A jumbo probe that fails proves the physical path is 1500.
+		{name: "passes at 1024 when the jumbo probe fails", hosts: one(func(h *facts.Host) {
+			setProp(h, "Active MTU", "1024")
+			addPings(h, "192.168.50.12", true, false)
+		}), want: []want{{host: "esx01", subject: vm01, status: StatusPass}}, exact: true},
+		{name: "fires at 2048 on a 9000 path", hosts: one(func(h *facts.Host) { setProp(h, "Active MTU", "2048") }),
+			want: []want{{"esx01", vm01, StatusFail, Warning, "allows 4096", "Active MTU:2048"}}, exact: true},
+		{name: "not evaluated without the path", hosts: one(func(h *facts.Host) {
+			missing(h, cmdIfList)
+			missing(h, cmdDVS)
+			h.Vmknics, h.DVSwitches, h.RDMAVmknics = nil, nil, nil
+		}), want: []want{{host: "esx01", subject: vm01, status: StatusNotEvaluated, msg: cmdIfList}}, exact: true},
+	})
+	for eth, want := range map[int]int{1500: 1024, 2200: 2048, 4191: 2048, 4192: 4096, 9000: 4096, 1100: 512} {
+		if got := rdmaMTUFor(eth); got != want {
+			t.Errorf("rdmaMTUFor(%d) = %d, want %d", eth, got, want)
+		}
+	}
+}
+
+func TestRuleTCPFallback(t *testing.T) {
+	two := func(f func(b *facts.Host)) func() []facts.Host {
+		return func() []facts.Host {
+			a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
+			if f != nil {
+				f(&b)
+			}
+			return []facts.Host{a, b}
+		}
+	}
+	runCases(t, "TCP_FALLBACK", []ruleCase{
+		{name: "fires when a peer host has no RDMA device", hosts: two(func(b *facts.Host) { b.RDMADevices = nil }),
+			want: []want{{"esx02", "esx02 (hpc-esx02)", StatusFail, Critical, "reach their peers on esx01 over TCP: esx02 has no RDMA device", ""}}, exact: true},
+		{name: "fires when its device is Down", hosts: two(func(b *facts.Host) { b.RDMADevices[0].State = "Down" }),
+			want: []want{{"esx02", "esx02 (hpc-esx02)", StatusFail, Critical, "esx02 has no Active RDMA device", "vmrdma0"}}, exact: true},
+		{name: "fires when the Active device is not on the PVRDMA switch", hosts: two(func(b *facts.Host) { b.RDMADevices[0].PairedUplink = "vmnic5" }),
+			want: []want{{"esx02", "esx02 (hpc-esx02)", StatusFail, Critical, "paired with vmnic5, which is not an uplink of rdma-dvs", "vmrdma0"}}, exact: true},
+		{name: "passes with RDMA on both hosts", hosts: two(nil),
+			want: []want{{host: "esx01", subject: "esx01", status: StatusPass}, {host: "esx02", subject: "esx02", status: StatusPass}}, exact: true},
+		{name: "no peers, no fallback", hosts: one(func(h *facts.Host) { h.RDMADevices = nil }), exact: true},
+		{name: "not evaluated without the device list", hosts: two(func(b *facts.Host) { missing(b, cmdRDMAList) }),
+			want: []want{{host: "esx02", subject: "esx02", status: StatusNotEvaluated, msg: "`esxcli rdma device list` failed"}}, exact: true},
+	})
+}
+
+func TestRuleCollectionFailed(t *testing.T) {
+	runCases(t, "COLLECTION_FAILED", []ruleCase{
+		{name: "fires for a host not collected", hosts: func() []facts.Host {
+			return []facts.Host{{Host: "esx05", Status: collect.StatusNotCollected, Reason: "connection refused", Sources: map[collect.Kind][]facts.Source{}}}
+		}, want: []want{{host: "esx05", subject: "esx05", status: StatusFail, severity: Warning, msg: "connection refused"}}},
+		{name: "fires for a failed command", hosts: one(func(h *facts.Host) { missing(h, cmdDCB4) }),
+			want: []want{{"esx01", cmdDCB4, StatusFail, Warning, "exit status 1", ""}}, exact: true},
+		{name: "fires for output that could not be parsed", hosts: one(func(h *facts.Host) {
+			k := collect.KindOf(cmdNICList)
+			h.Sources[k] = []facts.Source{{Command: cmdNICList, Status: collect.StatusCollected, Error: "line 3: expected a dash line"}}
+		}), want: []want{{"esx01", cmdNICList, StatusFail, Warning, "could not be parsed: line 3", ""}}, exact: true},
+		{name: "passes when everything was collected", hosts: one(nil),
+			want: []want{{host: "esx01", subject: "esx01", status: StatusPass}}, exact: true},
+	})
+}
+
+// A finding's evidence for the TCP fallback of a host without devices names
+// the (empty) listing, so a user can look at it.
+func TestTCPFallbackEvidenceWithoutDevices(t *testing.T) {
+	a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
+	b.RDMADevices = []parse.RDMADevice{}
+	for _, f := range runRule(t, "TCP_FALLBACK", a, b) {
+		if f.Status != StatusFail {
+			continue
+		}
+		if len(f.Evidence) != 1 || f.Evidence[0].Command != cmdRDMAList || f.Evidence[0].Note == "" {
+			t.Errorf("evidence %+v", f.Evidence)
+		}
+		return
+	}
+	t.Fatal("TCP_FALLBACK did not fire")
+}
