@@ -82,11 +82,11 @@ func Load(p string) (*Input, error) {
 		return nil, err
 	}
 	if st.IsDir() {
-		files, problems, err := readDir(p)
+		files, sums, problems, err := readDir(p)
 		if err != nil {
 			return nil, err
 		}
-		in, err := fromFiles(files, filepath.Base(filepath.Clean(p)))
+		in, err := fromFiles(files, sums, filepath.Base(filepath.Clean(p)))
 		if in != nil {
 			in.Path = p
 			in.Problems = append(problems, in.Problems...)
@@ -107,11 +107,11 @@ func LoadReader(p string, r io.Reader) (*Input, error) {
 	br := bufio.NewReader(r)
 	head, _ := br.Peek(512)
 	if isArchive(head) {
-		files, problems, err := readArchive(br)
+		files, sums, problems, err := readArchive(br)
 		if err != nil {
 			return nil, wrapPath(p, err)
 		}
-		in, err := fromFiles(files, "")
+		in, err := fromFiles(files, sums, "")
 		if in != nil {
 			in.Path = p
 			in.Problems = append(problems, in.Problems...)
@@ -174,7 +174,7 @@ func looksLikeText(b []byte) bool {
 
 // readArchive reads every regular file of a tar.gz (or tar). Damage after
 // some files were read is a problem, not an error: what was read is kept.
-func readArchive(r io.Reader) (map[string][]byte, []string, error) {
+func readArchive(r io.Reader) (map[string][]byte, map[string]string, []string, error) {
 	br, ok := r.(*bufio.Reader)
 	if !ok {
 		br = bufio.NewReader(r)
@@ -184,26 +184,27 @@ func readArchive(r io.Reader) (map[string][]byte, []string, error) {
 	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
 		gz, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, nil, fmt.Errorf("not a valid gzip archive: %w", err)
+			return nil, nil, nil, fmt.Errorf("not a valid gzip archive: %w", err)
 		}
 		gz.Multistream(false)
 		src = gz
 	}
 	tr := tar.NewReader(src)
 	files := map[string][]byte{}
+	sums := map[string]string{}
 	var problems []string
 	var total int64
 	for n := 0; ; n++ {
 		hdr, err := tr.Next()
 		if errors.Is(err, io.EOF) {
 			if n == 0 {
-				return nil, nil, errors.New("not a bundle: the archive is empty")
+				return nil, nil, nil, errors.New("not a bundle: the archive is empty")
 			}
 			break
 		}
 		if err != nil {
 			if n == 0 {
-				return nil, nil, fmt.Errorf("not a bundle, or a corrupt one: %w", err)
+				return nil, nil, nil, fmt.Errorf("not a bundle, or a corrupt one: %w", err)
 			}
 			problems = append(problems, fmt.Sprintf("the archive is truncated or corrupt after %d entries (%v): later files are missing", n, err))
 			break
@@ -218,6 +219,19 @@ func readArchive(r io.Reader) (map[string][]byte, []string, error) {
 		name, ok := cleanName(hdr.Name)
 		if !ok {
 			problems = append(problems, fmt.Sprintf("unsafe path %q in the archive ignored", hdr.Name))
+			continue
+		}
+		if derived[name] {
+			if _, dup := sums[name]; dup {
+				problems = append(problems, fmt.Sprintf("%s appears twice in the archive: the first copy is used", name))
+				continue
+			}
+			sum, _, err := hashStream(tr)
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("the archive is truncated or corrupt in %s (%v): it and later files are missing", name, err))
+				break
+			}
+			sums[name] = sum
 			continue
 		}
 		if hdr.Size > maxFileSize || total+hdr.Size > maxTotalSize {
@@ -236,7 +250,21 @@ func readArchive(r io.Reader) (map[string][]byte, []string, error) {
 		}
 		files[name] = b
 	}
-	return files, problems, nil
+	return files, sums, problems, nil
+}
+
+// derived are the files a bundle carries for people and other tools but
+// that analysis rebuilds from the captures: they are only checksummed,
+// streamed through SHA-256 without being held in memory (a 1,000-host
+// bundle's facts.json is far larger than any capture), so the per-file
+// size limit does not apply to them.
+var derived = map[string]bool{FactsFile: true, FindingsFile: true, ReportJSON: true, ReportHTML: true}
+
+// hashStream returns the hex SHA-256 of r.
+func hashStream(r io.Reader) (string, int64, error) {
+	h := sha256.New()
+	n, err := io.Copy(h, r)
+	return hex.EncodeToString(h.Sum(nil)), n, err
 }
 
 // cleanName returns a safe relative slash path, or false.
@@ -253,8 +281,9 @@ func cleanName(n string) (string, bool) {
 }
 
 // readDir reads the files of a folder (three levels deep, hidden files skipped).
-func readDir(root string) (map[string][]byte, []string, error) {
+func readDir(root string) (map[string][]byte, map[string]string, []string, error) {
 	files := map[string][]byte{}
+	sums := map[string]string{}
 	var problems []string
 	var total int64
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -290,6 +319,18 @@ func readDir(root string) (map[string][]byte, []string, error) {
 			problems = append(problems, fmt.Sprintf("%s: %v", rel, err))
 			return nil
 		}
+		if derived[rel] {
+			f, err := os.Open(p)
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("%s: %v", rel, err))
+				return nil
+			}
+			defer f.Close()
+			if sums[rel], _, err = hashStream(f); err != nil {
+				problems = append(problems, fmt.Sprintf("%s: %v", rel, err))
+			}
+			return nil
+		}
 		if info.Size() > maxFileSize || total+info.Size() > maxTotalSize {
 			problems = append(problems, fmt.Sprintf("%s is too large (%d bytes): ignored", rel, info.Size()))
 			return nil
@@ -303,12 +344,13 @@ func readDir(root string) (map[string][]byte, []string, error) {
 		files[rel] = b
 		return nil
 	})
-	return files, problems, err
+	return files, sums, problems, err
 }
 
 // fromFiles interprets a set of files: a bundle when manifest.json is
 // there, saved outputs otherwise. label names a lone host folder.
-func fromFiles(files map[string][]byte, label string) (*Input, error) {
+// sums holds the checksums of the derived files, which are not kept.
+func fromFiles(files map[string][]byte, sums map[string]string, label string) (*Input, error) {
 	in := &Input{Kind: KindSaved}
 	mb, hasManifest := files[ManifestName]
 	if !hasManifest {
@@ -338,14 +380,17 @@ func fromFiles(files map[string][]byte, label string) (*Input, error) {
 		listed := map[string]bool{ManifestName: true}
 		for _, f := range in.Manifest.Files {
 			listed[f.Path] = true
-			b, ok := files[f.Path]
+			got, ok := sums[f.Path]
+			if b, inFiles := files[f.Path]; inFiles {
+				sum := sha256.Sum256(b)
+				got, ok = hex.EncodeToString(sum[:]), true
+			}
 			if !ok {
 				bad[f.Path] = true
 				in.Problems = append(in.Problems, fmt.Sprintf("%s is listed in the manifest but missing from the bundle", f.Path))
 				continue
 			}
-			sum := sha256.Sum256(b)
-			if hex.EncodeToString(sum[:]) != strings.ToLower(f.SHA256) {
+			if got != strings.ToLower(f.SHA256) {
 				bad[f.Path] = true
 				in.Problems = append(in.Problems, fmt.Sprintf("checksum mismatch: %s was changed or is corrupt (sha256 differs from the manifest)", f.Path))
 			}
@@ -354,6 +399,11 @@ func fromFiles(files map[string][]byte, label string) (*Input, error) {
 		for p := range files {
 			if !listed[p] {
 				bad[p] = true
+				extra = append(extra, p)
+			}
+		}
+		for p := range sums {
+			if !listed[p] {
 				extra = append(extra, p)
 			}
 		}
