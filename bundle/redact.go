@@ -68,14 +68,16 @@ type Skipped struct {
 //
 // The same value always gets the same token, in every file.
 type Redactor struct {
-	names    map[string]string // literal names -> token
-	nameList []string          // names, longest first
-	dirty    bool
-	tokens   map[string]bool // every token handed out
-	byValue  map[string]int  // kind+"\x00"+original -> index in order
-	order    []Token
-	skipped  []Skipped
-	counters map[string]int
+	names map[string]string // literal names -> token
+	// Indexes of names, rebuilt when dirty (see replaceNames).
+	byFirstWord map[string][]string // multi-word names by their first word, longest first
+	oddNames    []string            // names starting with a non-word rune, longest first
+	dirty       bool
+	tokens      map[string]bool // every token handed out
+	byValue     map[string]int  // kind+"\x00"+original -> index in order
+	order       []Token
+	skipped     []Skipped
+	counters    map[string]int
 
 	v4net map[[2]byte][2]byte
 	v6net map[string]int
@@ -313,55 +315,114 @@ func isWordRune(c rune) bool {
 	return c == '_' || c == '-' || unicode.IsLetter(c) || unicode.IsDigit(c)
 }
 
+// wordRun returns the length in bytes of the run of word runes at s's start.
+func wordRun(s string) int {
+	n := 0
+	for n < len(s) {
+		c, size := utf8.DecodeRuneInString(s[n:])
+		if !isWordRune(c) {
+			break
+		}
+		n += size
+	}
+	return n
+}
+
+func longestFirst(list []string) {
+	sort.Slice(list, func(i, j int) bool {
+		if len(list[i]) != len(list[j]) {
+			return len(list[i]) > len(list[j])
+		}
+		return list[i] < list[j]
+	})
+}
+
+// index rebuilds the name indexes: a name made only of word runes is found
+// by an exact lookup of the word run at a word start; a longer name is
+// found through its first word; the rare name starting with another rune
+// is tried everywhere.
+func (r *Redactor) index() {
+	r.byFirstWord = map[string][]string{}
+	r.oddNames = r.oddNames[:0]
+	for n := range r.names {
+		w := wordRun(n)
+		switch {
+		case w == 0:
+			r.oddNames = append(r.oddNames, n)
+		case w < len(n):
+			r.byFirstWord[n[:w]] = append(r.byFirstWord[n[:w]], n)
+		}
+	}
+	for _, l := range r.byFirstWord {
+		longestFirst(l)
+	}
+	longestFirst(r.oddNames)
+	r.dirty = false
+}
+
+// nameAt returns the learned name that occurs at s[i:] as whole words,
+// longest first, or "". prev is the rune before i.
+func (r *Redactor) nameAt(s string, i int, prev rune) string {
+	bounded := func(n string) bool {
+		if first, _ := utf8.DecodeRuneInString(n); isWordRune(first) && isWordRune(prev) {
+			return false
+		}
+		lastR, _ := utf8.DecodeLastRuneInString(n)
+		if after, _ := utf8.DecodeRuneInString(s[i+len(n):]); i+len(n) < len(s) && isWordRune(lastR) && isWordRune(after) {
+			return false
+		}
+		return true
+	}
+	best := ""
+	if !isWordRune(prev) {
+		if w := wordRun(s[i:]); w > 0 {
+			for _, n := range r.byFirstWord[s[i:i+w]] {
+				if strings.HasPrefix(s[i:], n) && bounded(n) {
+					best = n
+					break
+				}
+			}
+			if best == "" {
+				if _, ok := r.names[s[i:i+w]]; ok {
+					best = s[i : i+w]
+				}
+			}
+		}
+	}
+	for _, n := range r.oddNames {
+		if len(n) > len(best) && strings.HasPrefix(s[i:], n) && bounded(n) {
+			best = n
+			break
+		}
+	}
+	return best
+}
+
 // replaceNames replaces whole-word occurrences of the learned names,
-// longest first, in one left-to-right pass.
+// longest first, in one left-to-right pass. Its cost grows with the text,
+// not with the number of names (a 1,000-host fleet has thousands).
 func (r *Redactor) replaceNames(s string) string {
 	if len(r.names) == 0 {
 		return s
 	}
-	if r.dirty {
-		r.nameList = r.nameList[:0]
-		for n := range r.names {
-			r.nameList = append(r.nameList, n)
-		}
-		sort.Slice(r.nameList, func(i, j int) bool {
-			if len(r.nameList[i]) != len(r.nameList[j]) {
-				return len(r.nameList[i]) > len(r.nameList[j])
-			}
-			return r.nameList[i] < r.nameList[j]
-		})
-		r.dirty = false
+	if r.dirty || r.byFirstWord == nil {
+		r.index()
 	}
 	var b strings.Builder
 	last := 0
 	prev := rune(' ')
 	for i := 0; i < len(s); {
 		c, size := utf8.DecodeRuneInString(s[i:])
-		matched := false
-		for _, n := range r.nameList {
-			if !strings.HasPrefix(s[i:], n) {
-				continue
-			}
-			first, _ := utf8.DecodeRuneInString(n)
-			lastR, _ := utf8.DecodeLastRuneInString(n)
-			if isWordRune(first) && isWordRune(prev) {
-				continue
-			}
-			if after, _ := utf8.DecodeRuneInString(s[i+len(n):]); i+len(n) < len(s) && isWordRune(lastR) && isWordRune(after) {
-				continue
-			}
+		if n := r.nameAt(s, i, prev); n != "" {
 			b.WriteString(s[last:i])
 			b.WriteString(r.names[n])
 			i += len(n)
 			last = i
 			prev, _ = utf8.DecodeLastRuneInString(n)
-			matched = true
-			break
+			continue
 		}
-		if !matched {
-			prev = c
-			i += size
-		}
+		prev = c
+		i += size
 	}
 	if last == 0 {
 		return s
