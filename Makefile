@@ -29,7 +29,7 @@ fuzz:
 	@./scripts/fuzz.sh $(FUZZTIME)
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./parse/... ./checks/... ./tui/...
+	$(GO) test -run "^$$" -bench . -benchmem ./parse/... ./checks/... ./tui/... ./bundle/...
 
 # Scan speed against real OpenSSH hosts, side by side with a sequential
 # ssh loop, parallel-ssh and ansible, plus the lab scaling series; writes
