@@ -78,7 +78,7 @@ func (r *tuiRun) results() []collect.HostResult {
 
 // collect runs one collection of the given targets, streaming events to the
 // UI; it does nothing once the UI has quit.
-func (r *tuiRun) collect(targets []collect.Target) {
+func (r *tuiRun) collect(targets []collect.Target, peers []collect.HostResult) {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
@@ -88,6 +88,7 @@ func (r *tuiRun) collect(targets []collect.Target) {
 	r.mu.Unlock()
 	defer r.active.Done()
 	opts := r.p.Collect
+	opts.Peers = peers
 	opts.Progress = r.progress
 	if stderrTTY(r.p.IO) {
 		// Log lines on the terminal would tear the UI apart; the UI shows
@@ -110,7 +111,15 @@ func (r *tuiRun) rescan(_ context.Context, hosts []string) {
 		}
 	}
 	if len(targets) > 0 {
-		r.collect(targets)
+		// The other hosts' latest results let the rescanned hosts probe
+		// their paths to them again without reconnecting to them.
+		var peers []collect.HostResult
+		for _, res := range r.results() {
+			if !want[res.Host] {
+				peers = append(peers, res)
+			}
+		}
+		r.collect(targets, peers)
 	}
 }
 
@@ -153,7 +162,7 @@ func (p *Pipeline) runTUI(ctx context.Context, offline []collect.HostResult) err
 	ui := tui.New(cctx, opts)
 	run.send = ui.Send
 	if offline == nil {
-		go run.collect(p.Targets)
+		go run.collect(p.Targets, nil)
 	}
 	err := ui.Run()
 	run.mu.Lock()

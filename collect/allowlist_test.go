@@ -83,7 +83,7 @@ func TestPlannedCommandsAlwaysAllowlisted(t *testing.T) {
 		for _, n := range names {
 			targets = append(targets, Target{Name: n})
 		}
-		board := newProbeBoard(targets, true)
+		board := newProbeBoard(targets, nil, true)
 		var cmds []Command
 		for i, caps := range hosts {
 			s2, _ := planStage2(caps)

@@ -30,6 +30,10 @@ type Options struct {
 	// ProbePeers is how many peers each host probes (default 3): the next
 	// hosts in name order, in a ring, so every host is probed from and to.
 	ProbePeers int
+	// Peers are earlier results of hosts that are not scanned in this run
+	// (a rescan of a few hosts): the scanned hosts still probe their paths
+	// to them, using the addresses found in those results.
+	Peers []HostResult
 	// Progress, if set, receives events; it must not block for long.
 	Progress func(Event)
 	// Logger receives one line per host state change (default: discard).
@@ -74,7 +78,7 @@ func (o *Options) defaults() {
 func Collect(ctx context.Context, targets []Target, opts Options) []HostResult {
 	opts.defaults()
 	results := make([]HostResult, len(targets))
-	board := newProbeBoard(targets, opts.Probes)
+	board := newProbeBoard(targets, opts.Peers, opts.Probes)
 	slots := make(chan struct{}, opts.Concurrency)
 	var wg sync.WaitGroup
 	for i, t := range targets {
@@ -355,12 +359,22 @@ type probeSource struct {
 	IP       string
 }
 
-func newProbeBoard(targets []Target, enabled bool) *probeBoard {
-	b := &probeBoard{enabled: enabled && len(targets) > 1, pending: map[string]bool{}, sources: map[string]probeSource{}, ready: make(chan struct{})}
+func newProbeBoard(targets []Target, peers []HostResult, enabled bool) *probeBoard {
+	b := &probeBoard{pending: map[string]bool{}, sources: map[string]probeSource{}, ready: make(chan struct{})}
 	for _, t := range targets {
 		b.pending[t.Name] = true
 		b.names = append(b.names, t.Name)
 	}
+	for _, p := range peers {
+		if b.pending[p.Host] {
+			continue // scanned again now: its new result counts
+		}
+		b.names = append(b.names, p.Host)
+		if src := probeSourceOf(p.Captures); src.IP != "" {
+			b.sources[p.Host] = src
+		}
+	}
+	b.enabled = enabled && len(targets) > 0 && len(b.names) > 1
 	sort.Strings(b.names)
 	if !b.enabled {
 		close(b.ready)

@@ -263,3 +263,31 @@ func TestCollectKeepsFailedProbesAsResults(t *testing.T) {
 		t.Errorf("non-probe failure: %+v", c)
 	}
 }
+
+// A rescan of one host still probes its paths to the hosts scanned before.
+func TestCollectRescanProbesEarlierPeers(t *testing.T) {
+	ipv4 := func(ip string) string {
+		return "Name  IPv4 Address  IPv4 Netmask   IPv4 Broadcast  Address Type  Gateway  DHCP DNS\n" +
+			"----  ------------  -------------  --------------  ------------  -------  --------\n" +
+			"vmk1  " + ip + "  255.255.255.0  192.168.50.255  STATIC        0.0.0.0     false\n"
+	}
+	a, b := hostOutputs(""), hostOutputs("")
+	a["esxcli network ip interface ipv4 get"] = ipv4("192.168.50.11")
+	b["esxcli network ip interface ipv4 get"] = ipv4("192.168.50.12")
+	f := &fakeRunner{hosts: map[string]map[string]string{"a": a, "b": b}}
+	first := Collect(context.Background(), []Target{{Name: "a"}, {Name: "b"}}, Options{Runner: f, Probes: true})
+	again := Collect(context.Background(), []Target{{Name: "a"}}, Options{Runner: f, Probes: true, Peers: first})
+	if _, ok := again[0].Find("vmkping -I vmk1 -c 3 -d -s 8972 192.168.50.12"); !ok {
+		t.Errorf("rescan of a did not probe b; captures: %v", commandsOf(again[0]))
+	}
+	if f.opens["b"] != 1 {
+		t.Errorf("b was connected to %d times; a rescan of a must not reconnect to b", f.opens["b"])
+	}
+	// Without peers a lone host has no one to probe.
+	alone := Collect(context.Background(), []Target{{Name: "a"}}, Options{Runner: f, Probes: true})
+	for _, c := range alone[0].Captures {
+		if c.Kind == KindVmkping {
+			t.Errorf("lone host probed %q", c.Command)
+		}
+	}
+}
