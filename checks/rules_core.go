@@ -193,13 +193,22 @@ func init() {
 					reason = h.Host + " has no Active RDMA device"
 				}
 				ev := rdmaListEvidence(h)
+				fix := fmt.Sprintf("On %s: install an RoCE NIC and its RDMA driver (check with: esxcli rdma device list), make its vmnic the "+
+					"only uplink of the PVRDMA vDS (vSphere Client > Networking > vDS > Add and Manage Hosts > Manage physical adapters), "+
+					"then power-cycle the PVRDMA VMs. Or migrate the VMs that talk to each other onto one host.", h.Host)
+				if active := activeRDMA(h); len(active) > 0 {
+					// The host has a working RNIC; it is just not the vDS's uplink.
+					sw := pvrdmaSwitch(h)
+					fix = fmt.Sprintf("On %s: make %s (paired with %s) the only uplink of %s: vSphere Client > Networking > %s > "+
+						"Add and Manage Hosts > Manage physical adapters, assign %s to the uplink and unassign %s; then power-cycle the "+
+						"PVRDMA VMs (%s).", h.Host, active[0].PairedUplink, active[0].Name, sw.Name, sw.Name, active[0].PairedUplink,
+						strings.Join(sw.Uplinks, ", "), strings.Join(vms, ", "))
+					ev = append(ev, Ev(h.Host, sw.Record.RefOf("Uplinks")))
+				}
 				r.FailOn(h.Host, fmt.Sprintf("%s (%s)", h.Host, strings.Join(vms, ", ")),
 					fmt.Sprintf("PVRDMA VMs on %s (%s) reach their peers on %s over TCP: %s",
 						h.Host, strings.Join(vms, ", "), strings.Join(peers, ", "), reason),
-					fmt.Sprintf("On %s: install an RoCE NIC and its RDMA driver (check with: esxcli rdma device list), make its vmnic the "+
-						"only uplink of the PVRDMA vDS (vSphere Client > Networking > vDS > Add and Manage Hosts > Manage physical adapters), "+
-						"then power-cycle the PVRDMA VMs. Or migrate the VMs that talk to each other onto one host.", h.Host),
-					ev...)
+					fix, ev...)
 			}
 		},
 	})

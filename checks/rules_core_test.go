@@ -128,7 +128,7 @@ func TestRuleTCPFallback(t *testing.T) {
 		{name: "fires when its device is Down", hosts: two(func(b *facts.Host) { b.RDMADevices[0].State = "Down" }),
 			want: []want{{"esx02", "esx02 (hpc-esx02)", StatusFail, Critical, "esx02 has no Active RDMA device", "vmrdma0"}}, exact: true},
 		{name: "fires when the Active device is not on the PVRDMA switch", hosts: two(func(b *facts.Host) { b.RDMADevices[0].PairedUplink = "vmnic5" }),
-			want: []want{{"esx02", "esx02 (hpc-esx02)", StatusFail, Critical, "paired with vmnic5, which is not an uplink of rdma-dvs", "vmrdma0"}}, exact: true},
+			want: []want{{"esx02", "esx02 (hpc-esx02)", StatusFail, Critical, "paired with vmnic5, which is not an uplink of rdma-dvs", "Uplinks: vmnic4"}}, exact: true},
 		{name: "passes with RDMA on both hosts", hosts: two(nil),
 			want: []want{{host: "esx01", subject: "esx01", status: StatusPass}, {host: "esx02", subject: "esx02", status: StatusPass}}, exact: true},
 		{name: "no peers, no fallback", hosts: one(func(h *facts.Host) { h.RDMADevices = nil }), exact: true},
@@ -166,6 +166,22 @@ func TestTCPFallbackEvidenceWithoutDevices(t *testing.T) {
 			t.Errorf("evidence %+v", f.Evidence)
 		}
 		return
+	}
+	t.Fatal("TCP_FALLBACK did not fire")
+}
+
+// With a working RNIC that is not the vDS uplink, the fix is to make it the
+// uplink, not to buy one.
+func TestTCPFallbackFixForUplinkNotOnSwitch(t *testing.T) {
+	a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
+	b.RDMADevices[0].PairedUplink = "vmnic5"
+	for _, f := range runRule(t, "TCP_FALLBACK", a, b) {
+		if f.Status == StatusFail {
+			if strings.Contains(f.Fix, "install an RoCE NIC") || !strings.Contains(f.Fix, "make vmnic5 (paired with vmrdma0) the only uplink of rdma-dvs") {
+				t.Errorf("fix %q", f.Fix)
+			}
+			return
+		}
 	}
 	t.Fatal("TCP_FALLBACK did not fire")
 }
