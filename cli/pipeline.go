@@ -135,6 +135,9 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	results := p.Results
 	if results == nil {
 		results = collect.Collect(ctx, p.Targets, p.Collect)
+		if ctx.Err() != nil {
+			p.Meta.Notes = append(p.Meta.Notes, "scan interrupted: hosts and commands that had not finished are reported as not collected")
+		}
 	}
 	a := analyze(results, p.Meta, p.Report.cfg)
 	var exportErr error

@@ -6,12 +6,15 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -130,16 +133,33 @@ Try it without any ESXi:  pvrdma-doctor demo`,
 }
 
 // Main runs the CLI with the real process environment and returns the exit code.
+//
+// The first Ctrl-C (or SIGTERM) cancels the run's context: a scan stops
+// collecting and still reports what it has (hosts and commands not finished
+// are "not collected", exit status 5). A second Ctrl-C quits at once.
 func Main() int {
-	return Run(os.Args[1:], SystemIO(), os.Getenv)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	io := SystemIO()
+	go func() {
+		<-ctx.Done()
+		stop() // the next signal gets the default behaviour: quit now
+		fmt.Fprintln(io.ErrOut, "\ninterrupted: finishing the report with what was collected (Ctrl-C again to quit now)")
+	}()
+	return RunContext(ctx, os.Args[1:], io, os.Getenv)
 }
 
 // Run executes the CLI with the given arguments and streams.
 func Run(args []string, io *IOStreams, getenv func(string) string) int {
+	return RunContext(context.Background(), args, io, getenv)
+}
+
+// RunContext is Run with a context that cancels the command (Ctrl-C).
+func RunContext(ctx context.Context, args []string, io *IOStreams, getenv func(string) string) int {
 	f := &Factory{IO: io, Getenv: getenv, Version: Version}
 	root := NewRootCmd(f)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
 	if post := root.PersistentPostRunE; post != nil {
 		// Flush what a root hook started (profiles) also when the command
 		// failed, which cobra's own post-run skips; hooks are idempotent.
