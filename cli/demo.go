@@ -39,7 +39,7 @@ hosts (SSH, host key verification, the same commands, parsers and rules).
 Scenarios: %v (default mixed: several hosts, several different faults).`, fixtures.Names()),
 		Example: `  pvrdma-doctor demo
   pvrdma-doctor demo --scenario healthy --output json
-  pvrdma-doctor demo --output text --bundle demo.tar.gz && pvrdma-doctor analyze demo.tar.gz`,
+  pvrdma-doctor demo --output text --bundle demo.tar.gz; pvrdma-doctor analyze demo.tar.gz`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDemo(cmd.Context(), opts)
@@ -54,6 +54,9 @@ Scenarios: %v (default mixed: several hosts, several different faults).`, fixtur
 
 func runDemo(ctx context.Context, opts *DemoOptions) error {
 	if err := opts.Report.validate(); err != nil {
+		return err
+	}
+	if err := checkBundleFlags(opts.Bundle); err != nil {
 		return err
 	}
 	sc, err := fixtures.Load(opts.Scenario)

@@ -94,6 +94,9 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 	if err := opts.Report.validate(); err != nil {
 		return err
 	}
+	if err := checkBundleFlags(opts.Bundle); err != nil {
+		return err
+	}
 	if opts.SSH.DryRun {
 		targets, err := scanTargets(opts.Hosts, &opts.SSH)
 		if err != nil {

@@ -1,0 +1,35 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// checkBundleFlags validates --bundle and --tokens before a scan starts, so
+// that a typo does not throw away a whole fleet's scan at the end.
+func checkBundleFlags(bf BundleFlags) error {
+	if bf.Tokens != "" {
+		if bf.NoRedact {
+			return usageError("--tokens makes no sense with --no-redact")
+		}
+		if _, err := loadTokens(bf.Tokens); err != nil {
+			return usageError("%v", err)
+		}
+	}
+	if bf.Path == "" {
+		return nil
+	}
+	dir := filepath.Dir(bf.Path)
+	st, err := os.Stat(dir)
+	if err != nil || !st.IsDir() {
+		return usageError("--bundle %s: the folder %s does not exist", bf.Path, dir)
+	}
+	f, err := os.CreateTemp(dir, ".pvrdma-doctor-check-*")
+	if err != nil {
+		return usageError("--bundle %s: cannot write in %s: %v", bf.Path, dir, err)
+	}
+	name := f.Name()
+	f.Close()
+	os.Remove(name)
+	return nil
+}
