@@ -93,23 +93,91 @@ func fitRight(s string, w int) string {
 	return fit(s, w)
 }
 
-// wrap word-wraps plain text to w cells.
-func wrap(s string, w int) []string {
-	if w < 8 {
-		w = 8
+// wrap word-wraps plain text to w cells: lines break at spaces and keep
+// every word; only a word longer than the width is broken.
+func wrap(s string, w int) []string { return wrapHanging(s, w, w) }
+
+// wrapHanging wraps plain text with a first line of first cells and the
+// others of rest cells. Newlines in s start a new line.
+func wrapHanging(s string, first, rest int) []string {
+	first, rest = max(first, 8), max(rest, 8)
+	var lines []string
+	for _, para := range strings.Split(s, "\n") {
+		lines = appendWrapped(lines, strings.Fields(sanitize(para)), first, rest)
 	}
-	return strings.Split(ansi.Wrap(sanitize(s), w, ""), "\n")
+	return lines
 }
 
-// labeled wraps "label text" with a hanging indent and styles the label.
-func labeled(label, text string, w int, st lipgloss.Style) []string {
-	lines := wrap(label+" "+text, w-2)
-	for i := range lines {
-		if i == 0 {
-			lines[0] = st.Render(label) + strings.TrimPrefix(lines[0], label)
+// appendWrapped lays words out greedily; lines[0] of the whole text gets
+// first cells, every other line rest.
+func appendWrapped(lines []string, words []string, first, rest int) []string {
+	limit := func() int {
+		if len(lines) == 0 {
+			return first
+		}
+		return rest
+	}
+	var cur strings.Builder
+	curW, started := 0, false
+	flush := func() {
+		lines = append(lines, cur.String())
+		cur.Reset()
+		curW, started = 0, false
+	}
+	for _, word := range words {
+		ww := ansi.StringWidth(word)
+		if started && curW+1+ww <= limit() {
+			cur.WriteByte(' ')
+			cur.WriteString(word)
+			curW += 1 + ww
 			continue
 		}
-		lines[i] = "  " + lines[i]
+		if started {
+			flush()
+		}
+		// A word longer than a whole line is broken where the line ends.
+		for ww > limit() {
+			head, tail := splitWidth(word, limit())
+			cur.WriteString(head)
+			flush()
+			word, ww = tail, ansi.StringWidth(tail)
+		}
+		cur.WriteString(word)
+		curW, started = ww, true
+	}
+	if started || len(words) == 0 {
+		flush()
+	}
+	return lines
+}
+
+// splitWidth splits s after at most w cells (at least one rune).
+func splitWidth(s string, w int) (string, string) {
+	n := 0
+	for i, r := range s {
+		rw := ansi.StringWidth(string(r))
+		if n+rw > w && i > 0 {
+			return s[:i], s[i:]
+		}
+		n += rw
+	}
+	return s, ""
+}
+
+// labeled wraps "label text" to w cells, with a one-cell margin and a
+// hanging indent of two more: the lines are ready to show as they are.
+func labeled(label, text string, w int, st lipgloss.Style) []string {
+	lines := wrapHanging(label+" "+text, w-1, w-3)
+	for i := range lines {
+		if i == 0 {
+			if rest, ok := strings.CutPrefix(lines[0], label); ok {
+				lines[0] = " " + st.Render(label) + rest
+			} else {
+				lines[0] = " " + lines[0]
+			}
+			continue
+		}
+		lines[i] = "   " + lines[i]
 	}
 	return lines
 }
@@ -680,12 +748,6 @@ func (m *Model) layoutFinding() (findingLayout, bool) {
 	case f.Status == checks.StatusNotEvaluated:
 		fixLines = labeled("Fix:", "none needed yet: this check could not run. Make the missing input collectable and rescan (r).", w, stLabel)
 	}
-	for i := range fixLines {
-		fixLines[i] = " " + fixLines[i]
-	}
-	for i := range whyLines {
-		whyLines[i] = " " + whyLines[i]
-	}
 
 	// The evidence pane.
 	var lay findingLayout
@@ -709,9 +771,6 @@ func (m *Model) layoutFinding() (findingLayout, bool) {
 			lbl = fmt.Sprintf("Evidence %d of %d (tab: next):", idx+1, n)
 		}
 		evLabel = labeled(lbl, where, w, stLabel)
-		for i := range evLabel {
-			evLabel[i] = " " + evLabel[i]
-		}
 	}
 
 	// Share the height: the fix and the message always show in full, the
@@ -733,8 +792,17 @@ func (m *Model) layoutFinding() (findingLayout, bool) {
 	if whyShown > limit {
 		whyShown = max(limit, 1)
 		cut := whyLines[:whyShown]
-		last := strings.TrimRight(ansi.Truncate(cut[whyShown-1], max(w-18, 10), ""), " ")
-		cut[whyShown-1] = last + stDim.Render(" … (w: read all)")
+		// Make room for the hint by dropping whole words, never letters.
+		const more = " … (w: read all)"
+		last := cut[whyShown-1]
+		for ansi.StringWidth(last)+len([]rune(more)) > w {
+			i := strings.LastIndexByte(last, ' ')
+			if i <= 3 {
+				break
+			}
+			last = strings.TrimRight(last[:i], " ")
+		}
+		cut[whyShown-1] = last + stDim.Render(more)
 		whyLines = cut
 	}
 	top = append(top, whyLines...)
