@@ -82,8 +82,33 @@ func bundleOptions(meta report.Meta, bf BundleFlags) (bundle.Options, error) {
 // bundleHTML renders report.html inside bundles.
 var bundleHTML = report.WriteHTML
 
+// checkTokenMapFree refuses to write a redacted bundle to path when the
+// token map of an earlier bundle is already there: overwriting it would lose
+// the only way to read a bundle that may already have been shared. Reusing
+// that same map (--tokens pointing at it) is fine: the new map extends it.
+func checkTokenMapFree(path string, bf BundleFlags) error {
+	if bf.NoRedact {
+		return nil
+	}
+	tp := bundle.TokensPath(path)
+	st, err := os.Stat(tp)
+	if err != nil {
+		return nil
+	}
+	if bf.Tokens != "" {
+		if reused, err := os.Stat(bf.Tokens); err == nil && os.SameFile(st, reused) {
+			return nil
+		}
+	}
+	return usageError("%s already exists: it is the token map of an earlier bundle, and writing %s would overwrite it; "+
+		"choose another output file, or move the old bundle and its token map away first", tp, path)
+}
+
 // writeBundle writes results to path and tells the user where it went.
 func writeBundle(path string, results []collect.HostResult, meta report.Meta, bf BundleFlags, errOut io.Writer) error {
+	if err := checkTokenMapFree(path, bf); err != nil {
+		return err
+	}
 	opts, err := bundleOptions(meta, bf)
 	if err != nil {
 		return err
@@ -158,6 +183,9 @@ func runBundle(ctx context.Context, opts *BundleOptions) error {
 	if _, err := loadTokens(opts.Scan.Bundle.Tokens); err != nil {
 		return usageError("%v", err)
 	}
+	if err := checkTokenMapFree(opts.Scan.Bundle.Path, opts.Scan.Bundle); err != nil {
+		return err
+	}
 	p, err := scanPipeline(&opts.Scan)
 	if err != nil {
 		return err
@@ -171,6 +199,9 @@ func runBundle(ctx context.Context, opts *BundleOptions) error {
 	results := collect.Collect(ctx, p.Targets, p.Collect)
 	a := analyze(results, p.Meta)
 	if err := writeBundle(opts.Scan.Bundle.Path, results, p.Meta, opts.Scan.Bundle, opts.Scan.IO.ErrOut); err != nil {
+		if _, ok := err.(*exitCodeError); ok {
+			return err
+		}
 		return WithExitCode(ExitError, err)
 	}
 	fmt.Fprintln(opts.Scan.IO.Out, a.Report.Verdict)

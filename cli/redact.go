@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -45,7 +47,36 @@ redacted is refused.`,
 	return cmd
 }
 
+// checkRedactPaths refuses an OUT that is IN itself (possibly through
+// another path): writing it would replace the unredacted original.
+func checkRedactPaths(in, out string) error {
+	if in == "-" {
+		return nil
+	}
+	same := filepath.Clean(in) == filepath.Clean(out)
+	if ai, err := filepath.Abs(in); err == nil {
+		if ao, err := filepath.Abs(out); err == nil && ai == ao {
+			same = true
+		}
+	}
+	if so, err := os.Stat(out); err == nil {
+		if si, err := os.Stat(in); err == nil && os.SameFile(si, so) {
+			same = true
+		}
+	}
+	if same {
+		return usageError("OUT %s is the input %s: redacting in place would replace the unredacted original; write the redacted copy to another file", out, in)
+	}
+	return nil
+}
+
 func runRedact(opts *RedactOptions) error {
+	if err := checkRedactPaths(opts.In, opts.Out); err != nil {
+		return err
+	}
+	if err := checkTokenMapFree(opts.Out, BundleFlags{Tokens: opts.Tokens}); err != nil {
+		return err
+	}
 	in, err := loadInput(opts.In, opts.IO.In, opts.IO.ErrOut)
 	if err != nil {
 		return err
@@ -62,6 +93,9 @@ func runRedact(opts *RedactOptions) error {
 		meta.Notes = append(meta.Notes, fmt.Sprintf("PARTIAL INPUT: %d problem(s) while reading the original bundle", len(in.Problems)))
 	}
 	if err := writeBundle(opts.Out, in.Results, meta, BundleFlags{Tokens: opts.Tokens}, opts.IO.ErrOut); err != nil {
+		if _, ok := err.(*exitCodeError); ok {
+			return err
+		}
 		return WithExitCode(ExitError, err)
 	}
 	if in.Partial() {
