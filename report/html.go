@@ -31,10 +31,10 @@ func WriteHTML(w io.Writer, r *Report) error {
 		}
 	}
 	class := "ok"
-	switch {
-	case r.Summary.Critical > 0:
+	switch r.VerdictClass() {
+	case "broken", "nothing_checked":
 		class = "critical"
-	case r.Summary.Warning > 0 || r.Incomplete():
+	case "degraded", "incomplete":
 		class = "warning"
 	}
 	return htmlTemplate.Execute(w, map[string]any{

@@ -170,6 +170,7 @@ func Build(results []collect.HostResult, fleet *facts.Fleet, res checks.Result, 
 	r.Summary.Hosts = len(r.Hosts)
 	r.Summary.Passed = len(res.Passed)
 	r.Summary.Suppressed = len(suppressed)
+	probs, all := r.problemsByHost()
 	for i := range r.Hosts {
 		h := &r.Hosts[i]
 		switch h.Status {
@@ -180,9 +181,12 @@ func Build(results []collect.HostResult, fleet *facts.Fleet, res checks.Result, 
 		default:
 			r.Summary.HostsNotCollected++
 		}
-		h.Verdict = hostVerdict(h)
 	}
-	r.Verdict = fleetVerdict(r)
+	for i := range r.Hosts {
+		h := &r.Hosts[i]
+		h.Verdict = hostVerdict(h, probs[h.Host])
+	}
+	r.Verdict = fleetVerdict(r, probs, all)
 	return r
 }
 
@@ -205,16 +209,56 @@ func countVMs(h *facts.Host) int {
 	return len(seen)
 }
 
-func hostVerdict(h *Host) string {
+// CollectionRule is the rule that reports what could not be collected. Its
+// findings say the scan is incomplete, not that PVRDMA is degraded: verdicts
+// do not count them as problems.
+const CollectionRule = "COLLECTION_FAILED"
+
+// problems counts failing findings by severity, leaving out CollectionRule.
+type problems struct{ critical, warning, info int }
+
+func (p *problems) add(f checks.Finding) {
+	if f.Status != checks.StatusFail || f.RuleID == CollectionRule {
+		return
+	}
+	switch f.Severity {
+	case checks.Critical:
+		p.critical++
+	case checks.Warning:
+		p.warning++
+	case checks.Info:
+		p.info++
+	}
+}
+
+// problemsByHost counts the findings that verdicts weigh, per host and for
+// the fleet (CollectionRule findings left out).
+func (r *Report) problemsByHost() (map[string]problems, problems) {
+	m := map[string]problems{}
+	var all problems
+	for _, f := range r.Findings {
+		p := m[f.Host]
+		p.add(f)
+		m[f.Host] = p
+		all.add(f)
+	}
+	return m, all
+}
+
+func hostVerdict(h *Host, p problems) string {
 	switch {
 	case h.Status == collect.StatusNotCollected:
 		return "NOT CHECKED: " + h.Reason
-	case h.Critical > 0:
-		return fmt.Sprintf("BROKEN: %s", counts(h.Critical, h.Warning, h.Info))
-	case h.Warning > 0:
-		return fmt.Sprintf("DEGRADED: %s", counts(h.Critical, h.Warning, h.Info))
-	case h.Status == collect.StatusPartial:
-		return "INCOMPLETE: " + h.Reason
+	case p.critical > 0:
+		return fmt.Sprintf("BROKEN: %s", counts(p.critical, p.warning, p.info))
+	case p.warning > 0:
+		return fmt.Sprintf("DEGRADED: %s", counts(p.critical, p.warning, p.info))
+	case h.Status == collect.StatusPartial || h.Critical+h.Warning+h.Info > p.critical+p.warning+p.info:
+		reason := h.Reason
+		if reason == "" {
+			reason = "some commands could not be collected"
+		}
+		return "INCOMPLETE: " + reason
 	case h.NotEvaluated > 0:
 		return fmt.Sprintf("OK so far: %d checks not evaluated", h.NotEvaluated)
 	}
@@ -245,37 +289,77 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-func fleetVerdict(r *Report) string {
+// VerdictClass is the fleet verdict's class: "broken", "degraded",
+// "incomplete", "nothing_checked" or "healthy" (what colours it).
+func (r *Report) VerdictClass() string {
+	_, p := r.problemsByHost()
+	return verdictClass(r, p)
+}
+
+func verdictClass(r *Report, p problems) string {
 	s := r.Summary
+	switch {
+	case s.HostsCollected+s.HostsPartial == 0:
+		return "nothing_checked"
+	case p.critical > 0:
+		return "broken"
+	case p.warning > 0:
+		return "degraded"
+	case r.Incomplete():
+		return "incomplete"
+	}
+	return "healthy"
+}
+
+func fleetVerdict(r *Report, byHost map[string]problems, p problems) string {
+	s := r.Summary
+	if verdictClass(r, p) == "nothing_checked" {
+		return fmt.Sprintf("NOTHING CHECKED: 0 of %s could be collected, the scan is INCOMPLETE", plural(s.Hosts, "host", "hosts"))
+	}
 	hostsWith := 0
 	for _, h := range r.Hosts {
-		if h.Critical+h.Warning > 0 {
+		if hp := byHost[h.Host]; hp.critical+hp.warning > 0 {
 			hostsWith++
 		}
 	}
 	var b strings.Builder
-	switch {
-	case s.Critical > 0:
+	switch verdictClass(r, p) {
+	case "broken":
 		b.WriteString("PVRDMA is BROKEN: ")
-	case s.Warning > 0:
+	case "degraded":
 		b.WriteString("PVRDMA is DEGRADED: ")
-	case s.HostsNotCollected+s.HostsPartial > 0:
+	case "incomplete":
 		b.WriteString("No problem found, but the scan is INCOMPLETE: ")
 	default:
 		b.WriteString("PVRDMA looks HEALTHY: ")
 	}
-	b.WriteString(counts(s.Critical, s.Warning, s.Info))
-	if s.Critical+s.Warning > 0 {
+	b.WriteString(counts(p.critical, p.warning, p.info))
+	if p.critical+p.warning > 0 {
 		fmt.Fprintf(&b, " on %s", plural(hostsWith, "host", "hosts"))
 	}
-	fmt.Fprintf(&b, "; %d of %s collected", s.HostsCollected+s.HostsPartial, plural(s.Hosts, "host", "hosts"))
-	if s.HostsNotCollected > 0 {
-		fmt.Fprintf(&b, ", %d not reachable", s.HostsNotCollected)
-	}
+	b.WriteString("; ")
+	b.WriteString(collectionSummary(s))
 	if s.NotEvaluated > 0 {
 		fmt.Fprintf(&b, ", %s not evaluated", plural(s.NotEvaluated, "check", "checks"))
 	}
 	return b.String()
+}
+
+// collectionSummary says how many hosts were collected, in the terms of
+// the JSON summary: "5 of 5 hosts collected", or "4 of 5 hosts reached (4
+// partially collected), 1 not collected".
+func collectionSummary(s Summary) string {
+	if s.HostsPartial+s.HostsNotCollected == 0 {
+		return fmt.Sprintf("%d of %s collected", s.HostsCollected, plural(s.Hosts, "host", "hosts"))
+	}
+	out := fmt.Sprintf("%d of %s reached", s.HostsCollected+s.HostsPartial, plural(s.Hosts, "host", "hosts"))
+	if s.HostsPartial > 0 {
+		out += fmt.Sprintf(" (%d partially collected)", s.HostsPartial)
+	}
+	if s.HostsNotCollected > 0 {
+		out += fmt.Sprintf(", %d not collected", s.HostsNotCollected)
+	}
+	return out
 }
 
 // Incomplete reports whether some host or command was not collected.

@@ -57,10 +57,10 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	wrap("", fmt.Sprintf("%s %s — %s", p.c("1", "pvrdma-doctor"), r.Tool.Version, r.Source))
 	b.WriteString("\n")
 	verdictCode := "1;32"
-	switch {
-	case r.Summary.Critical > 0:
+	switch r.VerdictClass() {
+	case "broken", "nothing_checked":
 		verdictCode = "1;31"
-	case r.Summary.Warning > 0 || r.Incomplete():
+	case "degraded", "incomplete":
 		verdictCode = "1;33"
 	}
 	wrap("", p.c(verdictCode, r.Verdict))
