@@ -223,7 +223,7 @@ func TestLiveCollectionProgress(t *testing.T) {
 		}})
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 24})
 	scr := screen(m)
-	mustContain(t, scr, "Collecting... results appear as hosts finish.", "collecting: 0 of 3 hosts finished")
+	mustContain(t, scr, "Scanning: 0 of 3 hosts done, 0 in progress, 3 queued", "collecting: 0 of 3 hosts finished")
 	mustContain(t, lineWith(t, scr, "esx02"), "queued")
 
 	res := testResults()
@@ -240,7 +240,9 @@ func TestLiveCollectionProgress(t *testing.T) {
 	// A finished host is analyzed while the others are still running.
 	run(t, m, EventMsg{Host: "esx02", Phase: collect.PhaseDone, Done: 17, Total: 17, Result: &res[1]})
 	scr = screen(m)
-	mustContain(t, scr, "PVRDMA is BROKEN", "collecting: 1 of 3 hosts finished")
+	// The headline is the scan's progress, not a verdict over one host.
+	mustContain(t, scr, "Scanning: 1 of 3 hosts done, 2 in progress", "collecting: 1 of 3 hosts finished")
+	mustNotContain(t, scr, "PVRDMA is")
 	mustContain(t, lineWith(t, scr, "esx02"), "BROKEN: 1 critical")
 	mustContain(t, lineWith(t, scr, "esx01"), "connecting")
 
@@ -256,12 +258,14 @@ func TestLiveCollectionProgress(t *testing.T) {
 	run(t, m, EventMsg{Host: "esx03", Phase: collect.PhaseFailed, Err: res[2].Reason, Result: &res[2]})
 	run(t, m, EventMsg{Host: "esx01", Phase: collect.PhaseDone, Result: &res[0]})
 	scr = screen(m)
-	mustContain(t, scr, "3 hosts scanned")
+	mustContain(t, scr, "3 hosts scanned", "PVRDMA is BROKEN")
+	mustNotContain(t, scr, "Scanning:")
 	mustContain(t, lineWith(t, scr, "esx03"), "failed")
 
 	// r rescans the selected host, R every host.
 	press(t, m, "j", "r")
 	mustContain(t, lineWith(t, screen(m), "esx02"), "queued")
+	mustContain(t, screen(m), "Scanning: 2 of 3 hosts done, 0 in progress, 1 queued")
 	press(t, m, "R")
 	mustContain(t, screen(m), "still being collected")
 	for _, r := range res {

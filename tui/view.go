@@ -203,7 +203,18 @@ func (m *Model) listRows() int {
 }
 
 // verdictLines is the fleet verdict, wrapped on two lines at most.
+// While hosts are still being collected it is a progress headline
+// instead: a verdict over the hosts finished so far would read as the
+// fleet's.
 func (m *Model) verdictLines() []string {
+	if done, busy, queued := m.collectionCounts(); busy+queued > 0 {
+		head := fmt.Sprintf("Scanning: %d of %s done, %d in progress", done, plural(len(m.rows), "host"), busy)
+		if queued > 0 {
+			head += fmt.Sprintf(", %d queued", queued)
+		}
+		return []string{" " + stBold.Render(head),
+			" " + stDim.Render("The fleet verdict follows when every host is done; finished hosts can be opened now.")}
+	}
 	if m.rep == nil {
 		return []string{" " + stBold.Render("Collecting... results appear as hosts finish.")}
 	}
@@ -217,6 +228,21 @@ func (m *Model) verdictLines() []string {
 		lines[i] = " " + st.Render(lines[i])
 	}
 	return lines
+}
+
+// collectionCounts counts the hosts finished, being collected and queued.
+func (m *Model) collectionCounts() (done, busy, queued int) {
+	for _, r := range m.rows {
+		switch {
+		case finished(r.phase):
+			done++
+		case r.phase == collect.PhaseQueued:
+			queued++
+		default:
+			busy++
+		}
+	}
+	return done, busy, queued
 }
 
 // View implements tea.Model.
