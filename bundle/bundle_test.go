@@ -497,3 +497,41 @@ func rawFiles(t *testing.T, b []byte) map[string][]byte {
 		files[h.Name] = data
 	}
 }
+
+// Findings of a host that is on one side only are not new or resolved:
+// the host was added or removed.
+func TestCompareHostAddedRemoved(t *testing.T) {
+	in := loadMixed(t)
+	old := testAnalyze(in.Results, identity)
+	var kept []collect.HostResult
+	for _, hr := range cloneResults(in.Results) {
+		switch hr.Host {
+		case "esx03":
+			continue // removed
+		case "esx02":
+			hr.Host = "esx09" // esx02 leaves, esx09 arrives with the same problems
+			for i := range hr.Captures {
+				hr.Captures[i].Host = "esx09"
+			}
+		}
+		kept = append(kept, hr)
+	}
+	neu := testAnalyze(kept, identity)
+	d := Compare(Side{"old", old.Fleet, old.Checks.Findings}, Side{"new", neu.Fleet, neu.Checks.Findings})
+	var buf bytes.Buffer
+	d.WriteText(&buf)
+	out := buf.String()
+	for _, want := range []string{"host esx03 removed (not in NEW", "host esx09 added (not in OLD", "not in NEW (host esx03 removed)", "not in OLD (host esx09 added)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("diff lacks %q:\n%s", want, out)
+		}
+	}
+	for _, c := range d.Changes {
+		if c.Kind != "finding" {
+			continue
+		}
+		if (c.Change == "resolved" || c.Change == "new") && regexp.MustCompile(`\besx0[239]\b`).MatchString(c.Text) {
+			t.Errorf("finding about an added/removed host reported as %s: %s", c.Change, c.Text)
+		}
+	}
+}

@@ -29,7 +29,8 @@ type Change struct {
 	Object string `json:"object,omitempty"`
 	Field  string `json:"field,omitempty"`
 	// Change is "changed", "added", "removed", "new", "resolved",
-	// "not_evaluated" or "severity".
+	// "not_evaluated", "severity", or, for a finding about a host that is
+	// on one side only, "host_removed" / "host_added" (never new/resolved).
 	Change string `json:"change"`
 	Old    string `json:"old,omitempty"`
 	New    string `json:"new,omitempty"`
@@ -115,10 +116,10 @@ func Compare(old, new Side) *Diff {
 		a, b := oh[n], nh[n]
 		switch {
 		case a == nil:
-			d.add(Change{Host: n, Kind: "host", Change: "added", Text: fmt.Sprintf("host %s added", n)})
+			d.add(Change{Host: n, Kind: "host", Change: "added", Text: fmt.Sprintf("host %s added (not in OLD: its facts and findings are not compared)", n)})
 			continue
 		case b == nil:
-			d.add(Change{Host: n, Kind: "host", Change: "removed", Text: fmt.Sprintf("host %s removed", n)})
+			d.add(Change{Host: n, Kind: "host", Change: "removed", Text: fmt.Sprintf("host %s removed (not in NEW: its facts and findings are not compared)", n)})
 			continue
 		}
 		if a.Status != b.Status {
@@ -127,7 +128,7 @@ func Compare(old, new Side) *Diff {
 		}
 		d.compareHost(n, a, b)
 	}
-	d.compareFindings(old.Findings, new.Findings)
+	d.compareFindings(old.Findings, new.Findings, oh, nh)
 	return d
 }
 
@@ -292,7 +293,23 @@ func humanize(s string) string {
 	return b.String()
 }
 
-func (d *Diff) compareFindings(old, new []checks.Finding) {
+// absentHost returns the first host a finding is about (its host, or a
+// host of its evidence: a path to a peer) that is not in hosts; "" when all
+// are there. A finding of a host missing from the other side is neither new
+// nor resolved: the host was added or removed.
+func absentHost(f checks.Finding, hosts map[string]*facts.Host) string {
+	if f.Host != "" && hosts[f.Host] == nil {
+		return f.Host
+	}
+	for _, e := range f.Evidence {
+		if e.Host != "" && hosts[e.Host] == nil {
+			return e.Host
+		}
+	}
+	return ""
+}
+
+func (d *Diff) compareFindings(old, new []checks.Finding, oldHosts, newHosts map[string]*facts.Host) {
 	om, nm := map[string]checks.Finding{}, map[string]checks.Finding{}
 	var keys []string
 	for _, f := range old {
@@ -320,7 +337,22 @@ func (d *Diff) compareFindings(old, new []checks.Finding) {
 			f = a
 		}
 		c := Change{Host: f.Host, Kind: "finding", Object: f.RuleID, Field: f.Subject}
+		gone, came := "", ""
+		if !inNew {
+			gone = absentHost(a, newHosts)
+		}
+		if !inOld {
+			came = absentHost(b, oldHosts)
+		}
 		switch {
+		case failOld && gone != "":
+			c.Change, c.Old = "host_removed", string(a.Severity)
+			c.Text = fmt.Sprintf("finding %s on %s not in NEW (host %s removed): %s", f.RuleID, f.Host, gone, f.Subject)
+		case failNew && came != "":
+			c.Change, c.New = "host_added", string(b.Severity)
+			c.Text = fmt.Sprintf("finding %s on %s not in OLD (host %s added): %s (%s)", f.RuleID, f.Host, came, f.Subject, b.Severity)
+		case gone != "" || came != "":
+			continue
 		case failNew && !failOld:
 			c.Change, c.New = "new", string(b.Severity)
 			c.Text = fmt.Sprintf("finding %s new on %s: %s (%s)", f.RuleID, f.Host, f.Subject, b.Severity)

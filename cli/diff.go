@@ -34,7 +34,9 @@ transcripts) and prints what changed, one line per change:
   finding TCP_FALLBACK new on esx02: esx02 (hpc-node04) (critical)
   finding LOW_MTU resolved on esx01: hpc-node03 (PVRDMA adapter 0)
 
-Hosts are matched by name, so compare bundles that are both unredacted, or
+A host on one side only is reported as added or removed, and its findings
+as "not in OLD (host added)" / "not in NEW (host removed)", never as new or
+resolved. Hosts are matched by name, so compare bundles that are both unredacted, or
 both redacted with the same token map ('bundle --tokens', 'redact --tokens').
 Runtime values (VM world IDs, ping round-trip times, RDMA counters) are not
 compared. The exit status is 0 whether or not something changed.`,
