@@ -56,6 +56,8 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 		}
 		return "ok"
 	},
+	"rdmaCell":     func(h Host) string { return cellCount(h.RDMADeviceCount()) },
+	"vmCell":       func(h Host) string { return cellCount(h.PVRDMAVMCount()) },
 	"notEvaluated": func(m string) string { return strings.TrimPrefix(m, "not evaluated: ") },
 	"ruleTitle":    func(r *Report, id string) string { return r.Rules[id].Title },
 	"ruleDocs":     func(r *Report, id string) []string { return r.Rules[id].Docs },
@@ -104,7 +106,7 @@ pre{background:#f6f8fa;padding:.5rem;overflow-x:auto;white-space:pre-wrap;word-b
 <table>
 <tr><th>host</th><th>verdict</th><th>ESXi</th><th>RDMA devices</th><th>PVRDMA VMs</th></tr>
 {{- range .R.Hosts}}
-<tr class="{{hostClass .}}"><td>{{.Host}}</td><td>{{.Verdict}}{{range .Notes}}<br><small>note: {{.}}</small>{{end}}</td><td>{{.Version}}</td><td class="num">{{.RDMADevices}}</td><td class="num">{{.PVRDMAVMs}}</td></tr>
+<tr class="{{hostClass .}}"><td>{{.Host}}</td><td>{{.Verdict}}{{range .Notes}}<br><small>note: {{.}}</small>{{end}}</td><td>{{.Version}}</td><td class="num">{{rdmaCell .}}</td><td class="num">{{vmCell .}}</td></tr>
 {{- end}}
 </table>
 {{- $r := .R}}

@@ -49,7 +49,8 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 
 	b.WriteString("## Hosts\n\n| host | verdict | ESXi | RDMA devices | PVRDMA VMs |\n|---|---|---|---:|---:|\n")
 	for _, h := range r.Hosts {
-		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d |\n", md(h.Host), md(h.Verdict), md(orDash(h.Version, "-", "")), h.RDMADevices, h.PVRDMAVMs)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", md(h.Host), md(h.Verdict), md(orDash(h.Version, "-", "")),
+			cellCount(h.RDMADeviceCount()), cellCount(h.PVRDMAVMCount()))
 	}
 	groups := r.FindingsBySeverity()
 	for _, sev := range []checks.Severity{checks.Critical, checks.Warning, checks.Info} {

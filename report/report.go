@@ -16,7 +16,7 @@ import (
 
 // SchemaVersion of the JSON report; documented in docs/report-schema.md.
 // Bump the minor for added fields, the major for anything that breaks readers.
-const SchemaVersion = "1.0"
+const SchemaVersion = "1.1"
 
 // Report is everything a run produced, ready to render.
 type Report struct {
@@ -64,15 +64,24 @@ type Summary struct {
 
 // Host is one host's collection status and finding counts.
 type Host struct {
-	Host         string          `json:"host"`
-	Address      string          `json:"address,omitempty"`
-	Transport    string          `json:"transport,omitempty"`
-	Status       collect.Status  `json:"status"`
-	Reason       string          `json:"reason,omitempty"`
-	Notes        []string        `json:"notes,omitempty"`
-	Version      string          `json:"esxi_version,omitempty"`
-	RDMADevices  int             `json:"rdma_devices"`
-	PVRDMAVMs    int             `json:"pvrdma_vms"`
+	Host      string         `json:"host"`
+	Address   string         `json:"address,omitempty"`
+	Transport string         `json:"transport,omitempty"`
+	Status    collect.Status `json:"status"`
+	Reason    string         `json:"reason,omitempty"`
+	Notes     []string       `json:"notes,omitempty"`
+	Version   string         `json:"esxi_version,omitempty"`
+	// NumRDMADevices and NumPVRDMAVMs are nil when unknown: the listing
+	// they count (`esxcli rdma device list`, the vsish PVRDMA device
+	// listing) was not collected or not parsed. Read them with
+	// RDMADeviceCount and PVRDMAVMCount.
+	NumRDMADevices *int `json:"rdma_devices"`
+	NumPVRDMAVMs   *int `json:"pvrdma_vms"`
+	// Deprecated: RDMADevices and PVRDMAVMs are 0 when unknown and are not
+	// in the JSON; use RDMADeviceCount and PVRDMAVMCount. Kept until the
+	// TUI has moved to them.
+	RDMADevices  int             `json:"-"`
+	PVRDMAVMs    int             `json:"-"`
 	Critical     int             `json:"critical"`
 	Warning      int             `json:"warning"`
 	Info         int             `json:"info"`
@@ -80,6 +89,51 @@ type Host struct {
 	DurationMS   int64           `json:"duration_ms"`
 	Commands     []CommandStatus `json:"commands"`
 	Verdict      string          `json:"verdict"`
+}
+
+// RDMADeviceCount is the number of RDMA devices the host lists; known is
+// false when `esxcli rdma device list` was not collected or not parsed.
+func (h *Host) RDMADeviceCount() (n int, known bool) {
+	if h.NumRDMADevices == nil {
+		return 0, false
+	}
+	return *h.NumRDMADevices, true
+}
+
+// PVRDMAVMCount is the number of VMs with a PVRDMA adapter; known is false
+// when the vsish PVRDMA device listing was not collected or not parsed.
+func (h *Host) PVRDMAVMCount() (n int, known bool) {
+	if h.NumPVRDMAVMs == nil {
+		return 0, false
+	}
+	return *h.NumPVRDMAVMs, true
+}
+
+// countText renders a count or "<many> unknown": "1 RDMA device",
+// "0 RDMA devices", "RDMA devices unknown".
+func countText(n int, known bool, one, many string) string {
+	if !known {
+		return many + " unknown"
+	}
+	return plural(n, one, many)
+}
+
+func (h Host) rdmaDevicesText() string {
+	n, ok := h.RDMADeviceCount()
+	return countText(n, ok, "RDMA device", "RDMA devices")
+}
+
+func (h Host) pvrdmaVMsText() string {
+	n, ok := h.PVRDMAVMCount()
+	return countText(n, ok, "PVRDMA VM", "PVRDMA VMs")
+}
+
+// cellCount renders a count for a table cell: the number or "unknown".
+func cellCount(n int, known bool) string {
+	if !known {
+		return "unknown"
+	}
+	return fmt.Sprint(n)
 }
 
 // CommandStatus is one command's collection outcome.
@@ -127,8 +181,14 @@ func Build(results []collect.HostResult, fleet *facts.Fleet, res checks.Result, 
 			if fh.Version != nil {
 				h.Version = strings.TrimSpace(fh.Version.Version + " " + fh.Version.Build)
 			}
-			h.RDMADevices = len(fh.RDMADevices)
-			h.PVRDMAVMs = countVMs(fh)
+			if ok, _ := fh.Available(collect.KindRDMADeviceList); ok {
+				n := len(fh.RDMADevices)
+				h.NumRDMADevices, h.RDMADevices = &n, n
+			}
+			if ok, _ := fh.Available(collect.KindPVRDMADeviceLs); ok {
+				n := countVMs(fh)
+				h.NumPVRDMAVMs, h.PVRDMAVMs = &n, n
+			}
 		}
 		r.Hosts = append(r.Hosts, h)
 	}

@@ -87,7 +87,7 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 		}
 		if h.Status != collect.StatusNotCollected {
 			wrap(indent, p.c("2", fmt.Sprintf("%s · %s · %s", orDash(h.Version, "ESXi version unknown", "ESXi "),
-				plural(h.RDMADevices, "RDMA device", "RDMA devices"), plural(h.PVRDMAVMs, "PVRDMA VM", "PVRDMA VMs"))))
+				h.rdmaDevicesText(), h.pvrdmaVMsText())))
 		}
 		for _, n := range h.Notes {
 			wrap(indent, "note: "+n)
