@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -240,6 +242,11 @@ func parseTarget(s string) (collect.Target, error) {
 	s = strings.TrimSpace(s)
 	if s == "" || strings.ContainsAny(s, "/\\@ '\"`$;|&") {
 		return collect.Target{}, usageError("invalid host %q: expected name, name:port, IPv4 or [IPv6]:port", s)
+	}
+	if host, port, err := net.SplitHostPort(s); err == nil {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 || host == "" {
+			return collect.Target{}, usageError("invalid host %q: the port must be a number from 1 to 65535 after a host name or address", s)
+		}
 	}
 	return collect.Target{Name: s}, nil
 }

@@ -77,14 +77,19 @@ func scanTargets(hosts string, f *SSHFlags) ([]collect.Target, error) {
 		if err != nil {
 			return nil, err
 		}
-		seen := map[string]bool{}
+		given := map[string]collect.Target{}
 		for _, t := range targets {
-			seen[t.Name] = true
+			given[t.Name] = t
 		}
 		for _, t := range more {
-			if !seen[t.Name] {
-				seen[t.Name] = true
+			prev, dup := given[t.Name]
+			switch {
+			case !dup:
+				given[t.Name] = t
 				targets = append(targets, t)
+			case prev != t:
+				return nil, usageError("host %s is given differently by --hosts (%s) and --hosts-file (%s): keep one",
+					t.Name, prev.DialAddr(), t.DialAddr())
 			}
 		}
 	}
