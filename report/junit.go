@@ -30,6 +30,7 @@ type (
 		Timestamp  string          `xml:"timestamp,attr,omitempty"`
 		Properties []JUnitProperty `xml:"properties>property,omitempty"`
 		Cases      []JUnitTestCase `xml:"testcase"`
+		SystemOut  string          `xml:"system-out,omitempty"`
 	}
 	JUnitProperty struct {
 		Name  string `xml:"name,attr"`
@@ -73,6 +74,10 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		s.Properties = append(s.Properties, JUnitProperty{"status", string(h.Status)}, JUnitProperty{"verdict", h.Verdict})
 		if h.Version != "" {
 			s.Properties = append(s.Properties, JUnitProperty{"esxi_version", h.Version})
+		}
+		for _, n := range h.Notes {
+			s.Properties = append(s.Properties, JUnitProperty{"note", n})
+			s.SystemOut += "note: " + n + "\n"
 		}
 	}
 	add := func(f checks.Finding, tc JUnitTestCase) {

@@ -52,6 +52,16 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", md(h.Host), md(h.Verdict), md(orDash(h.Version, "-", "")),
 			cellCount(h.RDMADeviceCount()), cellCount(h.PVRDMAVMCount()))
 	}
+	hostNotes := false
+	for _, h := range r.Hosts {
+		for _, n := range h.Notes {
+			if !hostNotes {
+				b.WriteString("\nHost notes:\n\n")
+				hostNotes = true
+			}
+			fmt.Fprintf(&b, "- **%s**: %s\n", md(h.Host), md(n))
+		}
+	}
 	groups := r.FindingsBySeverity()
 	for _, sev := range []checks.Severity{checks.Critical, checks.Warning, checks.Info} {
 		fs := groups[sev]

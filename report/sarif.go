@@ -153,6 +153,15 @@ func WriteSARIF(w io.Writer, r *Report) error {
 	}
 	run := SARIFRun{Tool: SARIFTool{Driver: driver}, Results: []SARIFResult{}}
 	inv := SARIFInvocation{ExecutionSuccessful: !r.Incomplete()}
+	// Host notes (e.g. a host key not verified) are about how the host was
+	// reached: notifications located at the host.
+	for _, h := range r.Hosts {
+		for _, n := range h.Notes {
+			inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, SARIFNotification{Level: "note",
+				Message:   SARIFText{h.Host + ": " + n},
+				Locations: []SARIFLocation{{LogicalLocations: []SARIFLogicalLocation{{Name: h.Host, FullyQualifiedName: h.Host, Kind: "resource"}}}}})
+		}
+	}
 	for _, f := range r.Findings {
 		if f.Status == checks.StatusNotEvaluated {
 			n := SARIFNotification{Level: "warning", Message: SARIFText{f.Host + ": " + f.RuleID + " (" + f.Subject + ") " + f.Message},
