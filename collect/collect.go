@@ -238,8 +238,13 @@ func (h *hostRun) notCollected() int {
 }
 
 func describeConnectError(err error, ctx context.Context) string {
+	// Transports say what timed out (TCP connect, or an SSH handshake with
+	// a port that accepted TCP but did not speak SSH); keep their words.
+	if msg := err.Error(); strings.Contains(msg, "timed out") {
+		return msg
+	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
-		return "connection timed out: the host did not answer (check the address, port 22 and that SSH is enabled on the host)"
+		return "connection timed out: no SSH answer within the connect timeout (check the address and port, and that SSH is enabled on the host)"
 	}
 	return err.Error()
 }
