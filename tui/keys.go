@@ -55,18 +55,35 @@ func (k keyMap) groups() [][]key.Binding {
 // groupTitles name the groups of groups(), in order.
 var groupTitles = []string{"Move", "Navigate", "Filter", "Finding", "Actions"}
 
-// short returns the bindings hinted in the footer of a screen: what the
-// user needs to go on from there.
-func (k keyMap) short(s screenKind) []key.Binding {
+// hint is a binding as the footer shows it: a short label of its own.
+func hint(b key.Binding, label string) key.Binding {
+	return key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(b.Help().Key, label))
+}
+
+// short returns the bindings hinted in the footer of a screen, most
+// important first: the footer shows as many as fit, in this order (help
+// and quit are always shown, and help lists every key). whyAll says the
+// finding screen shows the full "why it matters" instead of the evidence.
+func (k keyMap) short(s screenKind, whyAll bool) []key.Binding {
+	rescan, bundle := hint(k.Rescan, "rescan"), hint(k.Bundle, "bundle")
+	move := hint(k.Down, "move")
+	move.SetHelp("↑↓", "move")
+	scroll := hint(k.Down, "scroll")
+	scroll.SetHelp("↑↓", "scroll")
 	switch s {
 	case scrOverview:
-		return []key.Binding{k.Open, k.Down, k.Up, k.Topology, k.Filter, k.Rescan, k.Bundle}
+		return []key.Binding{k.Open, hint(k.Back, "clear"), k.Filter, rescan, bundle, k.Topology, move, hint(k.RescanAll, "rescan all")}
 	case scrHost:
-		return []key.Binding{k.Open, k.Down, k.Up, k.Back, k.Topology, k.Filter, k.Critical, k.Warning, k.Info}
+		sev := key.NewBinding(key.WithKeys("1", "2", "3"), key.WithHelp("1/2/3", "severities"))
+		return []key.Binding{k.Open, k.Back, k.Filter, rescan, bundle, k.Topology, sev, move}
 	case scrFinding:
-		return []key.Binding{k.Copy, k.Back, k.Down, k.NextEvidence, k.Why, k.Topology}
+		why := hint(k.Why, "why")
+		if whyAll {
+			why = hint(k.Why, "evidence")
+		}
+		return []key.Binding{hint(k.Copy, "copy fix"), k.Back, why, hint(k.NextEvidence, "evidence"), rescan, bundle, k.Topology, scroll}
 	case scrTopology:
-		return []key.Binding{k.Back, k.Down, k.Up, k.Rescan}
+		return []key.Binding{k.Back, scroll, rescan, bundle}
 	}
 	return nil
 }

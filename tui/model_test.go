@@ -437,3 +437,47 @@ func TestHostOutputCannotInjectEscapes(t *testing.T) {
 	}
 	mustContain(t, screen(m), "?[2J?]52;c;ZXZpbA==?evil        col")
 }
+
+// footer returns the last line of the screen.
+func footer(m *Model) string {
+	lines := strings.Split(screen(m), "\n")
+	return lines[len(lines)-1]
+}
+
+// TestFooterFitsAt80Columns: the keys that lead on are all in the footer
+// of an 80-column overview, none cut off.
+func TestFooterFitsAt80Columns(t *testing.T) {
+	live := func(o *Options) {
+		o.Rescan = func(context.Context, []string) {}
+		o.ExportBundle = func(string) error { return nil }
+	}
+	m := newTestModel(t, 80, 24, live)
+	f := footer(m)
+	mustContain(t, f, "enter open", "esc ", "/ filter", "r rescan", "b bundle", "? help", "q quit")
+	mustNotContain(t, f, "…")
+	for _, walk := range [][]string{nil, {"j", "enter"}, {"j", "enter", "enter"}, {"t"}, {"?"}} {
+		for w := 30; w <= 200; w += 7 {
+			m := newTestModel(t, w, 24, live)
+			press(t, m, walk...)
+			f := footer(m)
+			mustNotContain(t, f, "…")
+			mustContain(t, f, "? help", "q quit")
+			if w >= 80 && len(walk) > 0 && walk[0] != "?" {
+				mustContain(t, f, "esc back")
+			}
+		}
+	}
+}
+
+// TestFooterFollowsWhyToggle: w swaps the evidence for the full text, and
+// the footer says how to get the evidence back.
+func TestFooterFollowsWhyToggle(t *testing.T) {
+	m := newTestModel(t, 80, 24, nil)
+	press(t, m, "j", "enter", "enter")
+	mustContain(t, footer(m), "w why", "tab/n evidence")
+	press(t, m, "w")
+	mustContain(t, footer(m), "w evidence")
+	mustNotContain(t, footer(m), "w why", "tab/n")
+	press(t, m, "w")
+	mustContain(t, footer(m), "w why")
+}

@@ -371,24 +371,44 @@ func (m *Model) statusLine() string {
 	return line
 }
 
-// footerLine hints the keys that lead on from the current screen; help
-// and quit are always shown, at the right.
+// footerLine hints the keys that lead on from the current screen, as many
+// as fit, most important first; help and quit are always shown, at the
+// right.
 func (m *Model) footerLine() string {
-	right := m.help.ShortHelpView([]keyBinding{m.keys.Help, m.keys.Quit})
-	var ctx []keyBinding
-	for _, b := range m.keys.short(m.top().kind) {
+	h := m.help
+	h.SetWidth(0) // no truncation: the keys that do not fit are left out
+	right := h.ShortHelpView([]keyBinding{m.keys.Help, m.keys.Quit})
+	v := m.top()
+	var cands []keyBinding
+	for _, b := range m.keys.short(v.kind, v.whyAll) {
 		// Do not hint actions this run cannot do (help still lists them).
-		if (m.opts.Rescan == nil && b.Help() == m.keys.Rescan.Help()) ||
-			(m.opts.ExportBundle == nil && b.Help() == m.keys.Bundle.Help()) {
-			continue
+		switch b.Help().Key {
+		case "r", "R":
+			if m.opts.Rescan == nil {
+				continue
+			}
+		case "b":
+			if m.opts.ExportBundle == nil {
+				continue
+			}
+		case "tab/n":
+			if f, ok := m.currentFinding(); !ok || len(f.Evidence) < 2 || v.whyAll {
+				continue
+			}
+		}
+		cands = append(cands, b)
+	}
+	if m.helpOn {
+		cands = []keyBinding{m.keys.Back, m.keys.Down, m.keys.Up}
+	}
+	room := m.width - ansi.StringWidth(right) - 2
+	var ctx []keyBinding
+	for _, b := range cands {
+		if ansi.StringWidth(h.ShortHelpView(append(ctx, b))) > room {
+			break // strictly by importance: the rest is in help
 		}
 		ctx = append(ctx, b)
 	}
-	if m.helpOn {
-		ctx = []keyBinding{m.keys.Down, m.keys.Up, m.keys.Back}
-	}
-	h := m.help
-	h.SetWidth(max(m.width-ansi.StringWidth(right)-4, 1))
 	left := h.ShortHelpView(ctx)
 	gap := m.width - ansi.StringWidth(left) - ansi.StringWidth(right)
 	if gap < 1 {
