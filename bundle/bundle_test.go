@@ -412,8 +412,26 @@ func TestTranscript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(in.Results) != 1 || in.Results[0].Host != "esx02" || len(in.Results[0].Captures) != 2 {
+	if len(in.Results) != 1 || in.Results[0].Host != "esx02" || len(in.Results[0].Captures) != len(collect.Stage1()) {
 		t.Fatalf("%+v", in.Results)
+	}
+	// The stage-1 commands the transcript lacks are skipped captures saying
+	// so, and the host is partial (like a scan that could not run them).
+	hr := in.Results[0]
+	if hr.Status != collect.StatusPartial || !strings.Contains(hr.Reason, "12 of the 14 stage-1 commands missing (not in the transcript)") {
+		t.Errorf("host status %s: %s", hr.Status, hr.Reason)
+	}
+	collected := 0
+	for _, c := range hr.Captures {
+		switch {
+		case c.Status == collect.StatusCollected:
+			collected++
+		case c.Status != collect.StatusSkipped || c.Error != collect.ErrNotInTranscript:
+			t.Errorf("missing command: %+v", c)
+		}
+	}
+	if collected != 2 {
+		t.Errorf("%d captures collected, want 2", collected)
 	}
 	if len(in.Ignored) != 2 || !strings.Contains(in.Ignored[0], "uptime") {
 		t.Errorf("ignored: %v", in.Ignored)

@@ -358,7 +358,7 @@ func fromFiles(files map[string][]byte, sums map[string]string, label string) (*
 		if hasPrefix(files, HostsDir+"/") {
 			prefix = HostsDir + "/"
 		}
-		in.Results, in.Ignored = savedOutputs(files, prefix, label)
+		in.Results, in.Ignored = savedOutputs(files, prefix, label, collect.ErrNotSaved)
 		if len(in.Results) == 0 {
 			return in, errors.New("not a bundle and no saved outputs found: expected manifest.json, or one folder per host holding files named after their command (e.g. esx01/esxcli_rdma_device_list.txt)")
 		}
@@ -433,7 +433,7 @@ func fromFiles(files map[string][]byte, sums map[string]string, label string) (*
 			}
 		}
 		var ign []string
-		in.Results, ign = savedOutputs(good, HostsDir+"/", "")
+		in.Results, ign = savedOutputs(good, HostsDir+"/", "", collect.ErrMissingFromBundle)
 		in.Ignored = append(in.Ignored, ign...)
 		if len(in.Results) == 0 {
 			return in, errors.New("the bundle holds no readable host outputs")
@@ -467,12 +467,11 @@ func fromFiles(files map[string][]byte, sums map[string]string, label string) (*
 			case ok && !bad[p]:
 				c.Stdout = string(b)
 			case c.Status == collect.StatusCollected:
-				why := "missing from the bundle"
-				if ok {
-					why = "corrupt in the bundle (checksum mismatch)"
-				}
 				c.Status = collect.StatusFailed
-				c.Error = "output " + why
+				c.Error = collect.ErrMissingFromBundle
+				if ok {
+					c.Error = collect.ErrCorruptInBundle
+				}
 				damaged++
 				if !bad[p] {
 					in.Problems = append(in.Problems, fmt.Sprintf("%s: output of `%s` is missing", hr.Host, c.Command))
@@ -500,7 +499,10 @@ func hasPrefix(files map[string][]byte, prefix string) bool {
 // savedOutputs reads one folder per host under prefix (or a lone host's
 // files directly under prefix, named label), each file named after its
 // command (collect.FileName), with optional <name>.stderr / <name>.exit.
-func savedOutputs(files map[string][]byte, prefix, label string) ([]collect.HostResult, []string) {
+// A stage-1 command without a file is recorded as a skipped capture whose
+// Error is missing (collect.ErrNotSaved, or collect.ErrMissingFromBundle for
+// the host folders of a bundle), so that the host is partial.
+func savedOutputs(files map[string][]byte, prefix, label, missing string) ([]collect.HostResult, []string) {
 	type hostFiles struct{ names []string }
 	byHost := map[string]*hostFiles{}
 	var ignored []string
@@ -581,11 +583,42 @@ func savedOutputs(files map[string][]byte, prefix, label string) ([]collect.Host
 			continue
 		}
 		ignored = append(ignored, ign...)
-		sortCaptures(hr.Captures)
-		hr.Finalize()
+		addMissingStage1(&hr, missing)
 		out = append(out, hr)
 	}
 	return out, ignored
+}
+
+// addMissingStage1 completes a host read from an offline input (saved
+// outputs, transcript): every stage-1 command it lacks becomes a skipped
+// capture whose Error says why (missing), the host is finalized, and it is
+// partial when something was missing, as a live scan that could not run
+// those commands would be. It sorts the captures.
+func addMissingStage1(hr *collect.HostResult, missing string) {
+	have := map[string]bool{}
+	for _, c := range hr.Captures {
+		have[c.Command] = true
+	}
+	stage1 := collect.Stage1()
+	n := 0
+	for _, c := range stage1 {
+		if !have[c.Line] {
+			hr.Captures = append(hr.Captures, collect.Capture{Host: hr.Host, Command: c.Line, Kind: c.Kind,
+				Status: collect.StatusSkipped, Error: missing})
+			n++
+		}
+	}
+	sortCaptures(hr.Captures)
+	hr.Finalize()
+	if n == 0 || hr.Status == collect.StatusNotCollected {
+		return
+	}
+	hr.Status = collect.StatusPartial
+	why := fmt.Sprintf("%d of the %d stage-1 commands missing (%s)", n, len(stage1), missing)
+	if hr.Reason != "" {
+		why = hr.Reason + "; " + why
+	}
+	hr.Reason = why
 }
 
 // sortCaptures orders captures like the collector: stage 1 in catalogue
@@ -671,8 +704,7 @@ func FromTranscript(text string) (*Input, error) {
 			len(in.Ignored), strings.Join(parse.SupportedCommands(), "; "))
 	}
 	for i := range in.Results {
-		sortCaptures(in.Results[i].Captures)
-		in.Results[i].Finalize()
+		addMissingStage1(&in.Results[i], collect.ErrNotInTranscript)
 	}
 	return in, nil
 }

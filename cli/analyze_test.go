@@ -1,0 +1,38 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A transcript holding only 2 of the 14 stage-1 commands is incomplete
+// (exit 5), exactly like a folder of saved outputs with the same gap: the
+// host is partial and the report names what was not in the input.
+func TestAnalyzeIncompleteTranscriptAndFolder(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join("..", "fixtures", "scenarios", "mixed", "esx01")
+	version, _ := os.ReadFile(filepath.Join(src, "esxcli_system_version_get.txt"))
+	rdma, _ := os.ReadFile(filepath.Join(src, "esxcli_rdma_device_list.txt"))
+	tr := filepath.Join(dir, "session.txt")
+	os.WriteFile(tr, []byte("~ # esxcli system version get\n"+string(version)+"~ # esxcli rdma device list\n"+string(rdma)+"~ # \n"), 0o644)
+	folder := filepath.Join(dir, "saved", "esx01")
+	os.MkdirAll(folder, 0o755)
+	os.WriteFile(filepath.Join(folder, "esxcli_system_version_get.txt"), version, 0o644)
+	os.WriteFile(filepath.Join(folder, "esxcli_rdma_device_list.txt"), rdma, 0o644)
+	for _, c := range []struct{ path, why string }{
+		{tr, "not in the transcript"},
+		{filepath.Dir(folder), "no saved output for it"},
+	} {
+		code, out, stderr := runCLI(t, "", "analyze", c.path, "--output", "text")
+		if code != ExitIncomplete {
+			t.Errorf("%s: exit %d, want %d\n%s\n%s", c.path, code, ExitIncomplete, out, stderr)
+		}
+		flat := strings.Join(strings.Fields(out), " ") // the text report wraps lines
+		if strings.Contains(out, "HEALTHY") || !strings.Contains(flat, "INCOMPLETE: 12 of the 14 stage-1 commands missing ("+c.why+")") ||
+			!strings.Contains(flat, "`esxcli network firewall ruleset list` skipped ("+c.why+")") {
+			t.Errorf("%s: the report does not say what was not checked:\n%s", c.path, out)
+		}
+	}
+}

@@ -1,0 +1,28 @@
+package collect
+
+// Errors the offline readers (package bundle) set on captures whose output
+// is absent because of the input, not because the command failed on the
+// host. Rules match on them (InputDamaged, NotInInput) to give the right fix.
+const (
+	// ErrMissingFromBundle: the bundle lists the command, but its output
+	// file is gone (truncated or damaged bundle).
+	ErrMissingFromBundle = "output missing from the bundle"
+	// ErrCorruptInBundle: the output failed its checksum.
+	ErrCorruptInBundle = "output corrupt in the bundle (checksum mismatch)"
+	// ErrNotInTranscript: a stage-1 command absent from a pasted transcript.
+	ErrNotInTranscript = "not in the transcript"
+	// ErrNotSaved: a stage-1 command with no file in a folder of saved outputs.
+	ErrNotSaved = "no saved output for it"
+)
+
+// InputDamaged reports whether a capture error says the output was lost
+// from a damaged bundle.
+func InputDamaged(err string) bool {
+	return err == ErrMissingFromBundle || err == ErrCorruptInBundle
+}
+
+// NotInInput reports whether a capture error says the command is simply
+// not part of an offline input (transcript, saved outputs).
+func NotInInput(err string) bool {
+	return err == ErrNotInTranscript || err == ErrNotSaved
+}
