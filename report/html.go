@@ -113,6 +113,7 @@ pre{background:#f6f8fa;padding:.5rem;overflow-x:auto;white-space:pre-wrap;word-b
 {{- range .Groups}}
 <h2><span class="badge {{.Severity}}">{{upper .Severity}}</span> {{len .Findings}}</h2>
 {{- range .Findings}}
+{{- $host := .Host}}
 <div class="finding">
 <h3><span class="badge {{.Severity}}">{{.RuleID}}</span> {{.Host}} <span class="subject">— {{.Subject}}</span></h3>
 <div class="title">{{ruleTitle $r .RuleID}}</div>
@@ -120,7 +121,7 @@ pre{background:#f6f8fa;padding:.5rem;overflow-x:auto;white-space:pre-wrap;word-b
 {{- if .Evidence}}
 <details><summary>Evidence ({{len .Evidence}})</summary>
 {{- range .Evidence}}
-<pre>{{evidence .}}</pre>
+<pre>{{if and .Host (ne .Host $host)}}{{.Host}}: {{end}}{{evidence .}}</pre>
 {{- end}}
 </details>
 {{- end}}

@@ -128,7 +128,7 @@ func junitBody(f checks.Finding) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s [%s] on %s: %s\n", f.RuleID, f.Severity, f.Host, f.Message)
 	for _, e := range f.Evidence {
-		fmt.Fprintf(&b, "evidence: %s\n", EvidenceLine(e))
+		fmt.Fprintf(&b, "%s: %s\n", evidenceLabel(f.Host, e), EvidenceLine(e))
 	}
 	if f.Fix != "" {
 		fmt.Fprintf(&b, "fix: %s\n", f.Fix)

@@ -167,11 +167,20 @@ func writeFinding(b *strings.Builder, p painter, f checks.Finding, wrap func(str
 	wrap("  ", head)
 	wrap("    ", f.Message)
 	for _, e := range f.Evidence {
-		wrap("    ", p.c("2", "evidence: "+EvidenceLine(e)))
+		wrap("    ", p.c("2", evidenceLabel(f.Host, e)+": "+EvidenceLine(e)))
 	}
 	if f.Fix != "" {
 		wrap("    ", p.c("32", "fix: ")+f.Fix)
 	}
+}
+
+// evidenceLabel is "evidence", or "evidence (HOST)" when the evidence comes
+// from another host than the finding's (cross-host rules cite peers).
+func evidenceLabel(findingHost string, e checks.Evidence) string {
+	if e.Host != "" && e.Host != findingHost {
+		return "evidence (" + e.Host + ")"
+	}
+	return "evidence"
 }
 
 // EvidenceLine renders one evidence reference on one line.
