@@ -575,14 +575,18 @@ func (m *Model) visibleRows() []int {
 }
 
 // rowSearchText is what the overview filter matches: name, verdict,
-// collection state and the rule IDs found on the host.
+// collection state and the rule IDs of the host's failing findings (not
+// the checks that could not be evaluated: /MTU must not list a host only
+// because its MTU checks did not run).
 func (m *Model) rowSearchText(r *hostRow) string {
 	parts := []string{r.name, string(r.phase), r.err}
 	if h, ok := m.reportHost(r.name); ok {
 		parts = append(parts, h.Verdict, string(h.Status))
 	}
 	for _, f := range m.byHost[r.name] {
-		parts = append(parts, f.RuleID)
+		if f.Status == checks.StatusFail {
+			parts = append(parts, f.RuleID)
+		}
 	}
 	return strings.Join(parts, " ")
 }

@@ -481,3 +481,20 @@ func TestFooterFollowsWhyToggle(t *testing.T) {
 	press(t, m, "w")
 	mustContain(t, footer(m), "w why")
 }
+
+// TestOverviewFilterIgnoresNotEvaluated: a rule ID matches the hosts where
+// that rule fails, not those where it could not be evaluated.
+func TestOverviewFilterIgnoresNotEvaluated(t *testing.T) {
+	m := newTestModel(t, 100, 24, nil)
+	press(t, m, "/", "L", "O", "W", "_", "M", "T", "U", "enter")
+	scr := screen(m)
+	mustContain(t, scr, "esx01")
+	for _, l := range strings.Split(scr, "\n") {
+		if strings.Contains(l, "esx02 ") || strings.Contains(l, "esx03 ") {
+			t.Fatalf("TEST_LOW_MTU is only not evaluated on esx02/esx03, yet the filter lists: %q\n%s", l, scr)
+		}
+	}
+	// A failing finding still matches.
+	press(t, m, "esc", "/", "F", "A", "L", "L", "B", "A", "C", "K", "enter")
+	mustContain(t, screen(m), "esx02 ")
+}
