@@ -144,6 +144,16 @@ func TestScanHostKeyFlags(t *testing.T) {
 	if st, err := os.Stat(kh); err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("known_hosts after accept-new: %v %v", st, err)
 	}
+	// Like OpenSSH, say which keys were trusted on first use.
+	reachable := 0
+	for _, hi := range l.Hosts() {
+		if !hi.Fault.Refuse && !hi.Fault.Silent {
+			reachable++
+		}
+	}
+	if n := strings.Count(errOut, "Permanently added [127.0.0.1]:"); n != reachable || reachable == 0 {
+		t.Errorf("%d 'Permanently added' lines for %d reachable hosts:\n%s", n, reachable, errOut)
+	}
 	if code, _, errOut := runScanCLI(t, dir, "--known-hosts", kh, "--password-env", "PD_PW", "-o", "json"); code != ExitOK {
 		t.Errorf("second strict scan: exit %d; stderr %s", code, errOut)
 	}

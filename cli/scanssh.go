@@ -295,7 +295,14 @@ func sshRunnerFromFlags(opts *ScanOptions, targets []collect.Target) (*collect.S
 		return nil, nil, usageError("no credentials: give a key (-i FILE, ssh-agent, IdentityFile in %s) or a password (--password-env VAR, --password-file FILE, --ask-password)", opts.SSH.SSHConfig)
 	}
 	r := collect.NewSSHRunner(*s)
-	return r, func() { r.Close(); cleanup() }, nil
+	return r, func() {
+		r.Close()
+		cleanup()
+		// Say which host keys were trusted on first use, as OpenSSH does.
+		for _, line := range s.HostKeys.Recorded() {
+			fmt.Fprintln(opts.IO.ErrOut, line)
+		}
+	}, nil
 }
 
 // scanLogger returns the slog logger for a scan, writing to w.

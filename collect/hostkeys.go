@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 
@@ -334,4 +335,19 @@ func splitHostPort(hp, defPort string) (string, string) {
 		return h, p
 	}
 	return strings.Trim(hp, "[]"), defPort
+}
+
+// Recorded lists, like OpenSSH's "Permanently added" warnings, the keys this
+// run appended to the known_hosts file (--accept-new-host-keys), sorted.
+func (db *HostKeyDB) Recorded() []string {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	var out []string
+	for host, keys := range db.accepted {
+		for _, k := range keys {
+			out = append(out, fmt.Sprintf("Permanently added %s (%s %s) to %s", host, k.Type(), ssh.FingerprintSHA256(k), db.path))
+		}
+	}
+	sort.Strings(out)
+	return out
 }
