@@ -38,7 +38,7 @@ func sourceFor(h *facts.Host, kind collect.Kind, arg string) (ok bool, why strin
 		}
 		return false, fmt.Sprintf("`%s` output could not be parsed (%s)", s.Command, s.Error)
 	}
-	return false, fmt.Sprintf("%s for %s was not run", kind, arg)
+	return false, "`" + strings.Replace(collect.Describe(kind), "<"+argPlaceholder(kind)+">", arg, 1) + "` was not run"
 }
 
 // pvrdmaInUse reports whether the host is meant to carry PVRDMA: it runs
@@ -274,4 +274,15 @@ func orPlaceholder(v, placeholder string) string {
 		return placeholder
 	}
 	return v
+}
+
+// argPlaceholder is the placeholder of a stage-2 template for its argument.
+func argPlaceholder(kind collect.Kind) string {
+	switch kind {
+	case collect.KindRDMAStats:
+		return "vmrdmaN"
+	case collect.KindNICGet, collect.KindDCBStatus:
+		return "vmnicN"
+	}
+	return ""
 }
