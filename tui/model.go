@@ -3,7 +3,9 @@ package tui
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -67,8 +69,27 @@ type analysisMsg struct {
 
 // bundleMsg reports the end of a bundle export.
 type bundleMsg struct {
-	path string
-	err  error
+	path   string
+	tokens string // the token map written next to a redacted bundle
+	err    error
+}
+
+// tokensPath is where the token map of a redacted bundle goes (as
+// bundle.TokensPath).
+func tokensPath(bundlePath string) string { return bundlePath + ".tokens.json" }
+
+// exportBundle writes the bundle and finds the token map it wrote, if the
+// bundle was redacted (a map older than this export is not reported).
+func exportBundle(export func(string) error, path string) bundleMsg {
+	start := time.Now()
+	if err := export(path); err != nil {
+		return bundleMsg{path: path, err: err}
+	}
+	msg := bundleMsg{path: path}
+	if st, err := os.Stat(tokensPath(path)); err == nil && !st.ModTime().Before(start.Add(-2*time.Second)) {
+		msg.tokens = tokensPath(path)
+	}
+	return msg
 }
 
 // rescanDoneMsg reports that a rescan returned.
@@ -243,11 +264,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case bundleMsg:
-		if msg.err != nil {
+		switch {
+		case msg.err != nil:
 			m.status = "bundle not written: " + msg.err.Error()
-		} else {
+		case msg.tokens != "":
+			m.status = "support bundle written to " + msg.path + " (redacted). Its token map turns the tokens back into real names; keep it private: " + msg.tokens
+		default:
 			m.status = "support bundle written to " + msg.path
 		}
+		m.clamp()
 		return m, nil
 	case rescanDoneMsg:
 		m.status = "rescan of " + joinMax(msg.hosts, 3) + " finished"
@@ -426,7 +451,7 @@ func (m *Model) onInputKey(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			m.status = "writing support bundle to " + path + " ..."
 			export := m.opts.ExportBundle
-			return func() tea.Msg { return bundleMsg{path: path, err: export(path)} }
+			return func() tea.Msg { return exportBundle(export, path) }
 		}
 		return nil
 	}

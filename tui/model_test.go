@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -497,4 +498,38 @@ func TestOverviewFilterIgnoresNotEvaluated(t *testing.T) {
 	// A failing finding still matches.
 	press(t, m, "esc", "/", "F", "A", "L", "L", "B", "A", "C", "K", "enter")
 	mustContain(t, screen(m), "esx02 ")
+}
+
+// TestBundleExportNamesTokenMap: after a redacted bundle, the message says
+// where its token map is, in full, even at 80 columns.
+func TestBundleExportNamesTokenMap(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/pvrdma-doctor-bundle-20260301-120000.tar.gz"
+	m := newTestModel(t, 80, 24, func(o *Options) {
+		o.BundlePath = path
+		o.ExportBundle = func(p string) error {
+			if err := os.WriteFile(p, []byte("bundle"), 0o600); err != nil {
+				return err
+			}
+			if strings.Contains(p, "redacted") {
+				return os.WriteFile(p+".tokens.json", []byte("{}"), 0o600)
+			}
+			return nil
+		}
+	})
+	press(t, m, "b", "enter")
+	scr := screen(m)
+	mustContain(t, scr, "support bundle written to")
+	mustNotContain(t, scr, "token map")
+
+	m.input.SetValue("")
+	press(t, m, "b")
+	m.input.SetValue(dir + "/redacted.tar.gz")
+	press(t, m, "enter")
+	scr = screen(m)
+	flat := strings.Join(strings.Fields(scr), " ")
+	mustContain(t, flat, dir+"/redacted.tar.gz.tokens.json", "keep it private")
+	if n := len(strings.Split(scr, "\n")); n != 24 {
+		t.Fatalf("screen has %d lines", n)
+	}
 }

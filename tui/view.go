@@ -184,7 +184,7 @@ func labeled(label, text string, w int, st lipgloss.Style) []string {
 
 // bodyHeight is the number of rows between the header and the status line.
 func (m *Model) bodyHeight() int {
-	if h := m.height - 3; h > 1 {
+	if h := m.height - 2 - len(m.statusLines()); h > 1 {
 		return h
 	}
 	return 1
@@ -284,7 +284,10 @@ func (m *Model) render() string {
 	for len(lines) < 1+bh {
 		lines = append(lines, strings.Repeat(" ", max(w, 0)))
 	}
-	lines = append(lines, fit(m.statusLine(), w), fit(m.footerLine(), w))
+	for _, l := range m.statusLines() {
+		lines = append(lines, fit(l, w))
+	}
+	lines = append(lines, fit(m.footerLine(), w))
 	if len(lines) > m.height && m.height > 0 {
 		lines = lines[len(lines)-m.height:]
 	}
@@ -342,6 +345,22 @@ func (m *Model) progressText() string {
 		return fmt.Sprintf("%d hosts analyzed", n)
 	}
 	return fmt.Sprintf("%d hosts scanned", n)
+}
+
+// statusLines is the status line; a long message (the bundle's paths)
+// wraps onto up to four lines rather than being cut.
+func (m *Model) statusLines() []string {
+	if m.mode != inputNone || m.status == "" {
+		return []string{m.statusLine()}
+	}
+	lines := wrap(m.status, max(m.width-2, 1))
+	if len(lines) > 4 {
+		lines = lines[:4]
+	}
+	for i := range lines {
+		lines[i] = stBold.Render(" " + lines[i])
+	}
+	return lines
 }
 
 // statusLine shows the input being typed, the last message, or the filters.
