@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
@@ -49,7 +50,7 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	p := painter{opt.Color}
 	var b strings.Builder
 	wrap := func(indent, s string) {
-		body := Wrap(s, opt.Width-len(indent))
+		body := unkeep(Wrap(s, opt.Width-len(indent)))
 		for _, line := range strings.Split(body, "\n") {
 			b.WriteString(indent + line + "\n")
 		}
@@ -63,7 +64,7 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	case "degraded", "incomplete":
 		verdictCode = "1;33"
 	}
-	wrap("", p.c(verdictCode, r.Verdict))
+	wrap("", p.c(verdictCode, keepCounts(r.Verdict)))
 	b.WriteString("\n" + p.c("1", "HOSTS") + "\n")
 	nameW := 4
 	for _, h := range r.Hosts {
@@ -77,17 +78,26 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 		case h.Warning > 0 || h.Status == collect.StatusPartial:
 			code = "33"
 		}
+		// The verdict wraps in the column after the name, so that
+		// continuation lines stay within the width too. Names too long to
+		// leave a column of 40 cells put the verdict under the name.
 		indent := strings.Repeat(" ", nameW+4)
-		line := fmt.Sprintf("  %-*s  %s", nameW, h.Host, h.Verdict)
-		for i, l := range strings.Split(Wrap(line, opt.Width), "\n") {
-			if i > 0 {
-				l = indent + strings.TrimLeft(l, " ")
+		stacked := opt.Width-len(indent) < 40
+		if stacked {
+			indent = "      "
+			b.WriteString(p.c(code, "  "+h.Host) + "\n")
+		}
+		for i, l := range strings.Split(unkeep(Wrap(keepCounts(h.Verdict), opt.Width-len(indent))), "\n") {
+			if i == 0 && !stacked {
+				l = fmt.Sprintf("  %-*s  %s", nameW, h.Host, l)
+			} else {
+				l = indent + l
 			}
 			b.WriteString(p.c(code, l) + "\n")
 		}
 		if h.Status != collect.StatusNotCollected {
-			wrap(indent, p.c("2", fmt.Sprintf("%s · %s · %s", orDash(h.Version, "ESXi version unknown", "ESXi "),
-				h.rdmaDevicesText(), h.pvrdmaVMsText())))
+			wrap(indent, p.c("2", strings.Join([]string{keep(orDash(h.Version, "ESXi version unknown", "ESXi ")),
+				keep(h.rdmaDevicesText()), keep(h.pvrdmaVMsText())}, nbsp+"· ")))
 		}
 		for _, n := range h.Notes {
 			wrap(indent, "note: "+n)
@@ -201,6 +211,20 @@ func EvidenceLine(e checks.Evidence) string {
 	}
 	return s
 }
+
+// nbsp joins the words of a unit ("1 PVRDMA VM") before Wrap, which
+// breaks at spaces only; unkeep turns it back into spaces after wrapping.
+const nbsp = "\u00a0"
+
+func keep(s string) string { return strings.ReplaceAll(s, " ", nbsp) }
+
+func unkeep(s string) string { return strings.ReplaceAll(s, nbsp, " ") }
+
+// countWord is a count and the word after it: "5 critical", "2 warnings".
+var countWord = regexp.MustCompile(`\b(\d+) (\pL)`)
+
+// keepCounts keeps every count with the word that follows it.
+func keepCounts(s string) string { return countWord.ReplaceAllString(s, "${1}"+nbsp+"${2}") }
 
 func orDash(v, empty, prefix string) string {
 	if v == "" {
