@@ -101,8 +101,12 @@ func init() {
 				"make its vmnic the only uplink of the PVRDMA vDS, then power-cycle the PVRDMA VMs (%s). Until then, keep the VMs "+
 				"that talk to each other on one host.", h.Host, vms)
 			if len(peers) > 0 {
-				r.Fail(h.Host, fmt.Sprintf("%s has no RDMA device but runs PVRDMA VMs (%s) while %s also run PVRDMA VMs: "+
-					"cross-host PVRDMA traffic falls back to TCP", h.Host, vms, strings.Join(peers, ", ")), fix, ev...)
+				verb := "run"
+				if len(peers) == 1 {
+					verb = "runs"
+				}
+				r.Fail(h.Host, fmt.Sprintf("%s has no RDMA device but runs PVRDMA VMs (%s) while %s also %s PVRDMA VMs: "+
+					"cross-host PVRDMA traffic falls back to TCP", h.Host, vms, strings.Join(peers, ", "), verb), fix, ev...)
 				return
 			}
 			r.FailSeverity(Info, h.Host, h.Host, fmt.Sprintf("%s has no RDMA device; its PVRDMA VMs (%s) can reach PVRDMA VMs on the same "+

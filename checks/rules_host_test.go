@@ -41,7 +41,7 @@ func TestRuleNoRDMADevice(t *testing.T) {
 			noDev(&b)
 			return []facts.Host{a, b}
 		}, want: []want{
-			{"esx02", "esx02", StatusFail, Critical, "while esx01 also run PVRDMA VMs", "2100788_0/"},
+			{"esx02", "esx02", StatusFail, Critical, "while esx01 also runs PVRDMA VMs", "2100788_0/"},
 			{host: "esx01", subject: "esx01", status: StatusPass},
 		}, exact: true},
 		// ...info when this host is the only one with PVRDMA VMs.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/crypto/ssh"
@@ -36,7 +37,7 @@ server per host on 127.0.0.1, answering the scanner's commands with realistic
 ESXi output from a scenario. It then scans the lab exactly as 'scan' scans real
 hosts (SSH, host key verification, the same commands, parsers and rules).
 
-Scenarios: %v (default mixed: several hosts, several different faults).`, fixtures.Names()),
+Scenarios: %s (default mixed: several hosts, several different faults).`, strings.Join(fixtures.Names(), ", ")),
 		Example: `  pvrdma-doctor demo
   pvrdma-doctor demo --scenario healthy --output json
   pvrdma-doctor demo --output text --bundle demo.tar.gz; pvrdma-doctor analyze demo.tar.gz`,

@@ -144,7 +144,7 @@ func scanPipeline(opts *ScanOptions) (*Pipeline, error) {
 			Runner: runner, Concurrency: opts.Concurrency, SessionsPerHost: opts.SSH.Sessions, CommandTimeout: opts.CommandTimeout,
 			HostTimeout: opts.HostTimeout, ConnectTimeout: opts.ConnectTimeout, Probes: !opts.NoProbes,
 		},
-		Meta: report.Meta{Source: fmt.Sprintf("scan of %d host(s)", len(targets))},
+		Meta: report.Meta{Source: scanSource(len(targets))},
 	}
 	// Progress on a terminal (unless the TUI shows it), log lines otherwise.
 	var logOut io.Writer = opts.IO.ErrOut
@@ -160,4 +160,12 @@ func scanPipeline(opts *ScanOptions) (*Pipeline, error) {
 	}
 	p.Collect.Logger = logger
 	return p, nil
+}
+
+// scanSource names a live scan in reports.
+func scanSource(n int) string {
+	if n == 1 {
+		return "scan of 1 host"
+	}
+	return fmt.Sprintf("scan of %d hosts", n)
 }

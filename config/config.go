@@ -87,7 +87,7 @@ func Parse(data []byte) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
+		return nil, errors.New(plainYAMLError(err.Error()))
 	}
 	sevLines, supLines := lines(&root)
 	for id, s := range c.Severity {
@@ -276,4 +276,16 @@ func (c *Config) Redacted(redact func(string) string) *Config {
 		out.Suppress[i] = s
 	}
 	return &out
+}
+
+var (
+	reUnknownField = regexp.MustCompile(`field (\S+) not found in type [\w.]+`)
+	reGoType       = regexp.MustCompile(` into (\[\])?(map\[\w+\])?[\w.]+`)
+)
+
+// plainYAMLError rewords yaml.v3's messages that name Go types
+// ("field severty not found in type config.Config") for people.
+func plainYAMLError(msg string) string {
+	msg = reUnknownField.ReplaceAllString(msg, `unknown key "$1" (known: severity, suppress; in a suppression: rule, host, subject, reason, expires)`)
+	return reGoType.ReplaceAllString(msg, "")
 }

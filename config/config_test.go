@@ -88,8 +88,8 @@ func TestApply(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	for _, c := range []struct{ name, yaml, want string }{
-		{"typo in a key", "suppress:\n  - rule: LOW_MTU\n    rason: x\n", "line 3: field rason not found"},
-		{"unknown top-level key", "severities:\n  LOW_MTU: info\n", "line 1: field severities not found"},
+		{"typo in a key", "suppress:\n  - rule: LOW_MTU\n    rason: x\n", `line 3: unknown key "rason"`},
+		{"unknown top-level key", "severities:\n  LOW_MTU: info\n", `line 1: unknown key "severities"`},
 		{"missing reason", "suppress:\n  - rule: LOW_MTU\n    host: esx01\n", "line 2: suppression of LOW_MTU needs a reason"},
 		{"unknown rule", "suppress:\n  - rule: LOW_MTUU\n    reason: x\n", "line 2: suppression of unknown rule \"LOW_MTUU\""},
 		{"bad severity", "severity:\n  LOW_MTU: urgent\n", "line 2: severity of LOW_MTU"},
