@@ -241,9 +241,17 @@ func init() {
 			}
 			sort.Strings(kinds)
 			bad := false
+			// Outputs lost from a damaged bundle, and commands that an offline
+			// input (transcript, saved outputs) simply does not hold, are not
+			// the host's fault: one finding per host for each, with its own fix.
+			var damaged, absent []Evidence
 			for _, k := range kinds {
 				for _, s := range h.Sources[collect.Kind(k)] {
 					switch {
+					case s.Status != collect.StatusCollected && collect.InputDamaged(s.Error):
+						damaged = append(damaged, Evidence{Host: h.Host, Command: s.Command, Note: s.Error})
+					case s.Status != collect.StatusCollected && collect.NotInInput(s.Error):
+						absent = append(absent, Evidence{Host: h.Host, Command: s.Command, Note: s.Error})
 					case s.Status == collect.StatusCollected && !s.Parsed:
 						bad = true
 						r.Fail(s.Command, fmt.Sprintf("output of `%s` could not be parsed: %s", s.Command, s.Error),
@@ -256,6 +264,34 @@ func init() {
 							Evidence{Host: h.Host, Command: s.Command})
 					}
 				}
+			}
+			commands := func(ev []Evidence) string {
+				var cs []string
+				for i, e := range ev {
+					if i == 5 {
+						cs = append(cs, fmt.Sprintf("and %d more", len(ev)-5))
+						break
+					}
+					cs = append(cs, "`"+e.Command+"`")
+				}
+				return strings.Join(cs, ", ")
+			}
+			if len(damaged) > 0 {
+				bad = true
+				r.Fail("outputs missing from the bundle",
+					fmt.Sprintf("%d command output(s) of %s are missing or corrupt in the bundle, which is damaged (the commands did not fail on the host): %s",
+						len(damaged), h.Host, commands(damaged)),
+					"The bundle is damaged (see the PARTIAL INPUT note): ask for a new bundle, or run the commands on the host.",
+					damaged...)
+			}
+			if len(absent) > 0 {
+				bad = true
+				r.Fail("commands not in the input",
+					fmt.Sprintf("%d command(s) are missing for %s (%s), so the checks that need them were not evaluated: %s",
+						len(absent), h.Host, absent[0].Note, commands(absent)),
+					"Run the missing commands on the host and add their outputs (paste them into the transcript, or save them "+
+						"as <command>.txt), or scan the host with pvrdma-doctor.",
+					absent...)
 			}
 			if !bad {
 				r.Pass(h.Host)

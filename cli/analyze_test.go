@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,6 +34,48 @@ func TestAnalyzeIncompleteTranscriptAndFolder(t *testing.T) {
 		if strings.Contains(out, "HEALTHY") || !strings.Contains(flat, "INCOMPLETE: 12 of the 14 stage-1 commands missing ("+c.why+")") ||
 			!strings.Contains(flat, "`esxcli network firewall ruleset list` skipped ("+c.why+")") {
 			t.Errorf("%s: the report does not say what was not checked:\n%s", c.path, out)
+		}
+	}
+}
+
+// A truncated bundle is blamed on the bundle, not the hosts: at most one
+// COLLECTION_FAILED finding per host, whose fix says the bundle is damaged.
+func TestAnalyzeTruncatedBundleBlamesTheBundle(t *testing.T) {
+	dir := t.TempDir()
+	b := filepath.Join(dir, "m.tar.gz")
+	if code, _, stderr := runCLI(t, "", "redact", "../fixtures/scenarios/mixed", b); code != ExitOK {
+		t.Fatalf("redact: %d %s", code, stderr)
+	}
+	orig, _ := os.ReadFile(b)
+	trunc := filepath.Join(dir, "trunc.tar.gz")
+	os.WriteFile(trunc, orig[:len(orig)/4], 0o644)
+	_, out, stderr := runCLI(t, "", "analyze", trunc, "--output", "json")
+	var r struct {
+		Findings []struct {
+			RuleID                     string `json:"rule_id"`
+			Host, Status, Message, Fix string
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	perHost := map[string]int{}
+	for _, f := range r.Findings {
+		if f.RuleID != "COLLECTION_FAILED" || f.Status != "fail" {
+			continue
+		}
+		perHost[f.Host]++
+		if !strings.Contains(f.Fix, "The bundle is damaged (see the PARTIAL INPUT note)") || strings.Contains(f.Fix, "--command-timeout") ||
+			!strings.Contains(f.Message, "missing or corrupt in the bundle") {
+			t.Errorf("%s: %s / %s", f.Host, f.Message, f.Fix)
+		}
+	}
+	if len(perHost) == 0 {
+		t.Fatalf("no COLLECTION_FAILED finding for the truncated bundle:\n%s", out)
+	}
+	for h, n := range perHost {
+		if n != 1 {
+			t.Errorf("%s: %d COLLECTION_FAILED findings, want 1", h, n)
 		}
 	}
 }

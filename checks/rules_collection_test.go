@@ -1,0 +1,73 @@
+package checks
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+)
+
+// Outputs lost from a damaged bundle are not blamed on the host: one
+// finding per host lists them, and its fix says the bundle is damaged.
+// Commands an offline input does not hold get one finding per host too.
+func TestCollectionFailedOfflineInput(t *testing.T) {
+	h := goodHost("esx01", "192.168.50.11")
+	n := 0
+	for k, srcs := range h.Sources {
+		for i := range srcs {
+			if n%2 == 0 {
+				srcs[i].Status, srcs[i].Error, srcs[i].Parsed = collect.StatusFailed, collect.ErrMissingFromBundle, false
+			}
+			n++
+		}
+		h.Sources[k] = srcs
+	}
+	h.Sources[collect.KindOf(cmdDCB4)] = []facts.Source{{Command: cmdDCB4, Status: collect.StatusFailed, Error: "exit status 1"}}
+	damaged := 0
+	for _, srcs := range h.Sources {
+		for _, s := range srcs {
+			if s.Error == collect.ErrMissingFromBundle {
+				damaged++
+			}
+		}
+	}
+	var fails []Finding
+	for _, f := range runRule(t, "COLLECTION_FAILED", h) {
+		if f.Status == StatusFail {
+			fails = append(fails, f)
+		}
+	}
+	if len(fails) != 2 {
+		t.Fatalf("want one finding for the damaged bundle and one for the failed command, got %d: %+v", len(fails), fails)
+	}
+	var bundleF, cmdF Finding
+	for _, f := range fails {
+		if f.Subject == cmdDCB4 {
+			cmdF = f
+		} else {
+			bundleF = f
+		}
+	}
+	if !strings.Contains(bundleF.Message, "missing or corrupt in the bundle") || !strings.Contains(bundleF.Fix, "The bundle is damaged") ||
+		strings.Contains(bundleF.Fix, "--command-timeout") || len(bundleF.Evidence) != damaged {
+		t.Errorf("damaged-bundle finding: %+v", bundleF)
+	}
+	if !strings.Contains(cmdF.Fix, "Run the command on the host by hand") {
+		t.Errorf("failed command finding: %+v", cmdF)
+	}
+
+	// Stage-1 commands that a transcript lacks.
+	h = goodHost("esx01", "192.168.50.11")
+	k := collect.KindOf(cmdNICList)
+	h.Sources[k] = []facts.Source{{Command: cmdNICList, Status: collect.StatusSkipped, Error: collect.ErrNotInTranscript}}
+	fails = nil
+	for _, f := range runRule(t, "COLLECTION_FAILED", h) {
+		if f.Status == StatusFail {
+			fails = append(fails, f)
+		}
+	}
+	if len(fails) != 1 || !strings.Contains(fails[0].Message, "not in the transcript") || strings.Contains(fails[0].Fix, "--command-timeout") {
+		t.Errorf("not in the transcript: %+v", fails)
+	}
+}
