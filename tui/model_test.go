@@ -533,3 +533,31 @@ func TestBundleExportNamesTokenMap(t *testing.T) {
 		t.Fatalf("screen has %d lines", n)
 	}
 }
+
+// TestHostNotesShownAndMarked: a host key note is wrapped in full on the
+// host screen and the host is marked on the overview, with a legend.
+func TestHostNotesShownAndMarked(t *testing.T) {
+	note := "host key NOT verified (--insecure-ignore-host-key): the connection to 10.0.0.1:22 could be intercepted"
+	withNote := func(o *Options) { o.Results[0].Notes = []string{note} }
+	for _, w := range []int{80, 120, 160} {
+		m := newTestModel(t, w, 24, withNote)
+		scr := screen(m)
+		mustContain(t, lineWith(t, scr, "esx01"), "esx01 !")
+		mustNotContain(t, lineWith(t, scr, "esx02"), "!")
+		mustContain(t, scr, "! 1 host with notes")
+		press(t, m, "enter")
+		scr = screen(m)
+		var noteLines []string
+		for _, l := range strings.Split(scr, "\n") {
+			if strings.Contains(l, "SEVERITY") {
+				break
+			}
+			if strings.HasPrefix(l, " ! note:") || len(noteLines) > 0 {
+				noteLines = append(noteLines, l)
+			}
+		}
+		sameWords(t, "note", w, wordsOf(noteLines), "! note: "+note)
+		// The findings list still shows its rows under the longer header.
+		mustContain(t, scr, "TEST_LOW_MTU")
+	}
+}

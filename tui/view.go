@@ -192,9 +192,12 @@ func (m *Model) bodyHeight() int {
 
 // listRows is how many table rows fit on a list screen.
 func (m *Model) listRows() int {
-	head := 3
-	if m.top().kind == scrOverview {
-		head = 2 + len(m.verdictLines())
+	var head int
+	switch v := m.top(); v.kind {
+	case scrOverview:
+		head = len(m.overviewHead()) + 1
+	default:
+		head = len(m.hostHead(v.host)) + 1
 	}
 	if r := m.bodyHeight() - head; r > 1 {
 		return r
@@ -500,6 +503,9 @@ func (m *Model) overviewColumns() []column {
 		hw = max(hw, ansi.StringWidth(r.name))
 	}
 	hw = min(hw, 24)
+	if m.hostsWithNotes() > 0 {
+		hw += 2 // " !"
+	}
 	cw := len("COLLECTION")
 	for _, r := range m.rows {
 		cw = max(cw, ansi.StringWidth(collectionText(r)))
@@ -519,14 +525,45 @@ func (m *Model) overviewColumns() []column {
 	return layoutColumns(cols, m.width, 16)
 }
 
-func (m *Model) overviewBody() []string {
-	v := m.top()
+// hasNotes says whether the analysis noted something about the host
+// (for example that its host key was not verified).
+func (m *Model) hasNotes(name string) bool {
+	h, ok := m.reportHost(name)
+	return ok && len(h.Notes) > 0
+}
+
+// overviewHead is what the overview shows above the table header: the
+// verdict, the source, and the legend of the notes marker when a host has
+// notes.
+func (m *Model) overviewHead() []string {
 	out := m.verdictLines()
 	title := m.opts.Title
 	if title == "" && m.rep != nil {
 		title = m.rep.Source
 	}
 	out = append(out, " "+stDim.Render(sanitize(title)))
+	if n := m.hostsWithNotes(); n > 0 {
+		out = append(out, " "+stWarn.Render("!")+" "+stDim.Render(plural(n, "host")+" with notes (such as a host key not verified): open the host to read them"))
+	}
+	return out
+}
+
+// hostsWithNotes counts the hosts with notes.
+func (m *Model) hostsWithNotes() int {
+	n := 0
+	if m.rep != nil {
+		for i := range m.rep.Hosts {
+			if len(m.rep.Hosts[i].Notes) > 0 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func (m *Model) overviewBody() []string {
+	v := m.top()
+	out := m.overviewHead()
 	cols := m.overviewColumns()
 	titles := make([]string, len(cols))
 	for i, c := range cols {
@@ -600,6 +637,10 @@ func (m *Model) overviewRow(cols []column, r *hostRow, selected bool) string {
 		switch c.title {
 		case "HOST":
 			cells[i] = sanitize(r.name)
+			if analyzed && len(h.Notes) > 0 {
+				// The marker stays visible however long the name.
+				cells[i] = fit(cells[i], c.width-2) + " !"
+			}
 		case "COLLECTION":
 			cells[i] = collectionText(r)
 		case "VERDICT":
@@ -630,6 +671,10 @@ func (m *Model) overviewRow(cols []column, r *hostRow, selected bool) string {
 			continue
 		}
 		switch c.title {
+		case "HOST":
+			if len(h.Notes) > 0 {
+				cells[i] = strings.TrimSuffix(cells[i], "!") + stWarn.Render("!")
+			}
 		case "CRIT":
 			if h.Critical > 0 {
 				cells[i] = stCrit.Render(fitRight(cells[i], c.width))
@@ -659,11 +704,13 @@ func hostVerdictStyle(h *report.Host) lipgloss.Style {
 
 // --- host: findings list ----------------------------------------------
 
-func (m *Model) hostBody() []string {
-	v := m.top()
+// hostHead is what the host screen shows above its findings: verdict,
+// details and every note, wrapped (never cut: a note may say the host key
+// was not verified).
+func (m *Model) hostHead(host string) []string {
 	var out []string
-	r := m.rows[m.index[v.host]]
-	h, analyzed := m.reportHost(v.host)
+	r := m.rows[m.index[host]]
+	h, analyzed := m.reportHost(host)
 	switch {
 	case analyzed:
 		out = append(out, " "+hostVerdictStyle(h).Render(sanitize(h.Verdict)))
@@ -676,13 +723,20 @@ func (m *Model) hostBody() []string {
 			detail = append(detail, "via "+h.Transport)
 		}
 		detail = append(detail, "collection: "+collectionText(r))
-		if len(h.Notes) > 0 {
-			detail = append(detail, "note: "+strings.Join(h.Notes, "; "))
-		}
 		out = append(out, " "+stDim.Render(sanitize(strings.Join(detail, " · "))))
+		for _, n := range h.Notes {
+			out = append(out, labeled("! note:", n, m.width, stWarn)...)
+		}
 	default:
-		out = append(out, " "+stBold.Render(sanitize(v.host)+": "+collectionText(r)), " "+stDim.Render("findings appear when this host has been collected and analyzed"))
+		out = append(out, " "+stBold.Render(sanitize(host)+": "+collectionText(r)), " "+stDim.Render("findings appear when this host has been collected and analyzed"))
 	}
+	return out
+}
+
+func (m *Model) hostBody() []string {
+	v := m.top()
+	out := m.hostHead(v.host)
+	_, analyzed := m.reportHost(v.host)
 	fs := m.hostFindings(v.host, v.filter)
 	if len(fs) == 0 {
 		switch {
