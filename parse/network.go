@@ -17,7 +17,7 @@ func na(v string) string {
 // IPInterfaceList parses `esxcli network ip interface list`. "N/A" VDS
 // names read as "".
 func IPInterfaceList(text string) ([]Vmknic, error) {
-	recs, err := readItems(text, layoutRecords, vmknicKeys, []string{"Name"})
+	recs, err := readItems(text, layoutRecords, vmknicKeys, []string{"Name", "MTU"})
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func NICList(text string) ([]NIC, error) {
 		}
 	} else {
 		var err error
-		if recs, err = readItems(text, layoutTable, nicKeys, []string{"Name", "MTU"}); err != nil {
+		if recs, err = readItems(text, layoutTable, nicKeys, []string{"Name", "Driver", "MAC Address", "MTU"}); err != nil {
 			return nil, err
 		}
 	}
@@ -199,7 +199,7 @@ var dvsKeys = []string{"Name", "VDS ID", "Class", "Num Ports", "Used Ports", "Co
 // DVSList parses `esxcli network vswitch dvs vmware list`. Uplinks keep
 // the printed order (esxcli prints them in no particular order).
 func DVSList(text string) ([]DVSwitch, error) {
-	recs, err := readItems(text, layoutRecords, dvsKeys, []string{"Name"})
+	recs, err := readItems(text, layoutRecords, dvsKeys, []string{"Name", "MTU"})
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +219,7 @@ var vssKeys = []string{"Name", "Class", "Num Ports", "Used Ports", "Configured P
 
 // StandardSwitchList parses `esxcli network vswitch standard list`.
 func StandardSwitchList(text string) ([]StandardSwitch, error) {
-	recs, err := readItems(text, layoutRecords, vssKeys, []string{"Name"})
+	recs, err := readItems(text, layoutRecords, vssKeys, []string{"Name", "MTU"})
 	if err != nil {
 		return nil, err
 	}

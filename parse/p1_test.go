@@ -69,10 +69,15 @@ func TestRDMADeviceListVariants(t *testing.T) {
 	wantParseError(t, err, 2)
 	_, err = RDMADeviceList("Foo  Bar\n---  ---\n1  2\n")
 	wantParseError(t, err, 1)
-	_, err = RDMADeviceList("Name     MTU  Speed\n-------  ---  -----\nvmrdma0  abc  1 Gbps\n")
+	const hdr = "Name     Driver      State   MTU  Speed   Paired Uplink  Description\n" +
+		"-------  ----------  ------  ---  ------  -------------  -----------\n"
+	_, err = RDMADeviceList(hdr + "vmrdma0  nmlx5_rdma  Active  abc  1 Gbps  vmnic4         CX5\n")
 	wantParseError(t, err, 3)
-	_, err = RDMADeviceList("Name     MTU  Speed\n-------  ---  -----\nvmrdma0  256  fast\n")
+	_, err = RDMADeviceList(hdr + "vmrdma0  nmlx5_rdma  Active  256  fast    vmnic4         CX5\n")
 	wantParseError(t, err, 3)
+	// The output of another command is refused, naming the missing column.
+	_, err = RDMADeviceList("Name     MTU  Speed\n-------  ---  -----\nvmrdma0  256  1 Gbps\n")
+	wantParseError(t, err, 1)
 }
 
 func TestSpeedMbps(t *testing.T) {

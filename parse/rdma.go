@@ -10,7 +10,7 @@ var rdmaDeviceKeys = []string{"Name", "Driver", "State", "MTU", "Speed", "Paired
 
 // RDMADeviceList parses `esxcli rdma device list`.
 func RDMADeviceList(text string) ([]RDMADevice, error) {
-	recs, err := readItems(text, layoutTable, rdmaDeviceKeys, []string{"Name", "MTU"})
+	recs, err := readItems(text, layoutTable, rdmaDeviceKeys, []string{"Name", "Driver", "State", "MTU", "Paired Uplink"})
 	if err != nil {
 		return nil, err
 	}
