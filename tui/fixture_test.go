@@ -81,8 +81,16 @@ func testFleet() *facts.Fleet {
 	dvs := parse.DVSwitch{Name: "rdma-dvs", MTU: 9000, Uplinks: []string{"vmnic4"}}
 	tag := &parse.AdvancedSetting{Path: "/Net/PVRDMAVmknic", StringValue: "vmk1"}
 	nic := parse.NIC{Name: "vmnic4", LinkStatus: "Up", MTU: 9000}
+	// The device listings were collected and parsed on esx01 and esx02, so
+	// the report knows their device and VM counts.
+	listed := func() map[collect.Kind][]facts.Source {
+		return map[collect.Kind][]facts.Source{
+			collect.KindRDMADeviceList: {{Command: cmdRDMAList, Status: collect.StatusCollected, Parsed: true}},
+			collect.KindPVRDMADeviceLs: {{Command: "vsish -e ls /vmkModules/vrdma/pvrdmaDevices", Status: collect.StatusCollected, Parsed: true}},
+		}
+	}
 	return &facts.Fleet{Hosts: []facts.Host{
-		{Host: "esx01", Status: collect.StatusCollected,
+		{Host: "esx01", Status: collect.StatusCollected, Sources: listed(),
 			RDMADevices: []parse.RDMADevice{{Name: "vmrdma0", State: "Active", MTU: 4096, Speed: "100 Gbps", PairedUplink: "vmnic4"}},
 			VMs:         []parse.VMProcess{{DisplayName: "hpc-node01", WorldID: "2100788"}, {DisplayName: "hpc-node03", WorldID: "2101721"}},
 			PVRDMADevices: []parse.PVRDMADevice{
@@ -90,7 +98,7 @@ func testFleet() *facts.Fleet {
 				{WorldID: "2101721", Index: "0", PhysicalHCA: 1, RoCEVersion: 2, ActiveMTU: 1024},
 			},
 			Vmknics: []parse.Vmknic{vmk}, DVSwitches: []parse.DVSwitch{dvs}, PVRDMAVmknic: tag, NICs: []parse.NIC{nic}},
-		{Host: "esx02", Status: collect.StatusCollected,
+		{Host: "esx02", Status: collect.StatusCollected, Sources: listed(),
 			VMs:           []parse.VMProcess{{DisplayName: "hpc-node04", WorldID: "2102165"}},
 			PVRDMADevices: []parse.PVRDMADevice{{WorldID: "2102165", Index: "0", PhysicalHCA: 0, RoCEVersion: 2, ActiveMTU: 4096}},
 			Vmknics:       []parse.Vmknic{vmk}, DVSwitches: []parse.DVSwitch{{Name: "rdma-dvs", MTU: 9000, Uplinks: []string{"vmnic2"}}},

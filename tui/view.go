@@ -657,9 +657,26 @@ func (m *Model) overviewRow(cols []column, r *hostRow, selected bool) string {
 				cells[i] = "-"
 				continue
 			}
-			n := map[string]int{"CRIT": h.Critical, "WARN": h.Warning, "INFO": h.Info, "N/E": h.NotEvaluated,
-				"RDMA": h.RDMADevices, "VMS": h.PVRDMAVMs}[c.title]
+			var n int
+			known := true
+			switch c.title {
+			case "CRIT":
+				n = h.Critical
+			case "WARN":
+				n = h.Warning
+			case "INFO":
+				n = h.Info
+			case "N/E":
+				n = h.NotEvaluated
+			case "RDMA":
+				n, known = h.RDMADeviceCount()
+			case "VMS":
+				n, known = h.PVRDMAVMCount()
+			}
 			cells[i] = strconv.Itoa(n)
+			if !known {
+				cells[i] = "?" // its listing was not collected
+			}
 		}
 	}
 	if selected {
@@ -718,7 +735,7 @@ func (m *Model) hostHead(host string) []string {
 		if h.Version != "" {
 			detail = append(detail, "ESXi "+h.Version)
 		}
-		detail = append(detail, plural(h.RDMADevices, "RDMA device"), plural(h.PVRDMAVMs, "PVRDMA VM"))
+		detail = append(detail, countOrUnknown(h.RDMADeviceCount)("RDMA device"), countOrUnknown(h.PVRDMAVMCount)("PVRDMA VM"))
 		if h.Transport != "" {
 			detail = append(detail, "via "+h.Transport)
 		}
@@ -807,6 +824,17 @@ func (m *Model) passedOn(host string) int {
 		}
 	}
 	return n
+}
+
+// countOrUnknown renders a count that may be unknown: "2 RDMA devices",
+// "RDMA devices unknown".
+func countOrUnknown(count func() (int, bool)) func(one string) string {
+	return func(one string) string {
+		if n, known := count(); known {
+			return plural(n, one)
+		}
+		return one + "s unknown"
+	}
 }
 
 func plural(n int, one string) string {
