@@ -23,6 +23,11 @@ import (
 type Options struct {
 	// Redact replaces identifiers by tokens (the default of the CLI).
 	Redact bool
+	// AlreadyRedacted marks results read from a redacted bundle: they are
+	// written as they are (no second redaction, no token map: the original
+	// map stays with whoever made the bundle) and the manifest still says
+	// redacted. Redact and Tokens must be unset.
+	AlreadyRedacted bool
 	// Tokens seeds the redaction with an earlier token map, so that two
 	// bundles of the same fleet use the same tokens (optional).
 	Tokens *TokenMap
@@ -61,6 +66,9 @@ func Write(w io.Writer, results []collect.HostResult, opts Options) (*Written, e
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
 	}
+	if opts.AlreadyRedacted && (opts.Redact || opts.Tokens != nil) {
+		return nil, errors.New("bundle: the results are already redacted: they cannot be redacted again")
+	}
 	results = cloneResults(results)
 	redact := identity
 	var tm *TokenMap
@@ -83,7 +91,7 @@ func Write(w io.Writer, results []collect.HostResult, opts Options) (*Written, e
 		Tool:          report.Tool{Name: "pvrdma-doctor", Version: opts.ToolVersion},
 		CreatedAt:     opts.Now.UTC(),
 		Source:        redact(opts.Source),
-		Redacted:      opts.Redact,
+		Redacted:      opts.Redact || opts.AlreadyRedacted,
 	}
 	var files []entry
 	add := func(name string, data []byte) {

@@ -127,6 +127,11 @@ func runAnalyze(ctx context.Context, opts *AnalyzeOptions) error {
 	if err != nil {
 		return err
 	}
+	return analyzePipeline(opts, in).Run(ctx)
+}
+
+// analyzePipeline is the pipeline that analyses a loaded offline input.
+func analyzePipeline(opts *AnalyzeOptions, in *bundle.Input) *Pipeline {
 	meta := report.Meta{Source: in.Source(), Notes: inputNotes(in)}
 	targets := make([]collect.Target, len(in.Results))
 	for i, hr := range in.Results {
@@ -135,7 +140,9 @@ func runAnalyze(ctx context.Context, opts *AnalyzeOptions) error {
 	p := &Pipeline{
 		IO: opts.IO, Getenv: opts.Getenv, Report: &opts.Report, Targets: targets, Meta: meta,
 		Results: in.Results, Partial: in.Partial(),
-		Bundle: bundleExporter(meta, BundleFlags{}),
+		// Exporting a redacted bundle keeps it as it is: redacting tokens
+		// again would only produce a useless identity token map.
+		Bundle: bundleExporter(meta, BundleFlags{AlreadyRedacted: in.Redacted()}),
 	}
-	return p.Run(ctx)
+	return p
 }

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
+	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
 // A transcript holding only 2 of the 14 stage-1 commands is incomplete
@@ -77,5 +80,54 @@ func TestAnalyzeTruncatedBundleBlamesTheBundle(t *testing.T) {
 		if n != 1 {
 			t.Errorf("%s: %d COLLECTION_FAILED findings, want 1", h, n)
 		}
+	}
+}
+
+// The UI's export of an analysed redacted bundle keeps it as it is: no
+// second redaction, no token map, the manifest still says redacted and the
+// tokens are those of the original. An unredacted input is still redacted.
+func TestAnalyzeExportOfRedactedBundle(t *testing.T) {
+	dir := t.TempDir()
+	b := filepath.Join(dir, "shared.tar.gz")
+	if code, _, stderr := runCLI(t, "", "redact", healthyDir, b); code != ExitOK {
+		t.Fatalf("redact: %d %s", code, stderr)
+	}
+	var errOut strings.Builder
+	opts := &AnalyzeOptions{IO: &IOStreams{Out: &errOut, ErrOut: &errOut}, Getenv: func(string) string { return "" }}
+	in, err := loadInput(b, nil, &errOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "export.tar.gz")
+	if err := analyzePipeline(opts, in).Bundle(out, in.Results); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(bundle.TokensPath(out)); err == nil {
+		t.Error("exporting a redacted bundle wrote a token map")
+	}
+	again, err := bundle.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !again.Redacted() || again.Manifest.Hosts[0].Host != in.Manifest.Hosts[0].Host || again.Results[0].Host != "host-001" {
+		t.Errorf("export: redacted %v, hosts %q (was %q)", again.Redacted(), again.Manifest.Hosts[0].Host, in.Manifest.Hosts[0].Host)
+	}
+	var w strings.Builder
+	if err := writeBundle(filepath.Join(dir, "said.tar.gz"), in.Results, report.Meta{}, BundleFlags{AlreadyRedacted: true}, &w); err != nil ||
+		!strings.Contains(w.String(), "already redacted") {
+		t.Errorf("message %q, err %v", w.String(), err)
+	}
+
+	// An unredacted input is redacted on export, with its token map.
+	in, err = loadInput(healthyDir, nil, &errOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = filepath.Join(dir, "fresh.tar.gz")
+	if err := analyzePipeline(opts, in).Bundle(out, in.Results); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(bundle.TokensPath(out)); err != nil {
+		t.Errorf("unredacted input exported without a token map: %v", err)
 	}
 }

@@ -26,6 +26,10 @@ type BundleFlags struct {
 	NoRedact bool
 	// Tokens is an earlier token map to reuse (same tokens across bundles).
 	Tokens string
+	// AlreadyRedacted: the results come from a redacted bundle (analyze):
+	// they are exported as they are, without a second redaction or a
+	// token map, and the manifest still says redacted.
+	AlreadyRedacted bool
 	// Config is the config file the run uses (severity overrides and
 	// suppressions), so the bundle's report matches what the user saw.
 	// Set by the command after its flags are validated; nil for none.
@@ -63,8 +67,11 @@ func bundleOptions(meta report.Meta, bf BundleFlags) (bundle.Options, error) {
 	if tm != nil && bf.NoRedact {
 		return bundle.Options{}, usageError("--tokens makes no sense with --no-redact")
 	}
+	if bf.AlreadyRedacted && (tm != nil || bf.NoRedact) {
+		return bundle.Options{}, usageError("the input is already redacted: --tokens and --no-redact do not apply")
+	}
 	return bundle.Options{
-		Redact: !bf.NoRedact, Tokens: tm, ToolVersion: Version, Now: meta.Now, Source: meta.Source,
+		Redact: !bf.NoRedact && !bf.AlreadyRedacted, AlreadyRedacted: bf.AlreadyRedacted, Tokens: tm, ToolVersion: Version, Now: meta.Now, Source: meta.Source,
 		Analyze: func(rs []collect.HostResult, redact func(string) string) bundle.Analysis {
 			m := meta
 			m.Source = redact(m.Source)
@@ -87,7 +94,7 @@ var bundleHTML = report.WriteHTML
 // the only way to read a bundle that may already have been shared. Reusing
 // that same map (--tokens pointing at it) is fine: the new map extends it.
 func checkTokenMapFree(path string, bf BundleFlags) error {
-	if bf.NoRedact {
+	if bf.NoRedact || bf.AlreadyRedacted {
 		return nil
 	}
 	tp := bundle.TokensPath(path)
@@ -117,10 +124,13 @@ func writeBundle(path string, results []collect.HostResult, meta report.Meta, bf
 	if err != nil && w == nil {
 		return fmt.Errorf("writing the bundle: %w", err)
 	}
-	if w.Tokens != nil {
+	switch {
+	case bf.AlreadyRedacted:
+		fmt.Fprintf(errOut, "Bundle written to %s, kept as it was: the input was already redacted, so it was not redacted again and no token map was written (the original map stays with whoever made the bundle).\n", path)
+	case w.Tokens != nil:
 		fmt.Fprintf(errOut, "Bundle written to %s (redacted). Token map: %s - keep it private, never send it with the bundle.\n",
 			path, bundle.TokensPath(path))
-	} else {
+	default:
 		fmt.Fprintf(errOut, "Bundle written to %s (NOT redacted: it contains host names, addresses and VM names).\n", path)
 	}
 	return err
