@@ -226,7 +226,7 @@ func (m *Model) verdictLines() []string {
 		lines = lines[:2]
 		lines[1] = ansi.Truncate(lines[1]+" "+strings.Join(wrap(m.rep.Verdict, m.width-2)[2:], " "), m.width-2, "…")
 	}
-	st := verdictStyle(m.rep.Summary)
+	st := verdictStyle(m.rep)
 	for i := range lines {
 		lines[i] = " " + st.Render(lines[i])
 	}
@@ -584,13 +584,11 @@ func (m *Model) overviewBody() []string {
 	return out
 }
 
-func verdictStyle(s report.Summary) lipgloss.Style {
-	switch {
-	case s.Critical > 0:
+func verdictStyle(r *report.Report) lipgloss.Style {
+	switch r.VerdictClass() {
+	case "broken", "nothing_checked":
 		return stCrit
-	case s.Warning > 0:
-		return stWarn
-	case s.HostsNotCollected+s.HostsPartial > 0:
+	case "degraded", "incomplete":
 		return stWarn
 	}
 	return stOK
