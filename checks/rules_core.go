@@ -221,7 +221,7 @@ func init() {
 			"finding lists what was not collected and why, so that nobody mistakes an incomplete scan for a healthy one.",
 		Fix: "Fix the reason shown (SSH enabled and reachable, credentials, host key, command timeout) and scan again; " +
 			"commands that fail on the host itself may need a newer ESXi release or driver.",
-		Docs:    []string{"README.md#what-gets-collected"},
+		Docs:    []string{"README.md#what-gets-run-on-your-hosts"},
 		Applies: "all",
 		Host: func(h *facts.Host, _ *facts.Fleet, r *Reporter) {
 			if h.Status == collect.StatusNotCollected {

@@ -19,6 +19,9 @@ func checkBundleFlags(bf BundleFlags) error {
 	if bf.Path == "" {
 		return nil
 	}
+	if err := checkTokenMapFree(bf.Path, bf); err != nil {
+		return err
+	}
 	dir := filepath.Dir(bf.Path)
 	st, err := os.Stat(dir)
 	if err != nil || !st.IsDir() {
