@@ -775,8 +775,12 @@ func TestDropHangAndSessionLimit(t *testing.T) {
 		},
 		MaxSessions: 2,
 	})
+	// With MaxSessions 2 and one session held by the hung command, the
+	// other commands queue through one session; the command timeout also
+	// covers that wait, so it must leave room for it on a loaded (-race)
+	// machine, while the hung command still times out.
 	res := scan(t, newRunner(t, setupOpts{policy: collect.HostKeyInsecure, creds: password(l)}), labTargets(l),
-		collect.Options{SessionsPerHost: 8, CommandTimeout: 300 * time.Millisecond})
+		collect.Options{SessionsPerHost: 8, CommandTimeout: 2 * time.Second})
 
 	// Commands run concurrently: the host answers 5 execs and drops the
 	// connection at the 6th, so up to 5 complete (answers in flight when
