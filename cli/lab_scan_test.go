@@ -189,7 +189,7 @@ func TestUnreachableHostsAreReportedAndTheScanGoesOn(t *testing.T) {
 	_, a := scanLab(t, sc, lab.Options{Faults: map[string]lab.Fault{
 		"esx01": {RejectAuth: true},
 		"esx02": {Silent: true},
-	}}, collect.Options{ConnectTimeout: 500 * time.Millisecond})
+	}}, collect.Options{ConnectTimeout: 1500 * time.Millisecond})
 	status := map[string]collect.HostResult{}
 	for _, r := range a.Results {
 		status[r.Host] = r
