@@ -1,11 +1,8 @@
 package cli
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,7 +40,7 @@ func TestBundleHonoursConfigSuppressions(t *testing.T) {
 		// analyze re-runs today's rules without the config; the bundle's own
 		// report.json is what the user saw.
 		var fromBundle report.Report
-		raw := readBundleFile(t, out, "report.json")
+		raw := archiveFiles(t, out)["report.json"]
 		if err := json.Unmarshal(raw, &fromBundle); err != nil {
 			t.Fatal(err)
 		}
@@ -56,34 +53,6 @@ func TestBundleHonoursConfigSuppressions(t *testing.T) {
 		}
 		if redact && strings.Contains(string(raw), "esx04") {
 			t.Errorf("redacted bundle report still names esx04")
-		}
-	}
-}
-
-// readBundleFile returns one member of a bundle archive.
-func readBundleFile(t *testing.T, path, name string) []byte {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(gz)
-	for {
-		h, err := tr.Next()
-		if err != nil {
-			t.Fatalf("%s not in %s: %v", name, path, err)
-		}
-		if h.Name == name {
-			b, err := io.ReadAll(tr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return b
 		}
 	}
 }
