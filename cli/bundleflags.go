@@ -36,3 +36,16 @@ func checkBundleFlags(bf BundleFlags) error {
 	os.Remove(name)
 	return nil
 }
+
+// attachBundle wires a live run's bundle export: --bundle writes one after
+// the run (with the run's config, so its report matches what the user saw),
+// and the TUI's export key writes one on demand.
+func (p *Pipeline) attachBundle(bf BundleFlags) {
+	bf.Config = p.Report.cfg
+	if bf.Path != "" {
+		p.Export = func(a *Analysis) error {
+			return writeBundle(bf.Path, a.Results, p.Meta, bf, p.IO.ErrOut)
+		}
+	}
+	p.Bundle = bundleExporter(p.Meta, bf)
+}

@@ -75,13 +75,7 @@ func runDemo(ctx context.Context, opts *DemoOptions) error {
 		Collect: collect.Options{Runner: runner, Probes: true, Logger: slog.New(slog.DiscardHandler)},
 		Meta:    report.Meta{Source: fmt.Sprintf("demo: simulated lab, scenario %q (%s)", sc.Name, sc.Description)},
 	}
-	opts.Bundle.Config = opts.Report.cfg
-	if opts.Bundle.Path != "" {
-		p.Export = func(a *Analysis) error {
-			return writeBundle(opts.Bundle.Path, a.Results, p.Meta, opts.Bundle, opts.IO.ErrOut)
-		}
-	}
-	p.Bundle = bundleExporter(p.Meta, opts.Bundle)
+	p.attachBundle(opts.Bundle)
 	return p.Run(ctx)
 }
 

@@ -111,13 +111,7 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 	if opts.closeRunner != nil {
 		defer opts.closeRunner()
 	}
-	opts.Bundle.Config = opts.Report.cfg
-	if opts.Bundle.Path != "" {
-		p.Export = func(a *Analysis) error {
-			return writeBundle(opts.Bundle.Path, a.Results, p.Meta, opts.Bundle, opts.IO.ErrOut)
-		}
-	}
-	p.Bundle = bundleExporter(p.Meta, opts.Bundle)
+	p.attachBundle(opts.Bundle)
 	return p.Run(ctx)
 }
 
