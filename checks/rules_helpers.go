@@ -172,16 +172,6 @@ func probePairs(h *facts.Host) []probePair {
 	return out
 }
 
-// rdmaDeviceByUplink returns the RDMA device paired with a vmnic.
-func rdmaDeviceByUplink(h *facts.Host, vmnic string) *parse.RDMADevice {
-	for i := range h.RDMADevices {
-		if h.RDMADevices[i].PairedUplink == vmnic {
-			return &h.RDMADevices[i]
-		}
-	}
-	return nil
-}
-
 func statsFor(h *facts.Host, device string) *parse.RDMAStats {
 	for i := range h.RDMAStats {
 		if h.RDMAStats[i].Device == device {

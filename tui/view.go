@@ -525,13 +525,6 @@ func (m *Model) overviewColumns() []column {
 	return layoutColumns(cols, m.width, 16)
 }
 
-// hasNotes says whether the analysis noted something about the host
-// (for example that its host key was not verified).
-func (m *Model) hasNotes(name string) bool {
-	h, ok := m.reportHost(name)
-	return ok && len(h.Notes) > 0
-}
-
 // overviewHead is what the overview shows above the table header: the
 // verdict, the source, and the legend of the notes marker when a host has
 // notes.
