@@ -14,6 +14,7 @@ const (
 	docPVRDMASupport = "https://docs.vmware.com/en/VMware-vSphere/8.0/vsphere-networking/GUID-4A5EBD44-FB1E-4A83-BB47-BBC65181E1C2.html"
 	docPVRDMAHPC     = "VMware, \"VMware Paravirtual RDMA for High Performance Computing: PVRDMA Setup and Performance Study\" (November 2021), section Troubleshooting"
 	docRDMAOverview  = "https://docs.vmware.com/en/VMware-vSphere/6.5/com.vmware.vsphere.networking.doc/GUID-9AADBB49-876E-4E44-8149-D0523D8ADA6A.html"
+	docLinuxIBAddr   = "https://github.com/torvalds/linux/blob/master/include/rdma/ib_addr.h (iboe_get_mtu: RoCE MTU from the netdev MTU)"
 	docRoCENetwork   = "https://docs.vmware.com/en/VMware-vSphere/7.0/com.vmware.vsphere.networking.doc/GUID-4A5EBD44-FB1E-4A83-BB47-BBC65181E1C2.html (Network Requirements for RDMA over Converged Ethernet)"
 )
 
@@ -68,30 +69,38 @@ func init() {
 
 	register(&Rule{
 		ID:       "LOW_MTU",
-		Title:    "PVRDMA active MTU is below what the network path allows",
+		Title:    "PVRDMA active MTU is below what the data path allows",
 		Severity: Warning,
-		Why: "RoCE carries at most 4096-byte RDMA messages per frame when the Ethernet path has 9000-byte frames " +
-			"(9000 - 96 bytes of RoCE v2 headers), and only 1024 with 1500-byte frames. A PVRDMA adapter stuck at " +
-			"`Active MTU:1024` on a jumbo-frame path sends four times as many packets for the same data and loses a large " +
-			"part of its bandwidth. The active MTU is settled when the guest driver brings the port up, so it stays low " +
-			"when the VM's interface or the vDS had a small MTU at that time. pvrdma-doctor rates this a warning, not critical: " +
-			"PVRDMA reports its MTU from the host device, so a guest may legitimately run lower than its netdev suggests.",
-		Fix: "Use MTU 9000 end to end (physical switch, vDS, PVRDMA vmknic, and the guest's PVRDMA-paired vmxnet3 " +
-			"interface), then reload the guest driver (modprobe -r vmw_pvrdma && modprobe vmw_pvrdma) or reboot the guest.",
-		Docs:    []string{docPVRDMAHPC, docRoCENetwork},
+		Why: "RoCE carries at most 4096 bytes of RDMA payload per packet when the data path (the PVRDMA vDS and its RDMA " +
+			"uplink) has 9000-byte frames, and 1024 with 1500-byte frames (Ethernet MTU minus 96 bytes of RoCE v2 headers, " +
+			"Linux iboe_get_mtu). An adapter at `Active MTU:1024` on a jumbo path sends four times as many packets per " +
+			"message: that costs CPU and packet rate, and matters for small and medium messages and packet-rate-bound " +
+			"workloads; large transfers still come close to line rate (VMware's PVRDMA HPC study ran its reference setup at " +
+			"Active MTU 1024). So this is information when every adapter on the vDS runs at the same MTU, and a warning " +
+			"when the adapter runs below the other adapters on its vDS: every connection with it negotiates down to its MTU, " +
+			"the sign of a guest interface left at a small MTU. It is never reported for adapters that fall back to TCP " +
+			"(no physical HCA): their RDMA MTU does not matter until they have one.",
+		Fix: "The RoCE MTU follows the MTU of the guest's Ethernet interface of the PVRDMA adapter (vmxnet3 function of the " +
+			"same PCI slot; Linux iboe_get_mtu). In the guest: `ibv_devinfo -d vmw_pvrdma0 | grep mtu` shows active_mtu, " +
+			"`ip link show` the interface's MTU; set it to 9000 (ip link set dev IFACE mtu 9000, and persist it), then reload " +
+			"the driver (modprobe -r vmw_pvrdma && modprobe vmw_pvrdma) or reboot the guest.",
+		Docs:    []string{docPVRDMAHPC, docRoCENetwork, docLinuxIBAddr},
 		Applies: "ESXi 6.5 and later",
-		Host: func(h *facts.Host, _ *facts.Fleet, r *Reporter) {
+		Host: func(h *facts.Host, fleet *facts.Fleet, r *Reporter) {
 			if len(h.PVRDMADevices) == 0 {
 				if ok, why := h.Available(collect.KindPVRDMADeviceLs, collect.KindPVRDMAProperties); !ok && len(h.Sources[collect.KindPVRDMAProperties]) > 0 {
 					r.NotEvaluated(h.Host, why)
 				}
 				return
 			}
+			if ok, _ := h.Available(collect.KindRDMADeviceList); ok && len(usableRDMA(h)) == 0 {
+				return // traffic falls back to TCP: TCP_FALLBACK / PHYSICAL_HCA_UNAVAILABLE report it
+			}
 			path, ok := hostPathMTU(h)
 			if !ok {
-				_, why := h.Available(collect.KindPVRDMAVmknicOpt, collect.KindIPInterfaceList, collect.KindDVSList)
+				_, why := h.Available(collect.KindDVSList, collect.KindRDMADeviceList)
 				if why == "" {
-					why = "the PVRDMA vmknic and its distributed switch could not be identified, so the path MTU is unknown"
+					why = "the PVRDMA distributed switch could not be identified, so the data path MTU is unknown"
 				}
 				for _, d := range h.PVRDMADevices {
 					r.NotEvaluated(vmLabel(d), why)
@@ -99,23 +108,76 @@ func init() {
 				return
 			}
 			want := rdmaMTUFor(path.MTU)
+			sw := pvrdmaSwitch(h)
 			for _, d := range h.PVRDMADevices {
 				field := d.Props.Fields["Active MTU"]
 				if field.Line == 0 || d.ActiveMTU == 0 {
 					r.NotEvaluated(vmLabel(d), "`Active MTU` missing from the vsish properties")
 					continue
 				}
+				if d.PhysicalHCA == 0 {
+					continue // falls back to TCP: its RDMA MTU does not matter yet
+				}
 				if d.ActiveMTU >= want {
 					r.Pass(vmLabel(d))
 					continue
 				}
 				ev := append([]Evidence{Ev(h.Host, field.Ref)}, path.Evidence...)
-				r.Fail(vmLabel(d),
-					fmt.Sprintf("%s runs at RDMA MTU %d, but its path carries %d-byte frames (%s), which allows %d",
-						vmLabel(d), d.ActiveMTU, path.MTU, strings.Join(path.Parts, ", "), want),
-					"In the guest, set the PVRDMA-paired vmxnet3 interface to MTU 9000 (ip link set dev <iface> mtu 9000, and persist it), "+
-						"then reload the driver: modprobe -r vmw_pvrdma && modprobe vmw_pvrdma (or reboot the guest).",
+				msg := fmt.Sprintf("%s runs at RDMA MTU %d while its data path carries %d-byte frames (%s), which allows %d: "+
+					"%d times as many packets per message, which costs packet rate for small and medium messages (large transfers still come close to line rate)",
+					vmLabel(d), d.ActiveMTU, path.MTU, strings.Join(path.Parts, ", "), want, want/d.ActiveMTU)
+				sev := Info
+				if top, peer := topActiveMTU(fleet, sw.Name); top > d.ActiveMTU {
+					sev = Warning
+					msg += fmt.Sprintf("; other adapters on %s run at %d (e.g. %s), and every connection with this one negotiates down to %d",
+						sw.Name, top, peer.label, d.ActiveMTU)
+					ev = append(ev, peer.ev)
+				} else {
+					msg += fmt.Sprintf("; every adapter on %s runs at %d, as in VMware's reference setup", sw.Name, d.ActiveMTU)
+				}
+				r.FailSeverity(sev, h.Host, vmLabel(d), msg,
+					fmt.Sprintf("In %s: check `ibv_devinfo -d vmw_pvrdma0 | grep mtu` (active_mtu) and the MTU of the PVRDMA adapter's Ethernet interface "+
+						"(`ip link show`; the RoCE MTU follows it); set it to %d (ip link set dev IFACE mtu %d, and persist it), then reload the driver: "+
+						"modprobe -r vmw_pvrdma && modprobe vmw_pvrdma (or reboot the guest).", orPlaceholder(d.VMName, "the guest"), path.MTU, path.MTU),
 					ev...)
+			}
+		},
+	})
+
+	register(&Rule{
+		ID:       "ACTIVE_MTU_ABOVE_PATH",
+		Title:    "PVRDMA active MTU is larger than the data path proved to carry",
+		Severity: Warning,
+		Why: "When a don't-fragment jumbo probe from the PVRDMA vmknic gets no reply while a 1472-byte probe to the same peer " +
+			"does, the network between the hosts carries no more than 1500-byte frames. An adapter whose RoCE Active MTU " +
+			"needs bigger frames (2048 or 4096) sends packets that are silently dropped: large messages stall and retry " +
+			"until the queue pair fails, while small ones work, the hardest kind of failure to diagnose. It is a consequence " +
+			"of the path MTU problem MTU_MISMATCH reports, and a warning of its own until that is fixed.",
+		Fix:     "Fix the path (MTU 9216 on every physical switch port between the hosts), or lower the guest interface's MTU to 1500 so that RoCE uses 1024.",
+		Docs:    []string{docRoCENetwork, docLinuxIBAddr},
+		Applies: "ESXi 6.5 and later",
+		Host: func(h *facts.Host, _ *facts.Fleet, r *Reporter) {
+			if len(h.PVRDMADevices) == 0 {
+				return
+			}
+			path, ok := hostPathMTU(h)
+			if !ok || !path.Proved {
+				return
+			}
+			allowed := rdmaMTUFor(path.MTU)
+			for _, d := range h.PVRDMADevices {
+				if d.PhysicalHCA == 0 || d.ActiveMTU == 0 {
+					continue
+				}
+				if d.ActiveMTU <= allowed {
+					r.Pass(vmLabel(d))
+					continue
+				}
+				ev := append([]Evidence{Ev(h.Host, d.Props.Fields["Active MTU"].Ref)}, path.Evidence...)
+				r.Fail(vmLabel(d), fmt.Sprintf("%s runs at RDMA MTU %d, but probes proved the data path carries only %d-byte frames (%s), which allows %d: "+
+					"its large RoCE packets are dropped", vmLabel(d), d.ActiveMTU, path.MTU, strings.Join(path.Parts, ", "), allowed),
+					fmt.Sprintf("Fix the physical path first (MTU 9216 on every switch port between %s and its peers); until then, in %s set the PVRDMA "+
+						"adapter's Ethernet interface to MTU 1500 so that RoCE uses %d.", h.Host, orPlaceholder(d.VMName, "the guest"), allowed), ev...)
 			}
 		},
 	})
@@ -298,6 +360,31 @@ func init() {
 			}
 		},
 	})
+}
+
+type adapterRef struct {
+	label string
+	ev    Evidence
+}
+
+// topActiveMTU returns the largest Active MTU of the HCA-backed PVRDMA
+// adapters on the named vDS across the fleet, and one adapter running at it.
+func topActiveMTU(fleet *facts.Fleet, dvs string) (int, adapterRef) {
+	top, at := 0, adapterRef{}
+	for i := range fleet.Hosts {
+		o := &fleet.Hosts[i]
+		sw, _, _ := peerPath(fleet, i)
+		if sw == nil || sw.Name != dvs {
+			continue
+		}
+		for _, d := range o.PVRDMADevices {
+			if d.PhysicalHCA != 0 && d.ActiveMTU > top {
+				top = d.ActiveMTU
+				at = adapterRef{label: o.Host + "/" + vmLabel(d), ev: Ev(o.Host, d.Props.Fields["Active MTU"].Ref)}
+			}
+		}
+	}
+	return top, at
 }
 
 func pvrdmaVMNames(h *facts.Host) []string {

@@ -203,14 +203,16 @@ func init() {
 
 	register(&Rule{
 		ID:       "PVRDMA_VMKNIC_NOT_ON_DVS",
-		Title:    "The PVRDMA vmknic is not on the PVRDMA distributed switch",
-		Severity: Warning,
-		Why: "All PVRDMA VMs must be connected to the same vSphere Distributed Switch, whose uplink is the HCA; the vmknic " +
-			"tagged for PVRDMA is how the PVRDMA backend reaches other hosts, so it belongs on that vDS too. A tagged " +
-			"vmknic on a standard switch or another vDS sends PVRDMA traffic over uplinks without the HCA. VMware does not " +
-			"state this in so many words (it follows from the requirement that PVRDMA VMs share one vDS), hence a warning, not critical.",
-		Fix:     "Migrate the tagged vmknic to the PVRDMA vDS (vSphere Client: Networking > vDS > Add and Manage Hosts > Manage VMkernel adapters), or tag a vmknic that is on it.",
-		Docs:    []string{docPVRDMA70, docTagVmknic},
+		Title:    "The PVRDMA vmknic is not on the PVRDMA distributed switch (valid setup, for information)",
+		Severity: Info,
+		Why: "The vmknic tagged in /Net/PVRDMAVmknic carries PVRDMA's control data between hosts (VMware: \"PVRDMA needs " +
+			"to use a VMKernel network interface (vmknic) to send and receive control data with other PVRDMA devices\"); " +
+			"the RDMA data goes through the HCA, the uplink of the PVRDMA vDS. VMware's own setup guides tag vmk0, the " +
+			"management vmknic on a standard switch, so a tagged vmknic off the PVRDMA vDS is a valid setup: it only needs " +
+			"to reach the peers' tagged vmknics (VMKPING_UNREACHABLE checks that). pvrdma-doctor reports it as information " +
+			"only, so that nobody mistakes it for the data path: its MTU does not limit RDMA frames.",
+		Fix:     "Nothing is required. If you prefer to keep PVRDMA's control traffic off the management network, create a vmknic on the PVRDMA vDS and tag it: esxcli system settings advanced set -o /Net/PVRDMAVmknic -s vmkN.",
+		Docs:    []string{docPVRDMAHPC, docTagVmknic},
 		Applies: "ESXi 6.5 and later",
 		Host: func(h *facts.Host, _ *facts.Fleet, r *Reporter) {
 			if ok, why := h.Available(collect.KindPVRDMAVmknicOpt, collect.KindIPInterfaceList, collect.KindDVSList, collect.KindRDMADeviceList); !ok {
@@ -222,19 +224,8 @@ func init() {
 			if v == nil {
 				return // PVRDMA_VMKNIC_UNSET reports it
 			}
-			// The PVRDMA vDS is the one holding an RDMA paired uplink.
-			var want string
-			for _, sw := range h.DVSwitches {
-				for _, d := range h.RDMADevices {
-					if hasString(sw.Uplinks, d.PairedUplink) {
-						want = sw.Name
-					}
-				}
-			}
-			if want == "" && len(h.DVSwitches) == 1 {
-				want = h.DVSwitches[0].Name
-			}
-			if v.VDSName != "" && (want == "" || v.VDSName == want) {
+			sw := pvrdmaSwitch(h)
+			if sw == nil || v.VDSName == sw.Name {
 				r.Pass(v.Name)
 				return
 			}
@@ -243,20 +234,15 @@ func init() {
 			if v.VDSName != "" {
 				where = "distributed switch " + v.VDSName
 			}
-			if want == "" {
-				if len(h.DVSwitches) > 0 {
-					return // several vDS and no HCA uplink: cannot tell which is the PVRDMA vDS
-				}
-				r.Fail(v.Name, fmt.Sprintf("%s, tagged for PVRDMA, is on %s and %s has no distributed switch", v.Name, where, h.Host),
-					fmt.Sprintf("Add %s to the PVRDMA vDS with the HCA's vmnic as its uplink, migrate %s onto it (vSphere Client: Networking > vDS > Add and Manage Hosts).", h.Host, v.Name),
-					ev...)
-				return
+			fix := "Nothing is required."
+			if other := dvsVmknic(h, sw.Name); other != "" {
+				fix += fmt.Sprintf(" To keep PVRDMA's control traffic on %s instead, tag %s: esxcli system settings advanced set -o /Net/PVRDMAVmknic -s %s", sw.Name, other, other)
+			} else {
+				fix += fmt.Sprintf(" To keep PVRDMA's control traffic on %s instead, create a vmknic on it and tag it (esxcli system settings advanced set -o /Net/PVRDMAVmknic -s vmkN).", sw.Name)
 			}
-			fix := fmt.Sprintf("Migrate %s to %s (vSphere Client: Networking > %s > Add and Manage Hosts > Manage VMkernel adapters)", v.Name, want, want)
-			if other := dvsVmknic(h, want); other != "" {
-				fix += fmt.Sprintf(", or tag %s instead: esxcli system settings advanced set -o /Net/PVRDMAVmknic -s %s", other, other)
-			}
-			r.Fail(v.Name, fmt.Sprintf("%s, tagged for PVRDMA, is on %s, not on the PVRDMA vDS %s", v.Name, where, want), fix+".", ev...)
+			r.FailSeverity(Info, h.Host, v.Name, fmt.Sprintf("%s, tagged for PVRDMA, is on %s, not on the PVRDMA vDS %s: this is the setup VMware's "+
+				"PVRDMA guides use (the tagged vmknic carries control data; RDMA data goes through the HCA on %s), valid as long as "+
+				"the tagged vmknics of all hosts reach each other", v.Name, where, sw.Name, sw.Name), fix, ev...)
 		},
 	})
 

@@ -113,7 +113,7 @@ func TestRulePVRDMAVmknicNotOnDVS(t *testing.T) {
 		{name: "fires on a standard switch", hosts: one(func(h *facts.Host) {
 			h.PVRDMAVmknic.StringValue = "vmk0"
 			h.Vmknics[0].Record = rec(cmdIfList, "Name", "vmk0", "Portset", "vSwitch0", "VDS Name", "N/A")
-		}), want: []want{{"esx01", "vmk0", StatusFail, Warning, "is on standard switch vSwitch0, not on the PVRDMA vDS rdma-dvs", "VDS Name: N/A"}}, exact: true},
+		}), want: []want{{"esx01", "vmk0", StatusFail, Info, "is on standard switch vSwitch0, not on the PVRDMA vDS rdma-dvs: this is the setup VMware's PVRDMA guides use", "VDS Name: N/A"}}, exact: true},
 		{name: "passes", hosts: one(nil), want: []want{{host: "esx01", subject: "vmk1", status: StatusPass}}, exact: true},
 		{name: "not evaluated", hosts: one(func(h *facts.Host) { missing(h, cmdDVS) }),
 			want: []want{{host: "esx01", subject: "esx01", status: StatusNotEvaluated, msg: cmdDVS}}, exact: true},

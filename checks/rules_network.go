@@ -143,14 +143,18 @@ func init() {
 
 	register(&Rule{
 		ID:       "MTU_MISMATCH",
-		Title:    "MTU differs along the PVRDMA path",
+		Title:    "MTU differs along the PVRDMA data path",
 		Severity: Warning,
-		Why: "RoCE frames are never fragmented: every hop of the PVRDMA path (vmknic, vDS, physical switch ports, the peer " +
-			"hosts) must carry the same MTU, or large RDMA packets are dropped and the RDMA MTU negotiates down. " +
-			"A vmknic/vDS or host-to-host MTU difference is a warning; a jumbo probe (vmkping -d -s 8972) " +
-			"that fails while a 1472-byte probe to the same peer works proves that the physical network drops jumbo " +
-			"frames the host sends, which is rated critical (safer reading) when the host's own vmknic is set to jumbo.",
-		Fix:     "Use one MTU end to end, 9000 recommended: vDS (vSphere Client: vDS > Settings > Edit > Advanced > MTU), vmknic (esxcli network ip interface set -i vmkN -m 9000), and every physical switch port on the path (9216).",
+		Why: "RoCE frames are never fragmented: every hop of the PVRDMA data path (the PVRDMA vDS, its RDMA uplink, " +
+			"the physical switch ports, the peer hosts) must carry the same MTU, or large RDMA packets are dropped and " +
+			"the RDMA MTU negotiates down. Only things on that path are compared: the vmknic tagged in /Net/PVRDMAVmknic " +
+			"counts only when it sits on the PVRDMA vDS (VMware's own guides tag the management vmk0 on a 1500-MTU " +
+			"standard switch, which is valid: it carries control data, not RDMA frames). A vmknic/vDS or host-to-host " +
+			"difference is a warning. A jumbo probe (vmkping -d -s 8972) from a vmknic on the vDS that gets no reply " +
+			"while a 1472-byte probe to the same peer works proves that the network drops jumbo frames (critical). A probe " +
+			"the sending host refuses itself (`sendto() failed (Message too long)`) never left the host: it proves only " +
+			"that the sending vmknic's MTU is too small, nothing about the network.",
+		Fix:     "Use one MTU end to end, 9000 recommended: vDS (vSphere Client: vDS > Settings > Edit > Advanced > MTU), a vmknic on the vDS (esxcli network ip interface set -i vmkN -m 9000), and every physical switch port on the path (9216).",
 		Docs:    []string{docRoCE67, docRoCENetwork, docPVRDMAHPC},
 		Applies: "ESXi 6.5 and later",
 		Host: func(h *facts.Host, fleet *facts.Fleet, r *Reporter) {
@@ -158,20 +162,23 @@ func init() {
 				r.NotEvaluated(h.Host, why)
 				return
 			}
-			v := pathVmknic(h)
 			sw := pvrdmaSwitch(h)
-			if v == nil || sw == nil {
+			if sw == nil {
 				if use, _, _ := pvrdmaInUse(h); use {
-					r.NotEvaluated(h.Host, "the PVRDMA vmknic or its distributed switch could not be identified")
+					r.NotEvaluated(h.Host, "the PVRDMA distributed switch could not be identified")
 				}
 				return
 			}
-			subject := v.Name
+			v := dataPathVmknic(h)
+			subject := sw.Name
+			if v != nil {
+				subject = v.Name
+			}
 			sev := Warning
 			var reasons, fixes []string
 			var ev []Evidence
-			if v.MTU > 0 && sw.MTU > 0 && v.MTU != sw.MTU {
-				reasons = append(reasons, fmt.Sprintf("%s has MTU %d but %s has MTU %d", v.Name, v.MTU, sw.Name, sw.MTU))
+			if v != nil && v.MTU > 0 && sw.MTU > 0 && v.MTU != sw.MTU {
+				reasons = append(reasons, fmt.Sprintf("%s (on %s) has MTU %d but %s has MTU %d", v.Name, sw.Name, v.MTU, sw.Name, sw.MTU))
 				ev = append(ev, Ev(h.Host, v.Record.RefOf("MTU")), Ev(h.Host, sw.Record.RefOf("MTU")))
 				if v.MTU < sw.MTU {
 					fixes = append(fixes, fmt.Sprintf("esxcli network ip interface set -i %s -m %d", v.Name, sw.MTU))
@@ -179,31 +186,43 @@ func init() {
 					fixes = append(fixes, fmt.Sprintf("raise %s's MTU to %d (vSphere Client: %s > Settings > Edit > Advanced > MTU)", sw.Name, v.MTU, sw.Name))
 				}
 			}
-			// Probes: jumbo fails while small works = the network drops jumbo frames.
 			addrs := fleetAddrs(fleet)
-			var jumboFails []string
-			for _, pp := range probePairs(h) {
-				if pp.Small == nil || pp.Jumbo == nil || pingFailed(*pp.Small) || !pingFailed(*pp.Jumbo) {
-					continue
+			if v != nil {
+				var lost, refused []string
+				var refusedEv []Evidence
+				for _, pp := range probePairs(h) {
+					if pp.Jumbo == nil {
+						continue
+					}
+					if vm := pingVmknic(*pp.Jumbo); vm != "" && vm != v.Name {
+						continue
+					}
+					switch {
+					case jumboRefused(pp, v):
+						refused = append(refused, targetLabel(addrs, pp.Target))
+						refusedEv = append(refusedEv, sendtoEv(h, *pp.Jumbo))
+					case jumboLost(pp, v):
+						lost = append(lost, targetLabel(addrs, pp.Target))
+						ev = append(ev, Ev(h.Host, pp.Jumbo.Ref), Ev(h.Host, pp.Small.Ref))
+					}
 				}
-				if vm := pingVmknic(*pp.Jumbo); vm != "" && vm != v.Name {
-					continue
+				if len(refused) > 0 {
+					if len(fixes) == 0 {
+						fixes = append(fixes, fmt.Sprintf("esxcli network ip interface set -i %s -m %d", v.Name, max(sw.MTU, pingPayload(h, true)+28)))
+					}
+					reasons = append(reasons, fmt.Sprintf("%s refuses its own jumbo probes to %s (`sendto() failed (Message too long)`): %s's MTU %d is "+
+						"below the %d-byte frame, so the packets never left the host (this says nothing about the physical network)",
+						h.Host, strings.Join(refused, ", "), v.Name, v.MTU, pingPayload(h, true)+28))
+					ev = append(ev, refusedEv[0])
 				}
-				jumboFails = append(jumboFails, targetLabel(addrs, pp.Target))
-				ev = append(ev, Ev(h.Host, pp.Jumbo.Ref), Ev(h.Host, pp.Small.Ref))
-			}
-			if len(jumboFails) > 0 {
-				size := pingPayload(h, true)
-				if v.MTU >= size+28 {
+				if len(lost) > 0 {
 					sev = Critical
-					reasons = append(reasons, fmt.Sprintf("vmkping -d -s %d from %s fails to %s while 1472-byte probes work: the network drops jumbo frames",
-						size, v.Name, strings.Join(jumboFails, ", ")))
-					fixes = append(fixes, "set MTU 9216 on every physical switch port between the hosts (and the peers' vDS/vmknic to 9000)")
-				} else {
-					reasons = append(reasons, fmt.Sprintf("jumbo probes from %s to %s fail (%s's MTU is %d)", v.Name, strings.Join(jumboFails, ", "), v.Name, v.MTU))
+					reasons = append(reasons, fmt.Sprintf("vmkping -d -s %d from %s to %s gets no reply while 1472-byte probes do: the packets left %s "+
+						"and the network between the hosts drops jumbo frames", pingPayload(h, true), v.Name, strings.Join(lost, ", "), h.Host))
+					fixes = append(fixes, "set MTU 9216 on every physical switch port between the hosts (and the peers' vDS to 9000)")
 				}
 			}
-			// Peers: the PVRDMA path MTU of every other host on the same vDS.
+			// Peers: the data-path MTU of every other host on the same vDS.
 			if mine, ok := hostPathMTU(h); ok {
 				var higher []string
 				var peerEv []Evidence
@@ -214,26 +233,23 @@ func init() {
 						continue
 					}
 					osw, p, ok := peerPath(fleet, i)
-					if osw == nil || osw.Name != sw.Name {
-						continue
-					}
-					if !ok || p.MTU <= mine.MTU {
+					if osw == nil || osw.Name != sw.Name || !ok || p.MTU <= mine.MTU {
 						continue
 					}
 					higher = append(higher, fmt.Sprintf("%s %d", o.Host, p.MTU))
 					peerEv = append(peerEv, p.Evidence[0])
 					top = max(top, p.MTU)
 				}
-				if len(higher) > 0 {
-					reasons = append(reasons, fmt.Sprintf("%s's PVRDMA path MTU is %d (%s) while peers on %s carry more (%s)",
+				if len(higher) > 0 && !mine.Proved {
+					reasons = append(reasons, fmt.Sprintf("%s's PVRDMA data path MTU is %d (%s) while peers on %s carry more (%s)",
 						h.Host, mine.MTU, strings.Join(mine.Parts, ", "), sw.Name, strings.Join(higher, ", ")))
 					if len(ev) == 0 {
 						ev = append(ev, mine.Evidence...)
 					}
 					ev = append(ev, peerEv...)
 					if len(fixes) == 0 {
-						fixes = append(fixes, fmt.Sprintf("raise %s's PVRDMA path to MTU %d like its peers (esxcli network ip interface set -i %s -m %d; vDS MTU in the vSphere Client)",
-							h.Host, top, v.Name, top))
+						fixes = append(fixes, fmt.Sprintf("raise %s on %s to MTU %d like its peers (vSphere Client: %s > Settings > Edit > Advanced > MTU)",
+							sw.Name, h.Host, top, sw.Name))
 					}
 				}
 			}
@@ -399,11 +415,23 @@ func init() {
 				switch {
 				case !pingFailed(p) && (!p.HasStats || p.Received == p.Transmitted):
 					r.Pass(subject)
+				case p.MessageTooLong:
+					r.FailSeverity(Warning, h.Host, subject, fmt.Sprintf("%s refused its own %d-byte probe to %s (`%s`): the sending vmknic's MTU is "+
+						"below %d, so nothing was sent and reachability is unknown", h.Host, p.Payload, targetLabel(addrs, pp.Target), p.Failures[0], p.Payload+28),
+						fmt.Sprintf("On %s: set %s's MTU to at least 1500 (esxcli network ip interface set -i %s -m 1500, or the PVRDMA MTU), then retry: %s",
+							h.Host, pingVmknicOr(pp), pingVmknicOr(pp), p.Command), sendtoEv(h, p))
 				case pingFailed(p):
-					r.Fail(subject, fmt.Sprintf("%s gets no reply from %s (vmkping -s %d, %d sent, %d received)", pingVmknicOr(pp),
+					ev := []Evidence{Ev(h.Host, p.Ref)}
+					how := "gets no reply from"
+					if len(p.Failures) > 0 {
+						how = "cannot reach"
+						ev = append([]Evidence{sendtoEv(h, p)}, ev...)
+						ev[0].Note = "the sending host reports the peer unreachable"
+					}
+					r.Fail(subject, fmt.Sprintf("%s %s %s (vmkping -s %d, %d sent, %d received)", pingVmknicOr(pp), how,
 						targetLabel(addrs, pp.Target), p.Payload, p.Transmitted, p.Received),
 						fmt.Sprintf("On %s: compare `esxcli network ip interface ipv4 get` on both hosts (same subnet or a route), the VLAN of both "+
-							"PVRDMA vmknics' port groups and of the switch ports; then retry: %s", h.Host, p.Command), Ev(h.Host, p.Ref))
+							"PVRDMA vmknics' port groups and of the switch ports; then retry: %s", h.Host, p.Command), ev...)
 				default:
 					r.FailSeverity(Warning, h.Host, subject, fmt.Sprintf("%s loses %.0f%% of probes to %s (%d sent, %d received)", pingVmknicOr(pp),
 						p.LossPercent, targetLabel(addrs, pp.Target), p.Transmitted, p.Received),
@@ -485,6 +513,20 @@ func init() {
 			}
 		},
 	})
+}
+
+// sendtoEv quotes the line where vmkping printed why it could not send.
+func sendtoEv(h *facts.Host, p parse.Ping) Evidence {
+	if p.FailureRef.Line > 0 {
+		e := Ev(h.Host, p.FailureRef)
+		e.Note = "refused by the sending host: no packet left it"
+		return e
+	}
+	e := Ev(h.Host, p.Ref)
+	if len(p.Failures) > 0 {
+		e.Note = "vmkping printed: " + p.Failures[0]
+	}
+	return e
 }
 
 func pingVmknicOr(pp probePair) string {

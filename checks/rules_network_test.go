@@ -62,7 +62,7 @@ func TestRuleMTUMismatch(t *testing.T) {
 			a.Pings = nil
 			addPings(a, "192.168.50.12", true, false)
 		}), want: []want{
-			{"esx01", "vmk1", StatusFail, Warning, "vmk1 has MTU 1500 but rdma-dvs has MTU 9000", "MTU: 1500"},
+			{"esx01", "vmk1", StatusFail, Warning, "vmk1 (on rdma-dvs) has MTU 1500 but rdma-dvs has MTU 9000", "MTU: 1500"},
 			{host: "esx02", subject: "vmk1", status: StatusPass},
 		}, exact: true},
 		// Safer reading: a jumbo probe failing from a jumbo vmknic while
@@ -71,13 +71,13 @@ func TestRuleMTUMismatch(t *testing.T) {
 			a.Pings = nil
 			addPings(a, "192.168.50.12", true, false)
 		}), want: []want{
-			{"esx01", "vmk1", StatusFail, Critical, "fails to 192.168.50.12 (esx02 vmk1) while 1472-byte probes work", "0 packets received"},
+			{"esx01", "vmk1", StatusFail, Critical, "vmkping -d -s 8972 from vmk1 to 192.168.50.12 (esx02 vmk1) gets no reply while 1472-byte probes do: the packets left esx01 and the network between the hosts drops jumbo frames", "0 packets received"},
 		}},
 		{name: "peer path MTU lower", hosts: two(func(_, b *facts.Host) {
 			b.DVSwitches[0].MTU = 1500
 			b.Vmknics[1].MTU = 1500
 		}), want: []want{
-			{"esx02", "vmk1", StatusFail, Warning, "esx02's PVRDMA path MTU is 1500", "MTU"},
+			{"esx02", "vmk1", StatusFail, Warning, "esx02's PVRDMA data path MTU is 1500 (rdma-dvs MTU 1500, vmnic4 MTU 9000)", "MTU"},
 			{host: "esx01", subject: "vmk1", status: StatusPass},
 		}, exact: true},
 		{name: "passes", hosts: two(func(_, _ *facts.Host) {}), want: []want{

@@ -57,10 +57,16 @@ func TestScenarioFindingsOverSSH(t *testing.T) {
 			_, a := scanLab(t, sc, lab.Options{}, collect.Options{})
 			var want []string
 			for _, e := range sc.Expect {
-				want = append(want, fmt.Sprintf("%s %s %s", e.Rule, e.Host, e.Subject))
+				want = append(want, fmt.Sprintf("%s %s %s [%s]", e.Rule, e.Host, e.Subject, e.Severity))
 			}
 			sort.Strings(want)
-			got := findingKeys(a.Checks.Findings)
+			var got []string
+			for _, f := range a.Checks.Findings {
+				if f.Status == checks.StatusFail {
+					got = append(got, fmt.Sprintf("%s %s %s [%s]", f.RuleID, f.Host, f.Subject, f.Severity))
+				}
+			}
+			sort.Strings(got)
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Errorf("findings differ from scenario.yaml expect:\n got:\n  %s\n want:\n  %s",
 					strings.Join(got, "\n  "), strings.Join(want, "\n  "))

@@ -251,6 +251,8 @@ type Ping struct {
 	// Failures are the error lines printed instead of replies
 	// ("sendto() failed (...)", "Request timeout for icmp_seq 1").
 	Failures []string `json:"failures,omitempty"`
+	// FailureRef is where the first of them was printed.
+	FailureRef Ref `json:"failure_ref,omitzero"`
 	Ref
 }
 

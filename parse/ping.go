@@ -49,6 +49,9 @@ func Vmkping(text string) (Ping, error) {
 				p.MessageTooLong = true
 			}
 			p.Failures = append(p.Failures, t)
+			if p.FailureRef.Line == 0 {
+				p.FailureRef = l.ref()
+			}
 		case strings.HasPrefix(t, "--- ") && strings.HasSuffix(t, " ping statistics ---"):
 			sawStatsTitle = true
 		case rePingStats.MatchString(t):

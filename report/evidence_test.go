@@ -14,7 +14,7 @@ func TestEvidenceFromAnotherHostIsLabelled(t *testing.T) {
 	r := mixedReport(t)
 	var peers []string
 	for _, f := range r.Findings {
-		if f.RuleID != "MTU_MISMATCH" || f.Host != "esx03" {
+		if f.RuleID != "LOW_MTU" || f.Host != "esx03" {
 			continue
 		}
 		for _, e := range f.Evidence {
@@ -24,17 +24,17 @@ func TestEvidenceFromAnotherHostIsLabelled(t *testing.T) {
 		}
 	}
 	if len(peers) == 0 {
-		t.Fatal("the mixed scenario's MTU_MISMATCH on esx03 no longer cites peers")
+		t.Fatal("the mixed scenario's LOW_MTU on esx03 no longer cites the peer adapter")
 	}
 	for _, f := range []struct {
 		name, want string
 		write      func(*bytes.Buffer) error
 	}{
-		{"text", "evidence (%s): `esxcli network ip interface list` line 34: MTU: 9000", func(b *bytes.Buffer) error {
+		{"text", "evidence (%s): `vsish -e cat /vmkModules/vrdma/pvrdmaDevices/2100788_0/properties` line 18: Active MTU:4096", func(b *bytes.Buffer) error {
 			return report.WriteText(b, r, report.TextOptions{Width: 200})
 		}},
-		{"html", "<pre>%s: `esxcli network ip interface list` line 34: MTU: 9000</pre>", func(b *bytes.Buffer) error { return report.WriteHTML(b, r) }},
-		{"junit", "evidence (%s): `esxcli network ip interface list` line 34: MTU: 9000", func(b *bytes.Buffer) error { return report.WriteJUnit(b, r) }},
+		{"html", "<pre>%s: `vsish -e cat /vmkModules/vrdma/pvrdmaDevices/2100788_0/properties` line 18: Active MTU:4096</pre>", func(b *bytes.Buffer) error { return report.WriteHTML(b, r) }},
+		{"junit", "evidence (%s): `vsish -e cat /vmkModules/vrdma/pvrdmaDevices/2100788_0/properties` line 18: Active MTU:4096", func(b *bytes.Buffer) error { return report.WriteJUnit(b, r) }},
 	} {
 		var b bytes.Buffer
 		if err := f.write(&b); err != nil {
