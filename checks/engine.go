@@ -78,6 +78,9 @@ type Finding struct {
 	// Suppressed is set when a suppression from the config file matched.
 	Suppressed     bool   `json:"suppressed,omitempty"`
 	SuppressReason string `json:"suppress_reason,omitempty"`
+	// CausedBy names the finding this one follows from (nil for a root
+	// cause); see causes.go.
+	CausedBy *Cause `json:"caused_by,omitempty"`
 }
 
 // Key identifies a finding across runs (rule, host, subject).
@@ -211,6 +214,7 @@ func RunRules(fleet *facts.Fleet, rules []*Rule) Result {
 			all = append(all, rep.results...)
 		}
 	}
+	linkCauses(fleet, all)
 	var res Result
 	for _, f := range all {
 		if f.Status == StatusPass {

@@ -13,7 +13,7 @@ import (
 // no scripts, no external assets): the verdict on top, hosts, findings with
 // collapsible evidence. Every value goes through html/template escaping.
 func WriteHTML(w io.Writer, r *Report) error {
-	groups := r.FindingsBySeverity()
+	groups := r.RootsBySeverity()
 	type sevGroup struct {
 		Severity string
 		Findings []checks.Finding
@@ -38,7 +38,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 		class = "warning"
 	}
 	return htmlTemplate.Execute(w, map[string]any{
-		"R": r, "Groups": sev, "NotEvaluated": ne, "VerdictClass": class,
+		"R": r, "Groups": sev, "NotEvaluated": ne, "VerdictClass": class, "Plans": r.Plans,
 	})
 }
 
@@ -60,13 +60,30 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"vmCell":       func(h Host) string { return cellCount(h.PVRDMAVMCount()) },
 	"notEvaluated": func(m string) string { return strings.TrimPrefix(m, "not evaluated: ") },
 	"ruleTitle":    func(r *Report, id string) string { return r.Rules[id].Title },
+	"consequences": func(r *Report, f checks.Finding) []checks.Finding { return r.ConsequencesOf(f) },
+	"therefore":    therefore,
+	"resolves":     ResolvesText,
 	"ruleDocs":     func(r *Report, id string) []string { return r.Rules[id].Docs },
 	"isURL":        func(s string) bool { return strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://") },
 	"urlPart": func(s string) string {
 		u, _, _ := strings.Cut(s, " ")
 		return u
 	},
-}).Parse(`<!DOCTYPE html>
+}).Parse(`{{define "consequences"}}
+{{- range .}}
+{{- $host := .Host}}
+<div class="consequence"><span class="why">{{therefore .}}:</span> <span class="badge {{.Severity}}">{{.RuleID}}</span> <span class="subject">{{.Subject}}</span>
+<p>{{.Message}}</p>
+{{- if .Evidence}}
+<details><summary>Evidence ({{len .Evidence}})</summary>
+{{- range .Evidence}}
+<pre>{{if and .Host (ne .Host $host)}}{{.Host}}: {{end}}{{evidence .}}</pre>
+{{- end}}
+</details>
+{{- end}}
+</div>
+{{- end}}
+{{- end}}<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -92,6 +109,9 @@ details{margin:.4rem 0}summary{cursor:pointer;color:#555}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85rem}
 pre{background:#f6f8fa;padding:.5rem;overflow-x:auto;white-space:pre-wrap;word-break:break-all;margin:.3rem 0}
 .docs{font-size:.85rem;color:#555}
+.consequence{border-left:3px solid #ccc;margin:.5rem 0 .5rem .5rem;padding:.2rem .8rem}
+.consequence .why{font-weight:600;color:#555}
+ol.plan li{margin:.35rem 0}.resolves{font-size:.85rem;color:#555}
 </style>
 </head>
 <body>
@@ -99,8 +119,8 @@ pre{background:#f6f8fa;padding:.5rem;overflow-x:auto;white-space:pre-wrap;word-b
 <div class="meta">{{.R.Source}} · pvrdma-doctor {{.R.Tool.Version}} · {{.R.GeneratedAt.Format "2006-01-02 15:04:05 UTC"}} · schema {{.R.SchemaVersion}}</div>
 <div class="verdict {{.VerdictClass}}" id="verdict">{{.R.Verdict}}</div>
 <table>
-<tr><th>critical</th><th>warning</th><th>info</th><th>not evaluated</th><th>passed</th><th>suppressed</th></tr>
-<tr><td class="num">{{.R.Summary.Critical}}</td><td class="num">{{.R.Summary.Warning}}</td><td class="num">{{.R.Summary.Info}}</td><td class="num">{{.R.Summary.NotEvaluated}}</td><td class="num">{{.R.Summary.Passed}}</td><td class="num">{{.R.Summary.Suppressed}}</td></tr>
+<tr><th>critical</th><th>warning</th><th>info</th><th>consequences</th><th>not evaluated</th><th>passed</th><th>suppressed</th></tr>
+<tr><td class="num">{{.R.Summary.Critical}}</td><td class="num">{{.R.Summary.Warning}}</td><td class="num">{{.R.Summary.Info}}</td><td class="num">{{.R.Summary.Consequences}}</td><td class="num">{{.R.Summary.NotEvaluated}}</td><td class="num">{{.R.Summary.Passed}}</td><td class="num">{{.R.Summary.Suppressed}}</td></tr>
 </table>
 <h2>Hosts</h2>
 <table>
@@ -111,7 +131,7 @@ pre{background:#f6f8fa;padding:.5rem;overflow-x:auto;white-space:pre-wrap;word-b
 </table>
 {{- $r := .R}}
 {{- range .Groups}}
-<h2><span class="badge {{.Severity}}">{{upper .Severity}}</span> {{len .Findings}}</h2>
+<h2><span class="badge {{.Severity}}">{{upper .Severity}}</span> {{len .Findings}} root cause{{if ne (len .Findings) 1}}s{{end}}</h2>
 {{- range .Findings}}
 {{- $host := .Host}}
 <div class="finding">
@@ -131,7 +151,20 @@ pre{background:#f6f8fa;padding:.5rem;overflow-x:auto;white-space:pre-wrap;word-b
 {{- with ruleDocs $r .RuleID}}
 <div class="docs">Docs:{{range .}} {{if isURL .}}<a href="{{urlPart .}}" rel="noreferrer">{{.}}</a>{{else}}{{.}}{{end}};{{end}}</div>
 {{- end}}
+{{- template "consequences" (consequences $r .)}}
 </div>
+{{- end}}
+{{- end}}
+{{- if .Plans}}
+<h2>Fix plan</h2>
+<p class="meta">One plan per host, in order; each step names the findings it resolves.</p>
+{{- range .Plans}}
+<h3>{{.Host}}</h3>
+<ol class="plan">
+{{- range .Steps}}
+<li>{{if .Optional}}<em>(optional)</em> {{end}}{{.Text}}{{if and .Command (ne .Action "verify")}} Run: <code>{{.Command}}</code>{{end}}{{if .Resolves}}<div class="resolves">resolves: {{resolves .}}</div>{{end}}</li>
+{{- end}}
+</ol>
 {{- end}}
 {{- end}}
 {{- if .NotEvaluated}}

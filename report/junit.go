@@ -71,7 +71,9 @@ func WriteJUnit(w io.Writer, r *Report) error {
 	}
 	for _, h := range r.Hosts {
 		s := suite(h.Host)
-		s.Properties = append(s.Properties, JUnitProperty{"status", string(h.Status)}, JUnitProperty{"verdict", h.Verdict})
+		s.Properties = append(s.Properties, JUnitProperty{"status", string(h.Status)}, JUnitProperty{"verdict", h.Verdict},
+			JUnitProperty{"root_causes", fmt.Sprint(h.RootCauses.Critical + h.RootCauses.Warning + h.RootCauses.Info)},
+			JUnitProperty{"consequences", fmt.Sprint(h.Consequences)})
 		if h.Version != "" {
 			s.Properties = append(s.Properties, JUnitProperty{"esxi_version", h.Version})
 		}
@@ -99,7 +101,11 @@ func WriteJUnit(w io.Writer, r *Report) error {
 			add(f, JUnitTestCase{Skipped: &JUnitSkipped{Message: f.Message}})
 			continue
 		}
-		add(f, JUnitTestCase{Failure: &JUnitFailure{Message: f.Message, Type: string(f.Severity), Body: junitBody(f)}})
+		msg := f.Message
+		if f.CausedBy != nil {
+			msg = "[consequence of " + f.CausedBy.RuleID + " " + f.CausedBy.Subject + "] " + msg
+		}
+		add(f, JUnitTestCase{Failure: &JUnitFailure{Message: msg, Type: string(f.Severity), Body: junitBody(f) + junitCauses(r, f)}})
 	}
 	for _, f := range r.Suppressed {
 		add(f, JUnitTestCase{Skipped: &JUnitSkipped{Message: "suppressed: " + f.SuppressReason}})
@@ -132,6 +138,28 @@ func junitBody(f checks.Finding) string {
 	}
 	if f.Fix != "" {
 		fmt.Fprintf(&b, "fix: %s\n", f.Fix)
+	}
+	return b.String()
+}
+
+// junitCauses says where a failure sits in the cause graph: what it is
+// caused by, what follows from it, and the host's fix plan step for it.
+func junitCauses(r *Report, f checks.Finding) string {
+	var b strings.Builder
+	if f.CausedBy != nil {
+		fmt.Fprintf(&b, "caused by: %s %s (%s)\n", f.CausedBy.RuleID, f.CausedBy.Subject, therefore(f))
+	}
+	for _, c := range r.ConsequencesOf(f) {
+		fmt.Fprintf(&b, "%s: %s %s [%s]\n", therefore(c), c.RuleID, c.Subject, c.Severity)
+	}
+	if p := checks.PlanFor(r.Plans, f.Host); p != nil {
+		for _, s := range p.Steps {
+			for _, c := range s.Resolves {
+				if c.Key() == f.Key() {
+					fmt.Fprintf(&b, "fix plan step %d: %s\n", s.N, StepText(s))
+				}
+			}
+		}
 	}
 	return b.String()
 }

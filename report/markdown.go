@@ -44,8 +44,9 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	fmt.Fprintf(&b, "**%s**\n\n", md(r.Verdict))
 	fmt.Fprintf(&b, "%s · pvrdma-doctor %s · %s\n\n", md(r.Source), md(r.Tool.Version), r.GeneratedAt.Format("2006-01-02 15:04:05 UTC"))
 	s := r.Summary
-	b.WriteString("| critical | warning | info | not evaluated | passed | suppressed |\n|---:|---:|---:|---:|---:|---:|\n")
-	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d |\n\n", s.Critical, s.Warning, s.Info, s.NotEvaluated, s.Passed, s.Suppressed)
+	b.WriteString("| critical | warning | info | root causes | consequences | not evaluated | passed | suppressed |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d | %d | %d |\n\n", s.Critical, s.Warning, s.Info,
+		s.RootCauses.Critical+s.RootCauses.Warning+s.RootCauses.Info, s.Consequences, s.NotEvaluated, s.Passed, s.Suppressed)
 
 	b.WriteString("## Hosts\n\n| host | verdict | ESXi | RDMA devices | PVRDMA VMs |\n|---|---|---|---:|---:|\n")
 	for _, h := range r.Hosts {
@@ -62,17 +63,8 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 			fmt.Fprintf(&b, "- **%s**: %s\n", md(h.Host), md(n))
 		}
 	}
-	groups := r.FindingsBySeverity()
-	for _, sev := range []checks.Severity{checks.Critical, checks.Warning, checks.Info} {
-		fs := groups[sev]
-		if len(fs) == 0 {
-			continue
-		}
-		fmt.Fprintf(&b, "\n## %s (%d)\n", strings.ToUpper(string(sev)), len(fs))
-		for _, f := range fs {
-			writeMarkdownFinding(&b, r, f)
-		}
-	}
+	writeMarkdownRoots(&b, r)
+	writeMarkdownPlans(&b, r)
 	var ne []checks.Finding
 	for _, f := range r.Findings {
 		if f.Status == checks.StatusNotEvaluated {

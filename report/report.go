@@ -16,7 +16,7 @@ import (
 
 // SchemaVersion of the JSON report; documented in docs/report-schema.md.
 // Bump the minor for added fields, the major for anything that breaks readers.
-const SchemaVersion = "1.1"
+const SchemaVersion = "1.2"
 
 // Report is everything a run produced, ready to render.
 type Report struct {
@@ -33,6 +33,9 @@ type Report struct {
 	Passed     []checks.Finding    `json:"passed,omitempty"`
 	Notes      []string            `json:"notes,omitempty"`
 	Rules      map[string]RuleMeta `json:"rules"`
+	// Plans is one ordered fix plan per host with findings at warning or
+	// above (since 1.2).
+	Plans []checks.Plan `json:"plans"`
 }
 
 // Tool identifies the producer.
@@ -60,6 +63,21 @@ type Summary struct {
 	NotEvaluated      int `json:"not_evaluated"`
 	Passed            int `json:"passed"`
 	Suppressed        int `json:"suppressed"`
+	// CollectionFailed counts COLLECTION_FAILED findings, which make a scan
+	// incomplete but are not PVRDMA problems: Critical, Warning and Info
+	// leave them out, exactly as the verdict does (since 1.2).
+	CollectionFailed int `json:"collection_failed"`
+	// RootCauses counts the problems no other finding causes, by severity;
+	// Consequences the problems that follow from one of them (since 1.2).
+	RootCauses   SeverityCounts `json:"root_causes"`
+	Consequences int            `json:"consequences"`
+}
+
+// SeverityCounts counts findings by severity.
+type SeverityCounts struct {
+	Critical int `json:"critical"`
+	Warning  int `json:"warning"`
+	Info     int `json:"info"`
 }
 
 // Host is one host's collection status and finding counts.
@@ -80,15 +98,19 @@ type Host struct {
 	// Deprecated: RDMADevices and PVRDMAVMs are 0 when unknown and are not
 	// in the JSON; use RDMADeviceCount and PVRDMAVMCount. Kept until the
 	// TUI has moved to them.
-	RDMADevices  int             `json:"-"`
-	PVRDMAVMs    int             `json:"-"`
-	Critical     int             `json:"critical"`
-	Warning      int             `json:"warning"`
-	Info         int             `json:"info"`
-	NotEvaluated int             `json:"not_evaluated"`
-	DurationMS   int64           `json:"duration_ms"`
-	Commands     []CommandStatus `json:"commands"`
-	Verdict      string          `json:"verdict"`
+	RDMADevices  int `json:"-"`
+	PVRDMAVMs    int `json:"-"`
+	Critical     int `json:"critical"`
+	Warning      int `json:"warning"`
+	Info         int `json:"info"`
+	NotEvaluated int `json:"not_evaluated"`
+	// CollectionFailed, RootCauses and Consequences as in Summary (since 1.2).
+	CollectionFailed int             `json:"collection_failed"`
+	RootCauses       SeverityCounts  `json:"root_causes"`
+	Consequences     int             `json:"consequences"`
+	DurationMS       int64           `json:"duration_ms"`
+	Commands         []CommandStatus `json:"commands"`
+	Verdict          string          `json:"verdict"`
 }
 
 // RDMADeviceCount is the number of RDMA devices the host lists; known is
@@ -192,61 +214,19 @@ func Build(results []collect.HostResult, fleet *facts.Fleet, res checks.Result, 
 		}
 		r.Hosts = append(r.Hosts, h)
 	}
-	idx := map[string]int{}
-	for i, h := range r.Hosts {
-		idx[h.Host] = i
-	}
 	for _, f := range r.Findings {
 		if rule, ok := checks.Lookup(f.RuleID); ok {
 			r.Rules[f.RuleID] = RuleMeta{Title: rule.Title, Why: rule.Why, Docs: rule.Docs}
 		}
-		i, ok := idx[f.Host]
-		if f.Status == checks.StatusNotEvaluated {
-			r.Summary.NotEvaluated++
-			if ok {
-				r.Hosts[i].NotEvaluated++
-			}
-			continue
-		}
-		switch f.Severity {
-		case checks.Critical:
-			r.Summary.Critical++
-		case checks.Warning:
-			r.Summary.Warning++
-		case checks.Info:
-			r.Summary.Info++
-		}
-		if ok {
-			switch f.Severity {
-			case checks.Critical:
-				r.Hosts[i].Critical++
-			case checks.Warning:
-				r.Hosts[i].Warning++
-			case checks.Info:
-				r.Hosts[i].Info++
-			}
-		}
 	}
-	r.Summary.Hosts = len(r.Hosts)
-	r.Summary.Passed = len(res.Passed)
-	r.Summary.Suppressed = len(suppressed)
-	probs, all := r.problemsByHost()
+	r.Findings = causeOrder(r.Findings)
+	summarize(r)
+	r.Plans = checks.Plans(fleet, r.Findings)
 	for i := range r.Hosts {
 		h := &r.Hosts[i]
-		switch h.Status {
-		case collect.StatusCollected:
-			r.Summary.HostsCollected++
-		case collect.StatusPartial:
-			r.Summary.HostsPartial++
-		default:
-			r.Summary.HostsNotCollected++
-		}
+		h.Verdict = hostVerdict(h)
 	}
-	for i := range r.Hosts {
-		h := &r.Hosts[i]
-		h.Verdict = hostVerdict(h, probs[h.Host])
-	}
-	r.Verdict = fleetVerdict(r, probs, all)
+	r.Verdict = fleetVerdict(r)
 	return r
 }
 
@@ -274,46 +254,16 @@ func countVMs(h *facts.Host) int {
 // do not count them as problems.
 const CollectionRule = "COLLECTION_FAILED"
 
-// problems counts failing findings by severity, leaving out CollectionRule.
-type problems struct{ critical, warning, info int }
-
-func (p *problems) add(f checks.Finding) {
-	if f.Status != checks.StatusFail || f.RuleID == CollectionRule {
-		return
-	}
-	switch f.Severity {
-	case checks.Critical:
-		p.critical++
-	case checks.Warning:
-		p.warning++
-	case checks.Info:
-		p.info++
-	}
-}
-
-// problemsByHost counts the findings that verdicts weigh, per host and for
-// the fleet (CollectionRule findings left out).
-func (r *Report) problemsByHost() (map[string]problems, problems) {
-	m := map[string]problems{}
-	var all problems
-	for _, f := range r.Findings {
-		p := m[f.Host]
-		p.add(f)
-		m[f.Host] = p
-		all.add(f)
-	}
-	return m, all
-}
-
-func hostVerdict(h *Host, p problems) string {
+func hostVerdict(h *Host) string {
+	rc := h.RootCauses
 	switch {
 	case h.Status == collect.StatusNotCollected:
 		return "NOT CHECKED: " + h.Reason
-	case p.critical > 0:
-		return fmt.Sprintf("BROKEN: %s", counts(p.critical, p.warning, p.info))
-	case p.warning > 0:
-		return fmt.Sprintf("DEGRADED: %s", counts(p.critical, p.warning, p.info))
-	case h.Status == collect.StatusPartial || h.Critical+h.Warning+h.Info > p.critical+p.warning+p.info:
+	case h.Critical > 0:
+		return fmt.Sprintf("BROKEN: %s", rootCounts(rc, h.Consequences))
+	case h.Warning > 0:
+		return fmt.Sprintf("DEGRADED: %s", rootCounts(rc, h.Consequences))
+	case h.Status == collect.StatusPartial || h.CollectionFailed > 0:
 		reason := h.Reason
 		if reason == "" {
 			reason = "some commands could not be collected"
@@ -352,18 +302,13 @@ func plural(n int, one, many string) string {
 // VerdictClass is the fleet verdict's class: "broken", "degraded",
 // "incomplete", "nothing_checked" or "healthy" (what colours it).
 func (r *Report) VerdictClass() string {
-	_, p := r.problemsByHost()
-	return verdictClass(r, p)
-}
-
-func verdictClass(r *Report, p problems) string {
 	s := r.Summary
 	switch {
 	case s.HostsCollected+s.HostsPartial == 0:
 		return "nothing_checked"
-	case p.critical > 0:
+	case s.Critical > 0:
 		return "broken"
-	case p.warning > 0:
+	case s.Warning > 0:
 		return "degraded"
 	case r.Incomplete():
 		return "incomplete"
@@ -371,19 +316,19 @@ func verdictClass(r *Report, p problems) string {
 	return "healthy"
 }
 
-func fleetVerdict(r *Report, byHost map[string]problems, p problems) string {
+func fleetVerdict(r *Report) string {
 	s := r.Summary
-	if verdictClass(r, p) == "nothing_checked" {
+	if r.VerdictClass() == "nothing_checked" {
 		return fmt.Sprintf("NOTHING CHECKED: 0 of %s could be collected, the scan is INCOMPLETE", plural(s.Hosts, "host", "hosts"))
 	}
 	hostsWith := 0
 	for _, h := range r.Hosts {
-		if hp := byHost[h.Host]; hp.critical+hp.warning > 0 {
+		if h.Critical+h.Warning > 0 {
 			hostsWith++
 		}
 	}
 	var b strings.Builder
-	switch verdictClass(r, p) {
+	switch r.VerdictClass() {
 	case "broken":
 		b.WriteString("PVRDMA is BROKEN: ")
 	case "degraded":
@@ -393,8 +338,8 @@ func fleetVerdict(r *Report, byHost map[string]problems, p problems) string {
 	default:
 		b.WriteString("PVRDMA looks HEALTHY: ")
 	}
-	b.WriteString(counts(p.critical, p.warning, p.info))
-	if p.critical+p.warning > 0 {
+	b.WriteString(rootCounts(s.RootCauses, s.Consequences))
+	if s.Critical+s.Warning > 0 {
 		fmt.Fprintf(&b, " on %s", plural(hostsWith, "host", "hosts"))
 	}
 	b.WriteString("; ")

@@ -162,7 +162,24 @@ func WriteSARIF(w io.Writer, r *Report) error {
 				Locations: []SARIFLocation{{LogicalLocations: []SARIFLogicalLocation{{Name: h.Host, FullyQualifiedName: h.Host, Kind: "resource"}}}}})
 		}
 	}
+	// Root causes first, each followed by its consequences.
+	var ordered []checks.Finding
+	var walk func(f checks.Finding)
+	walk = func(f checks.Finding) {
+		ordered = append(ordered, f)
+		for _, c := range r.ConsequencesOf(f) {
+			walk(c)
+		}
+	}
+	for _, f := range r.RootFindings() {
+		walk(f)
+	}
 	for _, f := range r.Findings {
+		if f.Status == checks.StatusNotEvaluated {
+			ordered = append(ordered, f)
+		}
+	}
+	for _, f := range ordered {
 		if f.Status == checks.StatusNotEvaluated {
 			n := SARIFNotification{Level: "warning", Message: SARIFText{f.Host + ": " + f.RuleID + " (" + f.Subject + ") " + f.Message},
 				Locations: []SARIFLocation{{LogicalLocations: logical(f)}}}
@@ -193,6 +210,10 @@ func sarifResult(f checks.Finding, index map[string]int) SARIFResult {
 		Properties:          map[string]any{"host": f.Host, "subject": f.Subject, "severity": string(f.Severity)}}
 	if f.Fix != "" {
 		res.Properties["fix"] = f.Fix
+	}
+	res.Properties["root_cause"] = f.CausedBy == nil
+	if f.CausedBy != nil {
+		res.Properties["caused_by"] = f.CausedBy
 	}
 	for _, e := range f.Evidence {
 		pl := &SARIFPhysicalLocation{ArtifactLocation: SARIFArtifactLocation{URI: EvidenceURI(e.Host, e.Command)}}

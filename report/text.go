@@ -103,17 +103,8 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 			wrap(indent, "note: "+n)
 		}
 	}
-	groups := r.FindingsBySeverity()
-	for _, sev := range []checks.Severity{checks.Critical, checks.Warning, checks.Info} {
-		fs := groups[sev]
-		if len(fs) == 0 {
-			continue
-		}
-		fmt.Fprintf(&b, "\n%s\n", p.sev(sev, fmt.Sprintf("%s (%d)", strings.ToUpper(string(sev)), len(fs))))
-		for _, f := range fs {
-			writeFinding(&b, p, f, wrap)
-		}
-	}
+	writeTextRoots(&b, p, r, wrap)
+	writeTextPlans(&b, p, r, wrap)
 	var ne []checks.Finding
 	for _, f := range r.Findings {
 		if f.Status == checks.StatusNotEvaluated {

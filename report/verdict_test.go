@@ -59,7 +59,7 @@ func TestVerdictCollectionFailedIsIncomplete(t *testing.T) {
 	// Real problems still make it DEGRADED, counted without COLLECTION_FAILED.
 	r = buildWith(results, collectionFailed("esx03", "esx03 was not collected"),
 		checks.Finding{RuleID: "LOW_MTU", Severity: checks.Warning, Status: checks.StatusFail, Host: "esx02", Subject: "vm"})
-	if !strings.HasPrefix(r.Verdict, "PVRDMA is DEGRADED: 1 warning on 1 host; ") {
+	if !strings.HasPrefix(r.Verdict, "PVRDMA is DEGRADED: 1 warning (root cause) on 1 host; ") {
 		t.Errorf("fleet verdict %q", r.Verdict)
 	}
 	all := buildWith([]collect.HostResult{{Host: "esx01", Status: collect.StatusCollected}})

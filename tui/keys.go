@@ -7,7 +7,7 @@ import (
 // keyMap holds every binding of the UI; docs/tui.md lists the same keys.
 type keyMap struct {
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
-	Open, Back, Topology                    key.Binding
+	Open, Back, Topology, Plan              key.Binding
 	Filter, Critical, Warning, Info         key.Binding
 	NextEvidence, PrevEvidence, Why, Copy   key.Binding
 	Rescan, RescanAll, Bundle               key.Binding
@@ -25,6 +25,7 @@ func newKeyMap() keyMap {
 		Open:         key.NewBinding(key.WithKeys("enter", "right", "l"), key.WithHelp("enter", "open")),
 		Back:         key.NewBinding(key.WithKeys("esc", "left", "h", "backspace"), key.WithHelp("esc", "back")),
 		Topology:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "topology")),
+		Plan:         key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fix plan")),
 		Filter:       key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Critical:     key.NewBinding(key.WithKeys("1"), key.WithHelp("1", "critical")),
 		Warning:      key.NewBinding(key.WithKeys("2"), key.WithHelp("2", "warning")),
@@ -45,7 +46,7 @@ func newKeyMap() keyMap {
 func (k keyMap) groups() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Open, k.Back, k.Topology, k.Help, k.Quit},
+		{k.Open, k.Back, k.Topology, k.Plan, k.Help, k.Quit},
 		{k.Filter, k.Critical, k.Warning, k.Info},
 		{k.NextEvidence, k.PrevEvidence, k.Why, k.Copy},
 		{k.Rescan, k.RescanAll, k.Bundle},
@@ -75,14 +76,14 @@ func (k keyMap) short(s screenKind, whyAll bool) []key.Binding {
 		return []key.Binding{k.Open, hint(k.Back, "clear"), k.Filter, rescan, bundle, k.Topology, move, hint(k.RescanAll, "rescan all")}
 	case scrHost:
 		sev := key.NewBinding(key.WithKeys("1", "2", "3"), key.WithHelp("1/2/3", "severities"))
-		return []key.Binding{k.Open, k.Back, k.Filter, rescan, bundle, k.Topology, sev, move}
+		return []key.Binding{k.Open, k.Back, k.Plan, k.Filter, rescan, bundle, k.Topology, sev, move}
 	case scrFinding:
 		why := hint(k.Why, "why")
 		if whyAll {
 			why = hint(k.Why, "evidence")
 		}
 		return []key.Binding{hint(k.Copy, "copy fix"), k.Back, why, hint(k.NextEvidence, "evidence"), rescan, bundle, k.Topology, scroll}
-	case scrTopology:
+	case scrTopology, scrPlan:
 		return []key.Binding{k.Back, scroll, rescan, bundle}
 	}
 	return nil

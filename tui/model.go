@@ -24,6 +24,7 @@ const (
 	scrHost
 	scrFinding
 	scrTopology
+	scrPlan
 )
 
 // view is one screen on the navigation stack; esc pops it, so the user
@@ -369,6 +370,10 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		if h := m.currentHost(); h != "" && v.kind != scrTopology {
 			m.stack = append(m.stack, view{kind: scrTopology, host: h})
 		}
+	case key.Matches(msg, k.Plan):
+		if h := m.currentHost(); h != "" && v.kind != scrPlan {
+			m.stack = append(m.stack, view{kind: scrPlan, host: h})
+		}
 	case key.Matches(msg, k.Filter):
 		if v.kind == scrOverview || v.kind == scrHost {
 			m.mode = inputFilter
@@ -678,6 +683,9 @@ func (m *Model) clamp() {
 		v.offset = clampInt(v.offset, 0, total-rows)
 	case scrTopology:
 		total := len(m.topologyLines())
+		v.offset = clampInt(v.offset, 0, total-m.bodyHeight())
+	case scrPlan:
+		total := len(m.planLines(v.host))
 		v.offset = clampInt(v.offset, 0, total-m.bodyHeight())
 	}
 }

@@ -197,7 +197,7 @@ func (m *Model) listRows() int {
 	case scrOverview:
 		head = len(m.overviewHead()) + 1
 	default:
-		head = len(m.hostHead(v.host)) + 1
+		head = len(m.hostHead(v.host)) + 1 + m.planPreviewRows(v.host)
 	}
 	if r := m.bodyHeight() - head; r > 1 {
 		return r
@@ -273,6 +273,8 @@ func (m *Model) render() string {
 			body = m.findingBody()
 		case scrTopology:
 			body = m.topologyBody()
+		case scrPlan:
+			body = m.planBody()
 		}
 	}
 	bh := m.bodyHeight()
@@ -312,6 +314,11 @@ func (m *Model) headerLine() string {
 				crumbs = append(crumbs, sanitize(v.host))
 			}
 			crumbs = append(crumbs, "topology")
+		case scrPlan:
+			if len(crumbs) == 1 {
+				crumbs = append(crumbs, sanitize(v.host))
+			}
+			crumbs = append(crumbs, "fix plan")
 		}
 	}
 	if m.helpOn {
@@ -773,7 +780,7 @@ func (m *Model) hostBody() []string {
 		if f.Status == checks.StatusNotEvaluated {
 			msg = strings.TrimPrefix(msg, "not evaluated: ")
 		}
-		cells := []string{sev, f.RuleID, sanitize(f.Subject), sanitize(msg)}
+		cells := []string{sev, m.treeRule(f), sanitize(f.Subject), sanitize(msg)}
 		if i == v.cursor {
 			out = append(out, stSelected.Render("▶ "+renderCells(cols, cells)))
 			continue
@@ -785,16 +792,16 @@ func (m *Model) hostBody() []string {
 		cells[0] = st.Render(fit(cells[0], cols[0].width))
 		out = append(out, "  "+renderCells(cols, cells))
 	}
-	return out
+	return append(out, m.planPreview(v.host)...)
 }
 
 func (m *Model) findingColumns(fs []checks.Finding) []column {
 	rw, sw := 4, 7
 	for _, f := range fs {
-		rw = max(rw, len(f.RuleID))
+		rw = max(rw, ansi.StringWidth(m.treeRule(f)))
 		sw = max(sw, ansi.StringWidth(f.Subject))
 	}
-	rw = min(rw, 26)
+	rw = min(rw, 28)
 	sw = min(sw, max(12, (m.width-rw-14)/3))
 	cols := []column{
 		{title: "SEVERITY", width: 8, prio: 9},
@@ -869,6 +876,7 @@ func (m *Model) layoutFinding() (findingLayout, bool) {
 	for _, l := range wrap(f.Message, w-2) {
 		top = append(top, " "+l)
 	}
+	top = append(top, m.causeLines(f, w)...)
 	why := ""
 	if hasRule {
 		why = rule.Why

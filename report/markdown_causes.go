@@ -1,0 +1,67 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+)
+
+// writeMarkdownRoots writes the root causes by severity, each followed by
+// its consequences ("and therefore ...") with their evidence.
+func writeMarkdownRoots(b *strings.Builder, r *Report) {
+	groups := r.RootsBySeverity()
+	for _, sev := range []checks.Severity{checks.Critical, checks.Warning, checks.Info} {
+		fs := groups[sev]
+		if len(fs) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "\n## %s (%s)\n", strings.ToUpper(string(sev)), plural(len(fs), "root cause", "root causes"))
+		for _, f := range fs {
+			writeMarkdownFinding(b, r, f)
+			writeMarkdownConsequences(b, r, f, "")
+		}
+	}
+}
+
+func writeMarkdownConsequences(b *strings.Builder, r *Report, f checks.Finding, indent string) {
+	cs := r.ConsequencesOf(f)
+	if len(cs) == 0 {
+		return
+	}
+	b.WriteString("\n")
+	for _, c := range cs {
+		fmt.Fprintf(b, "%s- **%s:** %s (%s) — %s: %s\n", indent, md(therefore(c)), md(c.RuleID), md(string(c.Severity)), md(c.Subject), md(c.Message))
+		for _, e := range c.Evidence {
+			fmt.Fprintf(b, "%s  - evidence: %s\n", indent, markdownEvidence(e))
+		}
+		writeMarkdownConsequences(b, r, c, indent+"  ")
+	}
+}
+
+// writeMarkdownPlans writes one numbered fix plan per host.
+func writeMarkdownPlans(b *strings.Builder, r *Report) {
+	if len(r.Plans) == 0 {
+		return
+	}
+	b.WriteString("\n## Fix plan\n\nOne plan per host, in order; each step names the findings it resolves.\n")
+	for _, p := range r.Plans {
+		fmt.Fprintf(b, "\n### %s\n\n", md(p.Host))
+		for _, s := range p.Steps {
+			line := md(s.Text)
+			if s.Action == "verify" && s.Command != "" && s.Expect != "" {
+				line = "Verify: " + mdCode(s.Command) + " shows " + md(s.Expect)
+			} else if s.Command != "" && s.Action != "verify" {
+				line += " Run: " + mdCode(s.Command)
+			}
+			if s.Optional {
+				line = "*(optional)* " + line
+			}
+			fmt.Fprintf(b, "%d. %s", s.N, line)
+			if len(s.Resolves) > 0 {
+				fmt.Fprintf(b, " — resolves: %s", md(ResolvesText(s)))
+			}
+			b.WriteString("\n")
+		}
+	}
+}

@@ -1,0 +1,202 @@
+package report
+
+import (
+	"strings"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+)
+
+// summarize computes every count of the report, for the fleet and each
+// host, in one place: the JSON summary, the verdict lines, the host table
+// and the TUI all read these numbers, so no two formats can disagree.
+// Problems (critical, warning, info) leave out COLLECTION_FAILED findings,
+// which are counted apart: they make a scan incomplete, not PVRDMA broken.
+// A problem is a root cause unless another failing finding of the report
+// causes it (checks.Finding.CausedBy); a cause that was suppressed leaves
+// its consequences as root causes.
+func summarize(r *Report) {
+	idx := map[string]int{}
+	for i, h := range r.Hosts {
+		idx[h.Host] = i
+	}
+	present := map[string]bool{}
+	for _, f := range r.Findings {
+		if f.Status == checks.StatusFail {
+			present[f.Key()] = true
+		}
+	}
+	s := &r.Summary
+	*s = Summary{}
+	for i := range r.Hosts {
+		h := &r.Hosts[i]
+		h.Critical, h.Warning, h.Info, h.NotEvaluated, h.CollectionFailed, h.Consequences = 0, 0, 0, 0, 0, 0
+		h.RootCauses = SeverityCounts{}
+	}
+	for _, f := range r.Findings {
+		var h *Host
+		if i, ok := idx[f.Host]; ok {
+			h = &r.Hosts[i]
+		}
+		switch {
+		case f.Status == checks.StatusNotEvaluated:
+			s.NotEvaluated++
+			if h != nil {
+				h.NotEvaluated++
+			}
+			continue
+		case f.Status != checks.StatusFail:
+			continue
+		case f.RuleID == CollectionRule:
+			s.CollectionFailed++
+			if h != nil {
+				h.CollectionFailed++
+			}
+			continue
+		}
+		root := f.CausedBy == nil || !present[f.CausedBy.Key()]
+		s.addSeverity(f.Severity, root)
+		if h != nil {
+			h.addSeverity(f.Severity, root)
+		}
+	}
+	s.Hosts = len(r.Hosts)
+	s.Passed = len(r.Passed)
+	s.Suppressed = len(r.Suppressed)
+	for _, h := range r.Hosts {
+		switch h.Status {
+		case "collected":
+			s.HostsCollected++
+		case "partial":
+			s.HostsPartial++
+		default:
+			s.HostsNotCollected++
+		}
+	}
+}
+
+func (c *SeverityCounts) add(sev checks.Severity) {
+	switch sev {
+	case checks.Critical:
+		c.Critical++
+	case checks.Warning:
+		c.Warning++
+	case checks.Info:
+		c.Info++
+	}
+}
+
+func (s *Summary) addSeverity(sev checks.Severity, root bool) {
+	all := SeverityCounts{s.Critical, s.Warning, s.Info}
+	all.add(sev)
+	s.Critical, s.Warning, s.Info = all.Critical, all.Warning, all.Info
+	if root {
+		s.RootCauses.add(sev)
+	} else {
+		s.Consequences++
+	}
+}
+
+func (h *Host) addSeverity(sev checks.Severity, root bool) {
+	all := SeverityCounts{h.Critical, h.Warning, h.Info}
+	all.add(sev)
+	h.Critical, h.Warning, h.Info = all.Critical, all.Warning, all.Info
+	if root {
+		h.RootCauses.add(sev)
+	} else {
+		h.Consequences++
+	}
+}
+
+// rootCounts renders root causes and consequences for a verdict:
+// "2 critical, 1 warning (root causes), 4 consequences".
+func rootCounts(rc SeverityCounts, consequences int) string {
+	n := rc.Critical + rc.Warning + rc.Info
+	if n == 0 {
+		return "no findings"
+	}
+	out := counts(rc.Critical, rc.Warning, rc.Info)
+	if n == 1 {
+		out += " (root cause)"
+	} else {
+		out += " (root causes)"
+	}
+	if consequences > 0 {
+		out += ", " + plural(consequences, "consequence", "consequences")
+	}
+	return out
+}
+
+// RootFindings returns the failing findings that are root causes in this
+// report, in report order; ConsequencesOf the findings nested under one.
+func (r *Report) RootFindings() []checks.Finding {
+	present := map[string]bool{}
+	for _, f := range r.Findings {
+		if f.Status == checks.StatusFail {
+			present[f.Key()] = true
+		}
+	}
+	var out []checks.Finding
+	for _, f := range r.Findings {
+		if f.Status == checks.StatusFail && (f.CausedBy == nil || !present[f.CausedBy.Key()]) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// ConsequencesOf returns the failing findings caused by f, in report order.
+func (r *Report) ConsequencesOf(f checks.Finding) []checks.Finding {
+	return checks.Consequences(r.Findings, f.Key())
+}
+
+// RootsBySeverity groups the root causes by severity.
+func (r *Report) RootsBySeverity() map[checks.Severity][]checks.Finding {
+	m := map[checks.Severity][]checks.Finding{}
+	for _, f := range r.RootFindings() {
+		m[f.Severity] = append(m[f.Severity], f)
+	}
+	return m
+}
+
+// therefore is how a consequence is introduced under its cause.
+func therefore(f checks.Finding) string {
+	why := ""
+	if f.CausedBy != nil {
+		why = checks.CauseWhy(f.CausedBy.RuleID, f.RuleID)
+	}
+	if why == "" {
+		return "and therefore"
+	}
+	return "and therefore (" + strings.TrimSuffix(why, ".") + ")"
+}
+
+// causeOrder orders findings the way every format shows them: each root
+// cause (most severe first, then host, rule, subject) directly followed by
+// the findings it causes, depth first; then the checks not evaluated.
+func causeOrder(fs []checks.Finding) []checks.Finding {
+	present := map[string]bool{}
+	for _, f := range fs {
+		if f.Status == checks.StatusFail {
+			present[f.Key()] = true
+		}
+	}
+	out := make([]checks.Finding, 0, len(fs))
+	var walk func(f checks.Finding)
+	walk = func(f checks.Finding) {
+		out = append(out, f)
+		for _, c := range checks.Consequences(fs, f.Key()) {
+			walk(c)
+		}
+	}
+	for _, f := range fs {
+		if f.Status == checks.StatusFail && (f.CausedBy == nil || !present[f.CausedBy.Key()]) {
+			walk(f)
+		}
+	}
+	for _, f := range fs {
+		if f.Status != checks.StatusFail {
+			out = append(out, f)
+		}
+	}
+	return out
+}
