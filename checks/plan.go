@@ -258,6 +258,11 @@ func buildPlan(h *facts.Host, fleet *facts.Fleet, fs []Finding) Plan {
 			cycleVMs = append(cycleVMs, vmOfSubject(f.Subject))
 		}
 	}
+	for _, f := range b.of("TCP_FALLBACK") {
+		if f.CausedBy == nil && len(usableRDMA(h)) > 0 {
+			cycleVMs = append(cycleVMs, vms...) // adapters powered on before the HCA was usable
+		}
+	}
 	roce := b.of("ROCE_VERSION_MISMATCH")
 	for _, f := range roce {
 		cycleVMs = append(cycleVMs, vmOfSubject(f.Subject))

@@ -190,16 +190,21 @@ func init() {
 			"RDMA device, PVRDMA silently falls back to a TCP-based channel: applications still work, but with TCP's " +
 			"latency and a fraction of RDMA's bandwidth. VMware: \"For two virtual machines that run on different ESXi hosts, " +
 			"when at least one of the hosts does not have a physical RDMA device, the communication falls back to a " +
-			"TCP-based channel and the performance is reduced.\" pvrdma-doctor assumes PVRDMA VMs on different hosts of one " +
-			"scan talk to each other (they share the PVRDMA vDS).",
+			"TCP-based channel and the performance is reduced.\" The primary evidence is vsish's `Physical HCA available` of " +
+			"the host's PVRDMA adapters (what the backend really uses); the RDMA device list and the vDS uplinks are used when " +
+			"vsish was not read, and the finding says when the two disagree. pvrdma-doctor assumes PVRDMA VMs on different " +
+			"hosts of one scan talk to each other (they share the PVRDMA vDS); on a scan of one host it reports the risk as " +
+			"information and asks to scan the peer hosts.",
 		Fix: "Install an RoCE-capable NIC with its ESXi RDMA driver on every host that runs PVRDMA VMs and make it the uplink " +
 			"of the PVRDMA vDS, or keep the VMs that talk to each other on one host (memcpy path).",
 		Docs:    []string{docRDMAOverview, docPVRDMASupport},
 		Applies: "ESXi 6.5 and later",
 		Fleet: func(fleet *facts.Fleet, r *Reporter) {
 			type hostInfo struct {
-				h      *facts.Host
-				active bool
+				h              *facts.Host
+				devKnown       bool // the RDMA device list was read
+				usable         bool // an Active RDMA device serves the PVRDMA vDS
+				hcaOne, hcaOff []parse.PVRDMADevice
 			}
 			var with []hostInfo
 			for i := range fleet.Hosts {
@@ -211,54 +216,85 @@ func init() {
 				if !hasPVRDMA(h) {
 					continue
 				}
-				if ok, why := h.Available(collect.KindRDMADeviceList); !ok {
+				hi := hostInfo{h: h}
+				for _, d := range h.PVRDMADevices {
+					if d.Props.Fields["Physical HCA available"].Line == 0 {
+						continue
+					}
+					if d.PhysicalHCA != 0 {
+						hi.hcaOne = append(hi.hcaOne, d)
+					} else {
+						hi.hcaOff = append(hi.hcaOff, d)
+					}
+				}
+				ok, why := h.Available(collect.KindRDMADeviceList)
+				hi.devKnown = ok
+				hi.usable = ok && len(usableRDMA(h)) > 0
+				if !ok && len(hi.hcaOne)+len(hi.hcaOff) == 0 {
 					r.NotEvaluatedOn(h.Host, h.Host, why)
 					continue
 				}
-				with = append(with, hostInfo{h, len(usableRDMA(h)) > 0})
+				with = append(with, hi)
 			}
 			for _, hi := range with {
+				h := hi.h
 				var peers []string
 				for _, o := range with {
-					if o.h != hi.h {
+					if o.h != h {
 						peers = append(peers, o.h.Host)
 					}
 				}
 				sort.Strings(peers)
-				if len(peers) == 0 {
-					continue
+				// vsish's `Physical HCA available` is what the PVRDMA backend
+				// really uses: the primary evidence. The device list and the
+				// vDS uplinks are the fallback when vsish was not read.
+				vsish := len(hi.hcaOne)+len(hi.hcaOff) > 0
+				falls := !hi.usable
+				if vsish {
+					falls = len(hi.hcaOne) == 0
 				}
-				var broken []string
-				for _, o := range with {
-					if !o.active {
-						broken = append(broken, o.h.Host)
-					}
-				}
-				if len(broken) == 0 {
-					r.PassOn(hi.h.Host, hi.h.Host)
-					continue
-				}
-				if hi.active {
-					// Its traffic to the broken hosts falls back too, but the
-					// finding belongs to the host that lacks the device.
-					r.PassOn(hi.h.Host, hi.h.Host)
-					continue
-				}
-				h := hi.h
 				vms := pvrdmaVMNames(h)
+				subject := fmt.Sprintf("%s (%s)", h.Host, strings.Join(vms, ", "))
+				var hcaEv []Evidence
+				for _, d := range hi.hcaOff {
+					hcaEv = append(hcaEv, Ev(h.Host, d.Props.Fields["Physical HCA available"].Ref))
+				}
+				if !falls {
+					if vsish && hi.devKnown && !hi.usable {
+						ev := []Evidence{Ev(h.Host, hi.hcaOne[0].Props.Fields["Physical HCA available"].Ref)}
+						ev = append(ev, rdmaListEvidence(h)...)
+						r.FailSeverity(Info, h.Host, subject, fmt.Sprintf("the sources disagree on %s: vsish shows %s bound to a physical HCA "+
+							"(`Physical HCA available:1`), while `esxcli rdma device list` shows no Active RDMA device on the PVRDMA vDS; "+
+							"pvrdma-doctor trusts vsish (it is what the PVRDMA backend uses), so it reports no TCP fallback", h.Host, vmLabel(hi.hcaOne[0])),
+							fmt.Sprintf("Scan %s again: if the device list still disagrees, check `esxcli rdma device list` and the uplinks of the PVRDMA vDS by hand.", h.Host), ev...)
+						continue
+					}
+					r.PassOn(h.Host, h.Host)
+					continue
+				}
 				reason := h.Host + " has no RDMA device"
 				switch active := activeRDMA(h); {
-				case len(active) > 0:
+				case !hi.devKnown:
+					reason = "vsish shows no adapter bound to a physical HCA (the RDMA device list was not read)"
+				case hi.usable:
+					reason = fmt.Sprintf("vsish shows no adapter bound to a physical HCA, although %s on %s is Active: the sources disagree, "+
+						"and vsish (what the PVRDMA backend uses) wins; the adapters were probably powered on before the device was up",
+						usableRDMA(h)[0].Name, pvrdmaSwitch(h).Name)
+				case len(active) > 0 && pvrdmaSwitch(h) != nil:
 					reason = fmt.Sprintf("%s's Active RDMA device %s is paired with %s, which is not an uplink of %s",
 						h.Host, active[0].Name, active[0].PairedUplink, pvrdmaSwitch(h).Name)
 				case len(h.RDMADevices) > 0:
 					reason = h.Host + " has no Active RDMA device"
 				}
-				ev := rdmaListEvidence(h)
+				ev := append(hcaEv, rdmaListEvidence(h)...)
 				fix := fmt.Sprintf("On %s: install an RoCE NIC and its RDMA driver (check with: esxcli rdma device list), make its vmnic the "+
 					"only uplink of the PVRDMA vDS (vSphere Client > Networking > vDS > Add and Manage Hosts > Manage physical adapters), "+
 					"then power-cycle the PVRDMA VMs. Or migrate the VMs that talk to each other onto one host.", h.Host)
-				if active := activeRDMA(h); len(active) > 0 {
+				switch active := activeRDMA(h); {
+				case hi.usable:
+					fix = fmt.Sprintf("On %s: power-cycle the PVRDMA VMs (%s) so that their adapters bind to %s, then check `Physical HCA available:1` in vsish.",
+						h.Host, strings.Join(vms, ", "), usableRDMA(h)[0].Name)
+				case len(active) > 0 && pvrdmaSwitch(h) != nil:
 					// The host has a working RNIC; it is just not the vDS's uplink.
 					sw := pvrdmaSwitch(h)
 					fix = fmt.Sprintf("On %s: make %s (paired with %s) the only uplink of %s: vSphere Client > Networking > %s > "+
@@ -267,10 +303,14 @@ func init() {
 						strings.Join(sw.Uplinks, ", "), strings.Join(vms, ", "))
 					ev = append(ev, Ev(h.Host, sw.Record.RefOf("Uplinks")))
 				}
-				r.FailOn(h.Host, fmt.Sprintf("%s (%s)", h.Host, strings.Join(vms, ", ")),
-					fmt.Sprintf("PVRDMA VMs on %s (%s) reach their peers on %s over TCP: %s",
-						h.Host, strings.Join(vms, ", "), strings.Join(peers, ", "), reason),
-					fix, ev...)
+				if len(peers) == 0 {
+					r.FailSeverity(Info, h.Host, subject, fmt.Sprintf("PVRDMA VMs on %s (%s) would reach PVRDMA VMs on other hosts over TCP: %s. "+
+						"No other scanned host runs PVRDMA VMs, so pvrdma-doctor cannot tell whether they have cross-host peers: scan the peer hosts too",
+						h.Host, strings.Join(vms, ", "), reason), fix, ev...)
+					continue
+				}
+				r.FailOn(h.Host, subject, fmt.Sprintf("PVRDMA VMs on %s (%s) reach their peers on %s over TCP: %s",
+					h.Host, strings.Join(vms, ", "), strings.Join(peers, ", "), reason), fix, ev...)
 			}
 		},
 	})

@@ -160,18 +160,36 @@ func TestRuleTCPFallback(t *testing.T) {
 			return []facts.Host{a, b}
 		}
 	}
+	noHCA := func(h *facts.Host) { setProp(h, "Physical HCA available", "0") }
 	runCases(t, "TCP_FALLBACK", []ruleCase{
-		{name: "fires when a peer host has no RDMA device", hosts: two(func(b *facts.Host) { b.RDMADevices = nil }),
-			want: []want{{"esx02", "esx02 (hpc-esx02)", StatusFail, Critical, "reach their peers on esx01 over TCP: esx02 has no RDMA device", ""}}, exact: true},
-		{name: "fires when its device is Down", hosts: two(func(b *facts.Host) { b.RDMADevices[0].State = "Down" }),
+		{name: "fires when a peer host has no RDMA device", hosts: two(func(b *facts.Host) { b.RDMADevices = nil; noHCA(b) }),
+			want: []want{{"esx02", "esx02 (hpc-esx02)", StatusFail, Critical, "reach their peers on esx01 over TCP: esx02 has no RDMA device", "Physical HCA available"}}, exact: true},
+		{name: "fires when its device is Down", hosts: two(func(b *facts.Host) { b.RDMADevices[0].State = "Down"; noHCA(b) }),
 			want: []want{{"esx02", "esx02 (hpc-esx02)", StatusFail, Critical, "esx02 has no Active RDMA device", "vmrdma0"}}, exact: true},
-		{name: "fires when the Active device is not on the PVRDMA switch", hosts: two(func(b *facts.Host) { b.RDMADevices[0].PairedUplink = "vmnic5" }),
+		{name: "fires when the Active device is not on the PVRDMA switch", hosts: two(func(b *facts.Host) { b.RDMADevices[0].PairedUplink = "vmnic5"; noHCA(b) }),
 			want: []want{{"esx02", "esx02 (hpc-esx02)", StatusFail, Critical, "paired with vmnic5, which is not an uplink of rdma-dvs", "Uplinks: vmnic4"}}, exact: true},
+		// vsish is the primary evidence: adapters without HCA fall back even
+		// though the device list looks fine, and the finding says so.
+		{name: "vsish says no HCA while the device is usable: fires, sources disagree", hosts: two(noHCA),
+			want: []want{{"esx02", "esx02 (hpc-esx02)", StatusFail, Critical, "the sources disagree", "Physical HCA available"}}, exact: true},
+		// vsish says HCA while the device list shows none: no fallback, info.
+		{name: "vsish says HCA while no device is listed: info, sources disagree", hosts: two(func(b *facts.Host) { b.RDMADevices = nil }),
+			want: []want{{"esx02", "esx02 (hpc-esx02)", StatusFail, Info, "the sources disagree on esx02", "Physical HCA available"}}, exact: true},
+		// Without vsish properties, the device list decides.
+		{name: "device list decides without vsish", hosts: two(func(b *facts.Host) {
+			b.RDMADevices = nil
+			b.PVRDMADevices[0].Props = rec(cmdProps, "RoCE version", "2")
+		}), want: []want{{"esx02", "esx02 (hpc-esx02)", StatusFail, Critical, "esx02 has no RDMA device", ""}}, exact: true},
 		{name: "passes with RDMA on both hosts", hosts: two(nil),
 			want: []want{{host: "esx01", subject: "esx01", status: StatusPass}, {host: "esx02", subject: "esx02", status: StatusPass}}, exact: true},
-		{name: "no peers, no fallback", hosts: one(func(h *facts.Host) { h.RDMADevices = nil }), exact: true},
-		{name: "not evaluated without the device list", hosts: two(func(b *facts.Host) { missing(b, cmdRDMAList) }),
-			want: []want{{host: "esx02", subject: "esx02", status: StatusNotEvaluated, msg: "`esxcli rdma device list` failed"}}, exact: true},
+		// A single-host scan cannot see the peers: info, "scan the peer hosts".
+		{name: "single host: info, scan the peers", hosts: one(func(h *facts.Host) { h.RDMADevices = nil; noHCA(h) }),
+			want: []want{{"esx01", "esx01 (hpc-esx01)", StatusFail, Info, "scan the peer hosts", "Physical HCA available"}}, exact: true},
+		{name: "single healthy host passes", hosts: one(nil), want: []want{{host: "esx01", subject: "esx01", status: StatusPass}}, exact: true},
+		{name: "not evaluated without the device list and vsish", hosts: two(func(b *facts.Host) {
+			missing(b, cmdRDMAList)
+			b.PVRDMADevices[0].Props = rec(cmdProps, "RoCE version", "2")
+		}), want: []want{{host: "esx02", subject: "esx02", status: StatusNotEvaluated, msg: "`esxcli rdma device list` failed"}}, exact: true},
 	})
 }
 
@@ -196,11 +214,12 @@ func TestRuleCollectionFailed(t *testing.T) {
 func TestTCPFallbackEvidenceWithoutDevices(t *testing.T) {
 	a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
 	b.RDMADevices = []parse.RDMADevice{}
+	setProp(&b, "Physical HCA available", "0")
 	for _, f := range runRule(t, "TCP_FALLBACK", a, b) {
 		if f.Status != StatusFail {
 			continue
 		}
-		if len(f.Evidence) != 1 || f.Evidence[0].Command != cmdRDMAList || f.Evidence[0].Note == "" {
+		if len(f.Evidence) != 2 || f.Evidence[0].Command != cmdProps || f.Evidence[1].Command != cmdRDMAList || f.Evidence[1].Note == "" {
 			t.Errorf("evidence %+v", f.Evidence)
 		}
 		return
@@ -213,6 +232,7 @@ func TestTCPFallbackEvidenceWithoutDevices(t *testing.T) {
 func TestTCPFallbackFixForUplinkNotOnSwitch(t *testing.T) {
 	a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
 	b.RDMADevices[0].PairedUplink = "vmnic5"
+	setProp(&b, "Physical HCA available", "0")
 	for _, f := range runRule(t, "TCP_FALLBACK", a, b) {
 		if f.Status == StatusFail {
 			if strings.Contains(f.Fix, "install an RoCE NIC") || !strings.Contains(f.Fix, "make vmnic5 (paired with vmrdma0) the only uplink of rdma-dvs") {

@@ -120,7 +120,9 @@ func init() {
 		Severity: Critical,
 		Why: "An RDMA device whose state is not Active (Down, Init, ...) carries no RDMA traffic: PVRDMA adapters bound to it " +
 			"lose their physical HCA and cross-host traffic falls back to TCP. The usual cause is the paired uplink's link " +
-			"(cable, optic, switch port) or the uplink being administratively down.",
+			"(cable, optic, switch port) or the uplink being administratively down. Only a device on the PVRDMA data path " +
+			"(its uplink is an uplink of the PVRDMA vDS) is critical; an unused port (e.g. the second port of a dual-port " +
+			"card) is reported as information.",
 		Fix:     "Bring the paired uplink's link up: check `esxcli network nic get -n vmnicN`, the cable and the switch port; if the NIC is administratively down, `esxcli network nic up -n vmnicN`.",
 		Docs:    []string{docPVRDMAHPC, docRDMAOverview},
 		Applies: "ESXi 6.5 and later",
@@ -144,8 +146,14 @@ func init() {
 							d.PairedUplink, d.PairedUplink, d.Name)
 					}
 				}
-				r.Fail(d.Name, fmt.Sprintf("%s (paired with %s) is %s, not Active", d.Name, orPlaceholder(d.PairedUplink, "no uplink"),
-					orPlaceholder(d.State, "in an unknown state")), fix, ev...)
+				msg := fmt.Sprintf("%s (paired with %s) is %s, not Active", d.Name, orPlaceholder(d.PairedUplink, "no uplink"),
+					orPlaceholder(d.State, "in an unknown state"))
+				sev := offPathSeverity(h, d, Critical)
+				if sev == Info {
+					msg += "; PVRDMA does not use it (its uplink is not on the PVRDMA vDS), so this is information only"
+					fix = "Nothing is needed for PVRDMA. " + fix
+				}
+				r.FailSeverity(sev, h.Host, d.Name, msg, fix, ev...)
 			}
 		},
 	})

@@ -269,7 +269,8 @@ func init() {
 			"frames. Without either, congestion drops RoCE packets, and every drop stalls the queue pair until a timeout " +
 			"and retransmission: throughput collapses under load. pvrdma-doctor rates this a warning, and critical " +
 			"when drops are seen; pvrdma-doctor raises it to critical when the paired RDMA device counts errors. Any " +
-			"PFC-enabled priority counts as lossless (the switch may use a priority other than 3).",
+			"PFC-enabled priority counts as lossless (the switch may use a priority other than 3). An uplink that is not on " +
+			"the PVRDMA data path (not an uplink of the PVRDMA vDS) is reported as information only.",
 		Fix:     "Enable PFC for the RoCE priority on the switch and the host (DCBX, or for nmlx5: esxcli system module parameters set -m nmlx5_core -p \"pfctx=0x08 pfcrx=0x08\" and reboot), or global pause: esxcli network nic pauseParams set -n vmnicN -r true -t true.",
 		Docs:    []string{docLossless, docRoCE67, docMellanoxPFC},
 		Applies: "ESXi 6.5 and later",
@@ -326,7 +327,10 @@ func init() {
 				}
 				fix += fmt.Sprintf("; or, without PFC, global pause: esxcli network nic pauseParams set -n %s -r true -t true", nic)
 				sev := Warning
-				if errs := errorCounters(statsFor(h, d.Name)); len(errs) > 0 {
+				if !onDataPath(h, d) {
+					sev = Info
+					msg += "; PVRDMA does not use " + nic + " (it is not an uplink of the PVRDMA vDS), so this is information only"
+				} else if errs := errorCounters(statsFor(h, d.Name)); len(errs) > 0 {
 					sev = Critical
 					st := statsFor(h, d.Name)
 					msg += fmt.Sprintf("; %s already counts errors (%s)", d.Name, strings.Join(errs, ", "))
@@ -346,7 +350,8 @@ func init() {
 		Why: "Non-zero error counters of `esxcli rdma device stats get` (error packets received or sent, length errors, " +
 			"queue pairs in the ERR state) mean RoCE packets are being dropped or rejected: typically no lossless " +
 			"configuration (PFC), an MTU mismatch, or a bad cable/optic. The counters are cumulative since the driver " +
-			"loaded, so an old, fixed problem also shows: compare two scans to see whether they still grow.",
+			"loaded, so an old, fixed problem also shows: compare two scans to see whether they still grow. A device that is " +
+			"not on the PVRDMA data path is reported as information only.",
 		Fix:     "Check PFC/pause and MTU on the path, then cable and optics (esxcli network nic stats get -n vmnicN); scan again later to see whether the counters grow.",
 		Docs:    []string{docRoCE67, docLossless},
 		Applies: "ESXi 6.5 and later",
@@ -376,7 +381,11 @@ func init() {
 					parts = append(parts, fmt.Sprintf("%s %d", k, st.Counters[k]))
 					ev = append(ev, Ev(h.Host, st.Record.RefOf(k)))
 				}
-				r.Fail(d.Name, fmt.Sprintf("%s counts RDMA errors: %s", d.Name, strings.Join(parts, ", ")),
+				msg := fmt.Sprintf("%s counts RDMA errors: %s", d.Name, strings.Join(parts, ", "))
+				if !onDataPath(h, d) {
+					msg += "; PVRDMA does not use " + d.Name + " (its uplink is not on the PVRDMA vDS), so this is information only"
+				}
+				r.FailSeverity(offPathSeverity(h, d, Warning), h.Host, d.Name, msg,
 					fmt.Sprintf("Check lossless Ethernet and MTU on %s's uplink %s (esxcli network nic dcb status get -n %s; esxcli network nic get -n %s), "+
 						"then cable/optics (esxcli network nic stats get -n %s); run `esxcli rdma device stats get -d %s` again to see whether the counters grow.",
 						d.Name, d.PairedUplink, d.PairedUplink, d.PairedUplink, d.PairedUplink, d.Name), ev...)

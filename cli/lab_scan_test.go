@@ -57,13 +57,17 @@ func TestScenarioFindingsOverSSH(t *testing.T) {
 			_, a := scanLab(t, sc, lab.Options{}, collect.Options{})
 			var want []string
 			for _, e := range sc.Expect {
-				want = append(want, fmt.Sprintf("%s %s %s [%s]", e.Rule, e.Host, e.Subject, e.Severity))
+				want = append(want, fmt.Sprintf("%s %s %s [%s] <- %s", e.Rule, e.Host, e.Subject, e.Severity, e.CausedBy))
 			}
 			sort.Strings(want)
 			var got []string
 			for _, f := range a.Checks.Findings {
 				if f.Status == checks.StatusFail {
-					got = append(got, fmt.Sprintf("%s %s %s [%s]", f.RuleID, f.Host, f.Subject, f.Severity))
+					cause := ""
+					if f.CausedBy != nil {
+						cause = f.CausedBy.RuleID + " " + f.CausedBy.Subject
+					}
+					got = append(got, fmt.Sprintf("%s %s %s [%s] <- %s", f.RuleID, f.Host, f.Subject, f.Severity, cause))
 				}
 			}
 			sort.Strings(got)
@@ -78,6 +82,26 @@ func TestScenarioFindingsOverSSH(t *testing.T) {
 				if len(f.Evidence) == 0 || f.Fix == "" {
 					t.Errorf("%s on %s: finding without evidence or fix: %+v", f.RuleID, f.Host, f)
 				}
+			}
+			// One fix plan per host, as scenario.yaml says, and no two
+			// steps of a plan act on one object in opposite ways.
+			gotPlans := map[string][]string{}
+			for _, p := range a.Report.Plans {
+				for _, c := range checks.Contradictions(p) {
+					t.Errorf("contradictory plan: %s", c)
+				}
+				for _, st := range p.Steps {
+					if st.Action != "verify" {
+						gotPlans[p.Host] = append(gotPlans[p.Host], st.Action)
+					}
+				}
+				offs, ons := strings.Count(strings.Join(gotPlans[p.Host], " "), "power_off"), strings.Count(strings.Join(gotPlans[p.Host], " "), "power_on")
+				if offs > 1 || offs != ons {
+					t.Errorf("%s: VMs powered off %d times, on %d times", p.Host, offs, ons)
+				}
+			}
+			if fmt.Sprint(gotPlans) != fmt.Sprint(sc.Plans) && !(len(gotPlans) == 0 && len(sc.Plans) == 0) {
+				t.Errorf("plans differ from scenario.yaml plans:\n got:  %v\n want: %v", gotPlans, sc.Plans)
 			}
 		})
 	}
