@@ -418,7 +418,7 @@ func TestTranscript(t *testing.T) {
 	// The stage-1 commands the transcript lacks are skipped captures saying
 	// so, and the host is partial (like a scan that could not run them).
 	hr := in.Results[0]
-	if hr.Status != collect.StatusPartial || !strings.Contains(hr.Reason, "12 of the 14 stage-1 commands missing (not in the transcript)") {
+	if hr.Status != collect.StatusPartial || !strings.Contains(hr.Reason, "13 of the 15 stage-1 commands missing (not in the transcript)") {
 		t.Errorf("host status %s: %s", hr.Status, hr.Reason)
 	}
 	collected := 0

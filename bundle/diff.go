@@ -222,7 +222,7 @@ var fieldOfKind = map[string]string{
 	"vm_process_list": "VMs", "pvrdma_properties": "PVRDMADevices", "ip_interface_list": "Vmknics",
 	"ip_interface_ipv4": "IPv4", "nic_list": "NICs", "nic_get": "NICDetails", "nic_dcb_status": "DCB",
 	"dvs_list": "DVSwitches", "vswitch_standard_list": "StandardSwitches", "firewall_ruleset_list": "Rulesets",
-	"firewall_pvrdma_rules": "PVRDMARules", "vmkping": "Pings",
+	"firewall_pvrdma_rules": "PVRDMARules", "firewall_global": "Firewall", "vmkping": "Pings",
 }
 
 func index(list reflect.Value, key func(reflect.Value) string) map[string]reflect.Value {

@@ -33,6 +33,7 @@ const (
 	KindPVRDMAVmknicOpt    Kind = "pvrdma_vmknic_setting"
 	KindFirewallRulesets   Kind = "firewall_ruleset_list"
 	KindFirewallRules      Kind = "firewall_pvrdma_rules"
+	KindFirewallGlobal     Kind = "firewall_global"
 	KindVmkping            Kind = "vmkping"
 )
 
@@ -61,6 +62,7 @@ var stage1 = []Command{
 	{KindPVRDMAVmknicOpt, "esxcli system settings advanced list -o /Net/PVRDMAVmknic", 1},
 	{KindFirewallRulesets, "esxcli network firewall ruleset list", 1},
 	{KindFirewallRules, "esxcli network firewall ruleset rule list -r pvrdma", 1},
+	{KindFirewallGlobal, "esxcli network firewall get", 1},
 }
 
 // Stage1 returns the fixed commands every host runs first.

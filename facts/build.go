@@ -152,6 +152,16 @@ var appliers = map[collect.Kind]applier{
 		h.Pings = append(h.Pings, v)
 		return nil
 	},
+	collect.KindFirewallGlobal: func(h *Host, text, cmd string) error {
+		v, err := parse.FirewallGet(text)
+		if err != nil {
+			return err
+		}
+		v.Command = cmd
+		setRecordCommand(&v.Record, cmd)
+		h.Firewall = &v
+		return nil
+	},
 	collect.KindFirewallRules: list(parse.FirewallRuleList,
 		func(v *parse.FirewallRule, cmd string) { v.Command = cmd },
 		func(h *Host) *[]parse.FirewallRule { return &h.PVRDMARules }),

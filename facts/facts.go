@@ -44,6 +44,7 @@ type Host struct {
 	PVRDMAVmknic     *parse.AdvancedSetting  `json:"pvrdma_vmknic,omitempty"`
 	Rulesets         []parse.FirewallRuleset `json:"firewall_rulesets"`
 	PVRDMARules      []parse.FirewallRule    `json:"pvrdma_rules"`
+	Firewall         *parse.FirewallGlobal   `json:"firewall,omitempty"`
 	Pings            []parse.Ping            `json:"pings"`
 
 	// Sources lists, per command kind, every capture that fed this host.

@@ -59,6 +59,7 @@ var commands = []command{
 	{"esxcli network vswitch standard list", esxcli("network vswitch standard list"), adapt(StandardSwitchList)},
 	{"esxcli system settings advanced list -o PATH", esxcli("system settings advanced list"), adapt(AdvancedSettingList)},
 	{"esxcli network firewall ruleset list", esxcli("network firewall ruleset list"), adapt(FirewallRulesetList)},
+	{"esxcli network firewall get", esxcli("network firewall get"), adapt(FirewallGet)},
 	{"esxcli network firewall ruleset rule list -r NAME", esxcli("network firewall ruleset rule list"), adapt(FirewallRuleList)},
 	{"esxcli hardware pci list", esxcli("hardware pci list"), adapt(HardwarePCIList)},
 	{"vmkping [options] ADDRESS", func(w []string) bool { return w[0] == "vmkping" || w[0] == "ping" }, adapt(Vmkping)},

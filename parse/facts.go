@@ -227,6 +227,16 @@ type FirewallRuleset struct {
 	Ref
 }
 
+// FirewallGlobal is `esxcli network firewall get`: the host firewall's
+// global state. With Enabled false no ruleset filters anything.
+type FirewallGlobal struct {
+	Enabled       bool   `json:"enabled"`
+	Loaded        bool   `json:"loaded"`
+	DefaultAction string `json:"default_action"` // DROP or PASS
+	Record        Record `json:"record"`
+	Ref
+}
+
 // FirewallRule is a row of `esxcli network firewall ruleset rule list -r NAME`.
 type FirewallRule struct {
 	Ruleset   string `json:"ruleset"`
