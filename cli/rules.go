@@ -88,6 +88,10 @@ type RuleDoc struct {
 	Docs     []string `json:"docs"`
 	Applies  string   `json:"applies"`
 	Scope    string   `json:"scope"` // "host" or "fleet"
+	// CanCause and CausedBy are the rules this rule's findings can cause,
+	// and the rules whose findings can cause this rule's (the cause graph).
+	CanCause []string `json:"can_cause"`
+	CausedBy []string `json:"can_be_caused_by"`
 }
 
 func ruleDoc(r *checks.Rule) RuleDoc {
@@ -99,7 +103,15 @@ func ruleDoc(r *checks.Rule) RuleDoc {
 	if docs == nil {
 		docs = []string{}
 	}
-	return RuleDoc{ID: r.ID, Severity: string(r.Severity), Title: r.Title, Why: r.Why, Fix: r.Fix, Docs: docs, Applies: r.Applies, Scope: scope}
+	causes, causedBy := checks.CanCause(r.ID), checks.CanBeCausedBy(r.ID)
+	if causes == nil {
+		causes = []string{}
+	}
+	if causedBy == nil {
+		causedBy = []string{}
+	}
+	return RuleDoc{ID: r.ID, Severity: string(r.Severity), Title: r.Title, Why: r.Why, Fix: r.Fix, Docs: docs, Applies: r.Applies, Scope: scope,
+		CanCause: causes, CausedBy: causedBy}
 }
 
 func runRulesList(opts *RulesOptions) error {
@@ -193,6 +205,23 @@ func runRulesExplain(opts *RulesOptions) error {
 			}
 			wrap("  ", "- "+d)
 		}
+	}
+	b.WriteString("\nCAUSES AND CONSEQUENCES\n")
+	if cs := checks.CanCause(rule.ID); len(cs) > 0 {
+		b.WriteString("  Can cause (reported nested under it, \"and therefore ...\"):\n")
+		for _, c := range cs {
+			wrap("    ", "- "+c+": "+checks.CauseWhy(rule.ID, c))
+		}
+	} else {
+		b.WriteString("  Can cause: no other rule's findings.\n")
+	}
+	if cs := checks.CanBeCausedBy(rule.ID); len(cs) > 0 {
+		b.WriteString("  Can be caused by (then reported under that root cause):\n")
+		for _, c := range cs {
+			wrap("    ", "- "+c+": "+checks.CauseWhy(c, rule.ID))
+		}
+	} else {
+		b.WriteString("  Can be caused by: no other rule's findings (always a root cause).\n")
 	}
 	b.WriteString("\nAPPLIES TO\n")
 	wrap("  ", rule.Applies)

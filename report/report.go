@@ -271,6 +271,8 @@ func hostVerdict(h *Host) string {
 		return "INCOMPLETE: " + reason
 	case h.NotEvaluated > 0:
 		return fmt.Sprintf("OK so far: %d checks not evaluated", h.NotEvaluated)
+	case h.Info > 0:
+		return "OK: " + plural(h.Info, "info finding", "info findings")
 	}
 	return "OK"
 }

@@ -173,7 +173,9 @@ func therefore(f checks.Finding) string {
 // causeOrder orders findings the way every format shows them: each root
 // cause (most severe first, then host, rule, subject) directly followed by
 // the findings it causes, depth first; then the checks not evaluated.
-func causeOrder(fs []checks.Finding) []checks.Finding {
+func causeOrder(in []checks.Finding) []checks.Finding {
+	fs := append([]checks.Finding(nil), in...)
+	checks.SortFindings(fs)
 	present := map[string]bool{}
 	for _, f := range fs {
 		if f.Status == checks.StatusFail {
