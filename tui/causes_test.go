@@ -1,0 +1,46 @@
+package tui
+
+import (
+	"testing"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+)
+
+// The host screen draws a consequence under its cause and previews the
+// fix plan; f opens the whole plan; the finding screen names the cause.
+func TestHostScreenCauseTreeAndPlan(t *testing.T) {
+	m := newTestModel(t, 120, 30, func(o *Options) {
+		o.Analyze = func(rs []collect.HostResult) (*report.Report, *facts.Fleet) {
+			rep, fleet := testAnalyze(rs)
+			for _, r := range rs {
+				if r.Host != "esx02" {
+					continue
+				}
+				cons := checks.Finding{RuleID: "TEST_HCA", Severity: checks.Critical, Status: checks.StatusFail, Host: "esx02",
+					Subject: "hpc-node04 (PVRDMA adapter 0)", Message: "hpc-node04 has no physical HCA behind its PVRDMA adapter",
+					Fix:      "power-cycle hpc-node04",
+					CausedBy: &checks.Cause{RuleID: "TEST_TCP_FALLBACK", Host: "esx02", Subject: "esx02 (hpc-node04)"},
+					Evidence: []checks.Evidence{{Host: "esx02", Command: cmdProps, Line: 5, Text: "Physical HCA available:0"}}}
+				res := checks.Result{Findings: append(append([]checks.Finding(nil), rep.Findings...), cons), Passed: rep.Passed}
+				rep = report.Build(rs, fleet, res, nil, report.Meta{Source: rep.Source, Version: "test", Now: rep.GeneratedAt})
+				rep.Plans = []checks.Plan{{Host: "esx02", Steps: []checks.PlanStep{
+					{N: 1, Action: "install_rdma", Text: "Install an RoCE NIC on esx02.",
+						Resolves: []checks.Cause{{RuleID: "TEST_TCP_FALLBACK", Host: "esx02", Subject: "esx02 (hpc-node04)"}}},
+					{N: 2, Action: "verify", Command: "esxcli rdma device list", Expect: "vmrdma0 Active", Text: "Verify: `esxcli rdma device list` shows vmrdma0 Active."},
+				}}}
+			}
+			return rep, fleet
+		}
+	})
+	press(t, m, "j", "enter")
+	scr := screen(m)
+	mustContain(t, scr, "pvrdma-doctor › esx02", "TEST_TCP_FALLBACK", "└ TEST_HCA", "FIX PLAN for esx02", "1. Install an RoCE NIC on esx02.")
+	press(t, m, "f")
+	scr = screen(m)
+	mustContain(t, scr, "esx02 › fix plan", "resolves: TEST_TCP_FALLBACK esx02 (hpc-node04)", "Verify: `esxcli rdma device list` shows vmrdma0 Active.")
+	press(t, m, "esc", "j", "enter")
+	mustContain(t, screen(m), "Caused by:", "TEST_TCP_FALLBACK esx02 (hpc-node04)")
+}
