@@ -527,7 +527,11 @@ func init() {
 // sendtoEv quotes the line where vmkping printed why it could not send.
 func sendtoEv(h *facts.Host, p parse.Ping) Evidence {
 	if p.FailureRef.Line > 0 {
-		e := Ev(h.Host, p.FailureRef)
+		ref := p.FailureRef
+		if ref.Command == "" {
+			ref.Command = p.Command // the facts builder sets the ping's own Ref only
+		}
+		e := Ev(h.Host, ref)
 		e.Note = "refused by the sending host: no packet left it"
 		return e
 	}

@@ -82,6 +82,11 @@ func TestScenarioFindingsOverSSH(t *testing.T) {
 				if len(f.Evidence) == 0 || f.Fix == "" {
 					t.Errorf("%s on %s: finding without evidence or fix: %+v", f.RuleID, f.Host, f)
 				}
+				for _, e := range f.Evidence {
+					if e.Host == "" || e.Command == "" {
+						t.Errorf("%s on %s: evidence without host or command: %+v", f.RuleID, f.Host, e)
+					}
+				}
 			}
 			// One fix plan per host, as scenario.yaml says, and no two
 			// steps of a plan act on one object in opposite ways.
