@@ -117,8 +117,13 @@ func topology(name string, h *facts.Host, row *hostRow, findings []checks.Findin
 		if !vmk.Enabled {
 			marks = append(marks, badMark("disabled"))
 		}
-		if sw != nil && vmk.MTU > 0 && sw.MTU > 0 && vmk.MTU < sw.MTU {
+		switch {
+		case sw != nil && vmk.VDSName == sw.Name && vmk.MTU > 0 && sw.MTU > 0 && vmk.MTU < sw.MTU:
 			marks = append(marks, warnMark(fmt.Sprintf("MTU below the switch's %d", sw.MTU)))
+		case sw != nil && vmk.VDSName != sw.Name:
+			// VMware's guides tag vmk0 on the management switch: it carries
+			// PVRDMA's control data, not the RDMA frames.
+			line += " · " + stDim.Render("off the PVRDMA vDS: control data only (valid)")
 		}
 		if len(marks) == 0 {
 			marks = append(marks, okMark())
