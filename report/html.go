@@ -71,17 +71,20 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	},
 }).Parse(`{{define "consequences"}}
 {{- range .}}
-{{- $host := .Host}}
 <div class="consequence"><span class="why">{{therefore .}}:</span> <span class="badge {{.Severity}}">{{.RuleID}}</span> <span class="subject">{{.Subject}}</span>
 <p>{{.Message}}</p>
+{{- template "evidence" .}}
+</div>
+{{- end}}
+{{- end}}
+{{- define "evidence"}}
+{{- $host := .Host}}
 {{- if .Evidence}}
 <details><summary>Evidence ({{len .Evidence}})</summary>
 {{- range .Evidence}}
 <pre>{{if and .Host (ne .Host $host)}}{{.Host}}: {{end}}{{evidence .}}</pre>
 {{- end}}
 </details>
-{{- end}}
-</div>
 {{- end}}
 {{- end}}<!DOCTYPE html>
 <html lang="en">
@@ -138,13 +141,7 @@ ol.plan li{margin:.35rem 0}.resolves{font-size:.85rem;color:#555}
 <h3><span class="badge {{.Severity}}">{{.RuleID}}</span> {{.Host}} <span class="subject">— {{.Subject}}</span></h3>
 <div class="title">{{ruleTitle $r .RuleID}}</div>
 <p>{{.Message}}</p>
-{{- if .Evidence}}
-<details><summary>Evidence ({{len .Evidence}})</summary>
-{{- range .Evidence}}
-<pre>{{if and .Host (ne .Host $host)}}{{.Host}}: {{end}}{{evidence .}}</pre>
-{{- end}}
-</details>
-{{- end}}
+{{- template "evidence" .}}
 {{- if .Fix}}
 <div class="fix"><strong>Fix:</strong> {{.Fix}}</div>
 {{- end}}

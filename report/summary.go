@@ -85,26 +85,24 @@ func (c *SeverityCounts) add(sev checks.Severity) {
 	}
 }
 
-func (s *Summary) addSeverity(sev checks.Severity, root bool) {
-	all := SeverityCounts{s.Critical, s.Warning, s.Info}
+// tally counts one problem into a summary's or a host's counters.
+func tally(crit, warn, info *int, roots *SeverityCounts, consequences *int, sev checks.Severity, root bool) {
+	all := SeverityCounts{*crit, *warn, *info}
 	all.add(sev)
-	s.Critical, s.Warning, s.Info = all.Critical, all.Warning, all.Info
+	*crit, *warn, *info = all.Critical, all.Warning, all.Info
 	if root {
-		s.RootCauses.add(sev)
+		roots.add(sev)
 	} else {
-		s.Consequences++
+		*consequences++
 	}
 }
 
+func (s *Summary) addSeverity(sev checks.Severity, root bool) {
+	tally(&s.Critical, &s.Warning, &s.Info, &s.RootCauses, &s.Consequences, sev, root)
+}
+
 func (h *Host) addSeverity(sev checks.Severity, root bool) {
-	all := SeverityCounts{h.Critical, h.Warning, h.Info}
-	all.add(sev)
-	h.Critical, h.Warning, h.Info = all.Critical, all.Warning, all.Info
-	if root {
-		h.RootCauses.add(sev)
-	} else {
-		h.Consequences++
-	}
+	tally(&h.Critical, &h.Warning, &h.Info, &h.RootCauses, &h.Consequences, sev, root)
 }
 
 // rootCounts renders root causes and consequences for a verdict:
