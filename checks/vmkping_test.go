@@ -1,0 +1,49 @@
+package checks
+
+import (
+	"testing"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
+)
+
+// A vmkping result says what it proves: refused by the sending host
+// (sendto() Message too long), unreachable (sendto() says so), or no reply.
+func TestVmkpingRefusalUnreachableAndSilence(t *testing.T) {
+	two := func(f func(a *facts.Host)) func() []facts.Host {
+		return func() []facts.Host {
+			a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
+			addPings(&a, "192.168.50.12", true, true)
+			addPings(&b, "192.168.50.11", true, true)
+			f(&a)
+			return []facts.Host{a, b}
+		}
+	}
+	fail := func(p *parse.Ping, line string) {
+		p.Received, p.LossPercent = 0, 100
+		p.Failures = []string{line, line, line}
+		p.FailureRef = parse.Ref{Line: 2, Text: line} // the facts builder leaves its command empty
+		p.Ref = ref(p.Ref.Command, 6, "3 packets transmitted, 0 packets received, 100% packet loss")
+	}
+	const subj = "vmk1 -> 192.168.50.12 (esx02 vmk1)"
+	peer := want{host: "esx02", subject: "vmk1 -> 192.168.50.11 (esx01 vmk1)", status: StatusPass}
+	runCases(t, "VMKPING_UNREACHABLE", []ruleCase{
+		{name: "refused locally: warning, quoting sendto", hosts: two(func(a *facts.Host) {
+			fail(&a.Pings[0], "sendto() failed (Message too long)")
+			a.Pings[0].MessageTooLong = true
+		}), want: []want{{"esx01", subj, StatusFail, Warning, "refused its own 1472-byte probe", "sendto() failed (Message too long)"}, peer}, exact: true},
+		{name: "unreachable: critical, quoting sendto", hosts: two(func(a *facts.Host) { fail(&a.Pings[0], "sendto() failed (Host is down)") }),
+			want: []want{{"esx01", subj, StatusFail, Critical, "cannot reach", "sendto() failed (Host is down)"}, peer}, exact: true},
+		{name: "silent loss: critical, no reply", hosts: two(func(a *facts.Host) {
+			a.Pings[0].Received, a.Pings[0].LossPercent = 0, 100
+		}), want: []want{{"esx01", subj, StatusFail, Critical, "gets no reply from", ""}, peer}, exact: true},
+		{name: "replies: pass", hosts: two(func(*facts.Host) {}), want: []want{{host: "esx01", subject: subj, status: StatusPass}, peer}, exact: true},
+	})
+	// The quoted sendto() line carries its command.
+	a := two(func(a *facts.Host) { fail(&a.Pings[0], "sendto() failed (Host is down)") })()
+	for _, f := range runRule(t, "VMKPING_UNREACHABLE", a...) {
+		if f.Status == StatusFail && (f.Evidence[0].Command != cmdPingSmall || f.Evidence[0].Line != 2) {
+			t.Errorf("sendto evidence %+v", f.Evidence[0])
+		}
+	}
+}
