@@ -213,7 +213,9 @@ func exitCodeFor(r *report.Report, failOn checks.Severity) int {
 		return ExitCritical
 	case r.Incomplete():
 		return ExitIncomplete
-	case r.Summary.Warning > 0 && rank <= checks.Warning.Rank():
+	case (r.Summary.Warning > 0 || r.Summary.CollectionFailed > 0) && rank <= checks.Warning.Rank():
+		// COLLECTION_FAILED (a warning) is counted apart from the problems
+		// since schema 1.2; an output that could not be parsed still exits 3.
 		return ExitWarning
 	case r.Summary.Info > 0 && rank <= checks.Info.Rank():
 		return ExitWarning

@@ -222,6 +222,9 @@ func Build(results []collect.HostResult, fleet *facts.Fleet, res checks.Result, 
 	r.Findings = causeOrder(r.Findings)
 	summarize(r)
 	r.Plans = checks.Plans(fleet, r.Findings)
+	if r.Plans == nil {
+		r.Plans = []checks.Plan{}
+	}
 	for i := range r.Hosts {
 		h := &r.Hosts[i]
 		h.Verdict = hostVerdict(h)
