@@ -366,10 +366,17 @@ func buildPlan(h *facts.Host, fleet *facts.Fleet, fs []Finding) Plan {
 	// 6. Lossless Ethernet and errors.
 	for _, f := range b.of("PFC_DISABLED") {
 		fixed := append([]Finding{f}, b.consequencesOf(f)...)
-		b.add(PlanStep{Action: "enable_pfc", Text: fmt.Sprintf("Enable lossless Ethernet on %s: PFC for the RoCE priority (3) on its switch port and on the host "+
-			"(for nmlx5: esxcli system module parameters set -m nmlx5_core -p \"pfctx=0x08 pfcrx=0x08\", then reboot %s), or global pause.", f.Subject, h.Host),
-			Command: fmt.Sprintf("esxcli network nic pauseParams set -n %s -r true -t true", f.Subject), Resolves: cite(fixed...),
-			Sets: []Effect{{"lossless Ethernet on " + f.Subject + " of " + h.Host, "on"}}})
+		s := PlanStep{Action: "enable_pfc", Resolves: cite(fixed...), Sets: []Effect{{"lossless Ethernet on " + f.Subject + " of " + h.Host, "on"}}}
+		if d := nicDetail(h, f.Subject); d != nil && strings.HasPrefix(d.Driver, "nmlx5") {
+			s.Text = fmt.Sprintf("Enable PFC for the RoCE priority (3) on %s: on its switch port, and on the host with the nmlx5 module "+
+				"parameters, then reboot %s (with its VMs off or migrated).", f.Subject, h.Host)
+			s.Command = "esxcli system module parameters set -m nmlx5_core -p \"pfctx=0x08 pfcrx=0x08\""
+		} else {
+			s.Text = fmt.Sprintf("Enable PFC for the RoCE priority (3) on %s's switch port and on the host (DCBX or the driver's PFC parameter); "+
+				"without PFC, enable global pause instead.", f.Subject)
+			s.Command = fmt.Sprintf("esxcli network nic pauseParams set -n %s -r true -t true", f.Subject)
+		}
+		b.add(s)
 		verify = append(verify, PlanStep{Action: "verify", Command: "esxcli network nic dcb status get -n " + f.Subject, Expect: "PFC Enabled: true"})
 	}
 	for _, f := range b.of("RDMA_ERRORS") {

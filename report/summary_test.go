@@ -68,7 +68,7 @@ func TestOneSummaryForEveryFormat(t *testing.T) {
 	if err := WriteHTML(&html, r); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(txt.String(), r.Verdict) || !strings.Contains(txt.String(), "CRITICAL (1 root cause)") ||
+	if !strings.Contains(txt.String(), r.Verdict) || !strings.Contains(txt.String(), "esx02 — BROKEN: 1 critical (root cause), 1 consequence\n  ROOT CAUSES (1)") ||
 		!strings.Contains(txt.String(), "and therefore") {
 		t.Errorf("text:\n%s", txt.String())
 	}

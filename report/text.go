@@ -103,8 +103,7 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 			wrap(indent, "note: "+n)
 		}
 	}
-	writeTextRoots(&b, p, r, wrap)
-	writeTextPlans(&b, p, r, wrap)
+	writeTextRoots(&b, p, r, wrap, opt.Width)
 	var ne []checks.Finding
 	for _, f := range r.Findings {
 		if f.Status == checks.StatusNotEvaluated {
@@ -164,7 +163,7 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 }
 
 func writeFinding(b *strings.Builder, p painter, f checks.Finding, wrap func(string, string)) {
-	head := fmt.Sprintf("%s  %s  %s", p.sev(f.Severity, f.RuleID), p.c("1", f.Host), f.Subject)
+	head := fmt.Sprintf("%s  %s  %s  %s", p.sev(f.Severity, strings.ToUpper(string(f.Severity))), p.sev(f.Severity, f.RuleID), p.c("1", f.Host), f.Subject)
 	wrap("  ", head)
 	wrap("    ", f.Message)
 	for _, e := range f.Evidence {

@@ -7,18 +7,70 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 )
 
-// writeTextRoots writes the root causes by severity, each followed by the
-// findings that follow from it ("and therefore ..."), with their evidence.
-func writeTextRoots(b *strings.Builder, p painter, r *Report, wrap func(string, string)) {
-	groups := r.RootsBySeverity()
-	for _, sev := range []checks.Severity{checks.Critical, checks.Warning, checks.Info} {
-		fs := groups[sev]
-		if len(fs) == 0 {
+// writeTextRoots writes, for each host with findings, its root causes
+// (most severe first), each followed by the findings that follow from it
+// ("and therefore ...") with their evidence, then the host's fix plan.
+func writeTextRoots(b *strings.Builder, p painter, r *Report, wrap func(string, string), width int) {
+	roots := r.RootFindings()
+	for _, h := range r.Hosts {
+		var mine []checks.Finding
+		for _, f := range roots {
+			if f.Host == h.Host {
+				mine = append(mine, f)
+			}
+		}
+		if len(mine) == 0 {
 			continue
 		}
-		title := fmt.Sprintf("%s (%s)", strings.ToUpper(string(sev)), plural(len(fs), "root cause", "root causes"))
-		fmt.Fprintf(b, "\n%s\n", p.sev(sev, title))
-		for _, f := range fs {
+		code := "1;32"
+		switch {
+		case h.Critical > 0:
+			code = "1;31"
+		case h.Warning > 0 || h.CollectionFailed > 0:
+			code = "1;33"
+		}
+		b.WriteString("\n")
+		wrap("", p.c(code, keepCounts(h.Host+" — "+h.Verdict)))
+		problems := 0
+		for _, f := range mine {
+			if f.RuleID != CollectionRule {
+				problems++
+			}
+		}
+		if problems > 0 {
+			wrap("  ", p.c("1", fmt.Sprintf("ROOT CAUSES (%d)", problems)))
+		} else {
+			wrap("  ", p.c("1", "NOT COLLECTED"))
+		}
+		for _, f := range mine {
+			writeFinding(b, p, f, wrap)
+			writeTextConsequences(b, p, r, f, "    ", wrap)
+		}
+		if pl := checks.PlanFor(r.Plans, h.Host); pl != nil {
+			wrap("  ", p.c("1", "FIX PLAN (in order; each step names the findings it resolves)"))
+			for _, s := range pl.Steps {
+				head := fmt.Sprintf("%d. ", s.N)
+				pad := strings.Repeat(" ", len(head))
+				for i, l := range strings.Split(unkeep(Wrap(StepText(s), width-4-len(head))), "\n") {
+					if i == 0 {
+						b.WriteString("    " + head + l + "\n")
+					} else {
+						b.WriteString("    " + pad + l + "\n")
+					}
+				}
+				if len(s.Resolves) > 0 {
+					wrap("    "+pad, p.c("2", "resolves: "+ResolvesText(s)))
+				}
+			}
+		}
+	}
+	// Findings about hosts outside the host list (none in practice).
+	known := map[string]bool{}
+	for _, h := range r.Hosts {
+		known[h.Host] = true
+	}
+	for _, f := range roots {
+		if !known[f.Host] {
 			writeFinding(b, p, f, wrap)
 			writeTextConsequences(b, p, r, f, "    ", wrap)
 		}
@@ -33,23 +85,6 @@ func writeTextConsequences(b *strings.Builder, p painter, r *Report, f checks.Fi
 			wrap(indent+"  ", p.c("2", evidenceLabel(c.Host, e)+": "+EvidenceLine(e)))
 		}
 		writeTextConsequences(b, p, r, c, indent+"  ", wrap)
-	}
-}
-
-// writeTextPlans writes one fix plan per host.
-func writeTextPlans(b *strings.Builder, p painter, r *Report, wrap func(string, string)) {
-	if len(r.Plans) == 0 {
-		return
-	}
-	fmt.Fprintf(b, "\n%s\n", p.c("1", "FIX PLAN (one per host, in order; each step says which findings it resolves)"))
-	for _, pl := range r.Plans {
-		wrap("  ", p.c("1", pl.Host))
-		for _, s := range pl.Steps {
-			wrap("    ", fmt.Sprintf("%d. %s", s.N, StepText(s)))
-			if len(s.Resolves) > 0 {
-				wrap("       ", p.c("2", "resolves: "+ResolvesText(s)))
-			}
-		}
 	}
 }
 
