@@ -236,7 +236,7 @@ func buildPlan(h *facts.Host, fleet *facts.Fleet, fs []Finding) Plan {
 		}
 		if leaves {
 			s.Optional = true
-			s.Text += fmt.Sprintf(" Optional: after the uplink step %s no longer carries PVRDMA; repair it when convenient (it stays out of %s).", d.PairedUplink, swName)
+			s.Text += fmt.Sprintf(" After the uplink step %s no longer carries PVRDMA: repair it when convenient, and leave it out of %s.", d.PairedUplink, swName)
 		} else {
 			s.Resolves = cite(append([]Finding{f}, b.consequencesOf(f)...)...)
 			powerOffAll = true

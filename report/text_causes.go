@@ -51,7 +51,11 @@ func writeTextRoots(b *strings.Builder, p painter, r *Report, wrap func(string, 
 			for _, s := range pl.Steps {
 				head := fmt.Sprintf("%d. ", s.N)
 				pad := strings.Repeat(" ", len(head))
-				for i, l := range strings.Split(unkeep(Wrap(StepText(s), width-4-len(head))), "\n") {
+				text := StepText(s)
+				if s.Optional {
+					text = "(optional) " + text
+				}
+				for i, l := range strings.Split(unkeep(Wrap(text, width-4-len(head))), "\n") {
 					if i == 0 {
 						b.WriteString("    " + head + l + "\n")
 					} else {
