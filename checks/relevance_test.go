@@ -38,3 +38,15 @@ func TestRelevanceUnusedPortIsInfo(t *testing.T) {
 			want: []want{{"esx01", "vmrdma1", StatusFail, Info, "PVRDMA does not use vmrdma1", "Error packets received: 7"}}, exact: true},
 	})
 }
+
+func TestRelevanceRoCEUnsupportedOffPath(t *testing.T) {
+	noRoCE := func(h *facts.Host) {
+		withUnusedPort(h)
+		h.RDMAProtocols = append(h.RDMAProtocols, parse.RDMAProtocol{Device: "vmrdma1", Ref: ref(cmdProto, 4, "vmrdma1  false  false  true")})
+	}
+	runCases(t, "ROCE_NOT_SUPPORTED", []ruleCase{
+		{name: "unused iWARP port: info", hosts: one(noRoCE),
+			want: []want{{"esx01", "vmrdma1", StatusFail, Info, "PVRDMA does not use it", "vmrdma1  false  false  true"},
+				{host: "esx01", subject: "vmrdma0", status: StatusPass}}, exact: true},
+	})
+}

@@ -384,7 +384,12 @@ func init() {
 						r.Pass(d.Name)
 						break
 					}
-					r.Fail(d.Name, fmt.Sprintf("%s (%s) supports neither RoCE v1 nor RoCE v2", d.Name, orPlaceholder(d.Description, d.Driver)),
+					msg := fmt.Sprintf("%s (%s) supports neither RoCE v1 nor RoCE v2", d.Name, orPlaceholder(d.Description, d.Driver))
+					sev := offPathSeverity(h, d, Critical)
+					if sev == Info {
+						msg += "; PVRDMA does not use it (its uplink is not on the PVRDMA vDS), so this is information only"
+					}
+					r.FailSeverity(sev, h.Host, d.Name, msg,
 						fmt.Sprintf("Replace %s's NIC (%s) with an RoCE-capable one, or enable RoCE in its driver's module parameters "+
 							"(esxcli system module parameters list -m %s) and reboot.", d.Name, d.PairedUplink, orPlaceholder(d.Driver, "DRIVER")),
 						Ev(h.Host, p.Ref))
