@@ -345,12 +345,15 @@ func buildPlan(h *facts.Host, fleet *facts.Fleet, fs []Finding) Plan {
 			s.Command = fmt.Sprintf("esxcli network ip interface set -i %s -m %d", v.Name, sw.MTU)
 			s.Sets = []Effect{{"MTU of " + v.Name + " on " + h.Host, fmt.Sprint(sw.MTU)}}
 			verify = append(verify, PlanStep{Action: "verify", Command: "esxcli network ip interface list", Expect: fmt.Sprintf("%s MTU: %d", v.Name, sw.MTU)})
-		} else {
+		} else if f.Severity != Critical {
 			s.Text = "Align the MTU of the PVRDMA data path: " + strings.TrimSuffix(strings.TrimPrefix(f.Fix, "On "+h.Host+": "), ".") + "."
 			s.Sets = []Effect{{"MTU of the PVRDMA data path of " + h.Host, "9000 end to end"}}
 		}
 		if f.Severity == Critical {
-			s.Text += " The network drops jumbo frames: set MTU 9216 on every physical switch port between the hosts."
+			// Jumbo probes left the host and were lost: the physical network.
+			s.Text = strings.TrimSpace(s.Text + " The network between the hosts drops jumbo frames: set MTU 9216 on every physical " +
+				"switch port on the PVRDMA path (the uplink's port on this host and on its peers).")
+			s.Sets = append(s.Sets, Effect{"MTU of the switch ports on the PVRDMA path of " + h.Host, "9216"})
 		}
 		b.add(s)
 		if v != nil {

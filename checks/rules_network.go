@@ -219,7 +219,7 @@ func init() {
 					sev = Critical
 					reasons = append(reasons, fmt.Sprintf("vmkping -d -s %d from %s to %s gets no reply while 1472-byte probes do: the packets left %s "+
 						"and the network between the hosts drops jumbo frames", pingPayload(h, true), v.Name, strings.Join(lost, ", "), h.Host))
-					fixes = append(fixes, "set MTU 9216 on every physical switch port between the hosts (and the peers' vDS to 9000)")
+					fixes = append(fixes, "set MTU 9216 on every physical switch port between the hosts (the vDS and vmknics already carry the jumbo frames)")
 				}
 			}
 			// Peers: the data-path MTU of every other host on the same vDS.
