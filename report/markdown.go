@@ -39,6 +39,7 @@ func mdCode(s string) string {
 // verdict, a host table, findings by severity with evidence and fix, then
 // what was not evaluated.
 func WriteMarkdown(w io.Writer, r *Report) error {
+	r = ForHumans(r)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# pvrdma-doctor report\n\n")
 	fmt.Fprintf(&b, "**%s**\n\n", md(r.Verdict))
