@@ -3,10 +3,12 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
 
@@ -77,5 +79,60 @@ func TestAnalyzeHostileVMNameIsShownEscaped(t *testing.T) {
 	_, out, _ := runCLI(t, "", "analyze", tr, "--output", "json")
 	if !strings.Contains(out, `vm\u001b]0;PWNED\u0007\u001b[2J`) {
 		t.Errorf("json does not keep the exact name:\n%s", out)
+	}
+}
+
+// The other human sinks of the CLI: `parse` text output, error messages,
+// the input warnings of `analyze`, and the live progress lines.
+func TestCLISinksShowControlsEscaped(t *testing.T) {
+	vmList := "vm\x1b]0;PWNED\x07\u202e\n   World ID: 2102165\n   Display Name: vm\x1b]0;PWNED\x07\u202e\n   Config File: /vmfs/volumes/ds/x\xff/x.vmx\n"
+	code, out, stderr := runCLI(t, vmList, "parse", "--command", "esxcli vm process list")
+	if code != ExitOK || rawControl(out+stderr) != "" || !strings.Contains(out, `vm\x1b]0;PWNED\x07\u202e`) || !strings.Contains(out, `x\xff`) {
+		t.Errorf("parse text: exit %d\n%q\n%s", code, out, stderr)
+	}
+	// JSON keeps the exact value.
+	_, out, _ = runCLI(t, vmList, "parse", "--command", "esxcli vm process list", "--output", "json")
+	if !strings.Contains(out, `vm\u001b]0;PWNED\u0007‮`) {
+		t.Errorf("parse json: %q", out)
+	}
+
+	// An error message that quotes a hostile path.
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "case\x1b[2J.tar.gz")
+	code, out, stderr = runCLI(t, "", "analyze", bad)
+	if code == ExitOK || rawControl(out+stderr) != "" || !strings.Contains(stderr, `case\x1b[2J.tar.gz`) {
+		t.Errorf("error: exit %d %q", code, stderr)
+	}
+
+	// A pasted session whose ignored commands and problems carry controls.
+	tr := filepath.Join(dir, "s.txt")
+	os.WriteFile(tr, []byte(hostileTranscript(t, pwned)+"[root@esx02:~] cat /etc/\x1b]0;x\x07motd\nhello\n[root@esx02:~] \n"), 0o600)
+	_, out, stderr = runCLI(t, "", "analyze", tr, "--output", "text")
+	if rawControl(out+stderr) != "" || !strings.Contains(stderr, `/etc/\x1b]0;x\x07motd`) {
+		t.Errorf("analyze warnings: %q", stderr)
+	}
+
+	// `rules explain` of an unknown, hostile rule ID.
+	_, out, stderr = runCLI(t, "", "rules", "explain", "X\x1b[2J")
+	if rawControl(out+stderr) != "" {
+		t.Errorf("rules explain: %q", stderr)
+	}
+}
+
+func TestProgressLinesShowControlsEscaped(t *testing.T) {
+	var buf strings.Builder
+	targets := []collect.Target{{Name: "esx01"}, {Name: "esx02"}}
+	v := newProgressView(&buf, targets, 200)
+	v.Event(collect.Event{Host: "esx01", Phase: collect.PhaseFailed, Err: "dial: \x1b]52;c;cm0=\x07 refused"})
+	v.Event(collect.Event{Host: "esx02", Phase: collect.PhaseDone, Result: &collect.HostResult{Host: "esx02",
+		Status: collect.StatusPartial, Reason: "`esxcli vm process list`: vm\x1b]0;PWNED\x07"}})
+	out := buf.String()
+	// The view's own cursor movements are the only escape sequences.
+	own := regexp.MustCompile(`\r\x1b\[\d+A\x1b\[J`)
+	if c := rawControl(own.ReplaceAllString(out, "")); c != "" {
+		t.Fatalf("raw %q in progress output: %q", c, out)
+	}
+	if !strings.Contains(out, `dial: \x1b]52;c;cm0=\x07 refused`) || !strings.Contains(out, `vm\x1b]0;PWNED\x07`) {
+		t.Fatalf("progress: %q", out)
 	}
 }
