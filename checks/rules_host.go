@@ -99,7 +99,7 @@ func init() {
 			}
 			fix := fmt.Sprintf("On %s: install an RoCE NIC and its ESXi RDMA driver, check that `esxcli rdma device list` shows it Active, "+
 				"make its vmnic the only uplink of the PVRDMA vDS, then power-cycle the PVRDMA VMs (%s). Until then, keep the VMs "+
-				"that talk to each other on one host.", h.Host, vms)
+				"that talk to each other on one host.", h.Host, strings.Join(fixVMNames(h), ", "))
 			if len(peers) > 0 {
 				verb := "run"
 				if len(peers) == 1 {
@@ -136,12 +136,12 @@ func init() {
 				}
 				ev := []Evidence{Ev(h.Host, d.Ref)}
 				fix := fmt.Sprintf("Check the link of %s: `esxcli network nic get -n %s` (Link Status), the cable/optic and the switch port; "+
-					"then power-cycle the PVRDMA VMs so their adapters bind to the HCA again.", d.PairedUplink, d.PairedUplink)
+					"then power-cycle the PVRDMA VMs so their adapters bind to the HCA again.", d.PairedUplink, shellArg(d.PairedUplink, "vmnicN"))
 				if n := nicByName(h, d.PairedUplink); n != nil {
 					ev = append(ev, Ev(h.Host, n.Ref))
 					if strings.EqualFold(n.AdminStatus, "down") {
 						fix = fmt.Sprintf("%s is administratively down: `esxcli network nic up -n %s`, then check that `esxcli rdma device list` shows %s Active.",
-							d.PairedUplink, d.PairedUplink, d.Name)
+							d.PairedUplink, shellArg(d.PairedUplink, "vmnicN"), d.Name)
 					}
 				}
 				r.Fail(d.Name, fmt.Sprintf("%s (paired with %s) is %s, not Active", d.Name, orPlaceholder(d.PairedUplink, "no uplink"),
@@ -187,7 +187,7 @@ func init() {
 			if sw := pvrdmaSwitch(h); sw != nil {
 				target = dvsVmknic(h, sw.Name)
 			}
-			fix := fmt.Sprintf("esxcli system settings advanced set -o /Net/PVRDMAVmknic -s %s", orPlaceholder(target, "vmkN"))
+			fix := fmt.Sprintf("esxcli system settings advanced set -o /Net/PVRDMAVmknic -s %s", shellArg(target, "vmkN"))
 			if target == "" {
 				fix = "Create a VMkernel adapter on the PVRDMA vDS, then: " + fix
 			}
@@ -254,7 +254,7 @@ func init() {
 			}
 			fix := fmt.Sprintf("Migrate %s to %s (vSphere Client: Networking > %s > Add and Manage Hosts > Manage VMkernel adapters)", v.Name, want, want)
 			if other := dvsVmknic(h, want); other != "" {
-				fix += fmt.Sprintf(", or tag %s instead: esxcli system settings advanced set -o /Net/PVRDMAVmknic -s %s", other, other)
+				fix += fmt.Sprintf(", or tag %s instead: esxcli system settings advanced set -o /Net/PVRDMAVmknic -s %s", other, shellArg(other, "vmkN"))
 			}
 			r.Fail(v.Name, fmt.Sprintf("%s, tagged for PVRDMA, is on %s, not on the PVRDMA vDS %s", v.Name, where, want), fix+".", ev...)
 		},
@@ -292,7 +292,7 @@ func init() {
 				ev = append(ev, sourceEv(h, collect.KindIPv4Get, "no IPv4 row for "+v.Name)...)
 			}
 			r.Fail(v.Name, fmt.Sprintf("%s, tagged for PVRDMA, has no IPv4 address", v.Name),
-				fmt.Sprintf("esxcli network ip interface ipv4 set -i %s -t static -I ADDRESS -N NETMASK (an address in the PVRDMA subnet of the peers)", v.Name),
+				fmt.Sprintf("esxcli network ip interface ipv4 set -i %s -t static -I ADDRESS -N NETMASK (an address in the PVRDMA subnet of the peers)", shellArg(v.Name, "vmkN")),
 				ev...)
 		},
 	})
