@@ -26,7 +26,7 @@ func shellArg(v, placeholder string) string {
 	return shellQuote(v)
 }
 
-// shellQuote quotes s for a POSIX shell when it needs it: 'it'\''s'.
+// shellQuote quotes s for a POSIX shell when it needs it: 'it'\”s'.
 func shellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool { return !shellPlain(r) }) < 0 {
 		return s
