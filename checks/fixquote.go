@@ -26,7 +26,8 @@ func shellArg(v, placeholder string) string {
 	return shellQuote(v)
 }
 
-// shellQuote quotes s for a POSIX shell when it needs it: 'it'\”s'.
+// shellQuote quotes s for a POSIX shell when it needs it: in single quotes,
+// each single quote inside written as quote, backslash, quote, quote.
 func shellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool { return !shellPlain(r) }) < 0 {
 		return s
