@@ -42,8 +42,10 @@ func sevStyle(s checks.Severity) lipgloss.Style {
 // sanitize makes text that came from a host safe and flat for one terminal
 // cell row: tabs become spaces, and control and format characters (escape
 // sequences included), newlines and invalid UTF-8 are shown escaped
-// (textsafe.Line), never emitted.
+// (textsafe.Line), never emitted. Text longer than maxShown is cut
+// (capText), so that a hostile 100 kB name cannot stall every frame.
 func sanitize(s string) string {
+	s = capText(s)
 	if !strings.Contains(s, "\t") {
 		return textsafe.Line(s)
 	}
