@@ -2,7 +2,6 @@ package checks
 
 import (
 	"fmt"
-	"strings"
 	"unicode"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
@@ -23,21 +22,7 @@ func shellArg(v, placeholder string) string {
 	if v == "" || !showable(v) {
 		return placeholder
 	}
-	return shellQuote(v)
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it: in single quotes,
-// each single quote inside written as quote, backslash, quote, quote.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool { return !shellPlain(r) }) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// shellPlain are the characters sh never treats specially, anywhere in a word.
-func shellPlain(r rune) bool {
-	return r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("@%+=:,./_-", r))
+	return textsafe.ShellQuote(v)
 }
 
 // showable reports whether every character of s is shown as itself: no
@@ -63,7 +48,7 @@ func fixVM(name, worldID string) string {
 	}
 	switch {
 	case name != "" && showable(name):
-		return shellQuote(name)
+		return textsafe.ShellQuote(name)
 	case worldID == "":
 		return "the VM"
 	case name == "":

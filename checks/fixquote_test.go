@@ -28,7 +28,7 @@ func TestShellQuoteRoundTripsThroughSh(t *testing.T) {
 			t.Errorf("%q quoted as %s reads back as %q", v, q, out)
 		}
 	}
-	if shellQuote("vmnic4") != "vmnic4" || shellQuote("a b") != "'a b'" || shellQuote("it's") != `'it'\''s'` {
+	if shellArg("vmnic4", "") != "vmnic4" || shellArg("a b", "") != "'a b'" || shellArg("it's", "") != `'it'\''s'` {
 		t.Error("plain values stay bare, others are single-quoted")
 	}
 }

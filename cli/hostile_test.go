@@ -135,3 +135,15 @@ func TestProgressLinesShowControlsEscaped(t *testing.T) {
 		t.Fatalf("progress: %q", out)
 	}
 }
+
+// `diff` names what changed between two inputs: hosts' own names included.
+func TestDiffShowsControlsEscaped(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	os.WriteFile(a, []byte(hostileTranscript(t, "hpc-node04")), 0o600)
+	os.WriteFile(b, []byte(strings.ReplaceAll(hostileTranscript(t, pwned), "vmk1", "vmk1\x1b]52;c;eA==\x07")), 0o600)
+	_, out, stderr := runCLI(t, "", "diff", a, b)
+	if c := rawControl(out + stderr); c != "" || !strings.Contains(out, `\x1b]`) {
+		t.Fatalf("diff: raw %q or nothing escaped:\n%s\n%s", c, out, stderr)
+	}
+}
