@@ -299,7 +299,7 @@ func (m *Model) headerLine() string {
 			crumbs = append(crumbs, sanitize(v.host))
 		case scrFinding:
 			id, _, _ := strings.Cut(v.key, "|")
-			crumbs = append(crumbs, id)
+			crumbs = append(crumbs, sanitize(id))
 		case scrTopology:
 			if len(crumbs) == 1 {
 				crumbs = append(crumbs, sanitize(v.host))
@@ -766,7 +766,7 @@ func (m *Model) hostBody() []string {
 		if f.Status == checks.StatusNotEvaluated {
 			msg = strings.TrimPrefix(msg, "not evaluated: ")
 		}
-		cells := []string{sev, f.RuleID, sanitize(f.Subject), sanitize(msg)}
+		cells := []string{sev, sanitize(f.RuleID), sanitize(f.Subject), sanitize(msg)}
 		if i == v.cursor {
 			out = append(out, stSelected.Render("▶ "+renderCells(cols, cells)))
 			continue
@@ -857,7 +857,7 @@ func (m *Model) layoutFinding() (findingLayout, bool) {
 	if f.Status == checks.StatusNotEvaluated {
 		sev = "NOT EVALUATED"
 	}
-	top = append(top, " "+sevStyle(f.Severity).Render(sev)+" "+stBold.Render(f.RuleID)+"  "+title)
+	top = append(top, " "+sevStyle(f.Severity).Render(sev)+" "+stBold.Render(sanitize(f.RuleID))+"  "+sanitize(title))
 	top = append(top, " "+stDim.Render("on "+sanitize(f.Host)+" · "+sanitize(f.Subject)))
 	for _, l := range wrap(f.Message, w-2) {
 		top = append(top, " "+l)
