@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"encoding/json"
+	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -145,5 +148,33 @@ func TestDiffShowsControlsEscaped(t *testing.T) {
 	_, out, stderr := runCLI(t, "", "diff", a, b)
 	if c := rawControl(out + stderr); c != "" || !strings.Contains(out, `\x1b]`) {
 		t.Fatalf("diff: raw %q or nothing escaped:\n%s\n%s", c, out, stderr)
+	}
+}
+
+// Log lines (--log-format text) quote values that hold control characters
+// (log/slog's text handler escapes them); JSON logs keep the exact value,
+// JSON-escaped. The test keeps it that way.
+func TestLogLinesShowControlsEscaped(t *testing.T) {
+	for _, format := range []string{"text", "json"} {
+		var buf strings.Builder
+		f := &SSHFlags{LogLevel: "debug", LogFormat: format}
+		l, err := f.scanLogger(&buf, slog.LevelDebug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Warn("command failed: "+pwned, "host", "esx\u202e01", "err", errors.New("sh: "+pwned+"\xff"), "vm\x1b[2J", 1)
+		out := buf.String()
+		if format == "json" {
+			// A machine format: the exact value, JSON-escaped (no raw C0 byte).
+			var rec map[string]any
+			if err := json.Unmarshal([]byte(out), &rec); err != nil || rec["msg"] != "command failed: "+pwned ||
+				strings.ContainsAny(strings.TrimSuffix(out, "\n"), "\x1b\x07\n") {
+				t.Errorf("json log: %v %q", err, out)
+			}
+			continue
+		}
+		if c := rawControl(out); c != "" || !strings.Contains(out, `PWNED`) {
+			t.Errorf("%s log: raw %q in %q", format, c, out)
+		}
 	}
 }
