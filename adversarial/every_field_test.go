@@ -4,62 +4,21 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
 
 // poison returns a deep copy of v with p appended to every string (of
 // type string exactly: enumerations such as severities and statuses keep
-// their values, so that the renderers still take their usual paths).
+// their values, so that the renderers still take their usual paths). Map
+// keys get it too: they are looked up with poisoned values.
 func poison[T any](v T, p string) T {
-	rv := reflect.ValueOf(&v).Elem()
-	return poisonValue(rv, p).Interface().(T)
-}
-
-var stringType = reflect.TypeFor[string]()
-
-func poisonValue(v reflect.Value, p string) reflect.Value {
-	switch v.Kind() {
-	case reflect.String:
-		if v.Type() == stringType {
-			return reflect.ValueOf(v.String() + p)
+	return textsafe.Map(v, func(t reflect.Type, s string) string {
+		if t != reflect.TypeFor[string]() {
+			return s
 		}
-		return v
-	case reflect.Struct:
-		n := reflect.New(v.Type()).Elem()
-		n.Set(v)
-		for i := range v.NumField() {
-			if f := n.Field(i); f.CanSet() {
-				f.Set(poisonValue(v.Field(i), p))
-			}
-		}
-		return n
-	case reflect.Slice:
-		if v.IsNil() {
-			return v
-		}
-		n := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
-		for i := range v.Len() {
-			n.Index(i).Set(poisonValue(v.Index(i), p))
-		}
-		return n
-	case reflect.Map:
-		if v.IsNil() {
-			return v
-		}
-		n := reflect.MakeMapWithSize(v.Type(), v.Len())
-		it := v.MapRange()
-		for it.Next() {
-			n.SetMapIndex(it.Key(), poisonValue(it.Value(), p))
-		}
-		return n
-	case reflect.Pointer:
-		if v.IsNil() {
-			return v
-		}
-		n := reflect.New(v.Type().Elem())
-		n.Elem().Set(poisonValue(v.Elem(), p))
-		return n
-	}
-	return v
+		return s + p
+	})
 }
 
 // Every string of the report, of the facts and of the raw results, not

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"io"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -85,33 +86,33 @@ type rendered struct{ human, machine map[string]string }
 func render(t testing.TB, r *report.Report) rendered {
 	t.Helper()
 	out := rendered{human: map[string]string{}, machine: map[string]string{}}
-	var b bytes.Buffer
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
+	for _, w := range []struct {
+		name  string
+		human bool
+		write func(io.Writer, *report.Report) error
+	}{
+		{"text", true, func(w io.Writer, r *report.Report) error {
+			return report.WriteText(w, r, report.TextOptions{ShowSuppressed: true})
+		}},
+		{"text (colour)", true, func(w io.Writer, r *report.Report) error {
+			return report.WriteText(w, r, report.TextOptions{Color: true, Width: 120})
+		}},
+		{"markdown", true, report.WriteMarkdown},
+		{"html", true, report.WriteHTML},
+		{"json", false, report.WriteJSON},
+		{"junit", false, report.WriteJUnit},
+		{"sarif", false, report.WriteSARIF},
+	} {
+		var b bytes.Buffer
+		if err := w.write(&b, r); err != nil {
+			t.Fatalf("%s: %v", w.name, err)
+		}
+		if w.human {
+			out.human[w.name] = b.String()
+		} else {
+			out.machine[w.name] = b.String()
 		}
 	}
-	must(report.WriteText(&b, r, report.TextOptions{ShowSuppressed: true}))
-	out.human["text"] = b.String()
-	b.Reset()
-	must(report.WriteText(&b, r, report.TextOptions{Color: true, Width: 120}))
-	out.human["text (colour)"] = b.String()
-	b.Reset()
-	must(report.WriteMarkdown(&b, r))
-	out.human["markdown"] = b.String()
-	b.Reset()
-	must(report.WriteHTML(&b, r))
-	out.human["html"] = b.String()
-	b.Reset()
-	must(report.WriteJSON(&b, r))
-	out.machine["json"] = b.String()
-	b.Reset()
-	must(report.WriteJUnit(&b, r))
-	out.machine["junit"] = b.String()
-	b.Reset()
-	must(report.WriteSARIF(&b, r))
-	out.machine["sarif"] = b.String()
 	return out
 }
 

@@ -73,17 +73,8 @@ func runWithEnv(env map[string]string, args ...string) (int, string, string) {
 func TestPasswordNeverInAnyArtefact(t *testing.T) {
 	const secret = "Pw-9f3K!x$QZ-s3cr3t"
 	const wrong = "Wr0ng-Pw-7hJ2-guess"
-	sc := mustScenario(t, "mixed")
-	l, err := lab.Start(sc, lab.Options{Password: secret, KeyboardInteractiveOnly: true,
+	dir, kh := startLab(t, "mixed", lab.Options{Password: secret, KeyboardInteractiveOnly: true,
 		Faults: map[string]lab.Fault{"esx03": {DropAfter: 6}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	dir := t.TempDir()
-	l.WriteHostsFile(filepath.Join(dir, "hosts"))
-	kh := filepath.Join(dir, "known_hosts")
-	l.WriteKnownHosts(kh)
 	pwFile := filepath.Join(dir, "pw")
 	os.WriteFile(pwFile, []byte(secret+"\n"), 0o600)
 	formats := []string{"json", "text", "markdown", "html", "junit", "sarif"}
@@ -138,16 +129,7 @@ func TestKeyPassphraseNeverInAnyArtefact(t *testing.T) {
 	}
 	keyPEM := pem.EncodeToMemory(blk)
 	sshPub, _ := ssh.NewPublicKey(pub)
-	sc := mustScenario(t, "healthy")
-	l, err := lab.Start(sc, lab.Options{AuthorizedKeys: []ssh.PublicKey{sshPub}, Password: "unused-" + passphrase})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	dir := t.TempDir()
-	l.WriteHostsFile(filepath.Join(dir, "hosts"))
-	kh := filepath.Join(dir, "known_hosts")
-	l.WriteKnownHosts(kh)
+	dir, kh := startLab(t, "healthy", lab.Options{AuthorizedKeys: []ssh.PublicKey{sshPub}, Password: "unused-" + passphrase})
 	keyFile := filepath.Join(dir, "id_ed25519")
 	os.WriteFile(keyFile, keyPEM, 0o600)
 
@@ -237,11 +219,27 @@ func TestNoProcessSpawnedAndNoPasswordFlag(t *testing.T) {
 	}
 }
 
-func mustScenario(t *testing.T, name string) *fixtures.Scenario {
+// startLab starts a scenario's lab with opts as given (startScanLab sets
+// its own password) and returns a folder with its hosts file, and its
+// known_hosts file.
+func startLab(t *testing.T, scenario string, opts lab.Options) (dir, knownHosts string) {
 	t.Helper()
-	sc, err := fixtures.Load(name)
+	sc, err := fixtures.Load(scenario)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sc
+	l, err := lab.Start(sc, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	dir = t.TempDir()
+	knownHosts = filepath.Join(dir, "known_hosts")
+	if err := l.WriteHostsFile(filepath.Join(dir, "hosts")); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.WriteKnownHosts(knownHosts); err != nil {
+		t.Fatal(err)
+	}
+	return dir, knownHosts
 }

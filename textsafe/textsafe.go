@@ -131,18 +131,24 @@ func clean(s string, line bool) string {
 // one choke point where a whole document (a report) enters a human sink,
 // so that a field added later is covered without anyone remembering to.
 func Strings[T any](v T) T {
+	return Map(v, func(_ reflect.Type, s string) string { return Clean(s) })
+}
+
+// Map returns a deep copy of v in which every string reachable as Strings
+// describes is replaced by f(its type, its value). Values of types that
+// hold no string are shared, not copied. v must not hold a cycle.
+func Map[T any](v T, f func(t reflect.Type, s string) string) T {
 	rv := reflect.ValueOf(&v).Elem()
-	out := deepClean(rv)
-	return out.Interface().(T)
+	return deepMap(rv, f).Interface().(T)
 }
 
 var timeType = reflect.TypeFor[interface{ UnixNano() int64 }]()
 
-func deepClean(v reflect.Value) reflect.Value {
+func deepMap(v reflect.Value, f func(reflect.Type, string) string) reflect.Value {
 	switch v.Kind() {
 	case reflect.String:
 		s := v.String()
-		c := Clean(s)
+		c := f(v.Type(), s)
 		if c == s {
 			return v
 		}
@@ -154,8 +160,8 @@ func deepClean(v reflect.Value) reflect.Value {
 		n := reflect.New(v.Type()).Elem()
 		n.Set(v)
 		for i := range v.NumField() {
-			if f := n.Field(i); f.CanSet() {
-				f.Set(deepClean(v.Field(i)))
+			if fv := n.Field(i); fv.CanSet() {
+				fv.Set(deepMap(v.Field(i), f))
 			}
 		}
 		return n
@@ -165,13 +171,13 @@ func deepClean(v reflect.Value) reflect.Value {
 		}
 		n := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
 		for i := range v.Len() {
-			n.Index(i).Set(deepClean(v.Index(i)))
+			n.Index(i).Set(deepMap(v.Index(i), f))
 		}
 		return n
 	case reflect.Array:
 		n := reflect.New(v.Type()).Elem()
 		for i := range v.Len() {
-			n.Index(i).Set(deepClean(v.Index(i)))
+			n.Index(i).Set(deepMap(v.Index(i), f))
 		}
 		return n
 	case reflect.Map:
@@ -181,7 +187,7 @@ func deepClean(v reflect.Value) reflect.Value {
 		n := reflect.MakeMapWithSize(v.Type(), v.Len())
 		it := v.MapRange()
 		for it.Next() {
-			n.SetMapIndex(deepClean(it.Key()), deepClean(it.Value()))
+			n.SetMapIndex(deepMap(it.Key(), f), deepMap(it.Value(), f))
 		}
 		return n
 	case reflect.Pointer:
@@ -189,14 +195,14 @@ func deepClean(v reflect.Value) reflect.Value {
 			return v
 		}
 		n := reflect.New(v.Type().Elem())
-		n.Elem().Set(deepClean(v.Elem()))
+		n.Elem().Set(deepMap(v.Elem(), f))
 		return n
 	case reflect.Interface:
 		if v.IsNil() {
 			return v
 		}
 		n := reflect.New(v.Type()).Elem()
-		n.Set(deepClean(v.Elem()))
+		n.Set(deepMap(v.Elem(), f))
 		return n
 	}
 	return v
