@@ -207,3 +207,41 @@ func deepMap(v reflect.Value, f func(reflect.Type, string) string) reflect.Value
 	}
 	return v
 }
+
+// AllSafe reports whether every string Strings would visit in v is
+// IsSafe: then Strings(v) would equal v, and the copy can be skipped.
+func AllSafe(v any) bool { return allSafe(reflect.ValueOf(v)) }
+
+func allSafe(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.String:
+		return IsSafe(v.String())
+	case reflect.Struct:
+		if v.Type().Implements(timeType) {
+			return true
+		}
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() && !allSafe(v.Field(i)) {
+				return false
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			if !allSafe(v.Index(i)) {
+				return false
+			}
+		}
+	case reflect.Map:
+		it := v.MapRange()
+		for it.Next() {
+			if !allSafe(it.Key()) || !allSafe(it.Value()) {
+				return false
+			}
+		}
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			return allSafe(v.Elem())
+		}
+	}
+	return true
+}

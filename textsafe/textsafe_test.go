@@ -107,6 +107,9 @@ func TestStrings(t *testing.T) {
 	if orig.Items[0].Name != bad || orig.Items[0].Tags[0] != bad || *orig.Items[0].Ptr != bad || orig.Arr[0] != bad {
 		t.Fatal("Strings modified its argument")
 	}
+	if AllSafe(orig) || !AllSafe(got) || !AllSafe(doc{Items: []inner{{Name: "ok"}}}) || !AllSafe(nil) {
+		t.Error("AllSafe wrong")
+	}
 	if got.Nil != nil {
 		t.Error("a nil slice stays nil")
 	}
