@@ -7,10 +7,10 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
-	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 	"github.com/spf13/cobra"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
 
 func init() { register("rules", newCmdRules) }
