@@ -214,6 +214,9 @@ func readArchive(r io.Reader) (map[string][]byte, map[string]string, []string, e
 			break
 		}
 		if hdr.Typeflag != tar.TypeReg && hdr.Typeflag != tar.TypeRegA {
+			if hdr.Typeflag == tar.TypeSymlink || hdr.Typeflag == tar.TypeLink {
+				problems = append(problems, fmt.Sprintf("link %q -> %q in the archive ignored (bundles hold regular files only)", hdr.Name, hdr.Linkname))
+			}
 			continue
 		}
 		name, ok := cleanName(hdr.Name)
@@ -312,6 +315,9 @@ func readDir(root string) (map[string][]byte, map[string]string, []string, error
 			return nil
 		}
 		if !d.Type().IsRegular() {
+			if d.Type()&fs.ModeSymlink != 0 {
+				problems = append(problems, fmt.Sprintf("%s is a symbolic link: not followed", rel))
+			}
 			return nil
 		}
 		info, err := d.Info()

@@ -228,7 +228,7 @@ func buildPlan(h *facts.Host, fleet *facts.Fleet, fs []Finding) Plan {
 		leaves := uplinkStep != nil && chosen != "" && d.PairedUplink != chosen
 		s := PlanStep{Action: "repair_link", Resolves: cite(f), Sets: []Effect{{"link of " + d.PairedUplink + " on " + h.Host, "up"}}}
 		if n := nicByName(h, d.PairedUplink); n != nil && strings.EqualFold(n.AdminStatus, "down") {
-			s.Command = "esxcli network nic up -n " + d.PairedUplink
+			s.Command = "esxcli network nic up -n " + shellArg(d.PairedUplink, "vmnicN")
 			s.Text = fmt.Sprintf("%s is administratively down: bring it up.", d.PairedUplink)
 		} else {
 			s.Text = fmt.Sprintf("Repair the link of %s (%s is %s): check `esxcli network nic get -n %s` (Link Status), the cable or optic and the switch port.",
@@ -312,7 +312,7 @@ func buildPlan(h *facts.Host, fleet *facts.Fleet, fs []Finding) Plan {
 		if sw != nil {
 			target = dvsVmknic(h, sw.Name)
 		}
-		cmd := "esxcli system settings advanced set -o /Net/PVRDMAVmknic -s " + orPlaceholder(target, "vmkN")
+		cmd := "esxcli system settings advanced set -o /Net/PVRDMAVmknic -s " + shellArg(target, "vmkN")
 		text := "Tag the PVRDMA vmknic."
 		if target == "" {
 			text = fmt.Sprintf("Create a vmknic that reaches the peers' PVRDMA vmknics (on %s, or vmk0 as in VMware's guides) and tag it.", swName)
@@ -324,7 +324,7 @@ func buildPlan(h *facts.Host, fleet *facts.Fleet, fs []Finding) Plan {
 	}
 	for _, f := range b.of("PVRDMA_VMKNIC_NO_IPV4") {
 		b.add(PlanStep{Action: "set_ipv4", Text: "Give the PVRDMA vmknic an address in the peers' PVRDMA subnet.",
-			Command:  fmt.Sprintf("esxcli network ip interface ipv4 set -i %s -t static -I ADDRESS -N NETMASK", f.Subject),
+			Command:  fmt.Sprintf("esxcli network ip interface ipv4 set -i %s -t static -I ADDRESS -N NETMASK", shellArg(f.Subject, "vmkN")),
 			Resolves: cite(f), Sets: []Effect{{"IPv4 of " + f.Subject + " on " + h.Host, "static"}}})
 	}
 
@@ -342,7 +342,7 @@ func buildPlan(h *facts.Host, fleet *facts.Fleet, fs []Finding) Plan {
 		v := dataPathVmknic(h)
 		if v != nil && sw != nil && v.MTU > 0 && sw.MTU > 0 && v.MTU < sw.MTU {
 			s.Text = fmt.Sprintf("Raise %s (on %s) to the vDS MTU.", v.Name, sw.Name)
-			s.Command = fmt.Sprintf("esxcli network ip interface set -i %s -m %d", v.Name, sw.MTU)
+			s.Command = fmt.Sprintf("esxcli network ip interface set -i %s -m %d", shellArg(v.Name, "vmkN"), sw.MTU)
 			s.Sets = []Effect{{"MTU of " + v.Name + " on " + h.Host, fmt.Sprint(sw.MTU)}}
 			verify = append(verify, PlanStep{Action: "verify", Command: "esxcli network ip interface list", Expect: fmt.Sprintf("%s MTU: %d", v.Name, sw.MTU)})
 		} else if f.Severity != Critical {
@@ -377,10 +377,10 @@ func buildPlan(h *facts.Host, fleet *facts.Fleet, fs []Finding) Plan {
 		} else {
 			s.Text = fmt.Sprintf("Enable PFC for the RoCE priority (3) on %s's switch port and on the host (DCBX or the driver's PFC parameter); "+
 				"without PFC, enable global pause instead.", f.Subject)
-			s.Command = fmt.Sprintf("esxcli network nic pauseParams set -n %s -r true -t true", f.Subject)
+			s.Command = fmt.Sprintf("esxcli network nic pauseParams set -n %s -r true -t true", shellArg(f.Subject, "vmnicN"))
 		}
 		b.add(s)
-		verify = append(verify, PlanStep{Action: "verify", Command: "esxcli network nic dcb status get -n " + f.Subject, Expect: "PFC Enabled: true"})
+		verify = append(verify, PlanStep{Action: "verify", Command: "esxcli network nic dcb status get -n " + shellArg(f.Subject, "vmnicN"), Expect: "PFC Enabled: true"})
 	}
 	for _, f := range b.of("RDMA_ERRORS") {
 		if b.done[f.Key()] {

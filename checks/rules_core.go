@@ -300,7 +300,7 @@ func init() {
 					fix = fmt.Sprintf("On %s: make %s (paired with %s) the only uplink of %s: vSphere Client > Networking > %s > "+
 						"Add and Manage Hosts > Manage physical adapters, assign %s to the uplink and unassign %s; then power-cycle the "+
 						"PVRDMA VMs (%s).", h.Host, active[0].PairedUplink, active[0].Name, sw.Name, sw.Name, active[0].PairedUplink,
-						strings.Join(sw.Uplinks, ", "), strings.Join(vms, ", "))
+						strings.Join(sw.Uplinks, ", "), strings.Join(fixVMNames(h), ", "))
 					ev = append(ev, Ev(h.Host, sw.Record.RefOf("Uplinks")))
 				}
 				if len(peers) == 0 {

@@ -100,7 +100,7 @@ func init() {
 			}
 			fix := fmt.Sprintf("On %s: install an RoCE NIC and its ESXi RDMA driver, check that `esxcli rdma device list` shows it Active, "+
 				"make its vmnic the only uplink of the PVRDMA vDS, then power-cycle the PVRDMA VMs (%s). Until then, keep the VMs "+
-				"that talk to each other on one host.", h.Host, vms)
+				"that talk to each other on one host.", h.Host, strings.Join(fixVMNames(h), ", "))
 			if len(peers) > 0 {
 				verb := "run"
 				if len(peers) == 1 {
@@ -139,12 +139,12 @@ func init() {
 				}
 				ev := []Evidence{Ev(h.Host, d.Ref)}
 				fix := fmt.Sprintf("Check the link of %s: `esxcli network nic get -n %s` (Link Status), the cable/optic and the switch port; "+
-					"then power-cycle the PVRDMA VMs so their adapters bind to the HCA again.", d.PairedUplink, d.PairedUplink)
+					"then power-cycle the PVRDMA VMs so their adapters bind to the HCA again.", d.PairedUplink, shellArg(d.PairedUplink, "vmnicN"))
 				if n := nicByName(h, d.PairedUplink); n != nil {
 					ev = append(ev, Ev(h.Host, n.Ref))
 					if strings.EqualFold(n.AdminStatus, "down") {
 						fix = fmt.Sprintf("%s is administratively down: `esxcli network nic up -n %s`, then check that `esxcli rdma device list` shows %s Active.",
-							d.PairedUplink, d.PairedUplink, d.Name)
+							d.PairedUplink, shellArg(d.PairedUplink, "vmnicN"), d.Name)
 					}
 				}
 				msg := fmt.Sprintf("%s (paired with %s) is %s, not Active", d.Name, orPlaceholder(d.PairedUplink, "no uplink"),
@@ -196,7 +196,7 @@ func init() {
 			if sw := pvrdmaSwitch(h); sw != nil {
 				target = dvsVmknic(h, sw.Name)
 			}
-			fix := fmt.Sprintf("esxcli system settings advanced set -o /Net/PVRDMAVmknic -s %s", orPlaceholder(target, "vmkN"))
+			fix := fmt.Sprintf("esxcli system settings advanced set -o /Net/PVRDMAVmknic -s %s", shellArg(target, "vmkN"))
 			if target == "" {
 				fix = "Create a VMkernel adapter on the PVRDMA vDS, then: " + fix
 			}
@@ -245,7 +245,7 @@ func init() {
 			}
 			fix := "Nothing is required."
 			if other := dvsVmknic(h, sw.Name); other != "" {
-				fix += fmt.Sprintf(" To keep PVRDMA's control traffic on %s instead, tag %s: esxcli system settings advanced set -o /Net/PVRDMAVmknic -s %s", sw.Name, other, other)
+				fix += fmt.Sprintf(" To keep PVRDMA's control traffic on %s instead, tag %s: esxcli system settings advanced set -o /Net/PVRDMAVmknic -s %s", sw.Name, other, shellArg(other, "vmkN"))
 			} else {
 				fix += fmt.Sprintf(" To keep PVRDMA's control traffic on %s instead, create a vmknic on it and tag it (esxcli system settings advanced set -o /Net/PVRDMAVmknic -s vmkN).", sw.Name)
 			}
@@ -287,7 +287,7 @@ func init() {
 				ev = append(ev, sourceEv(h, collect.KindIPv4Get, "no IPv4 row for "+v.Name)...)
 			}
 			r.Fail(v.Name, fmt.Sprintf("%s, tagged for PVRDMA, has no IPv4 address", v.Name),
-				fmt.Sprintf("esxcli network ip interface ipv4 set -i %s -t static -I ADDRESS -N NETMASK (an address in the PVRDMA subnet of the peers)", v.Name),
+				fmt.Sprintf("esxcli network ip interface ipv4 set -i %s -t static -I ADDRESS -N NETMASK (an address in the PVRDMA subnet of the peers)", shellArg(v.Name, "vmkN")),
 				ev...)
 		},
 	})

@@ -181,7 +181,7 @@ func init() {
 				reasons = append(reasons, fmt.Sprintf("%s (on %s) has MTU %d but %s has MTU %d", v.Name, sw.Name, v.MTU, sw.Name, sw.MTU))
 				ev = append(ev, Ev(h.Host, v.Record.RefOf("MTU")), Ev(h.Host, sw.Record.RefOf("MTU")))
 				if v.MTU < sw.MTU {
-					fixes = append(fixes, fmt.Sprintf("esxcli network ip interface set -i %s -m %d", v.Name, sw.MTU))
+					fixes = append(fixes, fmt.Sprintf("esxcli network ip interface set -i %s -m %d", shellArg(v.Name, "vmkN"), sw.MTU))
 				} else {
 					fixes = append(fixes, fmt.Sprintf("raise %s's MTU to %d (vSphere Client: %s > Settings > Edit > Advanced > MTU)", sw.Name, v.MTU, sw.Name))
 				}
@@ -325,7 +325,7 @@ func init() {
 				} else {
 					fix += " (DCBX from the switch, or the NIC driver's PFC module parameter)"
 				}
-				fix += fmt.Sprintf("; or, without PFC, global pause: esxcli network nic pauseParams set -n %s -r true -t true", nic)
+				fix += fmt.Sprintf("; or, without PFC, global pause: esxcli network nic pauseParams set -n %s -r true -t true", shellArg(nic, "vmnicN"))
 				sev := Warning
 				if !onDataPath(h, d) {
 					sev = Info
@@ -518,7 +518,7 @@ func init() {
 					vmLabel(a.d), a.h.Host, a.d.RoCEVersion, len(peers), top, peers[0], strings.Join(vs, ", ")),
 					fmt.Sprintf("Power off %s, set its PVRDMA adapter's device protocol to RoCE v%d (vSphere Client: Edit Settings > network adapter > "+
 						"Device protocol; VirtualVmxnet3Vrdma.deviceProtocol = rocev%d), check `esxcli rdma device protocol list` on %s shows RoCE v%d true, then power it on.",
-						orPlaceholder(a.d.VMName, "the VM"), top, top, a.h.Host, top), ev...)
+						fixVM(a.d.VMName, a.d.WorldID), top, top, a.h.Host, top), ev...)
 			}
 		},
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
 
 func init() { register("analyze", newCmdAnalyze) }
@@ -83,16 +84,16 @@ func loadInput(path string, in io.Reader, errOut io.Writer) (*bundle.Input, erro
 		return nil, WithExitCode(ExitError, err)
 	}
 	for _, p := range inp.Problems {
-		fmt.Fprintf(errOut, "warning: %s: %s\n", path, p)
+		fmt.Fprintf(errOut, "warning: %s: %s\n", textsafe.Line(path), textsafe.Line(p))
 	}
 	if n := len(inp.Ignored); n > 0 {
-		fmt.Fprintf(errOut, "%s: %d input(s) ignored:\n", path, n)
+		fmt.Fprintf(errOut, "%s: %d input(s) ignored:\n", textsafe.Line(path), n)
 		for i, s := range inp.Ignored {
 			if i == 20 {
 				fmt.Fprintf(errOut, "  ... and %d more\n", n-20)
 				break
 			}
-			fmt.Fprintf(errOut, "  %s\n", s)
+			fmt.Fprintf(errOut, "  %s\n", textsafe.Line(s))
 		}
 	}
 	return inp, nil

@@ -3,11 +3,14 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
 
 func init() { register("diff", newCmdDiff) }
@@ -79,5 +82,11 @@ func runDiff(opts *DiffOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(d)
 	}
-	return d.WriteText(opts.IO.Out)
+	// Names and values in the text come from hosts: controls shown escaped.
+	var text strings.Builder
+	if err := d.WriteText(&text); err != nil {
+		return err
+	}
+	_, err := io.WriteString(opts.IO.Out, textsafe.Clean(text.String()))
+	return err
 }

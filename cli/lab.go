@@ -16,6 +16,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
 
 func init() { register("lab", newCmdLab) }
@@ -162,9 +163,9 @@ func runLabServe(ctx context.Context, opts *LabServeOptions) error {
 	if password == "" && len(hosts) > 0 {
 		password = hosts[0].Password
 	}
-	fmt.Fprintf(out, "  export PVRDMA_DOCTOR_PASSWORD=%s\n", labShellQuote(password))
+	fmt.Fprintf(out, "  export PVRDMA_DOCTOR_PASSWORD=%s\n", textsafe.ShellQuote(password))
 	fmt.Fprintf(out, "  pvrdma-doctor scan --hosts-file %s --known-hosts %s --user %s --password-env PVRDMA_DOCTOR_PASSWORD\n\n",
-		labShellQuote(hostsFile), labShellQuote(knownHosts), labShellQuote(opts.User))
+		textsafe.ShellQuote(hostsFile), textsafe.ShellQuote(knownHosts), textsafe.ShellQuote(opts.User))
 	fmt.Fprintln(out, "Press Ctrl-C to stop.")
 
 	sigCtx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
@@ -204,12 +205,4 @@ func labFaultText(f lab.Fault) string {
 		return "-"
 	}
 	return strings.Join(parts, "; ")
-}
-
-// labShellQuote quotes s for a POSIX shell when it needs it.
-func labShellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=@%+,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

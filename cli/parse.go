@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
+	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
 
 func init() { register("parse", newCmdParse) }
@@ -96,7 +97,13 @@ func runParse(opts *ParseOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(v)
 	}
-	return writeText(opts.IO.Out, v)
+	// The facts hold text from the host: show control characters escaped.
+	var text strings.Builder
+	if err := writeText(&text, v); err != nil {
+		return err
+	}
+	_, err = io.WriteString(opts.IO.Out, textsafe.Clean(text.String()))
+	return err
 }
 
 // writeText prints parsed facts readably: a list of structs as a table of

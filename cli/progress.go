@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
 
 // progressView shows a scan's progress on a terminal (stderr): a compact
@@ -144,6 +145,7 @@ func (v *progressView) clearLocked() {
 }
 
 func (v *progressView) fit(s string) string {
+	s = textsafe.Line(s) // host names, reasons and errors may hold anything
 	if r := []rune(s); len(r) > v.width-1 {
 		return string(r[:v.width-2]) + "…"
 	}

@@ -18,6 +18,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
 
 // Exit codes, documented in README.md ("Exit codes").
@@ -173,11 +175,11 @@ func RunContext(ctx context.Context, args []string, io *IOStreams, getenv func(s
 	var ec *exitCodeError
 	if errors.As(err, &ec) {
 		if ec.err != nil {
-			fmt.Fprintln(io.ErrOut, "Error:", ec.err)
+			fmt.Fprintln(io.ErrOut, "Error:", textsafe.Clean(ec.err.Error()))
 		}
 		return ec.code
 	}
-	fmt.Fprintln(io.ErrOut, "Error:", err)
+	fmt.Fprintln(io.ErrOut, "Error:", textsafe.Clean(err.Error()))
 	// cobra reports unknown commands and wrong argument counts as plain errors.
 	if msg := err.Error(); strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "accepts ") ||
 		strings.HasPrefix(msg, "requires ") || strings.HasPrefix(msg, "unknown flag") {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
 
 func init() { register("rules", newCmdRules) }
@@ -129,7 +130,7 @@ func runRulesList(opts *RulesOptions) error {
 	default:
 		return usageError("unknown --output %q: use text or json", opts.Output)
 	}
-	_, err := fmt.Fprint(opts.IO.Out, rulesTable(rules, 80))
+	_, err := fmt.Fprint(opts.IO.Out, textsafe.Clean(rulesTable(rules, 80)))
 	return err
 }
 
@@ -225,7 +226,7 @@ func runRulesExplain(opts *RulesOptions) error {
 	}
 	b.WriteString("\nAPPLIES TO\n")
 	wrap("  ", rule.Applies)
-	_, err := fmt.Fprint(opts.IO.Out, b.String())
+	_, err := fmt.Fprint(opts.IO.Out, textsafe.Clean(b.String()))
 	return err
 }
 

@@ -13,6 +13,7 @@ import (
 // no scripts, no external assets): the verdict on top, hosts, findings with
 // collapsible evidence. Every value goes through html/template escaping.
 func WriteHTML(w io.Writer, r *Report) error {
+	r = ForHumans(r)
 	groups := r.RootsBySeverity()
 	type sevGroup struct {
 		Severity string

@@ -9,16 +9,38 @@ import (
 )
 
 // mdReplacer neutralises Markdown and inline HTML in free text (host and VM
-// display names are chosen by whoever created the VM).
+// display names are chosen by whoever created the VM). '[' is escaped, so
+// no link or image can open; a lone ']' is harmless and kept. A backslash
+// is handled by md.
 var mdReplacer = strings.NewReplacer(
 	"&", "&amp;", "<", "&lt;", ">", "&gt;",
-	"\\", "\\\\", "`", "\\`", "*", "\\*", "_", "\\_", "[", "\\[", "]", "\\]",
+	"`", "\\`", "*", "\\*", "_", "\\_", "[", "\\[",
 	"|", "\\|", "#", "\\#", "!", "\\!", "~", "\\~",
 	"\r\n", " ", "\n", " ", "\r", " ",
 )
 
-// md escapes text for a Markdown paragraph or table cell.
-func md(s string) string { return mdReplacer.Replace(s) }
+// md escapes text for a Markdown paragraph or table cell. A backslash is
+// doubled only where Markdown would read it as an escape (before ASCII
+// punctuation, or last): the visible escapes of control characters
+// (textsafe: "\x1b", "\u202e") stay as they are, in the source as on the
+// rendered page.
+func md(s string) string {
+	if strings.Contains(s, "\\") {
+		var b strings.Builder
+		for i := 0; i < len(s); i++ {
+			b.WriteByte(s[i])
+			if s[i] == '\\' && (i+1 == len(s) || isASCIIPunct(s[i+1])) {
+				b.WriteByte('\\')
+			}
+		}
+		s = b.String()
+	}
+	return mdReplacer.Replace(s)
+}
+
+func isASCIIPunct(c byte) bool {
+	return c >= '!' && c <= '/' || c >= ':' && c <= '@' || c >= '[' && c <= '`' || c >= '{' && c <= '~'
+}
 
 // mdCode renders s as an inline code span that no backtick in s can close.
 func mdCode(s string) string {
@@ -39,6 +61,7 @@ func mdCode(s string) string {
 // verdict, a host table, findings by severity with evidence and fix, then
 // what was not evaluated.
 func WriteMarkdown(w io.Writer, r *Report) error {
+	r = ForHumans(r)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# pvrdma-doctor report\n\n")
 	fmt.Fprintf(&b, "**%s**\n\n", md(r.Verdict))

@@ -44,6 +44,7 @@ func (p painter) sev(s checks.Severity, text string) string {
 // WriteText writes the report for people: a verdict per host, then the
 // findings grouped by severity with their evidence and fix.
 func WriteText(w io.Writer, r *Report, opt TextOptions) error {
+	r = ForHumans(r)
 	if opt.Width <= 0 {
 		opt.Width = 80
 	}

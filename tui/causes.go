@@ -29,9 +29,9 @@ func (m *Model) causeIn(f checks.Finding) bool {
 // above them.
 func (m *Model) treeRule(f checks.Finding) string {
 	if m.causeIn(f) {
-		return "└ " + f.RuleID
+		return "└ " + sanitize(f.RuleID)
 	}
-	return f.RuleID
+	return sanitize(f.RuleID)
 }
 
 // causeLines says on the finding screen what causes the finding and what
@@ -40,13 +40,13 @@ func (m *Model) causeLines(f checks.Finding, w int) []string {
 	var out []string
 	if m.causeIn(f) {
 		c := f.CausedBy
-		out = append(out, labeled("Caused by:", fmt.Sprintf("%s %s — fix that first (its plan step resolves this too)", c.RuleID, sanitize(c.Subject)), w, stLabel)...)
+		out = append(out, labeled("Caused by:", fmt.Sprintf("%s %s — fix that first (its plan step resolves this too)", sanitize(c.RuleID), sanitize(c.Subject)), w, stLabel)...)
 	}
 	if m.rep == nil {
 		return out
 	}
 	for _, c := range m.rep.ConsequencesOf(f) {
-		out = append(out, labeled("And therefore:", fmt.Sprintf("%s %s (%s)", c.RuleID, sanitize(c.Subject), c.Severity), w, stLabel)...)
+		out = append(out, labeled("And therefore:", fmt.Sprintf("%s %s (%s)", sanitize(c.RuleID), sanitize(c.Subject), c.Severity), w, stLabel)...)
 	}
 	return out
 }

@@ -403,7 +403,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 				return nil
 			}
 			m.status = "fix copied to the clipboard (OSC 52: the terminal must allow it; the fix is also shown above)"
-			return tea.SetClipboard(f.Fix)
+			return tea.SetClipboard(shownFix(f))
 		}
 		m.status = "open a finding to copy its fix"
 	case key.Matches(msg, k.Rescan):

@@ -436,7 +436,7 @@ func TestHostOutputCannotInjectEscapes(t *testing.T) {
 	if strings.Contains(out, "\x1b[2J") || strings.Contains(out, "\x1b]52") || strings.Contains(out, "\x07") {
 		t.Fatal("raw escape sequences from host output reached the screen")
 	}
-	mustContain(t, screen(m), "?[2J?]52;c;ZXZpbA==?evil        col")
+	mustContain(t, screen(m), `\x1b[2J\x1b]52;c;ZXZpbA==\x07evil        col`)
 }
 
 // footer returns the last line of the screen.
@@ -559,5 +559,36 @@ func TestHostNotesShownAndMarked(t *testing.T) {
 		sameWords(t, "note", w, wordsOf(noteLines), "! note: "+note)
 		// The findings list still shows its rows under the longer header.
 		mustContain(t, scr, "TEST_LOW_MTU")
+	}
+}
+
+// "Copy fix" puts exactly the text shown on the clipboard: a control
+// sequence in a host-supplied value is copied as its visible escape, never
+// raw (an OSC 52 in a VM name must not reach the clipboard or the screen).
+func TestCopyFixCopiesWhatIsShown(t *testing.T) {
+	hostile := func(rs []collect.HostResult) (*reportT, *factsT) {
+		r, f := testAnalyze(rs)
+		for i := range r.Findings {
+			if r.Findings[i].Fix != "" {
+				r.Findings[i].Fix = "power-cycle vm\x1b]52;c;cm0gLXJmIH4=\x07 \u202eevil"
+			}
+		}
+		return r, f
+	}
+	m := newTestModel(t, 120, 40, func(o *Options) { o.Analyze = hostile })
+	press(t, m, "j", "enter", "enter")
+	if s := m.View().Content; strings.Contains(s, "\x1b]52") || strings.Contains(s, "\u202e") {
+		t.Fatal("raw control sequence on screen")
+	}
+	shown := `power-cycle vm\x1b]52;c;cm0gLXJmIH4=\x07 \u202eevil`
+	mustContain(t, screen(m), shown)
+	var copied []tea.Msg
+	_, cmd := m.Update(keyMsg("c"))
+	copied = execCmd(cmd)
+	if len(copied) != 1 {
+		t.Fatalf("copy produced %v", copied)
+	}
+	if got := fmt.Sprint(copied[0]); got != shown {
+		t.Fatalf("clipboard gets %q, the screen shows %q", got, shown)
 	}
 }

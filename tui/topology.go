@@ -195,7 +195,7 @@ func topology(name string, h *facts.Host, row *hostRow, findings []checks.Findin
 	if len(fails) > 0 {
 		out = append(out, "", " "+stLabel.Render("Findings on this host")+stDim.Render(" (esc, then enter on a finding for its evidence)"))
 		for _, f := range fails {
-			out = append(out, "  "+sevStyle(f.Severity).Render(fmt.Sprintf("%-8s", f.Severity))+" "+f.RuleID+"  "+sanitize(f.Subject))
+			out = append(out, "  "+sevStyle(f.Severity).Render(fmt.Sprintf("%-8s", f.Severity))+" "+sanitize(f.RuleID)+"  "+sanitize(f.Subject))
 		}
 	}
 	return out

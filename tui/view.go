@@ -13,6 +13,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
 
 var (
@@ -39,36 +40,28 @@ func sevStyle(s checks.Severity) lipgloss.Style {
 }
 
 // sanitize makes text that came from a host safe and flat for one terminal
-// cell row: control characters (escape sequences included) become '?',
-// tabs become spaces.
+// cell row: tabs become spaces, and control and format characters (escape
+// sequences included), newlines and invalid UTF-8 are shown escaped
+// (textsafe.Line), never emitted. Text longer than maxShown is cut
+// (capText), so that a hostile 100 kB name cannot stall every frame.
 func sanitize(s string) string {
-	clean := true
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
+	s = capText(s)
+	if !strings.Contains(s, "\t") {
+		return textsafe.Line(s)
 	}
 	var b strings.Builder
 	col := 0
 	for _, r := range s {
-		switch {
-		case r == '\t':
+		if r == '\t' {
 			n := 8 - col%8
 			b.WriteString(strings.Repeat(" ", n))
 			col += n
 			continue
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			b.WriteByte('?')
-		default:
-			b.WriteRune(r)
 		}
+		b.WriteRune(r)
 		col++
 	}
-	return b.String()
+	return textsafe.Line(b.String())
 }
 
 // fit truncates a (styled) string to w cells and pads it to exactly w.
@@ -308,7 +301,7 @@ func (m *Model) headerLine() string {
 			crumbs = append(crumbs, sanitize(v.host))
 		case scrFinding:
 			id, _, _ := strings.Cut(v.key, "|")
-			crumbs = append(crumbs, id)
+			crumbs = append(crumbs, sanitize(id))
 		case scrTopology:
 			if len(crumbs) == 1 {
 				crumbs = append(crumbs, sanitize(v.host))
@@ -871,7 +864,7 @@ func (m *Model) layoutFinding() (findingLayout, bool) {
 	if f.Status == checks.StatusNotEvaluated {
 		sev = "NOT EVALUATED"
 	}
-	top = append(top, " "+sevStyle(f.Severity).Render(sev)+" "+stBold.Render(f.RuleID)+"  "+title)
+	top = append(top, " "+sevStyle(f.Severity).Render(sev)+" "+stBold.Render(sanitize(f.RuleID))+"  "+sanitize(title))
 	top = append(top, " "+stDim.Render("on "+sanitize(f.Host)+" · "+sanitize(f.Subject)))
 	for _, l := range wrap(f.Message, w-2) {
 		top = append(top, " "+l)
@@ -890,7 +883,7 @@ func (m *Model) layoutFinding() (findingLayout, bool) {
 	var fixLines []string
 	switch {
 	case f.Fix != "":
-		fixLines = labeled("Fix (c copies):", f.Fix, w, stLabel)
+		fixLines = labeled("Fix (c copies):", shownFix(f), w, stLabel)
 	case f.Status == checks.StatusNotEvaluated:
 		fixLines = labeled("Fix:", "none needed yet: this check could not run. Make the missing input collectable and rescan (r).", w, stLabel)
 	}
