@@ -206,7 +206,9 @@ func runBundle(ctx context.Context, opts *BundleOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	results := collect.Collect(ctx, p.Targets, p.Collect)
+	copts := p.Collect
+	copts.Abort = abortOf(ctx)
+	results := collect.Collect(ctx, p.Targets, copts)
 	a := analyze(results, p.Meta)
 	if err := writeBundle(opts.Scan.Bundle.Path, results, p.Meta, opts.Scan.Bundle, opts.Scan.IO.ErrOut); err != nil {
 		if _, ok := err.(*exitCodeError); ok {

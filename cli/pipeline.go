@@ -136,7 +136,9 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	}
 	results := p.Results
 	if results == nil {
-		results = collect.Collect(ctx, p.Targets, p.Collect)
+		copts := p.Collect
+		copts.Abort = abortOf(ctx)
+		results = collect.Collect(ctx, p.Targets, copts)
 		if ctx.Err() != nil {
 			p.Meta.Notes = append(p.Meta.Notes, "scan interrupted: hosts and commands that had not finished are reported as not collected")
 		}
