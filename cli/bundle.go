@@ -30,6 +30,9 @@ type BundleFlags struct {
 	// they are exported as they are, without a second redaction or a
 	// token map, and the manifest still says redacted.
 	AlreadyRedacted bool
+	// Identifiers are what the scan itself adds to the results (SSH
+	// users, dialled addresses, local paths), redacted with the rest.
+	Identifiers []bundle.Token
 	// Config is the config file the run uses (severity overrides and
 	// suppressions), so the bundle's report matches what the user saw.
 	// Set by the command after its flags are validated; nil for none.
@@ -82,7 +85,8 @@ func bundleOptions(meta report.Meta, bf BundleFlags) (bundle.Options, error) {
 			a := analyze(rs, m, bf.Config.Redacted(redact))
 			return bundle.Analysis{Fleet: &a.Fleet, Checks: a.Checks, Report: a.Report}
 		},
-		HTML: bundleHTML,
+		HTML:        bundleHTML,
+		Identifiers: bf.Identifiers,
 	}, nil
 }
 

@@ -282,6 +282,7 @@ func sshRunnerFromFlags(opts *ScanOptions, targets []collect.Target) (*collect.S
 	// Resolve every target now: ProxyJump errors are usage errors, and a
 	// scan with nothing to log in with stops here.
 	usable := false
+	ids := localIdentifiers(&opts.SSH, opts.Getenv)
 	for _, t := range targets {
 		rt, err := s.Resolve(t)
 		if err != nil {
@@ -289,12 +290,15 @@ func sshRunnerFromFlags(opts *ScanOptions, targets []collect.Target) (*collect.S
 			return nil, nil, usageError("%v", err)
 		}
 		usable = usable || s.Credentials.HasPassword || len(rt.Host.Config.Auth) > 0
+		ids = append(ids, routeIdentifiers(rt)...)
 	}
+	opts.Bundle.Identifiers = ids
 	if !usable {
 		cleanup()
 		return nil, nil, usageError("no credentials: give a key (-i FILE, ssh-agent, IdentityFile in %s) or a password (--password-env VAR, --password-file FILE, --ask-password)", opts.SSH.SSHConfig)
 	}
 	r := collect.NewSSHRunner(*s)
+	r.Dial = testDial
 	return r, func() {
 		r.Close()
 		cleanup()
