@@ -77,6 +77,14 @@ func hostileCases() []hostileCase {
 				}
 				assertOthersCollected(t, r, "esxcli network nic list")
 			}},
+		{name: "3 MiB of newlines", fault: lab.Hostile{Streams: []lab.Stream{{Prefix: "esxcli network nic list", Fill: lab.FillNewlines, Bytes: 3 << 20}}},
+			check: func(t *testing.T, r collect.HostResult) {
+				c, _ := r.Find("esxcli network nic list")
+				if c.Status != collect.StatusFailed || !strings.Contains(c.Error, "more than 500000 lines") {
+					t.Errorf("newline flood: %s %q; want over the line cap", c.Status, c.Error)
+				}
+				assertOthersCollected(t, r, "esxcli network nic list")
+			}},
 		{name: "per-host cap", fault: lab.Hostile{Streams: []lab.Stream{{Prefix: "esxcli", Fill: lab.FillText, Bytes: 3 << 20}}},
 			check: func(t *testing.T, r collect.HostResult) {
 				capped := 0

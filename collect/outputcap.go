@@ -22,6 +22,10 @@ const (
 	// DefaultMaxScanOutput caps the output held for the whole scan, so
 	// that a fleet of hostile hosts cannot add up either.
 	DefaultMaxScanOutput = 1 << 30
+	// MaxCommandLines caps the lines of one command's output: parsing
+	// costs memory per line (tens of bytes), so 4 MiB of newlines must not
+	// reach a parser. The longest real outputs have a few thousand lines.
+	MaxCommandLines = 500_000
 )
 
 // OutputCapError reports a command stopped because its output passed a cap.
@@ -36,6 +40,8 @@ func (e *OutputCapError) Error() string {
 	switch e.Scope {
 	case "command":
 		return fmt.Sprintf("output over the cap: the command sent more than %s; it was stopped and its output discarded", byteSize(e.Limit))
+	case "lines":
+		return fmt.Sprintf("output over the cap: the command sent more than %d lines; it was stopped and its output discarded", e.Limit)
 	case "host":
 		return fmt.Sprintf("output over the cap: the host's commands sent more than %s in all; this one was stopped and its output discarded", byteSize(e.Limit))
 	}
@@ -113,6 +119,7 @@ type cmdOutput struct {
 	// reached (the output is then discarded) or the command was abandoned.
 	over   error
 	capped chan struct{} // closed when a cap is reached
+	lines  int
 }
 
 var errAbandoned = errors.New("command abandoned")
@@ -138,7 +145,14 @@ func (l *limitedWriter) Write(p []byte) (int, error) {
 	if o.over != nil {
 		return 0, o.over
 	}
-	if err := o.budget.take(int64(len(p))); err != nil {
+	o.lines += bytes.Count(p, []byte{'\n'})
+	var err error
+	if o.lines > MaxCommandLines {
+		err = &OutputCapError{Scope: "lines", Limit: MaxCommandLines}
+	} else {
+		err = o.budget.take(int64(len(p)))
+	}
+	if err != nil {
 		o.over = err
 		o.releaseLocked()
 		close(o.capped)
