@@ -361,6 +361,10 @@ func verdictClass(r *Report, p problems) string {
 	switch {
 	case s.HostsCollected+s.HostsPartial == 0:
 		return "nothing_checked"
+	case s.Passed == 0 && s.NotEvaluated > 0 && p.critical+p.warning == 0:
+		// Hosts answered, but nothing they said could be checked (all
+		// garbage): never "healthy".
+		return "nothing_checked"
 	case p.critical > 0:
 		return "broken"
 	case p.warning > 0:
@@ -374,6 +378,10 @@ func verdictClass(r *Report, p problems) string {
 func fleetVerdict(r *Report, byHost map[string]problems, p problems) string {
 	s := r.Summary
 	if verdictClass(r, p) == "nothing_checked" {
+		if s.HostsCollected+s.HostsPartial > 0 {
+			return fmt.Sprintf("NOTHING CHECKED: %s, but no check could be evaluated on what they returned (%s not evaluated, 0 passed)",
+				collectionSummary(s), plural(s.NotEvaluated, "check", "checks"))
+		}
 		return fmt.Sprintf("NOTHING CHECKED: 0 of %s could be collected, the scan is INCOMPLETE", plural(s.Hosts, "host", "hosts"))
 	}
 	hostsWith := 0
