@@ -50,7 +50,7 @@ func loadTokens(path string) (*bundle.TokenMap, error) {
 	if path == "" {
 		return nil, nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := collect.ReadFileCapped(path, collect.MaxTokenMapFile)
 	if err != nil {
 		return nil, fmt.Errorf("--tokens: %w", err)
 	}

@@ -242,6 +242,9 @@ func parseHosts(v string) ([]collect.Target, error) {
 
 func parseTarget(s string) (collect.Target, error) {
 	s = strings.TrimSpace(s)
+	if err := checkHostBytes(s); err != nil {
+		return collect.Target{}, err
+	}
 	if s == "" || strings.ContainsAny(s, "/\\@ '\"`$;|&") {
 		return collect.Target{}, usageError("invalid host %q: expected name, name:port, IPv4 or [IPv6]:port", s)
 	}

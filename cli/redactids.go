@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"net"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
@@ -46,3 +48,21 @@ func routeIdentifiers(rt collect.Route) []bundle.Token {
 // testDial, when set by a test, replaces the TCP dialler of scans (to
 // reach the loopback lab under customer-like names and addresses).
 var testDial func(ctx context.Context, network, addr string) (net.Conn, error)
+
+// checkHostBytes refuses a host name or address holding a control
+// character (NUL, escape sequences), a byte-order mark or bytes that are
+// not UTF-8: none can be a host, and echoing them would garble a terminal.
+func checkHostBytes(s string) error {
+	if !utf8.ValidString(s) {
+		return usageError("invalid host %q: it holds bytes that are not UTF-8", s)
+	}
+	for _, r := range s {
+		switch {
+		case r == '\uFEFF':
+			return usageError("invalid host %q: it starts with or holds a byte-order mark (U+FEFF); save the file as UTF-8 without BOM", s)
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+			return usageError("invalid host %q: it holds the control character %U", s, r)
+		}
+	}
+	return nil
+}

@@ -236,6 +236,9 @@ type sshConn struct {
 	// a whole command timeout: later commands fail at once instead of
 	// each waiting for its own timeout.
 	wedged atomic.Pointer[StallError]
+	// lostSeen is set when a command found the connection gone (before
+	// the watcher may have closed lost).
+	lostSeen atomic.Bool
 }
 
 // StallError says which step of a command the server never answered.
@@ -266,6 +269,9 @@ func (c *sshConn) Close() error {
 func (c *sshConn) LostAfter() (int, bool) {
 	if c.closed.Load() {
 		return 0, false
+	}
+	if c.lostSeen.Load() {
+		return int(c.completed.Load()), true
 	}
 	select {
 	case <-c.lost:
@@ -312,6 +318,7 @@ func (c *sshConn) lostErr(ctx context.Context, err error) error {
 	if c.alive(ctx) {
 		return err
 	}
+	c.lostSeen.Store(true)
 	return fmt.Errorf("connection lost after %d commands: %w", c.completed.Load(), err)
 }
 
