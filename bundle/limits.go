@@ -100,3 +100,32 @@ func readFileLimit(p string, limit int64) ([]byte, error) {
 	}
 	return b, err
 }
+
+// checkWritable refuses to replace anything but a regular file: a device
+// node, a FIFO, a socket, a directory or a symlink at path is left alone.
+func checkWritable(path string) error {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return nil // new file (or an error the create reports)
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s exists and is not a regular file (%s): not replacing it; choose another path", path, fileKind(st.Mode()))
+	}
+	return nil
+}
+
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file"
+}

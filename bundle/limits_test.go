@@ -4,6 +4,8 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -110,4 +112,53 @@ func peakHeapGrowth(f func()) uint64 {
 	f()
 	close(stop)
 	return <-done - base
+}
+
+// A symlink to a folder of saved outputs reads like the folder (issue #18:
+// it used to find no outputs).
+func TestLoadFolderThroughSymlink(t *testing.T) {
+	dir := t.TempDir()
+	host := filepath.Join(dir, "saved", "esx01")
+	if err := os.MkdirAll(host, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(host, collect.FileName("esxcli network nic list")), []byte("Name  PCI Device\n----  ----------\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(filepath.Join(dir, "saved"), link); err != nil {
+		t.Fatal(err)
+	}
+	direct, err := Load(filepath.Join(dir, "saved"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	via, err := Load(link)
+	if err != nil {
+		t.Fatalf("through the symlink: %v", err)
+	}
+	if len(via.Results) != len(direct.Results) || len(via.Results) == 0 || len(via.Results[0].Captures) != len(direct.Results[0].Captures) {
+		t.Errorf("through the symlink: %+v; direct: %+v", via.Results, direct.Results)
+	}
+}
+
+// A bundle never replaces a device, a FIFO, a directory or a symlink.
+func TestWriteFileRefusesNonRegular(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.tar.gz")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{link, dir, "/dev/null"} {
+		if _, err := WriteFile(p, nil, Options{Analyze: testAnalyze}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("%s: err = %v", p, err)
+		}
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep" {
+		t.Errorf("the symlink's target was written: %q", b)
+	}
 }

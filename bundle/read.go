@@ -82,7 +82,13 @@ func Load(p string) (*Input, error) {
 		return nil, err
 	}
 	if st.IsDir() {
-		files, sums, problems, err := readDir(p)
+		// A symlink to a folder is walked at its target (WalkDir does not
+		// follow a symlinked root).
+		root := p
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			root = r
+		}
+		files, sums, problems, err := readDir(root)
 		if err != nil {
 			return nil, err
 		}
