@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
@@ -68,10 +69,10 @@ func planStage2(ctx context.Context, caps []Capture, max int) ([]Command, []stri
 		var kinds []string
 		for _, k := range []Kind{KindRDMAStats, KindNICGet, KindDCBStatus, KindPVRDMAProperties} {
 			if p.over[k] > 0 {
-				kinds = append(kinds, fmt.Sprintf("%d %s", p.over[k], stage2Noun[k]))
+				kinds = append(kinds, thousands(p.over[k])+" "+stage2Noun[k])
 			}
 		}
-		p.notes = append(p.notes, fmt.Sprintf("%d more follow-up commands not collected (cap of %d per host): %s", n, max, strings.Join(kinds, ", ")))
+		p.notes = append(p.notes, fmt.Sprintf("%s more follow-up commands not collected (cap of %d per host): %s", thousands(n), max, strings.Join(kinds, ", ")))
 	}
 	if p.errs > maxPlanNotes {
 		p.notes = append(p.notes, fmt.Sprintf("%d more unexpected entries skipped", p.errs-maxPlanNotes))
@@ -131,6 +132,15 @@ func (p *stage2Plan) skipped() int {
 		n += v
 	}
 	return n
+}
+
+// thousands formats n with thousands separators: 299,491.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // headLines returns the first n lines of text and how many non-empty
