@@ -6,12 +6,11 @@ import (
 	"compress/gzip"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 )
 
 // newlineArchive returns a .tar.gz holding, per name, size bytes of
@@ -51,7 +50,7 @@ func TestHostileArchiveBoundedMemory(t *testing.T) {
 	}
 	var in *Input
 	var err error
-	peak := peakHeapGrowth(func() {
+	peak := lab.HeapGrowth(func() {
 		in, err = LoadReader("bomb.tar.gz", bytes.NewReader(arc))
 		if err == nil {
 			testAnalyze(in.Results, identity)
@@ -86,33 +85,6 @@ func TestTranscriptLineCap(t *testing.T) {
 	}
 }
 
-// peakHeapGrowth runs f and returns how far HeapAlloc rose above its start.
-func peakHeapGrowth(f func()) uint64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapAlloc
-	stop, done := make(chan struct{}), make(chan uint64)
-	go func() {
-		peak := base
-		tick := time.NewTicker(5 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
-			peak = max(peak, ms.HeapAlloc)
-			select {
-			case <-stop:
-				done <- peak
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	f()
-	close(stop)
-	return <-done - base
-}
 
 // A symlink to a folder of saved outputs reads like the folder (issue #18:
 // it used to find no outputs).

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -35,21 +34,10 @@ func TestScanHostileHostsEndToEnd(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			l, err := lab.Start(sc, lab.Options{Password: "pw", Faults: map[string]lab.Fault{"esx01": {Hostile: tc.fault}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer l.Close()
-			dir := t.TempDir()
-			if err := l.WriteHostsFile(dir + "/hosts.txt"); err != nil {
-				t.Fatal(err)
-			}
-			if err := l.WriteKnownHosts(dir + "/known_hosts"); err != nil {
-				t.Fatal(err)
-			}
+			_, dir := startLabFiles(t, sc, lab.Options{Password: "pw", Faults: map[string]lab.Fault{"esx01": {Hostile: tc.fault}}})
 			var out, errOut bytes.Buffer
 			start := time.Now()
-			peak := heapGrowth(func() {
+			peak := lab.HeapGrowth(func() {
 				RunContext(context.Background(), []string{"scan", "--hosts-file", dir + "/hosts.txt", "--known-hosts", dir + "/known_hosts",
 					"--password-env", "PW", "--output", "json", "--command-timeout", "300ms", "--host-timeout", "2s"},
 					&IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, func(k string) string {
@@ -88,30 +76,3 @@ func TestScanHostileHostsEndToEnd(t *testing.T) {
 	}
 }
 
-// heapGrowth runs f and returns how far HeapAlloc rose above its start.
-func heapGrowth(f func()) uint64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapAlloc
-	stop, done := make(chan struct{}), make(chan uint64)
-	go func() {
-		peak := base
-		tick := time.NewTicker(5 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
-			peak = max(peak, ms.HeapAlloc)
-			select {
-			case <-stop:
-				done <- peak
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	f()
-	close(stop)
-	return <-done - base
-}

@@ -82,18 +82,7 @@ func TestSIGTERMReportsWedgedScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := lab.Start(sc, lab.Options{Password: "pw", Faults: map[string]lab.Fault{"esx01": {Hostile: lab.Hostile{WedgeSessions: true}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	dir := t.TempDir()
-	if err := l.WriteHostsFile(dir + "/hosts.txt"); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.WriteKnownHosts(dir + "/known_hosts"); err != nil {
-		t.Fatal(err)
-	}
+	l, dir := startLabFiles(t, sc, lab.Options{Password: "pw", Faults: map[string]lab.Fault{"esx01": {Hostile: lab.Hostile{WedgeSessions: true}}}})
 	argv, _ := json.Marshal([]string{"scan", "--hosts-file", dir + "/hosts.txt", "--known-hosts", dir + "/known_hosts",
 		"--password-env", "PW", "--output", "json", "--no-probes", "--command-timeout", "1h", "--host-timeout", "1h"})
 	cmd := exec.Command(os.Args[0], "-test.run=^TestMainHelper$")
@@ -132,4 +121,23 @@ func TestSIGTERMReportsWedgedScan(t *testing.T) {
 	if !strings.Contains(errOut.String(), "interrupted: finishing the report") {
 		t.Errorf("stderr: %s", errOut.String())
 	}
+}
+
+// startLabFiles starts a lab of sc (closed with the test) and writes its
+// hosts.txt and known_hosts into the returned directory.
+func startLabFiles(t *testing.T, sc *fixtures.Scenario, opts lab.Options) (*lab.Lab, string) {
+	t.Helper()
+	l, err := lab.Start(sc, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	dir := t.TempDir()
+	if err := l.WriteHostsFile(dir + "/hosts.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.WriteKnownHosts(dir + "/known_hosts"); err != nil {
+		t.Fatal(err)
+	}
+	return l, dir
 }

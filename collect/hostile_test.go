@@ -2,7 +2,6 @@ package collect_test
 
 import (
 	"context"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -62,29 +61,11 @@ func hostileCases() []hostileCase {
 		{name: "refuses sessions and ignores keepalives", fault: lab.Hostile{RefuseSessions: true, IgnoreKeepalives: true},
 			check: allErr("still refused")},
 		{name: "100 MB on one command", fault: lab.Hostile{Streams: []lab.Stream{{Prefix: "esxcli vm process list", Fill: lab.FillText, Bytes: 100 << 20}}},
-			check: func(t *testing.T, r collect.HostResult) {
-				c, _ := r.Find("esxcli vm process list")
-				if c.Status != collect.StatusFailed || !strings.Contains(c.Error, "output over the cap") || c.Stdout != "" {
-					t.Errorf("flooding command: %s %q (%d bytes kept); want failed, output over the cap, nothing kept", c.Status, c.Error, len(c.Stdout))
-				}
-				assertOthersCollected(t, r, "esxcli vm process list")
-			}},
+			check: oneCapped("esxcli vm process list", "output over the cap")},
 		{name: "endless output", fault: lab.Hostile{Streams: []lab.Stream{{Prefix: "esxcli network nic list", Fill: lab.FillNewlines, Bytes: -1}}},
-			check: func(t *testing.T, r collect.HostResult) {
-				c, _ := r.Find("esxcli network nic list")
-				if c.Status != collect.StatusFailed || !strings.Contains(c.Error, "output over the cap") {
-					t.Errorf("endless command: %s %q; want output over the cap", c.Status, c.Error)
-				}
-				assertOthersCollected(t, r, "esxcli network nic list")
-			}},
+			check: oneCapped("esxcli network nic list", "output over the cap")},
 		{name: "3 MiB of newlines", fault: lab.Hostile{Streams: []lab.Stream{{Prefix: "esxcli network nic list", Fill: lab.FillNewlines, Bytes: 3 << 20}}},
-			check: func(t *testing.T, r collect.HostResult) {
-				c, _ := r.Find("esxcli network nic list")
-				if c.Status != collect.StatusFailed || !strings.Contains(c.Error, "more than 500000 lines") {
-					t.Errorf("newline flood: %s %q; want over the line cap", c.Status, c.Error)
-				}
-				assertOthersCollected(t, r, "esxcli network nic list")
-			}},
+			check: oneCapped("esxcli network nic list", "more than 500000 lines")},
 		{name: "per-host cap", fault: lab.Hostile{Streams: []lab.Stream{{Prefix: "esxcli", Fill: lab.FillText, Bytes: 3 << 20}}},
 			check: func(t *testing.T, r collect.HostResult) {
 				capped := 0
@@ -150,6 +131,19 @@ func hostileCases() []hostileCase {
 	}
 }
 
+// oneCapped checks that cmd alone failed, over a cap (want), its output
+// discarded.
+func oneCapped(cmd, want string) func(t *testing.T, r collect.HostResult) {
+	return func(t *testing.T, r collect.HostResult) {
+		t.Helper()
+		c, _ := r.Find(cmd)
+		if c.Status != collect.StatusFailed || !strings.Contains(c.Error, want) || c.Stdout != "" {
+			t.Errorf("%q: %s %q (%d bytes kept); want failed, %q, nothing kept", cmd, c.Status, c.Error, len(c.Stdout), want)
+		}
+		assertOthersCollected(t, r, cmd)
+	}
+}
+
 func assertOthersCollected(t *testing.T, r collect.HostResult, except string) {
 	t.Helper()
 	for _, c := range r.Captures {
@@ -167,7 +161,7 @@ func TestHostileHosts(t *testing.T) {
 			r := newRunner(t, setupOpts{policy: collect.HostKeyInsecure, creds: password(l)})
 			var res map[string]collect.HostResult
 			var elapsed time.Duration
-			peak := peakHeap(func() {
+			peak := lab.HeapGrowth(func() {
 				start := time.Now()
 				res = scan(t, r, labTargets(l), collect.Options{CommandTimeout: hostileCommandTimeout, HostTimeout: hostileHostTimeout, Probes: true})
 				elapsed = time.Since(start)
@@ -186,35 +180,6 @@ func TestHostileHosts(t *testing.T) {
 			tc.check(t, res["esx01"])
 		})
 	}
-}
-
-// peakHeap runs f and returns how far the live heap (HeapAlloc, which also
-// counts garbage not yet collected) rose above where it started.
-func peakHeap(f func()) uint64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapAlloc
-	stop, done := make(chan struct{}), make(chan uint64)
-	go func() {
-		peak := base
-		tick := time.NewTicker(5 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
-			peak = max(peak, ms.HeapAlloc)
-			select {
-			case <-stop:
-				done <- peak
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	f()
-	close(stop)
-	return <-done - base
 }
 
 // A hostile host cannot hold a scan past the first Ctrl-C: cancelling the
