@@ -85,7 +85,6 @@ func TestTranscriptLineCap(t *testing.T) {
 	}
 }
 
-
 // A symlink to a folder of saved outputs reads like the folder (issue #18:
 // it used to find no outputs).
 func TestLoadFolderThroughSymlink(t *testing.T) {

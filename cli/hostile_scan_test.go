@@ -75,4 +75,3 @@ func TestScanHostileHostsEndToEnd(t *testing.T) {
 		})
 	}
 }
-
