@@ -18,8 +18,8 @@ import (
 // README states.
 
 const (
-	hostileCommandTimeout = 300 * time.Millisecond
-	hostileHostTimeout    = 2 * time.Second
+	hostileCommandTimeout = raceSlowdown * 300 * time.Millisecond
+	hostileHostTimeout    = raceSlowdown * 2 * time.Second
 	// hostileMargin covers a loaded 2-core machine running -race.
 	hostileMargin = 3 * time.Second
 	// hostileHeapBound is the README's bound for one scan of a few hosts
