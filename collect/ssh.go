@@ -412,11 +412,16 @@ func closeAsync(sess *ssh.Session, kill bool) {
 // wedged.
 func (c *sshConn) newSession(ctx context.Context) (*ssh.Session, error) {
 	backoff := 5 * time.Millisecond
+	var refused error
 	for {
-		sess, err := c.openSession(ctx)
+		sess, err := c.openSession(ctx, refused == nil)
+		if err != nil && refused != nil && ctx.Err() != nil {
+			err = refused // it answers, and kept refusing
+		}
 		if err == nil || !sessionRefused(err) {
 			return sess, err
 		}
+		refused = err
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("cannot open SSH session: %w (still refused when the command timed out)", err)
@@ -428,7 +433,10 @@ func (c *sshConn) newSession(ctx context.Context) (*ssh.Session, error) {
 	}
 }
 
-func (c *sshConn) openSession(ctx context.Context) (*ssh.Session, error) {
+// openSession opens one session within ctx. Only a first attempt left
+// unanswered for the whole of ctx marks the connection wedged: a server
+// that has answered (refusing) is alive.
+func (c *sshConn) openSession(ctx context.Context, first bool) (*ssh.Session, error) {
 	type opened struct {
 		s   *ssh.Session
 		err error
@@ -449,7 +457,7 @@ func (c *sshConn) openSession(ctx context.Context) (*ssh.Session, error) {
 				o.s.Close()
 			}
 		}()
-		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		if !first || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, &StallError{What: "the session open", Err: ctx.Err()}
 		}
 		c.wedged.CompareAndSwap(nil, &StallError{What: "a session open (the host accepted the login, then stopped answering: sshd wedged?)", Err: ctx.Err()})
