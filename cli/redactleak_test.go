@@ -90,7 +90,31 @@ func TestRedactedBundleHidesWhatTheDoctorAdds(t *testing.T) {
 			t.Errorf("the report does not mention %q: the bundle check below proves nothing", s)
 		}
 	}
-	files := archiveFiles(t, out)
+	// The same scan bundled with --no-redact, then redacted by `redact`,
+	// which knows only what the results say.
+	raw := filepath.Join(t.TempDir(), "raw.tar.gz")
+	code = RunContext(context.Background(), []string{"scan", "--hosts", "esx02", "--hosts-file", hosts, "--user", "jsmith",
+		"--password-env", "PW", "--output", "json", "--no-probes", "--bundle", raw, "--no-redact"},
+		&IOStreams{In: strings.NewReader(""), Out: &stdout, ErrOut: &stderr}, func(k string) string {
+			if k == "PW" {
+				return "pw"
+			}
+			return ""
+		})
+	if code == ExitError || code == ExitUsage {
+		t.Fatalf("--no-redact scan: exit %d: %s", code, stderr.String())
+	}
+	redacted := filepath.Join(t.TempDir(), "redacted.tar.gz")
+	if code, _, errOut := runCLI(t, "", "redact", raw, redacted); code != ExitOK {
+		t.Fatalf("redact: exit %d: %s", code, errOut)
+	}
+	checkNoLeak(t, out, secrets, l)
+	checkNoLeak(t, redacted, secrets, l)
+}
+
+func checkNoLeak(t *testing.T, bundlePath string, secrets []string, l *lab.Lab) {
+	t.Helper()
+	files := archiveFiles(t, bundlePath)
 	if len(files) < 5 {
 		t.Fatalf("bundle has %d files", len(files))
 	}
@@ -98,7 +122,7 @@ func TestRedactedBundleHidesWhatTheDoctorAdds(t *testing.T) {
 		for _, s := range secrets {
 			if strings.Contains(name, s) || bytes.Contains(data, []byte(s)) {
 				i := bytes.Index(data, []byte(s))
-				t.Errorf("%s leaks %q: ...%s...", name, s, data[max(0, i-60):min(len(data), i+len(s)+60)])
+				t.Errorf("%s: %s leaks %q: ...%s...", filepath.Base(bundlePath), name, s, data[max(0, i-60):min(len(data), i+len(s)+60)])
 			}
 		}
 		for _, h := range l.Hosts() {
