@@ -350,7 +350,13 @@ func (c *sshConn) Run(ctx context.Context, line string) Result {
 	select {
 	case err = <-started:
 	case <-ctx.Done():
-		return Result{Err: &StallError{What: "the exec request", Err: ctx.Err()}, ExitCode: -1}
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return Result{Err: &StallError{What: "the exec request", Err: ctx.Err()}, ExitCode: -1}
+		}
+		// A whole command timeout without a reply: the server is wedged;
+		// later commands fail at once.
+		c.wedged.CompareAndSwap(nil, &StallError{What: "an exec request (the host opened the session, then stopped answering: sshd wedged?)", Err: ctx.Err()})
+		return Result{Err: c.wedged.Load(), ExitCode: -1}
 	}
 	if err != nil {
 		return Result{Err: c.lostErr(ctx, fmt.Errorf("cannot start command: %w", err)), ExitCode: -1}
