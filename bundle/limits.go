@@ -101,9 +101,9 @@ func readFileLimit(p string, limit int64) ([]byte, error) {
 	return b, err
 }
 
-// checkWritable refuses to replace anything but a regular file: a device
+// CheckWritable refuses to replace anything but a regular file: a device
 // node, a FIFO, a socket, a directory or a symlink at path is left alone.
-func checkWritable(path string) error {
+func CheckWritable(path string) error {
 	st, err := os.Lstat(path)
 	if err != nil {
 		return nil // new file (or an error the create reports)

@@ -233,7 +233,7 @@ func WriteFile(path string, results []collect.HostResult, opts Options) (*Writte
 
 // atomicWrite creates path with the content written by fill, or nothing.
 func atomicWrite(path string, mode os.FileMode, fill func(io.Writer) error) (err error) {
-	if err := checkWritable(path); err != nil {
+	if err := CheckWritable(path); err != nil {
 		return err
 	}
 	dir, base := filepath.Split(path)

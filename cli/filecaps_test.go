@@ -69,3 +69,19 @@ func TestHostsFileRejectsControlBytesAndBOM(t *testing.T) {
 		t.Errorf("--hosts with ESC: exit %d, %q", code, out)
 	}
 }
+
+// --bundle never replaces a device node, a directory or a symlink, and
+// says so before scanning.
+func TestBundlePathMustBeRegular(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "b.tar.gz")
+	if err := os.Symlink(filepath.Join(dir, "elsewhere"), link); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/dev/null", dir, link} {
+		code, out := runTimed(t, "scan", "--hosts", "esx01", "--bundle", p, "--insecure-ignore-host-key")
+		if code != ExitUsage || !strings.Contains(out, "not a regular file") {
+			t.Errorf("--bundle %s: exit %d, %q", p, code, out)
+		}
+	}
+}
