@@ -414,13 +414,13 @@ func (h *hostRun) run(ctx context.Context, c Command) Capture {
 	case r.Err != nil && errors.As(r.Err, &stall) && ctx.Err() == nil:
 		capt.Status = StatusTimedOut
 		capt.Error = fmt.Sprintf("no answer within %s to %s; command abandoned", h.opts.CommandTimeout, stall.What)
-	case r.Err != nil && cctx.Err() != nil && ctx.Err() == nil:
+	case r.Err != nil && cctx.Err() != nil && ctx.Err() == nil && isCtxErr(r.Err):
 		capt.Status = StatusTimedOut
 		capt.Error = fmt.Sprintf("no answer within %s; command abandoned", h.opts.CommandTimeout)
 		if msg := r.Err.Error(); msg != cctx.Err().Error() {
 			capt.Error += " (" + msg + ")"
 		}
-	case r.Err != nil && ctx.Err() != nil:
+	case r.Err != nil && ctx.Err() != nil && isCtxErr(r.Err):
 		capt.Status = StatusTimedOut
 		capt.Error = "abandoned: " + ctxReason(ctx)
 	case r.Err != nil:
@@ -443,6 +443,12 @@ func (h *hostRun) run(ctx context.Context, c Command) Capture {
 		capt.Status = StatusCollected
 	}
 	return capt
+}
+
+// isCtxErr reports whether a transport error is the command's context
+// ending (a timeout or the scan's end), not a failure of its own.
+func isCtxErr(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
 }
 
 func firstLine(s string) string {

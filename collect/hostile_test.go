@@ -96,6 +96,16 @@ func hostileCases() []hostileCase {
 					t.Errorf("host reason %q", r.Reason)
 				}
 			}},
+		{name: "no exit status, keepalives ignored", fault: lab.Hostile{IgnoreKeepalives: true, Streams: []lab.Stream{{Prefix: "esxcli network nic list", Fill: lab.FillText, Bytes: 100, NoExitStatus: true}}},
+			check: func(t *testing.T, r collect.HostResult) {
+				// Telling a lost connection from a failed command sends a
+				// keepalive this host never answers: bounded, not a hang.
+				c, _ := r.Find("esxcli network nic list")
+				if c.Status != collect.StatusFailed || !strings.Contains(c.Error, "without reporting its exit status") || c.Duration > hostileCommandTimeout+time.Second {
+					t.Errorf("%q: %s %q after %s", c.Command, c.Status, c.Error, c.Duration)
+				}
+				assertOthersCollected(t, r, "esxcli network nic list")
+			}},
 		{name: "exit status without output", fault: lab.Hostile{Streams: []lab.Stream{{}}},
 			check: func(t *testing.T, r collect.HostResult) {
 				for _, c := range r.Captures {
@@ -248,3 +258,29 @@ func (s stuckRunner) Run(ctx context.Context, line string) collect.Result {
 }
 func (s stuckRunner) Notes() []string { return nil }
 func (s stuckRunner) Close() error    { return nil }
+
+// The host timeout closes the connection under a command that would run
+// for an hour: the command is reported abandoned at the host timeout (not
+// as a lost connection) and the host says its timeout was reached.
+func TestHostTimeoutClosesTheConnection(t *testing.T) {
+	sc := loadScenario(t, "healthy")
+	l := startLab(t, sc, lab.Options{Faults: map[string]lab.Fault{"esx01": {Hang: []string{"esxcli network nic list"}}}})
+	r := newRunner(t, setupOpts{policy: collect.HostKeyInsecure, creds: password(l)})
+	hostTimeout := raceSlowdown * time.Second
+	start := time.Now()
+	res := scan(t, r, labTargets(l), collect.Options{CommandTimeout: time.Hour, HostTimeout: hostTimeout})
+	if d := time.Since(start); d > hostTimeout+hostileMargin {
+		t.Errorf("scan took %s; host timeout %s", d, hostTimeout)
+	}
+	h := res["esx01"]
+	c, _ := h.Find("esxcli network nic list")
+	if c.Status != collect.StatusTimedOut || !strings.Contains(c.Error, "host timeout reached") {
+		t.Errorf("hung command: %s %q", c.Status, c.Error)
+	}
+	if !strings.Contains(h.Reason, "host timeout") {
+		t.Errorf("host reason %q", h.Reason)
+	}
+	if res["esx02"].Status != collect.StatusCollected {
+		t.Errorf("esx02: %s %q", res["esx02"].Status, res["esx02"].Reason)
+	}
+}

@@ -327,7 +327,14 @@ func (c *sshConn) lostErr(ctx context.Context, err error) error {
 // for the server (session open, exec reply, output, exit status) is bounded
 // by ctx; the calls left waiting end when the connection is closed. A line
 // outside the allowlist is refused before any session is opened.
-func (c *sshConn) Run(ctx context.Context, line string) Result {
+func (c *sshConn) Run(ctx context.Context, line string) (res Result) {
+	defer func() {
+		// The host's deadline (or the scan's end) closed the connection
+		// under the command: report that, not the broken connection.
+		if res.Err != nil && ctx.Err() != nil && c.closed.Load() && !errors.Is(res.Err, ctx.Err()) {
+			res.Err = fmt.Errorf("%w (%v)", ctx.Err(), res.Err)
+		}
+	}()
 	if err := CheckAllowed(line); err != nil {
 		return Result{Err: err, ExitCode: -1}
 	}
@@ -378,7 +385,7 @@ func (c *sshConn) Run(ctx context.Context, line string) Result {
 		return Result{Err: cerr, ExitCode: -1}
 	}
 	stdout, stderr := out.take()
-	res := Result{Stdout: stdout, Stderr: stderr}
+	res = Result{Stdout: stdout, Stderr: stderr}
 	var exitErr *ssh.ExitError
 	var missing *ssh.ExitMissingError
 	switch {
@@ -430,7 +437,7 @@ func (c *sshConn) newSession(ctx context.Context) (*ssh.Session, error) {
 		refused = err
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("cannot open SSH session: %w (still refused when the command timed out)", err)
+			return nil, fmt.Errorf("cannot open SSH session: %w (still refused when the command timed out: %w)", err, ctx.Err())
 		case <-time.After(backoff):
 		}
 		if backoff < 200*time.Millisecond {
