@@ -82,11 +82,18 @@ func Load(p string) (*Input, error) {
 		return nil, err
 	}
 	if st.IsDir() {
-		files, sums, problems, err := readDir(p)
+		// A symlink to a folder is walked at its target (WalkDir does not
+		// follow a symlinked root).
+		root := p
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			root = r
+		}
+		files, sums, problems, err := readDir(root)
 		if err != nil {
 			return nil, err
 		}
 		in, err := fromFiles(files, sums, filepath.Base(filepath.Clean(p)))
+		capInput(in)
 		if in != nil {
 			in.Path = p
 			in.Problems = append(problems, in.Problems...)
@@ -112,6 +119,7 @@ func LoadReader(p string, r io.Reader) (*Input, error) {
 			return nil, wrapPath(p, err)
 		}
 		in, err := fromFiles(files, sums, "")
+		capInput(in)
 		if in != nil {
 			in.Path = p
 			in.Problems = append(problems, in.Problems...)
@@ -135,7 +143,11 @@ func LoadReader(p string, r io.Reader) (*Input, error) {
 	if !looksLikeText(b) {
 		return nil, fmt.Errorf("%s: not a bundle: it is neither a .tar.gz support bundle, a folder of saved outputs, nor a text transcript", p)
 	}
+	if err := checkTranscript(b); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
 	in, err := FromTranscript(string(b))
+	capInput(in)
 	if in != nil {
 		in.Path = p
 	}
@@ -237,11 +249,11 @@ func readArchive(r io.Reader) (map[string][]byte, map[string]string, []string, e
 			sums[name] = sum
 			continue
 		}
-		if hdr.Size > maxFileSize || total+hdr.Size > maxTotalSize {
-			problems = append(problems, fmt.Sprintf("%s is too large (%d bytes): ignored", name, hdr.Size))
+		if hdr.Size > fileLimit(name) || total+hdr.Size > maxTotalSize {
+			problems = append(problems, tooLarge(name, hdr.Size))
 			continue
 		}
-		b, err := io.ReadAll(io.LimitReader(tr, maxFileSize+1))
+		b, err := io.ReadAll(io.LimitReader(tr, fileLimit(name)+1))
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("the archive is truncated or corrupt in %s (%v): it and later files are missing", name, err))
 			break
@@ -337,11 +349,11 @@ func readDir(root string) (map[string][]byte, map[string]string, []string, error
 			}
 			return nil
 		}
-		if info.Size() > maxFileSize || total+info.Size() > maxTotalSize {
-			problems = append(problems, fmt.Sprintf("%s is too large (%d bytes): ignored", rel, info.Size()))
+		if info.Size() > fileLimit(rel) || total+info.Size() > maxTotalSize {
+			problems = append(problems, tooLarge(rel, info.Size()))
 			return nil
 		}
-		b, err := os.ReadFile(p)
+		b, err := readFileLimit(p, fileLimit(rel))
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", rel, err))
 			return nil

@@ -25,6 +25,10 @@ const (
 	TokenUUID      = "uuid"
 	TokenDatastore = "datastore"
 	TokenPath      = "path"
+	// Identifiers the doctor itself adds to what it records (redact_ids.go).
+	TokenUser        = "user"
+	TokenLocalPath   = "local-path"
+	TokenFingerprint = "fingerprint"
 )
 
 // TokenMap lists every replacement of a redaction. It is what turns a
@@ -81,6 +85,13 @@ type Redactor struct {
 
 	v4net map[[2]byte][2]byte
 	v6net map[string]int
+
+	// seeded are the tokens of a seeded token map; collisions the real
+	// names found equal to one of them (redact_ids.go).
+	seeded     map[string]bool
+	collisions []Skipped
+	// localPaths are local paths to replace, longest first.
+	localPaths []Token
 }
 
 // NewRedactor returns an empty redactor.
@@ -126,8 +137,10 @@ func (r *Redactor) TokenMap() TokenMap {
 func (r *Redactor) Seed(tm *TokenMap) error {
 	for _, t := range tm.Tokens {
 		switch t.Kind {
-		case TokenHost, TokenVM:
+		case TokenHost, TokenVM, TokenUser:
 			r.addNameToken(t.Kind, t.Original, t.Token)
+		case TokenLocalPath:
+			r.addLocalPath(t.Original, t.Token)
 		case TokenIPv4Net:
 			o, err1 := netip.ParsePrefix(t.Original)
 			n, err2 := netip.ParsePrefix(t.Token)
@@ -138,12 +151,13 @@ func (r *Redactor) Seed(tm *TokenMap) error {
 			r.v4net[[2]byte{ob[0], ob[1]}] = [2]byte{nb[0], nb[1]}
 			r.record(t.Kind, t.Original, t.Token)
 			r.next(TokenIPv4Net)
-		case TokenIPv4, TokenIPv6, TokenMAC, TokenUUID, TokenDatastore, TokenPath:
+		case TokenIPv4, TokenIPv6, TokenMAC, TokenUUID, TokenDatastore, TokenPath, TokenFingerprint:
 			r.record(t.Kind, t.Original, t.Token)
 		default:
 			return fmt.Errorf("token map: unknown kind %q", t.Kind)
 		}
 		r.seedCounter(t.Kind, t.Token)
+		r.markSeeded(t.Token)
 	}
 	return nil
 }
@@ -154,7 +168,7 @@ func (r *Redactor) seedCounter(kind, tok string) {
 	var n int64
 	var err error
 	switch kind {
-	case TokenHost, TokenVM, TokenDatastore, TokenPath:
+	case TokenHost, TokenVM, TokenDatastore, TokenPath, TokenUser, TokenLocalPath, TokenFingerprint:
 		_, num, _ := cutLast(tok, "-")
 		n, err = strconv.ParseInt(num, 10, 64)
 	case TokenMAC:
@@ -201,6 +215,7 @@ func (r *Redactor) Learn(results []collect.HostResult) {
 	for _, hr := range results {
 		r.learnHost(hr.Host)
 	}
+	r.learnDoctorText(results)
 	for _, hr := range results {
 		for _, c := range hr.Captures {
 			if c.Kind != collect.KindVMProcessList || c.Stdout == "" {
@@ -270,6 +285,8 @@ func (r *Redactor) learnName(kind, name string) string {
 	switch kind {
 	case TokenHost:
 		tok = fmt.Sprintf("host-%03d", r.next(kind))
+	case TokenUser:
+		tok = fmt.Sprintf("user-%02d", r.next(kind))
 	default:
 		tok = fmt.Sprintf("vm-%04d", r.next(kind))
 	}
@@ -294,6 +311,11 @@ func (r *Redactor) addNameChecked(kind, name, tok string) bool {
 		why = "a number: replacing it would alter unrelated values"
 	case reReservedName.MatchString(name) || vocabulary[strings.ToLower(name)]:
 		why = "an ESXi keyword or device name: replacing it would alter the output's meaning"
+	case r.seeded[name]:
+		// A real name equal to a token of the reused map: it would stay
+		// in the bundle, indistinguishable from a token.
+		r.collisions = append(r.collisions, Skipped{kind, name, "a real identifier equal to a token of the token map"})
+		return false
 	case r.tokens[name]:
 		why = "already a redaction token"
 	}
@@ -447,6 +469,7 @@ func (r *Redactor) Text(s string) string {
 	if s == "" {
 		return s
 	}
+	s = r.doctorIDs(s)
 	s = r.replaceNames(s)
 	s = rePath.ReplaceAllStringFunc(s, r.path)
 	s = reUUIDSpaced.ReplaceAllStringFunc(s, r.uuid)

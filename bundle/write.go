@@ -41,6 +41,10 @@ type Options struct {
 	Analyze AnalyzeFunc
 	// HTML renders report.html; when nil the bundle has no report.html.
 	HTML func(io.Writer, *report.Report) error
+	// Identifiers are identifiers the caller added to the results (SSH
+	// users, dialled addresses, local paths; Redactor.AddIdentifier), to
+	// redact with the rest. Token is used for local paths ("" generates).
+	Identifiers []Token
 }
 
 // Written is what Write produced.
@@ -80,6 +84,12 @@ func Write(w io.Writer, results []collect.HostResult, opts Options) (*Written, e
 			}
 		}
 		r.Learn(results)
+		for _, id := range opts.Identifiers {
+			r.AddIdentifier(id.Kind, id.Original, id.Token)
+		}
+		if c := r.Collisions(); len(c) > 0 {
+			return nil, &TokenCollisionError{Names: c}
+		}
 		results = r.Results(results)
 		redact = r.Text
 		tmv := r.TokenMap()
@@ -223,6 +233,9 @@ func WriteFile(path string, results []collect.HostResult, opts Options) (*Writte
 
 // atomicWrite creates path with the content written by fill, or nothing.
 func atomicWrite(path string, mode os.FileMode, fill func(io.Writer) error) (err error) {
+	if err := CheckWritable(path); err != nil {
+		return err
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."

@@ -30,6 +30,9 @@ type BundleFlags struct {
 	// they are exported as they are, without a second redaction or a
 	// token map, and the manifest still says redacted.
 	AlreadyRedacted bool
+	// Identifiers are what the scan itself adds to the results (SSH
+	// users, dialled addresses, local paths), redacted with the rest.
+	Identifiers []bundle.Token
 	// Config is the config file the run uses (severity overrides and
 	// suppressions), so the bundle's report matches what the user saw.
 	// Set by the command after its flags are validated; nil for none.
@@ -47,7 +50,7 @@ func loadTokens(path string) (*bundle.TokenMap, error) {
 	if path == "" {
 		return nil, nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := collect.ReadFileCapped(path, collect.MaxTokenMapFile)
 	if err != nil {
 		return nil, fmt.Errorf("--tokens: %w", err)
 	}
@@ -82,7 +85,8 @@ func bundleOptions(meta report.Meta, bf BundleFlags) (bundle.Options, error) {
 			a := analyze(rs, m, bf.Config.Redacted(redact))
 			return bundle.Analysis{Fleet: &a.Fleet, Checks: a.Checks, Report: a.Report}
 		},
-		HTML: bundleHTML,
+		HTML:        bundleHTML,
+		Identifiers: bf.Identifiers,
 	}, nil
 }
 
@@ -206,7 +210,9 @@ func runBundle(ctx context.Context, opts *BundleOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	results := collect.Collect(ctx, p.Targets, p.Collect)
+	copts := p.Collect
+	copts.Abort = abortOf(ctx)
+	results := collect.Collect(ctx, p.Targets, copts)
 	a := analyze(results, p.Meta)
 	if err := writeBundle(opts.Scan.Bundle.Path, results, p.Meta, opts.Scan.Bundle, opts.Scan.IO.ErrOut); err != nil {
 		if _, ok := err.(*exitCodeError); ok {

@@ -3,6 +3,8 @@ package cli
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 )
 
 // checkBundleFlags validates --bundle and --tokens before a scan starts, so
@@ -21,6 +23,9 @@ func checkBundleFlags(bf BundleFlags) error {
 	}
 	if err := checkTokenMapFree(bf.Path, bf); err != nil {
 		return err
+	}
+	if err := bundle.CheckWritable(bf.Path); err != nil {
+		return usageError("--bundle: %v", err)
 	}
 	dir := filepath.Dir(bf.Path)
 	st, err := os.Stat(dir)

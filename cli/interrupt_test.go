@@ -20,18 +20,7 @@ func TestInterruptedScanStillReports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := lab.Start(sc, lab.Options{Password: "pw", Faults: map[string]lab.Fault{"esx02": {Hang: []string{"esxcli network nic list"}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	dir := t.TempDir()
-	if err := l.WriteHostsFile(dir + "/hosts.txt"); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.WriteKnownHosts(dir + "/known_hosts"); err != nil {
-		t.Fatal(err)
-	}
+	l, dir := startLabFiles(t, sc, lab.Options{Password: "pw", Faults: map[string]lab.Fault{"esx02": {Hang: []string{"esxcli network nic list"}}}})
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		// Cancel once esx02 is stuck in its hung command.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
@@ -80,7 +81,7 @@ func runParse(opts *ParseOptions) error {
 		defer f.Close()
 		in, name = f, opts.File
 	}
-	b, err := io.ReadAll(in)
+	b, err := collect.ReadAllCapped(in, name, collect.DefaultMaxCommandOutput)
 	if err != nil {
 		return WithExitCode(ExitError, fmt.Errorf("reading %s: %w", name, err))
 	}

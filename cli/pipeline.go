@@ -136,7 +136,9 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	}
 	results := p.Results
 	if results == nil {
-		results = collect.Collect(ctx, p.Targets, p.Collect)
+		copts := p.Collect
+		copts.Abort = abortOf(ctx)
+		results = collect.Collect(ctx, p.Targets, copts)
 		if ctx.Err() != nil {
 			p.Meta.Notes = append(p.Meta.Notes, "scan interrupted: hosts and commands that had not finished are reported as not collected")
 		}
@@ -242,6 +244,9 @@ func parseHosts(v string) ([]collect.Target, error) {
 
 func parseTarget(s string) (collect.Target, error) {
 	s = strings.TrimSpace(s)
+	if err := checkHostBytes(s); err != nil {
+		return collect.Target{}, err
+	}
 	if s == "" || strings.ContainsAny(s, "/\\@ '\"`$;|&") {
 		return collect.Target{}, usageError("invalid host %q: expected name, name:port, IPv4 or [IPv6]:port", s)
 	}

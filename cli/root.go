@@ -138,17 +138,20 @@ Try it without any ESXi:  pvrdma-doctor demo`,
 //
 // The first Ctrl-C (or SIGTERM) cancels the run's context: a scan stops
 // collecting and still reports what it has (hosts and commands not finished
-// are "not collected", exit status 5). A second Ctrl-C quits at once.
+// are "not collected", exit status 5). A second one makes it report at once
+// with what it has; a third, or a report not finished 10s later, quits.
 func Main() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 3)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 	io := SystemIO()
-	go func() {
-		<-ctx.Done()
-		stop() // the next signal gets the default behaviour: quit now
-		fmt.Fprintln(io.ErrOut, "\ninterrupted: finishing the report with what was collected (Ctrl-C again to quit now)")
-	}()
-	return RunContext(ctx, os.Args[1:], io, os.Getenv)
+	finished := make(chan struct{})
+	defer close(finished)
+	abort := make(chan struct{})
+	go watchSignals(sigs, finished, cancel, abort, io.ErrOut, os.Exit)
+	return RunContext(withAbort(ctx, abort), os.Args[1:], io, os.Getenv)
 }
 
 // Run executes the CLI with the given arguments and streams.

@@ -58,7 +58,12 @@ lists them per host without connecting; README.md ("What gets run on your hosts"
 Logs in with ssh-agent keys, -i key files, ~/.ssh/config IdentityFile entries
 and/or a password (--password-env, --password-file, --ask-password; sent through
 keyboard-interactive, as ESXi expects). Host keys are checked against
-known_hosts; unknown hosts are refused unless --accept-new-host-keys.`,
+known_hosts; unknown hosts are refused unless --accept-new-host-keys.
+
+A host that hangs or floods costs at most --host-timeout: its connection is
+then closed, and output is capped (4 MiB and 500,000 lines a command, 16 MiB
+a host, 512 follow-up commands a host); README.md ("Timeouts and memory
+bounds"). Ctrl-C or SIGTERM reports what was collected; a second one at once.`,
 		Example: `  export PVRDMA_DOCTOR_PASSWORD='...'
   pvrdma-doctor scan --hosts esx01,esx02:2222 --user root --password-env PVRDMA_DOCTOR_PASSWORD
   pvrdma-doctor scan --hosts esx01,esx02 --output json > report.json
@@ -84,9 +89,9 @@ func addScanFlags(fl *pflag.FlagSet, opts *ScanOptions) {
 	fl.StringVar(&opts.Hosts, "hosts", "", "comma-separated ESXi hosts: NAME, NAME:PORT, IP or [IPv6]:PORT (or ssh_config Host aliases)")
 	addSSHFlags(fl, &opts.SSH)
 	fl.IntVar(&opts.Concurrency, "concurrency", 128, "hosts scanned in parallel, one SSH connection each")
-	fl.DurationVar(&opts.CommandTimeout, "command-timeout", 30*time.Second, "time limit for one command")
-	fl.DurationVar(&opts.HostTimeout, "host-timeout", 3*time.Minute, "time limit for one host")
-	fl.DurationVar(&opts.ConnectTimeout, "connect-timeout", 15*time.Second, "time limit to connect and log in")
+	fl.DurationVar(&opts.CommandTimeout, "command-timeout", 30*time.Second, "time limit for one command: session open, exec reply, output and exit status")
+	fl.DurationVar(&opts.HostTimeout, "host-timeout", 3*time.Minute, "time limit for one host, connect to last command; at the limit its connection is closed")
+	fl.DurationVar(&opts.ConnectTimeout, "connect-timeout", 15*time.Second, "time limit for TCP connect, SSH handshake and login")
 	fl.BoolVar(&opts.NoProbes, "no-probes", false, "skip the vmkping path probes between hosts")
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -103,14 +104,13 @@ func scanTargets(hosts string, f *SSHFlags) ([]collect.Target, error) {
 // by the ADDRESS[:PORT] to dial (the name is what reports show). Blank lines
 // and # comments are ignored.
 func parseHostsFile(path string) ([]collect.Target, error) {
-	f, err := os.Open(path)
+	b, err := collect.ReadFileCapped(path, collect.MaxConfigFile)
 	if err != nil {
 		return nil, usageError("--hosts-file: %v", err)
 	}
-	defer f.Close()
 	var out []collect.Target
 	seen := map[string]int{}
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(b))
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
 		if i := strings.IndexByte(line, '#'); i >= 0 {
@@ -129,6 +129,9 @@ func parseHostsFile(path string) ([]collect.Target, error) {
 		}
 		if len(fields) == 2 {
 			addr := fields[1]
+			if err := checkHostBytes(addr); err != nil {
+				return nil, usageError("%s:%d: %v", path, n, errors.Unwrap(err))
+			}
 			if strings.ContainsAny(addr, "/\\@ '\"`$;|&") {
 				return nil, usageError("%s:%d: invalid address %q", path, n, addr)
 			}
@@ -172,7 +175,7 @@ func (f *SSHFlags) readPassword(getenv func(string) string, io *IOStreams) (stri
 		}
 		return pw, true, nil
 	case f.PasswordFile != "":
-		b, err := os.ReadFile(f.PasswordFile)
+		b, err := collect.ReadFileCapped(f.PasswordFile, collect.MaxPasswordFile)
 		if err != nil {
 			return "", false, usageError("--password-file: %v", err)
 		}
@@ -224,6 +227,9 @@ func (f *SSHFlags) sshSetup(getenv func(string) string, io *IOStreams, dryRun bo
 	db, err := collect.LoadHostKeyDB(f.KnownHosts, policy)
 	if err != nil {
 		return nil, nil, WithExitCode(ExitError, fmt.Errorf("%w (use --known-hosts FILE)", err))
+	}
+	for _, w := range db.Warnings() {
+		fmt.Fprintf(io.ErrOut, "Warning: %s\n", w)
 	}
 	cfg, err := collect.LoadSSHConfig(f.SSHConfig)
 	if err != nil {
@@ -282,6 +288,7 @@ func sshRunnerFromFlags(opts *ScanOptions, targets []collect.Target) (*collect.S
 	// Resolve every target now: ProxyJump errors are usage errors, and a
 	// scan with nothing to log in with stops here.
 	usable := false
+	ids := localIdentifiers(&opts.SSH, opts.Getenv)
 	for _, t := range targets {
 		rt, err := s.Resolve(t)
 		if err != nil {
@@ -289,12 +296,15 @@ func sshRunnerFromFlags(opts *ScanOptions, targets []collect.Target) (*collect.S
 			return nil, nil, usageError("%v", err)
 		}
 		usable = usable || s.Credentials.HasPassword || len(rt.Host.Config.Auth) > 0
+		ids = append(ids, routeIdentifiers(rt)...)
 	}
+	opts.Bundle.Identifiers = ids
 	if !usable {
 		cleanup()
 		return nil, nil, usageError("no credentials: give a key (-i FILE, ssh-agent, IdentityFile in %s) or a password (--password-env VAR, --password-file FILE, --ask-password)", opts.SSH.SSHConfig)
 	}
 	r := collect.NewSSHRunner(*s)
+	r.Dial = testDial
 	return r, func() {
 		r.Close()
 		cleanup()

@@ -86,7 +86,7 @@ func TestPlannedCommandsAlwaysAllowlisted(t *testing.T) {
 		board := newProbeBoard(targets, nil, true)
 		var cmds []Command
 		for i, caps := range hosts {
-			s2, _ := planStage2(caps)
+			s2, _ := planStage2(context.Background(), caps, DefaultMaxStage2)
 			cmds = append(cmds, s2...)
 			board.publish(names[i], probeSourceOf(caps))
 		}

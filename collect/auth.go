@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -71,7 +70,7 @@ func (c *Credentials) loadKey(path string) keyEntry {
 		return e
 	}
 	var e keyEntry
-	b, err := os.ReadFile(path)
+	b, err := ReadFileCapped(path, MaxConfigFile)
 	if err != nil {
 		e.err = fmt.Errorf("cannot read key %s: %w", path, err)
 	} else if s, err := ssh.ParsePrivateKey(b); err == nil {
@@ -81,7 +80,7 @@ func (c *Credentials) loadKey(path string) keyEntry {
 		if errors.As(err, &pm) {
 			e.pub = pm.PublicKey
 			if e.pub == nil {
-				if pb, err := os.ReadFile(path + ".pub"); err == nil {
+				if pb, err := ReadFileCapped(path+".pub", MaxConfigFile); err == nil {
 					e.pub, _, _, _, _ = ssh.ParseAuthorizedKey(pb)
 				}
 			}

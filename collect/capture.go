@@ -85,8 +85,21 @@ func (h *HostResult) Finalize() {
 	}
 	if bad > 0 {
 		h.Status = StatusPartial
+		if h.Reason == "" && bad == len(h.Captures) && bad > 1 && sameError(h.Captures) {
+			h.Reason = fmt.Sprintf("none of the %d commands could be collected: %s", bad, h.Captures[0].Error)
+		}
 		if h.Reason == "" {
 			h.Reason = fmt.Sprintf("%d of %d commands failed or timed out", bad, len(h.Captures))
 		}
 	}
+}
+
+// sameError reports whether every capture failed with the same message.
+func sameError(caps []Capture) bool {
+	for _, c := range caps {
+		if c.Error != caps[0].Error {
+			return false
+		}
+	}
+	return caps[0].Error != ""
 }

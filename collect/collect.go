@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -40,6 +41,15 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// MaxStage2 caps the follow-up commands planned for one host (default
+	// DefaultMaxStage2); the rest are named in a note on the host.
+	MaxStage2 int
+	// StopGrace is how long Collect waits, once ctx is cancelled, for
+	// hosts to wind down before it returns what they have (default 5s).
+	StopGrace time.Duration
+	// Abort, when closed, makes Collect return at once with what has been
+	// collected so far (a second Ctrl-C).
+	Abort <-chan struct{}
 }
 
 func (o *Options) defaults() {
@@ -64,6 +74,12 @@ func (o *Options) defaults() {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.MaxStage2 <= 0 {
+		o.MaxStage2 = DefaultMaxStage2
+	}
+	if o.StopGrace <= 0 {
+		o.StopGrace = 5 * time.Second
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -80,16 +96,87 @@ func Collect(ctx context.Context, targets []Target, opts Options) []HostResult {
 	results := make([]HostResult, len(targets))
 	board := newProbeBoard(targets, opts.Peers, opts.Probes)
 	slots := make(chan struct{}, opts.Concurrency)
+	st := &collectState{runs: make([]*hostRun, len(targets)), finished: make([]bool, len(targets))}
 	var wg sync.WaitGroup
 	for i, t := range targets {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = collectHost(ctx, t, opts, slots, board)
+			r := collectHost(ctx, t, opts, slots, board, func(h *hostRun) { st.register(i, h) })
+			st.mu.Lock()
+			if !st.finished[i] {
+				results[i], st.finished[i] = r, true
+			}
+			st.mu.Unlock()
 		}()
 	}
-	wg.Wait()
-	return results
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return results
+	case <-ctx.Done():
+	case <-opts.Abort:
+	}
+	// Stopping: every host's connection is closed by now, so hosts end
+	// within moments; a host that does not is reported with what it has.
+	grace := time.NewTimer(opts.StopGrace)
+	defer grace.Stop()
+	select {
+	case <-done:
+		return results
+	case <-grace.C:
+	case <-opts.Abort:
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	out := make([]HostResult, len(targets))
+	for i, t := range targets {
+		if st.finished[i] {
+			out[i] = results[i]
+			continue
+		}
+		st.finished[i] = true
+		out[i] = st.runs[i].snapshot(t, opts)
+	}
+	return out
+}
+
+// collectState tracks the hosts of a Collect run so that a stopped scan
+// can report hosts that have not finished.
+type collectState struct {
+	mu       sync.Mutex
+	runs     []*hostRun
+	finished []bool
+}
+
+func (s *collectState) register(i int, h *hostRun) {
+	s.mu.Lock()
+	s.runs[i] = h
+	s.mu.Unlock()
+}
+
+// snapshot is the result of a host that had not finished when the scan
+// stopped: the commands that had completed, nothing else.
+func (h *hostRun) snapshot(t Target, opts Options) HostResult {
+	res := HostResult{Host: t.Name, Address: t.Addr, Transport: opts.Runner.Name(), Start: opts.Now(),
+		Status: StatusNotCollected, Reason: "scan stopped before this host was reached"}
+	if h == nil {
+		return res
+	}
+	h.mu.Lock()
+	res.Start = h.start
+	res.Captures = append([]Capture(nil), h.res.Captures...)
+	h.mu.Unlock()
+	res.Duration = opts.Now().Sub(res.Start)
+	if !h.connected.Load() {
+		res.Reason = "scan stopped while connecting to this host"
+		return res
+	}
+	res.Status = StatusPartial
+	res.Reason = fmt.Sprintf("scan stopped before this host finished: %d commands collected, the ones still running are not reported", len(res.Captures))
+	sort.SliceStable(res.Captures, func(i, j int) bool { return stageOf(res.Captures[i]) < stageOf(res.Captures[j]) })
+	return res
 }
 
 type hostRun struct {
@@ -100,6 +187,9 @@ type hostRun struct {
 	mu     sync.Mutex
 	res    *HostResult
 	total  int
+	// start and connected are read by snapshot while the host runs.
+	start     time.Time
+	connected atomic.Bool
 }
 
 func (h *hostRun) emit(p Phase, err string) {
@@ -118,9 +208,10 @@ func (h *hostRun) emit(p Phase, err string) {
 	h.opts.Progress(ev)
 }
 
-func collectHost(ctx context.Context, t Target, opts Options, slots chan struct{}, board *probeBoard) HostResult {
+func collectHost(ctx context.Context, t Target, opts Options, slots chan struct{}, board *probeBoard, register func(*hostRun)) HostResult {
 	res := &HostResult{Host: t.Name, Address: t.Addr, Transport: opts.Runner.Name(), Start: opts.Now()}
-	h := &hostRun{opts: opts, target: t, res: res, sem: make(chan struct{}, opts.SessionsPerHost)}
+	h := &hostRun{opts: opts, target: t, res: res, sem: make(chan struct{}, opts.SessionsPerHost), start: res.Start}
+	register(h)
 	log := opts.Logger.With("host", t.Name)
 	if n, ok := opts.Runner.(interface{ TargetNotes(Target) []string }); ok {
 		res.Notes = append(res.Notes, n.TargetNotes(t)...)
@@ -176,6 +267,11 @@ func collectHost(ctx context.Context, t Target, opts Options, slots chan struct{
 		return finish(PhaseFailed)
 	}
 	h.conn = conn
+	h.connected.Store(true)
+	// The host's deadline (or the end of the scan) closes its connection:
+	// whatever still waits on the host then returns at once.
+	stopClose := context.AfterFunc(hctx, func() { conn.Close() })
+	defer stopClose()
 
 	// Stage 1.
 	s1 := Stage1()
@@ -184,10 +280,8 @@ func collectHost(ctx context.Context, t Target, opts Options, slots chan struct{
 	h.runAll(hctx, s1)
 
 	// Stage 2: depends on this host's stage 1 only.
-	s2, planErrs := planStage2(res.Captures)
-	for _, e := range planErrs {
-		res.Notes = append(res.Notes, e.Error())
-	}
+	s2, planNotes := planStage2(hctx, res.Captures, opts.MaxStage2)
+	res.Notes = append(res.Notes, planNotes...)
 	h.mu.Lock()
 	h.total += len(s2)
 	h.mu.Unlock()
@@ -311,11 +405,22 @@ func (h *hostRun) run(ctx context.Context, c Command) Capture {
 	capt.Stdout = string(r.Stdout)
 	capt.Stderr = string(r.Stderr)
 	capt.ExitCode = r.ExitCode
+	var stall *StallError
 	switch {
-	case r.Err != nil && cctx.Err() != nil && ctx.Err() == nil:
+	case IsOutputCap(r.Err):
+		// A flood is not a timeout: say what happened.
+		capt.Status = StatusFailed
+		capt.Error = r.Err.Error()
+	case r.Err != nil && errors.As(r.Err, &stall) && ctx.Err() == nil:
+		capt.Status = StatusTimedOut
+		capt.Error = fmt.Sprintf("no answer within %s to %s; command abandoned", h.opts.CommandTimeout, stall.What)
+	case r.Err != nil && cctx.Err() != nil && ctx.Err() == nil && isCtxErr(r.Err):
 		capt.Status = StatusTimedOut
 		capt.Error = fmt.Sprintf("no answer within %s; command abandoned", h.opts.CommandTimeout)
-	case r.Err != nil && ctx.Err() != nil:
+		if msg := r.Err.Error(); msg != cctx.Err().Error() {
+			capt.Error += " (" + msg + ")"
+		}
+	case r.Err != nil && ctx.Err() != nil && isCtxErr(r.Err):
 		capt.Status = StatusTimedOut
 		capt.Error = "abandoned: " + ctxReason(ctx)
 	case r.Err != nil:
@@ -338,6 +443,12 @@ func (h *hostRun) run(ctx context.Context, c Command) Capture {
 		capt.Status = StatusCollected
 	}
 	return capt
+}
+
+// isCtxErr reports whether a transport error is the command's context
+// ending (a timeout or the scan's end), not a failure of its own.
+func isCtxErr(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
 }
 
 func firstLine(s string) string {

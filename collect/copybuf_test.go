@@ -9,19 +9,21 @@ import (
 
 func TestLimitedWriterReadFrom(t *testing.T) {
 	src := strings.Repeat("esxcli output line\n", 5000) // ~95 KB, several reads
-	lw := &limitedWriter{n: maxOutput}
+	out := newCmdOutput(DefaultMaxCommandOutput, nil)
+	lw, _ := out.writers()
 	n, err := io.Copy(lw, strings.NewReader(src))
-	if err != nil || n != int64(len(src)) || string(lw.Bytes()) != src {
-		t.Fatalf("io.Copy = %d, %v; content equal: %v", n, err, string(lw.Bytes()) == src)
+	stdout, _ := out.take()
+	if err != nil || n != int64(len(src)) || string(stdout) != src {
+		t.Fatalf("io.Copy = %d, %v; content equal: %v", n, err, string(stdout) == src)
 	}
 	// The limit still holds: the write that would pass it fails.
-	small := &limitedWriter{n: 100}
-	if _, err := io.Copy(small, bytes.NewReader(make([]byte, 300))); err == nil || !strings.Contains(err.Error(), "output exceeds") {
+	small, _ := newCmdOutput(100, nil).writers()
+	if _, err := io.Copy(small, bytes.NewReader(make([]byte, 300))); !IsOutputCap(err) || !strings.Contains(err.Error(), "output over the cap") {
 		t.Fatalf("over the limit: err = %v", err)
 	}
 	// io.Copy goes through ReadFrom: no 32 KiB buffer per copy.
+	w, _ := newCmdOutput(DefaultMaxCommandOutput, nil).writers()
 	allocs := testing.AllocsPerRun(20, func() {
-		w := &limitedWriter{n: maxOutput}
 		io.Copy(w, io.LimitReader(strings.NewReader(src), 10))
 	})
 	if allocs > 4 {

@@ -46,6 +46,12 @@ type HostKeyDB struct {
 	// missing is true when the file did not exist when loaded.
 	missing bool
 
+	// warnings are the malformed lines skipped, as OpenSSH skips them;
+	// copy is the sanitized copy's path that knownhosts names in its
+	// errors instead of path (see load).
+	warnings []string
+	copy     string
+
 	mu sync.Mutex
 	// accepted holds keys recorded during this run, by normalized address,
 	// so that a second connection to the same host verifies against them.
@@ -60,19 +66,17 @@ func LoadHostKeyDB(path string, policy HostKeyPolicy) (*HostKeyDB, error) {
 	if policy == HostKeyInsecure {
 		return db, nil
 	}
-	var files []string
-	if _, err := os.Stat(path); err == nil {
-		files = append(files, path)
-	} else if errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		db.missing = true
-	} else {
+		cb, err := knownhosts.New()
+		db.check = cb
+		return db, err
+	} else if err != nil {
 		return nil, fmt.Errorf("cannot read known_hosts file %s: %w", path, err)
 	}
-	cb, err := knownhosts.New(files...)
-	if err != nil {
+	if err := db.load(); err != nil {
 		return nil, fmt.Errorf("cannot read known_hosts file %s: %w", path, err)
 	}
-	db.check = cb
 	return db, nil
 }
 
@@ -169,6 +173,9 @@ func (db *HostKeyDB) verify(hostname string, key ssh.PublicKey) error {
 	}
 	var revoked *knownhosts.RevokedError
 	if errors.As(err, &revoked) {
+		if db.copy != "" && revoked.Revoked.Filename == db.copy {
+			revoked.Revoked.Filename = db.path
+		}
 		return &RevokedHostKeyError{Host: hostname, Err: revoked}
 	}
 	var ke *knownhosts.KeyError
@@ -176,6 +183,11 @@ func (db *HostKeyDB) verify(hostname string, key ssh.PublicKey) error {
 		return err
 	}
 	if len(ke.Want) > 0 {
+		for i := range ke.Want {
+			if db.copy != "" && ke.Want[i].Filename == db.copy {
+				ke.Want[i].Filename = db.path
+			}
+		}
 		return &HostKeyChangedError{Host: hostname, Key: key, Want: ke.Want}
 	}
 	// Unknown to the file: maybe accepted earlier in this run.

@@ -1,66 +1,166 @@
 package collect
 
 import (
+	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
+
+// DefaultMaxStage2 caps the follow-up commands of one host. A real host
+// has at most a few hundred PVRDMA adapters (one per VM NIC) and a handful
+// of RDMA devices; a host that lists more is broken or hostile, and the
+// scan must still end within its timeout.
+const DefaultMaxStage2 = 512
 
 // planStage2 derives the dependent commands from a host's stage 1 captures:
 // the vsish properties of every PVRDMA backend listed, the counters of every
 // RDMA device, and the details and DCB state of every RDMA paired uplink.
 // Every value taken from host output is validated by the command
 // constructors before it can reach a command line; invalid ones are
-// reported and skipped.
-func planStage2(caps []Capture) ([]Command, []error) {
-	var cmds []Command
-	var errs []error
-	add := func(c Command, err error) {
-		if err != nil {
-			errs = append(errs, err)
-			return
-		}
-		for _, have := range cmds {
-			if have.Line == c.Line {
-				return
-			}
-		}
-		cmds = append(cmds, c)
-	}
-	if c, ok := collected(caps, KindPVRDMADeviceLs); ok {
-		entries, err := parse.VsishLs(c.Stdout)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("cannot list PVRDMA devices: %w", err))
-		}
-		for _, e := range entries {
-			wid, idx, found := strings.Cut(e.Name, "_")
-			if !found {
-				errs = append(errs, fmt.Errorf("skipping unexpected PVRDMA device entry %q", e.Name))
-				continue
-			}
-			add(PVRDMAProperties(wid, idx))
-		}
-	}
+// reported and skipped. At most max commands are planned (devices and
+// uplinks first, then PVRDMA backends in listed order); the notes say how
+// many more were not. Planning is linear and stops when ctx ends.
+func planStage2(ctx context.Context, caps []Capture, max int) ([]Command, []string) {
+	p := stage2Plan{max: max, seen: map[string]bool{}, over: map[Kind]int{}}
 	if c, ok := collected(caps, KindRDMADeviceList); ok {
 		devs, err := parse.RDMADeviceList(c.Stdout)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("cannot read RDMA devices: %w", err))
+			p.note(fmt.Errorf("cannot read RDMA devices: %w", err))
 		}
 		for _, d := range devs {
-			add(RDMAStats(d.Name))
+			p.add(RDMAStats(d.Name))
 		}
 		for _, d := range devs {
 			if d.PairedUplink == "" || d.PairedUplink == "N/A" {
 				continue
 			}
-			add(NICGet(d.PairedUplink))
-			add(DCBStatus(d.PairedUplink))
+			p.add(NICGet(d.PairedUplink))
+			p.add(DCBStatus(d.PairedUplink))
 		}
 	}
+	if c, ok := collected(caps, KindPVRDMADeviceLs); ok {
+		// Only the entries that can fit under the cap are parsed; the
+		// other lines are counted, so a listing of any length costs
+		// memory in proportion to the cap.
+		head, rest := headLines(c.Stdout, 2*max)
+		p.over[KindPVRDMAProperties] += rest
+		entries, err := parse.VsishLs(head)
+		if err != nil {
+			p.note(fmt.Errorf("cannot list PVRDMA devices: %w", err))
+		}
+		for i, e := range entries {
+			if i%1024 == 0 && ctx.Err() != nil {
+				p.notes = append(p.notes, fmt.Sprintf("planning stopped (%s): %d PVRDMA devices not considered", ctxReason(ctx), len(entries)-i))
+				break
+			}
+			wid, idx, found := strings.Cut(e.Name, "_")
+			if !found {
+				p.note(fmt.Errorf("skipping unexpected PVRDMA device entry %q", e.Name))
+				continue
+			}
+			p.add(PVRDMAProperties(wid, idx))
+		}
+	}
+	if n := p.skipped(); n > 0 {
+		var kinds []string
+		for _, k := range []Kind{KindRDMAStats, KindNICGet, KindDCBStatus, KindPVRDMAProperties} {
+			if p.over[k] > 0 {
+				kinds = append(kinds, thousands(p.over[k])+" "+stage2Noun[k])
+			}
+		}
+		p.notes = append(p.notes, fmt.Sprintf("%s more follow-up commands not collected (cap of %d per host): %s", thousands(n), max, strings.Join(kinds, ", ")))
+	}
+	if p.errs > maxPlanNotes {
+		p.notes = append(p.notes, fmt.Sprintf("%d more unexpected entries skipped", p.errs-maxPlanNotes))
+	}
+	cmds := p.cmds
 	sort.SliceStable(cmds, func(i, j int) bool { return kindOrder(cmds[i].Kind) < kindOrder(cmds[j].Kind) })
-	return cmds, errs
+	return cmds, p.notes
+}
+
+var stage2Noun = map[Kind]string{
+	KindRDMAStats:        "RDMA device counters",
+	KindNICGet:           "uplink details",
+	KindDCBStatus:        "uplink DCB states",
+	KindPVRDMAProperties: "PVRDMA device properties",
+}
+
+// maxPlanNotes caps the notes about invalid entries (each names one).
+const maxPlanNotes = 10
+
+type stage2Plan struct {
+	max   int
+	cmds  []Command
+	seen  map[string]bool
+	over  map[Kind]int
+	notes []string
+	errs  int
+}
+
+func (p *stage2Plan) note(err error) {
+	p.errs++
+	if p.errs <= maxPlanNotes {
+		p.notes = append(p.notes, err.Error())
+	}
+}
+
+func (p *stage2Plan) add(c Command, err error) {
+	if err != nil {
+		p.note(err)
+		return
+	}
+	if p.seen[c.Line] {
+		return
+	}
+	if len(p.cmds) >= p.max {
+		// Counted, not remembered: memory stays bounded by the cap (a
+		// repeated entry past the cap is counted twice).
+		p.over[c.Kind]++
+		return
+	}
+	p.seen[c.Line] = true
+	p.cmds = append(p.cmds, c)
+}
+
+func (p *stage2Plan) skipped() int {
+	n := 0
+	for _, v := range p.over {
+		n += v
+	}
+	return n
+}
+
+// thousands formats n with thousands separators: 299,491.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// headLines returns the first n lines of text and how many non-empty
+// lines follow them.
+func headLines(text string, n int) (string, int) {
+	i := 0
+	for ; n > 0 && i < len(text); n-- {
+		j := strings.IndexByte(text[i:], '\n')
+		if j < 0 {
+			return text, 0
+		}
+		i += j + 1
+	}
+	rest := 0
+	for line := range strings.Lines(text[i:]) {
+		if strings.TrimSpace(line) != "" {
+			rest++
+		}
+	}
+	return text[:i], rest
 }
 
 func kindOrder(k Kind) int {

@@ -1,7 +1,6 @@
 package collect
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -36,8 +35,14 @@ type SSHRunner struct {
 	// HostNotes returns remarks for a host's report (e.g. host key checking
 	// disabled), whether or not the host could be reached. Optional.
 	HostNotes func(t Target) []string
+	// MaxCommandOutput, MaxHostOutput and MaxScanOutput cap the output
+	// one command, one host and the whole scan may return (bytes; 0 means
+	// the Default* value, negative no cap). See outputcap.go.
+	MaxCommandOutput, MaxHostOutput, MaxScanOutput int64
 
-	jumps jumpPool
+	jumps    jumpPool
+	scanOnce sync.Once
+	scan     *budget
 }
 
 // Hop is one SSH server to log in to: a jump host or the target itself.
@@ -136,7 +141,7 @@ func (r *SSHRunner) Open(ctx context.Context, t Target) (Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	conn := &sshConn{client: client, lost: make(chan struct{})}
+	conn := &sshConn{client: client, lost: make(chan struct{}), budget: newBudget("host", r.maxHostOutput(), r.scanBudget()), maxCmd: r.maxCommandOutput()}
 	go func() {
 		client.Wait()
 		close(conn.lost)
@@ -224,10 +229,32 @@ type sshConn struct {
 	closed atomic.Bool
 	// completed counts commands that reported an exit status.
 	completed atomic.Int64
+	// budget is the host's output allowance; maxCmd caps one command.
+	budget *budget
+	maxCmd int64
+	// wedged is set once the server let a session open go unanswered for
+	// a whole command timeout: later commands fail at once instead of
+	// each waiting for its own timeout.
+	wedged atomic.Pointer[StallError]
+	// lostSeen is set when a command found the connection gone (before
+	// the watcher may have closed lost).
+	lostSeen atomic.Bool
 }
+
+// StallError says which step of a command the server never answered.
+type StallError struct {
+	// What is the step: "the session open", "the exec request".
+	What string
+	Err  error
+}
+
+func (e *StallError) Error() string { return "no answer to " + e.What + ": " + e.Err.Error() }
+func (e *StallError) Unwrap() error { return e.Err }
 
 func (c *sshConn) Notes() []string { return nil }
 
+// Close closes the connection, which ends every call still waiting on it
+// (session opens, exec requests, reads, keepalives). It does not block.
 func (c *sshConn) Close() error {
 	var err error
 	c.once.Do(func() {
@@ -243,6 +270,9 @@ func (c *sshConn) LostAfter() (int, bool) {
 	if c.closed.Load() {
 		return 0, false
 	}
+	if c.lostSeen.Load() {
+		return int(c.completed.Load()), true
+	}
 	select {
 	case <-c.lost:
 		return int(c.completed.Load()), true
@@ -251,60 +281,111 @@ func (c *sshConn) LostAfter() (int, bool) {
 	}
 }
 
+// keepaliveWait bounds how long alive waits for the server's reply.
+const keepaliveWait = 2 * time.Second
+
 // alive asks the server for a reply on the connection: it fails at once
 // when the connection is gone (the mux closes its reply channel), which
-// tells a dropped connection from a failure of one command.
-func (c *sshConn) alive() bool {
+// tells a dropped connection from a failure of one command. A server that
+// ignores the request is given keepaliveWait (or until ctx ends) and then
+// counted as alive: it cannot be told apart, and the caller's error stands.
+func (c *sshConn) alive(ctx context.Context) bool {
 	select {
 	case <-c.lost:
 		return false
 	default:
 	}
-	_, _, err := c.client.SendRequest("keepalive@openssh.com", true, nil)
-	return err == nil
+	reply := make(chan error, 1)
+	go func() {
+		_, _, err := c.client.SendRequest("keepalive@openssh.com", true, nil)
+		reply <- err
+	}()
+	t := time.NewTimer(keepaliveWait)
+	defer t.Stop()
+	select {
+	case err := <-reply:
+		return err == nil
+	case <-c.lost:
+		return false
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return true
 }
 
 // lostErr wraps err when the connection is gone.
-func (c *sshConn) lostErr(err error) error {
-	if c.alive() {
+func (c *sshConn) lostErr(ctx context.Context, err error) error {
+	if c.alive(ctx) {
 		return err
 	}
+	c.lostSeen.Store(true)
 	return fmt.Errorf("connection lost after %d commands: %w", c.completed.Load(), err)
 }
 
 // Run implements Conn: one session per command; a command still running
-// when ctx ends is abandoned and its session closed. A line outside the
-// allowlist is refused before any session is opened.
-func (c *sshConn) Run(ctx context.Context, line string) Result {
+// when ctx ends is abandoned and its session closed. Every step that waits
+// for the server (session open, exec reply, output, exit status) is bounded
+// by ctx; the calls left waiting end when the connection is closed. A line
+// outside the allowlist is refused before any session is opened.
+func (c *sshConn) Run(ctx context.Context, line string) (res Result) {
+	defer func() {
+		// The host's deadline (or the scan's end) closed the connection
+		// under the command: report that, not the broken connection.
+		if res.Err != nil && ctx.Err() != nil && c.closed.Load() && !errors.Is(res.Err, ctx.Err()) {
+			res.Err = fmt.Errorf("%w (%v)", ctx.Err(), res.Err)
+		}
+	}()
 	if err := CheckAllowed(line); err != nil {
 		return Result{Err: err, ExitCode: -1}
+	}
+	if w := c.wedged.Load(); w != nil {
+		return Result{Err: w, ExitCode: -1}
 	}
 	sess, err := c.newSession(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			return Result{Err: fmt.Errorf("cannot open SSH session: %w", err), ExitCode: -1}
+			return Result{Err: err, ExitCode: -1}
 		}
-		return Result{Err: c.lostErr(fmt.Errorf("cannot open SSH session: %w", err)), ExitCode: -1}
+		return Result{Err: c.lostErr(ctx, fmt.Errorf("cannot open SSH session: %w", err)), ExitCode: -1}
 	}
-	defer sess.Close()
-	stdout := &limitedWriter{n: maxOutput}
-	stderr := &limitedWriter{n: maxOutput}
-	sess.Stdout, sess.Stderr = stdout, stderr
-	if err := sess.Start(line); err != nil {
-		return Result{Err: c.lostErr(fmt.Errorf("cannot start command: %w", err)), ExitCode: -1}
+	// Closing sends a message the server may never read: never wait on it.
+	defer closeAsync(sess, false)
+	out := newCmdOutput(c.maxCmd, c.budget)
+	sess.Stdout, sess.Stderr = out.writers()
+	started := make(chan error, 1)
+	go func() { started <- sess.Start(line) }()
+	select {
+	case err = <-started:
+	case <-ctx.Done():
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return Result{Err: &StallError{What: "the exec request", Err: ctx.Err()}, ExitCode: -1}
+		}
+		// A whole command timeout without a reply: the server is wedged;
+		// later commands fail at once.
+		c.wedged.CompareAndSwap(nil, &StallError{What: "an exec request (the host opened the session, then stopped answering: sshd wedged?)", Err: ctx.Err()})
+		return Result{Err: c.wedged.Load(), ExitCode: -1}
+	}
+	if err != nil {
+		return Result{Err: c.lostErr(ctx, fmt.Errorf("cannot start command: %w", err)), ExitCode: -1}
 	}
 	done := make(chan error, 1)
 	go func() { done <- sess.Wait() }()
 	select {
 	case err = <-done:
+	case <-out.capped:
+		closeAsync(sess, true)
+		return Result{Err: out.capErr(), ExitCode: -1}
 	case <-ctx.Done():
-		// Abandon it: the output so far is kept (a copy, as the session
-		// may still be writing until the server acknowledges the close).
-		sess.Signal(ssh.SIGKILL)
-		sess.Close()
-		return Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), ExitCode: -1, Err: ctx.Err()}
+		// Abandon it: the output so far is kept.
+		closeAsync(sess, true)
+		stdout, stderr := out.take()
+		return Result{Stdout: stdout, Stderr: stderr, ExitCode: -1, Err: ctx.Err()}
 	}
-	res := Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
+	if cerr := out.capErr(); cerr != nil {
+		return Result{Err: cerr, ExitCode: -1}
+	}
+	stdout, stderr := out.take()
+	res = Result{Stdout: stdout, Stderr: stderr}
 	var exitErr *ssh.ExitError
 	var missing *ssh.ExitMissingError
 	switch {
@@ -315,12 +396,23 @@ func (c *sshConn) Run(ctx context.Context, line string) Result {
 		res.ExitCode = exitErr.ExitStatus()
 	case errors.As(err, &missing):
 		res.ExitCode = -1
-		res.Err = c.lostErr(errors.New("the command ended without reporting its exit status"))
+		res.Err = c.lostErr(ctx, errors.New("the command ended without reporting its exit status"))
 	default:
 		res.ExitCode = -1
-		res.Err = c.lostErr(err)
+		res.Err = c.lostErr(ctx, err)
 	}
 	return res
+}
+
+// closeAsync closes a session (after asking the command to stop) without
+// waiting: a server that does not read would block the write.
+func closeAsync(sess *ssh.Session, kill bool) {
+	go func() {
+		if kill {
+			sess.Signal(ssh.SIGKILL)
+		}
+		sess.Close()
+	}()
 }
 
 // newSession opens a session, retrying while the server refuses it for
@@ -328,22 +420,61 @@ func (c *sshConn) Run(ctx context.Context, line string) Result {
 // close, so a session opened right after another closed can be refused
 // even below MaxSessions. OpenSSH (and so ESXi) refuses with "connect
 // failed" and the message "open failed"; other servers with "resource
-// shortage". Other errors are returned at once.
+// shortage". Other errors are returned at once. A server that never
+// answers the open is given until ctx ends; the connection is then marked
+// wedged.
 func (c *sshConn) newSession(ctx context.Context) (*ssh.Session, error) {
 	backoff := 5 * time.Millisecond
+	var refused error
 	for {
-		sess, err := c.client.NewSession()
+		sess, err := c.openSession(ctx, refused == nil)
+		if err != nil && refused != nil && ctx.Err() != nil {
+			err = refused // it answers, and kept refusing
+		}
 		if err == nil || !sessionRefused(err) {
 			return sess, err
 		}
+		refused = err
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("%w (still refused when the command timed out)", err)
+			return nil, fmt.Errorf("cannot open SSH session: %w (still refused when the command timed out: %w)", err, ctx.Err())
 		case <-time.After(backoff):
 		}
 		if backoff < 200*time.Millisecond {
 			backoff *= 2
 		}
+	}
+}
+
+// openSession opens one session within ctx. Only a first attempt left
+// unanswered for the whole of ctx marks the connection wedged: a server
+// that has answered (refusing) is alive.
+func (c *sshConn) openSession(ctx context.Context, first bool) (*ssh.Session, error) {
+	type opened struct {
+		s   *ssh.Session
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		s, err := c.client.NewSession()
+		ch <- opened{s, err}
+	}()
+	select {
+	case o := <-ch:
+		return o.s, o.err
+	case <-ctx.Done():
+		// A session that opens later is closed at once; the call ends
+		// with the connection at the latest.
+		go func() {
+			if o := <-ch; o.s != nil {
+				o.s.Close()
+			}
+		}()
+		if !first || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, &StallError{What: "the session open", Err: ctx.Err()}
+		}
+		c.wedged.CompareAndSwap(nil, &StallError{What: "a session open (the host accepted the login, then stopped answering: sshd wedged?)", Err: ctx.Err()})
+		return nil, c.wedged.Load()
 	}
 }
 
@@ -356,32 +487,6 @@ func sessionRefused(err error) bool {
 	}
 	return oce.Reason == ssh.ResourceShortage ||
 		(oce.Reason == ssh.ConnectionFailed && oce.Message == "open failed")
-}
-
-// maxOutput bounds what one command may return (64 MiB), so a misbehaving
-// host cannot exhaust memory.
-const maxOutput = 64 << 20
-
-type limitedWriter struct {
-	mu sync.Mutex
-	w  bytes.Buffer
-	n  int
-}
-
-func (l *limitedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.w.Len()+len(p) > l.n {
-		return 0, fmt.Errorf("output exceeds %d bytes", l.n)
-	}
-	return l.w.Write(p)
-}
-
-// Bytes returns a copy of what was written so far.
-func (l *limitedWriter) Bytes() []byte {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return bytes.Clone(l.w.Bytes())
 }
 
 // HostKeyAlgorithms returns the host key algorithms to offer for a known key

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -17,6 +18,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
+	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
@@ -232,16 +234,34 @@ func refusedAddr(t *testing.T) string {
 }
 
 // A missing known_hosts file is an empty database; an unreadable one is an
-// error; a malformed one is an error naming the file.
+// error; a malformed line is skipped with a warning naming the file and
+// line, as OpenSSH does (issue #18), and the other lines still count.
 func TestKnownHostsFileStates(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := collect.LoadHostKeyDB(filepath.Join(dir, "absent"), collect.HostKeyStrict); err != nil {
 		t.Errorf("missing file: %v", err)
 	}
 	bad := filepath.Join(dir, "bad")
-	writeFile(t, bad, "esx01 ssh-ed25519 not-base64!!\n", 0o600)
-	if _, err := collect.LoadHostKeyDB(bad, collect.HostKeyStrict); err == nil || !strings.Contains(err.Error(), bad) {
-		t.Errorf("malformed file: %v", err)
+	_, signer := newKey(t)
+	good := knownhosts.Line([]string{"esx02"}, signer.PublicKey())
+	writeFile(t, bad, "esx01 ssh-ed25519 not-base64!!\n"+good+"\nesx03 garbage\n", 0o600)
+	db, err := collect.LoadHostKeyDB(bad, collect.HostKeyStrict)
+	if err != nil {
+		t.Fatalf("malformed lines: %v", err)
+	}
+	if w := db.Warnings(); len(w) != 2 || !strings.Contains(w[0], bad+":1:") || !strings.Contains(w[1], bad+":3:") {
+		t.Errorf("warnings %q; want lines 1 and 3 of %s", w, bad)
+	}
+	if err := db.Callback()("esx02:22", nil, signer.PublicKey()); err != nil {
+		t.Errorf("the good line after a bad one: %v", err)
+	}
+	_, other := newKey(t)
+	var changed *collect.HostKeyChangedError
+	if err := db.Callback()("esx02:22", nil, other.PublicKey()); !errors.As(err, &changed) || !strings.Contains(err.Error(), bad+":2") {
+		t.Errorf("changed key: %v; want a mismatch naming %s:2", err, bad)
+	}
+	if _, err := collect.LoadHostKeyDB("/dev/zero", collect.HostKeyStrict); err == nil {
+		t.Errorf("/dev/zero as known_hosts should be an error")
 	}
 	if _, err := collect.LoadHostKeyDB(dir, collect.HostKeyStrict); err == nil {
 		t.Errorf("a directory as known_hosts should be an error")

@@ -29,7 +29,7 @@ type SSHConfig struct {
 func LoadSSHConfig(path string) (*SSHConfig, error) {
 	home, _ := os.UserHomeDir()
 	c := &SSHConfig{path: path, home: home}
-	b, err := os.ReadFile(path)
+	b, err := ReadFileCapped(path, MaxConfigFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil
 	}

@@ -60,7 +60,7 @@ func DefaultPath(home string) string {
 // Load reads a config file. When explicit is false (the default path), a
 // missing file yields an empty config; an explicit missing file is an error.
 func Load(file string, explicit bool) (*Config, error) {
-	data, err := os.ReadFile(file)
+	data, err := readCapped(file)
 	if err != nil {
 		if !explicit && errors.Is(err, fs.ErrNotExist) {
 			return &Config{}, nil
@@ -288,4 +288,21 @@ var (
 func plainYAMLError(msg string) string {
 	msg = reUnknownField.ReplaceAllString(msg, `unknown key "$1" (known: severity, suppress; in a suppression: rule, host, subject, reason, expires)`)
 	return reGoType.ReplaceAllString(msg, "")
+}
+
+// maxConfigFile caps the config file: a wrong path (/dev/zero) must fail at
+// once, not fill memory.
+const maxConfigFile = 4 << 20
+
+func readCapped(file string) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxConfigFile+1))
+	if err == nil && len(b) > maxConfigFile {
+		err = fmt.Errorf("%s is larger than %d MiB: not a config file", file, maxConfigFile>>20)
+	}
+	return b, err
 }

@@ -473,6 +473,10 @@ SetEnv PATH=%s:/usr/bin:/bin PVRDMA_SCENARIO_DIR=%s PVRDMA_SCENARIO_HOST=esx01
 		!strings.Contains(h.Reason, "authentication failed for "+name+"@") || !strings.Contains(h.Reason, "keyboard-interactive") {
 		t.Errorf("wrong password: exit %d, %s %q", code, h.Status, h.Reason)
 	}
+	// sshd may log the failure just after the client has given up.
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(s.log.String(), "PAM: Authentication failure for "+name) && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
 	if n := strings.Count(s.log.String(), "PAM: Authentication failure for "+name); n != 1 {
 		t.Errorf("sshd logged %d failed keyboard-interactive attempts for one wrong password, want 1", n)
 	}

@@ -311,6 +311,10 @@ func (r *Report) VerdictClass() string {
 	switch {
 	case s.HostsCollected+s.HostsPartial == 0:
 		return "nothing_checked"
+	case s.Passed == 0 && s.NotEvaluated > 0 && s.Critical+s.Warning == 0:
+		// Hosts answered, but nothing they said could be checked (all
+		// garbage): never "healthy".
+		return "nothing_checked"
 	case s.Critical > 0:
 		return "broken"
 	case s.Warning > 0:
@@ -324,6 +328,10 @@ func (r *Report) VerdictClass() string {
 func fleetVerdict(r *Report) string {
 	s := r.Summary
 	if r.VerdictClass() == "nothing_checked" {
+		if s.HostsCollected+s.HostsPartial > 0 {
+			return fmt.Sprintf("NOTHING CHECKED: %s, but no check could be evaluated on what they returned (%s not evaluated, 0 passed)",
+				collectionSummary(s), plural(s.NotEvaluated, "check", "checks"))
+		}
 		return fmt.Sprintf("NOTHING CHECKED: 0 of %s could be collected, the scan is INCOMPLETE", plural(s.Hosts, "host", "hosts"))
 	}
 	hostsWith := 0

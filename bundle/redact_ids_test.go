@@ -1,0 +1,64 @@
+package bundle
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+)
+
+// What the doctor adds to results is redacted by format even when the
+// caller names nothing (redact of a --no-redact bundle).
+func TestRedactDoctorIdentifiers(t *testing.T) {
+	fp := "SHA256:tadlqXdmq5CMgjCsw6QH5bUFDKgzvN3T5DU6OpZS1u0"
+	res := []collect.HostResult{{
+		Host: "esx01", Address: "esx01-mgmt.corp.example.com:2201",
+		Reason: "authentication failed for jsmith@esx01-mgmt.corp.example.com:2201: wrong password (tried password)",
+		Notes:  []string{"Permanently added [127.0.0.1]:2222 (ssh-ed25519 " + fp + ") to /home/jsmith/.ssh/known_hosts"},
+	}, {
+		Host: "esx02", Address: "127.0.0.1:2222",
+		Captures: []collect.Capture{{Error: "cannot connect to 10.9.8.7:22 via jump host bastion01 (bastion01.corp.example.com:22): refused"}},
+	}}
+	r := NewRedactor()
+	r.Learn(res)
+	r.AddIdentifier(TokenLocalPath, "/srv/people/jane", "~")
+	out := r.Results(res)
+	var all []string
+	for _, hr := range out {
+		all = append(all, hr.Host, hr.Address, hr.Reason)
+		all = append(all, hr.Notes...)
+		for _, c := range hr.Captures {
+			all = append(all, c.Error)
+		}
+	}
+	all = append(all, r.Text("key file /srv/people/jane/.ssh/id_ed25519 and /srv/people/janet"))
+	text := strings.Join(all, "\n")
+	for _, leak := range []string{"jsmith", "corp.example.com", "esx01-mgmt", "127.0.0.1:2222", "[127.0.0.1]:2222", fp, "10.9.8.7", "bastion01", "/srv/people/jane/"} {
+		if strings.Contains(text, leak) {
+			t.Errorf("%q left in:\n%s", leak, text)
+		}
+	}
+	for _, want := range []string{"user-01@host-", "SHA256:fingerprint-0001", "/home/user-01/.ssh/known_hosts", "~/.ssh/id_ed25519", "/srv/people/janet"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in:\n%s", want, text)
+		}
+	}
+}
+
+// A token map whose tokens are real names of the results is refused: the
+// real host would stay in the bundle, looking like a token.
+func TestTokenMapCollisionRefused(t *testing.T) {
+	res := []collect.HostResult{{Host: "esx01"}, {Host: "esx02"}}
+	tm := &TokenMap{Tokens: []Token{{Kind: TokenHost, Original: "esx01", Token: "esx02"}}}
+	_, err := Write(&failWriter{n: 1 << 30}, res, Options{Redact: true, Tokens: tm, Analyze: testAnalyze})
+	var ce *TokenCollisionError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), `host "esx02"`) {
+		t.Fatalf("err = %v; want a token collision naming esx02", err)
+	}
+	// A map without collisions is fine.
+	tm = &TokenMap{Tokens: []Token{{Kind: TokenHost, Original: "esx01", Token: "host-007"}}}
+	if _, err := Write(&failWriter{n: 1 << 30}, res, Options{Redact: true, Tokens: tm, Analyze: testAnalyze}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
+	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+)
+
+// The whole pipeline (scan, parse, checks, JSON report) against hostile
+// hosts: the scan ends within the host timeout, the healthy host is
+// reported, the hostile one says why, the report stays small and the heap
+// under the README's bound.
+func TestScanHostileHostsEndToEnd(t *testing.T) {
+	cases := []struct {
+		name   string
+		fault  lab.Hostile
+		reason string
+	}{
+		{"wedge after auth", lab.Hostile{WedgeSessions: true}, "sshd wedged"},
+		{"100 MB on one command", lab.Hostile{Streams: []lab.Stream{{Prefix: "esxcli vm process list", Fill: lab.FillText, Bytes: 100 << 20}}}, "output over the cap"},
+		{"binary garbage", lab.Hostile{Streams: []lab.Stream{{Fill: lab.FillBinary, Bytes: 64 << 10}}}, ""},
+		{"300,000 listed devices", lab.Hostile{Streams: []lab.Stream{{Prefix: "vsish -e ls", Fill: lab.FillDevices, Count: 300000}}}, "not collected (cap of 512 per host)"},
+	}
+	sc, err := fixtures.Load("healthy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, dir := startLabFiles(t, sc, lab.Options{Password: "pw", Faults: map[string]lab.Fault{"esx01": {Hostile: tc.fault}}})
+			var out, errOut bytes.Buffer
+			start := time.Now()
+			peak := lab.HeapGrowth(func() {
+				RunContext(context.Background(), []string{"scan", "--hosts-file", dir + "/hosts.txt", "--known-hosts", dir + "/known_hosts",
+					"--password-env", "PW", "--output", "json", "--command-timeout", "2s", "--host-timeout", "6s"},
+					&IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, func(k string) string {
+						if k == "PW" {
+							return "pw"
+						}
+						return ""
+					})
+			})
+			elapsed := time.Since(start)
+			t.Logf("%s: %s, heap +%d MiB, report %d KB", tc.name, elapsed.Round(time.Millisecond), peak>>20, out.Len()>>10)
+			if elapsed > 9*time.Second {
+				t.Errorf("scan took %s; host timeout 6s", elapsed)
+			}
+			// HeapAlloc counts garbage the GC has not reached yet: under the
+			// load of a full test run it peaks near twice the live heap.
+			if peak > 320<<20 {
+				t.Errorf("heap grew by %d MiB; bound 320 MiB", peak>>20)
+			}
+			if out.Len() > 8<<20 {
+				t.Errorf("report of %d MB", out.Len()>>20)
+			}
+			var r report.Report
+			if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+				t.Fatalf("no JSON report: %v; stderr %s", err, errOut.String())
+			}
+			if len(r.Hosts) != 2 {
+				t.Fatalf("%d hosts reported", len(r.Hosts))
+			}
+			hostile, _ := json.Marshal(r.Hosts[0])
+			if !strings.Contains(string(hostile), tc.reason) {
+				t.Errorf("esx01 does not say %q: %.2000s", tc.reason, hostile)
+			}
+			if h := r.Hosts[1]; h.Status != "collected" {
+				t.Errorf("healthy esx02: %+v", h)
+			}
+		})
+	}
+}

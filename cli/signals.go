@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// Signals: the first Ctrl-C (or SIGTERM) cancels the run's context, so a
+// scan closes its connections and reports what it has; the second makes
+// it report at once (collect.Options.Abort), whatever is still running;
+// if the process has not ended hardStop after that, it exits.
+
+type abortKey struct{}
+
+// withAbort returns ctx carrying the channel closed on a second signal.
+func withAbort(ctx context.Context, abort <-chan struct{}) context.Context {
+	return context.WithValue(ctx, abortKey{}, abort)
+}
+
+// abortOf returns the channel closed on a second signal (nil: never).
+func abortOf(ctx context.Context) <-chan struct{} {
+	if ctx == nil {
+		return nil
+	}
+	ch, _ := ctx.Value(abortKey{}).(<-chan struct{})
+	return ch
+}
+
+// hardStop is how long the process may take, after the second signal, to
+// print its report before it exits anyway.
+const hardStop = 10 * time.Second
+
+// watchSignals implements the signal sequence until finished is closed.
+// Nothing is printed unless a signal really arrived.
+func watchSignals(sigs <-chan os.Signal, finished <-chan struct{}, cancel context.CancelFunc, abort chan<- struct{}, errOut io.Writer, exit func(int)) {
+	select {
+	case <-finished:
+		return
+	case <-sigs:
+	}
+	fmt.Fprintln(errOut, "\ninterrupted: finishing the report with what was collected (Ctrl-C again to report at once)")
+	cancel()
+	select {
+	case <-finished:
+		return
+	case <-sigs:
+	}
+	fmt.Fprintln(errOut, "interrupted again: reporting what was collected now")
+	close(abort)
+	t := time.NewTimer(hardStop)
+	defer t.Stop()
+	select {
+	case <-finished:
+	case <-sigs:
+		exit(ExitIncomplete)
+	case <-t.C:
+		fmt.Fprintln(errOut, "the report could not be finished in time: quitting")
+		exit(ExitIncomplete)
+	}
+}
