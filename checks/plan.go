@@ -280,7 +280,7 @@ func buildPlan(h *facts.Host, fleet *facts.Fleet, fs []Finding) Plan {
 			}
 		}
 		b.add(PlanStep{Action: "power_off", Text: fmt.Sprintf("Power off the PVRDMA VMs on %s: %s (PVRDMA's RDMA uplink can only be changed, and an "+
-			"adapter only binds to the HCA, while the VM is off).", h.Host, strings.Join(offVMs, ", ")),
+			"adapter only binds to the HCA, while the VM is off).", h.Host, joinNames(offVMs)),
 			Resolves: cite(res...)})
 	}
 	if installStep != nil {
@@ -405,12 +405,18 @@ func buildPlan(h *facts.Host, fleet *facts.Fleet, fs []Finding) Plan {
 				}
 			}
 		}
-		b.add(PlanStep{Action: "power_on", Text: fmt.Sprintf("Power on %s: PVRDMA adapters bind to the HCA at power-on.", strings.Join(offVMs, ", ")),
+		b.add(PlanStep{Action: "power_on", Text: fmt.Sprintf("Power on %s: PVRDMA adapters bind to the HCA at power-on.", joinNames(offVMs)),
 			Resolves: cite(res...)})
-		for _, vm := range offVMs {
+		for i, vm := range offVMs {
+			if i == maxListed {
+				vm = fmt.Sprintf("each of the %d other VMs", len(offVMs)-maxListed)
+			}
 			verify = append(verify, PlanStep{Action: "verify",
 				Command: "vsish -e cat /vmkModules/vrdma/pvrdmaDevices/WORLDID_0/properties",
 				Expect:  "Physical HCA available:1 for " + vm + " (WORLDID: its World ID in `esxcli vm process list`, new after the power-on)"})
+			if i == maxListed {
+				break
+			}
 		}
 	}
 	for _, f := range append(b.of("LOW_MTU"), b.of("ACTIVE_MTU_ABOVE_PATH")...) {

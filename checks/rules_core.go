@@ -254,7 +254,7 @@ func init() {
 					falls = len(hi.hcaOne) == 0
 				}
 				vms := pvrdmaVMNames(h)
-				subject := fmt.Sprintf("%s (%s)", h.Host, strings.Join(vms, ", "))
+				subject := fmt.Sprintf("%s (%s)", h.Host, joinNames(vms))
 				var hcaEv []Evidence
 				for _, d := range hi.hcaOff {
 					hcaEv = append(hcaEv, Ev(h.Host, d.Props.Fields["Physical HCA available"].Ref))
@@ -293,24 +293,24 @@ func init() {
 				switch active := activeRDMA(h); {
 				case hi.usable:
 					fix = fmt.Sprintf("On %s: power-cycle the PVRDMA VMs (%s) so that their adapters bind to %s, then check `Physical HCA available:1` in vsish.",
-						h.Host, strings.Join(vms, ", "), usableRDMA(h)[0].Name)
+						h.Host, joinNames(vms), usableRDMA(h)[0].Name)
 				case len(active) > 0 && pvrdmaSwitch(h) != nil:
 					// The host has a working RNIC; it is just not the vDS's uplink.
 					sw := pvrdmaSwitch(h)
 					fix = fmt.Sprintf("On %s: make %s (paired with %s) the only uplink of %s: vSphere Client > Networking > %s > "+
 						"Add and Manage Hosts > Manage physical adapters, assign %s to the uplink and unassign %s; then power-cycle the "+
 						"PVRDMA VMs (%s).", h.Host, active[0].PairedUplink, active[0].Name, sw.Name, sw.Name, active[0].PairedUplink,
-						strings.Join(sw.Uplinks, ", "), strings.Join(fixVMNames(h), ", "))
+						strings.Join(sw.Uplinks, ", "), joinNames(fixVMNames(h)))
 					ev = append(ev, Ev(h.Host, sw.Record.RefOf("Uplinks")))
 				}
 				if len(peers) == 0 {
 					r.FailSeverity(Info, h.Host, subject, fmt.Sprintf("PVRDMA VMs on %s (%s) would reach PVRDMA VMs on other hosts over TCP: %s. "+
 						"No other scanned host runs PVRDMA VMs, so pvrdma-doctor cannot tell whether they have cross-host peers: scan the peer hosts too",
-						h.Host, strings.Join(vms, ", "), reason), fix, ev...)
+						h.Host, joinNames(vms), reason), fix, ev...)
 					continue
 				}
 				r.FailOn(h.Host, subject, fmt.Sprintf("PVRDMA VMs on %s (%s) reach their peers on %s over TCP: %s",
-					h.Host, strings.Join(vms, ", "), strings.Join(peers, ", "), reason), fix, ev...)
+					h.Host, joinNames(vms), strings.Join(peers, ", "), reason), fix, ev...)
 			}
 		},
 	})

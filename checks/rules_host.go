@@ -85,7 +85,7 @@ func init() {
 			if len(h.PVRDMAListing) > 0 {
 				ev = append(ev, Ev(h.Host, h.PVRDMAListing[0].Ref))
 			}
-			vms := strings.Join(pvrdmaVMNames(h), ", ")
+			vms := joinNames(pvrdmaVMNames(h))
 			var peers []string
 			for i := range fleet.Hosts {
 				o := &fleet.Hosts[i]
@@ -100,7 +100,7 @@ func init() {
 			}
 			fix := fmt.Sprintf("On %s: install an RoCE NIC and its ESXi RDMA driver, check that `esxcli rdma device list` shows it Active, "+
 				"make its vmnic the only uplink of the PVRDMA vDS, then power-cycle the PVRDMA VMs (%s). Until then, keep the VMs "+
-				"that talk to each other on one host.", h.Host, strings.Join(fixVMNames(h), ", "))
+				"that talk to each other on one host.", h.Host, joinNames(fixVMNames(h)))
 			if len(peers) > 0 {
 				verb := "run"
 				if len(peers) == 1 {
