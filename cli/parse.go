@@ -44,6 +44,12 @@ input is ignored.
 Use it to check what the tool understands from a pasted output, or to feed
 parsed facts to other tools with --output json.
 
+One bad line does not lose the output: a block or row that cannot be read
+(or an author's elision such as "..." or "<<truncated>>") is skipped with a
+warning on standard error naming its line, the rest is printed, and the exit
+status is 5 (incomplete). Output of which most is unreadable is an error
+(exit 1).
+
 Supported commands:
   ` + strings.Join(parse.SupportedCommands(), "\n  "),
 		Example: `  pvrdma-doctor parse --command "esxcli rdma device list" rdma.txt
@@ -88,15 +94,24 @@ func runParse(opts *ParseOptions) error {
 	if errors.As(err, &unknown) {
 		return WithExitCode(ExitUsage, err)
 	}
-	if err != nil {
+	skipped, partial := parse.Skipped(err)
+	if err != nil && !partial {
 		return WithExitCode(ExitError, fmt.Errorf("%s: cannot parse the output of %q: %w", name, strings.TrimSpace(opts.Command), err))
 	}
 	if opts.Output == "json" {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+		err = enc.Encode(v)
+	} else {
+		err = writeText(opts.IO.Out, v)
 	}
-	return writeText(opts.IO.Out, v)
+	if err != nil || !partial {
+		return err
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s: %s\n", name, s)
+	}
+	return WithExitCode(ExitIncomplete, fmt.Errorf("%s: partial output: %d part(s) could not be read and were skipped (listed above); the facts shown are those that could be read", name, len(skipped)))
 }
 
 // writeText prints parsed facts readably: a list of structs as a table of

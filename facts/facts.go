@@ -57,8 +57,30 @@ type Source struct {
 	Command string         `json:"command"`
 	Status  collect.Status `json:"status"`
 	Error   string         `json:"error,omitempty"`
-	// Parsed is true when the output was collected and parsed without error.
+	// Parsed is true when the output was collected and parsed (wholly, or
+	// partly when Skipped lists what could not be read).
 	Parsed bool `json:"parsed"`
+	// Skipped lists the blocks, rows and lines of the output that could not
+	// be read (or that its author elided): the facts read are kept, but
+	// checks that need this command are not evaluated on an incomplete
+	// picture.
+	Skipped []parse.Skip `json:"skipped,omitempty"`
+}
+
+// Partial reports whether some of the output was skipped.
+func (s Source) Partial() bool { return len(s.Skipped) > 0 }
+
+// SkippedSummary says in one line which lines of the output were skipped.
+func (s Source) SkippedSummary() string {
+	var lines []string
+	for i, sk := range s.Skipped {
+		if i == 3 {
+			lines = append(lines, fmt.Sprintf("and %d more", len(s.Skipped)-3))
+			break
+		}
+		lines = append(lines, sk.String())
+	}
+	return strings.Join(lines, "; ")
 }
 
 // ParseError is an output that could not be understood.
@@ -90,6 +112,10 @@ func (h *Host) Available(kinds ...collect.Kind) (ok bool, why string) {
 			continue
 		}
 		for _, s := range srcs {
+			if s.Parsed && s.Partial() {
+				missing = append(missing, fmt.Sprintf("`%s` output only partly readable (%s)", s.Command, s.SkippedSummary()))
+				continue
+			}
 			if s.Parsed {
 				continue
 			}

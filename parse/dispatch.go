@@ -12,14 +12,15 @@ type command struct {
 	parse func(text string) (any, error)
 }
 
-// adapt turns a typed parser into a dispatch function.
+// adapt turns a typed parser into a dispatch function. With a
+// *PartialError the facts that could be read are returned with it.
 func adapt[T any](p func(string) (T, error)) func(string) (any, error) {
 	return func(text string) (any, error) {
 		v, err := p(text)
-		if err != nil {
+		if _, partial := Skipped(err); err != nil && !partial {
 			return nil, err
 		}
-		return v, nil
+		return v, err
 	}
 }
 

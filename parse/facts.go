@@ -91,12 +91,16 @@ type RDMAStats struct {
 
 // VMProcess is one VM of `esxcli vm process list`.
 type VMProcess struct {
+	// DisplayName is the "Display Name:" value.
 	DisplayName string `json:"display_name"`
-	WorldID     string `json:"world_id"`
-	ProcessID   string `json:"process_id"`
-	CartelID    string `json:"vmx_cartel_id"`
-	UUID        string `json:"uuid"`
-	ConfigFile  string `json:"config_file"`
+	// Title is the record's title line, which can differ from the display
+	// name (seen on ESXi 6.0: title "DC", Display Name "Camp-DC").
+	Title      string `json:"title,omitempty"`
+	WorldID    string `json:"world_id"`
+	ProcessID  string `json:"process_id"`
+	CartelID   string `json:"vmx_cartel_id"`
+	UUID       string `json:"uuid"`
+	ConfigFile string `json:"config_file"`
 	Ref
 }
 
