@@ -208,7 +208,7 @@ func BuildHost(hr collect.HostResult) Host {
 		if kind == "" {
 			kind = collect.KindOf(c.Command)
 		}
-		src := Source{Command: c.Command, Status: c.Status, Error: c.Error}
+		src := Source{Command: c.Command, Status: c.Status, Error: c.Error, Filter: c.Filter}
 		if c.OK() {
 			apply, ok := appliers[kind]
 			switch {

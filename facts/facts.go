@@ -65,6 +65,40 @@ type Source struct {
 	// checks that need this command are not evaluated on an incomplete
 	// picture.
 	Skipped []parse.Skip `json:"skipped,omitempty"`
+	// Filter is what a filtered form of the command covers (see
+	// collect.Capture.Filter); empty when the output is complete.
+	Filter string `json:"filter,omitempty"`
+}
+
+// filterAware are the kinds whose rules ask Covers before concluding from
+// an item's absence; a filtered output of any other kind does not make its
+// kind available.
+var filterAware = map[collect.Kind]bool{collect.KindIPv4Get: true, collect.KindFirewallRulesets: true}
+
+// Covers reports whether the outputs of kind cover item: an unfiltered
+// output covers everything, a filtered one (`ipv4 get -i vmk1`, `ruleset
+// list -r pvrdma`) only the items it names. why says what was shown
+// instead, for a "not evaluated" finding.
+func (h *Host) Covers(kind collect.Kind, item string) (ok bool, why string) {
+	var shown []string
+	for _, s := range h.Sources[kind] {
+		if !s.Parsed {
+			continue
+		}
+		if s.Filter == "" {
+			return true, ""
+		}
+		for _, f := range strings.Fields(s.Filter) {
+			if f == item {
+				return true, ""
+			}
+		}
+		shown = append(shown, "`"+s.Command+"`")
+	}
+	if len(shown) == 0 {
+		return true, ""
+	}
+	return false, fmt.Sprintf("only %s was read, which does not show %s", strings.Join(shown, ", "), item)
 }
 
 // Partial reports whether some of the output was skipped.
@@ -112,6 +146,10 @@ func (h *Host) Available(kinds ...collect.Kind) (ok bool, why string) {
 			continue
 		}
 		for _, s := range srcs {
+			if s.Parsed && s.Filter != "" && !filterAware[k] {
+				missing = append(missing, fmt.Sprintf("only the filtered `%s` was read (it shows %s, not everything)", s.Command, s.Filter))
+				continue
+			}
 			if s.Parsed && s.Partial() {
 				missing = append(missing, fmt.Sprintf("`%s` output only partly readable (%s)", s.Command, s.SkippedSummary()))
 				continue

@@ -45,7 +45,7 @@ func indent(s string) int {
 
 // knownCommands are the first words of commands an ESXi support session
 // runs; they let a bare "# " prompt be told apart from a comment.
-const knownCommands = `esxcli|localcli|vsish|vmkping|ping|cat|esxcfg-[a-z]+|vim-cmd|grep|less|more|tail|head|ls|vmware|esxtop`
+const knownCommands = `esxcli|localcli|vsish|vmkping|ping|cat|esxcfg-[a-z]+|vim-cmd|grep|less|more|tail|head|ls|vmware|esxtop|ssh`
 
 var (
 	// [root@esx01:~] cmd    [root@vc1] cmd
@@ -56,6 +56,8 @@ var (
 	rePromptHash = regexp.MustCompile(`^\s*[#$]\s+((?:` + knownCommands + `)(?:\s.*)?)$`)
 	// root@esx01:~# cmd
 	rePromptUserHost = regexp.MustCompile(`^\s*([A-Za-z0-9_.-]+)@([A-Za-z0-9_.-]+):[^\s#$]*\s*[#$](?:\s+(.*))?$`)
+	// the command after a ">" prompt (vCLI, vMA, PowerShell notes): "> esxcli ..."
+	reAngleCommand = regexp.MustCompile(`^(?:` + knownCommands + `)(?:\s.*)?$`)
 	// an echoed command line without prompt
 	reEcho = regexp.MustCompile(`^\s*(?:(?:esxcli|localcli)(?:\s+--?[a-z-]+(?:=\S+)?)*(?:\s+[a-z][a-z0-9-]*){2,}(?:\s+-{1,2}\S+(?:\s+\S+)?)*\s*(?:\|.*)?|vsish\s+-e\s+(?:ls|cat|get)\s+/\S*|(?:vmkping|ping)(?:\s+\S+)+|esxcfg-[a-z]+(?:\s+-\S+)*|cat\s+\S+\.vmx)\s*$`)
 )
@@ -71,6 +73,25 @@ func looksLikeCommand(s string) bool {
 	return strings.HasPrefix(w, "esxcfg-")
 }
 
+// anglePrompt recognises "PROMPT> command" as pasted from vCLI or vMA
+// notes ("> esxcli --server esx01 ...", "C:\...\bin> esxcli ...",
+// "vi-admin@vma:~> esxcli ..."): a prompt without '<' (so XML is never
+// one) before a command pvrdma-doctor knows or a shell command.
+func anglePrompt(s string) (string, bool) {
+	i := strings.IndexByte(s, '>')
+	if i < 0 || strings.IndexByte(s[:i], '<') >= 0 {
+		return "", false
+	}
+	rest := strings.TrimSpace(s[i+1:])
+	if rest == "" || (!looksLikeCommand(rest) && !strings.HasPrefix(rest, "ssh ")) {
+		return "", false
+	}
+	if !reAngleCommand.MatchString(rest) {
+		return "", false
+	}
+	return rest, true
+}
+
 // promptInfo is a recognised shell prompt line.
 type promptInfo struct {
 	Host    string
@@ -80,8 +101,14 @@ type promptInfo struct {
 // parsePrompt recognises a shell prompt line ("[root@esx01:~] cmd",
 // "~ # cmd", "# esxcli ...", "root@esx01:~# cmd").
 func parsePrompt(s string) (promptInfo, bool) {
-	// Every prompt form holds '#', '$' or ']': skip the regexps otherwise.
+	// Every prompt form holds '#', '$', ']' or '>': skip the regexps otherwise.
+	if !strings.ContainsAny(s, "#$]>") {
+		return promptInfo{}, false
+	}
 	if !strings.ContainsAny(s, "#$]") {
+		if cmd, ok := anglePrompt(s); ok {
+			return promptInfo{Command: cmd}, true
+		}
 		return promptInfo{}, false
 	}
 	if m := rePromptBracket.FindStringSubmatch(s); m != nil {
@@ -95,6 +122,9 @@ func parsePrompt(s string) (promptInfo, bool) {
 	}
 	if m := rePromptUserHost.FindStringSubmatch(s); m != nil {
 		return promptInfo{Host: m[2], Command: strings.TrimSpace(m[3])}, true
+	}
+	if cmd, ok := anglePrompt(s); ok {
+		return promptInfo{Command: cmd}, true
 	}
 	return promptInfo{}, false
 }

@@ -17,6 +17,14 @@ func na(v string) string {
 // IPInterfaceList parses `esxcli network ip interface list`. "N/A" VDS
 // names read as "".
 func IPInterfaceList(text string) ([]Vmknic, error) {
+	if ls, sk := cleanLegacy(text); isEsxcfgVmknic(ls) {
+		recs, err := readEsxcfgVmknic(ls, &sk)
+		if err != nil {
+			return nil, err
+		}
+		nics, _ := vmknicsFromEsxcfg(recs, &sk)
+		return result(nics, len(nics), sk)
+	}
 	recs, sk, err := readItems(text, layoutRecords, vmknicKeys, []string{"Name", "MTU"})
 	if err != nil {
 		return nil, err
@@ -48,6 +56,14 @@ func IPInterfaceList(text string) ([]Vmknic, error) {
 
 // IPv4Get parses `esxcli network ip interface ipv4 get` (a table).
 func IPv4Get(text string) ([]IPv4Interface, error) {
+	if ls, sk := cleanLegacy(text); isEsxcfgVmknic(ls) {
+		recs, err := readEsxcfgVmknic(ls, &sk)
+		if err != nil {
+			return nil, err
+		}
+		_, v4 := vmknicsFromEsxcfg(recs, &sk)
+		return result(v4, len(recs), sk)
+	}
 	keys := []string{"Name", "IPv4 Address", "IPv4 Netmask", "IPv4 Broadcast", "Address Type", "Gateway", "DHCP DNS"}
 	recs, sk, err := readItems(text, layoutTable, keys, []string{"Name", "IPv4 Address"})
 	if err != nil {
@@ -201,6 +217,10 @@ var dvsKeys = []string{"Name", "VDS ID", "Class", "Num Ports", "Used Ports", "Co
 // DVSList parses `esxcli network vswitch dvs vmware list`. Uplinks keep
 // the printed order (esxcli prints them in no particular order).
 func DVSList(text string) ([]DVSwitch, error) {
+	if ls, sk := cleanLegacy(text); isEsxcfgVswitch(ls) {
+		vss, dvs := readEsxcfgVswitch(ls, &sk)
+		return result(dvs, len(dvs)+len(vss), sk)
+	}
 	recs, sk, err := readItems(text, layoutRecords, dvsKeys, []string{"Name", "MTU"})
 	if err != nil {
 		return nil, err
@@ -222,6 +242,10 @@ var vssKeys = []string{"Name", "Class", "Num Ports", "Used Ports", "Configured P
 
 // StandardSwitchList parses `esxcli network vswitch standard list`.
 func StandardSwitchList(text string) ([]StandardSwitch, error) {
+	if ls, sk := cleanLegacy(text); isEsxcfgVswitch(ls) {
+		vss, dvs := readEsxcfgVswitch(ls, &sk)
+		return result(vss, len(dvs)+len(vss), sk)
+	}
 	recs, sk, err := readItems(text, layoutRecords, vssKeys, []string{"Name", "MTU"})
 	if err != nil {
 		return nil, err

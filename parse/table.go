@@ -284,7 +284,8 @@ func (k cellKind) matches(v string) bool {
 	}
 	switch k {
 	case cellIPv4:
-		return reCellIPv4.MatchString(v) || strings.Contains(v, "::")
+		// IPv6 addresses and prefix lengths share the column in esxcfg-vmknic -l.
+		return reCellIPv4.MatchString(v) || strings.Contains(v, "::") || (len(v) <= 3 && reCellNum.MatchString(v))
 	case cellMAC:
 		return reCellMAC.MatchString(v)
 	case cellNumber:

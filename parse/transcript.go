@@ -18,8 +18,10 @@ type TranscriptCommand struct {
 }
 
 // SplitTranscript splits a pasted SSH session into its commands, at each
-// prompt line ("[root@esx01:~] esxcli ...", "~ # ...", "# esxcli ...",
-// "root@esx01:~# ..."). Hosts may differ within one text. A prompt with no
+// prompt line ("[root@esx01:~] esxcli ...", "[root@esx01:/vmfs/volumes/ds1] ...",
+// "~ # ...", "# esxcli ...", "$ ssh root@esx01 esxcli ...", "root@esx01:~# ...",
+// "> esxcli --server esx01 ..." from vCLI notes). Hosts may differ within
+// one text. A prompt with no
 // command only ends the previous output. Text before the first prompt is
 // ignored. It is an error when no prompt is found.
 func SplitTranscript(text string) ([]TranscriptCommand, error) {
@@ -61,4 +63,13 @@ func SplitTranscript(text string) ([]TranscriptCommand, error) {
 		return nil, &Error{Msg: "no shell prompt found: expected lines like \"[root@esx01:~] esxcli rdma device list\" or \"~ # esxcli rdma device list\" before each command's output"}
 	}
 	return out, nil
+}
+
+// StripPrompt returns the command of a line that starts with a shell
+// prompt, and the line itself (trimmed) otherwise.
+func StripPrompt(s string) string {
+	if p, ok := parsePrompt(s); ok {
+		return p.Command
+	}
+	return strings.TrimSpace(s)
 }
