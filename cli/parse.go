@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -36,9 +37,11 @@ func newCmdParse(f *Factory) *cobra.Command {
 		Short: "Parse saved ESXi command output into typed facts",
 		Long: `Parse reads the output of one ESXi command (from FILE, or standard input when
 FILE is "-" or missing) and prints the facts pvrdma-doctor reads from it. The
-parser is chosen from --command, the command line as you typed it on the host
-(esxcli --formatter=xml/keyvalue forms, any vmnicN/vmrdmaN/world ID argument
-and any vmkping flags are understood). A leading shell prompt line in the
+parser is chosen from --command, the command line as you typed it on the host:
+long or short options in any order, "=" forms, localcli, vCLI's remote
+forms (esxcli --server HOST ...), --formatter=xml|keyvalue|csv, vsish -e
+get, any vmnicN/vmrdmaN/world ID argument, any vmkping flags, and the
+legacy esxcfg-nics/esxcfg-vmknic/esxcfg-vswitch -l are understood. A leading shell prompt line in the
 input is ignored.
 
 Use it to check what the tool understands from a pasted output, or to feed
@@ -89,7 +92,11 @@ func runParse(opts *ParseOptions) error {
 	if err != nil {
 		return WithExitCode(ExitError, fmt.Errorf("reading %s: %w", name, err))
 	}
-	v, err := parse.Parse(opts.Command, string(b))
+	command := opts.Command
+	if rc, ok := collect.Recognize(parse.StripPrompt(command)); ok && rc.Line != "" {
+		command = rc.Line // another spelling of a catalogue command
+	}
+	v, err := parse.Parse(command, string(b))
 	var unknown *parse.UnknownCommandError
 	if errors.As(err, &unknown) {
 		return WithExitCode(ExitUsage, err)

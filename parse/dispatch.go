@@ -61,6 +61,7 @@ var commands = []command{
 	{"esxcli network nic dcb status get -n vmnicN", esxcli("network nic dcb status get"), adapt(DCBStatusGet)},
 	{"esxcli network vswitch dvs vmware list", esxcli("network vswitch dvs vmware list"), adapt(DVSList)},
 	{"esxcli network vswitch standard list", esxcli("network vswitch standard list"), adapt(StandardSwitchList)},
+	{"esxcli network vswitch standard portgroup list", esxcli("network vswitch standard portgroup list"), adapt(PortgroupList)},
 	{"esxcli system settings advanced list -o PATH", esxcli("system settings advanced list"), adapt(AdvancedSettingList)},
 	{"esxcli network firewall ruleset list", esxcli("network firewall ruleset list"), adapt(FirewallRulesetList)},
 	{"esxcli network firewall ruleset rule list -r NAME", esxcli("network firewall ruleset rule list"), adapt(FirewallRuleList)},

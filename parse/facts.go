@@ -214,6 +214,15 @@ type StandardSwitch struct {
 	Ref
 }
 
+// Portgroup is a row of `esxcli network vswitch standard portgroup list`.
+type Portgroup struct {
+	Name          string `json:"name"`
+	VSwitch       string `json:"vswitch"`
+	ActiveClients int    `json:"active_clients"`
+	VLAN          int    `json:"vlan_id"`
+	Ref
+}
+
 // AdvancedSetting is `esxcli system settings advanced list -o PATH`.
 type AdvancedSetting struct {
 	Path        string `json:"path"`
