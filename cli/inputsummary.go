@@ -85,13 +85,14 @@ func summarizeInput(in *bundle.Input, fleet *facts.Fleet, res *checks.Result) []
 					s.Read = append(s.Read, fmt.Sprintf("`%s`", src.Command))
 				}
 				for _, sk := range src.Skipped {
-					s.Skipped = append(s.Skipped, fmt.Sprintf("%s (`%s`): %s", lineOf(src.Command, sk.Line), src.Command, sk.Reason))
+					cmd := src.Command
+					s.Skipped = append(s.Skipped, fmt.Sprintf("`%s`: %s", cmd, sk.Describe(func(n int) string { return lineOf(cmd, n) })))
 					costly[src.Command] = true
 				}
 			}
 		}
 		for _, e := range h.Errors {
-			s.Skipped = append(s.Skipped, fmt.Sprintf("%s (`%s`): the whole output: %s", lineOf(e.Command, e.Line), e.Command, e.Message))
+			s.Skipped = append(s.Skipped, fmt.Sprintf("`%s`: the whole output (%s: %s)", e.Command, lineOf(e.Command, e.Line), e.Message))
 			costly[e.Command] = true
 		}
 		if len(costly) > 0 && res != nil {

@@ -14,15 +14,30 @@ type Skip struct {
 	Line   int    `json:"line"`
 	Text   string `json:"text,omitempty"`
 	Reason string `json:"reason"`
-	// at is the line of the parse error inside a skipped block, if any.
-	at int
+	// Detail is what was wrong, at DetailLine (a line inside a skipped
+	// block; 0 when it is Line or not tied to a line).
+	Detail     string `json:"detail,omitempty"`
+	DetailLine int    `json:"detail_line,omitempty"`
+}
+
+// Describe says what was skipped and why; at maps a line of the parsed
+// text to how the reader should see it ("line 7", "transcript line 40").
+func (s Skip) Describe(at func(int) string) string {
+	msg := s.Reason
+	switch {
+	case s.Detail != "" && s.DetailLine > 0 && s.DetailLine != s.Line:
+		msg += fmt.Sprintf(" (%s: %s)", at(s.DetailLine), s.Detail)
+	case s.Detail != "":
+		msg += ": " + s.Detail
+	}
+	if s.Line > 0 {
+		return at(s.Line) + ": " + msg
+	}
+	return msg
 }
 
 func (s Skip) String() string {
-	if s.Line > 0 {
-		return fmt.Sprintf("line %d: %s", s.Line, s.Reason)
-	}
-	return s.Reason
+	return s.Describe(func(n int) string { return fmt.Sprintf("line %d", n) })
 }
 
 // PartialError is returned together with the facts a parser could read
@@ -63,14 +78,9 @@ func (s *skips) add(at Ref, err error, what string) {
 	sk := Skip{Line: at.Line, Text: at.Text, Reason: what}
 	var pe *Error
 	if errors.As(err, &pe) {
-		sk.at = pe.Line
-		if pe.Line > 0 && pe.Line != at.Line {
-			sk.Reason = fmt.Sprintf("%s (line %d: %s)", what, pe.Line, pe.Msg)
-		} else {
-			sk.Reason = what + ": " + pe.Msg
-		}
+		sk.Detail, sk.DetailLine = pe.Msg, pe.Line
 	} else if err != nil {
-		sk.Reason = what + ": " + err.Error()
+		sk.Detail = err.Error()
 	}
 	*s = append(*s, sk)
 }
@@ -92,11 +102,14 @@ func result[T any](out T, n int, s skips) (T, error) {
 				break
 			}
 		}
-		line := first.Line
-		if first.at > 0 {
-			line = first.at
+		line, msg := first.Line, first.Reason
+		if first.DetailLine > 0 {
+			line = first.DetailLine
 		}
-		return zero, &Error{Line: line, Msg: fmt.Sprintf("%s (%d of %d parts unreadable: not this command's output?)", first.Reason, bad, bad+n)}
+		if first.Detail != "" {
+			msg += ": " + first.Detail
+		}
+		return zero, &Error{Line: line, Msg: fmt.Sprintf("%s (%d of %d parts unreadable: not this command's output?)", msg, bad, bad+n)}
 	}
 	return out, &PartialError{Skipped: s}
 }
