@@ -33,14 +33,42 @@ func splitLines(text string) []line {
 
 func isBlank(s string) bool { return strings.TrimSpace(s) == "" }
 
-// indent counts the leading spaces (a tab counts as one).
+// indent is the column of the first non-blank character, with tab stops
+// every 8 columns as a terminal shows them (a copy may have turned runs of
+// spaces into tabs).
 func indent(s string) int {
+	col := 0
 	for i := 0; i < len(s); i++ {
-		if s[i] != ' ' && s[i] != '\t' {
-			return i
+		switch s[i] {
+		case ' ':
+			col++
+		case '\t':
+			col += 8 - col%8
+		default:
+			return col
 		}
 	}
-	return len(s)
+	return col
+}
+
+// expandTabs replaces tabs by spaces up to the next 8-column tab stop.
+func expandTabs(s string) string {
+	if strings.IndexByte(s, '\t') < 0 {
+		return s
+	}
+	var b strings.Builder
+	col := 0
+	for _, r := range s {
+		if r == '\t' {
+			n := 8 - col%8
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			continue
+		}
+		b.WriteRune(r)
+		col++
+	}
+	return b.String()
 }
 
 // knownCommands are the first words of commands an ESXi support session

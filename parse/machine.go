@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // format is how an esxcli output is printed.
@@ -241,13 +242,27 @@ func xmlStructure(s *xnode, ls []line) (Record, error) {
 // A line that is not of that form is skipped.
 func readKeyValue(ls []line, s *skips) (recs []Record, single bool, err error) {
 	index := map[int]int{}
-	for _, l := range ls {
+	type lastField struct {
+		rec *Record
+		key string
+		at  int
+	}
+	var last *lastField
+	for i, l := range ls {
 		if isBlank(l.text) {
 			continue
 		}
 		t := strings.TrimSpace(l.text)
 		eq := strings.IndexByte(t, '=')
 		if eq < 0 || !reKeyValue.MatchString(t) {
+			if last != nil && last.at == i-1 && utf8.RuneCountInString(ls[i-1].text) >= 79 {
+				// The rest of the value before, wrapped by the terminal.
+				f := last.rec.Fields[last.key]
+				f.Value += strings.TrimSpace(l.text)
+				last.rec.Fields[last.key] = f
+				last.at = i
+				continue
+			}
 			s.add(l.ref(), nil, "not a keyvalue line \"structure[i].Type.Field.type=value\": skipped")
 			continue
 		}
@@ -295,6 +310,7 @@ func readKeyValue(ls []line, s *skips) (recs []Record, single bool, err error) {
 			field.Ref = old.Ref
 		}
 		rec.set(key, field)
+		last = &lastField{rec, key, i}
 	}
 	return recs, single, nil
 }

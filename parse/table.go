@@ -3,6 +3,7 @@ package parse
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Table is an esxcli table: a header line, a line of dash runs, then rows.
@@ -65,12 +66,12 @@ func readTable(ls []line, known []string, s *skips) (Table, error) {
 	}
 	hdr := ls[0]
 	t.HeaderRef = hdr.ref()
-	hr := []rune(hdr.text)
+	hr := []rune(expandTabs(hdr.text))
 	var cols []column
 	rows := ls[1:]
 	switch {
 	case len(ls) > 1 && reDashLine.MatchString(ls[1].text):
-		runs := dashRuns([]rune(ls[1].text))
+		runs := dashRuns([]rune(expandTabs(ls[1].text)))
 		for i, r := range runs {
 			end := len(hr)
 			if i+1 < len(runs) {
@@ -112,7 +113,11 @@ func readTable(ls []line, known []string, s *skips) (Table, error) {
 			if n := len(t.Rows); n > 0 && t.Rows[n-1].Line == l.no-1 && !reMultiSp.MatchString(strings.TrimSpace(l.text)) {
 				// The rest of the previous row's last cell, wrapped.
 				last := cols[len(cols)-1].name
-				t.Rows[n-1].Cells[last] = strings.TrimSpace(t.Rows[n-1].Cells[last] + " " + strings.TrimSpace(l.text))
+				sep := " "
+				if indent(l.text) == 0 && utf8.RuneCountInString(t.Rows[n-1].Text) >= 79 {
+					sep = "" // a terminal's hard wrap, mid-word
+				}
+				t.Rows[n-1].Cells[last] = strings.TrimSpace(t.Rows[n-1].Cells[last] + sep + strings.TrimSpace(l.text))
 				continue
 			}
 			s.add(l.ref(), err, "table row skipped")
@@ -168,7 +173,8 @@ func indexWord(r, word []rune, from int) int {
 // splits on runs of two or more spaces, then on single spaces (when that
 // gives exactly one cell per column), then places the words by their kind.
 func splitRow(l line, cols []column) ([]string, error) {
-	r := []rune(l.text)
+	text := expandTabs(l.text)
+	r := []rune(text)
 	fits := true
 	for _, c := range cols[1:] {
 		if c.start-1 < len(r) && c.start > 0 && r[c.start-1] != ' ' && r[c.start-1] != '\t' {
@@ -192,7 +198,7 @@ func splitRow(l line, cols []column) ([]string, error) {
 			return cells, nil
 		}
 	}
-	trimmed := strings.TrimSpace(l.text)
+	trimmed := strings.TrimSpace(text)
 	locs := reMultiSp.FindAllStringIndex(trimmed, -1)
 	if len(locs)+1 >= len(cols) {
 		start := 0
