@@ -156,8 +156,13 @@ func TestReadStructure(t *testing.T) {
 	if _, ok := r.Fields["Default String Value"]; !ok {
 		t.Error("missing empty key")
 	}
-	r, err = ReadStructure("   Path: x\n   Type: string\nnot a key\n")
-	if sk, ok := Skipped(err); !ok || len(sk) != 1 || sk[0].Line != 3 || r.Get("Type") != "string" {
+	// Column 0 right after a value is its terminal-wrapped rest.
+	r, err = ReadStructure("   Path: /Net/PVRDMA\nVmknic\n   Type: string\n")
+	if err != nil || r.Get("Path") != "/Net/PVRDMAVmknic" || r.Get("Type") != "string" {
+		t.Fatalf("wrapped value: %+v %v", r, err)
+	}
+	r, err = ReadStructure("   Path: x\n   Type: string\n\nnot a key\n")
+	if sk, ok := Skipped(err); !ok || len(sk) != 1 || sk[0].Line != 4 || r.Get("Type") != "string" {
 		t.Fatalf("line after the structure: %+v %v", r, err)
 	}
 	_, err = ReadStructure("")

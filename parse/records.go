@@ -81,9 +81,11 @@ func nextNonBlank(ls []line, i int) int {
 // and returns the index of the first line not consumed: a line indented
 // less than ind, or (when items is set) a blank line that separates two
 // items of a nested list. A line that is not "Key: Value" right after a
-// key with a value is that value's continuation; any other line that
-// cannot be read is recorded in s and skipped.
-func readFields(ls []line, i, ind int, rec *Record, items bool, s *skips) int {
+// key with a value is that value's continuation, as is a column-0 line
+// right after it (a terminal's hard wrap) unless, in a list of titled
+// records, key lines follow it (then it is the next record's title); any
+// other line that cannot be read is recorded in s and skipped.
+func readFields(ls []line, i, ind int, rec *Record, items, titled bool, s *skips) int {
 	last := ""
 	for i < len(ls) {
 		l := ls[i]
@@ -97,10 +99,16 @@ func readFields(ls []line, i, ind int, rec *Record, items bool, s *skips) int {
 			continue
 		}
 		in := indent(l.text)
+		key, val, ok := keyValue(l.text)
 		if in < ind {
+			if in == 0 && !ok && last != "" && i > 0 && ls[i-1].no == l.no-1 && !(titled && titleAt(ls, i)) {
+				// A terminal's hard wrap of the value before (column 0).
+				rec.continueValue(last, l)
+				i++
+				continue
+			}
 			return i
 		}
-		key, val, ok := keyValue(l.text)
 		if !ok || in > ind {
 			if last != "" && (!ok || rec.Fields[last].Value != "") {
 				rec.continueValue(last, l)
@@ -133,7 +141,7 @@ func readFields(ls []line, i, ind int, rec *Record, items bool, s *skips) int {
 		}
 		for {
 			item := newRecord(ls[i].ref())
-			i = readFields(ls, i, child, &item, true, s)
+			i = readFields(ls, i, child, &item, true, titled, s)
 			rec.Nested[key] = append(rec.Nested[key], item)
 			j := nextNonBlank(ls, i)
 			if i < len(ls) && isBlank(ls[i].text) && j < len(ls) && indent(ls[j].text) == child {
@@ -185,7 +193,7 @@ func readRecords(ls []line, s *skips) []Record {
 		}
 		rec := newRecord(l.ref())
 		rec.Title = strings.TrimSpace(l.text)
-		i = readFields(ls, i+1, indent(ls[i+1].text), &rec, false, s)
+		i = readFields(ls, i+1, indent(ls[i+1].text), &rec, false, true, s)
 		recs = append(recs, rec)
 	}
 	return recs
@@ -244,7 +252,7 @@ func readStructure(ls []line, s *skips) (Record, error) {
 	rec := newRecord(ls[i].ref())
 	ind := indent(ls[i].text)
 	for i < len(ls) {
-		i = nextNonBlank(ls, readFields(ls, i, ind, &rec, false, s))
+		i = nextNonBlank(ls, readFields(ls, i, ind, &rec, false, false, s))
 		if i < len(ls) {
 			// A line indented less than the structure: read on at its indentation
 			// when it is a key line (a copy that lost some indentation).
@@ -257,4 +265,14 @@ func readStructure(ls []line, s *skips) (Record, error) {
 		}
 	}
 	return rec, nil
+}
+
+// titleAt reports whether line i is followed by an indented key line: the
+// title of a record, not the wrapped rest of a value.
+func titleAt(ls []line, i int) bool {
+	if i+1 >= len(ls) || isBlank(ls[i+1].text) || indent(ls[i+1].text) == 0 {
+		return false
+	}
+	_, _, ok := keyValue(ls[i+1].text)
+	return ok
 }
