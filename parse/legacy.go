@@ -15,14 +15,14 @@ var esxcfgVmknicColumns = []string{"Interface", "Port Group/DVPort/Opaque Networ
 
 // isEsxcfgVmknic reports whether cleaned output is `esxcfg-vmknic -l`.
 func isEsxcfgVmknic(ls []line) bool {
-	return len(ls) > 0 && strings.HasPrefix(strings.TrimSpace(ls[0].text), "Interface ") && strings.Contains(ls[0].text, "Port Group")
+	return len(ls) > 0 && strings.HasPrefix(strings.TrimSpace(expandTabs(ls[0].text)), "Interface ") && strings.Contains(ls[0].text, "Port Group")
 }
 
 // readEsxcfgVmknic reads `esxcfg-vmknic -l`: one row per interface and
 // address family. Older builds lack some trailing columns (TSO MSS, Type,
 // NetStack); the columns present are read.
 func readEsxcfgVmknic(ls []line, s *skips) ([]Record, error) {
-	hr := []rune(ls[0].text)
+	hr := []rune(expandTabs(ls[0].text))
 	var cols []string
 	for _, c := range esxcfgVmknicColumns {
 		if indexWord(hr, []rune(c), 0) >= 0 {
@@ -173,7 +173,7 @@ func isEsxcfgVswitch(ls []line) bool {
 	if len(ls) == 0 {
 		return false
 	}
-	t := strings.TrimSpace(ls[0].text)
+	t := strings.TrimSpace(expandTabs(ls[0].text))
 	return strings.HasPrefix(t, "Switch Name ") || strings.HasPrefix(t, "DVS Name ")
 }
 

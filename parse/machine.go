@@ -64,14 +64,25 @@ func readXML(ls []line, s *skips) (recs []Record, single bool, err error) {
 	if len(ls) == 0 {
 		return nil, false, nil
 	}
-	texts := make([]string, len(ls))
+	// A terminal hard-wraps long lines, even inside a tag: a line that
+	// filled an 80-column (or wider) terminal and stops short of a tag's
+	// end continues on the next.
+	var logical []line
 	for i, l := range ls {
+		if i > 0 && len(logical) > 0 && utf8.RuneCountInString(ls[i-1].text) >= 79 && !strings.HasSuffix(ls[i-1].text, ">") {
+			logical[len(logical)-1].text += l.text
+			continue
+		}
+		logical = append(logical, l)
+	}
+	texts := make([]string, len(logical))
+	for i, l := range logical {
 		texts[i] = l.text
 	}
 	first := ls[0].no
 	lineOf := func(n int) int {
-		if n-1 >= 0 && n-1 < len(ls) {
-			return ls[n-1].no
+		if n-1 >= 0 && n-1 < len(logical) {
+			return logical[n-1].no
 		}
 		return first + n - 1
 	}
@@ -255,10 +266,10 @@ func readKeyValue(ls []line, s *skips) (recs []Record, single bool, err error) {
 		t := strings.TrimSpace(l.text)
 		eq := strings.IndexByte(t, '=')
 		if eq < 0 || !reKeyValue.MatchString(t) {
-			if last != nil && last.at == i-1 && utf8.RuneCountInString(ls[i-1].text) >= 79 {
+			if last != nil && last.at == i-1 {
 				// The rest of the value before, wrapped by the terminal.
 				f := last.rec.Fields[last.key]
-				f.Value += strings.TrimSpace(l.text)
+				f.Value += wrapJoin(ls[i-1].text, l.text)
 				last.rec.Fields[last.key] = f
 				last.at = i
 				continue

@@ -102,7 +102,7 @@ func NICList(text string) ([]NIC, error) {
 	var sk skips
 	ls := dropElisions(clean(text, false), &sk)
 	var recs []Record
-	if len(ls) > 1 && detect(ls) == formatHuman && !reDashLine.MatchString(ls[1].text) && strings.HasPrefix(strings.TrimSpace(ls[0].text), "Name ") && indexWord([]rune(ls[0].text), []rune("PCI"), 0) >= 0 {
+	if len(ls) > 1 && detect(ls) == formatHuman && !reDashLine.MatchString(ls[1].text) && strings.HasPrefix(strings.TrimSpace(expandTabs(ls[0].text)), "Name ") && indexWord([]rune(expandTabs(ls[0].text)), []rune("PCI"), 0) >= 0 {
 		t, err := readTable(ls, esxcfgNicsColumns, &sk)
 		if err != nil {
 			return nil, err

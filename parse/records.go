@@ -58,15 +58,34 @@ func (r *Record) set(key string, f Field) {
 // the next line) to the last field of r. A wrap at column 0 is a terminal's
 // hard wrap and joins without a space, as does the rest of a path; other
 // wraps were made at a space.
-func (r *Record) continueValue(key string, l line) {
+func (r *Record) continueValue(key string, l line, prev string) {
 	f := r.Fields[key]
 	part := strings.TrimSpace(l.text)
-	sep := " "
-	if f.Value == "" || indent(l.text) == 0 || (!strings.Contains(f.Value, " ") && strings.Contains(f.Value+part, "/")) {
-		sep = ""
+	switch {
+	case f.Value == "":
+		f.Value = part
+	case indent(l.text) == 0:
+		f.Value += wrapJoin(prev, l.text)
+	case !strings.Contains(f.Value, " ") && strings.Contains(f.Value+part, "/"):
+		f.Value += part
+	default:
+		f.Value += " " + part
 	}
-	f.Value += sep + part
 	r.Fields[key] = f
+}
+
+// wrapJoin is the rest of a value hard-wrapped onto line next: joined
+// without a space, unless the wrap fell on one (the line before ends with
+// a space, or next starts with one).
+func wrapJoin(prev, next string) string {
+	part := strings.TrimRight(next, " \t")
+	if strings.HasSuffix(prev, " ") && !strings.HasPrefix(part, " ") {
+		return " " + strings.TrimSpace(part)
+	}
+	if strings.HasPrefix(part, " ") {
+		return " " + strings.TrimSpace(part)
+	}
+	return part
 }
 
 // nextNonBlank returns the index of the first non-blank line at or after i.
@@ -103,7 +122,7 @@ func readFields(ls []line, i, ind int, rec *Record, items, titled bool, s *skips
 		if in < ind {
 			if in == 0 && !ok && last != "" && i > 0 && ls[i-1].no == l.no-1 && !(titled && titleAt(ls, i)) {
 				// A terminal's hard wrap of the value before (column 0).
-				rec.continueValue(last, l)
+				rec.continueValue(last, l, ls[i-1].text)
 				i++
 				continue
 			}
@@ -111,7 +130,7 @@ func readFields(ls []line, i, ind int, rec *Record, items, titled bool, s *skips
 		}
 		if !ok || in > ind {
 			if last != "" && (!ok || rec.Fields[last].Value != "") {
-				rec.continueValue(last, l)
+				rec.continueValue(last, l, ls[i-1].text)
 				i++
 				continue
 			}
@@ -183,7 +202,7 @@ func readRecords(ls []line, s *skips) []Record {
 			if n := len(recs); n > 0 && i == start && len(recs[n-1].Keys) > 0 {
 				// Directly after the previous record (no blank line).
 				r := &recs[n-1]
-				r.continueValue(r.Keys[len(r.Keys)-1], l)
+				r.continueValue(r.Keys[len(r.Keys)-1], l, ls[i-1].text)
 				i++
 				continue
 			}

@@ -34,7 +34,7 @@ func FirewallRulesetList(text string) ([]FirewallRuleset, error) {
 	var sk skips
 	ls := dropElisions(clean(text, false), &sk)
 	var recs []Record
-	if len(ls) > 0 && detect(ls) == formatHuman && !strings.HasPrefix(strings.TrimSpace(ls[0].text), "Name ") {
+	if len(ls) > 0 && detect(ls) == formatHuman && !strings.HasPrefix(strings.TrimSpace(expandTabs(ls[0].text)), "Name ") {
 		for _, l := range ls {
 			if isBlank(l.text) {
 				continue
