@@ -254,3 +254,6 @@ func FuzzReadRecords(f *testing.F) {
 		}
 	})
 }
+func FuzzPortgroupList(f *testing.F) {
+	fuzzList(f, PortgroupList, func(d Portgroup) Ref { return d.Ref })
+}
