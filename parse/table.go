@@ -110,14 +110,11 @@ func readTable(ls []line, known []string, s *skips) (Table, error) {
 		}
 		cells, err := splitRow(l, cols)
 		if err != nil {
-			if n := len(t.Rows); n > 0 && t.Rows[n-1].Line == l.no-1 && !reMultiSp.MatchString(strings.TrimSpace(l.text)) {
-				// The rest of the previous row's last cell, wrapped.
+			if n := len(t.Rows); n > 0 && t.Rows[n-1].Line == l.no-1 && cols[len(cols)-1].kind == cellText && utf8.RuneCountInString(t.Rows[n-1].Text) >= 79 && !reMultiSp.MatchString(strings.TrimSpace(l.text)) {
+				// The rest of the previous row's last cell, hard-wrapped by
+				// an 80-column (or wider) terminal.
 				last := cols[len(cols)-1].name
-				sep := " "
-				if indent(l.text) == 0 && utf8.RuneCountInString(t.Rows[n-1].Text) >= 79 {
-					sep = "" // a terminal's hard wrap, mid-word
-				}
-				t.Rows[n-1].Cells[last] = strings.TrimSpace(t.Rows[n-1].Cells[last] + sep + strings.TrimSpace(l.text))
+				t.Rows[n-1].Cells[last] = strings.TrimSpace(t.Rows[n-1].Cells[last] + wrapJoin(t.Rows[n-1].Text, l.text))
 				continue
 			}
 			s.add(l.ref(), err, "table row skipped")
