@@ -40,6 +40,21 @@ func readEsxcfgVmknic(ls []line, s *skips) ([]Record, error) {
 	return recs, nil
 }
 
+// fromEsxcfgVmknic reads text as `esxcfg-vmknic -l` when it is that
+// (ok=false otherwise), returning the facts pick chooses.
+func fromEsxcfgVmknic[T any](text string, pick func([]Vmknic, []IPv4Interface) []T) (v []T, err error, ok bool) {
+	ls, sk := cleanLegacy(text)
+	if !isEsxcfgVmknic(ls) {
+		return nil, nil, false
+	}
+	recs, err := readEsxcfgVmknic(ls, &sk)
+	if err != nil {
+		return nil, err, true
+	}
+	v, err = result(pick(vmknicsFromEsxcfg(recs, &sk)), len(recs), sk)
+	return v, err, true
+}
+
 // vmknicsFromEsxcfg turns esxcfg-vmknic rows into vmknics (one per
 // interface, from its first row) and IPv4 rows.
 func vmknicsFromEsxcfg(recs []Record, s *skips) ([]Vmknic, []IPv4Interface) {

@@ -17,13 +17,8 @@ func na(v string) string {
 // IPInterfaceList parses `esxcli network ip interface list`. "N/A" VDS
 // names read as "".
 func IPInterfaceList(text string) ([]Vmknic, error) {
-	if ls, sk := cleanLegacy(text); isEsxcfgVmknic(ls) {
-		recs, err := readEsxcfgVmknic(ls, &sk)
-		if err != nil {
-			return nil, err
-		}
-		nics, _ := vmknicsFromEsxcfg(recs, &sk)
-		return result(nics, len(nics), sk)
+	if v, err, ok := fromEsxcfgVmknic(text, func(n []Vmknic, _ []IPv4Interface) []Vmknic { return n }); ok {
+		return v, err
 	}
 	recs, sk, err := readItems(text, layoutRecords, vmknicKeys, []string{"Name", "MTU"})
 	if err != nil {
@@ -56,13 +51,8 @@ func IPInterfaceList(text string) ([]Vmknic, error) {
 
 // IPv4Get parses `esxcli network ip interface ipv4 get` (a table).
 func IPv4Get(text string) ([]IPv4Interface, error) {
-	if ls, sk := cleanLegacy(text); isEsxcfgVmknic(ls) {
-		recs, err := readEsxcfgVmknic(ls, &sk)
-		if err != nil {
-			return nil, err
-		}
-		_, v4 := vmknicsFromEsxcfg(recs, &sk)
-		return result(v4, len(recs), sk)
+	if v, err, ok := fromEsxcfgVmknic(text, func(_ []Vmknic, v4 []IPv4Interface) []IPv4Interface { return v4 }); ok {
+		return v, err
 	}
 	keys := []string{"Name", "IPv4 Address", "IPv4 Netmask", "IPv4 Broadcast", "Address Type", "Gateway", "DHCP DNS"}
 	recs, sk, err := readItems(text, layoutTable, keys, []string{"Name", "IPv4 Address"})
