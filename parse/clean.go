@@ -129,27 +129,35 @@ type promptInfo struct {
 // parsePrompt recognises a shell prompt line ("[root@esx01:~] cmd",
 // "~ # cmd", "# esxcli ...", "root@esx01:~# cmd").
 func parsePrompt(s string) (promptInfo, bool) {
-	// Every prompt form holds '#', '$', ']' or '>': skip the regexps otherwise.
-	if !strings.ContainsAny(s, "#$]>") {
-		return promptInfo{}, false
-	}
+	// Every prompt form holds '#', '$', ']' or '>', and each regexp needs
+	// a few characters the line must hold: skip them cheaply otherwise.
 	if !strings.ContainsAny(s, "#$]") {
 		if cmd, ok := anglePrompt(s); ok {
 			return promptInfo{Command: cmd}, true
 		}
 		return promptInfo{}, false
 	}
-	if m := rePromptBracket.FindStringSubmatch(s); m != nil {
-		return promptInfo{Host: m[2], Command: strings.TrimSpace(m[3])}, true
+	t := strings.TrimLeft(s, " \t")
+	at := strings.IndexByte(s, '@') >= 0
+	if at && t != "" && t[0] == '[' {
+		if m := rePromptBracket.FindStringSubmatch(s); m != nil {
+			return promptInfo{Host: m[2], Command: strings.TrimSpace(m[3])}, true
+		}
 	}
-	if m := rePromptTilde.FindStringSubmatch(s); m != nil {
-		return promptInfo{Command: strings.TrimSpace(m[2])}, true
+	if t != "" && (t[0] == '~' || t[0] == '/') {
+		if m := rePromptTilde.FindStringSubmatch(s); m != nil {
+			return promptInfo{Command: strings.TrimSpace(m[2])}, true
+		}
 	}
-	if m := rePromptHash.FindStringSubmatch(s); m != nil {
-		return promptInfo{Command: strings.TrimSpace(m[1])}, true
+	if t != "" && (t[0] == '#' || t[0] == '$') {
+		if m := rePromptHash.FindStringSubmatch(s); m != nil {
+			return promptInfo{Command: strings.TrimSpace(m[1])}, true
+		}
 	}
-	if m := rePromptUserHost.FindStringSubmatch(s); m != nil {
-		return promptInfo{Host: m[2], Command: strings.TrimSpace(m[3])}, true
+	if at && strings.IndexByte(s, ':') >= 0 {
+		if m := rePromptUserHost.FindStringSubmatch(s); m != nil {
+			return promptInfo{Host: m[2], Command: strings.TrimSpace(m[3])}, true
+		}
 	}
 	if cmd, ok := anglePrompt(s); ok {
 		return promptInfo{Command: cmd}, true
