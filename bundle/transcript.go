@@ -53,6 +53,23 @@ type hostReads struct {
 	results []collect.HostResult
 	reads   []HostRead
 	idx     map[string]int
+	// noted is where a host's note about a command is, so that a command
+	// repeated many times keeps one note (about its last run).
+	noted map[string]int
+}
+
+// note sets the note of host i about command.
+func (h *hostReads) note(i int, command, msg string) {
+	if h.noted == nil {
+		h.noted = map[string]int{}
+	}
+	key := h.results[i].Host + "\x00" + command
+	if j, ok := h.noted[key]; ok {
+		h.results[i].Notes[j] = msg
+		return
+	}
+	h.noted[key] = len(h.results[i].Notes)
+	h.results[i].Notes = append(h.results[i].Notes, msg)
 }
 
 func (h *hostReads) host(name string) int {
@@ -79,6 +96,14 @@ func (h *hostReads) add(i int, rc collect.Recognized, rd ReadCommand, out, trans
 	}
 	kinds := append([]collect.Kind{rc.Kind}, rc.Also...)
 	rd.Command, rd.Kinds = rc.Line, kinds
+	marked := map[string]bool{}
+	replace := func(command, msg string) {
+		if !marked[command] {
+			marked[command] = true
+			h.note(i, command, msg)
+			h.markReplaced(i, command)
+		}
+	}
 	for _, k := range kinds {
 		c := collect.Capture{Host: hr.Host, Command: rc.Line, Kind: k, Stdout: out, Status: collect.StatusCollected, Filter: rc.Filter}
 		kept := hr.Captures[:0]
@@ -87,12 +112,10 @@ func (h *hostReads) add(i int, rc collect.Recognized, rd ReadCommand, out, trans
 			switch {
 			case old.Kind != k:
 			case old.Command == c.Command:
-				hr.Notes = append(hr.Notes, fmt.Sprintf("`%s` appears more than once: the run at %s is used", c.Command, rd.Where()))
-				h.markReplaced(i, old.Command)
+				replace(c.Command, fmt.Sprintf("`%s` appears more than once: the run at %s is used", c.Command, rd.Where()))
 				continue
 			case old.Filter != "" && c.Filter == "":
-				hr.Notes = append(hr.Notes, fmt.Sprintf("the filtered `%s` is superseded by the complete output at %s", old.Command, rd.Where()))
-				h.markReplaced(i, old.Command)
+				replace(old.Command, fmt.Sprintf("the filtered `%s` is superseded by the complete output at %s", old.Command, rd.Where()))
 				continue
 			case old.Filter == "" && c.Filter != "":
 				add = false // the complete output is already there
@@ -107,10 +130,14 @@ func (h *hostReads) add(i int, rc collect.Recognized, rd ReadCommand, out, trans
 	h.reads[i].Commands = append(h.reads[i].Commands, rd)
 }
 
+// markReplaced marks the earlier read of command on host i as replaced
+// (the latest one not yet marked: earlier ones were marked before).
 func (h *hostReads) markReplaced(i int, command string) {
-	for j := range h.reads[i].Commands {
-		if h.reads[i].Commands[j].Command == command {
-			h.reads[i].Commands[j].Replaced = true
+	cmds := h.reads[i].Commands
+	for j := len(cmds) - 1; j >= 0; j-- {
+		if cmds[j].Command == command && !cmds[j].Replaced {
+			cmds[j].Replaced = true
+			return
 		}
 	}
 }

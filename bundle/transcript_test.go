@@ -13,7 +13,7 @@ import (
 )
 
 // sampleBody reads a real sample (../parse/testdata) without its "#@" header.
-func sampleBody(t *testing.T, name string) string {
+func sampleBody(t testing.TB, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("../parse/testdata", name))
 	if err != nil {
@@ -306,5 +306,20 @@ func TestSavedOutputsOtherNames(t *testing.T) {
 	}
 	if len(in.Ignored) != 1 || !strings.Contains(in.Ignored[0], "notes.txt") {
 		t.Errorf("ignored %v", in.Ignored)
+	}
+}
+
+// BenchmarkFromTranscript10MB reads a 10 MB pasted session into host
+// results (split, recognize every command, assign hosts).
+func BenchmarkFromTranscript10MB(b *testing.B) {
+	block := messy + "[root@esx03:~] esxcli --formatter=xml network nic list\n" + sampleBody(b, "esxcli_formatter_xml_network_nic_list__warlock_dell_esxi8.txt")
+	text := strings.Repeat(block, 10<<20/len(block)+1)
+	b.SetBytes(int64(len(text)))
+	b.ResetTimer()
+	for b.Loop() {
+		in, err := FromTranscript(text)
+		if err != nil || len(in.Results) != 3 {
+			b.Fatal(err)
+		}
 	}
 }
