@@ -92,7 +92,7 @@ func NICList(text string) ([]NIC, error) {
 	var sk skips
 	ls := dropElisions(clean(text, false), &sk)
 	var recs []Record
-	if len(ls) > 1 && detect(ls) == formatHuman && !reDashLine.MatchString(ls[1].text) && strings.HasPrefix(strings.TrimSpace(expandTabs(ls[0].text)), "Name ") && indexWord([]rune(expandTabs(ls[0].text)), []rune("PCI"), 0) >= 0 {
+	if len(ls) > 1 && detect(ls) == formatHuman && !hasDashLine(ls) && strings.HasPrefix(strings.TrimSpace(expandTabs(ls[0].text)), "Name ") && indexWord([]rune(expandTabs(ls[0].text)), []rune("PCI"), 0) >= 0 {
 		t, err := readTable(ls, esxcfgNicsColumns, &sk)
 		if err != nil {
 			return nil, err
@@ -251,4 +251,15 @@ func StandardSwitchList(text string) ([]StandardSwitch, error) {
 		out = append(out, s)
 	}
 	return result(out, len(out), sk)
+}
+
+// hasDashLine reports whether one of the first lines under a header is a
+// line of dashes (the header may be wrapped over several lines).
+func hasDashLine(ls []line) bool {
+	for _, l := range ls[1:min(len(ls), 6)] {
+		if reDashLine.MatchString(l.text) && strings.Contains(l.text, "-") {
+			return true
+		}
+	}
+	return false
 }

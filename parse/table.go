@@ -69,9 +69,32 @@ func readTable(ls []line, known []string, s *skips) (Table, error) {
 	hr := []rune(expandTabs(hdr.text))
 	var cols []column
 	rows := ls[1:]
+	dashes := ""
+	if len(ls) > 1 && reDashLine.MatchString(ls[1].text) {
+		dashes = ls[1].text
+	}
+	width := 0 // the terminal width when it wrapped the header
+	var firsts map[int]string
+	if w := utf8.RuneCountInString(hdr.text); dashes == "" && w >= 79 {
+		// A terminal narrower than the table wraps the header, the dash
+		// line and every longer row at the same column.
+		head, i := hdr.text, 1
+		for i < len(ls) && utf8.RuneCountInString(ls[i-1].text) >= w && !isBlank(ls[i].text) && !reDashLine.MatchString(ls[i].text) {
+			head += ls[i].text
+			i++
+		}
+		if i < len(ls) && reDashLine.MatchString(ls[i].text) {
+			width, hr = w, []rune(expandTabs(head))
+			dashes = ls[i].text
+			for i++; i < len(ls) && utf8.RuneCountInString(ls[i-1].text) >= w && reDashLine.MatchString(ls[i].text) && strings.Contains(ls[i].text, "-"); i++ {
+				dashes += ls[i].text
+			}
+			rows, firsts = unwrapRows(ls[i:], width)
+		}
+	}
 	switch {
-	case len(ls) > 1 && reDashLine.MatchString(ls[1].text):
-		runs := dashRuns([]rune(expandTabs(ls[1].text)))
+	case dashes != "":
+		runs := dashRuns([]rune(expandTabs(dashes)))
 		for i, r := range runs {
 			end := len(hr)
 			if i+1 < len(runs) {
@@ -86,7 +109,9 @@ func readTable(ls []line, known []string, s *skips) (Table, error) {
 			}
 			cols = append(cols, column{name: name, start: r[0]})
 		}
-		rows = ls[2:]
+		if width == 0 {
+			rows = ls[2:]
+		}
 	case known != nil:
 		pos := 0
 		for _, k := range known {
@@ -108,6 +133,10 @@ func readTable(ls []line, known []string, s *skips) (Table, error) {
 		if isBlank(l.text) {
 			continue
 		}
+		raw := l.text
+		if f, ok := firsts[l.no]; ok {
+			raw = f // a row unwrapped by unwrapRows: the evidence is its first line
+		}
 		cells, err := splitRow(l, cols)
 		if err != nil {
 			if n := len(t.Rows); n > 0 && t.Rows[n-1].Line == l.no-1 && cols[len(cols)-1].kind == cellText && utf8.RuneCountInString(t.Rows[n-1].Text) >= 79 && !reMultiSp.MatchString(strings.TrimSpace(l.text)) {
@@ -124,7 +153,7 @@ func readTable(ls []line, known []string, s *skips) (Table, error) {
 		for i, c := range cols {
 			m[c.name] = cells[i]
 		}
-		t.Rows = append(t.Rows, Row{Cells: m, Line: l.no, Text: l.text})
+		t.Rows = append(t.Rows, Row{Cells: m, Line: l.no, Text: raw})
 	}
 	return t, nil
 }
@@ -385,4 +414,24 @@ func placeWords(words []string, cols []column) ([]string, bool) {
 		j += k
 	}
 	return out, true
+}
+
+// unwrapRows joins each row line that filled the terminal (width columns)
+// with the line after it, the rest of that row. firsts holds the first
+// line of each joined row by line number, for its evidence.
+func unwrapRows(rows []line, width int) (out []line, firsts map[int]string) {
+	out = make([]line, 0, len(rows))
+	firsts = map[int]string{}
+	for i := 0; i < len(rows); i++ {
+		l := rows[i]
+		for utf8.RuneCountInString(rows[i].text) >= width && i+1 < len(rows) && !isBlank(rows[i+1].text) {
+			if _, ok := firsts[l.no]; !ok {
+				firsts[l.no] = l.text
+			}
+			i++
+			l.text += rows[i].text
+		}
+		out = append(out, l)
+	}
+	return out, firsts
 }

@@ -96,8 +96,7 @@ func unexpand(l string) string {
 }
 
 // wrap hard-wraps lines longer than width as a terminal does (the rest at
-// column 0), leaving prompt lines and, when header is set, table headers
-// and dash lines (the first two lines of the body) alone.
+// column 0), leaving prompt lines alone.
 func wrap(text string, width int) string {
 	var out []string
 	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
@@ -113,12 +112,6 @@ func wrap(text string, width int) string {
 		out = append(out, string(r))
 	}
 	return strings.Join(out, "\n") + "\n"
-}
-
-// headerWidth is the length of a table's header line (0 for other layouts).
-func headerWidth(body string) int {
-	first, _, _ := strings.Cut(body, "\n")
-	return len([]rune(first))
 }
 
 var reRowWords = regexp.MustCompile(`\S+`)
@@ -285,13 +278,14 @@ func variants(c sampleCase, text string, rng *rand.Rand) []variant {
 		{name: "trailing spaces", text: mapLines(text, func(l string) string { return l + strings.Repeat(" ", 1+rng.IntN(3)) }), drop: -1},
 		{name: "crlf+tabs+trailing", text: strings.ReplaceAll(mapLines(text, func(l string) string { return unexpand(l) + " " }), "\n", "\r\n"), drop: -1},
 	}
-	if lay != "table" || headerWidth(body) <= 64 {
-		for _, w := range []int{80, 64} {
-			if lay == "" && !strings.HasPrefix(c.command, "esxcli --formatter=keyvalue") {
-				continue // vmkping, vsish, .vmx, esxcfg: no long values to wrap
-			}
-			vs = append(vs, variant{name: fmt.Sprintf("wrapped at %d", w), text: wrap(text, w), drop: -1})
+	for _, w := range []int{80, 100, 64} {
+		if lay == "" && !strings.HasPrefix(c.command, "esxcli --formatter=keyvalue") {
+			continue // vmkping, vsish, .vmx, esxcfg: no long values to wrap
 		}
+		if lay == "table" && w < 79 {
+			continue // a wrapped table header is recognized from 80 columns on
+		}
+		vs = append(vs, variant{name: fmt.Sprintf("wrapped at %d", w), text: wrap(text, w), drop: -1})
 	}
 	if lay == "table" {
 		if t, err := ReadTable(body); err == nil {
