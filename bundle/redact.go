@@ -665,6 +665,7 @@ func (r *Redactor) Results(in []collect.HostResult) []collect.HostResult {
 			c.Stdout = r.Text(c.Stdout)
 			c.Stderr = r.Text(c.Stderr)
 			c.Error = r.Text(c.Error)
+			c.Filter = r.Text(c.Filter)
 		}
 	}
 	return out

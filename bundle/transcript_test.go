@@ -323,3 +323,44 @@ func BenchmarkFromTranscript10MB(b *testing.B) {
 		}
 	}
 }
+
+// A transcript read with other spellings, filtered forms and a legacy
+// tool survives a bundle round trip (and redaction) with the same facts.
+func TestMessyTranscriptBundleRoundTrip(t *testing.T) {
+	in, err := FromTranscript(messy + "[root@esx02:~] esxcli network firewall ruleset list | grep -e pvrdma -e esx02\npvrdma  true\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := facts.Build(in.Results)
+	b, _ := writeBytes(t, in.Results, false)
+	back := loadBytes(t, b)
+	got := facts.Build(back.Results)
+	for i := range want.Hosts {
+		w, g := want.Hosts[i], got.Hosts[i]
+		if parse.Signature(w.IPv4) != parse.Signature(g.IPv4) || parse.Signature(w.Vmknics) != parse.Signature(g.Vmknics) ||
+			parse.Signature(w.VMs) != parse.Signature(g.VMs) || parse.Signature(w.Rulesets) != parse.Signature(g.Rulesets) {
+			t.Errorf("%s: facts changed through the bundle", w.Host)
+		}
+		if ok1, why1 := w.Available(collect.KindIPInterfaceList); true {
+			if ok2, why2 := g.Available(collect.KindIPInterfaceList); ok1 != ok2 || why1 != why2 {
+				t.Errorf("%s: availability changed: %q -> %q", w.Host, why1, why2)
+			}
+		}
+	}
+	// Redacted: the filter naming a host is redacted like the rest.
+	rb, _ := writeBytes(t, in.Results, true)
+	filtered := 0
+	for _, hr := range loadBytes(t, rb).Results {
+		for _, c := range hr.Captures {
+			if c.Filter != "" {
+				filtered++
+			}
+			if strings.Contains(c.Filter+c.Command+c.Stdout, "esx02") {
+				t.Errorf("host name left in a redacted capture: %+v", c)
+			}
+		}
+	}
+	if filtered == 0 {
+		t.Error("no filtered capture in the redacted bundle")
+	}
+}
