@@ -363,7 +363,7 @@ func fromFiles(files map[string][]byte, sums map[string]string, label string) (*
 		if hasPrefix(files, HostsDir+"/") {
 			prefix = HostsDir + "/"
 		}
-		in.Results, in.Ignored = savedOutputs(files, prefix, label, collect.ErrNotSaved)
+		in.Results, in.Ignored, in.Read = savedOutputs(files, prefix, label, collect.ErrNotSaved)
 		if len(in.Results) == 0 {
 			return in, errors.New("not a bundle and no saved outputs found: expected manifest.json, or one folder per host holding files named after their command (e.g. esx01/esxcli_rdma_device_list.txt)")
 		}
@@ -438,7 +438,7 @@ func fromFiles(files map[string][]byte, sums map[string]string, label string) (*
 			}
 		}
 		var ign []string
-		in.Results, ign = savedOutputs(good, HostsDir+"/", "", collect.ErrMissingFromBundle)
+		in.Results, ign, _ = savedOutputs(good, HostsDir+"/", "", collect.ErrMissingFromBundle)
 		in.Ignored = append(in.Ignored, ign...)
 		if len(in.Results) == 0 {
 			return in, errors.New("the bundle holds no readable host outputs")
@@ -507,10 +507,10 @@ func hasPrefix(files map[string][]byte, prefix string) bool {
 // A stage-1 command without a file is recorded as a skipped capture whose
 // Error is missing (collect.ErrNotSaved, or collect.ErrMissingFromBundle for
 // the host folders of a bundle), so that the host is partial.
-func savedOutputs(files map[string][]byte, prefix, label, missing string) ([]collect.HostResult, []string) {
+// reads says per host which file gave which command.
+func savedOutputs(files map[string][]byte, prefix, label, missing string) (results []collect.HostResult, ignored []string, reads []HostRead) {
 	type hostFiles struct{ names []string }
 	byHost := map[string]*hostFiles{}
-	var ignored []string
 	for p := range files {
 		if !strings.HasPrefix(p, prefix) {
 			continue
@@ -533,7 +533,6 @@ func savedOutputs(files map[string][]byte, prefix, label, missing string) ([]col
 		hosts = append(hosts, h)
 	}
 	sort.Strings(hosts)
-	var out []collect.HostResult
 	for _, h := range hosts {
 		hf := byHost[h]
 		sort.Strings(hf.names)
@@ -546,6 +545,7 @@ func savedOutputs(files map[string][]byte, prefix, label, missing string) ([]col
 			}
 		}
 		hr := collect.HostResult{Host: name, Transport: "saved-output", Status: collect.StatusCollected}
+		rd := HostRead{Host: name}
 		var ign []string
 		for _, n := range hf.names {
 			if !strings.HasSuffix(n, ".txt") {
@@ -562,6 +562,7 @@ func savedOutputs(files map[string][]byte, prefix, label, missing string) ([]col
 			for _, c := range caps {
 				hr.Captures = append(hr.Captures, withStatusFiles(c, files, dir, n))
 			}
+			rd.Commands = append(rd.Commands, savedRead(path.Join(h, n), caps))
 		}
 		if len(hr.Captures) == 0 {
 			// A folder without any command output is not a host (docs, ...).
@@ -572,9 +573,10 @@ func savedOutputs(files map[string][]byte, prefix, label, missing string) ([]col
 		}
 		ignored = append(ignored, ign...)
 		addMissingStage1(&hr, missing)
-		out = append(out, hr)
+		results = append(results, hr)
+		reads = append(reads, rd)
 	}
-	return out, ignored
+	return results, ignored, reads
 }
 
 // addMissingStage1 completes a host read from an offline input (saved

@@ -363,3 +363,13 @@ func withStatusFiles(c collect.Capture, files map[string][]byte, dir, n string) 
 	}
 	return c
 }
+
+// savedRead is the read of one saved file (named file, under its host).
+func savedRead(file string, caps []collect.Capture) ReadCommand {
+	rd := ReadCommand{File: file}
+	for _, c := range caps {
+		rd.Command, rd.Typed = c.Command, c.Command
+		rd.Kinds = append(rd.Kinds, c.Kind)
+	}
+	return rd
+}

@@ -52,7 +52,7 @@ func summarizeInput(in *bundle.Input, fleet *facts.Fleet, res *checks.Result) []
 	}
 	var out []hostInputSummary
 	for _, h := range fleet.Hosts {
-		rd, fromTranscript := reads[h.Host]
+		rd, known := reads[h.Host]
 		s := hostInputSummary{Host: h.Host}
 		where := map[string]bundle.ReadCommand{}
 		for _, c := range rd.Commands {
@@ -68,7 +68,11 @@ func summarizeInput(in *bundle.Input, fleet *facts.Fleet, res *checks.Result) []
 		}
 		// lineOf maps a line of a command's output to the input's line.
 		lineOf := func(cmd string, n int) string {
-			if c, ok := where[cmd]; ok && c.Line > 0 {
+			c, ok := where[cmd]
+			switch {
+			case ok && c.File != "":
+				return fmt.Sprintf("%s line %d", c.File, n)
+			case ok && c.Line > 0:
 				return fmt.Sprintf("line %d", c.Line+n)
 			}
 			return fmt.Sprintf("%s line %d", collect.FileName(cmd), n)
@@ -81,7 +85,7 @@ func summarizeInput(in *bundle.Input, fleet *facts.Fleet, res *checks.Result) []
 		costly := map[string]bool{}
 		for _, k := range kinds {
 			for _, src := range h.Sources[collect.Kind(k)] {
-				if !fromTranscript && src.Status == collect.StatusCollected {
+				if !known && src.Status == collect.StatusCollected {
 					s.Read = append(s.Read, fmt.Sprintf("`%s`", src.Command))
 				}
 				for _, sk := range src.Skipped {
