@@ -241,6 +241,7 @@ func BuildHost(hr collect.HostResult) Host {
 		h.Sources[kind] = append(h.Sources[kind], src)
 	}
 	joinVMs(&h)
+	resolveDVPorts(&h)
 	return h
 }
 
