@@ -95,7 +95,7 @@ var equivalents = []equivalent{
 	// Legacy tools that print the same facts.
 	{kind: KindNICList, tool: "esxcfg-nics", words: "-l", build: fixed("esxcfg-nics -l")},
 	{kind: KindIPInterfaceList, tool: "esxcfg-vmknic", words: "-l", build: fixed("esxcfg-vmknic -l"), also: []Kind{KindIPv4Get}},
-	{kind: KindStandardSwitchList, tool: "esxcfg-vswitch", words: "-l", build: fixed("esxcfg-vswitch -l")},
+	{kind: KindStandardSwitchList, tool: "esxcfg-vswitch", words: "-l", build: fixed("esxcfg-vswitch -l"), also: []Kind{KindDVSList}},
 }
 
 // Recognized is a command line as someone typed it, recognized as a form of

@@ -61,6 +61,9 @@ func TestRecognizeEquivalentForms(t *testing.T) {
 	if r, _ := Recognize("esxcfg-vmknic -l"); len(r.Also) != 1 || r.Also[0] != KindIPv4Get {
 		t.Errorf("esxcfg-vmknic -l also feeds IPv4: %+v", r)
 	}
+	if r, _ := Recognize("esxcfg-vswitch -l"); len(r.Also) != 1 || r.Also[0] != KindDVSList {
+		t.Errorf("esxcfg-vswitch -l also feeds the distributed switches: %+v", r)
+	}
 	for _, typed := range []string{
 		"ping esx01", // a host name: not a probe
 		"esxcli system settings advanced list -o /Net/TcpipDefLROEnabled", // another option
