@@ -36,6 +36,8 @@ func readItems(text string, lay layout, keys, required []string) ([]Record, skip
 		recs, _, err = readKeyValue(ls, &s)
 	case formatCSV:
 		recs, err = readCSV(ls, &s)
+	case formatJSON:
+		recs, err = readJSON(ls, &s)
 	default:
 		switch lay {
 		case layoutTable:

@@ -1,12 +1,15 @@
 package parse
 
 import (
+	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -20,6 +23,7 @@ const (
 	formatXML
 	formatKeyValue
 	formatCSV
+	formatJSON
 )
 
 // reCSVHeader is the header of `esxcli --formatter=csv`: field names
@@ -41,6 +45,8 @@ func detect(ls []line) format {
 		return formatKeyValue
 	case reCSVHeader.MatchString(first) && len(ls) > 1:
 		return formatCSV
+	case strings.HasPrefix(first, "[{") || strings.HasPrefix(first, "{\"") || first == "[" || first == "{":
+		return formatJSON
 	}
 	return formatHuman
 }
@@ -393,4 +399,94 @@ func readCSV(ls []line, s *skips) ([]Record, error) {
 		recs = append(recs, rec)
 	}
 	return recs, nil
+}
+
+// readJSON reads `esxcli --formatter=json` output (ESXi 8): a list of
+// objects, or one object, whose keys are the display keys without spaces;
+// nested objects are nested structures, arrays of strings are lists. An
+// object that is not valid JSON ends the reading there (the rest is
+// recorded as skipped).
+func readJSON(ls []line, s *skips) ([]Record, error) {
+	texts := make([]string, len(ls))
+	for i, l := range ls {
+		texts[i] = l.text
+	}
+	joined := strings.Join(texts, "\n")
+	lineAt := func(off int64) line {
+		n := bytes.Count([]byte(joined[:min(int(off), len(joined))]), []byte("\n"))
+		return ls[min(n, len(ls)-1)]
+	}
+	dec := json.NewDecoder(strings.NewReader(joined))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, errorf(ls[0].no, "invalid esxcli JSON: %v", err)
+	}
+	var recs []Record
+	obj := func(start int64) bool {
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			l := lineAt(start)
+			s.add(l.ref(), err, "the JSON is broken from here: the rest is skipped")
+			return false
+		}
+		l := lineAt(start)
+		recs = append(recs, jsonRecord(m, l))
+		return true
+	}
+	switch tok {
+	case json.Delim('['):
+		for dec.More() {
+			if !obj(dec.InputOffset()) {
+				break
+			}
+		}
+	case json.Delim('{'):
+		// One structure: decode it again as a whole.
+		dec = json.NewDecoder(strings.NewReader(joined))
+		dec.UseNumber()
+		obj(0)
+	default:
+		return nil, errorf(ls[0].no, "expected an esxcli JSON list or object")
+	}
+	return recs, nil
+}
+
+// jsonRecord turns a decoded JSON object into a record; every field points
+// at the line where its object starts.
+func jsonRecord(m map[string]any, l line) Record {
+	rec := newRecord(l.ref())
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		switch v := m[k].(type) {
+		case map[string]any:
+			rec.set(k, Field{Ref: l.ref()})
+			if rec.Nested == nil {
+				rec.Nested = map[string][]Record{}
+			}
+			rec.Nested[k] = append(rec.Nested[k], jsonRecord(v, l))
+		case []any:
+			var vals []string
+			for _, x := range v {
+				if sub, ok := x.(map[string]any); ok {
+					if rec.Nested == nil {
+						rec.Nested = map[string][]Record{}
+					}
+					rec.Nested[k] = append(rec.Nested[k], jsonRecord(sub, l))
+					continue
+				}
+				vals = append(vals, fmt.Sprint(x))
+			}
+			rec.set(k, Field{Value: strings.Join(vals, ", "), Ref: l.ref()})
+		case nil:
+			rec.set(k, Field{Ref: l.ref()})
+		default:
+			rec.set(k, Field{Value: strings.TrimSpace(fmt.Sprint(v)), Ref: l.ref()})
+		}
+	}
+	return rec
 }

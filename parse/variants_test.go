@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"math/rand/v2"
@@ -13,7 +14,7 @@ import (
 // The property test of real-world input: every sample, changed the way
 // copies and terminals change text (CRLF line ends, tabs for spaces,
 // trailing spaces, terminal-wrapped long lines, rows shifted off their
-// dash columns, elided blocks, the XML/keyvalue/CSV formatter forms of the
+// dash columns, elided blocks, the XML/keyvalue/CSV/JSON formatter forms of the
 // same facts), must give the same facts (Signature), or, where a block was
 // elided, the same facts without that block and a *PartialError naming it.
 
@@ -230,6 +231,37 @@ func toKeyValue(recs []Record, single bool) string {
 	return b.String()
 }
 
+// toJSON prints records as `esxcli --formatter=json` does (ESXi 8).
+func toJSON(recs []Record, single bool) string {
+	obj := func(r Record) map[string]any {
+		m := map[string]any{}
+		for _, k := range r.Keys {
+			if n := r.Nested[k]; len(n) > 0 {
+				sub := map[string]any{}
+				for _, nk := range n[0].Keys {
+					sub[noSpaces(nk)] = n[0].Get(nk)
+				}
+				m[noSpaces(k)] = sub
+				continue
+			}
+			m[noSpaces(k)] = r.Get(k)
+		}
+		return m
+	}
+	var v any
+	if single {
+		v = obj(recs[0])
+	} else {
+		var list []any
+		for _, r := range recs {
+			list = append(list, obj(r))
+		}
+		v = list
+	}
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return string(b) + "\n"
+}
+
 // toCSV prints records as `esxcli --formatter=csv` does (no nested ones).
 func toCSV(recs []Record) (string, bool) {
 	var b strings.Builder
@@ -303,6 +335,7 @@ func variants(c sampleCase, text string, rng *rand.Rand) []variant {
 			variant{name: "xml without declaration, wrapped", text: wrap(strings.SplitN(toXML(recs, single), "\n", 2)[1], 80), drop: -1, machine: true},
 			variant{name: "keyvalue", text: toKeyValue(recs, single), drop: -1, machine: true},
 			variant{name: "keyvalue wrapped", text: wrap(toKeyValue(recs, single), 80), drop: -1, machine: true},
+			variant{name: "json", text: toJSON(recs, single), drop: -1, machine: true},
 		)
 		if s, ok := toCSV(recs); ok {
 			vs = append(vs, variant{name: "csv", text: s, drop: -1, machine: true})
