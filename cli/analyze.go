@@ -36,7 +36,7 @@ const analyzeInputsHelp = `PATH may be:
     esx01 ...") prompts, each followed by its output. A transcript covering
     several hosts is split by the host its prompts (or commands) name;
     without any, it is one host. Commands are recognized however they were
-    typed (short or long options, localcli, vCLI, --formatter=xml|keyvalue|csv,
+    typed (short or long options, localcli, vCLI, --formatter=xml|keyvalue|csv|json,
     esxcfg-nics/-vmknic/-vswitch -l); others are passed over quietly;
   - in both, one bad line loses nothing else: an unreadable block or row
     (or an author's "..." elision) is skipped, and the report says per host

@@ -39,7 +39,7 @@ func newCmdParse(f *Factory) *cobra.Command {
 FILE is "-" or missing) and prints the facts pvrdma-doctor reads from it. The
 parser is chosen from --command, the command line as you typed it on the host:
 long or short options in any order, "=" forms, localcli, vCLI's remote
-forms (esxcli --server HOST ...), --formatter=xml|keyvalue|csv, vsish -e
+forms (esxcli --server HOST ...), --formatter=xml|keyvalue|csv|json, vsish -e
 get, any vmnicN/vmrdmaN/world ID argument, any vmkping flags, and the
 legacy esxcfg-nics/esxcfg-vmknic/esxcfg-vswitch -l are understood. A leading shell prompt line in the
 input is ignored.

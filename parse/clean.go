@@ -26,9 +26,29 @@ func splitLines(text string) []line {
 	}
 	ls := make([]line, len(parts))
 	for i, p := range parts {
-		ls[i] = line{no: i + 1, text: strings.TrimRight(p, "\r")}
+		ls[i] = line{no: i + 1, text: normalizeCopy(strings.TrimRight(p, "\r"))}
 	}
 	return ls
+}
+
+// reANSI matches terminal escape sequences (colours, cursor moves) that
+// session recordings (script, tmux logs) keep.
+var reANSI = regexp.MustCompile(`\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()][0-9A-Za-z]|[=>])`)
+
+// normalizeCopy undoes what copying through documents and terminals does
+// to a line: no-break spaces (wiki and mail copies) become spaces,
+// terminal escape sequences are dropped.
+func normalizeCopy(s string) string {
+	if strings.IndexByte(s, 0x1b) < 0 && strings.IndexByte(s, 0xc2) < 0 {
+		return s
+	}
+	if strings.IndexByte(s, 0x1b) >= 0 {
+		s = reANSI.ReplaceAllString(s, "")
+	}
+	if strings.Contains(s, "\u00a0") {
+		s = strings.ReplaceAll(s, "\u00a0", " ")
+	}
+	return s
 }
 
 func isBlank(s string) bool { return strings.TrimSpace(s) == "" }

@@ -25,6 +25,9 @@ func seed(f *testing.F) {
 	f.Add(transcript)
 	f.Add("")
 	f.Add("PVRDMA Device Properties {\nActive MTU:1024\n}\n")
+	f.Add("[{\"Name\": \"vmnic0\", \"MTU\": 1500, \"DriverInfo\": {\"Driver\": \"ixgben\"}}]\n")
+	f.Add("Name,PCIDevice,Driver,MTU,\nvmnic0,0000:18:00.0,ixgben,1500,\n")
+	f.Add("\x1b[32m[root@esx01:~]\x1b[0m esxcli network nic list\n\u00a0\u00a0\u00a0Name: vmnic0\n")
 }
 
 // checkErr asserts a parser error is a *Error whose line exists, or a

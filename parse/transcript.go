@@ -43,7 +43,7 @@ func SplitTranscript(text string) ([]TranscriptCommand, error) {
 			l, rest = rest, ""
 		}
 		no++
-		l = strings.TrimSuffix(l, "\r")
+		l = normalizeCopy(strings.TrimSuffix(l, "\r"))
 		if p, ok := parsePrompt(l); ok {
 			flush()
 			cur = -1

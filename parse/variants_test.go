@@ -308,6 +308,16 @@ func variants(c sampleCase, text string, rng *rand.Rand) []variant {
 		{name: "crlf", text: strings.ReplaceAll(text, "\n", "\r\n"), drop: -1},
 		{name: "tabs", text: mapLines(text, unexpand), drop: -1},
 		{name: "trailing spaces", text: mapLines(text, func(l string) string { return l + strings.Repeat(" ", 1+rng.IntN(3)) }), drop: -1},
+		{name: "no-break spaces", text: mapLines(text, func(l string) string {
+			t := strings.TrimLeft(l, " ")
+			return strings.Repeat("\u00a0", len(l)-len(t)) + t
+		}), drop: -1},
+		{name: "terminal colours", text: mapLines(text, func(l string) string {
+			if isPrompt(l) {
+				return "\x1b[1;32m" + l + "\x1b[0m"
+			}
+			return l
+		}), drop: -1},
 		{name: "crlf+tabs+trailing", text: strings.ReplaceAll(mapLines(text, func(l string) string { return unexpand(l) + " " }), "\n", "\r\n"), drop: -1},
 	}
 	for _, w := range []int{80, 100, 64} {
