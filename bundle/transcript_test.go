@@ -281,6 +281,15 @@ func TestTranscriptHosts(t *testing.T) {
 	if len(fl.Hosts) != 3 || got["esx01"] != "7.0.3" || got["esx02"] != "8.0.3" || got["esx03"] != "6.7.0" || len(fl.Hosts[0].VMs) != 1 {
 		t.Fatalf("hosts %v, %+v", got, fl.Hosts)
 	}
+	// No prompts, only echoed commands, inside Markdown fences (a ticket).
+	in, err = FromTranscript("Here is what I ran:\n```\nesxcli system version get\n   Product: VMware ESXi\n   Version: 8.0.2\n```\n```\nesxcli vm process list\nesxcli vm process list\n   World ID: 5\n   Display Name: esxcli vm process list\n```\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fl = facts.Build(in.Results)
+	if h := fl.Hosts[0]; h.Version == nil || h.Version.Version != "8.0.2" || len(h.VMs) != 1 || h.VMs[0].DisplayName != "esxcli vm process list" || len(h.Errors) > 0 {
+		t.Fatalf("echoed commands: %+v %+v %v", h.Version, h.VMs, h.Errors)
+	}
 	// Only commands that are not ours: an error naming none of them as a host.
 	if _, err := FromTranscript("[root@esx02:~] ping esx01\n[root@esx02:~] uptime\n up 3 days\n"); err == nil {
 		t.Fatal("want an error for a transcript without pvrdma-doctor commands")

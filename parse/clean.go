@@ -53,6 +53,19 @@ func normalizeCopy(s string) string {
 
 func isBlank(s string) bool { return strings.TrimSpace(s) == "" }
 
+// isFence reports whether a line is a Markdown code fence ("```",
+// "```console", "~~~"), which pastes from tickets and wikis carry around
+// outputs: never output itself.
+func isFence(s string) bool {
+	t := strings.TrimLeft(s, " \t")
+	if !strings.HasPrefix(t, "```") && !strings.HasPrefix(t, "~~~") {
+		return false
+	}
+	return reFence.MatchString(t)
+}
+
+var reFence = regexp.MustCompile("^(?:```+|~~~+)[A-Za-z0-9_+.-]*\\s*$")
+
 // indent is the column of the first non-blank character, with tab stops
 // every 8 columns as a terminal shows them (a copy may have turned runs of
 // spaces into tabs).
@@ -196,6 +209,15 @@ func isPrompt(s string) bool { _, ok := parsePrompt(s); return ok }
 // followed by an indented key line is kept as a title.
 func clean(text string, titled bool) []line {
 	ls := splitLines(text)
+	if strings.Contains(text, "``") || strings.Contains(text, "~~~") {
+		kept := ls[:0:0]
+		for _, l := range ls {
+			if !isFence(l.text) {
+				kept = append(kept, l)
+			}
+		}
+		ls = kept
+	}
 	i := 0
 	echoed := false
 	for i < len(ls) {

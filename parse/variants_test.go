@@ -318,6 +318,7 @@ func variants(c sampleCase, text string, rng *rand.Rand) []variant {
 			}
 			return l
 		}), drop: -1},
+		{name: "in a markdown fence", text: "```console\n" + text + "```\n", drop: -1},
 		{name: "crlf+tabs+trailing", text: strings.ReplaceAll(mapLines(text, func(l string) string { return unexpand(l) + " " }), "\n", "\r\n"), drop: -1},
 	}
 	for _, w := range []int{80, 100, 64} {
