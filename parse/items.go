@@ -97,9 +97,19 @@ func missingKey(rec Record, required []string) (string, bool) {
 	return "", true
 }
 
-// readOne reads a single structure (a get command) in any format.
-// The skips are lines left out of it.
-func readOne(text string, keys, required []string) (Record, skips, error) {
+// readOne reads a single structure (a get command) in any format. Lines
+// left out of it come back as a *PartialError with the record.
+func readOne(text string, keys, required []string) (Record, error) {
+	r, s, err := readOneSkips(text, keys, required)
+	if err != nil {
+		return r, err
+	}
+	return result(r, len(r.Keys), s)
+}
+
+// readOneSkips is readOne returning the skipped lines for the caller to
+// add to (bad values) before building its result.
+func readOneSkips(text string, keys, required []string) (Record, skips, error) {
 	recs, s, err := readItems(text, layoutStructure, keys, required)
 	if err != nil {
 		return Record{}, s, err

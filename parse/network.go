@@ -143,7 +143,7 @@ var nicGetKeys = []string{"Advertised Auto Negotiation", "Advertised Link Modes"
 // NICGet parses `esxcli network nic get -n vmnicN` (text or xml): the
 // nested "Driver Info" gives the driver and firmware versions.
 func NICGet(text string) (NICDetail, error) {
-	r, sk, err := readOne(text, nicGetKeys, []string{"Name"})
+	r, sk, err := readOneSkips(text, nicGetKeys, []string{"Name"})
 	if err != nil {
 		return NICDetail{}, err
 	}
@@ -170,7 +170,7 @@ var dcbKeys = []string{"Nic Name", "Mode", "Enabled", "Capabilities", "PFC Enabl
 // PFCPriorities are the positions of the 1s in the top-level
 // "PFC Configuration" bitmap ("0 0 0 1 0 0 0 0" -> [3]).
 func DCBStatusGet(text string) (DCBStatus, error) {
-	r, sk, err := readOne(text, dcbKeys, []string{"Enabled"})
+	r, sk, err := readOneSkips(text, dcbKeys, []string{"Enabled"})
 	if err != nil {
 		return DCBStatus{}, err
 	}

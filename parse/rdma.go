@@ -107,7 +107,7 @@ func RDMAVmknicList(text string) ([]RDMAVmknic, error) {
 // "Key: integer" line is a counter under its printed key; Device comes
 // from a "Name" or "Device" key when present.
 func RDMAStatsGet(text string) (RDMAStats, error) {
-	rec, sk, err := readOne(text, nil, nil)
+	rec, sk, err := readOneSkips(text, nil, nil)
 	if err != nil {
 		return RDMAStats{}, err
 	}

@@ -5,7 +5,7 @@ import "strings"
 // SystemVersionGet parses `esxcli system version get` (the name
 // SystemVersion is taken by the fact type).
 func SystemVersionGet(text string) (SystemVersion, error) {
-	r, s, err := readOne(text, []string{"Product", "Version", "Build", "Update", "Patch"}, []string{"Product", "Version"})
+	r, s, err := readOneSkips(text, []string{"Product", "Version", "Build", "Update", "Patch"}, []string{"Product", "Version"})
 	if err != nil {
 		return SystemVersion{}, err
 	}
@@ -18,7 +18,7 @@ var advKeys = []string{"Path", "Type", "Int Value", "Default Int Value", "Min Va
 // for one option (the name AdvancedSetting is taken by the fact type).
 // An empty "String Value:" (with or without a trailing space) reads as "".
 func AdvancedSettingList(text string) (AdvancedSetting, error) {
-	r, sk, err := readOne(text, advKeys, []string{"Path", "Type"})
+	r, sk, err := readOneSkips(text, advKeys, []string{"Path", "Type"})
 	if err != nil {
 		return AdvancedSetting{}, err
 	}
