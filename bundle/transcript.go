@@ -2,7 +2,6 @@ package bundle
 
 import (
 	"fmt"
-	"path"
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
@@ -271,25 +270,8 @@ func (h *hostReads) addCapture(i int, c collect.Capture) {
 // sshLogin recognises "ssh [options] [user@]HOST" without a remote command:
 // the session continues on HOST.
 func sshLogin(typed string) (string, bool) {
-	w := strings.Fields(typed)
-	if len(w) < 2 || path.Base(w[0]) != "ssh" {
-		return "", false
-	}
-	i := 1
-	for i < len(w) && strings.HasPrefix(w[i], "-") {
-		if len(w[i]) == 2 && strings.Contains("bcDEeFIiJLlmOopQRSWw", w[i][1:]) {
-			i++
-		}
-		i++
-	}
-	if i != len(w)-1 {
-		return "", false
-	}
-	host := w[i]
-	if _, h, ok := strings.Cut(host, "@"); ok {
-		host = h
-	}
-	return host, host != ""
+	host, remote, ok := collect.SSHTarget(typed)
+	return host, ok && len(remote) == 0
 }
 
 // recognizeSaved names the catalogue command of a saved output file whose

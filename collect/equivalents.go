@@ -195,8 +195,26 @@ func cutPipe(line string) (string, string) {
 // stripSSH removes "ssh [options] [user@]host" before a remote command and
 // returns the host. Quotes around the remote command are dropped.
 func stripSSH(w []string) ([]string, string) {
-	if len(w) < 3 || path.Base(w[0]) != "ssh" {
+	host, remote, ok := sshTarget(w)
+	if !ok {
 		return unquote(w), ""
+	}
+	if len(remote) == 0 {
+		return nil, ""
+	}
+	return unquote(remote), host
+}
+
+// SSHTarget splits "ssh [options] [user@]HOST [command...]" into the host
+// and the words of the remote command (none for a login); ok is false for
+// any other command line.
+func SSHTarget(typed string) (host string, remote []string, ok bool) {
+	return sshTarget(strings.Fields(typed))
+}
+
+func sshTarget(w []string) (host string, remote []string, ok bool) {
+	if len(w) < 2 || path.Base(w[0]) != "ssh" {
+		return "", nil, false
 	}
 	i := 1
 	for i < len(w) && strings.HasPrefix(w[i], "-") {
@@ -206,14 +224,14 @@ func stripSSH(w []string) ([]string, string) {
 		}
 		i++
 	}
-	if i >= len(w)-1 {
-		return nil, ""
+	if i >= len(w) {
+		return "", nil, false
 	}
-	host := w[i]
-	if _, h, ok := strings.Cut(host, "@"); ok {
+	host = w[i]
+	if _, h, found := strings.Cut(host, "@"); found {
 		host = h
 	}
-	return unquote(w[i+1:]), host
+	return host, w[i+1:], host != ""
 }
 
 // unquote drops the quotes around a remote command ("esxcli ..." or 'esxcli ...').
