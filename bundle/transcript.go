@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
@@ -105,6 +106,10 @@ func (h *hostReads) add(i int, rc collect.Recognized, rd ReadCommand, out, trans
 	}
 	for _, k := range kinds {
 		c := collect.Capture{Host: hr.Host, Command: rc.Line, Kind: k, Stdout: out, Status: collect.StatusCollected, Filter: rc.Filter}
+		if msg, failed := commandError(out); failed {
+			// The command failed on the host: say so, not "unreadable output".
+			c.Status, c.Error, c.Stdout, c.Stderr = collect.StatusFailed, msg, "", out
+		}
 		kept := hr.Captures[:0]
 		add := true
 		for _, old := range hr.Captures {
@@ -323,8 +328,12 @@ func savedCaptures(host, name string, content []byte) ([]collect.Capture, bool) 
 }
 
 // withStatusFiles applies a saved output's optional <name>.stderr and
-// <name>.exit files (in dir) to its capture.
+// <name>.exit files (in dir) to its capture; an output that is the error
+// the command printed makes it failed.
 func withStatusFiles(c collect.Capture, files map[string][]byte, dir, n string) collect.Capture {
+	if msg, failed := commandError(c.Stdout); failed {
+		c.Status, c.Error, c.Stderr, c.Stdout = collect.StatusFailed, msg, c.Stdout, ""
+	}
 	base := strings.TrimSuffix(n, ".txt")
 	for _, se := range []string{dir + n + ".stderr", dir + base + ".stderr"} {
 		if b, ok := files[se]; ok {
@@ -354,4 +363,19 @@ func savedRead(file string, caps []collect.Capture) ReadCommand {
 		rd.Kinds = append(rd.Kinds, c.Kind)
 	}
 	return rd
+}
+
+// reCommandError matches the first line of what a shell or esxcli prints
+// instead of output when a command fails: an unknown namespace on an
+// older release, a missing legacy tool, a bad option, a missing vsish node.
+var reCommandError = regexp.MustCompile(`^(?:Error:|Error |error:|Unknown command or namespace|Invalid (?:option|argument)|.*: (?:command )?not found$|.*: No such file or directory$|VSI_NODE_NOT_FOUND|Usage: (?:esxcli|vmkping|vsish))`)
+
+// commandError reports whether a command's output is the error it printed
+// instead of output, and the error line.
+func commandError(out string) (string, bool) {
+	first := firstLine([]byte(out))
+	if first == "" || !reCommandError.MatchString(first) {
+		return "", false
+	}
+	return first, true
 }

@@ -373,3 +373,24 @@ func TestMessyTranscriptBundleRoundTrip(t *testing.T) {
 		t.Error("no filtered capture in the redacted bundle")
 	}
 }
+
+// A command that failed on the host (an older release without the rdma
+// namespace, a missing legacy tool) is a failed command with its message,
+// not an unreadable output.
+func TestTranscriptFailedCommands(t *testing.T) {
+	in, err := FromTranscript("[root@esx60:~] esxcli rdma device list\nError: Unknown command or namespace rdma device list\n" +
+		"[root@esx60:~] esxcfg-vmknic -l\n-sh: esxcfg-vmknic: not found\n" +
+		"[root@esx60:~] esxcli system version get\n   Product: VMware ESXi\n   Version: 6.0.0\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fl := facts.Build(in.Results)
+	h := fl.Hosts[0]
+	if len(h.Errors) != 0 || h.Version == nil {
+		t.Fatalf("errors %v version %+v", h.Errors, h.Version)
+	}
+	ok, why := h.Available(collect.KindRDMADeviceList)
+	if ok || !strings.Contains(why, "failed") || !strings.Contains(why, "Unknown command or namespace") {
+		t.Errorf("rdma device list: %v %s", ok, why)
+	}
+}
