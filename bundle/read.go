@@ -20,7 +20,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
-	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
 // Input kinds.
@@ -52,8 +51,14 @@ type Input struct {
 	// (truncated archive, checksum mismatch, missing outputs, ...).
 	Problems []string
 	// Ignored lists inputs that are not pvrdma-doctor command outputs
-	// (transcript commands outside the catalogue, unknown files).
+	// (unknown files).
 	Ignored []string
+	// Read says, per host of a transcript or folder of saved outputs, which
+	// commands were read and which were passed over.
+	Read []HostRead
+	// Other lists transcript commands that are not pvrdma-doctor's and
+	// belong to no host read: passed over quietly.
+	Other []string
 }
 
 // Partial reports whether something could not be read.
@@ -376,7 +381,7 @@ func fromFiles(files map[string][]byte, sums map[string]string, label string) (*
 		if hasPrefix(files, HostsDir+"/") {
 			prefix = HostsDir + "/"
 		}
-		in.Results, in.Ignored = savedOutputs(files, prefix, label, collect.ErrNotSaved)
+		in.Results, in.Ignored, in.Read = savedOutputs(files, prefix, label, collect.ErrNotSaved)
 		if len(in.Results) == 0 {
 			return in, errors.New("not a bundle and no saved outputs found: expected manifest.json, or one folder per host holding files named after their command (e.g. esx01/esxcli_rdma_device_list.txt)")
 		}
@@ -451,7 +456,7 @@ func fromFiles(files map[string][]byte, sums map[string]string, label string) (*
 			}
 		}
 		var ign []string
-		in.Results, ign = savedOutputs(good, HostsDir+"/", "", collect.ErrMissingFromBundle)
+		in.Results, ign, _ = savedOutputs(good, HostsDir+"/", "", collect.ErrMissingFromBundle)
 		in.Ignored = append(in.Ignored, ign...)
 		if len(in.Results) == 0 {
 			return in, errors.New("the bundle holds no readable host outputs")
@@ -520,10 +525,10 @@ func hasPrefix(files map[string][]byte, prefix string) bool {
 // A stage-1 command without a file is recorded as a skipped capture whose
 // Error is missing (collect.ErrNotSaved, or collect.ErrMissingFromBundle for
 // the host folders of a bundle), so that the host is partial.
-func savedOutputs(files map[string][]byte, prefix, label, missing string) ([]collect.HostResult, []string) {
+// reads says per host which file gave which command.
+func savedOutputs(files map[string][]byte, prefix, label, missing string) (results []collect.HostResult, ignored []string, reads []HostRead) {
 	type hostFiles struct{ names []string }
 	byHost := map[string]*hostFiles{}
-	var ignored []string
 	for p := range files {
 		if !strings.HasPrefix(p, prefix) {
 			continue
@@ -546,7 +551,6 @@ func savedOutputs(files map[string][]byte, prefix, label, missing string) ([]col
 		hosts = append(hosts, h)
 	}
 	sort.Strings(hosts)
-	var out []collect.HostResult
 	for _, h := range hosts {
 		hf := byHost[h]
 		sort.Strings(hf.names)
@@ -559,6 +563,7 @@ func savedOutputs(files map[string][]byte, prefix, label, missing string) ([]col
 			}
 		}
 		hr := collect.HostResult{Host: name, Transport: "saved-output", Status: collect.StatusCollected}
+		rd := HostRead{Host: name}
 		var ign []string
 		for _, n := range hf.names {
 			if !strings.HasSuffix(n, ".txt") {
@@ -567,31 +572,15 @@ func savedOutputs(files map[string][]byte, prefix, label, missing string) ([]col
 				}
 				continue
 			}
-			line, ok := collect.CommandForFile(n)
+			caps, ok := savedCaptures(name, n, files[dir+n])
 			if !ok {
 				ign = append(ign, path.Join(h, n)+": not named after a pvrdma-doctor command")
 				continue
 			}
-			c := collect.Capture{Host: name, Command: line, Kind: collect.KindOf(line), Stdout: string(files[dir+n]), Status: collect.StatusCollected}
-			base := strings.TrimSuffix(n, ".txt")
-			for _, se := range []string{dir + n + ".stderr", dir + base + ".stderr"} {
-				if b, ok := files[se]; ok {
-					c.Stderr = string(b)
-					break
-				}
+			for _, c := range caps {
+				hr.Captures = append(hr.Captures, withStatusFiles(c, files, dir, n))
 			}
-			for _, ex := range []string{dir + n + ".exit", dir + base + ".exit"} {
-				if b, ok := files[ex]; ok {
-					var code int
-					if _, err := fmt.Sscanf(strings.TrimSpace(string(b)), "%d", &code); err == nil && code != 0 {
-						c.ExitCode = code
-						c.Status = collect.StatusFailed
-						c.Error = fmt.Sprintf("exit status %d", code)
-					}
-					break
-				}
-			}
-			hr.Captures = append(hr.Captures, c)
+			rd.Commands = append(rd.Commands, savedRead(path.Join(h, n), caps))
 		}
 		if len(hr.Captures) == 0 {
 			// A folder without any command output is not a host (docs, ...).
@@ -602,9 +591,10 @@ func savedOutputs(files map[string][]byte, prefix, label, missing string) ([]col
 		}
 		ignored = append(ignored, ign...)
 		addMissingStage1(&hr, missing)
-		out = append(out, hr)
+		results = append(results, hr)
+		reads = append(reads, rd)
 	}
-	return out, ignored
+	return results, ignored, reads
 }
 
 // addMissingStage1 completes a host read from an offline input (saved
@@ -613,14 +603,14 @@ func savedOutputs(files map[string][]byte, prefix, label, missing string) ([]col
 // partial when something was missing, as a live scan that could not run
 // those commands would be. It sorts the captures.
 func addMissingStage1(hr *collect.HostResult, missing string) {
-	have := map[string]bool{}
+	have := map[collect.Kind]bool{}
 	for _, c := range hr.Captures {
-		have[c.Command] = true
+		have[c.Kind] = true
 	}
 	stage1 := collect.Stage1()
 	n := 0
 	for _, c := range stage1 {
-		if !have[c.Line] {
+		if !have[c.Kind] {
 			hr.Captures = append(hr.Captures, collect.Capture{Host: hr.Host, Command: c.Line, Kind: c.Kind,
 				Status: collect.StatusSkipped, Error: missing})
 			n++
@@ -666,63 +656,4 @@ func sortCaptures(cs []collect.Capture) {
 		}
 		return cs[i].Command < cs[j].Command
 	})
-}
-
-// DefaultTranscriptHost names the host of "~ #" prompts without a name.
-const DefaultTranscriptHost = "unknown-host"
-
-// FromTranscript reads a pasted SSH session (parse.SplitTranscript): each
-// command of the catalogue becomes a capture of the host named in its
-// prompt; other commands are listed in Ignored. A command run twice on a
-// host is taken from its last run.
-func FromTranscript(text string) (*Input, error) {
-	cmds, err := parse.SplitTranscript(text)
-	if err != nil {
-		return nil, fmt.Errorf("not a bundle, and not a transcript either: %w", err)
-	}
-	in := &Input{Kind: KindTranscript}
-	idx := map[string]int{}
-	for _, tc := range cmds {
-		line := strings.Join(strings.Fields(tc.Command), " ")
-		kind := collect.KindOf(line)
-		if kind == "" {
-			in.Ignored = append(in.Ignored, fmt.Sprintf("line %d: `%s` is not one of pvrdma-doctor's commands", tc.Line, line))
-			continue
-		}
-		host := strings.TrimSpace(tc.Host)
-		if host == "" {
-			host = DefaultTranscriptHost
-		}
-		i, ok := idx[host]
-		if !ok {
-			i = len(in.Results)
-			idx[host] = i
-			in.Results = append(in.Results, collect.HostResult{Host: host, Transport: "transcript", Status: collect.StatusCollected})
-		}
-		hr := &in.Results[i]
-		out := tc.Output
-		if out != "" {
-			out += "\n"
-		}
-		c := collect.Capture{Host: host, Command: line, Kind: kind, Stdout: out, Status: collect.StatusCollected}
-		replaced := false
-		for j := range hr.Captures {
-			if hr.Captures[j].Command == line {
-				hr.Captures[j] = c
-				replaced = true
-				hr.Notes = append(hr.Notes, fmt.Sprintf("`%s` appears more than once in the transcript: the run at line %d is used", line, tc.Line))
-			}
-		}
-		if !replaced {
-			hr.Captures = append(hr.Captures, c)
-		}
-	}
-	if len(in.Results) == 0 {
-		return in, fmt.Errorf("the transcript holds no pvrdma-doctor command (%d other command(s) ignored); supported: %s",
-			len(in.Ignored), strings.Join(parse.SupportedCommands(), "; "))
-	}
-	for i := range in.Results {
-		addMissingStage1(&in.Results[i], collect.ErrNotInTranscript)
-	}
-	return in, nil
 }

@@ -223,17 +223,22 @@ func (r *Redactor) Learn(results []collect.HostResult) {
 			}
 			vms, err := parse.VMProcessList(c.Stdout)
 			if err != nil {
-				// Unparsable: still catch the names the parser would print.
+				// Unparsable, or partly: still catch the names the parser would print.
 				for _, m := range reDisplayName.FindAllStringSubmatch(c.Stdout, -1) {
 					r.learnName(TokenVM, m[1])
 				}
-				continue
+				if _, partial := parse.Skipped(err); !partial {
+					continue
+				}
 			}
 			for _, vm := range vms {
-				if tok := r.learnName(TokenVM, vm.DisplayName); tok != "" {
-					// Datastore paths spell '/' in names as %2f.
-					if esc := strings.ReplaceAll(strings.TrimSpace(vm.DisplayName), "/", "%2f"); esc != strings.TrimSpace(vm.DisplayName) {
-						r.addNameChecked(TokenVM, esc, tok)
+				// The title line can differ from the display name: both are names.
+				for _, name := range []string{vm.DisplayName, vm.Title} {
+					if tok := r.learnName(TokenVM, name); tok != "" {
+						// Datastore paths spell '/' in names as %2f.
+						if esc := strings.ReplaceAll(strings.TrimSpace(name), "/", "%2f"); esc != strings.TrimSpace(name) {
+							r.addNameChecked(TokenVM, esc, tok)
+						}
 					}
 				}
 			}
@@ -683,6 +688,7 @@ func (r *Redactor) Results(in []collect.HostResult) []collect.HostResult {
 			c.Stdout = r.Text(c.Stdout)
 			c.Stderr = r.Text(c.Stderr)
 			c.Error = r.Text(c.Error)
+			c.Filter = r.Text(c.Filter)
 		}
 	}
 	return out

@@ -276,6 +276,10 @@ func init() {
 				return // PVRDMA_VMKNIC_UNSET reports it
 			}
 			ip := ipv4Of(h, v.Name)
+			if covered, why := h.Covers(collect.KindIPv4Get, v.Name); ip == nil && !covered {
+				r.NotEvaluated(v.Name, why)
+				return
+			}
 			if ip != nil && ip.Address != "" && ip.Address != "0.0.0.0" {
 				r.Pass(v.Name)
 				return
@@ -309,6 +313,10 @@ func init() {
 		Host: func(h *facts.Host, _ *facts.Fleet, r *Reporter) {
 			const subject = "pvrdma"
 			if ok, why := h.Available(collect.KindFirewallRulesets); !ok {
+				r.NotEvaluated(subject, why)
+				return
+			}
+			if ok, why := h.Covers(collect.KindFirewallRulesets, subject); !ok {
 				r.NotEvaluated(subject, why)
 				return
 			}

@@ -33,8 +33,16 @@ const analyzeInputsHelp = `PATH may be:
     esx01/esxcli_rdma_device_list.txt; optional <name>.stderr and
     <name>.exit), like the scenario folders of the repository;
   - a pasted SSH transcript: a text file of "[root@esx01:~] esxcli ..." (or
-    "~ # esxcli ...") prompts, each followed by its output. Commands that are
-    not pvrdma-doctor's are listed as ignored;
+    "~ # esxcli ...", "$ ssh root@esx01 esxcli ...", "> esxcli --server
+    esx01 ...") prompts, each followed by its output. A transcript covering
+    several hosts is split by the host its prompts (or commands) name;
+    without any, it is one host. Commands are recognized however they were
+    typed (short or long options, localcli, vCLI, --formatter=xml|keyvalue|csv|json,
+    esxcfg-nics/-vmknic/-vswitch -l); others are passed over quietly;
+  - in both, one bad line loses nothing else: an unreadable block or row
+    (or an author's "..." elision) is skipped, and the report says per host
+    what was read, what was skipped (with its line) and which checks that
+    left not evaluated;
   - "-": a bundle or transcript on standard input.`
 
 func newCmdAnalyze(f *Factory) *cobra.Command {
@@ -144,6 +152,10 @@ func analyzePipeline(opts *AnalyzeOptions, in *bundle.Input) *Pipeline {
 		// Exporting a redacted bundle keeps it as it is: redacting tokens
 		// again would only produce a useless identity token map.
 		Bundle: bundleExporter(meta, BundleFlags{AlreadyRedacted: in.Redacted()}),
+	}
+	if in.Kind == bundle.KindTranscript || in.Kind == bundle.KindSaved {
+		// Per host: what was read, what was skipped and what that cost.
+		p.Export = inputSummaryExport(in, opts.IO.ErrOut)
 	}
 	return p
 }

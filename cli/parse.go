@@ -38,13 +38,21 @@ func newCmdParse(f *Factory) *cobra.Command {
 		Short: "Parse saved ESXi command output into typed facts",
 		Long: `Parse reads the output of one ESXi command (from FILE, or standard input when
 FILE is "-" or missing) and prints the facts pvrdma-doctor reads from it. The
-parser is chosen from --command, the command line as you typed it on the host
-(esxcli --formatter=xml/keyvalue forms, any vmnicN/vmrdmaN/world ID argument
-and any vmkping flags are understood). A leading shell prompt line in the
+parser is chosen from --command, the command line as you typed it on the host:
+long or short options in any order, "=" forms, localcli, vCLI's remote
+forms (esxcli --server HOST ...), --formatter=xml|keyvalue|csv|json, vsish -e
+get, any vmnicN/vmrdmaN/world ID argument, any vmkping flags, and the
+legacy esxcfg-nics/esxcfg-vmknic/esxcfg-vswitch -l are understood. A leading shell prompt line in the
 input is ignored.
 
 Use it to check what the tool understands from a pasted output, or to feed
 parsed facts to other tools with --output json.
+
+One bad line does not lose the output: a block or row that cannot be read
+(or an author's elision such as "..." or "<<truncated>>") is skipped with a
+warning on standard error naming its line, the rest is printed, and the exit
+status is 5 (incomplete). Output of which most is unreadable is an error
+(exit 1).
 
 Supported commands:
   ` + strings.Join(parse.SupportedCommands(), "\n  "),
@@ -85,26 +93,37 @@ func runParse(opts *ParseOptions) error {
 	if err != nil {
 		return WithExitCode(ExitError, fmt.Errorf("reading %s: %w", name, err))
 	}
-	v, err := parse.Parse(opts.Command, string(b))
+	command := opts.Command
+	if rc, ok := collect.Recognize(parse.StripPrompt(command)); ok && rc.Line != "" {
+		command = rc.Line // another spelling of a catalogue command
+	}
+	v, err := parse.Parse(command, string(b))
 	var unknown *parse.UnknownCommandError
 	if errors.As(err, &unknown) {
 		return WithExitCode(ExitUsage, err)
 	}
-	if err != nil {
+	skipped, partial := parse.Skipped(err)
+	if err != nil && !partial {
 		return WithExitCode(ExitError, fmt.Errorf("%s: cannot parse the output of %q: %w", name, strings.TrimSpace(opts.Command), err))
 	}
 	if opts.Output == "json" {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+		err = enc.Encode(v)
+	} else {
+		// The facts hold text from the host: show control characters escaped.
+		var text strings.Builder
+		if err = writeText(&text, v); err == nil {
+			_, err = io.WriteString(opts.IO.Out, textsafe.Clean(text.String()))
+		}
 	}
-	// The facts hold text from the host: show control characters escaped.
-	var text strings.Builder
-	if err := writeText(&text, v); err != nil {
+	if err != nil || !partial {
 		return err
 	}
-	_, err = io.WriteString(opts.IO.Out, textsafe.Clean(text.String()))
-	return err
+	for _, s := range skipped {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s: %s\n", textsafe.Clean(name), textsafe.Clean(s.String()))
+	}
+	return WithExitCode(ExitIncomplete, fmt.Errorf("%s: partial output: %d part(s) could not be read and were skipped (listed above); the facts shown are those that could be read", name, len(skipped)))
 }
 
 // writeText prints parsed facts readably: a list of structs as a table of

@@ -38,6 +38,10 @@ type Capture struct {
 	Start    time.Time     `json:"start"`
 	Duration time.Duration `json:"duration_ns"`
 	Error    string        `json:"error,omitempty"`
+	// Filter is set on a capture read from an offline input whose command
+	// was a filtered form of a catalogue command (`ipv4 get -i vmk1`,
+	// `ruleset list -r pvrdma`, `| grep ...`): what it covers.
+	Filter string `json:"filter,omitempty"`
 }
 
 // OK reports whether the capture holds usable output.

@@ -26,27 +26,35 @@ type applier func(h *Host, text, cmd string) error
 func list[T any](p func(string) ([]T, error), set func(v *T, cmd string), dst func(*Host) *[]T) applier {
 	return func(h *Host, text, cmd string) error {
 		v, err := p(text)
-		if err != nil {
+		if fatal(err) {
 			return err
 		}
 		for i := range v {
 			set(&v[i], cmd)
 		}
 		*dst(h) = append(*dst(h), v...)
-		return nil
+		return err
 	}
 }
 
-// appliers routes each command kind to its parser.
+// fatal reports whether a parser error lost the whole output (a
+// *parse.PartialError comes with facts that are good to use).
+func fatal(err error) bool {
+	_, partial := parse.Skipped(err)
+	return err != nil && !partial
+}
+
+// appliers routes each command kind to its parser. An applier returns a
+// *parse.PartialError after adding the facts that could be read.
 var appliers = map[collect.Kind]applier{
 	collect.KindSystemVersion: func(h *Host, text, cmd string) error {
 		v, err := parse.SystemVersionGet(text)
-		if err != nil {
+		if fatal(err) {
 			return err
 		}
 		v.Command = cmd
 		h.Version = &v
-		return nil
+		return err
 	},
 	collect.KindRDMADeviceList: list(parse.RDMADeviceList,
 		func(v *parse.RDMADevice, cmd string) { v.Command = cmd },
@@ -59,7 +67,7 @@ var appliers = map[collect.Kind]applier{
 		func(h *Host) *[]parse.RDMAVmknic { return &h.RDMAVmknics }),
 	collect.KindRDMAStats: func(h *Host, text, cmd string) error {
 		v, err := parse.RDMAStatsGet(text)
-		if err != nil {
+		if fatal(err) {
 			return err
 		}
 		setRecordCommand(&v.Record, cmd)
@@ -69,7 +77,7 @@ var appliers = map[collect.Kind]applier{
 			}
 		}
 		h.RDMAStats = append(h.RDMAStats, v)
-		return nil
+		return err
 	},
 	collect.KindVMProcessList: list(parse.VMProcessList,
 		func(v *parse.VMProcess, cmd string) { v.Command = cmd },
@@ -79,7 +87,7 @@ var appliers = map[collect.Kind]applier{
 		func(h *Host) *[]parse.VsishEntry { return &h.PVRDMAListing }),
 	collect.KindPVRDMAProperties: func(h *Host, text, cmd string) error {
 		v, err := parse.PVRDMAProperties(text)
-		if err != nil {
+		if fatal(err) {
 			return err
 		}
 		v.Command = cmd
@@ -88,7 +96,7 @@ var appliers = map[collect.Kind]applier{
 			v.WorldID, v.Index = m[1], m[2]
 		}
 		h.PVRDMADevices = append(h.PVRDMADevices, v)
-		return nil
+		return err
 	},
 	collect.KindIPInterfaceList: list(parse.IPInterfaceList,
 		func(v *parse.Vmknic, cmd string) { v.Command = cmd; setRecordCommand(&v.Record, cmd) },
@@ -101,17 +109,17 @@ var appliers = map[collect.Kind]applier{
 		func(h *Host) *[]parse.NIC { return &h.NICs }),
 	collect.KindNICGet: func(h *Host, text, cmd string) error {
 		v, err := parse.NICGet(text)
-		if err != nil {
+		if fatal(err) {
 			return err
 		}
 		v.Command = cmd
 		setRecordCommand(&v.Record, cmd)
 		h.NICDetails = append(h.NICDetails, v)
-		return nil
+		return err
 	},
 	collect.KindDCBStatus: func(h *Host, text, cmd string) error {
 		v, err := parse.DCBStatusGet(text)
-		if err != nil {
+		if fatal(err) {
 			return err
 		}
 		v.Command = cmd
@@ -122,7 +130,7 @@ var appliers = map[collect.Kind]applier{
 			}
 		}
 		h.DCB = append(h.DCB, v)
-		return nil
+		return err
 	},
 	collect.KindDVSList: list(parse.DVSList,
 		func(v *parse.DVSwitch, cmd string) { v.Command = cmd; setRecordCommand(&v.Record, cmd) },
@@ -132,25 +140,25 @@ var appliers = map[collect.Kind]applier{
 		func(h *Host) *[]parse.StandardSwitch { return &h.StandardSwitches }),
 	collect.KindPVRDMAVmknicOpt: func(h *Host, text, cmd string) error {
 		v, err := parse.AdvancedSettingList(text)
-		if err != nil {
+		if fatal(err) {
 			return err
 		}
 		v.Command = cmd
 		setRecordCommand(&v.Record, cmd)
 		h.PVRDMAVmknic = &v
-		return nil
+		return err
 	},
 	collect.KindFirewallRulesets: list(parse.FirewallRulesetList,
 		func(v *parse.FirewallRuleset, cmd string) { v.Command = cmd },
 		func(h *Host) *[]parse.FirewallRuleset { return &h.Rulesets }),
 	collect.KindVmkping: func(h *Host, text, cmd string) error {
 		v, err := parse.Vmkping(text)
-		if err != nil {
+		if fatal(err) {
 			return err
 		}
 		v.Command = cmd
 		h.Pings = append(h.Pings, v)
-		return nil
+		return err
 	},
 	collect.KindFirewallGlobal: func(h *Host, text, cmd string) error {
 		v, err := parse.FirewallGet(text)
@@ -210,7 +218,7 @@ func BuildHost(hr collect.HostResult) Host {
 		if kind == "" {
 			kind = collect.KindOf(c.Command)
 		}
-		src := Source{Command: c.Command, Status: c.Status, Error: c.Error}
+		src := Source{Command: c.Command, Status: c.Status, Error: c.Error, Filter: c.Filter}
 		if c.OK() {
 			apply, ok := appliers[kind]
 			switch {
@@ -219,7 +227,14 @@ func BuildHost(hr collect.HostResult) Host {
 			default:
 				// Parse into a scratch host so a failed parse adds nothing.
 				scratch := h
-				if err := apply(&scratch, c.Stdout, c.Command); err != nil {
+				err := apply(&scratch, c.Stdout, c.Command)
+				if sk, partial := parse.Skipped(err); partial {
+					h = scratch
+					src.Parsed = true
+					src.Skipped = sk
+					err = nil
+				}
+				if err != nil {
 					pe := ParseError{Command: c.Command, Message: err.Error()}
 					var perr *parse.Error
 					if errors.As(err, &perr) {
@@ -227,7 +242,7 @@ func BuildHost(hr collect.HostResult) Host {
 					}
 					h.Errors = append(h.Errors, pe)
 					src.Error = pe.String()
-				} else {
+				} else if !src.Parsed {
 					h = scratch
 					src.Parsed = true
 				}
@@ -236,6 +251,7 @@ func BuildHost(hr collect.HostResult) Host {
 		h.Sources[kind] = append(h.Sources[kind], src)
 	}
 	joinVMs(&h)
+	resolveDVPorts(&h)
 	return h
 }
 

@@ -58,8 +58,64 @@ type Source struct {
 	Command string         `json:"command"`
 	Status  collect.Status `json:"status"`
 	Error   string         `json:"error,omitempty"`
-	// Parsed is true when the output was collected and parsed without error.
+	// Parsed is true when the output was collected and parsed (wholly, or
+	// partly when Skipped lists what could not be read).
 	Parsed bool `json:"parsed"`
+	// Skipped lists the blocks, rows and lines of the output that could not
+	// be read (or that its author elided): the facts read are kept, but
+	// checks that need this command are not evaluated on an incomplete
+	// picture.
+	Skipped []parse.Skip `json:"skipped,omitempty"`
+	// Filter is what a filtered form of the command covers (see
+	// collect.Capture.Filter); empty when the output is complete.
+	Filter string `json:"filter,omitempty"`
+}
+
+// filterAware are the kinds whose rules ask Covers before concluding from
+// an item's absence; a filtered output of any other kind does not make its
+// kind available.
+var filterAware = map[collect.Kind]bool{collect.KindIPv4Get: true, collect.KindFirewallRulesets: true}
+
+// Covers reports whether the outputs of kind cover item: an unfiltered
+// output covers everything, a filtered one (`ipv4 get -i vmk1`, `ruleset
+// list -r pvrdma`) only the items it names. why says what was shown
+// instead, for a "not evaluated" finding.
+func (h *Host) Covers(kind collect.Kind, item string) (ok bool, why string) {
+	var shown []string
+	for _, s := range h.Sources[kind] {
+		if !s.Parsed {
+			continue
+		}
+		if s.Filter == "" {
+			return true, ""
+		}
+		for _, f := range strings.Fields(s.Filter) {
+			if f == item {
+				return true, ""
+			}
+		}
+		shown = append(shown, "`"+s.Command+"`")
+	}
+	if len(shown) == 0 {
+		return true, ""
+	}
+	return false, fmt.Sprintf("only %s was read, which does not show %s", strings.Join(shown, ", "), item)
+}
+
+// Partial reports whether some of the output was skipped.
+func (s Source) Partial() bool { return len(s.Skipped) > 0 }
+
+// SkippedSummary says in one line which lines of the output were skipped.
+func (s Source) SkippedSummary() string {
+	var lines []string
+	for i, sk := range s.Skipped {
+		if i == 3 {
+			lines = append(lines, fmt.Sprintf("and %d more", len(s.Skipped)-3))
+			break
+		}
+		lines = append(lines, sk.String())
+	}
+	return strings.Join(lines, "; ")
 }
 
 // ParseError is an output that could not be understood.
@@ -91,6 +147,14 @@ func (h *Host) Available(kinds ...collect.Kind) (ok bool, why string) {
 			continue
 		}
 		for _, s := range srcs {
+			if s.Parsed && s.Filter != "" && !filterAware[k] {
+				missing = append(missing, fmt.Sprintf("only the filtered `%s` was read (it shows %s, not everything)", s.Command, s.Filter))
+				continue
+			}
+			if s.Parsed && s.Partial() {
+				missing = append(missing, fmt.Sprintf("`%s` output only partly readable (%s)", s.Command, s.SkippedSummary()))
+				continue
+			}
 			if s.Parsed {
 				continue
 			}

@@ -26,26 +26,87 @@ func splitLines(text string) []line {
 	}
 	ls := make([]line, len(parts))
 	for i, p := range parts {
-		ls[i] = line{no: i + 1, text: strings.TrimRight(p, "\r")}
+		ls[i] = line{no: i + 1, text: normalizeCopy(strings.TrimRight(p, "\r"))}
 	}
 	return ls
 }
 
+// reANSI matches terminal escape sequences (colours, cursor moves) that
+// session recordings (script, tmux logs) keep.
+var reANSI = regexp.MustCompile(`\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()][0-9A-Za-z]|[=>])`)
+
+// normalizeCopy undoes what copying through documents and terminals does
+// to a line: no-break spaces (wiki and mail copies) become spaces,
+// terminal escape sequences are dropped.
+func normalizeCopy(s string) string {
+	if strings.IndexByte(s, 0x1b) < 0 && strings.IndexByte(s, 0xc2) < 0 {
+		return s
+	}
+	if strings.IndexByte(s, 0x1b) >= 0 {
+		s = reANSI.ReplaceAllString(s, "")
+	}
+	if strings.Contains(s, "\u00a0") {
+		s = strings.ReplaceAll(s, "\u00a0", " ")
+	}
+	return s
+}
+
 func isBlank(s string) bool { return strings.TrimSpace(s) == "" }
 
-// indent counts the leading spaces (a tab counts as one).
+// isFence reports whether a line is a Markdown code fence ("```",
+// "```console", "~~~"), which pastes from tickets and wikis carry around
+// outputs: never output itself.
+func isFence(s string) bool {
+	t := strings.TrimLeft(s, " \t")
+	if !strings.HasPrefix(t, "```") && !strings.HasPrefix(t, "~~~") {
+		return false
+	}
+	return reFence.MatchString(t)
+}
+
+var reFence = regexp.MustCompile("^(?:```+|~~~+)[A-Za-z0-9_+.-]*\\s*$")
+
+// indent is the column of the first non-blank character, with tab stops
+// every 8 columns as a terminal shows them (a copy may have turned runs of
+// spaces into tabs).
 func indent(s string) int {
+	col := 0
 	for i := 0; i < len(s); i++ {
-		if s[i] != ' ' && s[i] != '\t' {
-			return i
+		switch s[i] {
+		case ' ':
+			col++
+		case '\t':
+			col += 8 - col%8
+		default:
+			return col
 		}
 	}
-	return len(s)
+	return col
+}
+
+// expandTabs replaces tabs by spaces up to the next 8-column tab stop.
+func expandTabs(s string) string {
+	if strings.IndexByte(s, '\t') < 0 {
+		return s
+	}
+	var b strings.Builder
+	col := 0
+	for _, r := range s {
+		if r == '\t' {
+			n := 8 - col%8
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			continue
+		}
+		b.WriteRune(r)
+		col++
+	}
+	return b.String()
 }
 
 // knownCommands are the first words of commands an ESXi support session
 // runs; they let a bare "# " prompt be told apart from a comment.
-const knownCommands = `esxcli|localcli|vsish|vmkping|ping|cat|esxcfg-[a-z]+|vim-cmd|grep|less|more|tail|head|ls|vmware|esxtop`
+const knownCommands = `esxcli|localcli|vsish|vmkping|ping|cat|esxcfg-[a-z]+|vim-cmd|grep|less|more|tail|head|ls|vmware|esxtop|ssh`
 
 var (
 	// [root@esx01:~] cmd    [root@vc1] cmd
@@ -56,6 +117,8 @@ var (
 	rePromptHash = regexp.MustCompile(`^\s*[#$]\s+((?:` + knownCommands + `)(?:\s.*)?)$`)
 	// root@esx01:~# cmd
 	rePromptUserHost = regexp.MustCompile(`^\s*([A-Za-z0-9_.-]+)@([A-Za-z0-9_.-]+):[^\s#$]*\s*[#$](?:\s+(.*))?$`)
+	// the command after a ">" prompt (vCLI, vMA, PowerShell notes): "> esxcli ..."
+	reAngleCommand = regexp.MustCompile(`^(?:` + knownCommands + `)(?:\s.*)?$`)
 	// an echoed command line without prompt
 	reEcho = regexp.MustCompile(`^\s*(?:(?:esxcli|localcli)(?:\s+--?[a-z-]+(?:=\S+)?)*(?:\s+[a-z][a-z0-9-]*){2,}(?:\s+-{1,2}\S+(?:\s+\S+)?)*\s*(?:\|.*)?|vsish\s+-e\s+(?:ls|cat|get)\s+/\S*|(?:vmkping|ping)(?:\s+\S+)+|esxcfg-[a-z]+(?:\s+-\S+)*|cat\s+\S+\.vmx)\s*$`)
 )
@@ -71,6 +134,25 @@ func looksLikeCommand(s string) bool {
 	return strings.HasPrefix(w, "esxcfg-")
 }
 
+// anglePrompt recognises "PROMPT> command" as pasted from vCLI or vMA
+// notes ("> esxcli --server esx01 ...", "C:\...\bin> esxcli ...",
+// "vi-admin@vma:~> esxcli ..."): a prompt without '<' (so XML is never
+// one) before a command pvrdma-doctor knows or a shell command.
+func anglePrompt(s string) (string, bool) {
+	i := strings.IndexByte(s, '>')
+	if i < 0 || strings.IndexByte(s[:i], '<') >= 0 {
+		return "", false
+	}
+	rest := strings.TrimSpace(s[i+1:])
+	if rest == "" || (!looksLikeCommand(rest) && !strings.HasPrefix(rest, "ssh ")) {
+		return "", false
+	}
+	if !reAngleCommand.MatchString(rest) {
+		return "", false
+	}
+	return rest, true
+}
+
 // promptInfo is a recognised shell prompt line.
 type promptInfo struct {
 	Host    string
@@ -80,21 +162,38 @@ type promptInfo struct {
 // parsePrompt recognises a shell prompt line ("[root@esx01:~] cmd",
 // "~ # cmd", "# esxcli ...", "root@esx01:~# cmd").
 func parsePrompt(s string) (promptInfo, bool) {
-	// Every prompt form holds '#', '$' or ']': skip the regexps otherwise.
+	// Every prompt form holds '#', '$', ']' or '>', and each regexp needs
+	// a few characters the line must hold: skip them cheaply otherwise.
 	if !strings.ContainsAny(s, "#$]") {
+		if cmd, ok := anglePrompt(s); ok {
+			return promptInfo{Command: cmd}, true
+		}
 		return promptInfo{}, false
 	}
-	if m := rePromptBracket.FindStringSubmatch(s); m != nil {
-		return promptInfo{Host: m[2], Command: strings.TrimSpace(m[3])}, true
+	t := strings.TrimLeft(s, " \t")
+	at := strings.IndexByte(s, '@') >= 0
+	if at && t != "" && t[0] == '[' {
+		if m := rePromptBracket.FindStringSubmatch(s); m != nil {
+			return promptInfo{Host: m[2], Command: strings.TrimSpace(m[3])}, true
+		}
 	}
-	if m := rePromptTilde.FindStringSubmatch(s); m != nil {
-		return promptInfo{Command: strings.TrimSpace(m[2])}, true
+	if t != "" && (t[0] == '~' || t[0] == '/') {
+		if m := rePromptTilde.FindStringSubmatch(s); m != nil {
+			return promptInfo{Command: strings.TrimSpace(m[2])}, true
+		}
 	}
-	if m := rePromptHash.FindStringSubmatch(s); m != nil {
-		return promptInfo{Command: strings.TrimSpace(m[1])}, true
+	if t != "" && (t[0] == '#' || t[0] == '$') {
+		if m := rePromptHash.FindStringSubmatch(s); m != nil {
+			return promptInfo{Command: strings.TrimSpace(m[1])}, true
+		}
 	}
-	if m := rePromptUserHost.FindStringSubmatch(s); m != nil {
-		return promptInfo{Host: m[2], Command: strings.TrimSpace(m[3])}, true
+	if at && strings.IndexByte(s, ':') >= 0 {
+		if m := rePromptUserHost.FindStringSubmatch(s); m != nil {
+			return promptInfo{Host: m[2], Command: strings.TrimSpace(m[3])}, true
+		}
+	}
+	if cmd, ok := anglePrompt(s); ok {
+		return promptInfo{Command: cmd}, true
 	}
 	return promptInfo{}, false
 }
@@ -110,6 +209,15 @@ func isPrompt(s string) bool { _, ok := parsePrompt(s); return ok }
 // followed by an indented key line is kept as a title.
 func clean(text string, titled bool) []line {
 	ls := splitLines(text)
+	if strings.Contains(text, "``") || strings.Contains(text, "~~~") {
+		kept := ls[:0:0]
+		for _, l := range ls {
+			if !isFence(l.text) {
+				kept = append(kept, l)
+			}
+		}
+		ls = kept
+	}
 	i := 0
 	echoed := false
 	for i < len(ls) {

@@ -12,14 +12,15 @@ type command struct {
 	parse func(text string) (any, error)
 }
 
-// adapt turns a typed parser into a dispatch function.
+// adapt turns a typed parser into a dispatch function. With a
+// *PartialError the facts that could be read are returned with it.
 func adapt[T any](p func(string) (T, error)) func(string) (any, error) {
 	return func(text string) (any, error) {
 		v, err := p(text)
-		if err != nil {
+		if _, partial := Skipped(err); err != nil && !partial {
 			return nil, err
 		}
-		return v, nil
+		return v, err
 	}
 }
 
@@ -49,14 +50,18 @@ var commands = []command{
 	{"esxcli vm process list", esxcli("vm process list"), adapt(VMProcessList)},
 	{"vsish -e ls DIR", vsish("ls"), adapt(VsishLs)},
 	{"vsish -e cat /vmkModules/vrdma/pvrdmaDevices/<wid>_<idx>/properties", vsish("cat"), adapt(PVRDMAProperties)},
+	{"vsish -e get /vmkModules/vrdma/pvrdmaDevices/<wid>_<idx>/properties", vsish("get"), adapt(PVRDMAProperties)},
 	{"esxcli network ip interface list", esxcli("network ip interface list"), adapt(IPInterfaceList)},
 	{"esxcli network ip interface ipv4 get", esxcli("network ip interface ipv4 get"), adapt(IPv4Get)},
 	{"esxcli network nic list", esxcli("network nic list"), adapt(NICList)},
-	{"esxcfg-nics -l", func(w []string) bool { return w[0] == "esxcfg-nics" && len(w) == 2 && w[1] == "-l" }, adapt(NICList)},
+	{"esxcfg-nics -l", legacy("esxcfg-nics"), adapt(NICList)},
+	{"esxcfg-vmknic -l", legacy("esxcfg-vmknic"), adapt(IPInterfaceList)},
+	{"esxcfg-vswitch -l", legacy("esxcfg-vswitch"), adapt(StandardSwitchList)},
 	{"esxcli network nic get -n vmnicN", esxcli("network nic get"), adapt(NICGet)},
 	{"esxcli network nic dcb status get -n vmnicN", esxcli("network nic dcb status get"), adapt(DCBStatusGet)},
 	{"esxcli network vswitch dvs vmware list", esxcli("network vswitch dvs vmware list"), adapt(DVSList)},
 	{"esxcli network vswitch standard list", esxcli("network vswitch standard list"), adapt(StandardSwitchList)},
+	{"esxcli network vswitch standard portgroup list", esxcli("network vswitch standard portgroup list"), adapt(PortgroupList)},
 	{"esxcli system settings advanced list -o PATH", esxcli("system settings advanced list"), adapt(AdvancedSettingList)},
 	{"esxcli network firewall ruleset list", esxcli("network firewall ruleset list"), adapt(FirewallRulesetList)},
 	{"esxcli network firewall get", esxcli("network firewall get"), adapt(FirewallGet)},
@@ -68,14 +73,19 @@ var commands = []command{
 	}, adapt(VMX)},
 }
 
+// legacy matches "TOOL -l".
+func legacy(tool string) func([]string) bool {
+	return func(w []string) bool { return w[0] == tool && len(w) == 2 && w[1] == "-l" }
+}
+
 // vsish matches "vsish -e OP PATH" (for cat: a PVRDMA properties node).
 func vsish(op string) func([]string) bool {
 	return func(w []string) bool {
 		if len(w) != 4 || w[0] != "vsish" || w[1] != "-e" || w[2] != op {
 			return false
 		}
-		if op == "cat" {
-			return strings.Contains(w[3], "/pvrdmaDevices/") && strings.HasSuffix(w[3], "/properties")
+		if op == "cat" || op == "get" {
+			return strings.Contains(w[3], "/pvrdmaDevices/") && strings.HasSuffix(strings.TrimSuffix(w[3], "/"), "/properties")
 		}
 		return true
 	}

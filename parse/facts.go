@@ -91,12 +91,16 @@ type RDMAStats struct {
 
 // VMProcess is one VM of `esxcli vm process list`.
 type VMProcess struct {
+	// DisplayName is the "Display Name:" value.
 	DisplayName string `json:"display_name"`
-	WorldID     string `json:"world_id"`
-	ProcessID   string `json:"process_id"`
-	CartelID    string `json:"vmx_cartel_id"`
-	UUID        string `json:"uuid"`
-	ConfigFile  string `json:"config_file"`
+	// Title is the record's title line, which can differ from the display
+	// name (seen on ESXi 6.0: title "DC", Display Name "Camp-DC").
+	Title      string `json:"title,omitempty"`
+	WorldID    string `json:"world_id"`
+	ProcessID  string `json:"process_id"`
+	CartelID   string `json:"vmx_cartel_id"`
+	UUID       string `json:"uuid"`
+	ConfigFile string `json:"config_file"`
 	Ref
 }
 
@@ -207,6 +211,15 @@ type StandardSwitch struct {
 	Uplinks    []string `json:"uplinks"`
 	Portgroups []string `json:"portgroups"`
 	Record     Record   `json:"record"`
+	Ref
+}
+
+// Portgroup is a row of `esxcli network vswitch standard portgroup list`.
+type Portgroup struct {
+	Name          string `json:"name"`
+	VSwitch       string `json:"vswitch"`
+	ActiveClients int    `json:"active_clients"`
+	VLAN          int    `json:"vlan_id"`
 	Ref
 }
 

@@ -25,11 +25,27 @@ func seed(f *testing.F) {
 	f.Add(transcript)
 	f.Add("")
 	f.Add("PVRDMA Device Properties {\nActive MTU:1024\n}\n")
+	f.Add("[{\"Name\": \"vmnic0\", \"MTU\": 1500, \"DriverInfo\": {\"Driver\": \"ixgben\"}}]\n")
+	f.Add("Name,PCIDevice,Driver,MTU,\nvmnic0,0000:18:00.0,ixgben,1500,\n")
+	f.Add("\x1b[32m[root@esx01:~]\x1b[0m esxcli network nic list\n\u00a0\u00a0\u00a0Name: vmnic0\n")
 }
 
-// checkErr asserts a parser error is a *Error whose line exists.
-func checkErr(t *testing.T, text string, err error) {
+// checkErr asserts a parser error is a *Error whose line exists, or a
+// *PartialError whose skipped lines exist (it reports true then: the facts
+// returned with it are to be checked).
+func checkErr(t *testing.T, text string, err error) (partial bool) {
 	t.Helper()
+	if sk, ok := Skipped(err); ok {
+		if len(sk) == 0 {
+			t.Fatal("partial error without skipped parts")
+		}
+		for _, s := range sk {
+			if s.Line < 1 || s.Line > len(splitLines(text)) {
+				t.Fatalf("skipped line %d outside the %d-line input", s.Line, len(splitLines(text)))
+			}
+		}
+		return true
+	}
 	var pe *Error
 	if !errors.As(err, &pe) {
 		t.Fatalf("error is %T, not *parse.Error: %v", err, err)
@@ -37,6 +53,7 @@ func checkErr(t *testing.T, text string, err error) {
 	if pe.Line < 0 || pe.Line > len(splitLines(text))+1 {
 		t.Fatalf("error line %d outside the %d-line input", pe.Line, len(splitLines(text)))
 	}
+	return false
 }
 
 // checkRef asserts that evidence points at a real line holding its text.
@@ -72,8 +89,7 @@ func fuzzList[T any](f *testing.F, p func(string) ([]T, error), ref func(T) Ref)
 	seed(f)
 	f.Fuzz(func(t *testing.T, text string) {
 		v, err := p(text)
-		if err != nil {
-			checkErr(t, text, err)
+		if err != nil && !checkErr(t, text, err) {
 			if v != nil {
 				t.Fatalf("facts returned with an error: %v", v)
 			}
@@ -89,8 +105,7 @@ func fuzzOne[T any](f *testing.F, p func(string) (T, error), check func(*testing
 	seed(f)
 	f.Fuzz(func(t *testing.T, text string) {
 		v, err := p(text)
-		if err != nil {
-			checkErr(t, text, err)
+		if err != nil && !checkErr(t, text, err) {
 			return
 		}
 		check(t, text, v)
@@ -208,8 +223,8 @@ func FuzzSplitTranscript(f *testing.F) {
 			if c.Line <= last || c.Line > len(ls) || c.Command == "" {
 				t.Fatalf("bad command %+v", c)
 			}
-			if !isPrompt(ls[c.Line-1].text) {
-				t.Fatalf("line %d is not a prompt", c.Line)
+			if !isPrompt(ls[c.Line-1].text) && strings.TrimSpace(ls[c.Line-1].text) != c.Command {
+				t.Fatalf("line %d is neither a prompt nor an echoed command", c.Line)
 			}
 			last = c.Line
 		}
@@ -219,8 +234,7 @@ func FuzzReadTable(f *testing.F) {
 	seed(f)
 	f.Fuzz(func(t *testing.T, text string) {
 		tb, err := ReadTable(text)
-		if err != nil {
-			checkErr(t, text, err)
+		if err != nil && !checkErr(t, text, err) {
 			return
 		}
 		for _, r := range tb.Rows {
@@ -235,12 +249,14 @@ func FuzzReadRecords(f *testing.F) {
 	seed(f)
 	f.Fuzz(func(t *testing.T, text string) {
 		recs, err := ReadRecords(text)
-		if err != nil {
-			checkErr(t, text, err)
+		if err != nil && !checkErr(t, text, err) {
 			return
 		}
 		for _, r := range recs {
 			checkRecord(t, text, r)
 		}
 	})
+}
+func FuzzPortgroupList(f *testing.F) {
+	fuzzList(f, PortgroupList, func(d Portgroup) Ref { return d.Ref })
 }

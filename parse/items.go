@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -15,78 +16,111 @@ const (
 )
 
 // readItems reads the output of an esxcli command in any format (human
-// text in the given layout, --formatter=xml, --formatter=keyvalue) into
-// records whose keys are the display keys. keys lists the display keys
-// the caller reads (machine formats print them without spaces); required
-// keys must be present in every record (for a table: in the header).
-func readItems(text string, lay layout, keys, required []string) ([]Record, error) {
+// text in the given layout, --formatter=xml, keyvalue or csv) into records
+// whose keys are the display keys. keys lists the display keys the caller
+// reads (machine formats print them without spaces); required keys must
+// be present in every record (for a table: in the header). A record or row
+// that cannot be read, or lacks a required key, is left out and recorded
+// in the returned skips; the error is for output that cannot be read at
+// all (no table header, broken XML before the first structure).
+func readItems(text string, lay layout, keys, required []string) ([]Record, skips, error) {
 	titled := lay == layoutRecords
-	ls := clean(text, titled)
+	var s skips
+	ls := dropElisions(clean(text, titled), &s)
 	var recs []Record
 	var err error
 	switch detect(ls) {
 	case formatXML:
-		recs, _, err = readXML(ls)
+		recs, _, err = readXML(ls, &s)
 	case formatKeyValue:
-		recs, _, err = readKeyValue(ls)
+		recs, _, err = readKeyValue(ls, &s)
+	case formatCSV:
+		recs, err = readCSV(ls, &s)
+	case formatJSON:
+		recs, err = readJSON(ls, &s)
 	default:
 		switch lay {
 		case layoutTable:
 			if len(ls) == 0 {
-				return nil, nil
+				return nil, s, nil
 			}
 			var t Table
-			if t, err = readTable(ls, nil); err != nil {
-				return nil, err
+			if t, err = readTable(ls, nil, &s); err != nil {
+				return nil, s, err
 			}
 			for _, k := range required {
 				if !contains(t.Header, k) {
-					return nil, errorf(t.HeaderRef.Line, "expected column %q in the table header %q", k, strings.TrimSpace(t.HeaderRef.Text))
+					return nil, s, errorf(t.HeaderRef.Line, "expected column %q in the table header %q", k, strings.TrimSpace(t.HeaderRef.Text))
 				}
 			}
 			for _, r := range t.Rows {
 				recs = append(recs, r.record(t.Header))
 			}
-			return recs, nil
+			return recs, s, nil
 		case layoutRecords:
-			recs, err = readRecords(ls)
+			recs = readRecords(ls, &s)
 		case layoutStructure:
 			var rec Record
-			if rec, err = readStructure(ls); err == nil {
+			if rec, err = readStructure(ls, &s); err == nil {
 				recs = []Record{rec}
 			}
 		}
 	}
 	if err != nil {
-		return nil, err
+		return nil, s, err
 	}
+	out := recs[:0]
 	for i := range recs {
 		canon(&recs[i], keys...)
-		for _, k := range required {
-			if _, ok := recs[i].Fields[k]; !ok {
-				name := recs[i].Title
-				if name == "" {
-					name = "the structure"
-				} else {
-					name = strconv.Quote(name)
-				}
-				return nil, errorf(recs[i].Line, "%s has no %q key", name, k)
+		if k, ok := missingKey(recs[i], required); !ok {
+			name := recs[i].Title
+			if name == "" {
+				name = "the structure"
+			} else {
+				name = strconv.Quote(name)
 			}
+			s.add(recs[i].Ref, nil, fmt.Sprintf("%s has no %q key: skipped", name, k))
+			continue
 		}
+		out = append(out, recs[i])
 	}
-	return recs, nil
+	return out, s, nil
 }
 
-// readOne reads a single structure (a get command) in any format.
+// missingKey returns the first required key rec lacks.
+func missingKey(rec Record, required []string) (string, bool) {
+	for _, k := range required {
+		if _, ok := rec.Fields[k]; !ok {
+			return k, false
+		}
+	}
+	return "", true
+}
+
+// readOne reads a single structure (a get command) in any format. Lines
+// left out of it come back as a *PartialError with the record.
 func readOne(text string, keys, required []string) (Record, error) {
-	recs, err := readItems(text, layoutStructure, keys, required)
+	r, s, err := readOneSkips(text, keys, required)
 	if err != nil {
-		return Record{}, err
+		return r, err
+	}
+	return result(r, len(r.Keys), s)
+}
+
+// readOneSkips is readOne returning the skipped lines for the caller to
+// add to (bad values) before building its result.
+func readOneSkips(text string, keys, required []string) (Record, skips, error) {
+	recs, s, err := readItems(text, layoutStructure, keys, required)
+	if err != nil {
+		return Record{}, s, err
 	}
 	if len(recs) != 1 {
-		return Record{}, &Error{Msg: "expected one structure, found " + strconv.Itoa(len(recs))}
+		if len(s) > 0 {
+			return Record{}, s, &Error{Line: s[0].Line, Msg: "nothing could be read: " + s[0].Reason}
+		}
+		return Record{}, s, &Error{Msg: "expected one structure, found " + strconv.Itoa(len(recs))}
 	}
-	return recs[0], nil
+	return recs[0], s, nil
 }
 
 func contains(list []string, s string) bool {
@@ -144,21 +178,35 @@ func splitList(v string) []string {
 	return out
 }
 
-// errs collects the first error of a sequence of field conversions.
-type errs struct{ err error }
+// errs collects the first error of a sequence of field conversions. With
+// s set (a single structure), every bad field is recorded there instead,
+// so that one bad line costs only its own value.
+type errs struct {
+	err error
+	s   *skips
+}
 
-func (e *errs) int(rec Record, key string) int {
-	n, err := intField(rec, key)
+func (e *errs) note(rec Record, key string, err error) {
+	if err == nil {
+		return
+	}
+	if e.s != nil {
+		e.s.add(rec.RefOf(key), err, "value skipped")
+		return
+	}
 	if e.err == nil {
 		e.err = err
 	}
+}
+
+func (e *errs) int(rec Record, key string) int {
+	n, err := intField(rec, key)
+	e.note(rec, key, err)
 	return n
 }
 
 func (e *errs) bool(rec Record, key string) bool {
 	b, err := boolField(rec, key)
-	if e.err == nil {
-		e.err = err
-	}
+	e.note(rec, key, err)
 	return b
 }

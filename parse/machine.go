@@ -1,12 +1,18 @@
 package parse
 
 import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // format is how an esxcli output is printed.
@@ -16,7 +22,13 @@ const (
 	formatHuman format = iota
 	formatXML
 	formatKeyValue
+	formatCSV
+	formatJSON
 )
+
+// reCSVHeader is the header of `esxcli --formatter=csv`: field names
+// without spaces, comma-separated, often with a trailing comma.
+var reCSVHeader = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*(?:,[A-Za-z][A-Za-z0-9]*)+,?$`)
 
 var reKeyValue = regexp.MustCompile(`^(?:structure\[\d+\]\.)?[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z0-9_.\[\]]+\.(?:string|integer|boolean|long|double|float)(?:\[\d+\])?=`)
 
@@ -31,6 +43,10 @@ func detect(ls []line) format {
 		return formatXML
 	case reKeyValue.MatchString(first):
 		return formatKeyValue
+	case reCSVHeader.MatchString(first) && len(ls) > 1:
+		return formatCSV
+	case strings.HasPrefix(first, "[{") || strings.HasPrefix(first, "{\"") || first == "[" || first == "{":
+		return formatJSON
 	}
 	return formatHuman
 }
@@ -42,29 +58,44 @@ type xnode struct {
 	text     strings.Builder
 	children []*xnode
 	line     int
+	closed   bool
 }
 
 // readXML reads `esxcli --formatter=xml` output into records: one per
 // structure of a list, or one for a single structure. Field names are the
 // display keys without spaces. single reports a lone structure.
-func readXML(ls []line) (recs []Record, single bool, err error) {
+// Broken XML (a copy cut short, a line lost) keeps the structures that
+// were complete before the damage and records the rest as skipped.
+func readXML(ls []line, s *skips) (recs []Record, single bool, err error) {
 	if len(ls) == 0 {
 		return nil, false, nil
 	}
-	texts := make([]string, len(ls))
+	// A terminal hard-wraps long lines, even inside a tag: a line that
+	// filled an 80-column (or wider) terminal and stops short of a tag's
+	// end continues on the next.
+	var logical []line
 	for i, l := range ls {
+		if i > 0 && len(logical) > 0 && utf8.RuneCountInString(ls[i-1].text) >= 79 && !strings.HasSuffix(ls[i-1].text, ">") {
+			logical[len(logical)-1].text += l.text
+			continue
+		}
+		logical = append(logical, l)
+	}
+	texts := make([]string, len(logical))
+	for i, l := range logical {
 		texts[i] = l.text
 	}
 	first := ls[0].no
 	lineOf := func(n int) int {
-		if n-1 >= 0 && n-1 < len(ls) {
-			return ls[n-1].no
+		if n-1 >= 0 && n-1 < len(logical) {
+			return logical[n-1].no
 		}
 		return first + n - 1
 	}
 	dec := xml.NewDecoder(strings.NewReader(strings.Join(texts, "\n")))
 	var stack []*xnode
 	var root *xnode
+	var broken *Error
 	for {
 		tok, terr := dec.Token()
 		if terr == io.EOF {
@@ -76,7 +107,8 @@ func readXML(ls []line) (recs []Record, single bool, err error) {
 			if errors.As(terr, &se) {
 				ln = se.Line
 			}
-			return nil, false, errorf(lineOf(ln), "invalid esxcli XML: %v", terr)
+			broken = errorf(lineOf(ln), "invalid esxcli XML: %v", terr)
+			break
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -94,6 +126,7 @@ func readXML(ls []line) (recs []Record, single bool, err error) {
 			stack = append(stack, n)
 		case xml.EndElement:
 			if len(stack) > 0 {
+				stack[len(stack)-1].closed = true
 				stack = stack[:len(stack)-1]
 			}
 		case xml.CharData:
@@ -102,38 +135,64 @@ func readXML(ls []line) (recs []Record, single bool, err error) {
 			}
 		}
 	}
-	if root == nil || root.name != "output" {
-		return nil, false, errorf(first, "expected an esxcli <output> element")
+	fail := func(e *Error) ([]Record, bool, error) {
+		if broken != nil {
+			return nil, false, broken
+		}
+		return nil, false, e
 	}
-	if len(root.children) != 1 || root.children[0].name != "root" {
-		return nil, false, errorf(root.line, "expected a single <root> element in <output>")
+	if root == nil || root.name != "output" {
+		return fail(errorf(first, "expected an esxcli <output> element"))
+	}
+	if len(root.children) == 0 || root.children[0].name != "root" || (len(root.children) != 1 && broken == nil) {
+		return fail(errorf(root.line, "expected a single <root> element in <output>"))
 	}
 	r := root.children[0]
 	if len(r.children) == 0 {
+		if broken != nil {
+			return nil, false, broken
+		}
 		return nil, false, nil
 	}
 	top := r.children[0]
 	switch {
 	case top.name == "structure":
+		if !top.closed {
+			return nil, true, broken
+		}
 		rec, err := xmlStructure(top, ls)
 		if err != nil {
 			return nil, true, err
 		}
+		if broken != nil {
+			s.add(Ref{Line: broken.Line, Text: lineText(ls, broken.Line)}, broken, "the XML after the structure is broken: skipped")
+		}
 		return []Record{rec}, true, nil
 	case top.name == "list":
 		for _, c := range top.children {
+			if !c.closed {
+				break // cut off by the damage
+			}
 			if c.name != "structure" {
-				return nil, false, errorf(c.line, "expected <structure> in <list>, got <%s>", c.name)
+				s.add(Ref{Line: c.line, Text: lineText(ls, c.line)}, nil, fmt.Sprintf("expected <structure> in <list>, got <%s>: skipped", c.name))
+				continue
 			}
 			rec, err := xmlStructure(c, ls)
 			if err != nil {
-				return nil, false, err
+				s.add(rec.Ref, err, "XML structure skipped")
+				continue
 			}
 			recs = append(recs, rec)
 		}
+		if broken != nil {
+			if len(recs) == 0 {
+				return nil, false, broken
+			}
+			s.add(Ref{Line: broken.Line, Text: lineText(ls, broken.Line)}, broken, "the XML is broken from here: the rest is skipped")
+		}
 		return recs, false, nil
 	}
-	return nil, false, errorf(top.line, "unsupported esxcli XML content <%s>", top.name)
+	return fail(errorf(top.line, "unsupported esxcli XML content <%s>", top.name))
 }
 
 // lineText returns the original text of line no.
@@ -197,16 +256,32 @@ func xmlStructure(s *xnode, ls []line) (Record, error) {
 // readKeyValue reads `esxcli --formatter=keyvalue` output:
 // structure[i].TypeName.FieldName.type=value lines (without the
 // structure[i]. prefix for a single structure).
-func readKeyValue(ls []line) (recs []Record, single bool, err error) {
+// A line that is not of that form is skipped.
+func readKeyValue(ls []line, s *skips) (recs []Record, single bool, err error) {
 	index := map[int]int{}
-	for _, l := range ls {
+	type lastField struct {
+		rec *Record
+		key string
+		at  int
+	}
+	var last *lastField
+	for i, l := range ls {
 		if isBlank(l.text) {
 			continue
 		}
 		t := strings.TrimSpace(l.text)
 		eq := strings.IndexByte(t, '=')
 		if eq < 0 || !reKeyValue.MatchString(t) {
-			return nil, false, errorf(l.no, "expected keyvalue line \"structure[i].Type.Field.type=value\", got %q", t)
+			if last != nil && last.at == i-1 {
+				// The rest of the value before, wrapped by the terminal.
+				f := last.rec.Fields[last.key]
+				f.Value += wrapJoin(ls[i-1].text, l.text)
+				last.rec.Fields[last.key] = f
+				last.at = i
+				continue
+			}
+			s.add(l.ref(), nil, "not a keyvalue line \"structure[i].Type.Field.type=value\": skipped")
+			continue
 		}
 		left, val := t[:eq], strings.TrimSpace(t[eq+1:])
 		idx := 0
@@ -214,7 +289,8 @@ func readKeyValue(ls []line) (recs []Record, single bool, err error) {
 			end := strings.IndexByte(rest, ']')
 			n, cerr := strconv.Atoi(rest[:end])
 			if cerr != nil {
-				return nil, false, errorf(l.no, "bad structure index in %q", left)
+				s.add(l.ref(), nil, "bad structure index: skipped")
+				continue
 			}
 			idx, left = n, rest[end+2:]
 		} else {
@@ -251,6 +327,7 @@ func readKeyValue(ls []line) (recs []Record, single bool, err error) {
 			field.Ref = old.Ref
 		}
 		rec.set(key, field)
+		last = &lastField{rec, key, i}
 	}
 	return recs, single, nil
 }
@@ -288,4 +365,128 @@ func canon(rec *Record, keys ...string) {
 		}
 		rec.Nested[name] = items
 	}
+}
+
+// readCSV reads `esxcli --formatter=csv` output: a header of field names
+// (display keys without spaces), then one line per structure. A line that
+// is not valid CSV or has more cells than the header is skipped.
+func readCSV(ls []line, s *skips) ([]Record, error) {
+	header := strings.Split(strings.TrimSuffix(strings.TrimSpace(ls[0].text), ","), ",")
+	var recs []Record
+	for _, l := range ls[1:] {
+		if isBlank(l.text) {
+			continue
+		}
+		r := csv.NewReader(strings.NewReader(strings.TrimSpace(l.text)))
+		r.FieldsPerRecord = -1
+		r.LazyQuotes = true
+		cells, err := r.Read()
+		if err != nil {
+			s.add(l.ref(), err, "CSV line skipped")
+			continue
+		}
+		if len(cells) == len(header)+1 && cells[len(cells)-1] == "" {
+			cells = cells[:len(header)]
+		}
+		if len(cells) != len(header) {
+			s.add(l.ref(), nil, fmt.Sprintf("CSV line has %d cells for %d columns: skipped", len(cells), len(header)))
+			continue
+		}
+		rec := newRecord(l.ref())
+		for i, h := range header {
+			rec.set(h, Field{Value: strings.TrimSpace(cells[i]), Ref: l.ref()})
+		}
+		recs = append(recs, rec)
+	}
+	return recs, nil
+}
+
+// readJSON reads `esxcli --formatter=json` output (ESXi 8): a list of
+// objects, or one object, whose keys are the display keys without spaces;
+// nested objects are nested structures, arrays of strings are lists. An
+// object that is not valid JSON ends the reading there (the rest is
+// recorded as skipped).
+func readJSON(ls []line, s *skips) ([]Record, error) {
+	texts := make([]string, len(ls))
+	for i, l := range ls {
+		texts[i] = l.text
+	}
+	joined := strings.Join(texts, "\n")
+	lineAt := func(off int64) line {
+		n := bytes.Count([]byte(joined[:min(int(off), len(joined))]), []byte("\n"))
+		return ls[min(n, len(ls)-1)]
+	}
+	dec := json.NewDecoder(strings.NewReader(joined))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, errorf(ls[0].no, "invalid esxcli JSON: %v", err)
+	}
+	var recs []Record
+	obj := func(start int64) bool {
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			l := lineAt(start)
+			s.add(l.ref(), err, "the JSON is broken from here: the rest is skipped")
+			return false
+		}
+		l := lineAt(start)
+		recs = append(recs, jsonRecord(m, l))
+		return true
+	}
+	switch tok {
+	case json.Delim('['):
+		for dec.More() {
+			if !obj(dec.InputOffset()) {
+				break
+			}
+		}
+	case json.Delim('{'):
+		// One structure: decode it again as a whole.
+		dec = json.NewDecoder(strings.NewReader(joined))
+		dec.UseNumber()
+		obj(0)
+	default:
+		return nil, errorf(ls[0].no, "expected an esxcli JSON list or object")
+	}
+	return recs, nil
+}
+
+// jsonRecord turns a decoded JSON object into a record; every field points
+// at the line where its object starts.
+func jsonRecord(m map[string]any, l line) Record {
+	rec := newRecord(l.ref())
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		switch v := m[k].(type) {
+		case map[string]any:
+			rec.set(k, Field{Ref: l.ref()})
+			if rec.Nested == nil {
+				rec.Nested = map[string][]Record{}
+			}
+			rec.Nested[k] = append(rec.Nested[k], jsonRecord(v, l))
+		case []any:
+			var vals []string
+			for _, x := range v {
+				if sub, ok := x.(map[string]any); ok {
+					if rec.Nested == nil {
+						rec.Nested = map[string][]Record{}
+					}
+					rec.Nested[k] = append(rec.Nested[k], jsonRecord(sub, l))
+					continue
+				}
+				vals = append(vals, fmt.Sprint(x))
+			}
+			rec.set(k, Field{Value: strings.Join(vals, ", "), Ref: l.ref()})
+		case nil:
+			rec.set(k, Field{Ref: l.ref()})
+		default:
+			rec.set(k, Field{Value: strings.TrimSpace(fmt.Sprint(v)), Ref: l.ref()})
+		}
+	}
+	return rec
 }

@@ -17,7 +17,10 @@ func na(v string) string {
 // IPInterfaceList parses `esxcli network ip interface list`. "N/A" VDS
 // names read as "".
 func IPInterfaceList(text string) ([]Vmknic, error) {
-	recs, err := readItems(text, layoutRecords, vmknicKeys, []string{"Name", "MTU"})
+	if v, err, ok := fromEsxcfgVmknic(text, func(n []Vmknic, _ []IPv4Interface) []Vmknic { return n }); ok {
+		return v, err
+	}
+	recs, sk, err := readItems(text, layoutRecords, vmknicKeys, []string{"Name", "MTU"})
 	if err != nil {
 		return nil, err
 	}
@@ -38,17 +41,21 @@ func IPInterfaceList(text string) ([]Vmknic, error) {
 			Ref:       r.Ref,
 		}
 		if e.err != nil {
-			return nil, e.err
+			sk.add(r.Ref, e.err, "vmknic skipped")
+			continue
 		}
 		out = append(out, v)
 	}
-	return out, nil
+	return result(out, len(out), sk)
 }
 
 // IPv4Get parses `esxcli network ip interface ipv4 get` (a table).
 func IPv4Get(text string) ([]IPv4Interface, error) {
+	if v, err, ok := fromEsxcfgVmknic(text, func(_ []Vmknic, v4 []IPv4Interface) []IPv4Interface { return v4 }); ok {
+		return v, err
+	}
 	keys := []string{"Name", "IPv4 Address", "IPv4 Netmask", "IPv4 Broadcast", "Address Type", "Gateway", "DHCP DNS"}
-	recs, err := readItems(text, layoutTable, keys, []string{"Name", "IPv4 Address"})
+	recs, sk, err := readItems(text, layoutTable, keys, []string{"Name", "IPv4 Address"})
 	if err != nil {
 		return nil, err
 	}
@@ -66,11 +73,12 @@ func IPv4Get(text string) ([]IPv4Interface, error) {
 			Ref:         r.Ref,
 		}
 		if e.err != nil {
-			return nil, e.err
+			sk.add(r.Ref, e.err, "IPv4 row skipped")
+			continue
 		}
 		out = append(out, v)
 	}
-	return out, nil
+	return result(out, len(out), sk)
 }
 
 var nicKeys = []string{"Name", "PCI Device", "Driver", "Admin Status", "Link Status", "Speed", "Duplex", "MAC Address", "MTU", "Description"}
@@ -81,10 +89,11 @@ var esxcfgNicsColumns = []string{"Name", "PCI", "Driver", "Link", "Speed", "Dupl
 // NICList parses `esxcli network nic list` (table, xml or keyvalue) and
 // the legacy `esxcfg-nics -l` table.
 func NICList(text string) ([]NIC, error) {
-	ls := clean(text, false)
+	var sk skips
+	ls := dropElisions(clean(text, false), &sk)
 	var recs []Record
-	if len(ls) > 1 && detect(ls) == formatHuman && !reDashLine.MatchString(ls[1].text) && strings.HasPrefix(strings.TrimSpace(ls[0].text), "Name ") && indexWord([]rune(ls[0].text), []rune("PCI"), 0) >= 0 {
-		t, err := readTable(ls, esxcfgNicsColumns)
+	if len(ls) > 1 && detect(ls) == formatHuman && !hasDashLine(ls) && strings.HasPrefix(strings.TrimSpace(expandTabs(ls[0].text)), "Name ") && indexWord([]rune(expandTabs(ls[0].text)), []rune("PCI"), 0) >= 0 {
+		t, err := readTable(ls, esxcfgNicsColumns, &sk)
 		if err != nil {
 			return nil, err
 		}
@@ -96,7 +105,7 @@ func NICList(text string) ([]NIC, error) {
 		}
 	} else {
 		var err error
-		if recs, err = readItems(text, layoutTable, nicKeys, []string{"Name", "Driver", "MAC Address", "MTU"}); err != nil {
+		if recs, sk, err = readItems(text, layoutTable, nicKeys, []string{"Name", "Driver", "MAC Address", "MTU"}); err != nil {
 			return nil, err
 		}
 	}
@@ -115,17 +124,18 @@ func NICList(text string) ([]NIC, error) {
 			Description: r.Get("Description"),
 			Ref:         r.Ref,
 		}
-		if e.err != nil {
-			return nil, e.err
-		}
 		sp, ok := SpeedMbps(r.Get("Speed"))
-		if !ok {
-			return nil, errorf(r.RefOf("Speed").Line, "Speed: expected a speed in Mbps, got %q", r.Get("Speed"))
+		if !ok && e.err == nil {
+			e.err = errorf(r.RefOf("Speed").Line, "Speed: expected a speed in Mbps, got %q", r.Get("Speed"))
+		}
+		if e.err != nil {
+			sk.add(r.Ref, e.err, "NIC row skipped")
+			continue
 		}
 		n.SpeedMbps = sp
 		out = append(out, n)
 	}
-	return out, nil
+	return result(out, len(out), sk)
 }
 
 var nicGetKeys = []string{"Advertised Auto Negotiation", "Advertised Link Modes", "Auto Negotiation", "Backing DPUId", "Cable Type", "Current Message Level", "Driver Info", "Bus Info", "Driver", "Firmware Version", "Version", "Link Detected", "Link Status", "Name", "PHYAddress", "Pause Autonegotiate", "Pause RX", "Pause TX", "Supported Ports", "Supports Auto Negotiation", "Supports Pause", "Supports Wakeon", "Transceiver", "Virtual Address", "Wakeon"}
@@ -133,11 +143,11 @@ var nicGetKeys = []string{"Advertised Auto Negotiation", "Advertised Link Modes"
 // NICGet parses `esxcli network nic get -n vmnicN` (text or xml): the
 // nested "Driver Info" gives the driver and firmware versions.
 func NICGet(text string) (NICDetail, error) {
-	r, err := readOne(text, nicGetKeys, []string{"Name"})
+	r, sk, err := readOneSkips(text, nicGetKeys, []string{"Name"})
 	if err != nil {
 		return NICDetail{}, err
 	}
-	var e errs
+	e := errs{s: &sk}
 	d := NICDetail{
 		Name:       r.Get("Name"),
 		LinkStatus: r.Get("Link Status"),
@@ -146,15 +156,12 @@ func NICGet(text string) (NICDetail, error) {
 		Record:     r,
 		Ref:        r.Ref,
 	}
-	if e.err != nil {
-		return NICDetail{}, e.err
-	}
 	if di := r.Nested["Driver Info"]; len(di) > 0 {
 		d.Driver = di[0].Get("Driver")
 		d.DriverVersion = di[0].Get("Version")
 		d.FirmwareVersion = di[0].Get("Firmware Version")
 	}
-	return d, nil
+	return result(d, len(r.Keys), sk)
 }
 
 var dcbKeys = []string{"Nic Name", "Mode", "Enabled", "Capabilities", "PFC Enabled", "PFC Configuration", "IEEE ETS Configuration", "IEEE PFC Configuration", "DCB Apps", "Priority Group", "Priority Flow Control", "PG Traffic Classes", "PFC Traffic Classes"}
@@ -163,7 +170,7 @@ var dcbKeys = []string{"Nic Name", "Mode", "Enabled", "Capabilities", "PFC Enabl
 // PFCPriorities are the positions of the 1s in the top-level
 // "PFC Configuration" bitmap ("0 0 0 1 0 0 0 0" -> [3]).
 func DCBStatusGet(text string) (DCBStatus, error) {
-	r, err := readOne(text, dcbKeys, []string{"Enabled"})
+	r, sk, err := readOneSkips(text, dcbKeys, []string{"Enabled"})
 	if err != nil {
 		return DCBStatus{}, err
 	}
@@ -172,6 +179,7 @@ func DCBStatusGet(text string) (DCBStatus, error) {
 	if e.err != nil {
 		return DCBStatus{}, e.err
 	}
+
 	if f, ok := r.Fields["PFC Configuration"]; ok && f.Value != "" {
 		bits := strings.Fields(f.Value)
 		if len(bits) == 1 && len(bits[0]) == 8 {
@@ -191,7 +199,7 @@ func DCBStatusGet(text string) (DCBStatus, error) {
 			}
 		}
 	}
-	return s, nil
+	return result(s, len(r.Keys), sk)
 }
 
 var dvsKeys = []string{"Name", "VDS ID", "Class", "Num Ports", "Used Ports", "Configured Ports", "MTU", "CDP Status", "Beacon Timeout", "Uplinks", "VMware Branded", "DVPort", "Client", "DVPortgroup ID", "In Use", "Port ID"}
@@ -199,7 +207,11 @@ var dvsKeys = []string{"Name", "VDS ID", "Class", "Num Ports", "Used Ports", "Co
 // DVSList parses `esxcli network vswitch dvs vmware list`. Uplinks keep
 // the printed order (esxcli prints them in no particular order).
 func DVSList(text string) ([]DVSwitch, error) {
-	recs, err := readItems(text, layoutRecords, dvsKeys, []string{"Name", "MTU"})
+	if ls, sk := cleanLegacy(text); isEsxcfgVswitch(ls) {
+		vss, dvs := readEsxcfgVswitch(ls, &sk)
+		return result(dvs, len(dvs)+len(vss), sk)
+	}
+	recs, sk, err := readItems(text, layoutRecords, dvsKeys, []string{"Name", "MTU"})
 	if err != nil {
 		return nil, err
 	}
@@ -208,18 +220,23 @@ func DVSList(text string) ([]DVSwitch, error) {
 		var e errs
 		d := DVSwitch{Name: r.Get("Name"), VDSID: r.Get("VDS ID"), MTU: e.int(r, "MTU"), Uplinks: splitList(r.Get("Uplinks")), Record: r, Ref: r.Ref}
 		if e.err != nil {
-			return nil, e.err
+			sk.add(r.Ref, e.err, "switch skipped")
+			continue
 		}
 		out = append(out, d)
 	}
-	return out, nil
+	return result(out, len(out), sk)
 }
 
 var vssKeys = []string{"Name", "Class", "Num Ports", "Used Ports", "Configured Ports", "MTU", "CDP Status", "Beacon Enabled", "Beacon Interval", "Beacon Threshold", "Beacon Required By", "Uplinks", "Portgroups"}
 
 // StandardSwitchList parses `esxcli network vswitch standard list`.
 func StandardSwitchList(text string) ([]StandardSwitch, error) {
-	recs, err := readItems(text, layoutRecords, vssKeys, []string{"Name", "MTU"})
+	if ls, sk := cleanLegacy(text); isEsxcfgVswitch(ls) {
+		vss, dvs := readEsxcfgVswitch(ls, &sk)
+		return result(vss, len(dvs)+len(vss), sk)
+	}
+	recs, sk, err := readItems(text, layoutRecords, vssKeys, []string{"Name", "MTU"})
 	if err != nil {
 		return nil, err
 	}
@@ -228,9 +245,21 @@ func StandardSwitchList(text string) ([]StandardSwitch, error) {
 		var e errs
 		s := StandardSwitch{Name: r.Get("Name"), MTU: e.int(r, "MTU"), Uplinks: splitList(r.Get("Uplinks")), Portgroups: splitList(r.Get("Portgroups")), Record: r, Ref: r.Ref}
 		if e.err != nil {
-			return nil, e.err
+			sk.add(r.Ref, e.err, "switch skipped")
+			continue
 		}
 		out = append(out, s)
 	}
-	return out, nil
+	return result(out, len(out), sk)
+}
+
+// hasDashLine reports whether one of the first lines under a header is a
+// line of dashes (the header may be wrapped over several lines).
+func hasDashLine(ls []line) bool {
+	for _, l := range ls[1:min(len(ls), 6)] {
+		if reDashLine.MatchString(l.text) && strings.Contains(l.text, "-") {
+			return true
+		}
+	}
+	return false
 }

@@ -17,8 +17,11 @@ var (
 // Vmkping parses one vmkping (or `ping ++netstack=...`) run, BSD style.
 // Without a statistics block (an interrupted run) HasStats is false and
 // Transmitted/Received count the attempts and replies seen.
+// A line that is none of these is skipped and reported in a *PartialError.
 func Vmkping(text string) (Ping, error) {
-	ls := clean(text, false)
+	var sk skips
+	ls := dropElisions(clean(text, false), &sk)
+	n := 0
 	var p Ping
 	head := false
 	sawStatsTitle := false
@@ -65,8 +68,10 @@ func Vmkping(text string) (Ping, error) {
 			m := rePingRTT.FindStringSubmatch(t)
 			p.AvgMs, _ = strconv.ParseFloat(m[2], 64)
 		default:
-			return Ping{}, errorf(l.no, "unexpected ping output %q", t)
+			sk.add(l.ref(), nil, "unexpected ping output: skipped")
+			continue
 		}
+		n++
 	}
 	if !head {
 		return Ping{}, &Error{Msg: "empty output: expected a \"PING ip (ip): N data bytes\" line"}
@@ -77,5 +82,5 @@ func Vmkping(text string) (Ping, error) {
 	if !p.HasStats {
 		p.Transmitted, p.Received = attempts, replies
 	}
-	return p, nil
+	return result(p, n+1, sk)
 }

@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -10,7 +11,7 @@ var rdmaDeviceKeys = []string{"Name", "Driver", "State", "MTU", "Speed", "Paired
 
 // RDMADeviceList parses `esxcli rdma device list`.
 func RDMADeviceList(text string) ([]RDMADevice, error) {
-	recs, err := readItems(text, layoutTable, rdmaDeviceKeys, []string{"Name", "Driver", "State", "MTU", "Paired Uplink"})
+	recs, sk, err := readItems(text, layoutTable, rdmaDeviceKeys, []string{"Name", "Driver", "State", "MTU", "Paired Uplink"})
 	if err != nil {
 		return nil, err
 	}
@@ -27,17 +28,18 @@ func RDMADeviceList(text string) ([]RDMADevice, error) {
 			Description:  r.Get("Description"),
 			Ref:          r.Ref,
 		}
-		if e.err != nil {
-			return nil, e.err
-		}
 		mbps, ok := SpeedMbps(d.Speed)
-		if !ok {
-			return nil, errorf(r.RefOf("Speed").Line, "Speed: expected a speed like \"100 Gbps\", got %q", d.Speed)
+		if !ok && e.err == nil {
+			e.err = errorf(r.RefOf("Speed").Line, "Speed: expected a speed like \"100 Gbps\", got %q", d.Speed)
+		}
+		if e.err != nil {
+			sk.add(r.Ref, e.err, "RDMA device row skipped")
+			continue
 		}
 		d.SpeedMbps = mbps
 		out = append(out, d)
 	}
-	return out, nil
+	return result(out, len(out), sk)
 }
 
 var reSpeed = regexp.MustCompile(`^(?i)([0-9]+(?:\.[0-9]+)?)\s*(t|g|m|k)?(?:b(?:it)?s?(?:/s|ps)?)?$`)
@@ -70,7 +72,7 @@ func SpeedMbps(s string) (int, bool) {
 
 // RDMAProtocolList parses `esxcli rdma device protocol list`.
 func RDMAProtocolList(text string) ([]RDMAProtocol, error) {
-	recs, err := readItems(text, layoutTable, []string{"Device", "RoCE v1", "RoCE v2", "iWARP"}, []string{"Device", "RoCE v1", "RoCE v2"})
+	recs, sk, err := readItems(text, layoutTable, []string{"Device", "RoCE v1", "RoCE v2", "iWARP"}, []string{"Device", "RoCE v1", "RoCE v2"})
 	if err != nil {
 		return nil, err
 	}
@@ -79,16 +81,17 @@ func RDMAProtocolList(text string) ([]RDMAProtocol, error) {
 		var e errs
 		p := RDMAProtocol{Device: r.Get("Device"), RoCEv1: e.bool(r, "RoCE v1"), RoCEv2: e.bool(r, "RoCE v2"), IWARP: e.bool(r, "iWARP"), Ref: r.Ref}
 		if e.err != nil {
-			return nil, e.err
+			sk.add(r.Ref, e.err, "protocol row skipped")
+			continue
 		}
 		out = append(out, p)
 	}
-	return out, nil
+	return result(out, len(out), sk)
 }
 
 // RDMAVmknicList parses `esxcli rdma device vmknic list`.
 func RDMAVmknicList(text string) ([]RDMAVmknic, error) {
-	recs, err := readItems(text, layoutTable, []string{"Device", "Vmknic", "NetStack"}, []string{"Device", "Vmknic"})
+	recs, sk, err := readItems(text, layoutTable, []string{"Device", "Vmknic", "NetStack"}, []string{"Device", "Vmknic"})
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +99,7 @@ func RDMAVmknicList(text string) ([]RDMAVmknic, error) {
 	for _, r := range recs {
 		out = append(out, RDMAVmknic{Device: r.Get("Device"), Vmknic: r.Get("Vmknic"), NetStack: r.Get("NetStack"), Ref: r.Ref})
 	}
-	return out, nil
+	return result(out, len(out), sk)
 }
 
 // RDMAStatsGet parses `esxcli rdma device stats get -d vmrdmaN` (the name
@@ -104,7 +107,7 @@ func RDMAVmknicList(text string) ([]RDMAVmknic, error) {
 // "Key: integer" line is a counter under its printed key; Device comes
 // from a "Name" or "Device" key when present.
 func RDMAStatsGet(text string) (RDMAStats, error) {
-	rec, err := readOne(text, nil, nil)
+	rec, sk, err := readOneSkips(text, nil, nil)
 	if err != nil {
 		return RDMAStats{}, err
 	}
@@ -117,9 +120,10 @@ func RDMAStatsGet(text string) (RDMAStats, error) {
 		}
 		n, err := strconv.ParseInt(strings.TrimSpace(f.Value), 10, 64)
 		if err != nil {
-			return RDMAStats{}, errorf(f.Line, "%s: expected an integer counter, got %q", k, f.Value)
+			sk.add(f.Ref, nil, fmt.Sprintf("%s: expected an integer counter, got %q: skipped", k, f.Value))
+			continue
 		}
 		st.Counters[k] = n
 	}
-	return st, nil
+	return result(st, len(st.Counters), sk)
 }

@@ -128,13 +128,19 @@ func TestReadRecordsNested(t *testing.T) {
 }
 
 func TestReadRecordsErrors(t *testing.T) {
-	_, err := ReadRecords("vm1\n   World ID: 1\n   garbage line\n")
-	wantParseError(t, err, 3)
+	// An indented non-key line continues the value before it.
+	recs, err := ReadRecords("vm1\n   Config File: /vmfs/volumes/ds/a\n   b/c.vmx\n")
+	if err != nil || len(recs) != 1 || recs[0].Get("Config File") != "/vmfs/volumes/ds/ab/c.vmx" {
+		t.Fatalf("continuation: %+v %v", recs, err)
+	}
 	_, err = ReadRecords("   World ID: 1\nvm\n")
 	wantParseError(t, err, 1)
-	_, err = ReadRecords("vm1\nvm2\n   World ID: 1\n")
-	wantParseError(t, err, 1)
-	recs, err := ReadRecords("\n\n")
+	// A title without keys is skipped; the next record is kept.
+	recs, err = ReadRecords("vm1\n\nvm2\n   World ID: 1\n")
+	if sk, ok := Skipped(err); !ok || len(sk) != 1 || sk[0].Line != 1 || len(recs) != 1 || recs[0].Title != "vm2" {
+		t.Fatalf("title without keys: %+v %v", recs, err)
+	}
+	recs, err = ReadRecords("\n\n")
 	if err != nil || recs != nil {
 		t.Fatalf("empty: %v %v", recs, err)
 	}
@@ -150,8 +156,15 @@ func TestReadStructure(t *testing.T) {
 	if _, ok := r.Fields["Default String Value"]; !ok {
 		t.Error("missing empty key")
 	}
-	_, err = ReadStructure("   Path: x\nnot a key\n")
-	wantParseError(t, err, 2)
+	// Column 0 right after a value is its terminal-wrapped rest.
+	r, err = ReadStructure("   Path: /Net/PVRDMA\nVmknic\n   Type: string\n")
+	if err != nil || r.Get("Path") != "/Net/PVRDMAVmknic" || r.Get("Type") != "string" {
+		t.Fatalf("wrapped value: %+v %v", r, err)
+	}
+	r, err = ReadStructure("   Path: x\n   Type: string\n\nnot a key\n")
+	if sk, ok := Skipped(err); !ok || len(sk) != 1 || sk[0].Line != 4 || r.Get("Type") != "string" {
+		t.Fatalf("line after the structure: %+v %v", r, err)
+	}
 	_, err = ReadStructure("")
 	wantParseError(t, err, 0)
 }

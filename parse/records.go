@@ -6,15 +6,26 @@ import (
 
 // ReadRecords reads an esxcli list of structures: for each, a title line at
 // column 0, then its indented "Key: Value" lines (nested structures
-// indented further), then an empty line. Empty input is no records.
+// indented further), then an empty line. Empty input is no records. Lines
+// that cannot be read are left out and listed in a *PartialError returned
+// with the records that could be read.
 func ReadRecords(text string) ([]Record, error) {
-	return readRecords(clean(text, true))
+	var s skips
+	ls := dropElisions(clean(text, true), &s)
+	recs := readRecords(ls, &s)
+	return result(recs, len(recs), s)
 }
 
 // ReadStructure reads the output of an esxcli get command: indented
 // "Key: Value" lines with no title.
 func ReadStructure(text string) (Record, error) {
-	return readStructure(clean(text, false))
+	var s skips
+	ls := dropElisions(clean(text, false), &s)
+	rec, err := readStructure(ls, &s)
+	if err != nil {
+		return rec, err
+	}
+	return result(rec, len(rec.Keys), s)
 }
 
 func newRecord(ref Ref) Record {
@@ -43,6 +54,40 @@ func (r *Record) set(key string, f Field) {
 	r.Fields[key] = f
 }
 
+// continueValue joins a continuation line (the rest of a value wrapped onto
+// the next line) to the last field of r. A wrap at column 0 is a terminal's
+// hard wrap and joins without a space, as does the rest of a path; other
+// wraps were made at a space.
+func (r *Record) continueValue(key string, l line, prev string) {
+	f := r.Fields[key]
+	part := strings.TrimSpace(l.text)
+	switch {
+	case f.Value == "":
+		f.Value = part
+	case indent(l.text) == 0:
+		f.Value += wrapJoin(prev, l.text)
+	case !strings.Contains(f.Value, " ") && strings.Contains(f.Value+part, "/"):
+		f.Value += part
+	default:
+		f.Value += " " + part
+	}
+	r.Fields[key] = f
+}
+
+// wrapJoin is the rest of a value hard-wrapped onto line next: joined
+// without a space, unless the wrap fell on one (the line before ends with
+// a space, or next starts with one).
+func wrapJoin(prev, next string) string {
+	part := strings.TrimRight(next, " \t")
+	if strings.HasSuffix(prev, " ") && !strings.HasPrefix(part, " ") {
+		return " " + strings.TrimSpace(part)
+	}
+	if strings.HasPrefix(part, " ") {
+		return " " + strings.TrimSpace(part)
+	}
+	return part
+}
+
 // nextNonBlank returns the index of the first non-blank line at or after i.
 func nextNonBlank(ls []line, i int) int {
 	for i < len(ls) && isBlank(ls[i].text) {
@@ -54,46 +99,68 @@ func nextNonBlank(ls []line, i int) int {
 // readFields reads the key lines at indentation ind from ls[i:] into rec
 // and returns the index of the first line not consumed: a line indented
 // less than ind, or (when items is set) a blank line that separates two
-// items of a nested list.
-func readFields(ls []line, i, ind int, rec *Record, items bool) (int, error) {
+// items of a nested list. A line that is not "Key: Value" right after a
+// key with a value is that value's continuation, as is a column-0 line
+// right after it (a terminal's hard wrap) unless, in a list of titled
+// records, key lines follow it (then it is the next record's title); any
+// other line that cannot be read is recorded in s and skipped.
+func readFields(ls []line, i, ind int, rec *Record, items, titled bool, s *skips) int {
+	last := ""
 	for i < len(ls) {
 		l := ls[i]
 		if isBlank(l.text) {
 			j := nextNonBlank(ls, i)
 			if j == len(ls) || indent(ls[j].text) < ind || items {
-				return i, nil
+				return i
 			}
 			i = j
+			last = ""
 			continue
 		}
 		in := indent(l.text)
-		if in < ind {
-			return i, nil
-		}
-		if in > ind {
-			return i, errorf(l.no, "unexpected indentation (%d spaces, expected %d)", in, ind)
-		}
 		key, val, ok := keyValue(l.text)
-		if !ok {
-			return i, errorf(l.no, "expected \"Key: Value\", got %q", strings.TrimSpace(l.text))
+		if in < ind {
+			if in == 0 && !ok && last != "" && i > 0 && ls[i-1].no == l.no-1 && !(titled && titleAt(ls, i)) {
+				// A terminal's hard wrap of the value before (column 0).
+				rec.continueValue(last, l, ls[i-1].text)
+				i++
+				continue
+			}
+			return i
+		}
+		if !ok || in > ind {
+			if last != "" && (!ok || rec.Fields[last].Value != "") {
+				rec.continueValue(last, l, ls[i-1].text)
+				i++
+				continue
+			}
+			if !ok {
+				s.add(l.ref(), nil, "not a \"Key: Value\" line: skipped")
+			} else {
+				s.add(l.ref(), nil, "unexpected indentation: skipped")
+			}
+			i++
+			continue
 		}
 		rec.set(key, Field{Value: val, Ref: l.ref()})
+		last = key
 		i++
 		if val != "" || i >= len(ls) || isBlank(ls[i].text) || indent(ls[i].text) <= ind {
 			continue
 		}
+		if _, _, isKey := keyValue(ls[i].text); !isKey {
+			continue // an empty value continued on the next line
+		}
 		// Nested structure(s): children indented further, items separated
 		// by lines holding only spaces.
+		last = ""
 		child := indent(ls[i].text)
 		if rec.Nested == nil {
 			rec.Nested = map[string][]Record{}
 		}
 		for {
 			item := newRecord(ls[i].ref())
-			var err error
-			if i, err = readFields(ls, i, child, &item, true); err != nil {
-				return i, err
-			}
+			i = readFields(ls, i, child, &item, true, titled, s)
 			rec.Nested[key] = append(rec.Nested[key], item)
 			j := nextNonBlank(ls, i)
 			if i < len(ls) && isBlank(ls[i].text) && j < len(ls) && indent(ls[j].text) == child {
@@ -103,41 +170,52 @@ func readFields(ls []line, i, ind int, rec *Record, items bool) (int, error) {
 			break
 		}
 	}
-	return i, nil
+	return i
 }
 
 // readRecords reads a list of titled structures from cleaned lines.
-func readRecords(ls []line) ([]Record, error) {
+// A column-0 line right after a record's last line that is not followed by
+// key lines is the terminal-wrapped rest of that record's last value.
+func readRecords(ls []line, s *skips) []Record {
 	if len(ls) == 0 {
-		return nil, nil
+		return nil
 	}
 	if flat(ls) {
-		return readFlatRecords(ls)
+		return readFlatRecords(ls, s)
 	}
 	var recs []Record
 	i := 0
 	for i < len(ls) {
+		start := i
 		i = nextNonBlank(ls, i)
 		if i == len(ls) {
 			break
 		}
 		l := ls[i]
 		if indent(l.text) != 0 {
-			return recs, errorf(l.no, "expected a title line at column 0, got an indented line %q", strings.TrimSpace(l.text))
+			s.add(l.ref(), nil, "indented line outside any record: skipped")
+			i++
+			continue
+		}
+		hasKeys := i+1 < len(ls) && !isBlank(ls[i+1].text) && indent(ls[i+1].text) > 0
+		if !hasKeys {
+			if n := len(recs); n > 0 && i == start && len(recs[n-1].Keys) > 0 {
+				// Directly after the previous record (no blank line).
+				r := &recs[n-1]
+				r.continueValue(r.Keys[len(r.Keys)-1], l, ls[i-1].text)
+				i++
+				continue
+			}
+			s.add(l.ref(), nil, "record \""+strings.TrimSpace(l.text)+"\" has no indented \"Key: Value\" lines: skipped")
+			i++
+			continue
 		}
 		rec := newRecord(l.ref())
 		rec.Title = strings.TrimSpace(l.text)
-		i++
-		if i >= len(ls) || indent(ls[i].text) == 0 {
-			return recs, errorf(l.no, "record %q has no indented \"Key: Value\" lines", rec.Title)
-		}
-		var err error
-		if i, err = readFields(ls, i, indent(ls[i].text), &rec, false); err != nil {
-			return recs, err
-		}
+		i = readFields(ls, i+1, indent(ls[i+1].text), &rec, false, true, s)
 		recs = append(recs, rec)
 	}
-	return recs, nil
+	return recs
 }
 
 // flat reports whether no line is indented: a copy that lost its
@@ -153,7 +231,7 @@ func flat(ls []line) bool {
 
 // readFlatRecords reads a record list that lost its indentation: a line
 // that is not "Key: Value" starts a new record.
-func readFlatRecords(ls []line) ([]Record, error) {
+func readFlatRecords(ls []line, s *skips) []Record {
 	var recs []Record
 	for _, l := range ls {
 		if isBlank(l.text) {
@@ -167,31 +245,53 @@ func readFlatRecords(ls []line) ([]Record, error) {
 			continue
 		}
 		if len(recs) == 0 {
-			return nil, errorf(l.no, "expected a title line before %q", strings.TrimSpace(l.text))
+			s.add(l.ref(), nil, "key line before any record title: skipped")
+			continue
 		}
 		recs[len(recs)-1].set(key, Field{Value: val, Ref: l.ref()})
 	}
+	out := recs[:0]
 	for _, r := range recs {
 		if len(r.Keys) == 0 {
-			return nil, errorf(r.Line, "record %q has no \"Key: Value\" lines", r.Title)
+			s.add(r.Ref, nil, "record \""+r.Title+"\" has no \"Key: Value\" lines: skipped")
+			continue
 		}
+		out = append(out, r)
 	}
-	return recs, nil
+	return out
 }
 
 // readStructure reads a single untitled structure from cleaned lines.
-func readStructure(ls []line) (Record, error) {
-	if len(ls) == 0 {
+// Lines after the structure that cannot be part of it are skipped.
+func readStructure(ls []line, s *skips) (Record, error) {
+	i := nextNonBlank(ls, 0)
+	if i == len(ls) {
 		return Record{}, &Error{Msg: "empty output: expected \"Key: Value\" lines"}
 	}
-	rec := newRecord(ls[0].ref())
-	ind := indent(ls[0].text)
-	i, err := readFields(ls, 0, ind, &rec, false)
-	if err != nil {
-		return rec, err
-	}
-	if i < len(ls) {
-		return rec, errorf(ls[i].no, "unexpected line %q after the structure", strings.TrimSpace(ls[i].text))
+	rec := newRecord(ls[i].ref())
+	ind := indent(ls[i].text)
+	for i < len(ls) {
+		i = nextNonBlank(ls, readFields(ls, i, ind, &rec, false, false, s))
+		if i < len(ls) {
+			// A line indented less than the structure: read on at its indentation
+			// when it is a key line (a copy that lost some indentation).
+			if _, _, ok := keyValue(ls[i].text); ok {
+				ind = indent(ls[i].text)
+				continue
+			}
+			s.add(ls[i].ref(), nil, "unexpected line after the structure: skipped")
+			i++
+		}
 	}
 	return rec, nil
+}
+
+// titleAt reports whether line i is followed by an indented key line: the
+// title of a record, not the wrapped rest of a value.
+func titleAt(ls []line, i int) bool {
+	if i+1 >= len(ls) || isBlank(ls[i+1].text) || indent(ls[i+1].text) == 0 {
+		return false
+	}
+	_, _, ok := keyValue(ls[i+1].text)
+	return ok
 }

@@ -3,6 +3,7 @@ package parse
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Table is an esxcli table: a header line, a line of dash runs, then rows.
@@ -27,10 +28,20 @@ func (r Row) Ref() Ref { return Ref{Line: r.Line, Text: r.Text} }
 
 // ReadTable reads an esxcli table. Column boundaries come from the dash
 // runs under the header; the last column is the rest of the line. A row
-// that does not fit the columns is split on runs of two or more spaces
-// instead. Empty input or a header without rows is an empty table.
+// that does not fit the columns is split on runs of two or more spaces,
+// then on single spaces when that gives one cell per column, then by
+// placing its words on the columns whose values they look like (IPv4
+// addresses, booleans, MAC addresses, numbers). A row that still cannot be
+// read is left out and listed in a *PartialError returned with the rows
+// that could be read. Empty input or a header without rows is an empty
+// table.
 func ReadTable(text string) (Table, error) {
-	return readTable(clean(text, false), nil)
+	var s skips
+	t, err := readTable(dropElisions(clean(text, false), &s), nil, &s)
+	if err != nil {
+		return t, err
+	}
+	return result(t, len(t.Rows), s)
 }
 
 var (
@@ -42,24 +53,48 @@ var (
 type column struct {
 	name  string
 	start int
+	kind  cellKind
 }
 
 // readTable reads a table from cleaned lines. known, when not nil, lists
 // the column names to locate in a header that has no dash line under it
 // (esxcfg-* style); without it a missing dash line is an error.
-func readTable(ls []line, known []string) (Table, error) {
+func readTable(ls []line, known []string, s *skips) (Table, error) {
 	var t Table
 	if len(ls) == 0 {
 		return t, nil
 	}
 	hdr := ls[0]
 	t.HeaderRef = hdr.ref()
-	hr := []rune(hdr.text)
+	hr := []rune(expandTabs(hdr.text))
 	var cols []column
 	rows := ls[1:]
+	dashes := ""
+	if len(ls) > 1 && reDashLine.MatchString(ls[1].text) {
+		dashes = ls[1].text
+	}
+	width := 0 // the terminal width when it wrapped the header
+	var firsts map[int]string
+	if w := utf8.RuneCountInString(hdr.text); dashes == "" && w >= 79 {
+		// A terminal narrower than the table wraps the header, the dash
+		// line and every longer row at the same column.
+		head, i := hdr.text, 1
+		for i < len(ls) && utf8.RuneCountInString(ls[i-1].text) >= w && !isBlank(ls[i].text) && !reDashLine.MatchString(ls[i].text) {
+			head += ls[i].text
+			i++
+		}
+		if i < len(ls) && reDashLine.MatchString(ls[i].text) {
+			width, hr = w, []rune(expandTabs(head))
+			dashes = ls[i].text
+			for i++; i < len(ls) && utf8.RuneCountInString(ls[i-1].text) >= w && reDashLine.MatchString(ls[i].text) && strings.Contains(ls[i].text, "-"); i++ {
+				dashes += ls[i].text
+			}
+			rows, firsts = unwrapRows(ls[i:], width)
+		}
+	}
 	switch {
-	case len(ls) > 1 && reDashLine.MatchString(ls[1].text):
-		runs := dashRuns([]rune(ls[1].text))
+	case dashes != "":
+		runs := dashRuns([]rune(expandTabs(dashes)))
 		for i, r := range runs {
 			end := len(hr)
 			if i+1 < len(runs) {
@@ -72,9 +107,11 @@ func readTable(ls []line, known []string) (Table, error) {
 			if name == "" {
 				return t, errorf(hdr.no, "table header has no name above the dash run at column %d", r[0]+1)
 			}
-			cols = append(cols, column{name, r[0]})
+			cols = append(cols, column{name: name, start: r[0]})
 		}
-		rows = ls[2:]
+		if width == 0 {
+			rows = ls[2:]
+		}
 	case known != nil:
 		pos := 0
 		for _, k := range known {
@@ -82,28 +119,41 @@ func readTable(ls []line, known []string) (Table, error) {
 			if at < 0 {
 				return t, errorf(hdr.no, "expected column %q in the table header %q", k, strings.TrimSpace(hdr.text))
 			}
-			cols = append(cols, column{k, at})
+			cols = append(cols, column{name: k, start: at})
 			pos = at + len([]rune(k))
 		}
 	default:
 		return t, errorf(hdr.no+1, "expected a line of dashes under the table header %q", strings.TrimSpace(hdr.text))
 	}
-	for _, c := range cols {
+	for i, c := range cols {
 		t.Header = append(t.Header, c.name)
+		cols[i].kind = kindOfColumn(c.name)
 	}
 	for _, l := range rows {
 		if isBlank(l.text) {
 			continue
 		}
+		raw := l.text
+		if f, ok := firsts[l.no]; ok {
+			raw = f // a row unwrapped by unwrapRows: the evidence is its first line
+		}
 		cells, err := splitRow(l, cols)
 		if err != nil {
-			return t, err
+			if n := len(t.Rows); n > 0 && t.Rows[n-1].Line == l.no-1 && cols[len(cols)-1].kind == cellText && utf8.RuneCountInString(t.Rows[n-1].Text) >= 79 && !reMultiSp.MatchString(strings.TrimSpace(l.text)) {
+				// The rest of the previous row's last cell, hard-wrapped by
+				// an 80-column (or wider) terminal.
+				last := cols[len(cols)-1].name
+				t.Rows[n-1].Cells[last] = strings.TrimSpace(t.Rows[n-1].Cells[last] + wrapJoin(t.Rows[n-1].Text, l.text))
+				continue
+			}
+			s.add(l.ref(), err, "table row skipped")
+			continue
 		}
 		m := make(map[string]string, len(cols))
 		for i, c := range cols {
 			m[c.name] = cells[i]
 		}
-		t.Rows = append(t.Rows, Row{Cells: m, Line: l.no, Text: l.text})
+		t.Rows = append(t.Rows, Row{Cells: m, Line: l.no, Text: raw})
 	}
 	return t, nil
 }
@@ -144,10 +194,13 @@ func indexWord(r, word []rune, from int) int {
 	return -1
 }
 
-// splitRow cuts a row at the column offsets, or, when a value crosses a
-// column boundary, on runs of two or more spaces.
+// splitRow cuts a row at the column offsets. When a value crosses a
+// column boundary, or a typed column holds a value of the wrong kind, it
+// splits on runs of two or more spaces, then on single spaces (when that
+// gives exactly one cell per column), then places the words by their kind.
 func splitRow(l line, cols []column) ([]string, error) {
-	r := []rune(l.text)
+	text := expandTabs(l.text)
+	r := []rune(text)
 	fits := true
 	for _, c := range cols[1:] {
 		if c.start-1 < len(r) && c.start > 0 && r[c.start-1] != ' ' && r[c.start-1] != '\t' {
@@ -167,23 +220,34 @@ func splitRow(l line, cols []column) ([]string, error) {
 			}
 			cells[i] = strings.TrimSpace(string(r[c.start:end]))
 		}
-		return cells, nil
-	}
-	trimmed := strings.TrimSpace(l.text)
-	locs := reMultiSp.FindAllStringIndex(trimmed, -1)
-	if len(locs)+1 < len(cols) {
-		return nil, errorf(l.no, "row does not fit the %d table columns (%s): found %d cells", len(cols), colNames(cols), len(locs)+1)
-	}
-	start := 0
-	for i := range cols {
-		if i == len(cols)-1 {
-			cells[i] = strings.TrimSpace(trimmed[start:])
-			break
+		if typedOK(cells, cols) {
+			return cells, nil
 		}
-		cells[i] = trimmed[start:locs[i][0]]
-		start = locs[i][1]
 	}
-	return cells, nil
+	trimmed := strings.TrimSpace(text)
+	locs := reMultiSp.FindAllStringIndex(trimmed, -1)
+	if len(locs)+1 >= len(cols) {
+		start := 0
+		for i := range cols {
+			if i == len(cols)-1 {
+				cells[i] = strings.TrimSpace(trimmed[start:])
+				break
+			}
+			cells[i] = trimmed[start:locs[i][0]]
+			start = locs[i][1]
+		}
+		if typedOK(cells, cols) {
+			return cells, nil
+		}
+	}
+	words := strings.Fields(trimmed)
+	if len(words) == len(cols) && typedOK(words, cols) {
+		return words, nil
+	}
+	if placed, ok := placeWords(words, cols); ok {
+		return placed, nil
+	}
+	return nil, errorf(l.no, "row does not fit the %d table columns (%s): found %d cells", len(cols), colNames(cols), len(locs)+1)
 }
 
 func colNames(cols []column) string {
@@ -202,4 +266,172 @@ func (r Row) record(header []string) Record {
 		rec.Keys = append(rec.Keys, h)
 	}
 	return rec
+}
+
+// cellKind is what the values of a column look like, known from its name.
+type cellKind int
+
+const (
+	cellText cellKind = iota
+	cellIPv4
+	cellBool
+	cellMAC
+	cellNumber
+	cellPCI
+)
+
+// columnKinds maps words of column names to the kind of their values.
+var columnKinds = []struct {
+	word string
+	kind cellKind
+}{
+	{"IPv4", cellIPv4}, {"Netmask", cellIPv4}, {"Broadcast", cellIPv4}, {"Gateway", cellIPv4}, {"IP Address", cellIPv4},
+	{"MAC", cellMAC},
+	{"Enabled", cellBool}, {"DHCP DNS", cellBool}, {"RoCE v1", cellBool}, {"RoCE v2", cellBool}, {"iWARP", cellBool}, {"configurable", cellBool},
+	{"MTU", cellNumber}, {"Port Begin", cellNumber}, {"Port End", cellNumber}, {"Active Clients", cellNumber}, {"VLAN ID", cellNumber},
+	{"Used Ports", cellNumber}, {"Configured Ports", cellNumber}, {"Num Ports", cellNumber}, {"TSO MSS", cellNumber},
+	{"PCI", cellPCI},
+}
+
+func kindOfColumn(name string) cellKind {
+	for _, c := range columnKinds {
+		if strings.Contains(name, c.word) {
+			return c.kind
+		}
+	}
+	return cellText
+}
+
+var (
+	reCellIPv4 = regexp.MustCompile(`^(?:[0-9]{1,3}\.){3}[0-9]{1,3}$`)
+	reCellMAC  = regexp.MustCompile(`^(?:[0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}$`)
+	reCellNum  = regexp.MustCompile(`^-?[0-9]+$`)
+	reCellPCI  = regexp.MustCompile(`^(?:[0-9A-Fa-f]{4}:)?[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}[.:][0-9A-Fa-f]$`)
+)
+
+// matches reports whether v is a value of kind k ("N/A" fits every kind).
+func (k cellKind) matches(v string) bool {
+	if strings.EqualFold(v, "N/A") {
+		return true
+	}
+	switch k {
+	case cellIPv4:
+		// IPv6 addresses and prefix lengths share the column in esxcfg-vmknic -l.
+		return reCellIPv4.MatchString(v) || strings.Contains(v, "::") || (len(v) <= 3 && reCellNum.MatchString(v))
+	case cellMAC:
+		return reCellMAC.MatchString(v)
+	case cellNumber:
+		return reCellNum.MatchString(v)
+	case cellPCI:
+		return reCellPCI.MatchString(v)
+	case cellBool:
+		switch strings.ToLower(v) {
+		case "true", "false", "yes", "no":
+			return true
+		}
+		return false
+	}
+	return true
+}
+
+// typedOK reports whether every non-empty cell of a typed column holds a
+// value of its kind.
+func typedOK(cells []string, cols []column) bool {
+	for i, c := range cols {
+		if c.kind != cellText && cells[i] != "" && !c.kind.matches(cells[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// placeWords assigns the words of a row to the columns, each column taking
+// a run of words (typed columns one word of their kind, or none), choosing
+// the assignment that fills the most columns with words of their kind. An
+// ambiguous row (two best assignments) is not placed.
+func placeWords(words []string, cols []column) ([]string, bool) {
+	n, m := len(words), len(cols)
+	if n == 0 || n > 64 || m > 32 {
+		return nil, false
+	}
+	const none = -1 << 30
+	type cell struct{ score, ways, take int }
+	// best[i][j]: best score placing words[j:] on cols[i:].
+	best := make([][]cell, m+1)
+	for i := range best {
+		best[i] = make([]cell, n+1)
+		for j := range best[i] {
+			best[i][j] = cell{score: none}
+		}
+	}
+	best[m][n] = cell{score: 0, ways: 1}
+	for i := m - 1; i >= 0; i-- {
+		for j := n; j >= 0; j-- {
+			b := cell{score: none}
+			maxTake := n - j
+			if cols[i].kind != cellText {
+				maxTake = min(maxTake, 1)
+			}
+			for k := 0; k <= maxTake; k++ {
+				next := best[i+1][j+k]
+				if next.score == none {
+					continue
+				}
+				var sc int
+				switch {
+				case k == 0 && cols[i].kind != cellText:
+					continue // a typed cell is never left empty by guessing
+				case k == 0:
+					sc = -3
+				case cols[i].kind != cellText:
+					if !cols[i].kind.matches(words[j]) {
+						continue
+					}
+					sc = 4
+				case i == m-1:
+					sc = 2 // the last column is the rest of the line
+				default:
+					sc = 3 - k
+				}
+				switch total := sc + next.score; {
+				case total > b.score:
+					b = cell{score: total, ways: next.ways, take: k}
+				case total == b.score:
+					b.ways += next.ways
+				}
+			}
+			best[i][j] = b
+		}
+	}
+	if best[0][0].score == none || best[0][0].ways != 1 {
+		return nil, false
+	}
+	out := make([]string, m)
+	j := 0
+	for i := range cols {
+		k := best[i][j].take
+		out[i] = strings.Join(words[j:j+k], " ")
+		j += k
+	}
+	return out, true
+}
+
+// unwrapRows joins each row line that filled the terminal (width columns)
+// with the line after it, the rest of that row. firsts holds the first
+// line of each joined row by line number, for its evidence.
+func unwrapRows(rows []line, width int) (out []line, firsts map[int]string) {
+	out = make([]line, 0, len(rows))
+	firsts = map[int]string{}
+	for i := 0; i < len(rows); i++ {
+		l := rows[i]
+		for utf8.RuneCountInString(rows[i].text) >= width && i+1 < len(rows) && !isBlank(rows[i+1].text) {
+			if _, ok := firsts[l.no]; !ok {
+				firsts[l.no] = l.text
+			}
+			i++
+			l.text += rows[i].text
+		}
+		out = append(out, l)
+	}
+	return out, firsts
 }

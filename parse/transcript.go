@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"regexp"
 	"strings"
 )
 
@@ -18,11 +19,65 @@ type TranscriptCommand struct {
 }
 
 // SplitTranscript splits a pasted SSH session into its commands, at each
-// prompt line ("[root@esx01:~] esxcli ...", "~ # ...", "# esxcli ...",
-// "root@esx01:~# ..."). Hosts may differ within one text. A prompt with no
-// command only ends the previous output. Text before the first prompt is
-// ignored. It is an error when no prompt is found.
+// prompt line ("[root@esx01:~] esxcli ...", "[root@esx01:/vmfs/volumes/ds1] ...",
+// "~ # ...", "# esxcli ...", "$ ssh root@esx01 esxcli ...", "root@esx01:~# ...",
+// "> esxcli --server esx01 ..." from vCLI notes). Hosts may differ within
+// one text. A prompt with no command only ends the previous output. Text
+// before the first prompt is ignored. A text without any prompt is split
+// at the lines that echo a command pvrdma-doctor knows; it is an error
+// when there are none either.
 func SplitTranscript(text string) ([]TranscriptCommand, error) {
+	out := splitAt(text, parsePrompt)
+	if len(out) == 0 {
+		// No prompt at all: a copy that kept only the commands, echoed
+		// on lines of their own ("esxcli network nic list", then its output).
+		out = splitEchoed(text)
+	}
+	if len(out) == 0 {
+		return nil, &Error{Msg: "no shell prompt found: expected lines like \"[root@esx01:~] esxcli rdma device list\" or \"~ # esxcli rdma device list\" before each command's output"}
+	}
+	return out, nil
+}
+
+// reTitledList matches the commands whose output is a list of titled
+// records: inside it, a title may look like a command.
+var reTitledList = regexp.MustCompile(`(?:vm process|ip interface|vswitch standard|vswitch dvs vmware|hardware pci) list\b`)
+
+// splitEchoed splits text without prompts at the lines (at column 0) that
+// are commands pvrdma-doctor knows, except, inside the output of a list of
+// titled records, a record's title that looks like one (a VM named
+// "esxcli vm process list", followed by its indented keys).
+func splitEchoed(text string) []TranscriptCommand {
+	ls := splitLines(text)
+	var out []TranscriptCommand
+	var b strings.Builder
+	flush := func() {
+		if len(out) > 0 {
+			out[len(out)-1].Output = strings.TrimRight(b.String(), "\n")
+		}
+		b.Reset()
+	}
+	titled := false
+	for i, l := range ls {
+		t := l.text
+		if indent(t) == 0 && looksLikeCommand(t) && reEcho.MatchString(t) && !(titled && startsRecord(ls, i)) {
+			flush()
+			cmd := strings.TrimSpace(t)
+			out = append(out, TranscriptCommand{Command: cmd, Line: l.no})
+			titled = reTitledList.MatchString(cmd)
+			continue
+		}
+		if len(out) > 0 {
+			b.WriteString(t)
+			b.WriteByte('\n')
+		}
+	}
+	flush()
+	return out
+}
+
+// splitAt splits text into commands at each line isStart recognises.
+func splitAt(text string, isStart func(string) (promptInfo, bool)) []TranscriptCommand {
 	var out []TranscriptCommand
 	cur := -1
 	var b strings.Builder
@@ -41,8 +96,8 @@ func SplitTranscript(text string) ([]TranscriptCommand, error) {
 			l, rest = rest, ""
 		}
 		no++
-		l = strings.TrimSuffix(l, "\r")
-		if p, ok := parsePrompt(l); ok {
+		l = normalizeCopy(strings.TrimSuffix(l, "\r"))
+		if p, ok := isStart(l); ok {
 			flush()
 			cur = -1
 			if p.Command != "" {
@@ -57,8 +112,14 @@ func SplitTranscript(text string) ([]TranscriptCommand, error) {
 		}
 	}
 	flush()
-	if len(out) == 0 {
-		return nil, &Error{Msg: "no shell prompt found: expected lines like \"[root@esx01:~] esxcli rdma device list\" or \"~ # esxcli rdma device list\" before each command's output"}
+	return out
+}
+
+// StripPrompt returns the command of a line that starts with a shell
+// prompt, and the line itself (trimmed) otherwise.
+func StripPrompt(s string) string {
+	if p, ok := parsePrompt(s); ok {
+		return p.Command
 	}
-	return out, nil
+	return strings.TrimSpace(s)
 }

@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -28,9 +29,12 @@ var reVsishTitle = regexp.MustCompile(`^\s*([^{}:]*?)\s*\{\s*$`)
 
 // PVRDMAProperties parses `vsish -e cat .../pvrdmaDevices/<wid>_<idx>/properties`:
 // a "PVRDMA Device Properties {" block of "key:value" lines closed by "}".
-// A copy that lost the closing brace is accepted.
+// A copy that lost the closing brace is accepted; a line that is not
+// "key:value" (or an author's elision) is skipped and reported in a
+// *PartialError returned with the rest.
 func PVRDMAProperties(text string) (PVRDMADevice, error) {
-	ls := clean(text, false)
+	var sk skips
+	ls := dropElisions(clean(text, false), &sk)
 	if len(ls) == 0 {
 		return PVRDMADevice{}, &Error{Msg: "empty output: expected a \"PVRDMA Device Properties {\" block"}
 	}
@@ -40,14 +44,11 @@ func PVRDMAProperties(text string) (PVRDMADevice, error) {
 	}
 	rec := newRecord(ls[0].ref())
 	rec.Title = m[1]
-	i, closed, err := readVsishBlock(ls, 1, &rec)
-	if err != nil {
-		return PVRDMADevice{}, err
-	}
+	i, closed := readVsishBlock(ls, 1, &rec, &sk)
 	if closed {
 		for _, l := range ls[i:] {
 			if !isBlank(l.text) {
-				return PVRDMADevice{}, errorf(l.no, "unexpected line %q after the closing brace", strings.TrimSpace(l.text))
+				sk.add(l.ref(), nil, "unexpected line after the closing brace: skipped")
 			}
 		}
 	}
@@ -65,11 +66,12 @@ func PVRDMAProperties(text string) (PVRDMADevice, error) {
 		}
 		n, ok := leadingInt(f.Value)
 		if !ok {
-			return PVRDMADevice{}, errorf(f.Line, "%s: expected a number, got %q", key, f.Value)
+			sk.add(f.Ref, nil, fmt.Sprintf("%s: expected a number, got %q: skipped", key, f.Value))
+			continue
 		}
 		*dst = n
 	}
-	return d, nil
+	return result(d, len(rec.Keys), sk)
 }
 
 var reNumber = regexp.MustCompile(`[0-9]+`)
@@ -87,7 +89,8 @@ func leadingInt(v string) (int, bool) {
 
 // readVsishBlock reads "key:value" lines into rec until "}" (closed) or
 // the end; "key:{" / "name {" opens a nested block.
-func readVsishBlock(ls []line, i int, rec *Record) (int, bool, error) {
+// Lines that cannot be read are recorded in s and skipped.
+func readVsishBlock(ls []line, i int, rec *Record, s *skips) (int, bool) {
 	for i < len(ls) {
 		l := ls[i]
 		t := strings.TrimSpace(l.text)
@@ -96,18 +99,14 @@ func readVsishBlock(ls []line, i int, rec *Record) (int, bool, error) {
 		case t == "":
 			continue
 		case t == "}" || t == "},":
-			return i, true, nil
+			return i, true
 		case strings.HasSuffix(t, "{"):
 			key := strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(t, "{"), ":"))
 			child := newRecord(l.ref())
 			child.Title = key
-			var err error
 			var closed bool
-			if i, closed, err = readVsishBlock(ls, i, &child); err != nil {
-				return i, false, err
-			}
-			if !closed {
-				return i, false, errorf(l.no, "block %q is not closed", key)
+			if i, closed = readVsishBlock(ls, i, &child, s); !closed {
+				s.add(l.ref(), nil, fmt.Sprintf("block %q is not closed", key))
 			}
 			rec.set(key, Field{Ref: l.ref()})
 			if rec.Nested == nil {
@@ -117,10 +116,11 @@ func readVsishBlock(ls []line, i int, rec *Record) (int, bool, error) {
 		default:
 			k, v, ok := strings.Cut(t, ":")
 			if !ok || strings.TrimSpace(k) == "" {
-				return i, false, errorf(l.no, "expected \"key:value\", got %q", t)
+				s.add(l.ref(), nil, "not a \"key:value\" line: skipped")
+				continue
 			}
 			rec.set(strings.TrimSpace(k), Field{Value: strings.TrimSpace(v), Ref: l.ref()})
 		}
 	}
-	return i, false, nil
+	return i, false
 }
