@@ -10,6 +10,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
 
 // hostInputSummary is what an offline input (transcript, saved outputs)
@@ -133,16 +134,16 @@ func inputSummaryExport(in *bundle.Input, errOut io.Writer) func(*Analysis) erro
 			if len(s.Skipped)+len(s.Other) == 0 {
 				continue
 			}
-			fmt.Fprintf(errOut, "%s: %s\n", in.Path, s.Host)
+			fmt.Fprintf(errOut, "%s: %s\n", textsafe.Clean(in.Path), textsafe.Clean(s.Host))
 			for _, l := range s.lines() {
-				fmt.Fprintf(errOut, "  %s\n", l)
+				fmt.Fprintf(errOut, "  %s\n", textsafe.Clean(l))
 			}
 		}
 		for i := range a.Report.Hosts {
 			a.Report.Hosts[i].Notes = append(a.Report.Hosts[i].Notes, byHost[a.Report.Hosts[i].Host]...)
 		}
 		for _, o := range in.Other {
-			fmt.Fprintf(errOut, "%s: passed over (not pvrdma-doctor's, no host): %s\n", in.Path, o)
+			fmt.Fprintf(errOut, "%s: passed over (not pvrdma-doctor's, no host): %s\n", textsafe.Clean(in.Path), textsafe.Clean(o))
 		}
 		return nil
 	}

@@ -31,19 +31,22 @@ func splitLines(text string) []line {
 	return ls
 }
 
-// reANSI matches terminal escape sequences (colours, cursor moves) that
-// session recordings (script, tmux logs) keep.
-var reANSI = regexp.MustCompile(`\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()][0-9A-Za-z]|[=>])`)
+// reSGR matches the colour sequences (SGR: ESC [ ... m) that session
+// recordings (script, tmux logs) keep around coloured prompts. ESXi's
+// commands print no colour, so nothing else is dropped: any other escape
+// sequence in a line is the host's own text (a VM named with a terminal
+// title sequence, say) and stays, to be shown escaped by the human sinks.
+var reSGR = regexp.MustCompile(`\x1b\[[0-9;]*m`)
 
 // normalizeCopy undoes what copying through documents and terminals does
-// to a line: no-break spaces (wiki and mail copies) become spaces,
-// terminal escape sequences are dropped.
+// to a line: no-break spaces (wiki and mail copies) become spaces, colour
+// sequences of recorded sessions are dropped.
 func normalizeCopy(s string) string {
 	if strings.IndexByte(s, 0x1b) < 0 && strings.IndexByte(s, 0xc2) < 0 {
 		return s
 	}
 	if strings.IndexByte(s, 0x1b) >= 0 {
-		s = reANSI.ReplaceAllString(s, "")
+		s = reSGR.ReplaceAllString(s, "")
 	}
 	if strings.Contains(s, "\u00a0") {
 		s = strings.ReplaceAll(s, "\u00a0", " ")
