@@ -20,6 +20,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
+	"github.com/pvrdma-doctor/pvrdma-doctor/redact"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -225,7 +226,7 @@ func TestRedactedBundleHasNoIdentifiersAndSameFindings(t *testing.T) {
 	}
 	// The original findings, passed through the same token map, are
 	// exactly the findings of the redacted bundle.
-	r := NewRedactor()
+	r := redact.NewRedactor()
 	if err := r.Seed(w.Tokens); err != nil {
 		t.Fatal(err)
 	}
@@ -453,7 +454,7 @@ func TestTranscript(t *testing.T) {
 func TestCompare(t *testing.T) {
 	in := loadMixed(t)
 	old := testAnalyze(in.Results, identity)
-	changed := cloneResults(in.Results)
+	changed := redact.Clone(in.Results)
 	for i := range changed {
 		for j := range changed[i].Captures {
 			c := &changed[i].Captures[j]
@@ -523,7 +524,7 @@ func TestCompareHostAddedRemoved(t *testing.T) {
 	in := loadMixed(t)
 	old := testAnalyze(in.Results, identity)
 	var kept []collect.HostResult
-	for _, hr := range cloneResults(in.Results) {
+	for _, hr := range redact.Clone(in.Results) {
 		switch hr.Host {
 		case "esx03":
 			continue // removed
