@@ -13,6 +13,8 @@
 package bundle
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -117,6 +119,21 @@ func hostDirs(hosts []string) []string {
 		out[i] = d
 	}
 	return out
+}
+
+// hostNames returns the name of each host.
+func hostNames(results []collect.HostResult) []string {
+	names := make([]string, len(results))
+	for i, hr := range results {
+		names[i] = hr.Host
+	}
+	return names
+}
+
+// sha256Hex is the SHA-256 of b in hex, as the manifest lists it.
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // captureFiles returns the file of each capture of a host: its

@@ -4,8 +4,6 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -126,11 +124,7 @@ func Write(w io.Writer, results []collect.HostResult, opts Options) (*Written, e
 	if err := addJSON(ResultsFile, slim); err != nil {
 		return nil, err
 	}
-	names := make([]string, len(results))
-	for i, hr := range results {
-		names[i] = hr.Host
-	}
-	dirs := hostDirs(names)
+	dirs := hostDirs(hostNames(results))
 	for i, hr := range results {
 		mh := ManifestHost{Host: hr.Host, Dir: dirs[i], Transport: hr.Transport, Status: hr.Status, Reason: hr.Reason,
 			Commands: []ManifestCommand{}}
@@ -169,8 +163,7 @@ func Write(w io.Writer, results []collect.HostResult, opts Options) (*Written, e
 		}
 	}
 	for _, f := range files {
-		sum := sha256.Sum256(f.data)
-		m.Files = append(m.Files, ManifestFile{Path: f.name, Size: int64(len(f.data)), SHA256: hex.EncodeToString(sum[:])})
+		m.Files = append(m.Files, ManifestFile{Path: f.name, Size: int64(len(f.data)), SHA256: sha256Hex(f.data)})
 	}
 	mb, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {

@@ -1,4 +1,4 @@
-package bundle
+package offline
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 )
 
@@ -18,7 +19,7 @@ func FuzzReadArchive(f *testing.F) {
 		f.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if _, err := Write(&buf, in.Results[:2], Options{Now: time.Unix(0, 0), Analyze: testAnalyze}); err != nil {
+	if _, err := bundle.Write(&buf, in.Results[:2], bundle.Options{Now: time.Unix(0, 0), Analyze: testAnalyze}); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(buf.Bytes())
@@ -26,7 +27,7 @@ func FuzzReadArchive(f *testing.F) {
 	f.Add([]byte{0x1f, 0x8b})
 	f.Add([]byte("[root@esx01:~] esxcli rdma device list\nName\n"))
 	// Small limits keep each run fast; the limit paths are exercised too.
-	maxFileSize, maxTotalSize = 1<<20, 4<<20
+	limits.File, limits.Total = 1<<20, 4<<20
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := LoadReader("fuzz", bytes.NewReader(data))
 		if err != nil {
