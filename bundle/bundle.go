@@ -1,7 +1,9 @@
-// Package bundle writes and reads pvrdma-doctor support bundles (one
-// tar.gz holding every raw capture of a scan plus its facts, findings and
-// report), redacts them, loads the other offline inputs (folders of saved
-// outputs, pasted SSH transcripts) and compares two analyses.
+// Package bundle is the pvrdma-doctor support-bundle archive (one tar.gz
+// holding every raw capture of a scan plus its facts, findings and
+// report): writing it atomically (redacted through package redact),
+// reading an archive or folder within limits and verifying it against its
+// manifest. It also compares two analyses (diff.go). Package offline turns
+// a bundle, a folder of saved outputs or a transcript into host results.
 //
 // Layout of a bundle (docs/bundles.md):
 //

@@ -11,12 +11,10 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/redact"
 )
 
-func identity(s string) string { return s }
-
 func TestCompare(t *testing.T) {
-	in := loadMixed(t)
-	old := testAnalyze(in.Results, identity)
-	changed := redact.Clone(in.Results)
+	results := mixed(t)
+	old := testAnalyze(results, nil)
+	changed := redact.Clone(results)
 	for i := range changed {
 		for j := range changed[i].Captures {
 			c := &changed[i].Captures[j]
@@ -30,7 +28,7 @@ func TestCompare(t *testing.T) {
 			}
 		}
 	}
-	neu := testAnalyze(changed, identity)
+	neu := testAnalyze(changed, nil)
 	d := bundle.Compare(bundle.Side{"old", old.Fleet, old.Checks.Findings}, bundle.Side{"new", neu.Fleet, neu.Checks.Findings})
 	var buf bytes.Buffer
 	if err := d.WriteText(&buf); err != nil {
@@ -57,10 +55,10 @@ func TestCompare(t *testing.T) {
 // Findings of a host that is on one side only are not new or resolved:
 // the host was added or removed.
 func TestCompareHostAddedRemoved(t *testing.T) {
-	in := loadMixed(t)
-	old := testAnalyze(in.Results, identity)
+	results := mixed(t)
+	old := testAnalyze(results, nil)
 	var kept []collect.HostResult
-	for _, hr := range redact.Clone(in.Results) {
+	for _, hr := range redact.Clone(results) {
 		switch hr.Host {
 		case "esx03":
 			continue // removed
@@ -72,7 +70,7 @@ func TestCompareHostAddedRemoved(t *testing.T) {
 		}
 		kept = append(kept, hr)
 	}
-	neu := testAnalyze(kept, identity)
+	neu := testAnalyze(kept, nil)
 	d := bundle.Compare(bundle.Side{"old", old.Fleet, old.Checks.Findings}, bundle.Side{"new", neu.Fleet, neu.Checks.Findings})
 	var buf bytes.Buffer
 	d.WriteText(&buf)

@@ -8,40 +8,27 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
-	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
-	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/offline"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
-const mixedDir = "../fixtures/scenarios/mixed"
-
-// testAnalyze is cli's analyze() without the cli package.
-func testAnalyze(rs []collect.HostResult, redact func(string) string) bundle.Analysis {
-	fl := facts.Build(rs)
-	res := checks.Run(&fl)
-	r := report.Build(rs, &fl, res, nil, report.Meta{Source: redact("test of esx01"), Now: time.Unix(0, 0), Version: "test"})
-	return bundle.Analysis{Fleet: &fl, Checks: res, Report: r}
-}
-
-func loadMixed(t *testing.T) *offline.Input {
-	t.Helper()
-	in, err := offline.Load(mixedDir)
+// mixed is the mixed scenario, read as analyze reads it.
+func mixed(t *testing.T) []collect.HostResult {
+	in, err := offline.Load("../fixtures/scenarios/mixed")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return in
+	return in.Results
 }
 
 func TestWriteFileAtomic(t *testing.T) {
 	dir := t.TempDir()
-	in := loadMixed(t)
+	results := mixed(t)
 	p := filepath.Join(dir, "b.tar.gz")
-	w, err := bundle.WriteFile(p, in.Results, bundle.Options{Redact: true, Analyze: testAnalyze})
+	w, err := bundle.WriteFile(p, results, bundle.Options{Redact: true, Analyze: testAnalyze})
 	if err != nil || w == nil {
 		t.Fatal(err)
 	}
@@ -64,7 +51,7 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Fatal("no error")
 	}
 	// An analysis that panics or fails mid-export is the same: Write's error aborts.
-	_, err = bundle.WriteFile(p2, in.Results, bundle.Options{Analyze: testAnalyze, HTML: func(io.Writer, *report.Report) error { return errors.New("boom") }})
+	_, err = bundle.WriteFile(p2, results, bundle.Options{Analyze: testAnalyze, HTML: func(io.Writer, *report.Report) error { return errors.New("boom") }})
 	if err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Fatalf("err %v", err)
 	}
@@ -77,7 +64,7 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Errorf("directory after failed writes: %v", names)
 	}
 	// A writer that fails midway makes Write fail.
-	if _, err := bundle.Write(&failWriter{n: 100}, in.Results, bundle.Options{Analyze: testAnalyze}); err == nil {
+	if _, err := bundle.Write(&failWriter{n: 100}, results, bundle.Options{Analyze: testAnalyze}); err == nil {
 		t.Error("Write to a failing writer succeeded")
 	}
 }
