@@ -21,28 +21,6 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 )
 
-// Limits bound what is read of an archive or a folder, so that a hostile
-// one cannot exhaust memory: a small archive that unpacks to a huge output
-// costs what a hostile host could cost, not gigabytes.
-type Limits struct {
-	// File is the most read of one file (JSON files: manifest, results,
-	// which may be as large as a fleet needs).
-	File int64
-	// Output is the most read of one command output file.
-	Output int64
-	// Total is the most held of all files together.
-	Total int64
-	// Entries is the most archive entries read.
-	Entries int
-}
-
-// DefaultLimits are the limits of analyze and redact: 64 MiB per file,
-// a command output's cap of a live scan (collect.DefaultMaxCommandOutput),
-// 512 MiB in total, 100,000 entries.
-func DefaultLimits() Limits {
-	return Limits{File: 64 << 20, Output: collect.DefaultMaxCommandOutput, Total: 512 << 20, Entries: 100000}
-}
-
 // Files are the regular files of an archive or a folder, read within
 // Limits: the input of Open (a bundle) or of a saved-output loader.
 type Files struct {
