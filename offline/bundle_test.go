@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -195,12 +197,7 @@ func identifiers(t *testing.T, rs []collect.HostResult) []string {
 			}
 		}
 	}
-	var out []string
-	for k := range set {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(set))
 }
 
 func TestRedactedBundleHasNoIdentifiersAndSameFindings(t *testing.T) {
@@ -253,11 +250,7 @@ func TestRedactedBundleHasNoIdentifiersAndSameFindings(t *testing.T) {
 func rewrite(t *testing.T, b []byte, edit func(name string, data []byte) ([]byte, bool)) []byte {
 	t.Helper()
 	files := rawFiles(t, b)
-	var names []string
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(files))
 	var out bytes.Buffer
 	gz := gzip.NewWriter(&out)
 	tw := tar.NewWriter(gz)

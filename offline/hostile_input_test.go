@@ -6,9 +6,11 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -252,12 +254,7 @@ func bomb(t *testing.T, b []byte, name string, size int64) []byte {
 	var out bytes.Buffer
 	gz, _ := gzip.NewWriterLevel(&out, gzip.BestSpeed)
 	tw := tar.NewWriter(gz)
-	var names []string
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(files)) {
 		if n == name {
 			continue
 		}

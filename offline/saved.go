@@ -2,8 +2,10 @@ package offline
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -47,12 +49,7 @@ func savedOutputs(files map[string][]byte, prefix, label, missing string) (resul
 		}
 		byHost[host].names = append(byHost[host].names, name)
 	}
-	var hosts []string
-	for h := range byHost {
-		hosts = append(hosts, h)
-	}
-	sort.Strings(hosts)
-	for _, h := range hosts {
+	for _, h := range slices.Sorted(maps.Keys(byHost)) {
 		hf := byHost[h]
 		sort.Strings(hf.names)
 		name := h
