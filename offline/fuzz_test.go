@@ -5,25 +5,16 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 )
 
 // FuzzReadArchive feeds arbitrary bytes to the bundle reader: it must
 // never panic, and whatever it accepts must be analysable.
 func FuzzReadArchive(f *testing.F) {
-	in, err := Load(mixedDir)
-	if err != nil {
-		f.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if _, err := bundle.Write(&buf, in.Results[:2], bundle.Options{Now: time.Unix(0, 0), Analyze: testAnalyze}); err != nil {
-		f.Fatal(err)
-	}
-	f.Add(buf.Bytes())
-	f.Add(buf.Bytes()[:buf.Len()/2])
+	b := mixedBundle(f, 2)
+	f.Add(b)
+	f.Add(b[:len(b)/2])
 	f.Add([]byte{0x1f, 0x8b})
 	f.Add([]byte("[root@esx01:~] esxcli rdma device list\nName\n"))
 	// Small limits keep each run fast; the limit paths are exercised too.
