@@ -9,6 +9,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/offline"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -27,7 +28,7 @@ func TestBundleKeepsRawHostileBytes(t *testing.T) {
 	if _, err := bundle.Write(&buf, rs, bundle.Options{ToolVersion: "test", Now: time.Unix(0, 0), Analyze: an, HTML: report.WriteHTML}); err != nil {
 		t.Fatal(err)
 	}
-	in, err := bundle.LoadReader("b.tar.gz", &buf)
+	in, err := offline.LoadReader("b.tar.gz", &buf)
 	if err != nil || in.Partial() {
 		t.Fatalf("%v %v", err, in.Problems)
 	}

@@ -17,10 +17,10 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/offline"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 	"github.com/pvrdma-doctor/pvrdma-doctor/tui"
@@ -35,7 +35,7 @@ var hostNames = regexp.MustCompile(`\b(hpc-node0\d|vcsa-01|win-jump01|dns-01|bac
 
 func loadMixed(t testing.TB) []collect.HostResult {
 	t.Helper()
-	in, err := bundle.Load(filepath.Join("..", "fixtures", "scenarios", "mixed"))
+	in, err := offline.Load(filepath.Join("..", "fixtures", "scenarios", "mixed"))
 	if err != nil {
 		t.Fatal(err)
 	}

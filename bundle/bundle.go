@@ -1,7 +1,9 @@
-// Package bundle writes and reads pvrdma-doctor support bundles (one
-// tar.gz holding every raw capture of a scan plus its facts, findings and
-// report), redacts them, loads the other offline inputs (folders of saved
-// outputs, pasted SSH transcripts) and compares two analyses.
+// Package bundle is the pvrdma-doctor support-bundle archive (one tar.gz
+// holding every raw capture of a scan plus its facts, findings and
+// report): writing it atomically (redacted through package redact),
+// reading an archive or folder within limits and verifying it against its
+// manifest. It also compares two analyses (diff.go). Package offline turns
+// a bundle, a folder of saved outputs or a transcript into host results.
 //
 // Layout of a bundle (docs/bundles.md):
 //
@@ -13,6 +15,8 @@
 package bundle
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -117,6 +121,21 @@ func hostDirs(hosts []string) []string {
 		out[i] = d
 	}
 	return out
+}
+
+// hostNames returns the name of each host.
+func hostNames(results []collect.HostResult) []string {
+	names := make([]string, len(results))
+	for i, hr := range results {
+		names[i] = hr.Host
+	}
+	return names
+}
+
+// sha256Hex is the SHA-256 of b in hex, as the manifest lists it.
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // captureFiles returns the file of each capture of a host: its

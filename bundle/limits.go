@@ -1,7 +1,6 @@
 package bundle
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -10,79 +9,44 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 )
 
-// Offline input is held to the caps of a live scan, so that a small
-// archive that unpacks to a huge output (a 61 KB .tar.gz holding 60 MB of
-// newlines) costs what a hostile host could cost, not gigabytes: a command
-// output file is read only up to collect.DefaultMaxCommandOutput, a
-// capture over collect.MaxCommandLines lines or a host over
-// collect.DefaultMaxHostOutput is reported as over the cap and not parsed,
-// and a transcript is refused past maxTranscriptLines.
-var (
-	maxOutputFile      int64 = collect.DefaultMaxCommandOutput
-	maxHostOutput      int64 = collect.DefaultMaxHostOutput
-	maxTranscriptLines       = 2 * collect.MaxCommandLines
-)
+// Limits bound what is read of an archive or a folder, so that a hostile
+// one cannot exhaust memory: a small archive that unpacks to a huge output
+// costs what a hostile host could cost, not gigabytes.
+type Limits struct {
+	// File is the most read of one file (JSON files: manifest, results,
+	// which may be as large as a fleet needs).
+	File int64
+	// Output is the most read of one command output file.
+	Output int64
+	// Total is the most held of all files together.
+	Total int64
+	// Entries is the most archive entries read.
+	Entries int
+}
+
+// DefaultLimits are the limits of analyze and redact: 64 MiB per file,
+// a command output's cap of a live scan (collect.DefaultMaxCommandOutput),
+// 512 MiB in total, 100,000 entries.
+func DefaultLimits() Limits {
+	return Limits{File: 64 << 20, Output: collect.DefaultMaxCommandOutput, Total: 512 << 20, Entries: 100000}
+}
 
 // fileLimit is the most that is read of one input file: JSON files
 // (manifest, results) may be as large as a fleet needs; command outputs
 // get the per-command cap.
-func fileLimit(name string) int64 {
+func (l Limits) fileLimit(name string) int64 {
 	if strings.HasSuffix(name, ".json") {
-		return maxFileSize
+		return l.File
 	}
-	return min(maxOutputFile, maxFileSize)
+	return min(l.Output, l.File)
 }
 
 // tooLarge is the problem reported for a file over its limit.
-func tooLarge(name string, size int64) string {
-	if lim := fileLimit(name); size > lim && lim < maxFileSize {
+func (l Limits) tooLarge(name string, size int64) string {
+	if lim := l.fileLimit(name); size > lim && lim < l.File {
 		return fmt.Sprintf("%s is too large (%d bytes, over the %d-byte cap of one command's output): ignored", name, size, lim)
 	}
 	return fmt.Sprintf("%s is too large (%d bytes): ignored", name, size)
-}
-
-// checkTranscript refuses a transcript with more lines than can be parsed
-// within the bound.
-func checkTranscript(b []byte) error {
-	if n := bytes.Count(b, []byte{'\n'}); n > maxTranscriptLines {
-		return fmt.Errorf("not a bundle, and a transcript of %d lines is over the %d-line cap", n, maxTranscriptLines)
-	}
-	return nil
-}
-
-// capInput marks the captures over the line cap or past the host cap as
-// failed ("output over the cap"), dropping their output before any parser
-// sees it.
-func capInput(in *Input) {
-	if in == nil {
-		return
-	}
-	for i := range in.Results {
-		hr := &in.Results[i]
-		var held int64
-		for j := range hr.Captures {
-			c := &hr.Captures[j]
-			size := int64(len(c.Stdout) + len(c.Stderr))
-			var over *collect.OutputCapError
-			switch {
-			case size == 0:
-				continue
-			case strings.Count(c.Stdout, "\n")+strings.Count(c.Stderr, "\n") > collect.MaxCommandLines:
-				over = &collect.OutputCapError{Scope: "lines", Limit: collect.MaxCommandLines}
-			case held+size > maxHostOutput:
-				over = &collect.OutputCapError{Scope: "host", Limit: maxHostOutput}
-			default:
-				held += size
-				continue
-			}
-			c.Stdout, c.Stderr, c.ExitCode = "", "", -1
-			c.Status, c.Error = collect.StatusFailed, over.Error()
-			in.Problems = append(in.Problems, fmt.Sprintf("%s: `%s`: %s", hr.Host, c.Command, over.Error()))
-			if hr.Status == collect.StatusCollected {
-				hr.Status = collect.StatusPartial
-			}
-		}
-	}
 }
 
 // readFileLimit reads a file that may have grown since it was measured

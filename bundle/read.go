@@ -17,181 +17,42 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 )
 
-// Input kinds.
-const (
-	KindArchive    = "bundle"
-	KindFolder     = "unpacked bundle"
-	KindSaved      = "saved outputs"
-	KindTranscript = "transcript"
-)
-
-// Limits that keep a hostile archive from exhausting memory (variables so
-// that the fuzz test can lower them).
-var (
-	maxFileSize  int64 = 64 << 20
-	maxTotalSize int64 = 512 << 20
-	maxEntries         = 100000
-)
-
-// Input is one offline input, loaded: the host results to analyze and
-// what went wrong while reading them.
-type Input struct {
-	Path string
-	// Kind is KindArchive, KindFolder, KindSaved or KindTranscript.
-	Kind string
-	// Manifest is set for bundles whose manifest could be read.
-	Manifest *Manifest
-	Results  []collect.HostResult
-	// Problems make the input partial: damage found while reading
-	// (truncated archive, checksum mismatch, missing outputs, ...).
+// Files are the regular files of an archive or a folder, read within
+// Limits: the input of Open (a bundle) or of a saved-output loader.
+type Files struct {
+	// Data holds every file read, by slash path relative to the root.
+	Data map[string][]byte
+	// Sums holds the SHA-256 (hex) of the derived files (facts.json,
+	// findings.json, report.json, report.html): they are checksummed
+	// only, never held.
+	Sums map[string]string
+	// Problems is the damage found while reading (truncation, links,
+	// unsafe paths, files over a limit): what was read is kept.
 	Problems []string
-	// Ignored lists inputs that are not pvrdma-doctor command outputs
-	// (unknown files).
-	Ignored []string
-	// Read says, per host of a transcript or folder of saved outputs, which
-	// commands were read and which were passed over.
-	Read []HostRead
-	// Other lists transcript commands that are not pvrdma-doctor's and
-	// belong to no host read: passed over quietly.
-	Other []string
 }
 
-// Partial reports whether something could not be read.
-func (in *Input) Partial() bool { return len(in.Problems) > 0 }
-
-// Source describes the input for the report ("bundle x.tar.gz").
-func (in *Input) Source() string {
-	s := in.Kind + " " + in.Path
-	if in.Manifest != nil && in.Manifest.Source != "" {
-		s += " (" + in.Manifest.Source + ")"
-	}
-	return s
+// IsBundle reports whether the files hold a manifest.json.
+func (f *Files) IsBundle() bool {
+	_, ok := f.Data[ManifestName]
+	return ok
 }
 
-// Redacted reports whether the input is a redacted bundle.
-func (in *Input) Redacted() bool { return in.Manifest != nil && in.Manifest.Redacted }
-
-// Load reads an analyze input: a bundle (tar.gz, or unpacked folder), a
-// folder of saved outputs (one folder per host, one file per command named
-// collect.FileName(command)), or a pasted SSH transcript. It returns an
-// error when nothing can be analysed; damage that still leaves something to
-// analyse is listed in Input.Problems.
-func Load(p string) (*Input, error) {
-	st, err := os.Stat(p)
-	if err != nil {
-		return nil, err
-	}
-	if st.IsDir() {
-		// A symlink to a folder is walked at its target (WalkDir does not
-		// follow a symlinked root).
-		root := p
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			root = r
-		}
-		files, sums, problems, err := readDir(root)
-		if err != nil {
-			return nil, err
-		}
-		in, err := fromFiles(files, sums, filepath.Base(filepath.Clean(p)))
-		capInput(in)
-		if in != nil {
-			in.Path = p
-			in.Problems = append(problems, in.Problems...)
-		}
-		return in, wrapPath(p, err)
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return LoadReader(p, f)
-}
-
-// LoadReader reads a bundle archive or a transcript from r (standard
-// input); name labels it in messages.
-func LoadReader(p string, r io.Reader) (*Input, error) {
-	br := bufio.NewReader(r)
-	head, _ := br.Peek(512)
-	if isArchive(head) {
-		files, sums, problems, err := readArchive(br)
-		if err != nil {
-			return nil, wrapPath(p, err)
-		}
-		in, err := fromFiles(files, sums, "")
-		capInput(in)
-		if in != nil {
-			in.Path = p
-			in.Problems = append(problems, in.Problems...)
-			if in.Kind == KindSaved {
-				in.Problems = append(in.Problems, "the archive has no manifest.json: read as saved outputs")
-			}
-			in.Kind = KindArchive
-		}
-		if err != nil && len(problems) > 0 {
-			err = fmt.Errorf("%w (%s)", err, strings.Join(problems, "; "))
-		}
-		return in, wrapPath(p, err)
-	}
-	b, err := io.ReadAll(io.LimitReader(br, maxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > maxFileSize {
-		return nil, fmt.Errorf("%s: not a bundle, and too large (over %d MiB) for a transcript", p, maxFileSize>>20)
-	}
-	if !looksLikeText(b) {
-		return nil, fmt.Errorf("%s: not a bundle: it is neither a .tar.gz support bundle, a folder of saved outputs, nor a text transcript", p)
-	}
-	if err := checkTranscript(b); err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
-	}
-	in, err := FromTranscript(string(b))
-	capInput(in)
-	if in != nil {
-		in.Path = p
-	}
-	return in, wrapPath(p, err)
-}
-
-func wrapPath(p string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("%s: %w", p, err)
-}
-
-// isArchive recognises gzip and (uncompressed) tar by their magic.
-func isArchive(head []byte) bool {
+// IsArchive recognises gzip and (uncompressed) tar by their magic.
+func IsArchive(head []byte) bool {
 	if len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
 		return true
 	}
 	return len(head) >= 262 && string(head[257:262]) == "ustar"
 }
 
-func looksLikeText(b []byte) bool {
-	if len(b) == 0 {
-		return true
-	}
-	n := len(b)
-	if n > 8192 {
-		n = 8192
-	}
-	s := b[:n]
-	for len(s) > 0 && !utf8.Valid(s) && len(b) > n {
-		s = s[:len(s)-1] // a rune cut at the window's end
-	}
-	return utf8.Valid(s) && !bytes.ContainsRune(s, 0)
-}
-
-// readArchive reads every regular file of a tar.gz (or tar). Damage after
-// some files were read is a problem, not an error: what was read is kept.
-func readArchive(r io.Reader) (map[string][]byte, map[string]string, []string, error) {
+// ReadArchive reads every regular file of a tar.gz (or tar) within lim.
+// Damage after some files were read is a problem, not an error: what was
+// read is kept.
+func ReadArchive(r io.Reader, lim Limits) (*Files, error) {
 	br, ok := r.(*bufio.Reader)
 	if !ok {
 		br = bufio.NewReader(r)
@@ -201,7 +62,7 @@ func readArchive(r io.Reader) (map[string][]byte, map[string]string, []string, e
 	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
 		gz, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("not a valid gzip archive: %w", err)
+			return nil, fmt.Errorf("not a valid gzip archive: %w", err)
 		}
 		gz.Multistream(false)
 		src = gz
@@ -215,19 +76,19 @@ func readArchive(r io.Reader) (map[string][]byte, map[string]string, []string, e
 		hdr, err := tr.Next()
 		if errors.Is(err, io.EOF) {
 			if n == 0 {
-				return nil, nil, nil, errors.New("not a bundle: the archive is empty")
+				return nil, errors.New("not a bundle: the archive is empty")
 			}
 			break
 		}
 		if err != nil {
 			if n == 0 {
-				return nil, nil, nil, fmt.Errorf("not a bundle, or a corrupt one: %w", err)
+				return nil, fmt.Errorf("not a bundle, or a corrupt one: %w", err)
 			}
 			problems = append(problems, fmt.Sprintf("the archive is truncated or corrupt after %d entries (%v): later files are missing", n, err))
 			break
 		}
-		if n >= maxEntries {
-			problems = append(problems, fmt.Sprintf("the archive has more than %d entries: the rest is ignored", maxEntries))
+		if n >= lim.Entries {
+			problems = append(problems, fmt.Sprintf("the archive has more than %d entries: the rest is ignored", lim.Entries))
 			break
 		}
 		if hdr.Typeflag != tar.TypeReg && hdr.Typeflag != tar.TypeRegA {
@@ -254,11 +115,11 @@ func readArchive(r io.Reader) (map[string][]byte, map[string]string, []string, e
 			sums[name] = sum
 			continue
 		}
-		if hdr.Size > fileLimit(name) || total+hdr.Size > maxTotalSize {
-			problems = append(problems, tooLarge(name, hdr.Size))
+		if hdr.Size > lim.fileLimit(name) || total+hdr.Size > lim.Total {
+			problems = append(problems, lim.tooLarge(name, hdr.Size))
 			continue
 		}
-		b, err := io.ReadAll(io.LimitReader(tr, fileLimit(name)+1))
+		b, err := io.ReadAll(io.LimitReader(tr, lim.fileLimit(name)+1))
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("the archive is truncated or corrupt in %s (%v): it and later files are missing", name, err))
 			break
@@ -270,7 +131,7 @@ func readArchive(r io.Reader) (map[string][]byte, map[string]string, []string, e
 		}
 		files[name] = b
 	}
-	return files, sums, problems, nil
+	return &Files{Data: files, Sums: sums, Problems: problems}, nil
 }
 
 // derived are the files a bundle carries for people and other tools but
@@ -300,8 +161,9 @@ func cleanName(n string) (string, bool) {
 	return c, true
 }
 
-// readDir reads the files of a folder (three levels deep, hidden files skipped).
-func readDir(root string) (map[string][]byte, map[string]string, []string, error) {
+// ReadDir reads the files of a folder within lim (three levels deep,
+// hidden files skipped, symbolic links not followed).
+func ReadDir(root string, lim Limits) (*Files, error) {
 	files := map[string][]byte{}
 	sums := map[string]string{}
 	var problems []string
@@ -354,11 +216,11 @@ func readDir(root string) (map[string][]byte, map[string]string, []string, error
 			}
 			return nil
 		}
-		if info.Size() > fileLimit(rel) || total+info.Size() > maxTotalSize {
-			problems = append(problems, tooLarge(rel, info.Size()))
+		if info.Size() > lim.fileLimit(rel) || total+info.Size() > lim.Total {
+			problems = append(problems, lim.tooLarge(rel, info.Size()))
 			return nil
 		}
-		b, err := readFileLimit(p, fileLimit(rel))
+		b, err := readFileLimit(p, lim.fileLimit(rel))
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", rel, err))
 			return nil
@@ -367,27 +229,40 @@ func readDir(root string) (map[string][]byte, map[string]string, []string, error
 		files[rel] = b
 		return nil
 	})
-	return files, sums, problems, err
+	if err != nil {
+		return nil, err
+	}
+	return &Files{Data: files, Sums: sums, Problems: problems}, nil
 }
 
-// fromFiles interprets a set of files: a bundle when manifest.json is
-// there, saved outputs otherwise. label names a lone host folder.
-// sums holds the checksums of the derived files, which are not kept.
-func fromFiles(files map[string][]byte, sums map[string]string, label string) (*Input, error) {
-	in := &Input{Kind: KindSaved}
-	mb, hasManifest := files[ManifestName]
-	if !hasManifest {
-		prefix := ""
-		if hasPrefix(files, HostsDir+"/") {
-			prefix = HostsDir + "/"
-		}
-		in.Results, in.Ignored, in.Read = savedOutputs(files, prefix, label, collect.ErrNotSaved)
-		if len(in.Results) == 0 {
-			return in, errors.New("not a bundle and no saved outputs found: expected manifest.json, or one folder per host holding files named after their command (e.g. esx01/esxcli_rdma_device_list.txt)")
-		}
-		return in, nil
-	}
-	in.Kind = KindFolder
+// Contents is a bundle read from its files (Open).
+type Contents struct {
+	// Manifest is nil when manifest.json could not be decoded.
+	Manifest *Manifest
+	// Results are the host results of results.json with their outputs;
+	// a command whose output is missing or corrupt counts as failed.
+	Results []collect.HostResult
+	// ResultsLost is set when results.json is missing, corrupt or failed
+	// its checksum: Results is then empty and the host folders are to be
+	// read as saved outputs from Good.
+	ResultsLost bool
+	// Good are the files that passed their checksums (set with
+	// ResultsLost).
+	Good map[string][]byte
+	// Problems is the damage found (checksums, missing files, schema).
+	Problems []string
+	// Ignored lists the files not listed in the manifest.
+	Ignored []string
+}
+
+// Open interprets the files of a bundle (Files.IsBundle): it verifies
+// every checksum of the manifest, and returns the host results of
+// results.json with each command's output from its host folder. A file
+// that is missing or fails its checksum is not used.
+func Open(f *Files) *Contents {
+	files, sums := f.Data, f.Sums
+	in := &Contents{}
+	mb := files[ManifestName]
 	var m Manifest
 	dec := json.NewDecoder(bytes.NewReader(mb))
 	if err := dec.Decode(&m); err != nil {
@@ -405,8 +280,7 @@ func fromFiles(files map[string][]byte, sums map[string]string, label string) (*
 			listed[f.Path] = true
 			got, ok := sums[f.Path]
 			if b, inFiles := files[f.Path]; inFiles {
-				sum := sha256.Sum256(b)
-				got, ok = hex.EncodeToString(sum[:]), true
+				got, ok = sha256Hex(b), true
 			}
 			if !ok {
 				bad[f.Path] = true
@@ -449,25 +323,16 @@ func fromFiles(files map[string][]byte, sums map[string]string, label string) (*
 		}
 	}
 	if results == nil {
-		good := map[string][]byte{}
+		in.ResultsLost = true
+		in.Good = map[string][]byte{}
 		for p, b := range files {
 			if !bad[p] {
-				good[p] = b
+				in.Good[p] = b
 			}
 		}
-		var ign []string
-		in.Results, ign, _ = savedOutputs(good, HostsDir+"/", "", collect.ErrMissingFromBundle)
-		in.Ignored = append(in.Ignored, ign...)
-		if len(in.Results) == 0 {
-			return in, errors.New("the bundle holds no readable host outputs")
-		}
-		return in, nil
+		return in
 	}
-	names := make([]string, len(results))
-	for i, hr := range results {
-		names[i] = hr.Host
-	}
-	dirs := hostDirs(names)
+	dirs := hostDirs(hostNames(results))
 	for i := range results {
 		hr := &results[i]
 		if in.Manifest != nil && i < len(in.Manifest.Hosts) && in.Manifest.Hosts[i].Host == hr.Host {
@@ -507,153 +372,5 @@ func fromFiles(files map[string][]byte, sums map[string]string, label string) (*
 		}
 	}
 	in.Results = results
-	return in, nil
-}
-
-func hasPrefix(files map[string][]byte, prefix string) bool {
-	for p := range files {
-		if strings.HasPrefix(p, prefix) {
-			return true
-		}
-	}
-	return false
-}
-
-// savedOutputs reads one folder per host under prefix (or a lone host's
-// files directly under prefix, named label), each file named after its
-// command (collect.FileName), with optional <name>.stderr / <name>.exit.
-// A stage-1 command without a file is recorded as a skipped capture whose
-// Error is missing (collect.ErrNotSaved, or collect.ErrMissingFromBundle for
-// the host folders of a bundle), so that the host is partial.
-// reads says per host which file gave which command.
-func savedOutputs(files map[string][]byte, prefix, label, missing string) (results []collect.HostResult, ignored []string, reads []HostRead) {
-	type hostFiles struct{ names []string }
-	byHost := map[string]*hostFiles{}
-	for p := range files {
-		if !strings.HasPrefix(p, prefix) {
-			continue
-		}
-		rel := strings.TrimPrefix(p, prefix)
-		host, name, nested := strings.Cut(rel, "/")
-		if !nested {
-			host, name = "", rel
-		}
-		if strings.Contains(name, "/") {
-			continue
-		}
-		if byHost[host] == nil {
-			byHost[host] = &hostFiles{}
-		}
-		byHost[host].names = append(byHost[host].names, name)
-	}
-	var hosts []string
-	for h := range byHost {
-		hosts = append(hosts, h)
-	}
-	sort.Strings(hosts)
-	for _, h := range hosts {
-		hf := byHost[h]
-		sort.Strings(hf.names)
-		name := h
-		dir := prefix + h + "/"
-		if h == "" {
-			name, dir = label, prefix
-			if name == "" {
-				name = "host"
-			}
-		}
-		hr := collect.HostResult{Host: name, Transport: "saved-output", Status: collect.StatusCollected}
-		rd := HostRead{Host: name}
-		var ign []string
-		for _, n := range hf.names {
-			if !strings.HasSuffix(n, ".txt") {
-				if !strings.HasSuffix(n, ".stderr") && !strings.HasSuffix(n, ".exit") && n != "scenario.yaml" {
-					ign = append(ign, path.Join(h, n)+": not a command output (expected <command>.txt)")
-				}
-				continue
-			}
-			caps, ok := savedCaptures(name, n, files[dir+n])
-			if !ok {
-				ign = append(ign, path.Join(h, n)+": not named after a pvrdma-doctor command")
-				continue
-			}
-			for _, c := range caps {
-				hr.Captures = append(hr.Captures, withStatusFiles(c, files, dir, n))
-			}
-			rd.Commands = append(rd.Commands, savedRead(path.Join(h, n), caps))
-		}
-		if len(hr.Captures) == 0 {
-			// A folder without any command output is not a host (docs, ...).
-			if h != "" {
-				ignored = append(ignored, h+"/: no command outputs")
-			}
-			continue
-		}
-		ignored = append(ignored, ign...)
-		addMissingStage1(&hr, missing)
-		results = append(results, hr)
-		reads = append(reads, rd)
-	}
-	return results, ignored, reads
-}
-
-// addMissingStage1 completes a host read from an offline input (saved
-// outputs, transcript): every stage-1 command it lacks becomes a skipped
-// capture whose Error says why (missing), the host is finalized, and it is
-// partial when something was missing, as a live scan that could not run
-// those commands would be. It sorts the captures.
-func addMissingStage1(hr *collect.HostResult, missing string) {
-	have := map[collect.Kind]bool{}
-	for _, c := range hr.Captures {
-		have[c.Kind] = true
-	}
-	stage1 := collect.Stage1()
-	n := 0
-	for _, c := range stage1 {
-		if !have[c.Kind] {
-			hr.Captures = append(hr.Captures, collect.Capture{Host: hr.Host, Command: c.Line, Kind: c.Kind,
-				Status: collect.StatusSkipped, Error: missing})
-			n++
-		}
-	}
-	sortCaptures(hr.Captures)
-	hr.Finalize()
-	if n == 0 || hr.Status == collect.StatusNotCollected {
-		return
-	}
-	hr.Status = collect.StatusPartial
-	why := fmt.Sprintf("%d of the %d stage-1 commands missing (%s)", n, len(stage1), missing)
-	if hr.Reason != "" {
-		why = hr.Reason + "; " + why
-	}
-	hr.Reason = why
-}
-
-// sortCaptures orders captures like the collector: stage 1 in catalogue
-// order, then stage 2 and 3 by command line.
-func sortCaptures(cs []collect.Capture) {
-	rank := map[string]int{}
-	for i, c := range collect.Stage1() {
-		rank[c.Line] = i + 1
-	}
-	stage := func(k collect.Kind) int {
-		switch k {
-		case collect.KindVmkping:
-			return 3
-		}
-		return 2
-	}
-	sort.SliceStable(cs, func(i, j int) bool {
-		ri, rj := rank[cs[i].Command], rank[cs[j].Command]
-		switch {
-		case ri > 0 && rj > 0:
-			return ri < rj
-		case ri > 0 || rj > 0:
-			return ri > 0
-		}
-		if si, sj := stage(cs[i].Kind), stage(cs[j].Kind); si != sj {
-			return si < sj
-		}
-		return cs[i].Command < cs[j].Command
-	})
+	return in
 }

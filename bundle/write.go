@@ -4,8 +4,6 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/redact"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -30,7 +29,7 @@ type Options struct {
 	AlreadyRedacted bool
 	// Tokens seeds the redaction with an earlier token map, so that two
 	// bundles of the same fleet use the same tokens (optional).
-	Tokens *TokenMap
+	Tokens *redact.TokenMap
 	// ToolVersion is written to the manifest.
 	ToolVersion string
 	// Now is the creation time (default time.Now()).
@@ -44,7 +43,7 @@ type Options struct {
 	// Identifiers are identifiers the caller added to the results (SSH
 	// users, dialled addresses, local paths; Redactor.AddIdentifier), to
 	// redact with the rest. Token is used for local paths ("" generates).
-	Identifiers []Token
+	Identifiers []redact.Token
 }
 
 // Written is what Write produced.
@@ -53,7 +52,7 @@ type Written struct {
 	Analysis Analysis
 	// Tokens is the redaction's token map (nil when not redacted). It must
 	// never be stored inside the bundle.
-	Tokens *TokenMap
+	Tokens *redact.TokenMap
 }
 
 // entry is one file of the bundle, in archive order.
@@ -73,11 +72,11 @@ func Write(w io.Writer, results []collect.HostResult, opts Options) (*Written, e
 	if opts.AlreadyRedacted && (opts.Redact || opts.Tokens != nil) {
 		return nil, errors.New("bundle: the results are already redacted: they cannot be redacted again")
 	}
-	results = cloneResults(results)
-	redact := identity
-	var tm *TokenMap
+	results = redact.Clone(results)
+	redactText := identity
+	var tm *redact.TokenMap
 	if opts.Redact {
-		r := NewRedactor()
+		r := redact.NewRedactor()
 		if opts.Tokens != nil {
 			if err := r.Seed(opts.Tokens); err != nil {
 				return nil, err
@@ -88,19 +87,19 @@ func Write(w io.Writer, results []collect.HostResult, opts Options) (*Written, e
 			r.AddIdentifier(id.Kind, id.Original, id.Token)
 		}
 		if c := r.Collisions(); len(c) > 0 {
-			return nil, &TokenCollisionError{Names: c}
+			return nil, &redact.TokenCollisionError{Names: c}
 		}
 		results = r.Results(results)
-		redact = r.Text
+		redactText = r.Text
 		tmv := r.TokenMap()
 		tm = &tmv
 	}
-	a := opts.Analyze(results, redact)
+	a := opts.Analyze(results, redactText)
 	m := &Manifest{
 		SchemaVersion: SchemaVersion,
 		Tool:          report.Tool{Name: "pvrdma-doctor", Version: opts.ToolVersion},
 		CreatedAt:     opts.Now.UTC(),
-		Source:        redact(opts.Source),
+		Source:        redactText(opts.Source),
 		Redacted:      opts.Redact || opts.AlreadyRedacted,
 	}
 	var files []entry
@@ -116,7 +115,7 @@ func Write(w io.Writer, results []collect.HostResult, opts Options) (*Written, e
 		return nil
 	}
 	// results.json: everything but stdout (it lives in the host files).
-	slim := cloneResults(results)
+	slim := redact.Clone(results)
 	for i := range slim {
 		for j := range slim[i].Captures {
 			slim[i].Captures[j].Stdout = ""
@@ -125,11 +124,7 @@ func Write(w io.Writer, results []collect.HostResult, opts Options) (*Written, e
 	if err := addJSON(ResultsFile, slim); err != nil {
 		return nil, err
 	}
-	names := make([]string, len(results))
-	for i, hr := range results {
-		names[i] = hr.Host
-	}
-	dirs := hostDirs(names)
+	dirs := hostDirs(hostNames(results))
 	for i, hr := range results {
 		mh := ManifestHost{Host: hr.Host, Dir: dirs[i], Transport: hr.Transport, Status: hr.Status, Reason: hr.Reason,
 			Commands: []ManifestCommand{}}
@@ -168,8 +163,7 @@ func Write(w io.Writer, results []collect.HostResult, opts Options) (*Written, e
 		}
 	}
 	for _, f := range files {
-		sum := sha256.Sum256(f.data)
-		m.Files = append(m.Files, ManifestFile{Path: f.name, Size: int64(len(f.data)), SHA256: hex.EncodeToString(sum[:])})
+		m.Files = append(m.Files, ManifestFile{Path: f.name, Size: int64(len(f.data)), SHA256: sha256Hex(f.data)})
 	}
 	mb, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
@@ -270,15 +264,4 @@ func atomicWrite(path string, mode os.FileMode, fill func(io.Writer) error) (err
 		d.Close()
 	}
 	return nil
-}
-
-// cloneResults deep-copies results so that redaction never alters the caller's.
-func cloneResults(in []collect.HostResult) []collect.HostResult {
-	out := make([]collect.HostResult, len(in))
-	for i, hr := range in {
-		hr.Captures = append([]collect.Capture(nil), hr.Captures...)
-		hr.Notes = append([]string(nil), hr.Notes...)
-		out[i] = hr
-	}
-	return out
 }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/offline"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
@@ -80,13 +80,13 @@ with --output, the report is printed.`,
 }
 
 // loadInput loads an analyze input and prints what was damaged or ignored.
-func loadInput(path string, in io.Reader, errOut io.Writer) (*bundle.Input, error) {
-	var inp *bundle.Input
+func loadInput(path string, in io.Reader, errOut io.Writer) (*offline.Input, error) {
+	var inp *offline.Input
 	var err error
 	if path == "-" {
-		inp, err = bundle.LoadReader("standard input", in)
+		inp, err = offline.LoadReader("standard input", in)
 	} else {
-		inp, err = bundle.Load(path)
+		inp, err = offline.Load(path)
 	}
 	if err != nil {
 		return nil, WithExitCode(ExitError, err)
@@ -108,7 +108,7 @@ func loadInput(path string, in io.Reader, errOut io.Writer) (*bundle.Input, erro
 }
 
 // inputNotes are the report notes of an offline input.
-func inputNotes(in *bundle.Input) []string {
+func inputNotes(in *offline.Input) []string {
 	var notes []string
 	if in.Partial() {
 		notes = append(notes, fmt.Sprintf("PARTIAL INPUT: %d problem(s) while reading %s; findings cover only what could be read", len(in.Problems), in.Path))
@@ -140,7 +140,7 @@ func runAnalyze(ctx context.Context, opts *AnalyzeOptions) error {
 }
 
 // analyzePipeline is the pipeline that analyses a loaded offline input.
-func analyzePipeline(opts *AnalyzeOptions, in *bundle.Input) *Pipeline {
+func analyzePipeline(opts *AnalyzeOptions, in *offline.Input) *Pipeline {
 	meta := report.Meta{Source: in.Source(), Notes: inputNotes(in)}
 	targets := make([]collect.Target, len(in.Results))
 	for i, hr := range in.Results {
@@ -153,7 +153,7 @@ func analyzePipeline(opts *AnalyzeOptions, in *bundle.Input) *Pipeline {
 		// again would only produce a useless identity token map.
 		Bundle: bundleExporter(meta, BundleFlags{AlreadyRedacted: in.Redacted()}),
 	}
-	if in.Kind == bundle.KindTranscript || in.Kind == bundle.KindSaved {
+	if in.Kind == offline.KindTranscript || in.Kind == offline.KindSaved {
 		// Per host: what was read, what was skipped and what that cost.
 		p.Export = inputSummaryExport(in, opts.IO.ErrOut)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
+	"github.com/pvrdma-doctor/pvrdma-doctor/offline"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -105,7 +106,7 @@ func TestAnalyzeExportOfRedactedBundle(t *testing.T) {
 	if _, err := os.Stat(bundle.TokensPath(out)); err == nil {
 		t.Error("exporting a redacted bundle wrote a token map")
 	}
-	again, err := bundle.Load(out)
+	again, err := offline.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}

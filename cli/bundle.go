@@ -13,6 +13,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/config"
+	"github.com/pvrdma-doctor/pvrdma-doctor/redact"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -32,7 +33,7 @@ type BundleFlags struct {
 	AlreadyRedacted bool
 	// Identifiers are what the scan itself adds to the results (SSH
 	// users, dialled addresses, local paths), redacted with the rest.
-	Identifiers []bundle.Token
+	Identifiers []redact.Token
 	// Config is the config file the run uses (severity overrides and
 	// suppressions), so the bundle's report matches what the user saw.
 	// Set by the command after its flags are validated; nil for none.
@@ -46,7 +47,7 @@ func addRedactFlags(fl *pflag.FlagSet, b *BundleFlags) {
 }
 
 // loadTokens reads a token map written next to an earlier bundle.
-func loadTokens(path string) (*bundle.TokenMap, error) {
+func loadTokens(path string) (*redact.TokenMap, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -54,7 +55,7 @@ func loadTokens(path string) (*bundle.TokenMap, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--tokens: %w", err)
 	}
-	var tm bundle.TokenMap
+	var tm redact.TokenMap
 	if err := json.Unmarshal(b, &tm); err != nil {
 		return nil, fmt.Errorf("--tokens %s: not a token map: %w", path, err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/redact"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -77,8 +78,8 @@ func TestScanBundleAnalyzeRoundTripOverSSH(t *testing.T) {
 	}
 	defer l.Close()
 	targets, runner := labTargets(l)
-	for _, redact := range []bool{false, true} {
-		t.Run(fmt.Sprintf("redact=%v", redact), func(t *testing.T) {
+	for _, redacted := range []bool{false, true} {
+		t.Run(fmt.Sprintf("redact=%v", redacted), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "support.tar.gz")
 			var out, errOut bytes.Buffer
 			ro := &ReportOptions{Output: "json", FailOn: "warning"}
@@ -93,7 +94,7 @@ func TestScanBundleAnalyzeRoundTripOverSSH(t *testing.T) {
 			}
 			p.Export = func(a *Analysis) error {
 				scanned = a
-				return writeBundle(path, a.Results, p.Meta, BundleFlags{NoRedact: !redact}, &errOut)
+				return writeBundle(path, a.Results, p.Meta, BundleFlags{NoRedact: !redacted}, &errOut)
 			}
 			scanCode := exitOf(p.Run(t.Context()))
 			if scanned == nil || scanCode != ExitCritical {
@@ -129,7 +130,7 @@ func TestScanBundleAnalyzeRoundTripOverSSH(t *testing.T) {
 				if bytes.Contains(data, []byte(password)) {
 					t.Errorf("%s contains the SSH password", name)
 				}
-				if !redact {
+				if !redacted {
 					continue
 				}
 				for _, id := range ids {
@@ -139,10 +140,10 @@ func TestScanBundleAnalyzeRoundTripOverSSH(t *testing.T) {
 				}
 			}
 			_, hasTokens := os.Stat(bundle.TokensPath(path))
-			if (hasTokens == nil) != redact {
-				t.Errorf("token map present: %v, redacted: %v", hasTokens == nil, redact)
+			if (hasTokens == nil) != redacted {
+				t.Errorf("token map present: %v, redacted: %v", hasTokens == nil, redacted)
 			}
-			if redact && !strings.Contains(errOut.String(), "keep it private") {
+			if redacted && !strings.Contains(errOut.String(), "keep it private") {
 				t.Errorf("no token map notice: %s", errOut.String())
 			}
 
@@ -155,16 +156,16 @@ func TestScanBundleAnalyzeRoundTripOverSSH(t *testing.T) {
 				t.Fatal(err)
 			}
 			mapF := func(s string) string { return s }
-			if redact {
+			if redacted {
 				b, err := os.ReadFile(bundle.TokensPath(path))
 				if err != nil {
 					t.Fatal(err)
 				}
-				var tm bundle.TokenMap
+				var tm redact.TokenMap
 				if err := json.Unmarshal(b, &tm); err != nil {
 					t.Fatal(err)
 				}
-				r := bundle.NewRedactor()
+				r := redact.NewRedactor()
 				if err := r.Seed(&tm); err != nil {
 					t.Fatal(err)
 				}

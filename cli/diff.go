@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
+	"github.com/pvrdma-doctor/pvrdma-doctor/offline"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
@@ -63,7 +64,7 @@ func runDiff(opts *DiffOptions) error {
 		return usageError("only one of OLD and NEW can be standard input")
 	}
 	var sides [2]bundle.Side
-	var inputs [2]*bundle.Input
+	var inputs [2]*offline.Input
 	for i, p := range []string{opts.Old, opts.New} {
 		in, err := loadInput(p, opts.IO.In, opts.IO.ErrOut)
 		if err != nil {

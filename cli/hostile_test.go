@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/offline"
 	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
 
@@ -24,7 +24,7 @@ const pwned = "vm\x1b]0;PWNED\x07\x1b[2J"
 // message and fix) in which hpc-node04 is renamed to name.
 func hostileTranscript(t *testing.T, name string) string {
 	t.Helper()
-	in, err := bundle.Load(filepath.Join("..", "fixtures", "scenarios", "mixed"))
+	in, err := offline.Load(filepath.Join("..", "fixtures", "scenarios", "mixed"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,10 +6,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/offline"
 	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
 
@@ -46,8 +46,8 @@ func (s hostInputSummary) lines() []string {
 // summarizeInput builds the per-host summaries of an offline input from
 // what the loader read, the facts (what each output's parser skipped) and
 // the check results (what was not evaluated because of it).
-func summarizeInput(in *bundle.Input, fleet *facts.Fleet, res *checks.Result) []hostInputSummary {
-	reads := map[string]bundle.HostRead{}
+func summarizeInput(in *offline.Input, fleet *facts.Fleet, res *checks.Result) []hostInputSummary {
+	reads := map[string]offline.HostRead{}
 	for _, r := range in.Read {
 		reads[r.Host] = r
 	}
@@ -55,7 +55,7 @@ func summarizeInput(in *bundle.Input, fleet *facts.Fleet, res *checks.Result) []
 	for _, h := range fleet.Hosts {
 		rd, known := reads[h.Host]
 		s := hostInputSummary{Host: h.Host}
-		where := map[string]bundle.ReadCommand{}
+		where := map[string]offline.ReadCommand{}
 		for _, c := range rd.Commands {
 			if c.Replaced {
 				continue
@@ -125,7 +125,7 @@ func summarizeInput(in *bundle.Input, fleet *facts.Fleet, res *checks.Result) []
 // inputSummaryExport is the Pipeline.Export hook of analyze for a
 // transcript or saved outputs: it adds each host's input summary to the
 // report (host notes) and prints it on errOut.
-func inputSummaryExport(in *bundle.Input, errOut io.Writer) func(*Analysis) error {
+func inputSummaryExport(in *offline.Input, errOut io.Writer) func(*Analysis) error {
 	return func(a *Analysis) error {
 		sums := summarizeInput(in, &a.Fleet, &a.Checks)
 		byHost := map[string][]string{}

@@ -6,23 +6,23 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/redact"
 )
 
 // localIdentifiers are the operator's own identifiers a scan may write
 // into its results: the home directory (in the known_hosts, key and
 // ssh_config paths of messages; shown as ~) and those files' paths.
-func localIdentifiers(f *SSHFlags, getenv func(string) string) []bundle.Token {
-	ids := []bundle.Token{{Kind: bundle.TokenLocalPath, Original: homeDir(), Token: "~"}}
+func localIdentifiers(f *SSHFlags, getenv func(string) string) []redact.Token {
+	ids := []redact.Token{{Kind: redact.TokenLocalPath, Original: homeDir(), Token: "~"}}
 	for _, p := range append([]string{f.KnownHosts, f.SSHConfig, f.PasswordFile, f.HostsFile}, f.Identity...) {
 		if p != "" {
-			ids = append(ids, bundle.Token{Kind: bundle.TokenLocalPath, Original: p})
+			ids = append(ids, redact.Token{Kind: redact.TokenLocalPath, Original: p})
 		}
 	}
 	if getenv != nil {
 		if u := getenv("USER"); u != "" {
-			ids = append(ids, bundle.Token{Kind: bundle.TokenUser, Original: u})
+			ids = append(ids, redact.Token{Kind: redact.TokenUser, Original: u})
 		}
 	}
 	return ids
@@ -31,15 +31,15 @@ func localIdentifiers(f *SSHFlags, getenv func(string) string) []bundle.Token {
 // routeIdentifiers are the SSH users and dialled addresses of one route
 // (the host and its jump hosts; ssh_config HostName and hosts-file
 // addresses included).
-func routeIdentifiers(rt collect.Route) []bundle.Token {
-	var ids []bundle.Token
+func routeIdentifiers(rt collect.Route) []redact.Token {
+	var ids []redact.Token
 	for _, h := range append(append([]collect.Hop(nil), rt.Jumps...), rt.Host) {
-		ids = append(ids, bundle.Token{Kind: bundle.TokenHost, Original: h.Name}, bundle.Token{Kind: bundle.TokenHost, Original: h.Addr})
+		ids = append(ids, redact.Token{Kind: redact.TokenHost, Original: h.Name}, redact.Token{Kind: redact.TokenHost, Original: h.Addr})
 		if h.HostKeyName != "" {
-			ids = append(ids, bundle.Token{Kind: bundle.TokenHost, Original: h.HostKeyName})
+			ids = append(ids, redact.Token{Kind: redact.TokenHost, Original: h.HostKeyName})
 		}
 		if h.Config != nil {
-			ids = append(ids, bundle.Token{Kind: bundle.TokenUser, Original: h.Config.User})
+			ids = append(ids, redact.Token{Kind: redact.TokenUser, Original: h.Config.User})
 		}
 	}
 	return ids

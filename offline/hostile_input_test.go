@@ -1,4 +1,4 @@
-package bundle
+package offline
 
 import (
 	"archive/tar"
@@ -6,14 +6,18 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 )
 
 // The bundle-input part of the adversarial campaign (issue 17): archives
@@ -141,7 +145,7 @@ func TestHostileArchiveLinksAndDuplicates(t *testing.T) {
 		{hdr: tar.Header{Name: target, Typeflag: tar.TypeSymlink, Linkname: secret}},
 		{hdr: tar.Header{Name: target, Typeflag: tar.TypeSymlink, Linkname: "../../../../../../etc/passwd"}},
 		{hdr: tar.Header{Name: target, Typeflag: tar.TypeLink, Linkname: secret}},
-		{hdr: tar.Header{Name: target, Typeflag: tar.TypeLink, Linkname: ManifestName}},
+		{hdr: tar.Header{Name: target, Typeflag: tar.TypeLink, Linkname: bundle.ManifestName}},
 	} {
 		in, err := loadIn(t, archive(t, b, []member{m}, nil, isTarget))
 		if err != nil {
@@ -161,8 +165,8 @@ func TestHostileArchiveLinksAndDuplicates(t *testing.T) {
 	// Duplicates: the first copy is used (and checked), the second reported.
 	files := rawFiles(t, b)
 	in, _ := loadIn(t, archive(t, b, nil, []member{{hdr: tar.Header{Name: target}, data: []byte("SECOND COPY")},
-		{hdr: tar.Header{Name: ManifestName}, data: []byte(`{"schema_version":"1.0"}`)}}, nil))
-	if !strings.Contains(problems(in), target+" appears twice") || !strings.Contains(problems(in), ManifestName+" appears twice") {
+		{hdr: tar.Header{Name: bundle.ManifestName}, data: []byte(`{"schema_version":"1.0"}`)}}, nil))
+	if !strings.Contains(problems(in), target+" appears twice") || !strings.Contains(problems(in), bundle.ManifestName+" appears twice") {
 		t.Errorf("problems: %v", in.Problems)
 	}
 	noCapture(t, in, "SECOND COPY")
@@ -250,12 +254,7 @@ func bomb(t *testing.T, b []byte, name string, size int64) []byte {
 	var out bytes.Buffer
 	gz, _ := gzip.NewWriterLevel(&out, gzip.BestSpeed)
 	tw := tar.NewWriter(gz)
-	var names []string
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(files)) {
 		if n == name {
 			continue
 		}
@@ -280,7 +279,7 @@ func TestGzipBombMemoryBounded(t *testing.T) {
 	}
 	b, _ := writeBytes(t, loadMixed(t).Results, false)
 	const size = 512 << 20
-	for _, name := range []string{target, ReportJSON} {
+	for _, name := range []string{target, bundle.ReportJSON} {
 		arc := bomb(t, b, name, size)
 		var in *Input
 		var err error
@@ -295,7 +294,7 @@ func TestGzipBombMemoryBounded(t *testing.T) {
 		if name == target && !strings.Contains(problems(in), name+" is too large") {
 			t.Errorf("problems: %v", in.Problems)
 		}
-		if name == ReportJSON && !strings.Contains(problems(in), "checksum mismatch: "+ReportJSON) {
+		if name == bundle.ReportJSON && !strings.Contains(problems(in), "checksum mismatch: "+bundle.ReportJSON) {
 			t.Errorf("problems: %v", in.Problems)
 		}
 	}
@@ -303,8 +302,8 @@ func TestGzipBombMemoryBounded(t *testing.T) {
 
 func TestTooManyAndTooLargeMembers(t *testing.T) {
 	b, _ := writeBytes(t, loadMixed(t).Results, false)
-	defer func(e int, tot int64) { maxEntries, maxTotalSize = e, tot }(maxEntries, maxTotalSize)
-	maxEntries = 500
+	defer func(l bundle.Limits) { limits = l }(limits)
+	limits.Entries = 500
 	var extra []member
 	for i := range 600 {
 		extra = append(extra, member{hdr: tar.Header{Name: fmt.Sprintf("junk/%04d", i)}, data: []byte("x")})
@@ -313,8 +312,8 @@ func TestTooManyAndTooLargeMembers(t *testing.T) {
 	if !strings.Contains(problems(in), "more than 500 entries") {
 		t.Errorf("problems: %v", in.Problems)
 	}
-	maxEntries = 100000
-	maxTotalSize = 64 << 10
+	limits.Entries = 100000
+	limits.Total = 64 << 10
 	in, _ = loadIn(t, archive(t, b, nil, nil, nil))
 	if !in.Partial() || !strings.Contains(problems(in), "is too large") {
 		t.Errorf("total size: problems %v", in.Problems)
@@ -358,14 +357,14 @@ func TestTruncatedAndCorruptEverywhere(t *testing.T) {
 func TestWrongChecksums(t *testing.T) {
 	b, _ := writeBytes(t, loadMixed(t).Results, false)
 	tampered := rewrite(t, b, func(n string, d []byte) ([]byte, bool) {
-		if n == ReportJSON {
+		if n == bundle.ReportJSON {
 			return bytes.Replace(d, []byte("BROKEN"), []byte("HEALTHY"), 1), true
 		}
 		return d, n != "hosts/esx02/esxcli_vm_process_list.txt"
 	})
 	in, _ := loadIn(t, tampered)
 	p := problems(in)
-	if !strings.Contains(p, "checksum mismatch: "+ReportJSON) || !strings.Contains(p, "hosts/esx02/esxcli_vm_process_list.txt") {
+	if !strings.Contains(p, "checksum mismatch: "+bundle.ReportJSON) || !strings.Contains(p, "hosts/esx02/esxcli_vm_process_list.txt") {
 		t.Errorf("problems: %v", in.Problems)
 	}
 }

@@ -1,11 +1,10 @@
-package bundle
+package offline
 
 import (
 	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 )
@@ -13,20 +12,13 @@ import (
 // FuzzReadArchive feeds arbitrary bytes to the bundle reader: it must
 // never panic, and whatever it accepts must be analysable.
 func FuzzReadArchive(f *testing.F) {
-	in, err := Load(mixedDir)
-	if err != nil {
-		f.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if _, err := Write(&buf, in.Results[:2], Options{Now: time.Unix(0, 0), Analyze: testAnalyze}); err != nil {
-		f.Fatal(err)
-	}
-	f.Add(buf.Bytes())
-	f.Add(buf.Bytes()[:buf.Len()/2])
+	b := mixedBundle(f, 2)
+	f.Add(b)
+	f.Add(b[:len(b)/2])
 	f.Add([]byte{0x1f, 0x8b})
 	f.Add([]byte("[root@esx01:~] esxcli rdma device list\nName\n"))
 	// Small limits keep each run fast; the limit paths are exercised too.
-	maxFileSize, maxTotalSize = 1<<20, 4<<20
+	limits.File, limits.Total = 1<<20, 4<<20
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := LoadReader("fuzz", bytes.NewReader(data))
 		if err != nil {
@@ -58,19 +50,5 @@ func FuzzTranscript(f *testing.F) {
 			}
 		}
 		testAnalyze(in.Results, identity)
-	})
-}
-
-// FuzzRedact checks that redaction never panics and is stable: redacting
-// the same text twice with one redactor gives the same result.
-func FuzzRedact(f *testing.F) {
-	f.Add("vmk1 192.168.50.11 b8:ce:f6:1c:01:10 /vmfs/volumes/ds1/vm/vm.vmx 42 3e d7 86 fb 2d 5d 5e-db c6 90 f1 87 e5 ad 96 fe80::1")
-	f.Fuzz(func(t *testing.T, text string) {
-		r := NewRedactor()
-		r.Learn([]collect.HostResult{{Host: "esx01", Captures: []collect.Capture{{Kind: collect.KindVMProcessList, Stdout: text}}}})
-		a := r.Text(text)
-		if b := r.Text(text); a != b {
-			t.Fatalf("unstable: %q then %q", a, b)
-		}
 	})
 }

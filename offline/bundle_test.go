@@ -1,36 +1,39 @@
-package bundle
+package offline
 
 import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
+	"github.com/pvrdma-doctor/pvrdma-doctor/redact"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
 const mixedDir = "../fixtures/scenarios/mixed"
 
 // testAnalyze is cli's analyze() without the cli package.
-func testAnalyze(rs []collect.HostResult, redact func(string) string) Analysis {
+func testAnalyze(rs []collect.HostResult, redact func(string) string) bundle.Analysis {
 	fl := facts.Build(rs)
 	res := checks.Run(&fl)
 	r := report.Build(rs, &fl, res, nil, report.Meta{Source: redact("test of esx01"), Now: time.Unix(0, 0), Version: "test"})
-	return Analysis{Fleet: &fl, Checks: res, Report: r}
+	return bundle.Analysis{Fleet: &fl, Checks: res, Report: r}
 }
 
 func loadMixed(t *testing.T) *Input {
@@ -42,10 +45,10 @@ func loadMixed(t *testing.T) *Input {
 	return in
 }
 
-func writeBytes(t *testing.T, rs []collect.HostResult, redact bool) ([]byte, *Written) {
+func writeBytes(t *testing.T, rs []collect.HostResult, redact bool) ([]byte, *bundle.Written) {
 	t.Helper()
 	var buf bytes.Buffer
-	w, err := Write(&buf, rs, Options{Redact: redact, ToolVersion: "test", Now: time.Unix(1700000000, 0), Source: "scan of esx01", Analyze: testAnalyze,
+	w, err := bundle.Write(&buf, rs, bundle.Options{Redact: redact, ToolVersion: "test", Now: time.Unix(1700000000, 0), Source: "scan of esx01", Analyze: testAnalyze,
 		HTML: func(w io.Writer, r *report.Report) error {
 			_, err := fmt.Fprintf(w, "<p>%s</p>", r.Verdict)
 			return err
@@ -64,6 +67,8 @@ func loadBytes(t *testing.T, b []byte) *Input {
 	}
 	return in
 }
+
+func identity(s string) string { return s }
 
 // failKeys are the failing findings as comparable lines, mapped by f.
 func failKeys(fs []checks.Finding, f func(string) string) []string {
@@ -129,11 +134,13 @@ func TestRoundTripUnredacted(t *testing.T) {
 		}
 	}
 	// Every file is in the manifest with a checksum, and the layout is the scenario's.
-	if _, _, problems, err := readArchive(bytes.NewReader(b)); err != nil || len(problems) > 0 {
-		t.Fatal(err, problems)
+	if read, err := bundle.ReadArchive(bytes.NewReader(b), limits); err != nil {
+		t.Fatal(err)
+	} else if len(read.Problems) > 0 {
+		t.Fatal(read.Problems)
 	}
 	files := rawFiles(t, b)
-	for _, name := range []string{ManifestName, ResultsFile, FactsFile, FindingsFile, ReportJSON, ReportHTML,
+	for _, name := range []string{bundle.ManifestName, bundle.ResultsFile, bundle.FactsFile, bundle.FindingsFile, bundle.ReportJSON, bundle.ReportHTML,
 		"hosts/esx01/esxcli_rdma_device_list.txt", "hosts/esx01/vmkping_-I_vmk1_-c_3_-d_-s_8972_192.168.50.12.txt"} {
 		if _, ok := files[name]; !ok {
 			t.Errorf("bundle lacks %s", name)
@@ -143,7 +150,7 @@ func TestRoundTripUnredacted(t *testing.T) {
 		t.Errorf("manifest lists %d files, archive has %d besides the manifest", len(back.Manifest.Files), len(files)-1)
 	}
 	var slim []collect.HostResult
-	if err := json.Unmarshal(files[ResultsFile], &slim); err != nil {
+	if err := json.Unmarshal(files[bundle.ResultsFile], &slim); err != nil {
 		t.Fatal(err)
 	}
 	for _, hr := range slim {
@@ -190,12 +197,7 @@ func identifiers(t *testing.T, rs []collect.HostResult) []string {
 			}
 		}
 	}
-	var out []string
-	for k := range set {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(set))
 }
 
 func TestRedactedBundleHasNoIdentifiersAndSameFindings(t *testing.T) {
@@ -225,7 +227,7 @@ func TestRedactedBundleHasNoIdentifiersAndSameFindings(t *testing.T) {
 	}
 	// The original findings, passed through the same token map, are
 	// exactly the findings of the redacted bundle.
-	r := NewRedactor()
+	r := redact.NewRedactor()
 	if err := r.Seed(w.Tokens); err != nil {
 		t.Fatal(err)
 	}
@@ -244,70 +246,11 @@ func TestRedactedBundleHasNoIdentifiersAndSameFindings(t *testing.T) {
 	}
 }
 
-func TestWriteFileAtomic(t *testing.T) {
-	dir := t.TempDir()
-	in := loadMixed(t)
-	p := filepath.Join(dir, "b.tar.gz")
-	w, err := WriteFile(p, in.Results, Options{Redact: true, Analyze: testAnalyze})
-	if err != nil || w == nil {
-		t.Fatal(err)
-	}
-	st, err := os.Stat(TokensPath(p))
-	if err != nil || st.Mode().Perm() != 0o600 {
-		t.Fatalf("token map: %v %v", err, st)
-	}
-	if _, err := Load(p); err != nil {
-		t.Fatal(err)
-	}
-	// A write failing midway leaves neither the file nor a temporary.
-	p2 := filepath.Join(dir, "fail.tar.gz")
-	err = atomicWrite(p2, 0o644, func(w io.Writer) error {
-		if _, err := w.Write(bytes.Repeat([]byte("x"), 4096)); err != nil {
-			return err
-		}
-		return errors.New("disk full")
-	})
-	if err == nil {
-		t.Fatal("no error")
-	}
-	// An analysis that panics or fails mid-export is the same: Write's error aborts.
-	_, err = WriteFile(p2, in.Results, Options{Analyze: testAnalyze, HTML: func(io.Writer, *report.Report) error { return errors.New("boom") }})
-	if err == nil || !strings.Contains(err.Error(), "boom") {
-		t.Fatalf("err %v", err)
-	}
-	ents, _ := os.ReadDir(dir)
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	if strings.Join(names, " ") != "b.tar.gz b.tar.gz.tokens.json" {
-		t.Errorf("directory after failed writes: %v", names)
-	}
-	// A writer that fails midway makes Write fail.
-	if _, err := Write(&failWriter{n: 100}, in.Results, Options{Analyze: testAnalyze}); err == nil {
-		t.Error("Write to a failing writer succeeded")
-	}
-}
-
-type failWriter struct{ n int }
-
-func (f *failWriter) Write(p []byte) (int, error) {
-	if len(p) > f.n {
-		return f.n, errors.New("device full")
-	}
-	f.n -= len(p)
-	return len(p), nil
-}
-
 // rewrite rebuilds an archive, letting edit change or drop files.
 func rewrite(t *testing.T, b []byte, edit func(name string, data []byte) ([]byte, bool)) []byte {
 	t.Helper()
 	files := rawFiles(t, b)
-	var names []string
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(files))
 	var out bytes.Buffer
 	gz := gzip.NewWriter(&out)
 	tw := tar.NewWriter(gz)
@@ -351,7 +294,7 @@ func TestDamagedBundles(t *testing.T) {
 	})
 	t.Run("newer schema", func(t *testing.T) {
 		bad := rewrite(t, b, func(n string, d []byte) ([]byte, bool) {
-			if n == ManifestName {
+			if n == bundle.ManifestName {
 				return bytes.Replace(d, []byte(`"schema_version": "1.0"`), []byte(`"schema_version": "2.3"`), 1), true
 			}
 			return d, true
@@ -362,7 +305,7 @@ func TestDamagedBundles(t *testing.T) {
 		}
 	})
 	t.Run("missing results.json", func(t *testing.T) {
-		bad := rewrite(t, b, func(n string, d []byte) ([]byte, bool) { return d, n != ResultsFile })
+		bad := rewrite(t, b, func(n string, d []byte) ([]byte, bool) { return d, n != bundle.ResultsFile })
 		got := loadBytes(t, bad)
 		if !got.Partial() || len(got.Results) != 5 {
 			t.Fatalf("problems %v, %d hosts", got.Problems, len(got.Results))
@@ -450,47 +393,6 @@ func TestTranscript(t *testing.T) {
 	}
 }
 
-func TestCompare(t *testing.T) {
-	in := loadMixed(t)
-	old := testAnalyze(in.Results, identity)
-	changed := cloneResults(in.Results)
-	for i := range changed {
-		for j := range changed[i].Captures {
-			c := &changed[i].Captures[j]
-			switch {
-			case changed[i].Host == "esx01" && c.Kind == collect.KindIPInterfaceList:
-				c.Stdout = strings.Replace(c.Stdout, "MTU: 9000", "MTU: 1500", 1)
-			case changed[i].Host == "esx01" && c.Kind == collect.KindRDMADeviceList:
-				c.Stdout = strings.Replace(c.Stdout, "Active", "Down  ", 1)
-			case changed[i].Host == "esx01" && strings.Contains(c.Command, "2101721_0"):
-				c.Stdout = strings.Replace(c.Stdout, "Active MTU:1024", "Active MTU:4096", 1)
-			}
-		}
-	}
-	neu := testAnalyze(changed, identity)
-	d := Compare(Side{"old", old.Fleet, old.Checks.Findings}, Side{"new", neu.Fleet, neu.Checks.Findings})
-	var buf bytes.Buffer
-	if err := d.WriteText(&buf); err != nil {
-		t.Fatal(err)
-	}
-	out := buf.String()
-	for _, want := range []string{
-		"esx01 vmk1 MTU 9000 -> 1500",
-		"esx01 vmrdma0 State Active -> Down",
-		"esx01 VM hpc-node03 adapter 0 Active MTU 1024 -> 4096",
-		"finding LOW_MTU resolved on esx01: hpc-node03 (PVRDMA adapter 0)",
-		"finding RDMA_DEVICE_DOWN new on esx01",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("diff lacks %q:\n%s", want, out)
-		}
-	}
-	same := Compare(Side{"a", old.Fleet, old.Checks.Findings}, Side{"b", old.Fleet, old.Checks.Findings})
-	if len(same.Changes) != 0 {
-		t.Errorf("identical analyses differ: %+v", same.Changes)
-	}
-}
-
 // rawFiles reads every regular file of a .tar.gz independently of the
 // bundle reader (which keeps only checksums of the derived files).
 func rawFiles(t *testing.T, b []byte) map[string][]byte {
@@ -514,43 +416,5 @@ func rawFiles(t *testing.T, b []byte) map[string][]byte {
 			t.Fatal(err)
 		}
 		files[h.Name] = data
-	}
-}
-
-// Findings of a host that is on one side only are not new or resolved:
-// the host was added or removed.
-func TestCompareHostAddedRemoved(t *testing.T) {
-	in := loadMixed(t)
-	old := testAnalyze(in.Results, identity)
-	var kept []collect.HostResult
-	for _, hr := range cloneResults(in.Results) {
-		switch hr.Host {
-		case "esx03":
-			continue // removed
-		case "esx02":
-			hr.Host = "esx09" // esx02 leaves, esx09 arrives with the same problems
-			for i := range hr.Captures {
-				hr.Captures[i].Host = "esx09"
-			}
-		}
-		kept = append(kept, hr)
-	}
-	neu := testAnalyze(kept, identity)
-	d := Compare(Side{"old", old.Fleet, old.Checks.Findings}, Side{"new", neu.Fleet, neu.Checks.Findings})
-	var buf bytes.Buffer
-	d.WriteText(&buf)
-	out := buf.String()
-	for _, want := range []string{"host esx03 removed (not in NEW", "host esx09 added (not in OLD", "not in NEW (host esx03 removed)", "not in OLD (host esx09 added)"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("diff lacks %q:\n%s", want, out)
-		}
-	}
-	for _, c := range d.Changes {
-		if c.Kind != "finding" {
-			continue
-		}
-		if (c.Change == "resolved" || c.Change == "new") && regexp.MustCompile(`\besx0[239]\b`).MatchString(c.Text) {
-			t.Errorf("finding about an added/removed host reported as %s: %s", c.Change, c.Text)
-		}
 	}
 }

@@ -1,7 +1,6 @@
-package bundle
+package redact
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -43,22 +42,5 @@ func TestRedactDoctorIdentifiers(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("no %q in:\n%s", want, text)
 		}
-	}
-}
-
-// A token map whose tokens are real names of the results is refused: the
-// real host would stay in the bundle, looking like a token.
-func TestTokenMapCollisionRefused(t *testing.T) {
-	res := []collect.HostResult{{Host: "esx01"}, {Host: "esx02"}}
-	tm := &TokenMap{Tokens: []Token{{Kind: TokenHost, Original: "esx01", Token: "esx02"}}}
-	_, err := Write(&failWriter{n: 1 << 30}, res, Options{Redact: true, Tokens: tm, Analyze: testAnalyze})
-	var ce *TokenCollisionError
-	if !errors.As(err, &ce) || !strings.Contains(err.Error(), `host "esx02"`) {
-		t.Fatalf("err = %v; want a token collision naming esx02", err)
-	}
-	// A map without collisions is fine.
-	tm = &TokenMap{Tokens: []Token{{Kind: TokenHost, Original: "esx01", Token: "host-007"}}}
-	if _, err := Write(&failWriter{n: 1 << 30}, res, Options{Redact: true, Tokens: tm, Analyze: testAnalyze}); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -1,8 +1,7 @@
-package bundle
+package offline
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
@@ -277,105 +276,4 @@ func (h *hostReads) addCapture(i int, c collect.Capture) {
 func sshLogin(typed string) (string, bool) {
 	host, remote, ok := collect.SSHTarget(typed)
 	return host, ok && len(remote) == 0
-}
-
-// recognizeSaved names the catalogue command of a saved output file whose
-// name is not the catalogue's own (collect.FileName): the command its
-// first line echoes ("[root@esx01:~] esxcli network nic list", "# esxcfg-nics -l"),
-// else the file name read as a command ("localcli_network_nic_list.txt",
-// "esxcfg-vmknic -l.txt").
-func recognizeSaved(name string, content []byte) (collect.Recognized, string, bool) {
-	if cmd := parse.StripPrompt(firstLine(content)); cmd != "" {
-		if rc, ok := collect.Recognize(cmd); ok {
-			return rc, cmd, true
-		}
-	}
-	base := strings.TrimSuffix(name, ".txt")
-	typed := strings.Join(strings.FieldsFunc(base, func(r rune) bool { return r == '_' || r == ' ' }), " ")
-	if rc, ok := collect.Recognize(typed); ok {
-		return rc, typed, true
-	}
-	return collect.Recognized{}, "", false
-}
-
-func firstLine(b []byte) string {
-	s := string(b[:min(len(b), 4096)])
-	for _, l := range strings.Split(s, "\n") {
-		if t := strings.TrimSpace(l); t != "" {
-			return t
-		}
-	}
-	return ""
-}
-
-// savedCaptures makes the captures of one saved output file of host: the
-// catalogue command its name spells (collect.FileName), or a command it
-// is recognized as (recognizeSaved); a legacy tool's output feeds every
-// kind it carries. ok is false for a file that is no command output.
-func savedCaptures(host, name string, content []byte) ([]collect.Capture, bool) {
-	if line, ok := collect.CommandForFile(name); ok {
-		return []collect.Capture{{Host: host, Command: line, Kind: collect.KindOf(line), Stdout: string(content), Status: collect.StatusCollected}}, true
-	}
-	rc, _, ok := recognizeSaved(name, content)
-	if !ok {
-		return nil, false
-	}
-	var caps []collect.Capture
-	for _, k := range append([]collect.Kind{rc.Kind}, rc.Also...) {
-		caps = append(caps, collect.Capture{Host: host, Command: rc.Line, Kind: k, Stdout: string(content), Status: collect.StatusCollected, Filter: rc.Filter})
-	}
-	return caps, true
-}
-
-// withStatusFiles applies a saved output's optional <name>.stderr and
-// <name>.exit files (in dir) to its capture; an output that is the error
-// the command printed makes it failed.
-func withStatusFiles(c collect.Capture, files map[string][]byte, dir, n string) collect.Capture {
-	if msg, failed := commandError(c.Stdout); failed {
-		c.Status, c.Error, c.Stderr, c.Stdout = collect.StatusFailed, msg, c.Stdout, ""
-	}
-	base := strings.TrimSuffix(n, ".txt")
-	for _, se := range []string{dir + n + ".stderr", dir + base + ".stderr"} {
-		if b, ok := files[se]; ok {
-			c.Stderr = string(b)
-			break
-		}
-	}
-	for _, ex := range []string{dir + n + ".exit", dir + base + ".exit"} {
-		if b, ok := files[ex]; ok {
-			var code int
-			if _, err := fmt.Sscanf(strings.TrimSpace(string(b)), "%d", &code); err == nil && code != 0 {
-				c.ExitCode = code
-				c.Status = collect.StatusFailed
-				c.Error = fmt.Sprintf("exit status %d", code)
-			}
-			break
-		}
-	}
-	return c
-}
-
-// savedRead is the read of one saved file (named file, under its host).
-func savedRead(file string, caps []collect.Capture) ReadCommand {
-	rd := ReadCommand{File: file}
-	for _, c := range caps {
-		rd.Command, rd.Typed = c.Command, c.Command
-		rd.Kinds = append(rd.Kinds, c.Kind)
-	}
-	return rd
-}
-
-// reCommandError matches the first line of what a shell or esxcli prints
-// instead of output when a command fails: an unknown namespace on an
-// older release, a missing legacy tool, a bad option, a missing vsish node.
-var reCommandError = regexp.MustCompile(`^(?:Error:|Error |error:|Unknown command or namespace|Invalid (?:option|argument)|.*: (?:command )?not found$|.*: No such file or directory$|VSI_NODE_NOT_FOUND|Usage: (?:esxcli|vmkping|vsish))`)
-
-// commandError reports whether a command's output is the error it printed
-// instead of output, and the error line.
-func commandError(out string) (string, bool) {
-	first := firstLine([]byte(out))
-	if first == "" || !reCommandError.MatchString(first) {
-		return "", false
-	}
-	return first, true
 }

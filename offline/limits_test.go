@@ -1,4 +1,4 @@
-package bundle
+package offline
 
 import (
 	"archive/tar"
@@ -110,26 +110,5 @@ func TestLoadFolderThroughSymlink(t *testing.T) {
 	}
 	if len(via.Results) != len(direct.Results) || len(via.Results) == 0 || len(via.Results[0].Captures) != len(direct.Results[0].Captures) {
 		t.Errorf("through the symlink: %+v; direct: %+v", via.Results, direct.Results)
-	}
-}
-
-// A bundle never replaces a device, a FIFO, a directory or a symlink.
-func TestWriteFileRefusesNonRegular(t *testing.T) {
-	dir := t.TempDir()
-	target := filepath.Join(dir, "target")
-	if err := os.WriteFile(target, []byte("keep"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(dir, "link.tar.gz")
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range []string{link, dir, "/dev/null"} {
-		if _, err := WriteFile(p, nil, Options{Analyze: testAnalyze}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
-			t.Errorf("%s: err = %v", p, err)
-		}
-	}
-	if b, _ := os.ReadFile(target); string(b) != "keep" {
-		t.Errorf("the symlink's target was written: %q", b)
 	}
 }

@@ -1,4 +1,10 @@
-package bundle
+// Package redact replaces the identifiers of host results (host and VM
+// names, addresses, UUIDs, datastore paths, and what the doctor itself
+// adds: dialled addresses, SSH users, local paths, host key fingerprints)
+// by consistent, obviously fake tokens that keep the format of the value,
+// and keeps the token map that turns them back into names. It works on
+// captures and text only; the bundle writer applies it.
+package redact
 
 import (
 	"fmt"
@@ -672,7 +678,7 @@ func (r *Redactor) path(p string) string {
 
 // Results returns redacted copies of results.
 func (r *Redactor) Results(in []collect.HostResult) []collect.HostResult {
-	out := cloneResults(in)
+	out := Clone(in)
 	for i := range out {
 		hr := &out[i]
 		hr.Host = r.Text(hr.Host)
@@ -690,6 +696,18 @@ func (r *Redactor) Results(in []collect.HostResult) []collect.HostResult {
 			c.Error = r.Text(c.Error)
 			c.Filter = r.Text(c.Filter)
 		}
+	}
+	return out
+}
+
+// Clone deep-copies results (their captures and notes), so that redacting
+// or editing the copy never alters the caller's results.
+func Clone(in []collect.HostResult) []collect.HostResult {
+	out := make([]collect.HostResult, len(in))
+	for i, hr := range in {
+		hr.Captures = append([]collect.Capture(nil), hr.Captures...)
+		hr.Notes = append([]string(nil), hr.Notes...)
+		out[i] = hr
 	}
 	return out
 }

@@ -1,0 +1,4 @@
+package bundle
+
+// AtomicWrite is atomicWrite, for the external tests.
+var AtomicWrite = atomicWrite
