@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -513,13 +512,6 @@ func (m *Model) rescan(hosts []string) tea.Cmd {
 }
 
 func finished(p collect.Phase) bool { return p == collect.PhaseDone || p == collect.PhaseFailed }
-
-func joinMax(names []string, n int) string {
-	if len(names) <= n {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
-}
 
 // open drills down from the selected row.
 func (m *Model) open() {

@@ -12,168 +12,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
-	"github.com/pvrdma-doctor/pvrdma-doctor/report"
-	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
-
-var (
-	stHeader   = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("15")).Background(lipgloss.Color("24"))
-	stDim      = lipgloss.NewStyle().Foreground(lipgloss.Color("245"))
-	stBold     = lipgloss.NewStyle().Bold(true)
-	stLabel    = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("39"))
-	stSelected = lipgloss.NewStyle().Bold(true).Reverse(true)
-	stCrit     = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("196"))
-	stWarn     = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("214"))
-	stInfo     = lipgloss.NewStyle().Foreground(lipgloss.Color("75"))
-	stOK       = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("42"))
-	stHit      = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("16")).Background(lipgloss.Color("214"))
-)
-
-func sevStyle(s checks.Severity) lipgloss.Style {
-	switch s {
-	case checks.Critical:
-		return stCrit
-	case checks.Warning:
-		return stWarn
-	}
-	return stInfo
-}
-
-// sanitize makes text that came from a host safe and flat for one terminal
-// cell row: tabs become spaces, and control and format characters (escape
-// sequences included), newlines and invalid UTF-8 are shown escaped
-// (textsafe.Line), never emitted. Text longer than maxShown is cut
-// (capText), so that a hostile 100 kB name cannot stall every frame.
-func sanitize(s string) string {
-	s = capText(s)
-	if !strings.Contains(s, "\t") {
-		return textsafe.Line(s)
-	}
-	var b strings.Builder
-	col := 0
-	for _, r := range s {
-		if r == '\t' {
-			n := 8 - col%8
-			b.WriteString(strings.Repeat(" ", n))
-			col += n
-			continue
-		}
-		b.WriteRune(r)
-		col++
-	}
-	return textsafe.Line(b.String())
-}
-
-// fit truncates a (styled) string to w cells and pads it to exactly w.
-func fit(s string, w int) string {
-	if w <= 0 {
-		return ""
-	}
-	if ansi.StringWidth(s) > w {
-		s = ansi.Truncate(s, w, "…")
-	}
-	if pad := w - ansi.StringWidth(s); pad > 0 {
-		s += strings.Repeat(" ", pad)
-	}
-	return s
-}
-
-// fitRight right-aligns s in w cells.
-func fitRight(s string, w int) string {
-	if n := ansi.StringWidth(s); n < w {
-		return strings.Repeat(" ", w-n) + s
-	}
-	return fit(s, w)
-}
-
-// wrap word-wraps plain text to w cells: lines break at spaces and keep
-// every word; only a word longer than the width is broken.
-func wrap(s string, w int) []string { return wrapHanging(s, w, w) }
-
-// wrapHanging wraps plain text with a first line of first cells and the
-// others of rest cells. Newlines in s start a new line.
-func wrapHanging(s string, first, rest int) []string {
-	first, rest = max(first, 8), max(rest, 8)
-	var lines []string
-	for _, para := range strings.Split(s, "\n") {
-		lines = appendWrapped(lines, strings.Fields(sanitize(para)), first, rest)
-	}
-	return lines
-}
-
-// appendWrapped lays words out greedily; lines[0] of the whole text gets
-// first cells, every other line rest.
-func appendWrapped(lines []string, words []string, first, rest int) []string {
-	limit := func() int {
-		if len(lines) == 0 {
-			return first
-		}
-		return rest
-	}
-	var cur strings.Builder
-	curW, started := 0, false
-	flush := func() {
-		lines = append(lines, cur.String())
-		cur.Reset()
-		curW, started = 0, false
-	}
-	for _, word := range words {
-		ww := ansi.StringWidth(word)
-		if started && curW+1+ww <= limit() {
-			cur.WriteByte(' ')
-			cur.WriteString(word)
-			curW += 1 + ww
-			continue
-		}
-		if started {
-			flush()
-		}
-		// A word longer than a whole line is broken where the line ends.
-		for ww > limit() {
-			head, tail := splitWidth(word, limit())
-			cur.WriteString(head)
-			flush()
-			word, ww = tail, ansi.StringWidth(tail)
-		}
-		cur.WriteString(word)
-		curW, started = ww, true
-	}
-	if started || len(words) == 0 {
-		flush()
-	}
-	return lines
-}
-
-// splitWidth splits s after at most w cells (at least one rune).
-func splitWidth(s string, w int) (string, string) {
-	n := 0
-	for i, r := range s {
-		rw := ansi.StringWidth(string(r))
-		if n+rw > w && i > 0 {
-			return s[:i], s[i:]
-		}
-		n += rw
-	}
-	return s, ""
-}
-
-// labeled wraps "label text" to w cells, with a one-cell margin and a
-// hanging indent of two more: the lines are ready to show as they are.
-func labeled(label, text string, w int, st lipgloss.Style) []string {
-	lines := wrapHanging(label+" "+text, w-1, w-3)
-	for i := range lines {
-		if i == 0 {
-			if rest, ok := strings.CutPrefix(lines[0], label); ok {
-				lines[0] = " " + st.Render(label) + rest
-			} else {
-				lines[0] = " " + lines[0]
-			}
-			continue
-		}
-		lines[i] = "   " + lines[i]
-	}
-	return lines
-}
 
 // bodyHeight is the number of rows between the header and the status line.
 func (m *Model) bodyHeight() int {
@@ -441,62 +280,6 @@ func (m *Model) footerLine() string {
 
 // --- overview ---------------------------------------------------------
 
-type column struct {
-	title string
-	width int
-	right bool
-	prio  int // lower is dropped first on narrow screens; 0 = flexible
-}
-
-// layoutColumns gives the flexible column the space left, dropping
-// low-priority columns until it gets at least minFlex cells.
-func layoutColumns(cols []column, width, minFlex int) []column {
-	for {
-		fixed, flex := 2, -1 // 2: the selection gutter
-		for i, c := range cols {
-			if c.prio == 0 {
-				flex = i
-				continue
-			}
-			fixed += c.width + 1
-		}
-		if flex >= 0 && width-fixed >= minFlex || len(cols) <= 2 {
-			if flex >= 0 {
-				cols[flex].width = max(width-fixed, 1)
-			}
-			return cols
-		}
-		low := -1
-		for i, c := range cols {
-			if c.prio > 1 && (low < 0 || c.prio < cols[low].prio) {
-				low = i
-			}
-		}
-		if low < 0 {
-			if flex >= 0 {
-				cols[flex].width = max(width-fixed, 1)
-			}
-			return cols
-		}
-		cols = append(cols[:low:low], cols[low+1:]...)
-	}
-}
-
-func renderCells(cols []column, cells []string) string {
-	var b strings.Builder
-	for i, c := range cols {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		if c.right {
-			b.WriteString(fitRight(cells[i], c.width))
-		} else {
-			b.WriteString(fit(cells[i], c.width))
-		}
-	}
-	return b.String()
-}
-
 func (m *Model) overviewColumns() []column {
 	hw := 4
 	for _, r := range m.rows {
@@ -575,16 +358,6 @@ func (m *Model) overviewBody() []string {
 		out = append(out, m.overviewRow(cols, m.rows[vis[i]], i == v.cursor))
 	}
 	return out
-}
-
-func verdictStyle(r *report.Report) lipgloss.Style {
-	switch r.VerdictClass() {
-	case "broken", "nothing_checked":
-		return stCrit
-	case "degraded", "incomplete":
-		return stWarn
-	}
-	return stOK
 }
 
 // collectionText is a host's collection state in a few words.
@@ -696,18 +469,6 @@ func (m *Model) overviewRow(cols []column, r *hostRow, selected bool) string {
 		}
 	}
 	return "  " + renderCells(cols, cells)
-}
-
-func hostVerdictStyle(h *report.Host) lipgloss.Style {
-	switch {
-	case h.Critical > 0:
-		return stCrit
-	case h.Warning > 0 || h.Status != collect.StatusCollected:
-		return stWarn
-	case h.NotEvaluated > 0:
-		return lipgloss.NewStyle()
-	}
-	return stOK
 }
 
 // --- host: findings list ----------------------------------------------
@@ -826,13 +587,6 @@ func countOrUnknown(count func() (int, bool)) func(one string) string {
 		}
 		return one + "s unknown"
 	}
-}
-
-func plural(n int, one string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + one + "s"
 }
 
 // --- finding: message, why, fix, evidence in the raw output -----------
