@@ -2,18 +2,13 @@ package tui
 
 import (
 	"context"
-	"os"
 	"strings"
-	"time"
 
-	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
-	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
-	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
 type screenKind int
@@ -40,118 +35,30 @@ type view struct {
 	whyAll   bool // show the full "why it matters"
 }
 
-// hostRow is one host as the UI knows it: its collection progress and its
-// latest finished result.
-type hostRow struct {
-	name   string
-	phase  collect.Phase
-	done   int
-	total  int
-	err    string
-	result *collect.HostResult
-}
-
-// inputMode says what the text input is for.
-type inputMode int
-
-const (
-	inputNone inputMode = iota
-	inputFilter
-	inputBundle
-)
-
-// analysisMsg carries a finished analysis back into the UI loop.
-type analysisMsg struct {
-	gen   int
-	rep   *report.Report
-	fleet *facts.Fleet
-}
-
-// bundleMsg reports the end of a bundle export.
-type bundleMsg struct {
-	path   string
-	tokens string // the token map written next to a redacted bundle
-	err    error
-}
-
-// tokensPath is where the token map of a redacted bundle goes (as
-// bundle.TokensPath).
-func tokensPath(bundlePath string) string { return bundlePath + ".tokens.json" }
-
-// exportBundle writes the bundle and finds the token map it wrote, if the
-// bundle was redacted (a map older than this export is not reported).
-func exportBundle(export func(string) error, path string) bundleMsg {
-	start := time.Now()
-	if err := export(path); err != nil {
-		return bundleMsg{path: path, err: err}
-	}
-	msg := bundleMsg{path: path}
-	if st, err := os.Stat(tokensPath(path)); err == nil && !st.ModTime().Before(start.Add(-2*time.Second)) {
-		msg.tokens = tokensPath(path)
-	}
-	return msg
-}
-
-// rescanDoneMsg reports that a rescan returned.
-type rescanDoneMsg struct{ hosts []string }
-
 // Model is the Bubble Tea model of the UI.
 type Model struct {
-	ctx  context.Context
-	opts Options
-	keys keyMap
-	help help.Model
-
-	width, height int
-
-	rows  []*hostRow
-	index map[string]int
-
-	// The latest analysis and what was derived from it.
-	rep       *report.Report
-	fleet     *facts.Fleet
-	repHosts  map[string]int              // host -> index in rep.Hosts
-	byHost    map[string][]checks.Finding // host -> findings (fail and not evaluated)
-	factsHost map[string]*facts.Host
-
-	gen, appliedGen int  // analysis generations requested / applied
-	analyzing       bool // an analysis is running
-	dirty           bool // results changed since the running analysis started
+	*shared
 
 	stack   []view
-	showSev map[checks.Severity]bool
 	helpOn  bool
 	helpOff int // help scroll
 
-	mode  inputMode
-	input lineInput
-
-	status string
-
-	// visible caches the filtered rows of the current list screen.
-	visible    []int
-	visibleKey string
+	// visible caches the filtered rows of the overview.
+	visible        []int
+	visibleKey     string
+	visibleVersion int // shared.version the cache was made at
 }
 
 // NewModel builds the model; Program wraps it, tests drive it directly.
 func NewModel(ctx context.Context, opts Options) *Model {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	m := &Model{
-		ctx: ctx, opts: opts, keys: newKeyMap(), help: help.New(),
-		width: 80, height: 24,
-		index:   map[string]int{},
-		stack:   []view{{kind: scrOverview}},
-		showSev: map[checks.Severity]bool{checks.Critical: true, checks.Warning: true, checks.Info: true},
-	}
-	m.help.Styles = help.DefaultDarkStyles()
+	s := newShared(ctx, opts)
+	m := &Model{shared: s, stack: []view{{kind: scrOverview}}}
 	for _, h := range opts.Hosts {
-		m.row(h)
+		s.row(h)
 	}
 	for i := range opts.Results {
 		r := opts.Results[i]
-		row := m.row(r.Host)
+		row := s.row(r.Host)
 		row.result = &r
 		row.phase = collect.PhaseDone
 		if r.Status == collect.StatusNotCollected {
@@ -161,89 +68,16 @@ func NewModel(ctx context.Context, opts Options) *Model {
 	}
 	if len(opts.Results) > 0 && opts.Analyze != nil {
 		// Offline data is complete: show it analyzed from the first frame.
-		m.gen++
-		m.apply(m.runAnalysis(m.gen)().(analysisMsg))
+		s.gen++
+		s.apply(s.runAnalysis(s.gen)().(analysisMsg))
 	}
 	return m
-}
-
-// row returns the host's row, adding it when new.
-func (m *Model) row(name string) *hostRow {
-	if i, ok := m.index[name]; ok {
-		return m.rows[i]
-	}
-	r := &hostRow{name: name, phase: collect.PhaseQueued}
-	m.index[name] = len(m.rows)
-	m.rows = append(m.rows, r)
-	m.visibleKey = ""
-	return r
 }
 
 // Init implements tea.Model.
 func (m *Model) Init() tea.Cmd { return nil }
 
 func (m *Model) top() *view { return &m.stack[len(m.stack)-1] }
-
-// results returns the finished results in host order.
-func (m *Model) results() []collect.HostResult {
-	out := make([]collect.HostResult, 0, len(m.rows))
-	for _, r := range m.rows {
-		if r.result != nil {
-			out = append(out, *r.result)
-		}
-	}
-	return out
-}
-
-// runAnalysis returns a command that analyzes a snapshot of the results.
-func (m *Model) runAnalysis(gen int) tea.Cmd {
-	res := m.results()
-	analyze := m.opts.Analyze
-	return func() tea.Msg {
-		rep, fleet := analyze(res)
-		return analysisMsg{gen: gen, rep: rep, fleet: fleet}
-	}
-}
-
-// requestAnalysis starts an analysis, or marks one as needed when one is
-// already running (so a burst of finished hosts costs one or two runs).
-func (m *Model) requestAnalysis() tea.Cmd {
-	if m.opts.Analyze == nil {
-		return nil
-	}
-	if m.analyzing {
-		m.dirty = true
-		return nil
-	}
-	m.analyzing = true
-	m.dirty = false
-	m.gen++
-	return m.runAnalysis(m.gen)
-}
-
-// apply installs an analysis.
-func (m *Model) apply(a analysisMsg) {
-	if a.gen <= m.appliedGen || a.rep == nil {
-		return
-	}
-	m.appliedGen = a.gen
-	m.rep, m.fleet = a.rep, a.fleet
-	m.repHosts = make(map[string]int, len(a.rep.Hosts))
-	for i, h := range a.rep.Hosts {
-		m.repHosts[h.Host] = i
-	}
-	m.byHost = map[string][]checks.Finding{}
-	for _, f := range a.rep.Findings {
-		m.byHost[f.Host] = append(m.byHost[f.Host], f)
-	}
-	m.factsHost = map[string]*facts.Host{}
-	if a.fleet != nil {
-		for i := range a.fleet.Hosts {
-			m.factsHost[a.fleet.Hosts[i].Host] = &a.fleet.Hosts[i]
-		}
-	}
-	m.visibleKey = ""
-}
 
 // Update implements tea.Model.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -264,14 +98,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case bundleMsg:
-		switch {
-		case msg.err != nil:
-			m.status = "bundle not written: " + msg.err.Error()
-		case msg.tokens != "":
-			m.status = "support bundle written to " + msg.path + " (redacted). Its token map turns the tokens back into real names; keep it private: " + msg.tokens
-		default:
-			m.status = "support bundle written to " + msg.path
-		}
+		m.status = msg.status()
 		m.clamp()
 		return m, nil
 	case rescanDoneMsg:
@@ -300,18 +127,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	}
 	return m, nil
-}
-
-// onEvent records a collection event.
-func (m *Model) onEvent(ev collect.Event) tea.Cmd {
-	r := m.row(ev.Host)
-	r.phase, r.done, r.total, r.err = ev.Phase, ev.Done, ev.Total, ev.Err
-	if ev.Result != nil {
-		res := *ev.Result
-		r.result = &res
-		return m.requestAnalysis()
-	}
-	return nil
 }
 
 func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -448,14 +263,7 @@ func (m *Model) onInputKey(msg tea.KeyPressMsg) tea.Cmd {
 		mode := m.mode
 		m.mode = inputNone
 		if mode == inputBundle {
-			path := strings.TrimSpace(m.input.Value())
-			if path == "" {
-				m.status = "no path given: bundle not written"
-				return nil
-			}
-			m.status = "writing support bundle to " + path + " ..."
-			export := m.opts.ExportBundle
-			return func() tea.Msg { return exportBundle(export, path) }
+			return m.writeBundle(strings.TrimSpace(m.input.Value()))
 		}
 		return nil
 	}
@@ -482,36 +290,6 @@ func (m *Model) toggle(s checks.Severity) {
 	m.visibleKey = ""
 	m.clamp()
 }
-
-// rescan asks the cli to collect hosts again.
-func (m *Model) rescan(hosts []string) tea.Cmd {
-	if m.opts.Rescan == nil {
-		m.status = "rescan is not available: this data was not collected live"
-		return nil
-	}
-	var busy []string
-	for _, h := range hosts {
-		if r := m.rows[m.index[h]]; !finished(r.phase) {
-			busy = append(busy, h)
-		}
-	}
-	if len(busy) > 0 {
-		m.status = joinMax(busy, 3) + " still being collected: wait for it to finish"
-		return nil
-	}
-	for _, h := range hosts {
-		r := m.rows[m.index[h]]
-		r.phase, r.done, r.total, r.err = collect.PhaseQueued, 0, 0, ""
-	}
-	m.status = "rescanning " + joinMax(hosts, 3)
-	rescan, ctx := m.opts.Rescan, m.ctx
-	return func() tea.Msg {
-		rescan(ctx, hosts)
-		return rescanDoneMsg{hosts: hosts}
-	}
-}
-
-func finished(p collect.Phase) bool { return p == collect.PhaseDone || p == collect.PhaseFailed }
 
 // open drills down from the selected row.
 func (m *Model) open() {
@@ -582,7 +360,7 @@ func (m *Model) hostFindings(host, filter string) []checks.Finding {
 // visibleRows returns the overview rows matching the filter (cached).
 func (m *Model) visibleRows() []int {
 	v := m.stack[0]
-	if m.visibleKey == "rows:"+v.filter && m.visible != nil {
+	if m.visibleKey == "rows:"+v.filter && m.visibleVersion == m.version && m.visible != nil {
 		return m.visible
 	}
 	f := strings.ToLower(v.filter)
@@ -592,7 +370,7 @@ func (m *Model) visibleRows() []int {
 			out = append(out, i)
 		}
 	}
-	m.visible, m.visibleKey = out, "rows:"+v.filter
+	m.visible, m.visibleKey, m.visibleVersion = out, "rows:"+v.filter, m.version
 	return out
 }
 
@@ -611,17 +389,6 @@ func (m *Model) rowSearchText(r *hostRow) string {
 		}
 	}
 	return strings.Join(parts, " ")
-}
-
-func (m *Model) reportHost(name string) (*report.Host, bool) {
-	if m.rep == nil {
-		return nil, false
-	}
-	i, ok := m.repHosts[name]
-	if !ok {
-		return nil, false
-	}
-	return &m.rep.Hosts[i], true
 }
 
 // listLen is the number of rows of the current list screen.
@@ -646,13 +413,6 @@ func (m *Model) move(d int) {
 		v.offset += d
 	}
 	m.clamp()
-}
-
-func (m *Model) pageSize() int {
-	if p := m.bodyHeight() - 3; p > 1 {
-		return p
-	}
-	return 1
 }
 
 // clamp keeps every cursor and offset in range after any change.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -13,14 +12,6 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 )
-
-// bodyHeight is the number of rows between the header and the status line.
-func (m *Model) bodyHeight() int {
-	if h := m.height - 2 - len(m.statusLines()); h > 1 {
-		return h
-	}
-	return 1
-}
 
 // listRows is how many table rows fit on a list screen.
 func (m *Model) listRows() int {
@@ -121,7 +112,7 @@ func (m *Model) render() string {
 	for len(lines) < 1+bh {
 		lines = append(lines, strings.Repeat(" ", max(w, 0)))
 	}
-	for _, l := range m.statusLines() {
+	for _, l := range m.statusLines(m.top().filter) {
 		lines = append(lines, fit(l, w))
 	}
 	lines = append(lines, fit(m.footerLine(), w))
@@ -187,49 +178,6 @@ func (m *Model) progressText() string {
 		return fmt.Sprintf("%d hosts analyzed", n)
 	}
 	return fmt.Sprintf("%d hosts scanned", n)
-}
-
-// statusLines is the status line; a long message (the bundle's paths)
-// wraps onto up to four lines rather than being cut.
-func (m *Model) statusLines() []string {
-	if m.mode != inputNone || m.status == "" {
-		return []string{m.statusLine()}
-	}
-	lines := wrap(m.status, max(m.width-2, 1))
-	if len(lines) > 4 {
-		lines = lines[:4]
-	}
-	for i := range lines {
-		lines[i] = stBold.Render(" " + lines[i])
-	}
-	return lines
-}
-
-// statusLine shows the input being typed, the last message, or the filters.
-func (m *Model) statusLine() string {
-	switch m.mode {
-	case inputFilter:
-		return stLabel.Render("filter: ") + m.input.View() + stDim.Render("  enter: keep · esc: clear")
-	case inputBundle:
-		return stLabel.Render("write support bundle to: ") + m.input.View() + stDim.Render("  enter: write · esc: cancel")
-	}
-	if m.status != "" {
-		return stBold.Render(" " + sanitize(m.status))
-	}
-	var parts []string
-	for i, s := range []checks.Severity{checks.Critical, checks.Warning, checks.Info} {
-		mark := "on"
-		st := sevStyle(s)
-		if !m.showSev[s] {
-			mark, st = "off", stDim
-		}
-		parts = append(parts, st.Render(fmt.Sprintf("%d %s %s", i+1, s, mark)))
-	}
-	line := " " + strings.Join(parts, stDim.Render(" · "))
-	if f := m.top().filter; f != "" {
-		line += stDim.Render(" · ") + stLabel.Render("filter: ") + sanitize(f) + stDim.Render(" (esc clears)")
-	}
-	return line
 }
 
 // footerLine hints the keys that lead on from the current screen, as many
@@ -358,40 +306,6 @@ func (m *Model) overviewBody() []string {
 		out = append(out, m.overviewRow(cols, m.rows[vis[i]], i == v.cursor))
 	}
 	return out
-}
-
-// collectionText is a host's collection state in a few words.
-func collectionText(r *hostRow) string {
-	switch r.phase {
-	case collect.PhaseCollecting, collect.PhaseProbing:
-		if r.total > 0 {
-			verb := "collecting"
-			if r.phase == collect.PhaseProbing {
-				verb = "probing"
-			}
-			return fmt.Sprintf("%s %d of %d", verb, r.done, r.total)
-		}
-	case collect.PhaseDone:
-		if r.result != nil {
-			switch r.result.Status {
-			case collect.StatusPartial:
-				return "partial"
-			case collect.StatusNotCollected:
-				return "failed"
-			}
-			d := r.result.Duration
-			if d == 0 {
-				return "collected" // offline data: no timing
-			}
-			if d < time.Second {
-				return "done " + d.Round(time.Millisecond).String()
-			}
-			return "done " + d.Round(100*time.Millisecond).String()
-		}
-	case collect.PhaseFailed:
-		return "failed"
-	}
-	return string(r.phase)
 }
 
 func (m *Model) overviewRow(cols []column, r *hostRow, selected bool) string {
