@@ -11,48 +11,22 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 )
 
-type screenKind int
-
-const (
-	scrOverview screenKind = iota
-	scrHost
-	scrFinding
-	scrTopology
-	scrPlan
-)
-
-// view is one screen on the navigation stack; esc pops it, so the user
-// always comes back to where they were.
-type view struct {
-	kind   screenKind
-	host   string // scrHost, scrFinding, scrTopology
-	key    string // scrFinding: the finding's Key()
-	cursor int    // selected row (lists)
-	offset int    // first visible row (lists, topology, evidence output)
-	filter string // lists: the / filter
-	// scrFinding
-	evidence int  // which evidence is shown
-	whyAll   bool // show the full "why it matters"
-}
-
-// Model is the Bubble Tea model of the UI.
+// Model is the Bubble Tea model of the UI: the root that routes between
+// pages. It keeps the navigation stack (esc pops it, so the user always
+// comes back to where they were), the help over it, the prompts on the
+// status line and the keys every page shares; every other key goes to the
+// page on top.
 type Model struct {
 	*shared
-
-	stack   []view
-	helpOn  bool
-	helpOff int // help scroll
-
-	// visible caches the filtered rows of the overview.
-	visible        []int
-	visibleKey     string
-	visibleVersion int // shared.version the cache was made at
+	stack []page
+	// overlay is the help while it is open, over the page on top.
+	overlay page
 }
 
 // NewModel builds the model; Program wraps it, tests drive it directly.
 func NewModel(ctx context.Context, opts Options) *Model {
 	s := newShared(ctx, opts)
-	m := &Model{shared: s, stack: []view{{kind: scrOverview}}}
+	m := &Model{shared: s, stack: []page{newOverviewPage(s)}}
 	for _, h := range opts.Hosts {
 		s.row(h)
 	}
@@ -77,7 +51,14 @@ func NewModel(ctx context.Context, opts Options) *Model {
 // Init implements tea.Model.
 func (m *Model) Init() tea.Cmd { return nil }
 
-func (m *Model) top() *view { return &m.stack[len(m.stack)-1] }
+// page is the page on top of the stack.
+func (m *Model) page() page { return m.stack[len(m.stack)-1] }
+
+// top is where the user is on the page on top of the stack.
+func (m *Model) top() *position { return m.page().pos() }
+
+// push opens p on top of the stack.
+func (m *Model) push(p page) { m.stack = append(m.stack, p) }
 
 // Update implements tea.Model.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -85,39 +66,23 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.help.SetWidth(msg.Width)
-		m.clamp()
-		return m, nil
+		m.page().clamp()
 	case EventMsg:
 		return m, m.onEvent(collect.Event(msg))
 	case analysisMsg:
 		m.analyzing = false
 		m.apply(msg)
-		m.clamp()
+		m.page().clamp()
 		if m.dirty {
 			return m, m.requestAnalysis()
 		}
-		return m, nil
 	case bundleMsg:
 		m.status = msg.status()
-		m.clamp()
-		return m, nil
+		m.page().clamp()
 	case rescanDoneMsg:
 		m.status = "rescan of " + joinMax(msg.hosts, 3) + " finished"
-		return m, nil
 	case tea.MouseWheelMsg:
-		d := 0
-		switch msg.Button {
-		case tea.MouseWheelUp:
-			d = -3
-		case tea.MouseWheelDown:
-			d = 3
-		}
-		if m.helpOn {
-			m.helpOff = max(m.helpOff+d, 0)
-		} else if d != 0 {
-			m.move(d)
-		}
-		return m, nil
+		return m, m.forward(msg)
 	case tea.KeyPressMsg:
 		return m, m.onKey(msg)
 	case tea.PasteMsg:
@@ -129,99 +94,87 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// forward hands msg to the help when it is open, else to the page on top,
+// and opens or closes the page it returns.
+func (m *Model) forward(msg tea.Msg) tea.Cmd {
+	if m.overlay != nil {
+		next, cmd := m.overlay.Update(msg)
+		m.overlay = next
+		return cmd
+	}
+	top := m.page()
+	next, cmd := top.Update(msg)
+	switch {
+	case next == nil:
+		m.pop()
+	case next != top:
+		m.push(next)
+	}
+	return cmd
+}
+
+// pop closes the page on top (never the overview).
+func (m *Model) pop() {
+	if len(m.stack) > 1 {
+		m.stack = m.stack[:len(m.stack)-1]
+		m.page().clamp()
+	}
+}
+
+// onKey handles the keys every page shares and passes the others on.
 func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.mode != inputNone {
 		return m.onInputKey(msg)
 	}
 	k := m.keys
 	m.status = ""
-	if m.helpOn {
-		switch {
-		case key.Matches(msg, k.Quit):
-			return tea.Quit
-		case key.Matches(msg, k.Help, k.Back):
-			m.helpOn = false
-		case key.Matches(msg, k.Down):
-			m.helpOff++
-		case key.Matches(msg, k.Up):
-			if m.helpOff > 0 {
-				m.helpOff--
-			}
-		}
-		return nil
-	}
-	v := m.top()
-	switch {
-	case key.Matches(msg, k.Quit):
+	if key.Matches(msg, k.Quit) {
 		return tea.Quit
+	}
+	if m.overlay != nil {
+		return m.forward(msg)
+	}
+	top := m.page()
+	switch {
 	case key.Matches(msg, k.Help):
-		m.helpOn, m.helpOff = true, 0
-	case key.Matches(msg, k.Up):
-		m.move(-1)
-	case key.Matches(msg, k.Down):
-		m.move(1)
-	case key.Matches(msg, k.PageUp):
-		m.move(-m.pageSize())
-	case key.Matches(msg, k.PageDown):
-		m.move(m.pageSize())
-	case key.Matches(msg, k.Top):
-		m.move(-1 << 30)
-	case key.Matches(msg, k.Bottom):
-		m.move(1 << 30)
-	case key.Matches(msg, k.Open):
-		m.open()
+		m.overlay = newHelpPage(m.shared)
 	case key.Matches(msg, k.Back):
-		switch {
-		case v.filter != "":
-			v.filter = ""
-			m.visibleKey = ""
-			m.clamp()
-		case len(m.stack) > 1:
-			m.stack = m.stack[:len(m.stack)-1]
-			m.clamp()
+		if pos := m.top(); pos.filter != "" {
+			pos.filter = ""
+			top.clamp()
+		} else {
+			m.pop()
 		}
 	case key.Matches(msg, k.Topology):
-		if h := m.currentHost(); h != "" && v.kind != scrTopology {
-			m.stack = append(m.stack, view{kind: scrTopology, host: h})
+		if _, on := top.(*topologyPage); !on && top.host() != "" {
+			m.push(newTopologyPage(m.shared, top.host()))
 		}
 	case key.Matches(msg, k.Plan):
-		if h := m.currentHost(); h != "" && v.kind != scrPlan {
-			m.stack = append(m.stack, view{kind: scrPlan, host: h})
+		if _, on := top.(*planPage); !on && top.host() != "" {
+			m.push(newPlanPage(m.shared, top.host()))
 		}
 	case key.Matches(msg, k.Filter):
-		if v.kind == scrOverview || v.kind == scrHost {
+		switch top.(type) {
+		case *overviewPage, *hostPage:
 			m.mode = inputFilter
-			m.input.SetValue(v.filter)
-			return nil
+			m.input.SetValue(m.top().filter)
+		default:
+			m.status = "filter works on the host and finding lists"
 		}
-		m.status = "filter works on the host and finding lists"
 	case key.Matches(msg, k.Critical):
 		m.toggle(checks.Critical)
 	case key.Matches(msg, k.Warning):
 		m.toggle(checks.Warning)
 	case key.Matches(msg, k.Info):
 		m.toggle(checks.Info)
-	case key.Matches(msg, k.NextEvidence):
-		m.cycleEvidence(1)
-	case key.Matches(msg, k.PrevEvidence):
-		m.cycleEvidence(-1)
-	case key.Matches(msg, k.Why):
-		if v.kind == scrFinding {
-			v.whyAll = !v.whyAll
-			m.centerEvidence()
-		}
 	case key.Matches(msg, k.Copy):
-		if f, ok := m.currentFinding(); ok && v.kind == scrFinding {
-			if f.Fix == "" {
-				m.status = "this finding has no fix to copy"
-				return nil
-			}
-			m.status = "fix copied to the clipboard (OSC 52: the terminal must allow it; the fix is also shown above)"
-			return tea.SetClipboard(shownFix(f))
+		if _, on := top.(*findingPage); !on {
+			m.status = "open a finding to copy its fix"
+			return nil
 		}
-		m.status = "open a finding to copy its fix"
+		return m.forward(msg)
 	case key.Matches(msg, k.Rescan):
-		if h := m.currentHost(); h != "" {
+		if h := top.host(); h != "" {
 			return m.rescan([]string{h})
 		}
 		m.status = "no host selected"
@@ -242,11 +195,14 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			path = "pvrdma-doctor-bundle.tar.gz"
 		}
 		m.input.SetValue(path)
-		return nil
+	default:
+		return m.forward(msg)
 	}
 	return nil
 }
 
+// onInputKey edits the prompt on the status line: the filter (applied as
+// it is typed) or the bundle path.
 func (m *Model) onInputKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch msg.String() {
 	case "ctrl+c":
@@ -254,8 +210,7 @@ func (m *Model) onInputKey(msg tea.KeyPressMsg) tea.Cmd {
 	case "esc":
 		if m.mode == inputFilter {
 			m.top().filter = ""
-			m.visibleKey = ""
-			m.clamp()
+			m.page().clamp()
 		}
 		m.mode = inputNone
 		return nil
@@ -278,204 +233,13 @@ func (m *Model) syncFilter() {
 	if m.mode != inputFilter {
 		return
 	}
-	v := m.top()
-	v.filter = m.input.Value()
-	v.cursor, v.offset = 0, 0
-	m.visibleKey = ""
-	m.clamp()
+	pos := m.top()
+	pos.filter = m.input.Value()
+	pos.cursor, pos.offset = 0, 0
+	m.page().clamp()
 }
 
 func (m *Model) toggle(s checks.Severity) {
 	m.showSev[s] = !m.showSev[s]
-	m.visibleKey = ""
-	m.clamp()
-}
-
-// open drills down from the selected row.
-func (m *Model) open() {
-	v := m.top()
-	switch v.kind {
-	case scrOverview:
-		vis := m.visibleRows()
-		if len(vis) == 0 {
-			return
-		}
-		m.stack = append(m.stack, view{kind: scrHost, host: m.rows[vis[v.cursor]].name})
-	case scrHost:
-		fs := m.hostFindings(v.host, v.filter)
-		if len(fs) == 0 {
-			return
-		}
-		f := fs[v.cursor]
-		m.stack = append(m.stack, view{kind: scrFinding, host: v.host, key: f.Key() + "|" + string(f.Status)})
-		m.centerEvidence()
-	}
-}
-
-// currentHost is the host the current screen is about (the selected one
-// on the overview).
-func (m *Model) currentHost() string {
-	v := m.top()
-	if v.kind != scrOverview {
-		return v.host
-	}
-	vis := m.visibleRows()
-	if len(vis) == 0 {
-		return ""
-	}
-	return m.rows[vis[v.cursor]].name
-}
-
-// currentFinding resolves the finding screen's finding in the latest analysis.
-func (m *Model) currentFinding() (checks.Finding, bool) {
-	v := m.top()
-	if v.kind != scrFinding {
-		return checks.Finding{}, false
-	}
-	for _, f := range m.byHost[v.host] {
-		if f.Key()+"|"+string(f.Status) == v.key {
-			return f, true
-		}
-	}
-	return checks.Finding{}, false
-}
-
-// hostFindings returns a host's findings shown under the severity toggles
-// and the filter.
-func (m *Model) hostFindings(host, filter string) []checks.Finding {
-	var out []checks.Finding
-	filter = strings.ToLower(filter)
-	for _, f := range m.byHost[host] {
-		if !m.showSev[f.Severity] {
-			continue
-		}
-		if filter != "" && !strings.Contains(strings.ToLower(f.RuleID+" "+f.Subject+" "+f.Message+" "+string(f.Severity)), filter) {
-			continue
-		}
-		out = append(out, f)
-	}
-	return out
-}
-
-// visibleRows returns the overview rows matching the filter (cached).
-func (m *Model) visibleRows() []int {
-	v := m.stack[0]
-	if m.visibleKey == "rows:"+v.filter && m.visibleVersion == m.version && m.visible != nil {
-		return m.visible
-	}
-	f := strings.ToLower(v.filter)
-	out := make([]int, 0, len(m.rows))
-	for i, r := range m.rows {
-		if f == "" || strings.Contains(strings.ToLower(m.rowSearchText(r)), f) {
-			out = append(out, i)
-		}
-	}
-	m.visible, m.visibleKey, m.visibleVersion = out, "rows:"+v.filter, m.version
-	return out
-}
-
-// rowSearchText is what the overview filter matches: name, verdict,
-// collection state and the rule IDs of the host's failing findings (not
-// the checks that could not be evaluated: /MTU must not list a host only
-// because its MTU checks did not run).
-func (m *Model) rowSearchText(r *hostRow) string {
-	parts := []string{r.name, string(r.phase), r.err}
-	if h, ok := m.reportHost(r.name); ok {
-		parts = append(parts, h.Verdict, string(h.Status))
-	}
-	for _, f := range m.byHost[r.name] {
-		if f.Status == checks.StatusFail {
-			parts = append(parts, f.RuleID)
-		}
-	}
-	return strings.Join(parts, " ")
-}
-
-// listLen is the number of rows of the current list screen.
-func (m *Model) listLen() int {
-	v := m.top()
-	switch v.kind {
-	case scrOverview:
-		return len(m.visibleRows())
-	case scrHost:
-		return len(m.hostFindings(v.host, v.filter))
-	}
-	return 0
-}
-
-// move moves the selection (lists) or scrolls (finding output, topology).
-func (m *Model) move(d int) {
-	v := m.top()
-	switch v.kind {
-	case scrOverview, scrHost:
-		v.cursor += d
-	default:
-		v.offset += d
-	}
-	m.clamp()
-}
-
-// clamp keeps every cursor and offset in range after any change.
-func (m *Model) clamp() {
-	v := m.top()
-	switch v.kind {
-	case scrOverview, scrHost:
-		n := m.listLen()
-		v.cursor = clampInt(v.cursor, 0, n-1)
-		rows := m.listRows()
-		if v.cursor < v.offset {
-			v.offset = v.cursor
-		}
-		if v.cursor >= v.offset+rows {
-			v.offset = v.cursor - rows + 1
-		}
-		v.offset = clampInt(v.offset, 0, n-rows)
-	case scrFinding:
-		_, total, rows := m.evidenceWindow()
-		v.offset = clampInt(v.offset, 0, total-rows)
-	case scrTopology:
-		total := len(m.topologyLines())
-		v.offset = clampInt(v.offset, 0, total-m.bodyHeight())
-	case scrPlan:
-		total := len(m.planLines(v.host))
-		v.offset = clampInt(v.offset, 0, total-m.bodyHeight())
-	}
-}
-
-func clampInt(v, lo, hi int) int {
-	if v > hi {
-		v = hi
-	}
-	if v < lo {
-		v = lo
-	}
-	return v
-}
-
-// cycleEvidence shows the next or previous evidence of a finding.
-func (m *Model) cycleEvidence(d int) {
-	v := m.top()
-	f, ok := m.currentFinding()
-	if v.kind != scrFinding || !ok || len(f.Evidence) == 0 {
-		return
-	}
-	n := len(f.Evidence)
-	v.evidence = ((v.evidence+d)%n + n) % n
-	m.centerEvidence()
-}
-
-// centerEvidence scrolls the evidence output so the offending line is in
-// the middle of its pane.
-func (m *Model) centerEvidence() {
-	v := m.top()
-	if v.kind != scrFinding {
-		return
-	}
-	line, _, rows := m.evidenceWindow()
-	if line > 0 {
-		v.offset = line - 1 - rows/2
-	} else {
-		v.offset = 1 << 30 // no line: show the end, where the marker is
-	}
-	m.clamp()
+	m.page().clamp()
 }
