@@ -82,7 +82,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case rescanDoneMsg:
 		m.status = "rescan of " + joinMax(msg.hosts, 3) + " finished"
 	case tea.MouseWheelMsg:
-		return m, m.forward(msg)
+		if m.overlay != nil {
+			return m, m.forward(msg)
+		}
+		if d, ok := m.delta(msg); ok {
+			m.page().move(d)
+		}
 	case tea.KeyPressMsg:
 		return m, m.onKey(msg)
 	case tea.PasteMsg:
@@ -94,8 +99,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// forward hands msg to the help when it is open, else to the page on top,
-// and opens or closes the page it returns.
+// forward hands a key to the help when it is open, else to the page on
+// top, and opens or closes the page it returns.
 func (m *Model) forward(msg tea.Msg) tea.Cmd {
 	if m.overlay != nil {
 		next, cmd := m.overlay.Update(msg)
@@ -121,7 +126,8 @@ func (m *Model) pop() {
 	}
 }
 
-// onKey handles the keys every page shares and passes the others on.
+// onKey handles the keys every page shares (movement becomes a move of
+// the page on top) and passes the others on.
 func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.mode != inputNone {
 		return m.onInputKey(msg)
@@ -135,6 +141,10 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.forward(msg)
 	}
 	top := m.page()
+	if d, ok := m.delta(msg); ok {
+		top.move(d)
+		return nil
+	}
 	switch {
 	case key.Matches(msg, k.Help):
 		m.overlay = newHelpPage(m.shared)

@@ -12,9 +12,9 @@ import (
 //
 // The root model (Model) owns the navigation stack, the status line and
 // the keys every screen shares (quit, help, back, filter, severity
-// toggles, topology, fix plan, rescan, bundle). It passes a page the
-// other keys and the mouse wheel, and draws the page's body between the
-// breadcrumb and the status line.
+// toggles, topology, fix plan, rescan, bundle). It turns the movement keys
+// and the mouse wheel into a move, passes a page the other keys, and draws
+// the page's body between the breadcrumb and the status line.
 type page interface {
 	// Update handles a message the root passes on and returns the page to
 	// show next: the page itself, a new page to open on top of it, or nil
@@ -23,6 +23,9 @@ type page interface {
 	// View draws the body: at most bodyHeight lines, each of which the
 	// root fits to the width.
 	View() []string
+	// move moves the selection (lists) or the scroll by d rows: the root
+	// turns the movement keys and the mouse wheel into d.
+	move(d int)
 	// pos is where the user is on the page; the root sets the list filter
 	// from the filter prompt and shows it on the status line.
 	pos() *position
@@ -79,8 +82,8 @@ func clampInt(v, lo, hi int) int {
 	return v
 }
 
-// delta is how far a key or the mouse wheel moves the selection (lists)
-// or the scroll (other pages); ok is false for any other message.
+// delta is how far a movement key or the mouse wheel moves the selection
+// (lists) or the scroll (other pages); ok is false for any other message.
 func (s *shared) delta(msg tea.Msg) (d int, ok bool) {
 	switch msg := msg.(type) {
 	case tea.MouseWheelMsg:

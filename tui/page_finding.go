@@ -2,15 +2,12 @@ package tui
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 )
 
 // findingPage is one finding: what it says, its cause and consequences,
@@ -32,12 +29,9 @@ func newFindingPage(s *shared, host, key string) *findingPage {
 	return p
 }
 
+// Update cycles the evidence, swaps it for the full "why it matters" and
+// copies the fix.
 func (p *findingPage) Update(msg tea.Msg) (page, tea.Cmd) {
-	if d, ok := p.s.delta(msg); ok {
-		p.offset += d
-		p.clamp()
-		return p, nil
-	}
 	k := p.s.keys
 	switch {
 	case is(msg, k.NextEvidence):
@@ -55,7 +49,7 @@ func (p *findingPage) Update(msg tea.Msg) (page, tea.Cmd) {
 
 // copyFix puts the fix, exactly as shown, on the clipboard (OSC 52).
 func (p *findingPage) copyFix() tea.Cmd {
-	f, ok := p.currentFinding()
+	f, ok := p.finding()
 	switch {
 	case !ok:
 		p.s.status = "open a finding to copy its fix"
@@ -68,7 +62,11 @@ func (p *findingPage) copyFix() tea.Cmd {
 	return tea.SetClipboard(shownFix(f))
 }
 
-func (p *findingPage) View() []string { return p.findingBody() }
+// move scrolls the evidence output.
+func (p *findingPage) move(d int) {
+	p.offset += d
+	p.clamp()
+}
 
 func (p *findingPage) clamp() {
 	_, total, rows := p.evidenceWindow()
@@ -90,7 +88,7 @@ func (p *findingPage) hints() []key.Binding {
 	}
 	out := []key.Binding{hint(k.Copy, "copy fix"), k.Back, why}
 	// tab only where there is another piece of evidence to show.
-	if f, ok := p.currentFinding(); ok && len(f.Evidence) >= 2 && !p.whyAll {
+	if f, ok := p.finding(); ok && len(f.Evidence) >= 2 && !p.whyAll {
 		out = append(out, hint(k.NextEvidence, "evidence"))
 	}
 	return append(out, hint(k.Rescan, "rescan"), hint(k.Bundle, "bundle"), k.Topology, k.arrows("scroll"))
@@ -103,8 +101,8 @@ type findingLayout struct {
 	paneRows int
 }
 
-func (p *findingPage) layoutFinding() (findingLayout, bool) {
-	f, ok := p.currentFinding()
+func (p *findingPage) layout() (findingLayout, bool) {
+	f, ok := p.finding()
 	w := p.s.width
 	if !ok {
 		return findingLayout{top: []string{"", " " + stBold.Render("This finding is no longer reported."),
@@ -179,28 +177,14 @@ func (p *findingPage) layoutFinding() (findingLayout, bool) {
 	if len(lay.output) < minPane {
 		minPane = len(lay.output)
 	}
-	whyShown := len(whyLines)
 	limit := avail - minPane
 	if p.whyAll {
 		// w trades the output pane for the full text.
 		limit = avail + len(evLabel)
 		evLabel, lay.output, lay.hit = nil, nil, 0
 	}
-	if whyShown > limit {
-		whyShown = max(limit, 1)
-		cut := whyLines[:whyShown]
-		// Make room for the hint by dropping whole words, never letters.
-		const more = " … (w: read all)"
-		last := cut[whyShown-1]
-		for ansi.StringWidth(last)+len([]rune(more)) > w {
-			i := strings.LastIndexByte(last, ' ')
-			if i <= 3 {
-				break
-			}
-			last = strings.TrimRight(last[:i], " ")
-		}
-		cut[whyShown-1] = last + stDim.Render(more)
-		whyLines = cut
+	if len(whyLines) > limit {
+		whyLines = cutLines(whyLines, limit, w, " … (w: read all)")
 	}
 	top = append(top, whyLines...)
 	top = append(top, fixLines...)
@@ -210,64 +194,18 @@ func (p *findingPage) layoutFinding() (findingLayout, bool) {
 	return lay, true
 }
 
-// evidenceOutput returns the capture's output, numbered, and which line
-// is the evidence.
-func (p *findingPage) evidenceOutput(e checks.Evidence) ([]string, int) {
-	host := e.Host
-	var capt collect.Capture
-	found := false
-	if i, ok := p.s.index[host]; ok && p.s.rows[i].result != nil {
-		capt, found = p.s.rows[i].result.Find(e.Command)
-	}
-	if !found {
-		out := []string{stDim.Render("(the output of this command is not available: it was not collected)")}
-		if e.Line > 0 && e.Text != "" {
-			out = append(out, fmt.Sprintf("line %d: %s", e.Line, sanitize(e.Text)))
-		}
-		return out, 0
-	}
-	text := strings.TrimRight(capt.Stdout, "\n")
-	var lines []string
-	if text != "" {
-		lines = strings.Split(text, "\n")
-	}
-	nw := len(strconv.Itoa(max(len(lines), 1)))
-	out := make([]string, 0, len(lines)+1)
-	for i, l := range lines {
-		num := fmt.Sprintf("%*d │ ", nw, i+1)
-		l = strings.TrimRight(sanitize(l), "\r ")
-		if i+1 == e.Line {
-			out = append(out, stHit.Render("▶ "+num+l))
-			continue
-		}
-		out = append(out, "  "+stDim.Render(num)+l)
-	}
-	if len(lines) == 0 {
-		out = append(out, stDim.Render("  (the command printed nothing)"))
-	}
-	if e.Line == 0 || e.Line > len(lines) {
-		note := e.Note
-		if note == "" {
-			note = "the evidence is the output as a whole"
-		}
-		out = append(out, stHit.Render("▶ "+strings.Repeat(" ", nw)+" └ "+sanitize(note)))
-		return out, len(out)
-	}
-	return out, e.Line
-}
-
 // evidenceWindow returns the highlighted output line, the number of output
 // lines and the pane height.
 func (p *findingPage) evidenceWindow() (hit, total, rows int) {
-	lay, ok := p.layoutFinding()
+	lay, ok := p.layout()
 	if !ok {
 		return 0, 0, 1
 	}
 	return lay.hit, len(lay.output), lay.paneRows
 }
 
-func (p *findingPage) findingBody() []string {
-	lay, ok := p.layoutFinding()
+func (p *findingPage) View() []string {
+	lay, ok := p.layout()
 	if !ok {
 		return lay.top
 	}
@@ -279,8 +217,8 @@ func (p *findingPage) findingBody() []string {
 	return out
 }
 
-// currentFinding resolves the finding screen's finding in the latest analysis.
-func (p *findingPage) currentFinding() (checks.Finding, bool) {
+// finding resolves the finding screen's finding in the latest analysis.
+func (p *findingPage) finding() (checks.Finding, bool) {
 	for _, f := range p.s.byHost[p.name] {
 		if f.Key()+"|"+string(f.Status) == p.key {
 			return f, true
@@ -291,7 +229,7 @@ func (p *findingPage) currentFinding() (checks.Finding, bool) {
 
 // cycleEvidence shows the next or previous evidence of a finding.
 func (p *findingPage) cycleEvidence(d int) {
-	f, ok := p.currentFinding()
+	f, ok := p.finding()
 	if !ok || len(f.Evidence) == 0 {
 		return
 	}

@@ -9,7 +9,8 @@ import (
 )
 
 // helpPage lists every key, grouped. It opens over any page (? again or
-// esc closes it) and takes every key but quit while it is open.
+// esc closes it) and takes every key but quit while it is open: only ↑↓
+// and the mouse wheel scroll it.
 type helpPage struct {
 	position
 	s *shared
@@ -23,17 +24,18 @@ func (p *helpPage) Update(msg tea.Msg) (page, tea.Cmd) {
 	case is(msg, k.Help, k.Back):
 		return nil, nil
 	case is(msg, k.Down):
-		p.offset++
+		p.move(1)
 	case is(msg, k.Up):
-		if p.offset > 0 {
-			p.offset--
-		}
+		p.move(-1)
 	}
 	if msg, ok := msg.(tea.MouseWheelMsg); ok {
-		p.offset = max(p.offset+wheel(msg), 0)
+		p.move(wheel(msg))
 	}
 	return p, nil
 }
+
+// move scrolls; View keeps the end in range.
+func (p *helpPage) move(d int) { p.offset = max(p.offset+d, 0) }
 
 // clamp: the help keeps its scroll in range as it draws.
 func (p *helpPage) clamp() {}

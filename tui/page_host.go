@@ -21,26 +21,25 @@ type hostPage struct {
 
 func newHostPage(s *shared, host string) *hostPage { return &hostPage{s: s, name: host} }
 
+// Update opens the selected finding on enter.
 func (p *hostPage) Update(msg tea.Msg) (page, tea.Cmd) {
-	if d, ok := p.s.delta(msg); ok {
-		p.cursor += d
-		p.clamp()
+	if !is(msg, p.s.keys.Open) {
 		return p, nil
 	}
-	if is(msg, p.s.keys.Open) {
-		fs := p.hostFindings(p.name, p.filter)
-		if len(fs) == 0 {
-			return p, nil
-		}
-		f := fs[p.cursor]
-		return newFindingPage(p.s, p.name, f.Key()+"|"+string(f.Status)), nil
+	fs := p.findings()
+	if len(fs) == 0 {
+		return p, nil
 	}
-	return p, nil
+	f := fs[p.cursor]
+	return newFindingPage(p.s, p.name, f.Key()+"|"+string(f.Status)), nil
 }
 
-func (p *hostPage) View() []string { return p.hostBody() }
+func (p *hostPage) move(d int) {
+	p.cursor += d
+	p.clamp()
+}
 
-func (p *hostPage) clamp() { p.clampList(len(p.hostFindings(p.name, p.filter)), p.listRows()) }
+func (p *hostPage) clamp() { p.clampList(len(p.findings()), p.listRows()) }
 
 func (p *hostPage) host() string { return p.name }
 
@@ -55,16 +54,17 @@ func (p *hostPage) hints() []key.Binding {
 // listRows is how many table rows fit between the head and the plan
 // preview.
 func (p *hostPage) listRows() int {
-	if r := p.s.bodyHeight() - len(p.hostHead(p.name)) - 1 - p.planPreviewRows(p.name); r > 1 {
+	if r := p.s.bodyHeight() - len(p.head()) - 1 - p.previewRows(); r > 1 {
 		return r
 	}
 	return 1
 }
 
-// hostHead is what the host screen shows above its findings: verdict,
+// head is what the host screen shows above its findings: verdict,
 // details and every note, wrapped (never cut: a note may say the host key
 // was not verified).
-func (p *hostPage) hostHead(host string) []string {
+func (p *hostPage) head() []string {
+	host := p.name
 	var out []string
 	r := p.s.rows[p.s.index[host]]
 	h, analyzed := p.s.reportHost(host)
@@ -90,21 +90,21 @@ func (p *hostPage) hostHead(host string) []string {
 	return out
 }
 
-func (p *hostPage) hostBody() []string {
-	out := p.hostHead(p.name)
+func (p *hostPage) View() []string {
+	out := p.head()
 	_, analyzed := p.s.reportHost(p.name)
-	fs := p.hostFindings(p.name, p.filter)
+	fs := p.findings()
 	if len(fs) == 0 {
 		switch {
 		case !analyzed:
 		case len(p.s.byHost[p.name]) > 0:
 			out = append(out, "", "  "+stDim.Render("no finding shown: change the filter (esc) or the severity toggles (1 2 3)"))
 		default:
-			out = append(out, "", "  "+stOK.Render(fmt.Sprintf("No problem found on %s: %s passed.", sanitize(p.name), plural(p.passedOn(p.name), "check"))))
+			out = append(out, "", "  "+stOK.Render(fmt.Sprintf("No problem found on %s: %s passed.", sanitize(p.name), plural(p.passed(), "check"))))
 		}
 		return out
 	}
-	cols := p.findingColumns(fs)
+	cols := p.columns(fs)
 	titles := make([]string, len(cols))
 	for i, c := range cols {
 		titles[i] = c.title
@@ -133,10 +133,10 @@ func (p *hostPage) hostBody() []string {
 		cells[0] = st.Render(fit(cells[0], cols[0].width))
 		out = append(out, "  "+renderCells(cols, cells))
 	}
-	return append(out, p.planPreview(p.name)...)
+	return append(out, p.planPreview()...)
 }
 
-func (p *hostPage) findingColumns(fs []checks.Finding) []column {
+func (p *hostPage) columns(fs []checks.Finding) []column {
 	rw, sw := 4, 7
 	for _, f := range fs {
 		rw = max(rw, ansi.StringWidth(p.s.treeRule(f)))
@@ -153,11 +153,12 @@ func (p *hostPage) findingColumns(fs []checks.Finding) []column {
 	return layoutColumns(cols, p.s.width, 12)
 }
 
-func (p *hostPage) passedOn(host string) int {
+// passed counts the checks that passed on the host.
+func (p *hostPage) passed() int {
 	n := 0
 	if p.s.rep != nil {
 		for _, f := range p.s.rep.Passed {
-			if f.Host == host {
+			if f.Host == p.name {
 				n++
 			}
 		}
@@ -176,12 +177,12 @@ func countOrUnknown(count func() (int, bool)) func(one string) string {
 	}
 }
 
-// hostFindings returns a host's findings shown under the severity toggles
+// findings returns the host's findings shown under the severity toggles
 // and the filter.
-func (p *hostPage) hostFindings(host, filter string) []checks.Finding {
+func (p *hostPage) findings() []checks.Finding {
 	var out []checks.Finding
-	filter = strings.ToLower(filter)
-	for _, f := range p.s.byHost[host] {
+	filter := strings.ToLower(p.filter)
+	for _, f := range p.s.byHost[p.name] {
 		if !p.s.showSev[f.Severity] {
 			continue
 		}
@@ -193,23 +194,23 @@ func (p *hostPage) hostFindings(host, filter string) []checks.Finding {
 	return out
 }
 
-// planPreviewRows is how many rows the host screen keeps below its list
+// previewRows is how many rows the host screen keeps below its list
 // for the start of the fix plan: up to a third of the body.
 // It is hidden while a filter or a severity toggle narrows the list.
-func (p *hostPage) planPreviewRows(host string) int {
-	if p.s.plan(host) == nil || p.filter != "" || !p.s.showSev[checks.Critical] || !p.s.showSev[checks.Warning] || !p.s.showSev[checks.Info] {
+func (p *hostPage) previewRows() int {
+	if p.s.plan(p.name) == nil || p.filter != "" || !p.s.showSev[checks.Critical] || !p.s.showSev[checks.Warning] || !p.s.showSev[checks.Info] {
 		return 0
 	}
-	return min(len(p.s.planLines(host))+1, max(p.s.bodyHeight()/3, 3))
+	return min(len(p.s.planLines(p.name))+1, max(p.s.bodyHeight()/3, 3))
 }
 
 // planPreview is the start of the fix plan under the host's findings.
-func (p *hostPage) planPreview(host string) []string {
-	n := p.planPreviewRows(host)
+func (p *hostPage) planPreview() []string {
+	n := p.previewRows()
 	if n == 0 {
 		return nil
 	}
-	lines := p.s.planLines(host)
+	lines := p.s.planLines(p.name)
 	out := []string{""}
 	if len(lines) > n-1 {
 		lines = lines[:n-1]

@@ -29,21 +29,18 @@ type overviewPage struct {
 
 func newOverviewPage(s *shared) *overviewPage { return &overviewPage{s: s} }
 
+// Update opens the selected host on enter.
 func (p *overviewPage) Update(msg tea.Msg) (page, tea.Cmd) {
-	if d, ok := p.s.delta(msg); ok {
-		p.cursor += d
-		p.clamp()
+	if !is(msg, p.s.keys.Open) || p.host() == "" {
 		return p, nil
 	}
-	if is(msg, p.s.keys.Open) {
-		if h := p.host(); h != "" {
-			return newHostPage(p.s, h), nil
-		}
-	}
-	return p, nil
+	return newHostPage(p.s, p.host()), nil
 }
 
-func (p *overviewPage) View() []string { return p.overviewBody() }
+func (p *overviewPage) move(d int) {
+	p.cursor += d
+	p.clamp()
+}
 
 func (p *overviewPage) clamp() { p.clampList(len(p.visibleRows()), p.listRows()) }
 
@@ -65,7 +62,7 @@ func (p *overviewPage) hints() []key.Binding {
 
 // listRows is how many table rows fit under the head.
 func (p *overviewPage) listRows() int {
-	if r := p.s.bodyHeight() - len(p.overviewHead()) - 1; r > 1 {
+	if r := p.s.bodyHeight() - len(p.head()) - 1; r > 1 {
 		return r
 	}
 	return 1
@@ -114,7 +111,7 @@ func (p *overviewPage) collectionCounts() (done, busy, queued int) {
 	return done, busy, queued
 }
 
-func (p *overviewPage) overviewColumns() []column {
+func (p *overviewPage) columns() []column {
 	hw := 4
 	for _, r := range p.s.rows {
 		hw = max(hw, ansi.StringWidth(r.name))
@@ -142,10 +139,10 @@ func (p *overviewPage) overviewColumns() []column {
 	return layoutColumns(cols, p.s.width, 16)
 }
 
-// overviewHead is what the overview shows above the table header: the
+// head is what the overview shows above the table header: the
 // verdict, the source, and the legend of the notes marker when a host has
 // notes.
-func (p *overviewPage) overviewHead() []string {
+func (p *overviewPage) head() []string {
 	out := p.verdictLines()
 	title := p.s.opts.Title
 	if title == "" && p.s.rep != nil {
@@ -171,9 +168,9 @@ func (p *overviewPage) hostsWithNotes() int {
 	return n
 }
 
-func (p *overviewPage) overviewBody() []string {
-	out := p.overviewHead()
-	cols := p.overviewColumns()
+func (p *overviewPage) View() []string {
+	out := p.head()
+	cols := p.columns()
 	titles := make([]string, len(cols))
 	for i, c := range cols {
 		titles[i] = c.title
@@ -188,12 +185,12 @@ func (p *overviewPage) overviewBody() []string {
 	}
 	end := min(p.offset+p.listRows(), len(vis))
 	for i := p.offset; i < end; i++ {
-		out = append(out, p.overviewRow(cols, p.s.rows[vis[i]], i == p.cursor))
+		out = append(out, p.row(cols, p.s.rows[vis[i]], i == p.cursor))
 	}
 	return out
 }
 
-func (p *overviewPage) overviewRow(cols []column, r *hostRow, selected bool) string {
+func (p *overviewPage) row(cols []column, r *hostRow, selected bool) string {
 	cells := make([]string, len(cols))
 	h, analyzed := p.s.reportHost(r.name)
 	for i, c := range cols {

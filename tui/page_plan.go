@@ -9,9 +9,7 @@ func newPlanPage(s *shared, host string) *planPage {
 	return &planPage{scrollPage{s: s, name: host, lines: func() []string { return s.planLines(host) }}}
 }
 
-func (p *planPage) Update(msg tea.Msg) (page, tea.Cmd) {
-	p.scroll(msg)
-	return p, nil
-}
+// Update: the fix plan only scrolls.
+func (p *planPage) Update(tea.Msg) (page, tea.Cmd) { return p, nil }
 
 func (p *planPage) crumbs(trail []string) []string { return p.crumb(trail, "fix plan") }

@@ -14,10 +14,8 @@ func newTopologyPage(s *shared, host string) *topologyPage {
 	}}}
 }
 
-func (p *topologyPage) Update(msg tea.Msg) (page, tea.Cmd) {
-	p.scroll(msg)
-	return p, nil
-}
+// Update: the topology only scrolls.
+func (p *topologyPage) Update(tea.Msg) (page, tea.Cmd) { return p, nil }
 
 func (p *topologyPage) crumbs(trail []string) []string { return p.crumb(trail, "topology") }
 
@@ -30,11 +28,9 @@ type scrollPage struct {
 	lines func() []string // the whole page
 }
 
-func (p *scrollPage) scroll(msg tea.Msg) {
-	if d, ok := p.s.delta(msg); ok {
-		p.offset += d
-		p.clamp()
-	}
+func (p *scrollPage) move(d int) {
+	p.offset += d
+	p.clamp()
 }
 
 func (p *scrollPage) View() []string { return p.window(p.lines(), p.s.bodyHeight()) }

@@ -191,6 +191,14 @@ func (s *shared) reportHost(name string) (*report.Host, bool) {
 	return &s.rep.Hosts[i], true
 }
 
+// capture is the output of command in the host's latest result.
+func (s *shared) capture(host, command string) (collect.Capture, bool) {
+	if i, ok := s.index[host]; ok && s.rows[i].result != nil {
+		return s.rows[i].result.Find(command)
+	}
+	return collect.Capture{}, false
+}
+
 func finished(p collect.Phase) bool { return p == collect.PhaseDone || p == collect.PhaseFailed }
 
 // collectionText is a host's collection state in a few words.

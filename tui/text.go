@@ -164,3 +164,21 @@ func joinMax(names []string, n int) string {
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
+
+// cutLines keeps the first n (at least one) of labeled lines and ends the
+// last with more (a dim hint that the text goes on), making room for it
+// within w cells by dropping whole words, never letters.
+func cutLines(lines []string, n, w int, more string) []string {
+	n = max(n, 1)
+	cut := lines[:n]
+	last := cut[n-1]
+	for ansi.StringWidth(last)+len([]rune(more)) > w {
+		i := strings.LastIndexByte(last, ' ')
+		if i <= 3 {
+			break
+		}
+		last = strings.TrimRight(last[:i], " ")
+	}
+	cut[n-1] = last + stDim.Render(more)
+	return cut
+}
