@@ -94,6 +94,8 @@ func (p *findingPage) hints() []key.Binding {
 	return append(out, hint(k.Rescan, "rescan"), hint(k.Bundle, "bundle"), k.Topology, k.arrows("scroll"))
 }
 
+// findingLayout is the finding page laid out to the screen: the text
+// above the evidence pane and the output shown in the pane.
 type findingLayout struct {
 	top      []string // everything above the output pane
 	output   []string // the evidence's output, numbered
@@ -101,6 +103,8 @@ type findingLayout struct {
 	paneRows int
 }
 
+// layout shares the height between the text and the evidence pane; ok is
+// false when the finding is no longer reported.
 func (p *findingPage) layout() (findingLayout, bool) {
 	f, ok := p.finding()
 	w := p.s.width
