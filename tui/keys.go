@@ -61,32 +61,12 @@ func hint(b key.Binding, label string) key.Binding {
 	return key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(b.Help().Key, label))
 }
 
-// short returns the bindings hinted in the footer of a screen, most
-// important first: the footer shows as many as fit, in this order (help
-// and quit are always shown, and help lists every key). whyAll says the
-// finding screen shows the full "why it matters" instead of the evidence.
-func (k keyMap) short(s screenKind, whyAll bool) []key.Binding {
-	rescan, bundle := hint(k.Rescan, "rescan"), hint(k.Bundle, "bundle")
-	move := hint(k.Down, "move")
-	move.SetHelp("↑↓", "move")
-	scroll := hint(k.Down, "scroll")
-	scroll.SetHelp("↑↓", "scroll")
-	switch s {
-	case scrOverview:
-		return []key.Binding{k.Open, hint(k.Back, "clear"), k.Filter, rescan, bundle, k.Topology, move, hint(k.RescanAll, "rescan all")}
-	case scrHost:
-		sev := key.NewBinding(key.WithKeys("1", "2", "3"), key.WithHelp("1/2/3", "severities"))
-		return []key.Binding{k.Open, k.Back, k.Plan, k.Filter, rescan, bundle, k.Topology, sev, move}
-	case scrFinding:
-		why := hint(k.Why, "why")
-		if whyAll {
-			why = hint(k.Why, "evidence")
-		}
-		return []key.Binding{hint(k.Copy, "copy fix"), k.Back, why, hint(k.NextEvidence, "evidence"), rescan, bundle, k.Topology, scroll}
-	case scrTopology, scrPlan:
-		return []key.Binding{k.Back, scroll, rescan, bundle}
-	}
-	return nil
+// arrows is ↑/↓ as the footer hints it, with its own label ("move",
+// "scroll"); each page's hints() lists the keys of its footer.
+func (k keyMap) arrows(label string) key.Binding {
+	b := hint(k.Down, label)
+	b.SetHelp("↑↓", label)
+	return b
 }
 
 type keyBinding = key.Binding

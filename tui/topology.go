@@ -150,11 +150,11 @@ func topology(name string, h *facts.Host, row *hostRow, findings []checks.Findin
 				branch, indent = "└─", "          "
 			}
 			line := "      " + branch + " uplink " + sanitize(up)
-			if nic := findNIC(h, up); nic != nil {
+			if nic := first(h.NICs, func(n *parse.NIC) bool { return n.Name == up }); nic != nil {
 				line += fmt.Sprintf(" · link %s · MTU %d", sanitize(nic.LinkStatus), nic.MTU)
 			}
 			out = append(out, line)
-			dev := findRDMA(h, up)
+			dev := first(h.RDMADevices, func(d *parse.RDMADevice) bool { return d.PairedUplink == up })
 			switch {
 			case dev == nil:
 				out = append(out, indent+"└─ RDMA device ?  "+badMark("no RDMA device is paired with "+sanitize(up)))
@@ -208,19 +208,11 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-func findNIC(h *facts.Host, name string) *parse.NIC {
-	for i := range h.NICs {
-		if h.NICs[i].Name == name {
-			return &h.NICs[i]
-		}
-	}
-	return nil
-}
-
-func findRDMA(h *facts.Host, uplink string) *parse.RDMADevice {
-	for i := range h.RDMADevices {
-		if h.RDMADevices[i].PairedUplink == uplink {
-			return &h.RDMADevices[i]
+// first returns the first of xs that match accepts, or nil.
+func first[T any](xs []T, match func(*T) bool) *T {
+	for i := range xs {
+		if match(&xs[i]) {
+			return &xs[i]
 		}
 	}
 	return nil

@@ -3,6 +3,16 @@
 // cli injects everything it shows (a stream of collect.Event, a function
 // that analyzes results) and every action it offers (rescan, export a
 // support bundle).
+//
+// The root model (Model, model.go) routes between pages: one file per
+// screen (page_overview.go, page_host.go, page_finding.go and its
+// evidence pane page_evidence.go, page_topology.go, page_plan.go,
+// page_help.go), each its own model behind the page interface (page.go). The state the pages read
+// (injected data and actions, size, hosts, analysis, toggles, status line)
+// is in state.go; the frame around every page (breadcrumb, status line,
+// footer) in frame.go; text helpers in text.go, table cells in table.go,
+// styles in styles.go. A new screen is a page type, a key (keys.go) that
+// the root or a page turns into it, and its hints.
 package tui
 
 import (

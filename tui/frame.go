@@ -1,0 +1,138 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+)
+
+// The frame around every page: the breadcrumb at the top, the status line
+// and the footer with the keys that lead on.
+
+// View implements tea.Model.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "pvrdma-doctor"
+	return v
+}
+
+// render draws the whole screen: exactly height lines of exactly width cells.
+func (m *Model) render() string {
+	w := m.width
+	var body []string
+	if m.overlay != nil {
+		body = m.overlay.View()
+	} else {
+		body = m.page().View()
+	}
+	bh := m.bodyHeight()
+	if len(body) > bh {
+		body = body[:bh]
+	}
+	lines := make([]string, 0, m.height)
+	lines = append(lines, m.headerLine())
+	for _, l := range body {
+		lines = append(lines, fit(l, w))
+	}
+	for len(lines) < 1+bh {
+		lines = append(lines, strings.Repeat(" ", max(w, 0)))
+	}
+	for _, l := range m.statusLines(m.top().filter) {
+		lines = append(lines, fit(l, w))
+	}
+	lines = append(lines, fit(m.footerLine(), w))
+	if len(lines) > m.height && m.height > 0 {
+		lines = lines[len(lines)-m.height:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// headerLine is the breadcrumb: where the user is, and the scan's progress.
+func (m *Model) headerLine() string {
+	crumbs := []string{"pvrdma-doctor"}
+	for _, p := range m.stack {
+		crumbs = p.crumbs(crumbs)
+	}
+	if m.overlay != nil {
+		crumbs = m.overlay.crumbs(crumbs)
+	}
+	left := " " + strings.Join(crumbs, " › ")
+	right := m.progressText() + " "
+	w := m.width
+	if ansi.StringWidth(left)+ansi.StringWidth(right)+1 > w {
+		right = ""
+	}
+	return stHeader.Render(fit(left, w-ansi.StringWidth(right)) + right)
+}
+
+// progressText summarizes collection: "collecting 3/5" or "5 hosts".
+func (m *Model) progressText() string {
+	done, failed := 0, 0
+	for _, r := range m.rows {
+		switch r.phase {
+		case collect.PhaseDone:
+			done++
+		case collect.PhaseFailed:
+			failed++
+		}
+	}
+	n := len(m.rows)
+	if done+failed < n {
+		return fmt.Sprintf("collecting: %d of %d hosts finished", done+failed, n)
+	}
+	if m.analyzing || m.dirty {
+		return fmt.Sprintf("%d hosts · analyzing", n)
+	}
+	if m.opts.Rescan == nil && len(m.opts.Results) > 0 {
+		return fmt.Sprintf("%d hosts analyzed", n)
+	}
+	return fmt.Sprintf("%d hosts scanned", n)
+}
+
+// footerLine hints the keys that lead on from the current screen, as many
+// as fit, most important first; help and quit are always shown, at the
+// right.
+func (m *Model) footerLine() string {
+	h := m.help
+	h.SetWidth(0) // no truncation: the keys that do not fit are left out
+	right := h.ShortHelpView([]keyBinding{m.keys.Help, m.keys.Quit})
+	var cands []keyBinding
+	if m.overlay != nil {
+		cands = m.overlay.hints()
+	} else {
+		for _, b := range m.page().hints() {
+			// Do not hint actions this run cannot do (help still lists them).
+			switch b.Help().Key {
+			case "r", "R":
+				if m.opts.Rescan == nil {
+					continue
+				}
+			case "b":
+				if m.opts.ExportBundle == nil {
+					continue
+				}
+			}
+			cands = append(cands, b)
+		}
+	}
+	room := m.width - ansi.StringWidth(right) - 2
+	var ctx []keyBinding
+	for _, b := range cands {
+		if ansi.StringWidth(h.ShortHelpView(append(ctx, b))) > room {
+			break // strictly by importance: the rest is in help
+		}
+		ctx = append(ctx, b)
+	}
+	left := h.ShortHelpView(ctx)
+	gap := m.width - ansi.StringWidth(left) - ansi.StringWidth(right)
+	if gap < 1 {
+		return left
+	}
+	return left + strings.Repeat(" ", gap) + right
+}
