@@ -18,8 +18,8 @@ import (
 // README states.
 
 const (
-	hostileCommandTimeout = raceSlowdown * 500 * time.Millisecond
-	hostileHostTimeout    = raceSlowdown * 3 * time.Second
+	hostileCommandTimeout = raceSlowdown * time.Second
+	hostileHostTimeout    = raceSlowdown * 4 * time.Second
 	// hostileMargin covers a loaded 2-core machine running -race.
 	hostileMargin = 3 * time.Second
 	// hostileHeapBound is the README's bound for one scan of a few hosts
