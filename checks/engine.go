@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
@@ -103,6 +104,12 @@ type Rule struct {
 	Host  func(h *facts.Host, fleet *facts.Fleet, r *Reporter)
 	Fleet func(fleet *facts.Fleet, r *Reporter)
 }
+
+// CollectionFailed is the ID of the rule that reports what could not be
+// collected. Its findings say the scan is incomplete, not that PVRDMA is
+// degraded: it still runs on hosts that were not collected, fix plans and
+// verdicts do not count it as a problem.
+const CollectionFailed = "COLLECTION_FAILED"
 
 var catalogue = map[string]*Rule{}
 
@@ -206,7 +213,7 @@ func RunRules(fleet *facts.Fleet, rules []*Rule) Result {
 		for i := range fleet.Hosts {
 			h := &fleet.Hosts[i]
 			rep := &Reporter{rule: rule, host: h.Host}
-			if h.Status == "not_collected" && rule.ID != "COLLECTION_FAILED" {
+			if h.Status == collect.StatusNotCollected && rule.ID != CollectionFailed {
 				rep.NotEvaluated(h.Host, "host not collected: "+h.Reason)
 			} else {
 				rule.Host(h, fleet, rep)

@@ -59,7 +59,7 @@ type Effect struct {
 func Plans(fleet *facts.Fleet, fs []Finding) []Plan {
 	byHost := map[string][]Finding{}
 	for _, f := range fs {
-		if f.Status != StatusFail || f.Suppressed || f.RuleID == "COLLECTION_FAILED" {
+		if f.Status != StatusFail || f.Suppressed || f.RuleID == CollectionFailed {
 			continue
 		}
 		byHost[f.Host] = append(byHost[f.Host], f)

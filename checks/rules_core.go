@@ -316,7 +316,7 @@ func init() {
 	})
 
 	register(&Rule{
-		ID:       "COLLECTION_FAILED",
+		ID:       CollectionFailed,
 		Title:    "Some commands or hosts could not be collected",
 		Severity: Warning,
 		Why: "A check whose input is missing cannot pass or fail: pvrdma-doctor reports it as not evaluated. This " +

@@ -81,7 +81,7 @@ func topology(name string, h *facts.Host, row *hostRow, findings []checks.Findin
 		if !e.IsDir || seen[e.Name] {
 			continue
 		}
-		wid, idx, _ := strings.Cut(e.Name, "_")
+		wid, idx, _ := e.DeviceID()
 		vm := vmName[wid]
 		if vm == "" {
 			vm = "world " + wid
