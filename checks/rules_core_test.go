@@ -143,11 +143,6 @@ func TestRuleLowMTU(t *testing.T) {
 			addPings(h, "192.168.50.12", true, false)
 		}), want: []want{{host: "esx01", subject: vm01, status: StatusPass}}, exact: true},
 	})
-	for eth, want := range map[int]int{1500: 1024, 2200: 2048, 4191: 2048, 4192: 4096, 9000: 4096, 1100: 512} {
-		if got := rdmaMTUFor(eth); got != want {
-			t.Errorf("rdmaMTUFor(%d) = %d, want %d", eth, got, want)
-		}
-	}
 }
 
 func TestRuleTCPFallback(t *testing.T) {

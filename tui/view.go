@@ -1036,7 +1036,7 @@ func (m *Model) topologyBody() []string {
 
 func (m *Model) topologyLines() []string {
 	host := m.top().host
-	return topology(host, m.factsHost[host], m.rows[m.index[host]], m.byHost[host])
+	return topology(host, m.fleet, m.factsHost[host], m.rows[m.index[host]], m.byHost[host])
 }
 
 // --- help -----------------------------------------------------------------

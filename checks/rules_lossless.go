@@ -1,0 +1,144 @@
+package checks
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+)
+
+// Lossless Ethernet on the RoCE uplinks, and the RDMA error counters that show its absence.
+
+var rulePFCDisabled = &Rule{
+	ID:       "PFC_DISABLED",
+	Title:    "No lossless Ethernet (PFC or global pause) on the RoCE uplink",
+	Severity: Warning,
+	Why: "RoCE needs a lossless network: PFC (Priority Flow Control, usually priority 3) or, without PFC, global pause " +
+		"frames. Without either, congestion drops RoCE packets, and every drop stalls the queue pair until a timeout " +
+		"and retransmission: throughput collapses under load. pvrdma-doctor rates this a warning, and critical " +
+		"when drops are seen; pvrdma-doctor raises it to critical when the paired RDMA device counts errors. Any " +
+		"PFC-enabled priority counts as lossless (the switch may use a priority other than 3). An uplink that is not on " +
+		"the PVRDMA data path (not an uplink of the PVRDMA vDS) is reported as information only.",
+	Fix:     "Enable PFC for the RoCE priority on the switch and the host (DCBX, or for nmlx5: esxcli system module parameters set -m nmlx5_core -p \"pfctx=0x08 pfcrx=0x08\" and reboot), or global pause: esxcli network nic pauseParams set -n vmnicN -r true -t true.",
+	Docs:    []string{docLossless, docRoCE67, docMellanoxPFC},
+	Applies: "ESXi 6.5 and later",
+	Scope:   HostScope,
+	Needs:   []collect.Kind{collect.KindRDMADeviceList},
+	Check:   checkPFCDisabled,
+}
+
+func checkPFCDisabled(in *Input, r *Reporter) {
+	h, hp := in.Host, in.Path
+	seen := map[string]bool{}
+	for _, d := range h.RDMADevices {
+		nic := d.PairedUplink
+		if nic == "" || seen[nic] {
+			continue
+		}
+		seen[nic] = true
+		okNIC, whyNIC := sourceFor(h, collect.KindNICGet, nic)
+		okDCB, whyDCB := sourceFor(h, collect.KindDCBStatus, nic)
+		det := nicDetail(h, nic)
+		dcb := dcbFor(h, nic)
+		pause := okNIC && det != nil && det.PauseRX && det.PauseTX
+		pfc := okDCB && dcb != nil && dcb.PFCEnabled && len(dcb.PFCPriorities) > 0
+		if pfc || pause {
+			r.Pass(nic)
+			continue
+		}
+		if !okNIC || det == nil || !okDCB || dcb == nil {
+			var why []string
+			for _, w := range []string{whyNIC, whyDCB} {
+				if w != "" {
+					why = append(why, w)
+				}
+			}
+			if len(why) == 0 {
+				why = append(why, "no pause or DCB data for "+nic)
+			}
+			r.NotEvaluated(nic, strings.Join(why, "; "))
+			continue
+		}
+		ev := []Evidence{Ev(h.Host, dcb.Record.RefOf("PFC Enabled")), Ev(h.Host, det.Record.RefOf("Pause RX")), Ev(h.Host, det.Record.RefOf("Pause TX"))}
+		if ref := dcb.Record.RefOf("PFC Configuration"); ref.Line > 0 {
+			ev = append(ev, Ev(h.Host, ref))
+		}
+		state := "PFC is disabled"
+		if dcb.PFCEnabled {
+			state = "PFC is enabled on no priority"
+		}
+		msg := fmt.Sprintf("%s (%s's uplink) has no lossless configuration: %s and global pause is off (RX %t, TX %t)",
+			nic, d.Name, state, det.PauseRX, det.PauseTX)
+		fix := fmt.Sprintf("Enable PFC for the RoCE priority (3) on the switch port of %s and on the host", nic)
+		if strings.HasPrefix(det.Driver, "nmlx5") || strings.HasPrefix(d.Driver, "nmlx5") {
+			fix += ": esxcli system module parameters set -m nmlx5_core -p \"pfctx=0x08 pfcrx=0x08\" then reboot " + h.Host
+		} else {
+			fix += " (DCBX from the switch, or the NIC driver's PFC module parameter)"
+		}
+		fix += fmt.Sprintf("; or, without PFC, global pause: esxcli network nic pauseParams set -n %s -r true -t true", shellArg(nic, "vmnicN"))
+		sev := Warning
+		if !onDataPath(h, hp, d) {
+			sev = Info
+			msg += "; PVRDMA does not use " + nic + " (it is not an uplink of the PVRDMA vDS), so this is information only"
+		} else if errs := errorCounters(statsFor(h, d.Name)); len(errs) > 0 {
+			sev = Critical
+			st := statsFor(h, d.Name)
+			msg += fmt.Sprintf("; %s already counts errors (%s)", d.Name, strings.Join(errs, ", "))
+			for _, k := range errs {
+				ev = append(ev, Ev(h.Host, st.Record.RefOf(k)))
+			}
+		}
+		r.FailSeverity(sev, h.Host, nic, msg, fix+".", ev...)
+	}
+}
+
+var ruleRDMAErrors = &Rule{
+	ID:       "RDMA_ERRORS",
+	Title:    "RDMA device counts errors",
+	Severity: Warning,
+	Why: "Non-zero error counters of `esxcli rdma device stats get` (error packets received or sent, length errors, " +
+		"queue pairs in the ERR state) mean RoCE packets are being dropped or rejected: typically no lossless " +
+		"configuration (PFC), an MTU mismatch, or a bad cable/optic. The counters are cumulative since the driver " +
+		"loaded, so an old, fixed problem also shows: compare two scans to see whether they still grow. A device that is " +
+		"not on the PVRDMA data path is reported as information only.",
+	Fix:     "Check PFC/pause and MTU on the path, then cable and optics (esxcli network nic stats get -n vmnicN); scan again later to see whether the counters grow.",
+	Docs:    []string{docRoCE67, docLossless},
+	Applies: "ESXi 6.5 and later",
+	Scope:   HostScope,
+	Needs:   []collect.Kind{collect.KindRDMADeviceList},
+	Check:   checkRDMAErrors,
+}
+
+func checkRDMAErrors(in *Input, r *Reporter) {
+	h, hp := in.Host, in.Path
+	for _, d := range h.RDMADevices {
+		if ok, why := sourceFor(h, collect.KindRDMAStats, d.Name); !ok {
+			r.NotEvaluated(d.Name, why)
+			continue
+		}
+		st := statsFor(h, d.Name)
+		if st == nil {
+			r.NotEvaluated(d.Name, "no counters for "+d.Name)
+			continue
+		}
+		errs := errorCounters(st)
+		if len(errs) == 0 {
+			r.Pass(d.Name)
+			continue
+		}
+		var parts []string
+		var ev []Evidence
+		for _, k := range errs {
+			parts = append(parts, fmt.Sprintf("%s %d", k, st.Counters[k]))
+			ev = append(ev, Ev(h.Host, st.Record.RefOf(k)))
+		}
+		msg := fmt.Sprintf("%s counts RDMA errors: %s", d.Name, strings.Join(parts, ", "))
+		if !onDataPath(h, hp, d) {
+			msg += "; PVRDMA does not use " + d.Name + " (its uplink is not on the PVRDMA vDS), so this is information only"
+		}
+		r.FailSeverity(offPathSeverity(h, hp, d, Warning), h.Host, d.Name, msg,
+			fmt.Sprintf("Check lossless Ethernet and MTU on %s's uplink %s (esxcli network nic dcb status get -n %s; esxcli network nic get -n %s), "+
+				"then cable/optics (esxcli network nic stats get -n %s); run `esxcli rdma device stats get -d %s` again to see whether the counters grow.",
+				d.Name, d.PairedUplink, d.PairedUplink, d.PairedUplink, d.PairedUplink, d.Name), ev...)
+	}
+}

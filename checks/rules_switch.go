@@ -1,0 +1,138 @@
+package checks
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+)
+
+// The PVRDMA distributed switch and its uplinks.
+
+var ruleRDMAUplinkNotOnDVS = &Rule{
+	ID:       "RDMA_UPLINK_NOT_ON_DVS",
+	Title:    "The RDMA device's uplink is not an uplink of the PVRDMA vDS",
+	Severity: Critical,
+	Why: "PVRDMA uses the physical HCA only when the HCA's vmnic (the RDMA device's paired uplink) is an uplink of the " +
+		"vSphere Distributed Switch the PVRDMA VMs connect to. Otherwise the adapters report no physical HCA and " +
+		"cross-host traffic falls back to TCP. A host may have other RDMA devices (for storage): they are only " +
+		"reported when no Active RDMA device serves the PVRDMA vDS.",
+	Fix:     "In the vSphere Client: Networking > PVRDMA vDS > Add and Manage Hosts > Manage physical adapters: assign the HCA's vmnic to an uplink (as the only one), with the PVRDMA VMs powered off.",
+	Docs:    []string{docPVRDMA70, docHostConfig67},
+	Applies: "ESXi 6.5 and later",
+	Scope:   HostScope,
+	Needs:   []collect.Kind{collect.KindRDMADeviceList, collect.KindDVSList, collect.KindIPInterfaceList, collect.KindPVRDMAVmknicOpt},
+	Check:   checkRDMAUplinkNotOnDVS,
+}
+
+func checkRDMAUplinkNotOnDVS(in *Input, r *Reporter) {
+	h, hp := in.Host, in.Path
+	if len(h.RDMADevices) == 0 {
+		return // NO_RDMA_DEVICE reports it
+	}
+	use, known, why := pvrdmaInUse(h, hp)
+	if !known {
+		r.NotEvaluated(h.Host, why)
+		return
+	}
+	if !use {
+		return
+	}
+	sw := hp.Switch
+	if sw == nil && len(h.DVSwitches) > 0 {
+		r.NotEvaluated(h.Host, "the PVRDMA vDS could not be identified: the PVRDMA vmknic is not on a vDS and no vDS holds an RDMA uplink")
+		return
+	}
+	if sw != nil {
+		for _, d := range hp.Active {
+			if hasString(sw.Uplinks, d.PairedUplink) {
+				for _, o := range h.RDMADevices {
+					r.Pass(o.Name)
+				}
+				return
+			}
+		}
+	}
+	for _, d := range h.RDMADevices {
+		if sw != nil && hasString(sw.Uplinks, d.PairedUplink) {
+			r.Pass(d.Name) // on the vDS but not Active: RDMA_DEVICE_DOWN reports it
+			continue
+		}
+		ev := []Evidence{Ev(h.Host, d.Ref)}
+		if sw == nil {
+			ev = append(ev, sourceEv(h, collect.KindDVSList, "no distributed switch on this host")...)
+			r.Fail(d.Name, fmt.Sprintf("%s's uplink %s is on no distributed switch: %s has no vDS", d.Name, d.PairedUplink, h.Host),
+				fmt.Sprintf("Add %s to the PVRDMA vDS with %s as its only uplink (vSphere Client: Networking > vDS > Add and Manage Hosts), then power-cycle the PVRDMA VMs.",
+					h.Host, d.PairedUplink), ev...)
+			continue
+		}
+		ev = append(ev, Ev(h.Host, sw.Record.RefOf("Uplinks")))
+		r.Fail(d.Name, fmt.Sprintf("%s's paired uplink %s is not an uplink of %s (uplinks: %s)", d.Name, d.PairedUplink, sw.Name,
+			orPlaceholder(strings.Join(sw.Uplinks, ", "), "none")),
+			fmt.Sprintf("With the PVRDMA VMs powered off: vSphere Client > Networking > %s > Add and Manage Hosts > Manage physical adapters: "+
+				"on %s assign %s to an uplink of %s and unassign the others; then power the VMs on.", sw.Name, h.Host, d.PairedUplink, sw.Name),
+			ev...)
+	}
+}
+
+var ruleDVSMultipleUplinks = &Rule{
+	ID:       "DVS_MULTIPLE_UPLINKS",
+	Title:    "The PVRDMA vDS has more than one uplink",
+	Severity: Warning,
+	Why: "VMware's PVRDMA requirements say the HCA must be the only uplink of the vDS and that PVRDMA does not support " +
+		"NIC teaming (\"Do not team RoCE NICs\"). With several uplinks, PVRDMA traffic may leave through a NIC without " +
+		"the HCA or fail over to one. The documents say \"must\" but describe no immediate failure; pvrdma-doctor " +
+		"reports a warning (unsupported configuration), not critical.",
+	Fix:     "Leave the HCA's vmnic as the only uplink of the PVRDMA vDS (vSphere Client: Networking > vDS > Add and Manage Hosts > Manage physical adapters), with no LAG.",
+	Docs:    []string{docPVRDMA70, docRoCE67},
+	Applies: "ESXi 6.5 and later",
+	Scope:   HostScope,
+	Needs:   []collect.Kind{collect.KindDVSList, collect.KindIPInterfaceList, collect.KindRDMADeviceList, collect.KindPVRDMAVmknicOpt},
+	Check:   checkDVSMultipleUplinks,
+}
+
+func checkDVSMultipleUplinks(in *Input, r *Reporter) {
+	h, hp := in.Host, in.Path
+	sw := hp.Switch
+	if sw == nil {
+		if use, _, _ := pvrdmaInUse(h, hp); use && len(h.DVSwitches) > 0 {
+			r.NotEvaluated(h.Host, "the PVRDMA vDS could not be identified")
+		}
+		return
+	}
+	if len(sw.Uplinks) <= 1 {
+		r.Pass(sw.Name)
+		return
+	}
+	keep := ""
+	for _, d := range hp.Active {
+		if hasString(sw.Uplinks, d.PairedUplink) {
+			keep = d.PairedUplink
+			break
+		}
+	}
+	if keep == "" {
+		for _, d := range h.RDMADevices {
+			if hasString(sw.Uplinks, d.PairedUplink) {
+				keep = d.PairedUplink
+				break
+			}
+		}
+	}
+	var drop []string
+	for _, u := range sw.Uplinks {
+		if u != keep {
+			drop = append(drop, u)
+		}
+	}
+	fix := fmt.Sprintf("vSphere Client > Networking > %s > Add and Manage Hosts > Manage physical adapters: on %s unassign %s",
+		sw.Name, h.Host, strings.Join(drop, ", "))
+	if keep != "" {
+		fix += fmt.Sprintf(", leaving %s (the HCA) as the only uplink", keep)
+	} else {
+		fix += ", leaving the HCA's vmnic as the only uplink"
+	}
+	r.Fail(sw.Name, fmt.Sprintf("%s, the PVRDMA vDS, has %d uplinks on %s (%s); the HCA must be the only one",
+		sw.Name, len(sw.Uplinks), h.Host, strings.Join(sw.Uplinks, ", ")), fix+"; no LAG.",
+		Ev(h.Host, sw.Record.RefOf("Uplinks")))
+}
