@@ -109,10 +109,11 @@ type Rule struct {
 	Fix string
 	// Docs are links to the sources of the rule.
 	Docs []string
-	// Applies names the ESXi versions the rule applies to.
+	// Applies names the ESXi versions the rule applies to (default:
+	// pvrdmaReleases).
 	Applies string
-	// Scope: host rules run once per collected host, fleet rules once per
-	// scan.
+	// Scope: host rules (the default) run once per collected host, fleet
+	// rules once per scan.
 	Scope Scope
 	// Needs are the inputs the rule reads. On a host where one of them was
 	// not collected or not parsed, the engine reports the rule not
@@ -145,10 +146,21 @@ type Input struct {
 // verdicts do not count it as a problem.
 const CollectionFailed = "COLLECTION_FAILED"
 
-// catalogue indexes catalogueList by ID.
+// pvrdmaReleases are the ESXi releases with PVRDMA, the releases most
+// rules apply to.
+const pvrdmaReleases = "ESXi 6.5 and later"
+
+// catalogue indexes catalogueList by ID, filling in the defaults of Scope
+// and Applies.
 var catalogue = func() map[string]*Rule {
 	m := map[string]*Rule{}
 	for _, r := range catalogueList {
+		if r.Scope == "" {
+			r.Scope = HostScope
+		}
+		if r.Applies == "" {
+			r.Applies = pvrdmaReleases
+		}
 		if _, dup := m[r.ID]; dup {
 			panic("duplicate rule " + r.ID)
 		}

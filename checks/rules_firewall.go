@@ -12,9 +12,12 @@ import (
 // The pvrdma firewall ruleset, its ports and the firewall's global state.
 
 var ruleFirewallClosed = &Rule{
-	ID:       "PVRDMA_FIREWALL_CLOSED",
-	Title:    "The pvrdma firewall ruleset is disabled, missing or does not open its ports",
-	Severity: Critical,
+	ID:           "PVRDMA_FIREWALL_CLOSED",
+	Title:        "The pvrdma firewall ruleset is disabled, missing or does not open its ports",
+	Severity:     Critical,
+	Needs:        []collect.Kind{collect.KindFirewallRulesets},
+	NeedsSubject: "pvrdma",
+	Check:        checkFirewallClosed,
 	Why: "ESXi's firewall blocks PVRDMA's host-to-host communication unless the `pvrdma` ruleset is enabled; VMware's " +
 		"host configuration steps and its validation suite enable it. With it closed, PVRDMA VMs cannot reach peers on " +
 		"other hosts. A missing ruleset means the ESXi release has no PVRDMA support. pvrdma-doctor also reads the " +
@@ -22,13 +25,8 @@ var ruleFirewallClosed = &Rule{
 		"anything, so a closed ruleset only matters once the firewall is enabled again (information). And it reads the " +
 		"ruleset's port rules: VMware's setup guide shows pvrdma opening TCP 28250-28761 incoming and outgoing; an " +
 		"enabled ruleset whose rules do not cover that range (a damaged or customised firewall configuration) is a warning.",
-	Fix:          "esxcli network firewall ruleset set -e true -r pvrdma (or vSphere Client: Host > Configure > Firewall > Edit > pvrdma).",
-	Docs:         []string{docTagVmknic, docHostConfig67, docFirewallCLI, docGOSValidate, docPVRDMAHPC},
-	Applies:      "ESXi 6.5 and later",
-	Scope:        HostScope,
-	Needs:        []collect.Kind{collect.KindFirewallRulesets},
-	NeedsSubject: "pvrdma",
-	Check:        checkFirewallClosed,
+	Fix:  "esxcli network firewall ruleset set -e true -r pvrdma (or vSphere Client: Host > Configure > Firewall > Edit > pvrdma).",
+	Docs: []string{docTagVmknic, docHostConfig67, docFirewallCLI, docGOSValidate, docPVRDMAHPC},
 }
 
 func checkFirewallClosed(in *Input, r *Reporter) {

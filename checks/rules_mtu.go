@@ -14,6 +14,7 @@ var ruleLowMTU = &Rule{
 	ID:       "LOW_MTU",
 	Title:    "PVRDMA active MTU is below what the data path allows",
 	Severity: Warning,
+	Check:    checkLowMTU,
 	Why: "RoCE carries at most 4096 bytes of RDMA payload per packet when the data path (the PVRDMA vDS and its RDMA " +
 		"uplink) has 9000-byte frames, and 1024 with 1500-byte frames (Ethernet MTU minus 96 bytes of RoCE v2 headers, " +
 		"Linux iboe_get_mtu). An adapter at `Active MTU:1024` on a jumbo path sends four times as many packets per " +
@@ -27,10 +28,7 @@ var ruleLowMTU = &Rule{
 		"same PCI slot; Linux iboe_get_mtu). In the guest: `ibv_devinfo -d vmw_pvrdma0 | grep mtu` shows active_mtu, " +
 		"`ip link show` the interface's MTU; set it to 9000 (ip link set dev IFACE mtu 9000, and persist it), then reload " +
 		"the driver (modprobe -r vmw_pvrdma && modprobe vmw_pvrdma) or reboot the guest.",
-	Docs:    []string{docPVRDMAHPC, docRoCENetwork, docLinuxIBAddr},
-	Applies: "ESXi 6.5 and later",
-	Scope:   HostScope,
-	Check:   checkLowMTU,
+	Docs: []string{docPVRDMAHPC, docRoCENetwork, docLinuxIBAddr},
 }
 
 func checkLowMTU(in *Input, r *Reporter) {
@@ -95,16 +93,14 @@ var ruleActiveMTUAbovePath = &Rule{
 	ID:       "ACTIVE_MTU_ABOVE_PATH",
 	Title:    "PVRDMA active MTU is larger than the data path proved to carry",
 	Severity: Warning,
+	Check:    checkActiveMTUAbovePath,
 	Why: "When a don't-fragment jumbo probe from the PVRDMA vmknic gets no reply while a 1472-byte probe to the same peer " +
 		"does, the network between the hosts carries no more than 1500-byte frames. An adapter whose RoCE Active MTU " +
 		"needs bigger frames (2048 or 4096) sends packets that are silently dropped: large messages stall and retry " +
 		"until the queue pair fails, while small ones work, the hardest kind of failure to diagnose. It is a consequence " +
 		"of the path MTU problem MTU_MISMATCH reports, and a warning of its own until that is fixed.",
-	Fix:     "Fix the path (MTU 9216 on every physical switch port between the hosts), or lower the guest interface's MTU to 1500 so that RoCE uses 1024.",
-	Docs:    []string{docRoCENetwork, docLinuxIBAddr},
-	Applies: "ESXi 6.5 and later",
-	Scope:   HostScope,
-	Check:   checkActiveMTUAbovePath,
+	Fix:  "Fix the path (MTU 9216 on every physical switch port between the hosts), or lower the guest interface's MTU to 1500 so that RoCE uses 1024.",
+	Docs: []string{docRoCENetwork, docLinuxIBAddr},
 }
 
 func checkActiveMTUAbovePath(in *Input, r *Reporter) {
@@ -137,6 +133,8 @@ var ruleMTUMismatch = &Rule{
 	ID:       "MTU_MISMATCH",
 	Title:    "MTU differs along the PVRDMA data path",
 	Severity: Warning,
+	Needs:    []collect.Kind{collect.KindIPInterfaceList, collect.KindDVSList, collect.KindPVRDMAVmknicOpt, collect.KindRDMAVmknicList},
+	Check:    checkMTUMismatch,
 	Why: "RoCE frames are never fragmented: every hop of the PVRDMA data path (the PVRDMA vDS, its RDMA uplink, " +
 		"the physical switch ports, the peer hosts) must carry the same MTU, or large RDMA packets are dropped and " +
 		"the RDMA MTU negotiates down. Only things on that path are compared: the vmknic tagged in /Net/PVRDMAVmknic " +
@@ -146,12 +144,8 @@ var ruleMTUMismatch = &Rule{
 		"while a 1472-byte probe to the same peer works proves that the network drops jumbo frames (critical). A probe " +
 		"the sending host refuses itself (`sendto() failed (Message too long)`) never left the host: it proves only " +
 		"that the sending vmknic's MTU is too small, nothing about the network.",
-	Fix:     "Use one MTU end to end, 9000 recommended: vDS (vSphere Client: vDS > Settings > Edit > Advanced > MTU), a vmknic on the vDS (esxcli network ip interface set -i vmkN -m 9000), and every physical switch port on the path (9216).",
-	Docs:    []string{docRoCE67, docRoCENetwork, docPVRDMAHPC},
-	Applies: "ESXi 6.5 and later",
-	Scope:   HostScope,
-	Needs:   []collect.Kind{collect.KindIPInterfaceList, collect.KindDVSList, collect.KindPVRDMAVmknicOpt, collect.KindRDMAVmknicList},
-	Check:   checkMTUMismatch,
+	Fix:  "Use one MTU end to end, 9000 recommended: vDS (vSphere Client: vDS > Settings > Edit > Advanced > MTU), a vmknic on the vDS (esxcli network ip interface set -i vmkN -m 9000), and every physical switch port on the path (9216).",
+	Docs: []string{docRoCE67, docRoCENetwork, docPVRDMAHPC},
 }
 
 func checkMTUMismatch(in *Input, r *Reporter) {

@@ -15,14 +15,12 @@ var ruleVmkpingUnreachable = &Rule{
 	ID:       "VMKPING_UNREACHABLE",
 	Title:    "A peer's PVRDMA vmknic does not answer vmkping",
 	Severity: Critical,
+	Check:    checkVmkpingUnreachable,
 	Why: "vmkping from the PVRDMA vmknic to a peer host's PVRDMA vmknic with a 1472-byte payload (fits any 1500 MTU, " +
 		"don't-fragment set) tests plain reachability: if it gets no reply, PVRDMA between the two hosts cannot work " +
 		"(wrong IP or netmask, VLAN, routing, or a blocked port). Partial loss is reported as a warning.",
-	Fix:     "Check IP address and netmask of both vmknics (esxcli network ip interface ipv4 get), the VLAN of the vmknics' port group and of the switch ports, and routing between the subnets.",
-	Docs:    []string{docRoCE67, docPVRDMA70},
-	Applies: "ESXi 6.5 and later",
-	Scope:   HostScope,
-	Check:   checkVmkpingUnreachable,
+	Fix:  "Check IP address and netmask of both vmknics (esxcli network ip interface ipv4 get), the VLAN of the vmknics' port group and of the switch ports, and routing between the subnets.",
+	Docs: []string{docRoCE67, docPVRDMA70},
 }
 
 func checkVmkpingUnreachable(in *Input, r *Reporter) {
