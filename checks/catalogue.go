@@ -1,26 +1,19 @@
 package checks
 
-// Sources the rules cite (Rule.Docs).
-const (
-	docPVRDMASupport = "https://docs.vmware.com/en/VMware-vSphere/8.0/vsphere-networking/GUID-4A5EBD44-FB1E-4A83-BB47-BBC65181E1C2.html"
-	docPVRDMAHPC     = "VMware, \"VMware Paravirtual RDMA for High Performance Computing: PVRDMA Setup and Performance Study\" (November 2021), section Troubleshooting"
-	docRDMAOverview  = "https://docs.vmware.com/en/VMware-vSphere/6.5/com.vmware.vsphere.networking.doc/GUID-9AADBB49-876E-4E44-8149-D0523D8ADA6A.html"
-	docLinuxIBAddr   = "https://github.com/torvalds/linux/blob/master/include/rdma/ib_addr.h (iboe_get_mtu: RoCE MTU from the netdev MTU)"
-	docRoCENetwork   = "https://docs.vmware.com/en/VMware-vSphere/7.0/com.vmware.vsphere.networking.doc/GUID-4A5EBD44-FB1E-4A83-BB47-BBC65181E1C2.html (Network Requirements for RDMA over Converged Ethernet)"
+import (
+	_ "embed"
+	"fmt"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
-const (
-	docPVRDMA70     = "https://docs.vmware.com/en/VMware-vSphere/7.0/com.vmware.vsphere.networking.doc/GUID-4A5EBD44-FB1E-4A83-BB47-BBC65181E1C2.html"
-	docTagVmknic    = "https://docs.vmware.com/en/VMware-vSphere/7.0/com.vmware.vsphere.networking.doc/GUID-B3776418-86AF-448D-B814-FDA4EFB6A34E.html (Tag a VMkernel Adapter for PVRDMA; Enable the Firewall Rule for PVRDMA)"
-	docHostConfig67 = "VMware vSphere 6.7 Networking guide, \"Configure an ESXi Host for PVRDMA\""
-	docGOSValidate  = "https://github.com/vmware/ansible-vsphere-gos-validation (common/esxi_enable_pvrdma_configs.yml)"
-	docFirewallCLI  = "https://docs.vmware.com/en/VMware-vSphere/6.7/vspherecli-concepts-examples/GUID-CB2A997E-9B49-4B08-8202-3FB220EADE9D.html"
-	docRoCE67       = "VMware vSphere 6.7 Networking guide, \"Network Requirements for RDMA over Converged Ethernet\""
-	docLossless     = "https://docs.vmware.com/en/VMware-vSphere/7.0/com.vmware.vsphere.storage.doc/GUID-B764140D-BCF3-4C99-8169-E5B058757518.html (Configuring lossless Ethernet for NVMe over RDMA)"
-	docMellanoxPFC  = "https://community.mellanox.com/docs/DOC-2581 (HowTo Run RoCE over L2 Enabled with PFC, ESXi)"
-	docLinuxPVRDMA  = "https://github.com/torvalds/linux/tree/master/drivers/infiniband/hw/vmw_pvrdma"
-	docVrdmaAPI     = "https://developer.broadcom.com/xapis/vcenter-storage-monitoring-service-api/8.0U1/vim.vm.device.VirtualVmxnet3Vrdma.html"
-)
+// The catalogue: catalogueList names every rule (what runs: rules_AREA.go),
+// catalogue.yaml holds their prose (title, why, fix, sources, releases).
+// Both are joined once, when the package loads; a rule without prose, prose
+// without a rule, or an unknown source is a programming error (a panic
+// that every test shows).
 
 // catalogueList is every rule of the catalogue, by area (rules_AREA.go).
 var catalogueList = []*Rule{
@@ -54,4 +47,99 @@ var catalogueList = []*Rule{
 	ruleRoCEVersionMismatch,
 	// rules_collection.go
 	ruleCollectionFailed,
+}
+
+//go:embed catalogue.yaml
+var catalogueYAML []byte
+
+// catalogueProse is catalogue.yaml.
+type catalogueProse struct {
+	Sources map[string]string `yaml:"sources"`
+	Rules   map[string]struct {
+		Title   string   `yaml:"title"`
+		Why     string   `yaml:"why"`
+		Fix     string   `yaml:"fix"`
+		Sources []string `yaml:"sources"`
+		Applies string   `yaml:"applies"`
+	} `yaml:"rules"`
+}
+
+// pvrdmaReleases are the ESXi releases with PVRDMA, the releases most
+// rules apply to.
+const pvrdmaReleases = "ESXi 6.5 and later"
+
+// catalogue indexes catalogueList by ID, with each rule's prose from
+// catalogue.yaml and the defaults of Scope and Applies filled in.
+var catalogue = func() map[string]*Rule {
+	m, err := buildCatalogue(catalogueList, catalogueYAML)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}()
+
+func buildCatalogue(rules []*Rule, text []byte) (map[string]*Rule, error) {
+	var prose catalogueProse
+	dec := yaml.NewDecoder(strings.NewReader(string(text)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&prose); err != nil {
+		return nil, fmt.Errorf("catalogue.yaml: %w", err)
+	}
+	m := map[string]*Rule{}
+	for _, r := range rules {
+		if _, dup := m[r.ID]; dup {
+			return nil, fmt.Errorf("duplicate rule %s", r.ID)
+		}
+		p, ok := prose.Rules[r.ID]
+		if !ok {
+			return nil, fmt.Errorf("rule %s has no prose in catalogue.yaml", r.ID)
+		}
+		r.Title, r.Why, r.Fix, r.Applies = p.Title, p.Why, p.Fix, p.Applies
+		r.Docs = nil
+		for _, key := range p.Sources {
+			src, ok := prose.Sources[key]
+			if !ok {
+				return nil, fmt.Errorf("rule %s: unknown source %q in catalogue.yaml", r.ID, key)
+			}
+			r.Docs = append(r.Docs, src)
+		}
+		if r.Scope == "" {
+			r.Scope = HostScope
+		}
+		if r.Applies == "" {
+			r.Applies = pvrdmaReleases
+		}
+		if r.Severity.Rank() == 0 || r.Title == "" || r.Why == "" || r.Fix == "" || r.Check == nil ||
+			(r.Scope != HostScope && r.Scope != FleetScope) {
+			return nil, fmt.Errorf("incomplete rule %s", r.ID)
+		}
+		m[r.ID] = r
+	}
+	var orphans []string
+	for id := range prose.Rules {
+		if m[id] == nil {
+			orphans = append(orphans, id)
+		}
+	}
+	if len(orphans) > 0 {
+		sort.Strings(orphans)
+		return nil, fmt.Errorf("catalogue.yaml has prose for rules that do not exist: %s", strings.Join(orphans, ", "))
+	}
+	return m, nil
+}
+
+// Rules returns the catalogue sorted by ID.
+func Rules() []*Rule {
+	out := make([]*Rule, 0, len(catalogue))
+	for _, r := range catalogue {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Lookup returns a rule by ID (case-insensitive).
+func Lookup(id string) (*Rule, bool) {
+	r, ok := catalogue[strings.ToUpper(strings.TrimSpace(id))]
+	return r, ok
 }

@@ -10,23 +10,6 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 )
 
-// replay answers from a scenario in memory (no network).
-type replay struct{ sc *fixtures.Scenario }
-
-func (r replay) Name() string { return "replay" }
-func (r replay) Open(_ context.Context, t collect.Target) (collect.Conn, error) {
-	return replayConn{r.sc.Host(t.Name)}, nil
-}
-
-type replayConn struct{ h *fixtures.Host }
-
-func (c replayConn) Run(_ context.Context, line string) collect.Result {
-	r := c.h.Respond(line)
-	return collect.Result{Stdout: []byte(r.Stdout), Stderr: []byte(r.Stderr), ExitCode: r.Exit}
-}
-func (c replayConn) Notes() []string { return nil }
-func (c replayConn) Close() error    { return nil }
-
 // The data-path model changes nothing but speed: on every scenario, the
 // rules give the same results with the model facts.Build derived once for
 // the fleet as with one derived afresh for the run, and each host's path in
@@ -43,7 +26,7 @@ func TestDataPathModelSameResults(t *testing.T) {
 				targets = append(targets, collect.Target{Name: h.Name})
 			}
 		}
-		results := collect.Collect(context.Background(), targets, collect.Options{Runner: replay{sc}, Probes: true})
+		results := collect.Collect(context.Background(), targets, collect.Options{Runner: sc.Runner(), Probes: true})
 		built := facts.Build(results)
 		// A fleet with the same hosts but no model of its own (as one
 		// decoded from a bundle's facts.json): Run derives one.

@@ -98,7 +98,8 @@ const (
 )
 
 // Rule is one check of the catalogue (catalogue.go lists them all; each
-// area's rules live in their own rules_AREA.go file, beside its test).
+// area's rules live in their own rules_AREA.go file, beside its test). The
+// prose (Title, Why, Fix, Docs, Applies) comes from catalogue.yaml.
 type Rule struct {
 	ID       string
 	Title    string
@@ -145,49 +146,6 @@ type Input struct {
 // degraded: it still runs on hosts that were not collected, fix plans and
 // verdicts do not count it as a problem.
 const CollectionFailed = "COLLECTION_FAILED"
-
-// pvrdmaReleases are the ESXi releases with PVRDMA, the releases most
-// rules apply to.
-const pvrdmaReleases = "ESXi 6.5 and later"
-
-// catalogue indexes catalogueList by ID, filling in the defaults of Scope
-// and Applies.
-var catalogue = func() map[string]*Rule {
-	m := map[string]*Rule{}
-	for _, r := range catalogueList {
-		if r.Scope == "" {
-			r.Scope = HostScope
-		}
-		if r.Applies == "" {
-			r.Applies = pvrdmaReleases
-		}
-		if _, dup := m[r.ID]; dup {
-			panic("duplicate rule " + r.ID)
-		}
-		if r.Severity.Rank() == 0 || r.Title == "" || r.Why == "" || r.Fix == "" || r.Check == nil ||
-			(r.Scope != HostScope && r.Scope != FleetScope) {
-			panic("incomplete rule " + r.ID)
-		}
-		m[r.ID] = r
-	}
-	return m
-}()
-
-// Rules returns the catalogue sorted by ID.
-func Rules() []*Rule {
-	out := make([]*Rule, 0, len(catalogue))
-	for _, r := range catalogue {
-		out = append(out, r)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
-}
-
-// Lookup returns a rule by ID (case-insensitive).
-func Lookup(id string) (*Rule, bool) {
-	r, ok := catalogue[strings.ToUpper(strings.TrimSpace(id))]
-	return r, ok
-}
 
 // Reporter collects one rule's results.
 type Reporter struct {

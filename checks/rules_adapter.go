@@ -13,18 +13,7 @@ import (
 
 // The VMs' PVRDMA adapters: bound to a physical HCA, TCP fallback between hosts, RoCE versions.
 
-var rulePhysicalHCAUnavailable = &Rule{
-	ID:       "PHYSICAL_HCA_UNAVAILABLE",
-	Title:    "PVRDMA adapter is not backed by a physical RDMA device",
-	Severity: Critical,
-	Check:    checkPhysicalHCAUnavailable,
-	Why: "vsish reports `Physical HCA available:0` for the VM's PVRDMA backend: the adapter is not using the host's " +
-		"RDMA-capable NIC. Traffic to VMs on other hosts then goes through the TCP-based fallback channel, at a fraction " +
-		"of RDMA's bandwidth and with far higher latency. VMs on the same host are unaffected (memcpy).",
-	Fix: "Give the host an Active RDMA device (esxcli rdma device list) whose paired uplink is the only uplink of the " +
-		"PVRDMA distributed switch, then power-cycle the VM so its adapter binds to the HCA.",
-	Docs: []string{docPVRDMAHPC, docPVRDMASupport},
-}
+var rulePhysicalHCAUnavailable = &Rule{ID: "PHYSICAL_HCA_UNAVAILABLE", Severity: Critical, Check: checkPhysicalHCAUnavailable}
 
 func checkPhysicalHCAUnavailable(in *Input, r *Reporter) {
 	h := in.Host
@@ -55,26 +44,8 @@ func checkPhysicalHCAUnavailable(in *Input, r *Reporter) {
 	}
 }
 
-var ruleTCPFallback = &Rule{
-	ID:       "TCP_FALLBACK",
-	Title:    "PVRDMA traffic between hosts falls back to TCP",
-	Severity: Critical,
-	Scope:    FleetScope,
-	Needs:    []collect.Kind{collect.KindPVRDMADeviceLs},
-	Check:    checkTCPFallback,
-	Why: "When two PVRDMA VMs run on different ESXi hosts and at least one of those hosts has no (active) physical " +
-		"RDMA device, PVRDMA silently falls back to a TCP-based channel: applications still work, but with TCP's " +
-		"latency and a fraction of RDMA's bandwidth. VMware: \"For two virtual machines that run on different ESXi hosts, " +
-		"when at least one of the hosts does not have a physical RDMA device, the communication falls back to a " +
-		"TCP-based channel and the performance is reduced.\" The primary evidence is vsish's `Physical HCA available` of " +
-		"the host's PVRDMA adapters (what the backend really uses); the RDMA device list and the vDS uplinks are used when " +
-		"vsish was not read, and the finding says when the two disagree. pvrdma-doctor assumes PVRDMA VMs on different " +
-		"hosts of one scan talk to each other (they share the PVRDMA vDS); on a scan of one host it reports the risk as " +
-		"information and asks to scan the peer hosts.",
-	Fix: "Install an RoCE-capable NIC with its ESXi RDMA driver on every host that runs PVRDMA VMs and make it the uplink " +
-		"of the PVRDMA vDS, or keep the VMs that talk to each other on one host (memcpy path).",
-	Docs: []string{docRDMAOverview, docPVRDMASupport},
-}
+var ruleTCPFallback = &Rule{ID: "TCP_FALLBACK", Severity: Critical, Scope: FleetScope, Check: checkTCPFallback,
+	Needs: []collect.Kind{collect.KindPVRDMADeviceLs}}
 
 func checkTCPFallback(in *Input, r *Reporter) {
 	type hostInfo struct {
@@ -188,19 +159,7 @@ func checkTCPFallback(in *Input, r *Reporter) {
 	}
 }
 
-var ruleRoCEVersionMismatch = &Rule{
-	ID:       "ROCE_VERSION_MISMATCH",
-	Title:    "PVRDMA adapters use different RoCE versions",
-	Severity: Warning,
-	Scope:    FleetScope,
-	Check:    checkRoCEVersionMismatch,
-	Why: "Two RDMA endpoints must use the same RoCE version: RoCE v1 (Ethernet only, one L2 domain) and RoCE v2 (UDP/IP, " +
-		"routable) do not interoperate, and an application using GID types that differ between peers fails to connect. " +
-		"vsish reports each PVRDMA backend's negotiated `RoCE version`; pvrdma-doctor assumes PVRDMA VMs on the same vDS " +
-		"talk to each other and flags the adapters not on the most recent version in use (v2).",
-	Fix:  "Set the same device protocol on every PVRDMA adapter (VirtualVmxnet3Vrdma.deviceProtocol = rocev2, vSphere Client: VM > Edit Settings > network adapter > Device protocol), make sure every host's RDMA device supports it (esxcli rdma device protocol list), then power-cycle the VMs.",
-	Docs: []string{docVrdmaAPI, docRoCE67},
-}
+var ruleRoCEVersionMismatch = &Rule{ID: "ROCE_VERSION_MISMATCH", Severity: Warning, Scope: FleetScope, Check: checkRoCEVersionMismatch}
 
 func checkRoCEVersionMismatch(in *Input, r *Reporter) {
 	fleet := in.Fleet

@@ -10,18 +10,7 @@ import (
 
 // What could not be collected, and why.
 
-var ruleCollectionFailed = &Rule{
-	ID:       CollectionFailed,
-	Title:    "Some commands or hosts could not be collected",
-	Severity: Warning,
-	Check:    checkCollectionFailed,
-	Why: "A check whose input is missing cannot pass or fail: pvrdma-doctor reports it as not evaluated. This " +
-		"finding lists what was not collected and why, so that nobody mistakes an incomplete scan for a healthy one.",
-	Fix: "Fix the reason shown (SSH enabled and reachable, credentials, host key, command timeout) and scan again; " +
-		"commands that fail on the host itself may need a newer ESXi release or driver.",
-	Docs:    []string{"README.md#what-gets-run-on-your-hosts"},
-	Applies: "all",
-}
+var ruleCollectionFailed = &Rule{ID: CollectionFailed, Severity: Warning, Check: checkCollectionFailed}
 
 func checkCollectionFailed(in *Input, r *Reporter) {
 	h := in.Host

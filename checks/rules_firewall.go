@@ -11,23 +11,8 @@ import (
 
 // The pvrdma firewall ruleset, its ports and the firewall's global state.
 
-var ruleFirewallClosed = &Rule{
-	ID:           "PVRDMA_FIREWALL_CLOSED",
-	Title:        "The pvrdma firewall ruleset is disabled, missing or does not open its ports",
-	Severity:     Critical,
-	Needs:        []collect.Kind{collect.KindFirewallRulesets},
-	NeedsSubject: "pvrdma",
-	Check:        checkFirewallClosed,
-	Why: "ESXi's firewall blocks PVRDMA's host-to-host communication unless the `pvrdma` ruleset is enabled; VMware's " +
-		"host configuration steps and its validation suite enable it. With it closed, PVRDMA VMs cannot reach peers on " +
-		"other hosts. A missing ruleset means the ESXi release has no PVRDMA support. pvrdma-doctor also reads the " +
-		"firewall's global state (`esxcli network firewall get`): when the firewall is disabled no ruleset filters " +
-		"anything, so a closed ruleset only matters once the firewall is enabled again (information). And it reads the " +
-		"ruleset's port rules: VMware's setup guide shows pvrdma opening TCP 28250-28761 incoming and outgoing; an " +
-		"enabled ruleset whose rules do not cover that range (a damaged or customised firewall configuration) is a warning.",
-	Fix:  "esxcli network firewall ruleset set -e true -r pvrdma (or vSphere Client: Host > Configure > Firewall > Edit > pvrdma).",
-	Docs: []string{docTagVmknic, docHostConfig67, docFirewallCLI, docGOSValidate, docPVRDMAHPC},
-}
+var ruleFirewallClosed = &Rule{ID: "PVRDMA_FIREWALL_CLOSED", Severity: Critical, NeedsSubject: "pvrdma", Check: checkFirewallClosed,
+	Needs: []collect.Kind{collect.KindFirewallRulesets}}
 
 func checkFirewallClosed(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path

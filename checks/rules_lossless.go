@@ -9,21 +9,8 @@ import (
 
 // Lossless Ethernet on the RoCE uplinks, and the RDMA error counters that show its absence.
 
-var rulePFCDisabled = &Rule{
-	ID:       "PFC_DISABLED",
-	Title:    "No lossless Ethernet (PFC or global pause) on the RoCE uplink",
-	Severity: Warning,
-	Needs:    []collect.Kind{collect.KindRDMADeviceList},
-	Check:    checkPFCDisabled,
-	Why: "RoCE needs a lossless network: PFC (Priority Flow Control, usually priority 3) or, without PFC, global pause " +
-		"frames. Without either, congestion drops RoCE packets, and every drop stalls the queue pair until a timeout " +
-		"and retransmission: throughput collapses under load. pvrdma-doctor rates this a warning, and critical " +
-		"when drops are seen; pvrdma-doctor raises it to critical when the paired RDMA device counts errors. Any " +
-		"PFC-enabled priority counts as lossless (the switch may use a priority other than 3). An uplink that is not on " +
-		"the PVRDMA data path (not an uplink of the PVRDMA vDS) is reported as information only.",
-	Fix:  "Enable PFC for the RoCE priority on the switch and the host (DCBX, or for nmlx5: esxcli system module parameters set -m nmlx5_core -p \"pfctx=0x08 pfcrx=0x08\" and reboot), or global pause: esxcli network nic pauseParams set -n vmnicN -r true -t true.",
-	Docs: []string{docLossless, docRoCE67, docMellanoxPFC},
-}
+var rulePFCDisabled = &Rule{ID: "PFC_DISABLED", Severity: Warning, Check: checkPFCDisabled,
+	Needs: []collect.Kind{collect.KindRDMADeviceList}}
 
 func checkPFCDisabled(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
@@ -90,20 +77,7 @@ func checkPFCDisabled(in *Input, r *Reporter) {
 	}
 }
 
-var ruleRDMAErrors = &Rule{
-	ID:       "RDMA_ERRORS",
-	Title:    "RDMA device counts errors",
-	Severity: Warning,
-	Needs:    []collect.Kind{collect.KindRDMADeviceList},
-	Check:    checkRDMAErrors,
-	Why: "Non-zero error counters of `esxcli rdma device stats get` (error packets received or sent, length errors, " +
-		"queue pairs in the ERR state) mean RoCE packets are being dropped or rejected: typically no lossless " +
-		"configuration (PFC), an MTU mismatch, or a bad cable/optic. The counters are cumulative since the driver " +
-		"loaded, so an old, fixed problem also shows: compare two scans to see whether they still grow. A device that is " +
-		"not on the PVRDMA data path is reported as information only.",
-	Fix:  "Check PFC/pause and MTU on the path, then cable and optics (esxcli network nic stats get -n vmnicN); scan again later to see whether the counters grow.",
-	Docs: []string{docRoCE67, docLossless},
-}
+var ruleRDMAErrors = &Rule{ID: "RDMA_ERRORS", Severity: Warning, Needs: []collect.Kind{collect.KindRDMADeviceList}, Check: checkRDMAErrors}
 
 func checkRDMAErrors(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path

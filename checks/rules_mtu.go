@@ -10,26 +10,7 @@ import (
 
 // MTU along the PVRDMA data path: the path itself, and the adapters' RoCE MTU against it.
 
-var ruleLowMTU = &Rule{
-	ID:       "LOW_MTU",
-	Title:    "PVRDMA active MTU is below what the data path allows",
-	Severity: Warning,
-	Check:    checkLowMTU,
-	Why: "RoCE carries at most 4096 bytes of RDMA payload per packet when the data path (the PVRDMA vDS and its RDMA " +
-		"uplink) has 9000-byte frames, and 1024 with 1500-byte frames (Ethernet MTU minus 96 bytes of RoCE v2 headers, " +
-		"Linux iboe_get_mtu). An adapter at `Active MTU:1024` on a jumbo path sends four times as many packets per " +
-		"message: that costs CPU and packet rate, and matters for small and medium messages and packet-rate-bound " +
-		"workloads; large transfers still come close to line rate (VMware's PVRDMA HPC study ran its reference setup at " +
-		"Active MTU 1024). So this is information when every adapter on the vDS runs at the same MTU, and a warning " +
-		"when the adapter runs below the other adapters on its vDS: every connection with it negotiates down to its MTU, " +
-		"the sign of a guest interface left at a small MTU. It is never reported for adapters that fall back to TCP " +
-		"(no physical HCA): their RDMA MTU does not matter until they have one.",
-	Fix: "The RoCE MTU follows the MTU of the guest's Ethernet interface of the PVRDMA adapter (vmxnet3 function of the " +
-		"same PCI slot; Linux iboe_get_mtu). In the guest: `ibv_devinfo -d vmw_pvrdma0 | grep mtu` shows active_mtu, " +
-		"`ip link show` the interface's MTU; set it to 9000 (ip link set dev IFACE mtu 9000, and persist it), then reload " +
-		"the driver (modprobe -r vmw_pvrdma && modprobe vmw_pvrdma) or reboot the guest.",
-	Docs: []string{docPVRDMAHPC, docRoCENetwork, docLinuxIBAddr},
-}
+var ruleLowMTU = &Rule{ID: "LOW_MTU", Severity: Warning, Check: checkLowMTU}
 
 func checkLowMTU(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
@@ -89,19 +70,7 @@ func checkLowMTU(in *Input, r *Reporter) {
 	}
 }
 
-var ruleActiveMTUAbovePath = &Rule{
-	ID:       "ACTIVE_MTU_ABOVE_PATH",
-	Title:    "PVRDMA active MTU is larger than the data path proved to carry",
-	Severity: Warning,
-	Check:    checkActiveMTUAbovePath,
-	Why: "When a don't-fragment jumbo probe from the PVRDMA vmknic gets no reply while a 1472-byte probe to the same peer " +
-		"does, the network between the hosts carries no more than 1500-byte frames. An adapter whose RoCE Active MTU " +
-		"needs bigger frames (2048 or 4096) sends packets that are silently dropped: large messages stall and retry " +
-		"until the queue pair fails, while small ones work, the hardest kind of failure to diagnose. It is a consequence " +
-		"of the path MTU problem MTU_MISMATCH reports, and a warning of its own until that is fixed.",
-	Fix:  "Fix the path (MTU 9216 on every physical switch port between the hosts), or lower the guest interface's MTU to 1500 so that RoCE uses 1024.",
-	Docs: []string{docRoCENetwork, docLinuxIBAddr},
-}
+var ruleActiveMTUAbovePath = &Rule{ID: "ACTIVE_MTU_ABOVE_PATH", Severity: Warning, Check: checkActiveMTUAbovePath}
 
 func checkActiveMTUAbovePath(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
@@ -129,24 +98,8 @@ func checkActiveMTUAbovePath(in *Input, r *Reporter) {
 	}
 }
 
-var ruleMTUMismatch = &Rule{
-	ID:       "MTU_MISMATCH",
-	Title:    "MTU differs along the PVRDMA data path",
-	Severity: Warning,
-	Needs:    []collect.Kind{collect.KindIPInterfaceList, collect.KindDVSList, collect.KindPVRDMAVmknicOpt, collect.KindRDMAVmknicList},
-	Check:    checkMTUMismatch,
-	Why: "RoCE frames are never fragmented: every hop of the PVRDMA data path (the PVRDMA vDS, its RDMA uplink, " +
-		"the physical switch ports, the peer hosts) must carry the same MTU, or large RDMA packets are dropped and " +
-		"the RDMA MTU negotiates down. Only things on that path are compared: the vmknic tagged in /Net/PVRDMAVmknic " +
-		"counts only when it sits on the PVRDMA vDS (VMware's own guides tag the management vmk0 on a 1500-MTU " +
-		"standard switch, which is valid: it carries control data, not RDMA frames). A vmknic/vDS or host-to-host " +
-		"difference is a warning. A jumbo probe (vmkping -d -s 8972) from a vmknic on the vDS that gets no reply " +
-		"while a 1472-byte probe to the same peer works proves that the network drops jumbo frames (critical). A probe " +
-		"the sending host refuses itself (`sendto() failed (Message too long)`) never left the host: it proves only " +
-		"that the sending vmknic's MTU is too small, nothing about the network.",
-	Fix:  "Use one MTU end to end, 9000 recommended: vDS (vSphere Client: vDS > Settings > Edit > Advanced > MTU), a vmknic on the vDS (esxcli network ip interface set -i vmkN -m 9000), and every physical switch port on the path (9216).",
-	Docs: []string{docRoCE67, docRoCENetwork, docPVRDMAHPC},
-}
+var ruleMTUMismatch = &Rule{ID: "MTU_MISMATCH", Severity: Warning, Check: checkMTUMismatch,
+	Needs: []collect.Kind{collect.KindIPInterfaceList, collect.KindDVSList, collect.KindPVRDMAVmknicOpt, collect.KindRDMAVmknicList}}
 
 func checkMTUMismatch(in *Input, r *Reporter) {
 	h, hp, fleet := in.Host, in.Path, in.Fleet

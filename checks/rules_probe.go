@@ -11,17 +11,7 @@ import (
 
 // Reachability between the hosts' PVRDMA vmknics (vmkping probes).
 
-var ruleVmkpingUnreachable = &Rule{
-	ID:       "VMKPING_UNREACHABLE",
-	Title:    "A peer's PVRDMA vmknic does not answer vmkping",
-	Severity: Critical,
-	Check:    checkVmkpingUnreachable,
-	Why: "vmkping from the PVRDMA vmknic to a peer host's PVRDMA vmknic with a 1472-byte payload (fits any 1500 MTU, " +
-		"don't-fragment set) tests plain reachability: if it gets no reply, PVRDMA between the two hosts cannot work " +
-		"(wrong IP or netmask, VLAN, routing, or a blocked port). Partial loss is reported as a warning.",
-	Fix:  "Check IP address and netmask of both vmknics (esxcli network ip interface ipv4 get), the VLAN of the vmknics' port group and of the switch ports, and routing between the subnets.",
-	Docs: []string{docRoCE67, docPVRDMA70},
-}
+var ruleVmkpingUnreachable = &Rule{ID: "VMKPING_UNREACHABLE", Severity: Critical, Check: checkVmkpingUnreachable}
 
 func checkVmkpingUnreachable(in *Input, r *Reporter) {
 	h, hp, fleet := in.Host, in.Path, in.Fleet

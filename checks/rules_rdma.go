@@ -9,21 +9,8 @@ import (
 
 // The host's RDMA devices: present, Active, RoCE-capable.
 
-var ruleNoRDMADevice = &Rule{
-	ID:       "NO_RDMA_DEVICE",
-	Title:    "Host runs PVRDMA VMs but has no RDMA device",
-	Severity: Critical,
-	Needs:    []collect.Kind{collect.KindRDMADeviceList, collect.KindPVRDMADeviceLs},
-	Check:    checkNoRDMADevice,
-	Why: "Without a physical RDMA device (RoCE NIC with its ESXi RDMA driver), PVRDMA VMs on this host can only talk " +
-		"RDMA to VMs on the same host (memcpy); traffic to PVRDMA VMs on other hosts falls back to a TCP-based channel " +
-		"with reduced performance. It is critical when peers are on other hosts and harmless (info) when " +
-		"all PVRDMA VMs share one host; pvrdma-doctor cannot see which VMs talk to each other, so it takes the safer " +
-		"reading: critical as soon as another scanned host runs PVRDMA VMs, info otherwise (with a hint to scan the peers).",
-	Fix: "Install an RoCE-capable NIC listed in the VMware Compatibility Guide and its RDMA driver (nmlx5_rdma, bnxtroce, " +
-		"irdman), check it with `esxcli rdma device list`, and make its vmnic the only uplink of the PVRDMA vDS.",
-	Docs: []string{docRDMAOverview, docPVRDMA70},
-}
+var ruleNoRDMADevice = &Rule{ID: "NO_RDMA_DEVICE", Severity: Critical, Check: checkNoRDMADevice,
+	Needs: []collect.Kind{collect.KindRDMADeviceList, collect.KindPVRDMADeviceLs}}
 
 func checkNoRDMADevice(in *Input, r *Reporter) {
 	h, fleet := in.Host, in.Fleet
@@ -64,20 +51,8 @@ func checkNoRDMADevice(in *Input, r *Reporter) {
 		"host only at full speed (no other scanned host runs PVRDMA VMs; scan the peers' hosts too if they exist)", h.Host, vms), fix, ev...)
 }
 
-var ruleRDMADeviceDown = &Rule{
-	ID:       "RDMA_DEVICE_DOWN",
-	Title:    "RDMA device is not Active",
-	Severity: Critical,
-	Needs:    []collect.Kind{collect.KindRDMADeviceList},
-	Check:    checkRDMADeviceDown,
-	Why: "An RDMA device whose state is not Active (Down, Init, ...) carries no RDMA traffic: PVRDMA adapters bound to it " +
-		"lose their physical HCA and cross-host traffic falls back to TCP. The usual cause is the paired uplink's link " +
-		"(cable, optic, switch port) or the uplink being administratively down. Only a device on the PVRDMA data path " +
-		"(its uplink is an uplink of the PVRDMA vDS) is critical; an unused port (e.g. the second port of a dual-port " +
-		"card) is reported as information.",
-	Fix:  "Bring the paired uplink's link up: check `esxcli network nic get -n vmnicN`, the cable and the switch port; if the NIC is administratively down, `esxcli network nic up -n vmnicN`.",
-	Docs: []string{docPVRDMAHPC, docRDMAOverview},
-}
+var ruleRDMADeviceDown = &Rule{ID: "RDMA_DEVICE_DOWN", Severity: Critical, Check: checkRDMADeviceDown,
+	Needs: []collect.Kind{collect.KindRDMADeviceList}}
 
 func checkRDMADeviceDown(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
@@ -107,17 +82,8 @@ func checkRDMADeviceDown(in *Input, r *Reporter) {
 	}
 }
 
-var ruleRoCENotSupported = &Rule{
-	ID:       "ROCE_NOT_SUPPORTED",
-	Title:    "RDMA device supports neither RoCE v1 nor RoCE v2",
-	Severity: Critical,
-	Needs:    []collect.Kind{collect.KindRDMADeviceList, collect.KindRDMAProtocolList},
-	Check:    checkRoCENotSupported,
-	Why: "PVRDMA is RDMA over Converged Ethernet: the guest driver refuses a device without RoCE v1 or v2 support " +
-		"(\"driver needs RoCE v1 or v2 support\"), and an iWARP-only or InfiniBand device cannot back a PVRDMA adapter.",
-	Fix:  "Use an RoCE-capable NIC (check `esxcli rdma device protocol list`) as the PVRDMA vDS uplink; for Intel E810, enable RDMA (RoCEv2) in the icen module parameters and reboot.",
-	Docs: []string{docLinuxPVRDMA, docRoCENetwork},
-}
+var ruleRoCENotSupported = &Rule{ID: "ROCE_NOT_SUPPORTED", Severity: Critical, Check: checkRoCENotSupported,
+	Needs: []collect.Kind{collect.KindRDMADeviceList, collect.KindRDMAProtocolList}}
 
 func checkRoCENotSupported(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path

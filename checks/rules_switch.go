@@ -9,19 +9,8 @@ import (
 
 // The PVRDMA distributed switch and its uplinks.
 
-var ruleRDMAUplinkNotOnDVS = &Rule{
-	ID:       "RDMA_UPLINK_NOT_ON_DVS",
-	Title:    "The RDMA device's uplink is not an uplink of the PVRDMA vDS",
-	Severity: Critical,
-	Needs:    []collect.Kind{collect.KindRDMADeviceList, collect.KindDVSList, collect.KindIPInterfaceList, collect.KindPVRDMAVmknicOpt},
-	Check:    checkRDMAUplinkNotOnDVS,
-	Why: "PVRDMA uses the physical HCA only when the HCA's vmnic (the RDMA device's paired uplink) is an uplink of the " +
-		"vSphere Distributed Switch the PVRDMA VMs connect to. Otherwise the adapters report no physical HCA and " +
-		"cross-host traffic falls back to TCP. A host may have other RDMA devices (for storage): they are only " +
-		"reported when no Active RDMA device serves the PVRDMA vDS.",
-	Fix:  "In the vSphere Client: Networking > PVRDMA vDS > Add and Manage Hosts > Manage physical adapters: assign the HCA's vmnic to an uplink (as the only one), with the PVRDMA VMs powered off.",
-	Docs: []string{docPVRDMA70, docHostConfig67},
-}
+var ruleRDMAUplinkNotOnDVS = &Rule{ID: "RDMA_UPLINK_NOT_ON_DVS", Severity: Critical, Check: checkRDMAUplinkNotOnDVS,
+	Needs: []collect.Kind{collect.KindRDMADeviceList, collect.KindDVSList, collect.KindIPInterfaceList, collect.KindPVRDMAVmknicOpt}}
 
 func checkRDMAUplinkNotOnDVS(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
@@ -73,19 +62,8 @@ func checkRDMAUplinkNotOnDVS(in *Input, r *Reporter) {
 	}
 }
 
-var ruleDVSMultipleUplinks = &Rule{
-	ID:       "DVS_MULTIPLE_UPLINKS",
-	Title:    "The PVRDMA vDS has more than one uplink",
-	Severity: Warning,
-	Needs:    []collect.Kind{collect.KindDVSList, collect.KindIPInterfaceList, collect.KindRDMADeviceList, collect.KindPVRDMAVmknicOpt},
-	Check:    checkDVSMultipleUplinks,
-	Why: "VMware's PVRDMA requirements say the HCA must be the only uplink of the vDS and that PVRDMA does not support " +
-		"NIC teaming (\"Do not team RoCE NICs\"). With several uplinks, PVRDMA traffic may leave through a NIC without " +
-		"the HCA or fail over to one. The documents say \"must\" but describe no immediate failure; pvrdma-doctor " +
-		"reports a warning (unsupported configuration), not critical.",
-	Fix:  "Leave the HCA's vmnic as the only uplink of the PVRDMA vDS (vSphere Client: Networking > vDS > Add and Manage Hosts > Manage physical adapters), with no LAG.",
-	Docs: []string{docPVRDMA70, docRoCE67},
-}
+var ruleDVSMultipleUplinks = &Rule{ID: "DVS_MULTIPLE_UPLINKS", Severity: Warning, Check: checkDVSMultipleUplinks,
+	Needs: []collect.Kind{collect.KindDVSList, collect.KindIPInterfaceList, collect.KindRDMADeviceList, collect.KindPVRDMAVmknicOpt}}
 
 func checkDVSMultipleUplinks(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path

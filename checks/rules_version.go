@@ -8,18 +8,8 @@ import (
 
 // The ESXi release.
 
-var ruleESXiVersionUnsupported = &Rule{
-	ID:       "ESXI_VERSION_UNSUPPORTED",
-	Title:    "ESXi release is older than 6.5 and has no PVRDMA",
-	Severity: Critical,
-	Needs:    []collect.Kind{collect.KindSystemVersion},
-	Check:    checkESXiVersionUnsupported,
-	Why: "PVRDMA exists since ESXi 6.5 (and vCenter 6.5): an older host cannot give VMs a PVRDMA adapter, and " +
-		"PVRDMA VMs cannot run or migrate there.",
-	Fix:     "Upgrade the host to ESXi 6.5 or later (7.0 U1+ for native endpoints, 8.0 recommended) with vSphere Lifecycle Manager.",
-	Docs:    []string{docRDMAOverview, docPVRDMA70},
-	Applies: "all (fires on ESXi < 6.5)",
-}
+var ruleESXiVersionUnsupported = &Rule{ID: "ESXI_VERSION_UNSUPPORTED", Severity: Critical, Check: checkESXiVersionUnsupported,
+	Needs: []collect.Kind{collect.KindSystemVersion}}
 
 func checkESXiVersionUnsupported(in *Input, r *Reporter) {
 	h := in.Host

@@ -8,19 +8,8 @@ import (
 
 // The vmknic tagged for PVRDMA (/Net/PVRDMAVmknic): set, where it sits, its address.
 
-var ruleVmknicUnset = &Rule{
-	ID:           "PVRDMA_VMKNIC_UNSET",
-	Title:        "No existing VMkernel adapter is tagged for PVRDMA",
-	Severity:     Critical,
-	Needs:        []collect.Kind{collect.KindPVRDMAVmknicOpt, collect.KindIPInterfaceList},
-	NeedsSubject: vmknicSetting,
-	Check:        checkVmknicUnset,
-	Why: "PVRDMA uses the VMkernel adapter named in the advanced setting /Net/PVRDMAVmknic to reach other hosts. " +
-		"When it is empty, or names a vmknic that does not exist, VMware's configuration steps are incomplete: the " +
-		"PVRDMA backend has no vmknic for cross-host communication. VMware's own validation suite sets and asserts it.",
-	Fix:  "esxcli system settings advanced set -o /Net/PVRDMAVmknic -s vmkN (a vmknic on the PVRDMA vDS); or in the vSphere Client: Host > Configure > System > Advanced System Settings > Net.PVRDMAVmknic.",
-	Docs: []string{docTagVmknic, docHostConfig67, docGOSValidate},
-}
+var ruleVmknicUnset = &Rule{ID: "PVRDMA_VMKNIC_UNSET", Severity: Critical, NeedsSubject: vmknicSetting, Check: checkVmknicUnset,
+	Needs: []collect.Kind{collect.KindPVRDMAVmknicOpt, collect.KindIPInterfaceList}}
 
 // vmknicSetting is the advanced setting that tags the PVRDMA vmknic.
 const vmknicSetting = "/Net/PVRDMAVmknic"
@@ -33,7 +22,7 @@ func checkVmknicUnset(in *Input, r *Reporter) {
 		return
 	}
 	name, ref := hp.Tagged, hp.TaggedRef
-	if name != "" && h.VmknicNamed(name) != nil {
+	if name != "" && hp.TaggedVmknic != nil {
 		r.Pass(subject)
 		return
 	}
@@ -63,26 +52,12 @@ func checkVmknicUnset(in *Input, r *Reporter) {
 	r.Fail(subject, fmt.Sprintf("/Net/PVRDMAVmknic names %s, which does not exist on %s", name, h.Host), fix, ev...)
 }
 
-var ruleVmknicNotOnDVS = &Rule{
-	ID:       "PVRDMA_VMKNIC_NOT_ON_DVS",
-	Title:    "The PVRDMA vmknic is not on the PVRDMA distributed switch (valid setup, for information)",
-	Severity: Info,
-	Needs:    []collect.Kind{collect.KindPVRDMAVmknicOpt, collect.KindIPInterfaceList, collect.KindDVSList, collect.KindRDMADeviceList},
-	Check:    checkVmknicNotOnDVS,
-	Why: "The vmknic tagged in /Net/PVRDMAVmknic carries PVRDMA's control data between hosts (VMware: \"PVRDMA needs " +
-		"to use a VMKernel network interface (vmknic) to send and receive control data with other PVRDMA devices\"); " +
-		"the RDMA data goes through the HCA, the uplink of the PVRDMA vDS. VMware's own setup guides tag vmk0, the " +
-		"management vmknic on a standard switch, so a tagged vmknic off the PVRDMA vDS is a valid setup: it only needs " +
-		"to reach the peers' tagged vmknics (VMKPING_UNREACHABLE checks that). pvrdma-doctor reports it as information " +
-		"only, so that nobody mistakes it for the data path: its MTU does not limit RDMA frames.",
-	Fix:  "Nothing is required. If you prefer to keep PVRDMA's control traffic off the management network, create a vmknic on the PVRDMA vDS and tag it: esxcli system settings advanced set -o /Net/PVRDMAVmknic -s vmkN.",
-	Docs: []string{docPVRDMAHPC, docTagVmknic},
-}
+var ruleVmknicNotOnDVS = &Rule{ID: "PVRDMA_VMKNIC_NOT_ON_DVS", Severity: Info, Check: checkVmknicNotOnDVS,
+	Needs: []collect.Kind{collect.KindPVRDMAVmknicOpt, collect.KindIPInterfaceList, collect.KindDVSList, collect.KindRDMADeviceList}}
 
 func checkVmknicNotOnDVS(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
-	name := hp.Tagged
-	v := h.VmknicNamed(name)
+	v := hp.TaggedVmknic
 	if v == nil {
 		return // PVRDMA_VMKNIC_UNSET reports it
 	}
@@ -107,23 +82,12 @@ func checkVmknicNotOnDVS(in *Input, r *Reporter) {
 		"the tagged vmknics of all hosts reach each other", v.Name, where, sw.Name, sw.Name), fix, ev...)
 }
 
-var ruleVmknicNoIPv4 = &Rule{
-	ID:       "PVRDMA_VMKNIC_NO_IPV4",
-	Title:    "The PVRDMA vmknic has no IPv4 address",
-	Severity: Critical,
-	Needs:    []collect.Kind{collect.KindPVRDMAVmknicOpt, collect.KindIPInterfaceList, collect.KindIPv4Get},
-	Check:    checkVmknicNoIPv4,
-	Why: "PVRDMA's cross-host channel and the RoCE GIDs of the backend are derived from the tagged vmknic's address: " +
-		"a vmknic without an IPv4 address (or with 0.0.0.0) cannot reach the peers' PVRDMA vmknics, so cross-host " +
-		"PVRDMA traffic fails. (VMware's documents do not say this in so many words; it follows from how PVRDMA uses the vmknic.)",
-	Fix:  "esxcli network ip interface ipv4 set -i vmkN -t static -I ADDRESS -N NETMASK (an address in the PVRDMA subnet).",
-	Docs: []string{docTagVmknic, docPVRDMA70},
-}
+var ruleVmknicNoIPv4 = &Rule{ID: "PVRDMA_VMKNIC_NO_IPV4", Severity: Critical, Check: checkVmknicNoIPv4,
+	Needs: []collect.Kind{collect.KindPVRDMAVmknicOpt, collect.KindIPInterfaceList, collect.KindIPv4Get}}
 
 func checkVmknicNoIPv4(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
-	name := hp.Tagged
-	v := h.VmknicNamed(name)
+	v := hp.TaggedVmknic
 	if v == nil {
 		return // PVRDMA_VMKNIC_UNSET reports it
 	}

@@ -23,6 +23,8 @@ type HostPath struct {
 	// TaggedRef the line that says so.
 	Tagged    string
 	TaggedRef parse.Ref
+	// TaggedVmknic is the vmknic Tagged names (nil when there is none).
+	TaggedVmknic *parse.Vmknic
 	// Vmknic is the vmknic PVRDMA uses: the tagged one if it exists, else
 	// the one bound to an RDMA device (nil when there is none).
 	Vmknic *parse.Vmknic
@@ -134,6 +136,7 @@ func PathOf(h *Host) HostPath {
 		}
 		p.Tagged = strings.TrimSpace(h.PVRDMAVmknic.StringValue)
 	}
+	p.TaggedVmknic = h.VmknicNamed(p.Tagged)
 	p.Vmknic = pathVmknic(h, p.Tagged)
 	for _, d := range h.RDMADevices {
 		if strings.EqualFold(strings.TrimSpace(d.State), "active") {
