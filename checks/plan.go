@@ -504,12 +504,7 @@ func chooseUplink(h *facts.Host, hp *facts.HostPath) (string, *parse.RDMADevice)
 }
 
 func rdmaDevice(h *facts.Host, name string) *parse.RDMADevice {
-	for i := range h.RDMADevices {
-		if h.RDMADevices[i].Name == name {
-			return &h.RDMADevices[i]
-		}
-	}
-	return nil
+	return find(h.RDMADevices, func(d *parse.RDMADevice) bool { return d.Name == name })
 }
 
 // vmOfSubject turns "hpc-node02 (PVRDMA adapter 0)" into "hpc-node02".

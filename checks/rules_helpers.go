@@ -98,13 +98,18 @@ func targetLabel(paths *facts.DataPath, ip string) string {
 	return ip
 }
 
-func statsFor(h *facts.Host, device string) *parse.RDMAStats {
-	for i := range h.RDMAStats {
-		if h.RDMAStats[i].Device == device {
-			return &h.RDMAStats[i]
+// find returns the first element of xs that match accepts (nil if none).
+func find[T any](xs []T, match func(*T) bool) *T {
+	for i := range xs {
+		if match(&xs[i]) {
+			return &xs[i]
 		}
 	}
 	return nil
+}
+
+func statsFor(h *facts.Host, device string) *parse.RDMAStats {
+	return find(h.RDMAStats, func(s *parse.RDMAStats) bool { return s.Device == device })
 }
 
 // errorCounters returns the non-zero error counters of an RDMA device
@@ -134,30 +139,17 @@ func errorCounters(s *parse.RDMAStats) []string {
 }
 
 func nicDetail(h *facts.Host, vmnic string) *parse.NICDetail {
-	for i := range h.NICDetails {
-		if h.NICDetails[i].Name == vmnic || strings.HasSuffix(h.NICDetails[i].Command, " "+vmnic) {
-			return &h.NICDetails[i]
-		}
-	}
-	return nil
+	return find(h.NICDetails, func(d *parse.NICDetail) bool {
+		return d.Name == vmnic || strings.HasSuffix(d.Command, " "+vmnic)
+	})
 }
 
 func dcbFor(h *facts.Host, vmnic string) *parse.DCBStatus {
-	for i := range h.DCB {
-		if h.DCB[i].Nic == vmnic {
-			return &h.DCB[i]
-		}
-	}
-	return nil
+	return find(h.DCB, func(d *parse.DCBStatus) bool { return d.Nic == vmnic })
 }
 
 func ipv4Of(h *facts.Host, vmk string) *parse.IPv4Interface {
-	for i := range h.IPv4 {
-		if h.IPv4[i].Name == vmk {
-			return &h.IPv4[i]
-		}
-	}
-	return nil
+	return find(h.IPv4, func(ip *parse.IPv4Interface) bool { return ip.Name == vmk })
 }
 
 // dvsVmknic returns a vmknic on the named distributed switch ("" if none),
