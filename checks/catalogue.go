@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"gopkg.in/yaml.v3"
 )
 
@@ -15,38 +16,55 @@ import (
 // without a rule, or an unknown source is a programming error (a panic
 // that every test shows).
 
-// catalogueList is every rule of the catalogue, by area (rules_AREA.go).
+// catalogueList is every rule of the catalogue, by area: its ID, default
+// severity, scope (host unless said), the inputs it needs (Needs; the
+// engine reports it not evaluated where one is missing) and its check
+// function, in rules_AREA.go beside its table test.
 var catalogueList = []*Rule{
 	// rules_version.go
-	ruleESXiVersionUnsupported,
+	{ID: "ESXI_VERSION_UNSUPPORTED", Severity: Critical, Check: checkESXiVersionUnsupported,
+		Needs: []collect.Kind{collect.KindSystemVersion}},
 	// rules_rdma.go
-	ruleNoRDMADevice,
-	ruleRDMADeviceDown,
-	ruleRoCENotSupported,
+	{ID: "NO_RDMA_DEVICE", Severity: Critical, Check: checkNoRDMADevice,
+		Needs: []collect.Kind{collect.KindRDMADeviceList, collect.KindPVRDMADeviceLs}},
+	{ID: "RDMA_DEVICE_DOWN", Severity: Critical, Check: checkRDMADeviceDown,
+		Needs: []collect.Kind{collect.KindRDMADeviceList}},
+	{ID: "ROCE_NOT_SUPPORTED", Severity: Critical, Check: checkRoCENotSupported,
+		Needs: []collect.Kind{collect.KindRDMADeviceList, collect.KindRDMAProtocolList}},
 	// rules_vmknic.go
-	ruleVmknicUnset,
-	ruleVmknicNotOnDVS,
-	ruleVmknicNoIPv4,
+	{ID: "PVRDMA_VMKNIC_UNSET", Severity: Critical, NeedsSubject: vmknicSetting, Check: checkVmknicUnset,
+		Needs: []collect.Kind{collect.KindPVRDMAVmknicOpt, collect.KindIPInterfaceList}},
+	{ID: "PVRDMA_VMKNIC_NOT_ON_DVS", Severity: Info, Check: checkVmknicNotOnDVS,
+		Needs: []collect.Kind{collect.KindPVRDMAVmknicOpt, collect.KindIPInterfaceList, collect.KindDVSList, collect.KindRDMADeviceList}},
+	{ID: "PVRDMA_VMKNIC_NO_IPV4", Severity: Critical, Check: checkVmknicNoIPv4,
+		Needs: []collect.Kind{collect.KindPVRDMAVmknicOpt, collect.KindIPInterfaceList, collect.KindIPv4Get}},
 	// rules_firewall.go
-	ruleFirewallClosed,
+	{ID: "PVRDMA_FIREWALL_CLOSED", Severity: Critical, NeedsSubject: "pvrdma", Check: checkFirewallClosed,
+		Needs: []collect.Kind{collect.KindFirewallRulesets}},
 	// rules_switch.go
-	ruleRDMAUplinkNotOnDVS,
-	ruleDVSMultipleUplinks,
+	{ID: "RDMA_UPLINK_NOT_ON_DVS", Severity: Critical, Check: checkRDMAUplinkNotOnDVS,
+		Needs: []collect.Kind{collect.KindRDMADeviceList, collect.KindDVSList, collect.KindIPInterfaceList, collect.KindPVRDMAVmknicOpt}},
+	{ID: "DVS_MULTIPLE_UPLINKS", Severity: Warning, Check: checkDVSMultipleUplinks,
+		Needs: []collect.Kind{collect.KindDVSList, collect.KindIPInterfaceList, collect.KindRDMADeviceList, collect.KindPVRDMAVmknicOpt}},
 	// rules_mtu.go
-	ruleLowMTU,
-	ruleActiveMTUAbovePath,
-	ruleMTUMismatch,
+	{ID: "LOW_MTU", Severity: Warning, Check: checkLowMTU},
+	{ID: "ACTIVE_MTU_ABOVE_PATH", Severity: Warning, Check: checkActiveMTUAbovePath},
+	{ID: "MTU_MISMATCH", Severity: Warning, Check: checkMTUMismatch,
+		Needs: []collect.Kind{collect.KindIPInterfaceList, collect.KindDVSList, collect.KindPVRDMAVmknicOpt, collect.KindRDMAVmknicList}},
 	// rules_lossless.go
-	rulePFCDisabled,
-	ruleRDMAErrors,
+	{ID: "PFC_DISABLED", Severity: Warning, Check: checkPFCDisabled,
+		Needs: []collect.Kind{collect.KindRDMADeviceList}},
+	{ID: "RDMA_ERRORS", Severity: Warning, Check: checkRDMAErrors,
+		Needs: []collect.Kind{collect.KindRDMADeviceList}},
 	// rules_probe.go
-	ruleVmkpingUnreachable,
+	{ID: "VMKPING_UNREACHABLE", Severity: Critical, Check: checkVmkpingUnreachable},
 	// rules_adapter.go
-	rulePhysicalHCAUnavailable,
-	ruleTCPFallback,
-	ruleRoCEVersionMismatch,
+	{ID: "PHYSICAL_HCA_UNAVAILABLE", Severity: Critical, Check: checkPhysicalHCAUnavailable},
+	{ID: "TCP_FALLBACK", Severity: Critical, Scope: FleetScope, Check: checkTCPFallback,
+		Needs: []collect.Kind{collect.KindPVRDMADeviceLs}},
+	{ID: "ROCE_VERSION_MISMATCH", Severity: Warning, Scope: FleetScope, Check: checkRoCEVersionMismatch},
 	// rules_collection.go
-	ruleCollectionFailed,
+	{ID: CollectionFailed, Severity: Warning, Check: checkCollectionFailed},
 }
 
 //go:embed catalogue.yaml

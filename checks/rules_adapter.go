@@ -11,9 +11,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
-// The VMs' PVRDMA adapters: bound to a physical HCA, TCP fallback between hosts, RoCE versions.
-
-var rulePhysicalHCAUnavailable = &Rule{ID: "PHYSICAL_HCA_UNAVAILABLE", Severity: Critical, Check: checkPhysicalHCAUnavailable}
+// Checks of the rules in this area (their values are in catalogue.go): the VMs' PVRDMA adapters: bound to a physical HCA, TCP fallback between hosts, RoCE versions.
 
 func checkPhysicalHCAUnavailable(in *Input, r *Reporter) {
 	h := in.Host
@@ -43,9 +41,6 @@ func checkPhysicalHCAUnavailable(in *Input, r *Reporter) {
 			hcaFix(h, in.Path), ev...)
 	}
 }
-
-var ruleTCPFallback = &Rule{ID: "TCP_FALLBACK", Severity: Critical, Scope: FleetScope, Check: checkTCPFallback,
-	Needs: []collect.Kind{collect.KindPVRDMADeviceLs}}
 
 func checkTCPFallback(in *Input, r *Reporter) {
 	type hostInfo struct {
@@ -158,8 +153,6 @@ func checkTCPFallback(in *Input, r *Reporter) {
 			h.Host, joinNames(vms), strings.Join(peers, ", "), reason), fix, ev...)
 	}
 }
-
-var ruleRoCEVersionMismatch = &Rule{ID: "ROCE_VERSION_MISMATCH", Severity: Warning, Scope: FleetScope, Check: checkRoCEVersionMismatch}
 
 func checkRoCEVersionMismatch(in *Input, r *Reporter) {
 	fleet := in.Fleet

@@ -8,9 +8,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 )
 
-// What could not be collected, and why.
-
-var ruleCollectionFailed = &Rule{ID: CollectionFailed, Severity: Warning, Check: checkCollectionFailed}
+// Checks of the rules in this area (their values are in catalogue.go): what could not be collected, and why.
 
 func checkCollectionFailed(in *Input, r *Reporter) {
 	h := in.Host

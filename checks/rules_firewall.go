@@ -9,10 +9,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
-// The pvrdma firewall ruleset, its ports and the firewall's global state.
-
-var ruleFirewallClosed = &Rule{ID: "PVRDMA_FIREWALL_CLOSED", Severity: Critical, NeedsSubject: "pvrdma", Check: checkFirewallClosed,
-	Needs: []collect.Kind{collect.KindFirewallRulesets}}
+// Checks of the rules in this area (their values are in catalogue.go): the pvrdma firewall ruleset, its ports and the firewall's global state.
 
 func checkFirewallClosed(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path

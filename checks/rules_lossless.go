@@ -7,10 +7,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 )
 
-// Lossless Ethernet on the RoCE uplinks, and the RDMA error counters that show its absence.
-
-var rulePFCDisabled = &Rule{ID: "PFC_DISABLED", Severity: Warning, Check: checkPFCDisabled,
-	Needs: []collect.Kind{collect.KindRDMADeviceList}}
+// Checks of the rules in this area (their values are in catalogue.go): lossless Ethernet on the RoCE uplinks, and the RDMA error counters that show its absence.
 
 func checkPFCDisabled(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
@@ -76,8 +73,6 @@ func checkPFCDisabled(in *Input, r *Reporter) {
 		r.FailSeverity(sev, h.Host, nic, msg, fix+".", ev...)
 	}
 }
-
-var ruleRDMAErrors = &Rule{ID: "RDMA_ERRORS", Severity: Warning, Needs: []collect.Kind{collect.KindRDMADeviceList}, Check: checkRDMAErrors}
 
 func checkRDMAErrors(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path

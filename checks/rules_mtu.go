@@ -8,9 +8,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
 )
 
-// MTU along the PVRDMA data path: the path itself, and the adapters' RoCE MTU against it.
-
-var ruleLowMTU = &Rule{ID: "LOW_MTU", Severity: Warning, Check: checkLowMTU}
+// Checks of the rules in this area (their values are in catalogue.go): mTU along the PVRDMA data path: the path itself, and the adapters' RoCE MTU against it.
 
 func checkLowMTU(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
@@ -70,8 +68,6 @@ func checkLowMTU(in *Input, r *Reporter) {
 	}
 }
 
-var ruleActiveMTUAbovePath = &Rule{ID: "ACTIVE_MTU_ABOVE_PATH", Severity: Warning, Check: checkActiveMTUAbovePath}
-
 func checkActiveMTUAbovePath(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
 	if len(h.PVRDMADevices) == 0 {
@@ -97,9 +93,6 @@ func checkActiveMTUAbovePath(in *Input, r *Reporter) {
 				"adapter's Ethernet interface to MTU 1500 so that RoCE uses %d.", h.Host, orPlaceholder(d.VMName, "the guest"), allowed), ev...)
 	}
 }
-
-var ruleMTUMismatch = &Rule{ID: "MTU_MISMATCH", Severity: Warning, Check: checkMTUMismatch,
-	Needs: []collect.Kind{collect.KindIPInterfaceList, collect.KindDVSList, collect.KindPVRDMAVmknicOpt, collect.KindRDMAVmknicList}}
 
 func checkMTUMismatch(in *Input, r *Reporter) {
 	h, hp, fleet := in.Host, in.Path, in.Fleet

@@ -9,9 +9,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
-// Reachability between the hosts' PVRDMA vmknics (vmkping probes).
-
-var ruleVmkpingUnreachable = &Rule{ID: "VMKPING_UNREACHABLE", Severity: Critical, Check: checkVmkpingUnreachable}
+// Checks of the rules in this area (their values are in catalogue.go): reachability between the hosts' PVRDMA vmknics (vmkping probes).
 
 func checkVmkpingUnreachable(in *Input, r *Reporter) {
 	h, hp, fleet := in.Host, in.Path, in.Fleet

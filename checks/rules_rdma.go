@@ -7,10 +7,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 )
 
-// The host's RDMA devices: present, Active, RoCE-capable.
-
-var ruleNoRDMADevice = &Rule{ID: "NO_RDMA_DEVICE", Severity: Critical, Check: checkNoRDMADevice,
-	Needs: []collect.Kind{collect.KindRDMADeviceList, collect.KindPVRDMADeviceLs}}
+// Checks of the rules in this area (their values are in catalogue.go): the host's RDMA devices: present, Active, RoCE-capable.
 
 func checkNoRDMADevice(in *Input, r *Reporter) {
 	h, fleet := in.Host, in.Fleet
@@ -51,9 +48,6 @@ func checkNoRDMADevice(in *Input, r *Reporter) {
 		"host only at full speed (no other scanned host runs PVRDMA VMs; scan the peers' hosts too if they exist)", h.Host, vms), fix, ev...)
 }
 
-var ruleRDMADeviceDown = &Rule{ID: "RDMA_DEVICE_DOWN", Severity: Critical, Check: checkRDMADeviceDown,
-	Needs: []collect.Kind{collect.KindRDMADeviceList}}
-
 func checkRDMADeviceDown(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
 	for _, d := range h.RDMADevices {
@@ -81,9 +75,6 @@ func checkRDMADeviceDown(in *Input, r *Reporter) {
 		r.FailSeverity(sev, h.Host, d.Name, msg, fix, ev...)
 	}
 }
-
-var ruleRoCENotSupported = &Rule{ID: "ROCE_NOT_SUPPORTED", Severity: Critical, Check: checkRoCENotSupported,
-	Needs: []collect.Kind{collect.KindRDMADeviceList, collect.KindRDMAProtocolList}}
 
 func checkRoCENotSupported(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path

@@ -7,10 +7,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 )
 
-// The PVRDMA distributed switch and its uplinks.
-
-var ruleRDMAUplinkNotOnDVS = &Rule{ID: "RDMA_UPLINK_NOT_ON_DVS", Severity: Critical, Check: checkRDMAUplinkNotOnDVS,
-	Needs: []collect.Kind{collect.KindRDMADeviceList, collect.KindDVSList, collect.KindIPInterfaceList, collect.KindPVRDMAVmknicOpt}}
+// Checks of the rules in this area (their values are in catalogue.go): the PVRDMA distributed switch and its uplinks.
 
 func checkRDMAUplinkNotOnDVS(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
@@ -61,9 +58,6 @@ func checkRDMAUplinkNotOnDVS(in *Input, r *Reporter) {
 			ev...)
 	}
 }
-
-var ruleDVSMultipleUplinks = &Rule{ID: "DVS_MULTIPLE_UPLINKS", Severity: Warning, Check: checkDVSMultipleUplinks,
-	Needs: []collect.Kind{collect.KindDVSList, collect.KindIPInterfaceList, collect.KindRDMADeviceList, collect.KindPVRDMAVmknicOpt}}
 
 func checkDVSMultipleUplinks(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path

@@ -1,15 +1,8 @@
 package checks
 
-import (
-	"fmt"
+import "fmt"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
-)
-
-// The ESXi release.
-
-var ruleESXiVersionUnsupported = &Rule{ID: "ESXI_VERSION_UNSUPPORTED", Severity: Critical, Check: checkESXiVersionUnsupported,
-	Needs: []collect.Kind{collect.KindSystemVersion}}
+// Checks of the rules in this area (their values are in catalogue.go): the ESXi release.
 
 func checkESXiVersionUnsupported(in *Input, r *Reporter) {
 	h := in.Host

@@ -6,10 +6,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 )
 
-// The vmknic tagged for PVRDMA (/Net/PVRDMAVmknic): set, where it sits, its address.
-
-var ruleVmknicUnset = &Rule{ID: "PVRDMA_VMKNIC_UNSET", Severity: Critical, NeedsSubject: vmknicSetting, Check: checkVmknicUnset,
-	Needs: []collect.Kind{collect.KindPVRDMAVmknicOpt, collect.KindIPInterfaceList}}
+// Checks of the rules in this area (their values are in catalogue.go): the vmknic tagged for PVRDMA (/Net/PVRDMAVmknic): set, where it sits, its address.
 
 // vmknicSetting is the advanced setting that tags the PVRDMA vmknic.
 const vmknicSetting = "/Net/PVRDMAVmknic"
@@ -52,9 +49,6 @@ func checkVmknicUnset(in *Input, r *Reporter) {
 	r.Fail(subject, fmt.Sprintf("/Net/PVRDMAVmknic names %s, which does not exist on %s", name, h.Host), fix, ev...)
 }
 
-var ruleVmknicNotOnDVS = &Rule{ID: "PVRDMA_VMKNIC_NOT_ON_DVS", Severity: Info, Check: checkVmknicNotOnDVS,
-	Needs: []collect.Kind{collect.KindPVRDMAVmknicOpt, collect.KindIPInterfaceList, collect.KindDVSList, collect.KindRDMADeviceList}}
-
 func checkVmknicNotOnDVS(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
 	v := hp.TaggedVmknic
@@ -81,9 +75,6 @@ func checkVmknicNotOnDVS(in *Input, r *Reporter) {
 		"PVRDMA guides use (the tagged vmknic carries control data; RDMA data goes through the HCA on %s), valid as long as "+
 		"the tagged vmknics of all hosts reach each other", v.Name, where, sw.Name, sw.Name), fix, ev...)
 }
-
-var ruleVmknicNoIPv4 = &Rule{ID: "PVRDMA_VMKNIC_NO_IPV4", Severity: Critical, Check: checkVmknicNoIPv4,
-	Needs: []collect.Kind{collect.KindPVRDMAVmknicOpt, collect.KindIPInterfaceList, collect.KindIPv4Get}}
 
 func checkVmknicNoIPv4(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
