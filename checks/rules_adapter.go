@@ -11,7 +11,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
-// Checks of the rules in this area (their values are in catalogue.go): the VMs' PVRDMA adapters: bound to a physical HCA, TCP fallback between hosts, RoCE versions.
+// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the VMs' PVRDMA adapters: bound to a physical HCA, TCP fallback between hosts, RoCE versions.
 
 func checkPhysicalHCAUnavailable(in *Input, r *Reporter) {
 	h := in.Host

@@ -8,7 +8,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 )
 
-// Checks of the rules in this area (their values are in catalogue.go): what could not be collected, and why.
+// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): what could not be collected, and why.
 
 func checkCollectionFailed(in *Input, r *Reporter) {
 	h := in.Host

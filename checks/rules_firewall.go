@@ -9,7 +9,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
-// Checks of the rules in this area (their values are in catalogue.go): the pvrdma firewall ruleset, its ports and the firewall's global state.
+// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the pvrdma firewall ruleset, its ports and the firewall's global state.
 
 func checkFirewallClosed(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path

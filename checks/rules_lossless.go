@@ -7,7 +7,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 )
 
-// Checks of the rules in this area (their values are in catalogue.go): lossless Ethernet on the RoCE uplinks, and the RDMA error counters that show its absence.
+// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): lossless Ethernet on the RoCE uplinks, and the RDMA error counters that show its absence.
 
 func checkPFCDisabled(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path

@@ -8,7 +8,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
 )
 
-// Checks of the rules in this area (their values are in catalogue.go): mTU along the PVRDMA data path: the path itself, and the adapters' RoCE MTU against it.
+// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): MTU along the PVRDMA data path: the path itself, and the adapters' RoCE MTU against it.
 
 func checkLowMTU(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path

@@ -9,7 +9,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
-// Checks of the rules in this area (their values are in catalogue.go): reachability between the hosts' PVRDMA vmknics (vmkping probes).
+// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): reachability between the hosts' PVRDMA vmknics (vmkping probes).
 
 func checkVmkpingUnreachable(in *Input, r *Reporter) {
 	h, hp, fleet := in.Host, in.Path, in.Fleet

@@ -7,7 +7,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 )
 
-// Checks of the rules in this area (their values are in catalogue.go): the host's RDMA devices: present, Active, RoCE-capable.
+// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the host's RDMA devices: present, Active, RoCE-capable.
 
 func checkNoRDMADevice(in *Input, r *Reporter) {
 	h, fleet := in.Host, in.Fleet

@@ -7,7 +7,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 )
 
-// Checks of the rules in this area (their values are in catalogue.go): the PVRDMA distributed switch and its uplinks.
+// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the PVRDMA distributed switch and its uplinks.
 
 func checkRDMAUplinkNotOnDVS(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path

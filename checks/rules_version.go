@@ -2,7 +2,7 @@ package checks
 
 import "fmt"
 
-// Checks of the rules in this area (their values are in catalogue.go): the ESXi release.
+// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the ESXi release.
 
 func checkESXiVersionUnsupported(in *Input, r *Reporter) {
 	h := in.Host

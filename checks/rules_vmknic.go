@@ -6,7 +6,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 )
 
-// Checks of the rules in this area (their values are in catalogue.go): the vmknic tagged for PVRDMA (/Net/PVRDMAVmknic): set, where it sits, its address.
+// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the vmknic tagged for PVRDMA (/Net/PVRDMAVmknic): set, where it sits, its address.
 
 // vmknicSetting is the advanced setting that tags the PVRDMA vmknic.
 const vmknicSetting = "/Net/PVRDMAVmknic"
