@@ -293,11 +293,25 @@ func pathMTU(h *Host, hp *HostPath) PathMTU {
 type PeerAddr struct{ Host, Vmknic string }
 
 // DataPath is the data-path model of a whole fleet: every host's path and
-// the fleet's address map. It is read-only once built.
+// the fleet's address map. It is read-only once built, and so are the facts
+// it was derived from.
 type DataPath struct {
 	paths []HostPath // by index in Fleet.Hosts
 	index map[*Host]int
 	addrs map[string]PeerAddr
+}
+
+// of reports whether the model was derived from these hosts (the same
+// slice: a fleet value copied from the built one shares it).
+func (d *DataPath) of(hosts []Host) bool {
+	if len(d.paths) != len(hosts) {
+		return false
+	}
+	if len(hosts) == 0 {
+		return true
+	}
+	i, ok := d.index[&hosts[0]]
+	return ok && i == 0
 }
 
 // newDataPath derives the model of every host of the fleet.
@@ -325,7 +339,7 @@ func newDataPath(f *Fleet) *DataPath {
 // derived now. Read it only; a caller that needs it more than once on such
 // a fleet keeps the value.
 func (f *Fleet) DataPath() *DataPath {
-	if f != nil && f.path != nil && len(f.path.paths) == len(f.Hosts) {
+	if f != nil && f.path != nil && f.path.of(f.Hosts) {
 		return f.path
 	}
 	return newDataPath(f)
