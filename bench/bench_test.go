@@ -88,7 +88,7 @@ func BenchmarkAnalyze1000Hosts(b *testing.B) {
 		targets[i] = collect.Target{Name: h.Name}
 	}
 	results := collect.Collect(context.Background(), targets, collect.Options{
-		Runner: scenarioRunner{sc}, Concurrency: fleetSize, Probes: true})
+		Runner: sc.Runner(), Concurrency: fleetSize, Probes: true})
 	meta := report.Meta{Source: "bench", Now: time.Unix(0, 0), Version: "bench"}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -100,20 +100,3 @@ func BenchmarkAnalyze1000Hosts(b *testing.B) {
 		}
 	}
 }
-
-// scenarioRunner answers from the scenario in memory (no network).
-type scenarioRunner struct{ sc *fixtures.Scenario }
-
-func (r scenarioRunner) Name() string { return "replay" }
-func (r scenarioRunner) Open(_ context.Context, t collect.Target) (collect.Conn, error) {
-	return hostConn{r.sc.Host(t.Name)}, nil
-}
-
-type hostConn struct{ h *fixtures.Host }
-
-func (c hostConn) Run(_ context.Context, line string) collect.Result {
-	r := c.h.Respond(line)
-	return collect.Result{Stdout: []byte(r.Stdout), Stderr: []byte(r.Stderr), ExitCode: r.Exit}
-}
-func (c hostConn) Notes() []string { return nil }
-func (c hostConn) Close() error    { return nil }

@@ -88,7 +88,7 @@ var hcaCauses = []string{"NO_RDMA_DEVICE", "RDMA_UPLINK_NOT_ON_DVS", "RDMA_DEVIC
 // never less severe than its worst consequence (consequences are capped:
 // the cause's severity is the rule's judgement of how much the problem
 // matters, e.g. NO_RDMA_DEVICE is info when no peer host runs PVRDMA).
-func linkCauses(fleet *facts.Fleet, fs []Finding) {
+func linkCauses(fleet *facts.Fleet, paths *facts.DataPath, fs []Finding) {
 	type hostIdx map[string][]int // rule -> indexes of failing findings
 	byHost := map[string]hostIdx{}
 	for i, f := range fs {
@@ -132,7 +132,7 @@ func linkCauses(fleet *facts.Fleet, fs []Finding) {
 				break
 			}
 		}
-		if hca >= 0 && (h == nil || len(usableRDMA(h)) == 0) {
+		if hca >= 0 && (h == nil || len(paths.For(h).Usable) == 0) {
 			for _, rule := range []string{"TCP_FALLBACK", "PHYSICAL_HCA_UNAVAILABLE"} {
 				for _, i := range idx[rule] {
 					fs[i].CausedBy = causeOf(hca)

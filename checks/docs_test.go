@@ -22,10 +22,7 @@ func rulesMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| ID | severity | scope | what it finds | applies to |\n|---|---|---|---|---|\n")
 	for _, r := range Rules() {
-		scope := "host"
-		if r.Fleet != nil {
-			scope = "fleet"
-		}
+		scope := r.Scope
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", r.ID, r.Severity, scope, cell.Replace(r.Title), cell.Replace(r.Applies))
 	}
 	return b.String()

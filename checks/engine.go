@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
@@ -86,7 +87,19 @@ type Finding struct {
 // Key identifies a finding across runs (rule, host, subject).
 func (f Finding) Key() string { return f.RuleID + "|" + f.Host + "|" + f.Subject }
 
-// Rule is one check of the catalogue.
+// Scope says how often a rule runs: once per collected host, or once per
+// scan.
+type Scope string
+
+// Scopes.
+const (
+	HostScope  Scope = "host"
+	FleetScope Scope = "fleet"
+)
+
+// Rule is one check of the catalogue (catalogue.go lists them all; each
+// area's rules live in their own rules_AREA.go file, beside its test). The
+// prose (Title, Why, Fix, Docs, Applies) comes from catalogue.yaml.
 type Rule struct {
 	ID       string
 	Title    string
@@ -97,41 +110,42 @@ type Rule struct {
 	Fix string
 	// Docs are links to the sources of the rule.
 	Docs []string
-	// Applies names the ESXi versions the rule applies to.
+	// Applies names the ESXi versions the rule applies to (default:
+	// pvrdmaReleases).
 	Applies string
-	// Host rules run once per collected host; fleet rules once per scan.
-	Host  func(h *facts.Host, fleet *facts.Fleet, r *Reporter)
-	Fleet func(fleet *facts.Fleet, r *Reporter)
+	// Scope: host rules (the default) run once per collected host, fleet
+	// rules once per scan.
+	Scope Scope
+	// Needs are the inputs the rule reads. On a host where one of them was
+	// not collected or not parsed, the engine reports the rule not
+	// evaluated, once, with the reason (for the subject NeedsSubject, or the
+	// host), and does not run Check there; a fleet rule's Check then only
+	// sees the hosts that have them (Input.Ready).
+	Needs        []collect.Kind
+	NeedsSubject string
+	// Check evaluates the rule.
+	Check func(in *Input, r *Reporter)
 }
 
-var catalogue = map[string]*Rule{}
-
-// register adds a rule to the catalogue; called from init() in rule files.
-func register(r *Rule) {
-	if _, dup := catalogue[r.ID]; dup {
-		panic("duplicate rule " + r.ID)
-	}
-	if r.Severity.Rank() == 0 || r.Title == "" || r.Why == "" || r.Fix == "" || (r.Host == nil) == (r.Fleet == nil) {
-		panic("incomplete rule " + r.ID)
-	}
-	catalogue[r.ID] = r
+// Input is what a rule reads: the fleet and its data-path model, and for a
+// host rule the host and its path.
+type Input struct {
+	Fleet *facts.Fleet
+	Paths *facts.DataPath
+	// Host and Path are set for host rules.
+	Host *facts.Host
+	Path *facts.HostPath
+	// Ready, for fleet rules, lists the indexes (in Fleet.Hosts) of the
+	// hosts where every need is available (every host when the rule has no
+	// Needs).
+	Ready []int
 }
 
-// Rules returns the catalogue sorted by ID.
-func Rules() []*Rule {
-	out := make([]*Rule, 0, len(catalogue))
-	for _, r := range catalogue {
-		out = append(out, r)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
-}
-
-// Lookup returns a rule by ID (case-insensitive).
-func Lookup(id string) (*Rule, bool) {
-	r, ok := catalogue[strings.ToUpper(strings.TrimSpace(id))]
-	return r, ok
-}
+// CollectionFailed is the ID of the rule that reports what could not be
+// collected. Its findings say the scan is incomplete, not that PVRDMA is
+// degraded: it still runs on hosts that were not collected, fix plans and
+// verdicts do not count it as a problem.
+const CollectionFailed = "COLLECTION_FAILED"
 
 // Reporter collects one rule's results.
 type Reporter struct {
@@ -194,27 +208,12 @@ func Run(fleet *facts.Fleet) Result {
 
 // RunRules evaluates the given rules.
 func RunRules(fleet *facts.Fleet, rules []*Rule) Result {
-	defer withMemo(fleet)()
+	paths := fleet.DataPath()
 	var all []Finding
 	for _, rule := range rules {
-		if rule.Fleet != nil {
-			rep := &Reporter{rule: rule}
-			rule.Fleet(fleet, rep)
-			all = append(all, rep.results...)
-			continue
-		}
-		for i := range fleet.Hosts {
-			h := &fleet.Hosts[i]
-			rep := &Reporter{rule: rule, host: h.Host}
-			if h.Status == "not_collected" && rule.ID != "COLLECTION_FAILED" {
-				rep.NotEvaluated(h.Host, "host not collected: "+h.Reason)
-			} else {
-				rule.Host(h, fleet, rep)
-			}
-			all = append(all, rep.results...)
-		}
+		all = append(all, evaluate(rule, fleet, paths)...)
 	}
-	linkCauses(fleet, all)
+	linkCauses(fleet, paths, all)
 	var res Result
 	for _, f := range all {
 		if f.Status == StatusPass {
@@ -247,4 +246,62 @@ func SortFindings(fs []Finding) {
 		}
 		return a.Subject < b.Subject
 	})
+}
+
+// evaluate evaluates one rule: on every host for a host rule (a host not
+// collected, or missing one of the rule's Needs, gets one not-evaluated
+// result with the reason), once for a fleet rule.
+func evaluate(rule *Rule, fleet *facts.Fleet, paths *facts.DataPath) []Finding {
+	if rule.Scope == FleetScope {
+		rep := &Reporter{rule: rule}
+		in := &Input{Fleet: fleet, Paths: paths}
+		for i := range fleet.Hosts {
+			h := &fleet.Hosts[i]
+			if len(rule.Needs) > 0 {
+				if ok, why := h.Available(rule.Needs...); !ok {
+					rep.NotEvaluatedOn(h.Host, needsSubject(rule, h), why)
+					continue
+				}
+			}
+			in.Ready = append(in.Ready, i)
+		}
+		rule.Check(in, rep)
+		return rep.results
+	}
+	var out []Finding
+	for i := range fleet.Hosts {
+		h := &fleet.Hosts[i]
+		rep := &Reporter{rule: rule, host: h.Host}
+		switch {
+		case h.Status == collect.StatusNotCollected && rule.ID != CollectionFailed:
+			rep.NotEvaluated(h.Host, "host not collected: "+h.Reason)
+		default:
+			if len(rule.Needs) > 0 {
+				if ok, why := h.Available(rule.Needs...); !ok {
+					rep.NotEvaluated(needsSubject(rule, h), why)
+					break
+				}
+			}
+			rule.Check(&Input{Fleet: fleet, Paths: paths, Host: h, Path: paths.Host(i)}, rep)
+		}
+		out = append(out, rep.results...)
+	}
+	return out
+}
+
+// needsSubject is the subject of a rule's "inputs missing" result.
+func needsSubject(rule *Rule, h *facts.Host) string {
+	if rule.NeedsSubject != "" {
+		return rule.NeedsSubject
+	}
+	return h.Host
+}
+
+// evs turns refs into one host's output into evidence.
+func evs(host string, refs []parse.Ref) []Evidence {
+	out := make([]Evidence, 0, len(refs))
+	for _, ref := range refs {
+		out = append(out, Ev(host, ref))
+	}
+	return out
 }

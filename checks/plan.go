@@ -59,12 +59,13 @@ type Effect struct {
 func Plans(fleet *facts.Fleet, fs []Finding) []Plan {
 	byHost := map[string][]Finding{}
 	for _, f := range fs {
-		if f.Status != StatusFail || f.Suppressed || f.RuleID == "COLLECTION_FAILED" {
+		if f.Status != StatusFail || f.Suppressed || f.RuleID == CollectionFailed {
 			continue
 		}
 		byHost[f.Host] = append(byHost[f.Host], f)
 	}
 	var out []Plan
+	paths := fleet.DataPath()
 	for i := range fleet.Hosts {
 		h := &fleet.Hosts[i]
 		hf := byHost[h.Host]
@@ -77,7 +78,7 @@ func Plans(fleet *facts.Fleet, fs []Finding) []Plan {
 		if !serious {
 			continue
 		}
-		if p := buildPlan(h, fleet, hf); len(p.Steps) > 0 {
+		if p := buildPlan(h, paths.Host(i), fleet, hf); len(p.Steps) > 0 {
 			out = append(out, p)
 		}
 	}
@@ -143,10 +144,10 @@ func (b *planBuilder) consequencesOf(fs ...Finding) []Finding {
 	return out
 }
 
-func buildPlan(h *facts.Host, fleet *facts.Fleet, fs []Finding) Plan {
+func buildPlan(h *facts.Host, hp *facts.HostPath, fleet *facts.Fleet, fs []Finding) Plan {
 	b := &planBuilder{h: h, fleet: fleet, fs: fs, done: map[string]bool{}}
 	vms := pvrdmaVMNames(h)
-	sw := pvrdmaSwitch(h)
+	sw := hp.Switch
 	swName := "the PVRDMA vDS"
 	if sw != nil {
 		swName = sw.Name
@@ -170,7 +171,7 @@ func buildPlan(h *facts.Host, fleet *facts.Fleet, fs []Finding) Plan {
 	multi := b.of("DVS_MULTIPLE_UPLINKS")
 	down := b.of("RDMA_DEVICE_DOWN")
 	noRoCE := b.of("ROCE_NOT_SUPPORTED")
-	chosen, chosenDev := chooseUplink(h)
+	chosen, chosenDev := chooseUplink(h, hp)
 	var uplinkStep *PlanStep
 	var installStep *PlanStep
 	if len(noDev) > 0 {
@@ -227,7 +228,7 @@ func buildPlan(h *facts.Host, fleet *facts.Fleet, fs []Finding) Plan {
 		}
 		leaves := uplinkStep != nil && chosen != "" && d.PairedUplink != chosen
 		s := PlanStep{Action: "repair_link", Resolves: cite(f), Sets: []Effect{{"link of " + d.PairedUplink + " on " + h.Host, "up"}}}
-		if n := nicByName(h, d.PairedUplink); n != nil && strings.EqualFold(n.AdminStatus, "down") {
+		if n := h.NICNamed(d.PairedUplink); n != nil && strings.EqualFold(n.AdminStatus, "down") {
 			s.Command = "esxcli network nic up -n " + shellArg(d.PairedUplink, "vmnicN")
 			s.Text = fmt.Sprintf("%s is administratively down: bring it up.", d.PairedUplink)
 		} else {
@@ -259,7 +260,7 @@ func buildPlan(h *facts.Host, fleet *facts.Fleet, fs []Finding) Plan {
 		}
 	}
 	for _, f := range b.of("TCP_FALLBACK") {
-		if f.CausedBy == nil && len(usableRDMA(h)) > 0 {
+		if f.CausedBy == nil && len(hp.Usable) > 0 {
 			cycleVMs = append(cycleVMs, vms...) // adapters powered on before the HCA was usable
 		}
 	}
@@ -339,7 +340,7 @@ func buildPlan(h *facts.Host, fleet *facts.Fleet, fs []Finding) Plan {
 	// 5. MTU along the data path.
 	for _, f := range b.of("MTU_MISMATCH") {
 		s := PlanStep{Action: "set_mtu", Resolves: cite(append([]Finding{f}, b.consequencesOf(f)...)...)}
-		v := dataPathVmknic(h)
+		v := hp.DataVmknic
 		if v != nil && sw != nil && v.MTU > 0 && sw.MTU > 0 && v.MTU < sw.MTU {
 			s.Text = fmt.Sprintf("Raise %s (on %s) to the vDS MTU.", v.Name, sw.Name)
 			s.Command = fmt.Sprintf("esxcli network ip interface set -i %s -m %d", shellArg(v.Name, "vmkN"), sw.MTU)
@@ -357,7 +358,7 @@ func buildPlan(h *facts.Host, fleet *facts.Fleet, fs []Finding) Plan {
 		}
 		b.add(s)
 		if v != nil {
-			for _, pp := range probePairs(h) {
+			for _, pp := range hp.Probes {
 				if pp.Jumbo != nil {
 					verify = append(verify, PlanStep{Action: "verify", Command: pp.Jumbo.Command, Expect: "3 packets transmitted, 3 packets received"})
 					break
@@ -427,7 +428,7 @@ func buildPlan(h *facts.Host, fleet *facts.Fleet, fs []Finding) Plan {
 		b.add(PlanStep{Action: "guest_mtu", Text: f.Fix, Resolves: cite(f),
 			Sets: []Effect{{"MTU of the PVRDMA interface in " + vm, "path MTU"}}})
 		verify = append(verify, PlanStep{Action: "verify", Command: "vsish -e cat /vmkModules/vrdma/pvrdmaDevices/WORLDID_0/properties",
-			Expect: fmt.Sprintf("Active MTU:%d for %s (WORLDID: its World ID in `esxcli vm process list`)", expectedActiveMTU(h), vm)})
+			Expect: fmt.Sprintf("Active MTU:%d for %s (WORLDID: its World ID in `esxcli vm process list`)", expectedActiveMTU(hp), vm)})
 	}
 	// TCP fallback the other steps do not resolve (e.g. sources disagree).
 	for _, rule := range []string{"TCP_FALLBACK", "PHYSICAL_HCA_UNAVAILABLE"} {
@@ -479,9 +480,9 @@ func citedAsOptional(steps []PlanStep, f Finding) bool {
 // Active RDMA device already on the PVRDMA vDS, else any Active RDMA device
 // (the working port of the same card beats a port whose link is down), else
 // an RDMA device on the vDS (its link gets repaired).
-func chooseUplink(h *facts.Host) (string, *parse.RDMADevice) {
-	sw := pvrdmaSwitch(h)
-	active := activeRDMA(h)
+func chooseUplink(h *facts.Host, hp *facts.HostPath) (string, *parse.RDMADevice) {
+	sw := hp.Switch
+	active := hp.Active
 	if sw != nil {
 		for i := range active {
 			if hasString(sw.Uplinks, active[i].PairedUplink) {
@@ -503,12 +504,7 @@ func chooseUplink(h *facts.Host) (string, *parse.RDMADevice) {
 }
 
 func rdmaDevice(h *facts.Host, name string) *parse.RDMADevice {
-	for i := range h.RDMADevices {
-		if h.RDMADevices[i].Name == name {
-			return &h.RDMADevices[i]
-		}
-	}
-	return nil
+	return find(h.RDMADevices, func(d *parse.RDMADevice) bool { return d.Name == name })
 }
 
 // vmOfSubject turns "hpc-node02 (PVRDMA adapter 0)" into "hpc-node02".
@@ -520,9 +516,9 @@ func vmOfSubject(s string) string {
 }
 
 // expectedActiveMTU is the RoCE MTU the host's data path allows.
-func expectedActiveMTU(h *facts.Host) int {
-	if p, ok := hostPathMTU(h); ok {
-		return rdmaMTUFor(p.MTU)
+func expectedActiveMTU(hp *facts.HostPath) int {
+	if hp.MTU.Known {
+		return facts.RDMAMTUFor(hp.MTU.MTU)
 	}
 	return 4096
 }

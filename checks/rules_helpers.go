@@ -2,7 +2,6 @@ package checks
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -44,11 +43,11 @@ func sourceFor(h *facts.Host, kind collect.Kind, arg string) (ok bool, why strin
 // pvrdmaInUse reports whether the host is meant to carry PVRDMA: it runs
 // PVRDMA VMs or has a vmknic tagged for PVRDMA. known is false when neither
 // input could be read.
-func pvrdmaInUse(h *facts.Host) (use, known bool, why string) {
+func pvrdmaInUse(h *facts.Host, p *facts.HostPath) (use, known bool, why string) {
 	if hasPVRDMA(h) {
 		return true, true, ""
 	}
-	if name, _ := pvrdmaVmknicName(h); name != "" {
+	if p.Tagged != "" {
 		return true, true, ""
 	}
 	okLs, whyLs := h.Available(collect.KindPVRDMADeviceLs)
@@ -91,94 +90,26 @@ func esxiVersion(v string) (major, minor, patch int, ok bool) {
 	return nums[0], nums[1], nums[2], true
 }
 
-var rePingVmknic = regexp.MustCompile(`-I\s+(vmk[0-9]+)`)
-
-// pingVmknic returns the vmknic a probe was sent from (from its command).
-func pingVmknic(p parse.Ping) string {
-	if m := rePingVmknic.FindStringSubmatch(p.Command); m != nil {
-		return m[1]
-	}
-	return ""
-}
-
-// pingFailed reports whether no reply came back.
-func pingFailed(p parse.Ping) bool {
-	return p.MessageTooLong || (p.HasStats && p.Received == 0) || (!p.HasStats && len(p.Failures) > 0)
-}
-
-// peerAddr names the host and vmknic that own an IPv4 address in the fleet.
-type peerAddr struct{ Host, Vmknic string }
-
-// fleetAddrs maps every IPv4 address of the fleet to its host and vmknic.
-// The map is shared within a RunRules call (see runMemo): read it only.
-func fleetAddrs(fleet *facts.Fleet) map[string]peerAddr {
-	if m := memoOf(fleet); m != nil {
-		m.addrsOnce.Do(func() { m.addrs = buildFleetAddrs(fleet) })
-		return m.addrs
-	}
-	return buildFleetAddrs(fleet)
-}
-
-func buildFleetAddrs(fleet *facts.Fleet) map[string]peerAddr {
-	m := map[string]peerAddr{}
-	if fleet == nil {
-		return m
-	}
-	for _, h := range fleet.Hosts {
-		for _, ip := range h.IPv4 {
-			if ip.Address != "" {
-				m[ip.Address] = peerAddr{h.Host, ip.Name}
-			}
-		}
-	}
-	return m
-}
-
 // targetLabel renders a probe target with the peer's name when known.
-func targetLabel(addrs map[string]peerAddr, ip string) string {
-	if p, ok := addrs[ip]; ok {
+func targetLabel(paths *facts.DataPath, ip string) string {
+	if p, ok := paths.Owner(ip); ok {
 		return fmt.Sprintf("%s (%s %s)", ip, p.Host, p.Vmknic)
 	}
 	return ip
 }
 
-// probePair is the small and the jumbo probe to one target.
-type probePair struct {
-	Target       string
-	Small, Jumbo *parse.Ping
-}
-
-// probePairs groups a host's probes by target, sorted by target.
-func probePairs(h *facts.Host) []probePair {
-	idx := map[string]*probePair{}
-	for i := range h.Pings {
-		p := &h.Pings[i]
-		pp := idx[p.Target]
-		if pp == nil {
-			pp = &probePair{Target: p.Target}
-			idx[p.Target] = pp
-		}
-		if p.Payload+28 <= 1500 {
-			pp.Small = p
-		} else {
-			pp.Jumbo = p
-		}
-	}
-	out := make([]probePair, 0, len(idx))
-	for _, pp := range idx {
-		out = append(out, *pp)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Target < out[j].Target })
-	return out
-}
-
-func statsFor(h *facts.Host, device string) *parse.RDMAStats {
-	for i := range h.RDMAStats {
-		if h.RDMAStats[i].Device == device {
-			return &h.RDMAStats[i]
+// find returns the first element of xs that match accepts (nil if none).
+func find[T any](xs []T, match func(*T) bool) *T {
+	for i := range xs {
+		if match(&xs[i]) {
+			return &xs[i]
 		}
 	}
 	return nil
+}
+
+func statsFor(h *facts.Host, device string) *parse.RDMAStats {
+	return find(h.RDMAStats, func(s *parse.RDMAStats) bool { return s.Device == device })
 }
 
 // errorCounters returns the non-zero error counters of an RDMA device
@@ -208,46 +139,24 @@ func errorCounters(s *parse.RDMAStats) []string {
 }
 
 func nicDetail(h *facts.Host, vmnic string) *parse.NICDetail {
-	for i := range h.NICDetails {
-		if h.NICDetails[i].Name == vmnic || strings.HasSuffix(h.NICDetails[i].Command, " "+vmnic) {
-			return &h.NICDetails[i]
-		}
-	}
-	return nil
+	return find(h.NICDetails, func(d *parse.NICDetail) bool {
+		return d.Name == vmnic || strings.HasSuffix(d.Command, " "+vmnic)
+	})
 }
 
 func dcbFor(h *facts.Host, vmnic string) *parse.DCBStatus {
-	for i := range h.DCB {
-		if h.DCB[i].Nic == vmnic {
-			return &h.DCB[i]
-		}
-	}
-	return nil
-}
-
-func nicByName(h *facts.Host, vmnic string) *parse.NIC {
-	for i := range h.NICs {
-		if h.NICs[i].Name == vmnic {
-			return &h.NICs[i]
-		}
-	}
-	return nil
+	return find(h.DCB, func(d *parse.DCBStatus) bool { return d.Nic == vmnic })
 }
 
 func ipv4Of(h *facts.Host, vmk string) *parse.IPv4Interface {
-	for i := range h.IPv4 {
-		if h.IPv4[i].Name == vmk {
-			return &h.IPv4[i]
-		}
-	}
-	return nil
+	return find(h.IPv4, func(ip *parse.IPv4Interface) bool { return ip.Name == vmk })
 }
 
 // dvsVmknic returns a vmknic on the named distributed switch ("" if none),
 // preferring one bound to an RDMA device.
 func dvsVmknic(h *facts.Host, dvs string) string {
 	for _, b := range h.RDMAVmknics {
-		if v := findVmknic(h, b.Vmknic); v != nil && v.VDSName == dvs {
+		if v := h.VmknicNamed(b.Vmknic); v != nil && v.VDSName == dvs {
 			return v.Name
 		}
 	}
@@ -275,4 +184,33 @@ func argPlaceholder(kind collect.Kind) string {
 		return "vmnicN"
 	}
 	return ""
+}
+
+func vmLabel(d parse.PVRDMADevice) string {
+	name := d.VMName
+	if name == "" {
+		name = "world " + d.WorldID
+	}
+	return fmt.Sprintf("%s (PVRDMA adapter %s)", name, d.Index)
+}
+
+func pvrdmaVMNames(h *facts.Host) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, d := range h.PVRDMADevices {
+		n := d.VMName
+		if n == "" {
+			n = "world " + d.WorldID
+		}
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		for _, e := range h.PVRDMAListing {
+			out = append(out, "device "+e.Name)
+		}
+	}
+	return out
 }

@@ -218,3 +218,41 @@ func dump(fs []Finding) string {
 	}
 	return b.String()
 }
+
+const vm01 = "hpc-esx01 (PVRDMA adapter 0)"
+
+// setProp changes one vsish property of the host's first PVRDMA device.
+
+func setProp(h *facts.Host, key, value string) {
+	d := &h.PVRDMADevices[0]
+	props := rec(cmdProps, "Physical HCA available", "1", "RoCE version", "2", "Active MTU", "4096")
+	f := props.Fields[key]
+	f.Value = value
+	f.Text = key + ":" + value
+	props.Fields[key] = f
+	d.Props = props
+	switch key {
+	case "Physical HCA available":
+		d.PhysicalHCA = atoi(value)
+	case "Active MTU":
+		d.ActiveMTU = atoi(value)
+	}
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+func one(f func(h *facts.Host)) func() []facts.Host {
+	return func() []facts.Host {
+		h := goodHost("esx01", "192.168.50.11")
+		if f != nil {
+			f(&h)
+		}
+		return []facts.Host{h}
+	}
+}

@@ -96,10 +96,7 @@ type RuleDoc struct {
 }
 
 func ruleDoc(r *checks.Rule) RuleDoc {
-	scope := "host"
-	if r.Fleet != nil {
-		scope = "fleet"
-	}
+	scope := string(r.Scope)
 	docs := r.Docs
 	if docs == nil {
 		docs = []string{}

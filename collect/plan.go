@@ -57,7 +57,7 @@ func planStage2(ctx context.Context, caps []Capture, max int) ([]Command, []stri
 				p.notes = append(p.notes, fmt.Sprintf("planning stopped (%s): %d PVRDMA devices not considered", ctxReason(ctx), len(entries)-i))
 				break
 			}
-			wid, idx, found := strings.Cut(e.Name, "_")
+			wid, idx, found := e.DeviceID()
 			if !found {
 				p.note(fmt.Errorf("skipping unexpected PVRDMA device entry %q", e.Name))
 				continue

@@ -14,6 +14,7 @@ func Build(results []collect.HostResult) Fleet {
 	for _, hr := range results {
 		f.Hosts = append(f.Hosts, BuildHost(hr))
 	}
+	f.path = newDataPath(&f)
 	return f
 }
 

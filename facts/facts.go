@@ -15,6 +15,8 @@ import (
 // Fleet is the facts of every host of one scan or bundle.
 type Fleet struct {
 	Hosts []Host `json:"hosts"`
+	// path is the data-path model Build derives (see DataPath).
+	path *DataPath
 }
 
 // Host is everything known about one ESXi host.

@@ -113,3 +113,26 @@ func TestParseDispatch(t *testing.T) {
 	_, err = Parse("esxcli rdma device list", "garbage\n")
 	wantParseError(t, err, 2)
 }
+
+// The PVRDMA device listing names each adapter `<worldID>_<index>`; one
+// function splits it for the planner, the report and the TUI.
+func TestSplitDeviceID(t *testing.T) {
+	for _, c := range []struct {
+		name, wid, idx string
+		ok             bool
+	}{
+		{"2100788_0", "2100788", "0", true},
+		{"2100788_12", "2100788", "12", true},
+		{"2100788", "2100788", "", false},
+		{"_0", "", "0", true},
+		{"1_2_3", "1", "2_3", true},
+	} {
+		wid, idx, ok := SplitDeviceID(c.name)
+		if wid != c.wid || idx != c.idx || ok != c.ok {
+			t.Errorf("SplitDeviceID(%q) = %q, %q, %v; want %q, %q, %v", c.name, wid, idx, ok, c.wid, c.idx, c.ok)
+		}
+		if w2, i2, ok2 := (VsishEntry{Name: c.name, IsDir: true}).DeviceID(); w2 != wid || i2 != idx || ok2 != ok {
+			t.Errorf("VsishEntry{%q}.DeviceID() differs from SplitDeviceID", c.name)
+		}
+	}
+}

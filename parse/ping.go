@@ -84,3 +84,21 @@ func Vmkping(text string) (Ping, error) {
 	}
 	return result(p, n+1, sk)
 }
+
+var rePingVmknic = regexp.MustCompile(`-I\s+(vmk[0-9]+)`)
+
+// Vmknic returns the vmknic the probe was sent from (read from its
+// command's -I option; "" when it names none).
+func (p Ping) Vmknic() string {
+	if m := rePingVmknic.FindStringSubmatch(p.Command); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// Failed reports whether no reply came back: the sending host refused the
+// probe, the statistics count no reply, or (without statistics) the run
+// printed only failures.
+func (p Ping) Failed() bool {
+	return p.MessageTooLong || (p.HasStats && p.Received == 0) || (!p.HasStats && len(p.Failures) > 0)
+}

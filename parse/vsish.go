@@ -124,3 +124,17 @@ func readVsishBlock(ls []line, i int, rec *Record, s *skips) (int, bool) {
 	}
 	return i, false
 }
+
+// DeviceID splits an entry of the PVRDMA device listing, `<worldID>_<index>`,
+// into the VM's world ID and the adapter index; ok is false when the name
+// has no "_" (what follows the first "_" is the index).
+func (e VsishEntry) DeviceID() (worldID, index string, ok bool) {
+	return SplitDeviceID(e.Name)
+}
+
+// SplitDeviceID splits a PVRDMA device name `<worldID>_<index>` (as listed
+// under /vmkModules/vrdma/pvrdmaDevices/) at its first "_"; ok is false when
+// there is none, and worldID is then the whole name.
+func SplitDeviceID(name string) (worldID, index string, ok bool) {
+	return strings.Cut(name, "_")
+}

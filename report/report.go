@@ -246,16 +246,11 @@ func countVMs(h *facts.Host) int {
 		seen[d.WorldID] = true
 	}
 	for _, e := range h.PVRDMAListing {
-		wid, _, _ := strings.Cut(e.Name, "_")
+		wid, _, _ := e.DeviceID()
 		seen[wid] = true
 	}
 	return len(seen)
 }
-
-// CollectionRule is the rule that reports what could not be collected. Its
-// findings say the scan is incomplete, not that PVRDMA is degraded: verdicts
-// do not count them as problems.
-const CollectionRule = "COLLECTION_FAILED"
 
 func hostVerdict(h *Host) string {
 	rc := h.RootCauses

@@ -46,7 +46,7 @@ func summarize(r *Report) {
 			continue
 		case f.Status != checks.StatusFail:
 			continue
-		case f.RuleID == CollectionRule:
+		case f.RuleID == checks.CollectionFailed:
 			s.CollectionFailed++
 			if h != nil {
 				h.CollectionFailed++

@@ -33,7 +33,7 @@ func writeTextRoots(b *strings.Builder, p painter, r *Report, wrap func(string, 
 		wrap("", p.c(code, keepCounts(h.Host+" — "+h.Verdict)))
 		problems := 0
 		for _, f := range mine {
-			if f.RuleID != CollectionRule {
+			if f.RuleID != checks.CollectionFailed {
 				problems++
 			}
 		}

@@ -10,7 +10,7 @@ type topologyPage struct{ scrollPage }
 
 func newTopologyPage(s *shared, host string) *topologyPage {
 	return &topologyPage{scrollPage{s: s, name: host, lines: func() []string {
-		return topology(host, s.factsHost[host], s.rows[s.index[host]], s.byHost[host])
+		return topology(host, s.fleet, s.factsHost[host], s.rows[s.index[host]], s.byHost[host])
 	}}}
 }
 

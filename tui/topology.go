@@ -18,8 +18,9 @@ func badMark(s string) string  { return stCrit.Render("✗ " + s) }
 
 // topology draws a host's PVRDMA data path from its facts: each VM's
 // PVRDMA adapter, then the vmknic, the distributed switch, its uplinks and
-// the RDMA devices paired with them, with MTUs, marking where it breaks.
-func topology(name string, h *facts.Host, row *hostRow, findings []checks.Finding) []string {
+// the RDMA devices paired with them, with MTUs, marking where it breaks. It
+// reads the fleet's data-path model, the one the rules reason about.
+func topology(name string, fleet *facts.Fleet, h *facts.Host, row *hostRow, findings []checks.Finding) []string {
 	out := []string{" " + stBold.Render(sanitize(name)+" · PVRDMA data path") +
 		stDim.Render("  VM → PVRDMA adapter → vmknic → switch → uplink → RDMA device")}
 	if h == nil {
@@ -33,10 +34,11 @@ func topology(name string, h *facts.Host, row *hostRow, findings []checks.Findin
 		return append(out, "", "  "+badMark("not collected: "+sanitize(h.Reason)))
 	}
 
+	path := fleet.DataPath().For(h)
 	want := 0
-	if mtu, parts, ok := checks.PathMTU(h); ok {
-		want = checks.RDMAMTUFor(mtu)
-		out = append(out, " "+fmt.Sprintf("Path MTU %d (%s): PVRDMA can use RDMA MTU %d", mtu, sanitize(strings.Join(parts, ", ")), want))
+	if path.MTU.Known {
+		want = facts.RDMAMTUFor(path.MTU.MTU)
+		out = append(out, " "+fmt.Sprintf("Path MTU %d (%s): PVRDMA can use RDMA MTU %d", path.MTU.MTU, sanitize(strings.Join(path.MTU.Parts, ", ")), want))
 	} else {
 		out = append(out, " "+stDim.Render("Path MTU unknown (no PVRDMA vmknic or switch found)"))
 	}
@@ -81,7 +83,7 @@ func topology(name string, h *facts.Host, row *hostRow, findings []checks.Findin
 		if !e.IsDir || seen[e.Name] {
 			continue
 		}
-		wid, idx, _ := strings.Cut(e.Name, "_")
+		wid, idx, _ := e.DeviceID()
 		vm := vmName[wid]
 		if vm == "" {
 			vm = "world " + wid
@@ -92,9 +94,7 @@ func topology(name string, h *facts.Host, row *hostRow, findings []checks.Findin
 	out = append(out, "      │")
 
 	// The host side, shared by every adapter.
-	tagged := checks.TaggedVmknic(h)
-	vmk := checks.PathVmknic(h)
-	sw := checks.PVRDMASwitch(h)
+	tagged, vmk, sw := path.Tagged, path.Vmknic, path.Switch
 	switch {
 	case vmk == nil && tagged != "":
 		out = append(out, "  vmknic "+sanitize(tagged)+"  "+badMark("tagged in /Net/PVRDMAVmknic but no such vmknic"))

@@ -97,7 +97,7 @@ func cmdHosts(args []string) error {
 		}
 		// The command set: what the collector runs on this host (no probes).
 		res := collect.Collect(context.Background(), []collect.Target{{Name: name}},
-			collect.Options{Runner: fixtureRunner{h}, Probes: false})
+			collect.Options{Runner: h.Runner(), Probes: false})
 		var cmds []string
 		for _, c := range res[0].Captures {
 			cmds = append(cmds, c.Command)
@@ -109,24 +109,6 @@ func cmdHosts(args []string) error {
 	}
 	return os.WriteFile(filepath.Join(*out, "names"), []byte(names.String()), 0o644)
 }
-
-// fixtureRunner answers from a fixtures host in memory (to learn the
-// command set; no network).
-type fixtureRunner struct{ h *fixtures.Host }
-
-func (r fixtureRunner) Name() string { return "fixture" }
-func (r fixtureRunner) Open(context.Context, collect.Target) (collect.Conn, error) {
-	return fixtureConn(r), nil
-}
-
-type fixtureConn struct{ h *fixtures.Host }
-
-func (c fixtureConn) Run(_ context.Context, line string) collect.Result {
-	r := c.h.Respond(line)
-	return collect.Result{Stdout: []byte(r.Stdout), Stderr: []byte(r.Stderr), ExitCode: r.Exit}
-}
-func (c fixtureConn) Notes() []string { return nil }
-func (c fixtureConn) Close() error    { return nil }
 
 // cmdProxy forwards every LISTEN address of the map file to its TARGET,
 // delaying each byte by rtt/2 in each direction (throughput kept: data is

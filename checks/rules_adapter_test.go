@@ -9,33 +9,6 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
-const vm01 = "hpc-esx01 (PVRDMA adapter 0)"
-
-// setProp changes one vsish property of the host's first PVRDMA device.
-func setProp(h *facts.Host, key, value string) {
-	d := &h.PVRDMADevices[0]
-	props := rec(cmdProps, "Physical HCA available", "1", "RoCE version", "2", "Active MTU", "4096")
-	f := props.Fields[key]
-	f.Value = value
-	f.Text = key + ":" + value
-	props.Fields[key] = f
-	d.Props = props
-	switch key {
-	case "Physical HCA available":
-		d.PhysicalHCA = atoi(value)
-	case "Active MTU":
-		d.ActiveMTU = atoi(value)
-	}
-}
-
-func atoi(s string) int {
-	n := 0
-	for _, c := range s {
-		n = n*10 + int(c-'0')
-	}
-	return n
-}
-
 func TestRulePhysicalHCAUnavailable(t *testing.T) {
 	runCases(t, "PHYSICAL_HCA_UNAVAILABLE", []ruleCase{
 		{name: "fires on Physical HCA available:0", hosts: one(func(h *facts.Host) { setProp(h, "Physical HCA available", "0") }),
@@ -76,77 +49,6 @@ func TestRulePhysicalHCAUnavailable(t *testing.T) {
 	}
 	if fix := fixFor(func(h *facts.Host) { h.RDMADevices[0].PairedUplink = "vmnic5" }); !strings.Contains(fix, "vmnic5 is not an uplink of rdma-dvs") {
 		t.Errorf("uplink not on the vDS: fix %q", fix)
-	}
-}
-
-func TestRuleLowMTU(t *testing.T) {
-	two := func(f func(a, b *facts.Host)) func() []facts.Host {
-		return func() []facts.Host {
-			a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
-			if f != nil {
-				f(&a, &b)
-			}
-			return []facts.Host{a, b}
-		}
-	}
-	runCases(t, "LOW_MTU", []ruleCase{
-		// Below the other adapters on the vDS: connections negotiate down.
-		{name: "warning at 1024 when peers run 4096", hosts: two(func(a, _ *facts.Host) { setProp(a, "Active MTU", "1024") }),
-			want: []want{{"esx01", vm01, StatusFail, Warning, "other adapters on rdma-dvs run at 4096", "Active MTU:1024"}}, exact: true},
-		// Seed 002's reference: every adapter at 1024 on a 9000 vDS: info.
-		{name: "info at 1024 when every adapter runs 1024", hosts: two(func(a, b *facts.Host) {
-			setProp(a, "Active MTU", "1024")
-			setProp(b, "Active MTU", "1024")
-		}), want: []want{
-			{"esx01", vm01, StatusFail, Info, "every adapter on rdma-dvs runs at 1024", "Active MTU:1024"},
-			{"esx02", "hpc-esx02 (PVRDMA adapter 0)", StatusFail, Info, "4 times as many packets per message", "Active MTU:1024"},
-		}, exact: true},
-		{name: "passes at 4096 on a 9000 path", hosts: one(nil),
-			want: []want{{host: "esx01", subject: vm01, status: StatusPass}}, exact: true},
-		// The tagged vmknic's MTU is not the data path: RDMA frames go through the HCA.
-		{name: "a 1500 vmknic does not lower the data path", hosts: two(func(a, _ *facts.Host) {
-			setProp(a, "Active MTU", "1024")
-			a.Vmknics[1].MTU = 1500
-			a.Vmknics[1].Record = rec(cmdIfList, "Name", "vmk1", "MTU", "1500")
-		}), want: []want{{"esx01", vm01, StatusFail, Warning, "its data path carries 9000-byte frames (rdma-dvs MTU 9000)", "Active MTU:1024"}}},
-		// A jumbo probe lost on the network proves the physical path is 1500.
-		{name: "passes at 1024 when the jumbo probe is lost", hosts: one(func(h *facts.Host) {
-			setProp(h, "Active MTU", "1024")
-			addPings(h, "192.168.50.12", true, false)
-		}), want: []want{{host: "esx01", subject: vm01, status: StatusPass}}, exact: true},
-		// Never where traffic falls back to TCP anyway.
-		{name: "silent without a physical HCA", hosts: two(func(a, _ *facts.Host) {
-			setProp(a, "Active MTU", "1024")
-			setProp(a, "Physical HCA available", "0")
-		}), want: nil, exact: true},
-		{name: "silent without an RDMA device", hosts: two(func(a, _ *facts.Host) {
-			setProp(a, "Active MTU", "1024")
-			a.RDMADevices = nil
-		}), want: nil, exact: true},
-		{name: "fires at 2048 on a 9000 path", hosts: two(func(a, _ *facts.Host) { setProp(a, "Active MTU", "2048") }),
-			want: []want{{"esx01", vm01, StatusFail, Warning, "allows 4096", "Active MTU:2048"}}, exact: true},
-		{name: "not evaluated without the path", hosts: one(func(h *facts.Host) {
-			missing(h, cmdDVS)
-			h.DVSwitches = nil
-		}), want: []want{{host: "esx01", subject: vm01, status: StatusNotEvaluated, msg: cmdDVS}}, exact: true},
-	})
-	runCases(t, "ACTIVE_MTU_ABOVE_PATH", []ruleCase{
-		{name: "fires at 4096 when the jumbo probe is lost", hosts: one(func(h *facts.Host) { addPings(h, "192.168.50.12", true, false) }),
-			want: []want{{"esx01", vm01, StatusFail, Warning, "probes proved the data path carries only 1500-byte frames", "Active MTU: 4096"}}, exact: true},
-		// A local refusal proves nothing about the path.
-		{name: "silent when the jumbo probe is refused locally", hosts: one(func(h *facts.Host) {
-			addPings(h, "192.168.50.12", true, false)
-			h.Pings[1].MessageTooLong = true
-		}), want: nil, exact: true},
-		{name: "passes at 1024 when the jumbo probe is lost", hosts: one(func(h *facts.Host) {
-			setProp(h, "Active MTU", "1024")
-			addPings(h, "192.168.50.12", true, false)
-		}), want: []want{{host: "esx01", subject: vm01, status: StatusPass}}, exact: true},
-	})
-	for eth, want := range map[int]int{1500: 1024, 2200: 2048, 4191: 2048, 4192: 4096, 9000: 4096, 1100: 512} {
-		if got := rdmaMTUFor(eth); got != want {
-			t.Errorf("rdmaMTUFor(%d) = %d, want %d", eth, got, want)
-		}
 	}
 }
 
@@ -193,24 +95,6 @@ func TestRuleTCPFallback(t *testing.T) {
 	})
 }
 
-func TestRuleCollectionFailed(t *testing.T) {
-	runCases(t, "COLLECTION_FAILED", []ruleCase{
-		{name: "fires for a host not collected", hosts: func() []facts.Host {
-			return []facts.Host{{Host: "esx05", Status: collect.StatusNotCollected, Reason: "connection refused", Sources: map[collect.Kind][]facts.Source{}}}
-		}, want: []want{{host: "esx05", subject: "esx05", status: StatusFail, severity: Warning, msg: "connection refused"}}},
-		{name: "fires for a failed command", hosts: one(func(h *facts.Host) { missing(h, cmdDCB4) }),
-			want: []want{{"esx01", cmdDCB4, StatusFail, Warning, "exit status 1", ""}}, exact: true},
-		{name: "fires for output that could not be parsed", hosts: one(func(h *facts.Host) {
-			k := collect.KindOf(cmdNICList)
-			h.Sources[k] = []facts.Source{{Command: cmdNICList, Status: collect.StatusCollected, Error: "line 3: expected a dash line"}}
-		}), want: []want{{"esx01", cmdNICList, StatusFail, Warning, "could not be parsed: line 3", ""}}, exact: true},
-		{name: "passes when everything was collected", hosts: one(nil),
-			want: []want{{host: "esx01", subject: "esx01", status: StatusPass}}, exact: true},
-	})
-}
-
-// A finding's evidence for the TCP fallback of a host without devices names
-// the (empty) listing, so a user can look at it.
 func TestTCPFallbackEvidenceWithoutDevices(t *testing.T) {
 	a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
 	b.RDMADevices = []parse.RDMADevice{}
@@ -229,6 +113,7 @@ func TestTCPFallbackEvidenceWithoutDevices(t *testing.T) {
 
 // With a working RNIC that is not the vDS uplink, the fix is to make it the
 // uplink, not to buy one.
+
 func TestTCPFallbackFixForUplinkNotOnSwitch(t *testing.T) {
 	a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
 	b.RDMADevices[0].PairedUplink = "vmnic5"
@@ -245,15 +130,32 @@ func TestTCPFallbackFixForUplinkNotOnSwitch(t *testing.T) {
 }
 
 // Not-evaluated reasons name the command a user can run, never an internal kind.
-func TestSourceForNamesTheCommand(t *testing.T) {
-	h := goodHost("esx01", "192.168.50.11")
-	for kind, want := range map[collect.Kind]string{
-		collect.KindNICGet:    "`esxcli network nic get -n vmnic9` was not run",
-		collect.KindDCBStatus: "`esxcli network nic dcb status get -n vmnic9` was not run",
-		collect.KindRDMAStats: "`esxcli rdma device stats get -d vmnic9` was not run",
-	} {
-		if ok, why := sourceFor(&h, kind, "vmnic9"); ok || why != want {
-			t.Errorf("%s: %v %q, want %q", kind, ok, why, want)
-		}
+
+func TestRuleRoCEVersionMismatch(t *testing.T) {
+	v1 := func(h *facts.Host) {
+		h.PVRDMADevices[0].RoCEVersion = 1
+		h.PVRDMADevices[0].Props = rec(cmdProps, "Physical HCA available", "1", "RoCE version", "1", "Active MTU", "4096")
 	}
+	runCases(t, "ROCE_VERSION_MISMATCH", []ruleCase{
+		{name: "fires on the v1 adapter", hosts: func() []facts.Host {
+			a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
+			v1(&b)
+			return []facts.Host{a, b}
+		}, want: []want{
+			{"esx02", "hpc-esx02 (PVRDMA adapter 0)", StatusFail, Warning, "uses RoCE v1 while 1 other PVRDMA adapter(s) use RoCE v2", "RoCE version: 1"},
+			{host: "esx01", subject: "hpc-esx01 (PVRDMA adapter 0)", status: StatusPass},
+		}, exact: true},
+		{name: "passes", hosts: func() []facts.Host {
+			return []facts.Host{goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")}
+		}, want: []want{
+			{host: "esx01", subject: "hpc-esx01 (PVRDMA adapter 0)", status: StatusPass},
+			{host: "esx02", subject: "hpc-esx02 (PVRDMA adapter 0)", status: StatusPass},
+		}, exact: true},
+		{name: "not evaluated", hosts: one(func(h *facts.Host) {
+			h.PVRDMADevices[0].Props = rec(cmdProps, "Physical HCA available", "1")
+			h.PVRDMADevices[0].RoCEVersion = 0
+		}), want: []want{{host: "esx01", subject: "hpc-esx01 (PVRDMA adapter 0)", status: StatusNotEvaluated, msg: "`RoCE version` missing"}}, exact: true},
+	})
 }
+
+// Every rule carries the metadata `rules explain` shows.

@@ -47,3 +47,32 @@ func TestVmkpingRefusalUnreachableAndSilence(t *testing.T) {
 		}
 	}
 }
+
+func TestRuleVmkpingUnreachable(t *testing.T) {
+	runCases(t, "VMKPING_UNREACHABLE", []ruleCase{
+		{name: "fires", hosts: func() []facts.Host {
+			a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
+			addPings(&a, "192.168.50.12", false, false)
+			addPings(&b, "192.168.50.11", true, true)
+			return []facts.Host{a, b}
+		}, want: []want{
+			{"esx01", "vmk1 -> 192.168.50.12 (esx02 vmk1)", StatusFail, Critical, "gets no reply from 192.168.50.12", "0 packets received"},
+			{host: "esx02", subject: "vmk1 -> 192.168.50.11 (esx01 vmk1)", status: StatusPass},
+		}, exact: true},
+		{name: "partial loss is a warning", hosts: one(func(h *facts.Host) {
+			addPings(h, "192.168.50.12", true, true)
+			h.Pings[0].Received, h.Pings[0].LossPercent = 2, 33
+		}), want: []want{{"esx01", "vmk1 -> 192.168.50.12", StatusFail, Warning, "loses 33% of probes", "packets"}}, exact: true},
+		{name: "passes", hosts: one(func(h *facts.Host) { addPings(h, "192.168.50.12", true, true) }),
+			want: []want{{host: "esx01", subject: "vmk1 -> 192.168.50.12", status: StatusPass}}, exact: true},
+		{name: "not evaluated", hosts: one(func(h *facts.Host) { missing(h, cmdPingSmall) }),
+			want: []want{{host: "esx01", subject: cmdPingSmall, status: StatusNotEvaluated, msg: "probe failed"}}, exact: true},
+		{name: "not evaluated without probes to peers", hosts: func() []facts.Host {
+			return []facts.Host{goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")}
+		}, want: []want{
+			{host: "esx01", subject: "esx01", status: StatusNotEvaluated, msg: "no vmkping probes were run"},
+			{host: "esx02", subject: "esx02", status: StatusNotEvaluated, msg: "no vmkping probes were run"},
+		}, exact: true},
+		{name: "single host: nothing to probe", hosts: one(nil), want: nil, exact: true},
+	})
+}

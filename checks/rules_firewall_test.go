@@ -55,3 +55,22 @@ func TestRuleFirewallGlobalStateAndPorts(t *testing.T) {
 			want: []want{{"esx01", "pvrdma", StatusFail, Critical, "disabled", "pvrdma"}}, exact: true},
 	})
 }
+
+func TestRuleFirewallClosed(t *testing.T) {
+	runCases(t, "PVRDMA_FIREWALL_CLOSED", []ruleCase{
+		{name: "fires when disabled", hosts: one(func(h *facts.Host) {
+			h.Rulesets[1].Enabled = false
+			h.Rulesets[1].Ref.Text = "pvrdma                         false                         true                     true"
+		}), want: []want{{"esx01", "pvrdma", StatusFail, Critical, "disabled on esx01", "pvrdma                         false"}}, exact: true},
+		{name: "fires when missing", hosts: one(func(h *facts.Host) { h.Rulesets = h.Rulesets[:1] }),
+			want: []want{{host: "esx01", subject: "pvrdma", status: StatusFail, severity: Critical, msg: "has no pvrdma firewall ruleset"}}, exact: true},
+		{name: "passes", hosts: one(nil), want: []want{{host: "esx01", subject: "pvrdma", status: StatusPass}}, exact: true},
+		{name: "passes disabled without PVRDMA", hosts: one(func(h *facts.Host) {
+			h.Rulesets[1].Enabled = false
+			h.PVRDMAListing, h.PVRDMADevices = nil, nil
+			h.PVRDMAVmknic.StringValue = ""
+		}), want: []want{{host: "esx01", subject: "pvrdma", status: StatusPass}}, exact: true},
+		{name: "not evaluated", hosts: one(func(h *facts.Host) { missing(h, cmdFirewall) }),
+			want: []want{{host: "esx01", subject: "pvrdma", status: StatusNotEvaluated, msg: cmdFirewall}}, exact: true},
+	})
+}

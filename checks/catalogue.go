@@ -1,0 +1,163 @@
+package checks
+
+import (
+	_ "embed"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"gopkg.in/yaml.v3"
+)
+
+// The catalogue: catalogueList names every rule (what runs: rules_AREA.go),
+// catalogue.yaml holds their prose (title, why, fix, sources, releases).
+// Both are joined once, when the package loads; a rule without prose, prose
+// without a rule, or an unknown source is a programming error (a panic
+// that every test shows).
+
+// catalogueList is every rule of the catalogue, by area: its ID, default
+// severity, scope (host unless said), the inputs it needs (Needs; the
+// engine reports it not evaluated where one is missing) and its check
+// function, in rules_AREA.go beside its table test.
+var catalogueList = []*Rule{
+	// rules_version.go
+	{ID: "ESXI_VERSION_UNSUPPORTED", Severity: Critical, Check: checkESXiVersionUnsupported,
+		Needs: []collect.Kind{collect.KindSystemVersion}},
+	// rules_rdma.go
+	{ID: "NO_RDMA_DEVICE", Severity: Critical, Check: checkNoRDMADevice,
+		Needs: []collect.Kind{collect.KindRDMADeviceList, collect.KindPVRDMADeviceLs}},
+	{ID: "RDMA_DEVICE_DOWN", Severity: Critical, Check: checkRDMADeviceDown,
+		Needs: []collect.Kind{collect.KindRDMADeviceList}},
+	{ID: "ROCE_NOT_SUPPORTED", Severity: Critical, Check: checkRoCENotSupported,
+		Needs: []collect.Kind{collect.KindRDMADeviceList, collect.KindRDMAProtocolList}},
+	// rules_vmknic.go
+	{ID: "PVRDMA_VMKNIC_UNSET", Severity: Critical, NeedsSubject: vmknicSetting, Check: checkVmknicUnset,
+		Needs: []collect.Kind{collect.KindPVRDMAVmknicOpt, collect.KindIPInterfaceList}},
+	{ID: "PVRDMA_VMKNIC_NOT_ON_DVS", Severity: Info, Check: checkVmknicNotOnDVS,
+		Needs: []collect.Kind{collect.KindPVRDMAVmknicOpt, collect.KindIPInterfaceList, collect.KindDVSList, collect.KindRDMADeviceList}},
+	{ID: "PVRDMA_VMKNIC_NO_IPV4", Severity: Critical, Check: checkVmknicNoIPv4,
+		Needs: []collect.Kind{collect.KindPVRDMAVmknicOpt, collect.KindIPInterfaceList, collect.KindIPv4Get}},
+	// rules_firewall.go
+	{ID: "PVRDMA_FIREWALL_CLOSED", Severity: Critical, NeedsSubject: "pvrdma", Check: checkFirewallClosed,
+		Needs: []collect.Kind{collect.KindFirewallRulesets}},
+	// rules_switch.go
+	{ID: "RDMA_UPLINK_NOT_ON_DVS", Severity: Critical, Check: checkRDMAUplinkNotOnDVS,
+		Needs: []collect.Kind{collect.KindRDMADeviceList, collect.KindDVSList, collect.KindIPInterfaceList, collect.KindPVRDMAVmknicOpt}},
+	{ID: "DVS_MULTIPLE_UPLINKS", Severity: Warning, Check: checkDVSMultipleUplinks,
+		Needs: []collect.Kind{collect.KindDVSList, collect.KindIPInterfaceList, collect.KindRDMADeviceList, collect.KindPVRDMAVmknicOpt}},
+	// rules_mtu.go
+	{ID: "LOW_MTU", Severity: Warning, Check: checkLowMTU},
+	{ID: "ACTIVE_MTU_ABOVE_PATH", Severity: Warning, Check: checkActiveMTUAbovePath},
+	{ID: "MTU_MISMATCH", Severity: Warning, Check: checkMTUMismatch,
+		Needs: []collect.Kind{collect.KindIPInterfaceList, collect.KindDVSList, collect.KindPVRDMAVmknicOpt, collect.KindRDMAVmknicList}},
+	// rules_lossless.go
+	{ID: "PFC_DISABLED", Severity: Warning, Check: checkPFCDisabled,
+		Needs: []collect.Kind{collect.KindRDMADeviceList}},
+	{ID: "RDMA_ERRORS", Severity: Warning, Check: checkRDMAErrors,
+		Needs: []collect.Kind{collect.KindRDMADeviceList}},
+	// rules_probe.go
+	{ID: "VMKPING_UNREACHABLE", Severity: Critical, Check: checkVmkpingUnreachable},
+	// rules_adapter.go
+	{ID: "PHYSICAL_HCA_UNAVAILABLE", Severity: Critical, Check: checkPhysicalHCAUnavailable},
+	{ID: "TCP_FALLBACK", Severity: Critical, Scope: FleetScope, Check: checkTCPFallback,
+		Needs: []collect.Kind{collect.KindPVRDMADeviceLs}},
+	{ID: "ROCE_VERSION_MISMATCH", Severity: Warning, Scope: FleetScope, Check: checkRoCEVersionMismatch},
+	// rules_collection.go
+	{ID: CollectionFailed, Severity: Warning, Check: checkCollectionFailed},
+}
+
+//go:embed catalogue.yaml
+var catalogueYAML []byte
+
+// catalogueProse is catalogue.yaml.
+type catalogueProse struct {
+	Sources map[string]string `yaml:"sources"`
+	Rules   map[string]struct {
+		Title   string   `yaml:"title"`
+		Why     string   `yaml:"why"`
+		Fix     string   `yaml:"fix"`
+		Sources []string `yaml:"sources"`
+		Applies string   `yaml:"applies"`
+	} `yaml:"rules"`
+}
+
+// pvrdmaReleases are the ESXi releases with PVRDMA, the releases most
+// rules apply to.
+const pvrdmaReleases = "ESXi 6.5 and later"
+
+// catalogue indexes catalogueList by ID, with each rule's prose from
+// catalogue.yaml and the defaults of Scope and Applies filled in.
+var catalogue = func() map[string]*Rule {
+	m, err := buildCatalogue(catalogueList, catalogueYAML)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}()
+
+func buildCatalogue(rules []*Rule, text []byte) (map[string]*Rule, error) {
+	var prose catalogueProse
+	dec := yaml.NewDecoder(strings.NewReader(string(text)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&prose); err != nil {
+		return nil, fmt.Errorf("catalogue.yaml: %w", err)
+	}
+	m := map[string]*Rule{}
+	for _, r := range rules {
+		if _, dup := m[r.ID]; dup {
+			return nil, fmt.Errorf("duplicate rule %s", r.ID)
+		}
+		p, ok := prose.Rules[r.ID]
+		if !ok {
+			return nil, fmt.Errorf("rule %s has no prose in catalogue.yaml", r.ID)
+		}
+		r.Title, r.Why, r.Fix, r.Applies = p.Title, p.Why, p.Fix, p.Applies
+		r.Docs = nil
+		for _, key := range p.Sources {
+			src, ok := prose.Sources[key]
+			if !ok {
+				return nil, fmt.Errorf("rule %s: unknown source %q in catalogue.yaml", r.ID, key)
+			}
+			r.Docs = append(r.Docs, src)
+		}
+		if r.Scope == "" {
+			r.Scope = HostScope
+		}
+		if r.Applies == "" {
+			r.Applies = pvrdmaReleases
+		}
+		if r.Severity.Rank() == 0 || r.Title == "" || r.Why == "" || r.Fix == "" || r.Check == nil ||
+			(r.Scope != HostScope && r.Scope != FleetScope) {
+			return nil, fmt.Errorf("incomplete rule %s", r.ID)
+		}
+		m[r.ID] = r
+	}
+	var orphans []string
+	for id := range prose.Rules {
+		if m[id] == nil {
+			orphans = append(orphans, id)
+		}
+	}
+	if len(orphans) > 0 {
+		sort.Strings(orphans)
+		return nil, fmt.Errorf("catalogue.yaml has prose for rules that do not exist: %s", strings.Join(orphans, ", "))
+	}
+	return m, nil
+}
+
+// Rules returns the catalogue sorted by ID.
+func Rules() []*Rule {
+	out := make([]*Rule, 0, len(catalogue))
+	for _, r := range catalogue {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Lookup returns a rule by ID (case-insensitive).
+func Lookup(id string) (*Rule, bool) {
+	r, ok := catalogue[strings.ToUpper(strings.TrimSpace(id))]
+	return r, ok
+}

@@ -1,0 +1,247 @@
+package checks
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
+)
+
+// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the VMs' PVRDMA adapters: bound to a physical HCA, TCP fallback between hosts, RoCE versions.
+
+func checkPhysicalHCAUnavailable(in *Input, r *Reporter) {
+	h := in.Host
+	if ok, why := h.Available(collect.KindPVRDMADeviceLs, collect.KindPVRDMAProperties); !ok {
+		if len(h.PVRDMAListing) == 0 && len(h.Sources[collect.KindPVRDMAProperties]) == 0 {
+			if ok2, _ := h.Available(collect.KindPVRDMADeviceLs); ok2 {
+				return // no PVRDMA VMs on this host: nothing to check
+			}
+		}
+		r.NotEvaluated(h.Host, why)
+		if len(h.PVRDMADevices) == 0 {
+			return
+		}
+	}
+	for _, d := range h.PVRDMADevices {
+		field := d.Props.Fields["Physical HCA available"]
+		if field.Line == 0 {
+			r.NotEvaluated(vmLabel(d), "`Physical HCA available` missing from the vsish properties")
+			continue
+		}
+		if d.PhysicalHCA != 0 {
+			r.Pass(vmLabel(d))
+			continue
+		}
+		ev := []Evidence{Ev(h.Host, field.Ref)}
+		r.Fail(vmLabel(d), fmt.Sprintf("%s has no physical HCA behind its PVRDMA adapter; cross-host RDMA falls back to TCP", vmLabel(d)),
+			hcaFix(h, in.Path), ev...)
+	}
+}
+
+func checkTCPFallback(in *Input, r *Reporter) {
+	type hostInfo struct {
+		h              *facts.Host
+		hp             *facts.HostPath
+		devKnown       bool // the RDMA device list was read
+		usable         bool // an Active RDMA device serves the PVRDMA vDS
+		hcaOne, hcaOff []parse.PVRDMADevice
+	}
+	var with []hostInfo
+	for _, i := range in.Ready {
+		h, hp := &in.Fleet.Hosts[i], in.Paths.Host(i)
+		if !hasPVRDMA(h) {
+			continue
+		}
+		hi := hostInfo{h: h, hp: hp}
+		for _, d := range h.PVRDMADevices {
+			if d.Props.Fields["Physical HCA available"].Line == 0 {
+				continue
+			}
+			if d.PhysicalHCA != 0 {
+				hi.hcaOne = append(hi.hcaOne, d)
+			} else {
+				hi.hcaOff = append(hi.hcaOff, d)
+			}
+		}
+		ok, why := h.Available(collect.KindRDMADeviceList)
+		hi.devKnown = ok
+		hi.usable = ok && len(hp.Usable) > 0
+		if !ok && len(hi.hcaOne)+len(hi.hcaOff) == 0 {
+			r.NotEvaluatedOn(h.Host, h.Host, why)
+			continue
+		}
+		with = append(with, hi)
+	}
+	for _, hi := range with {
+		h, hp := hi.h, hi.hp
+		var peers []string
+		for _, o := range with {
+			if o.h != h {
+				peers = append(peers, o.h.Host)
+			}
+		}
+		sort.Strings(peers)
+		// vsish's `Physical HCA available` is what the PVRDMA backend
+		// really uses: the primary evidence. The device list and the
+		// vDS uplinks are the fallback when vsish was not read.
+		vsish := len(hi.hcaOne)+len(hi.hcaOff) > 0
+		falls := !hi.usable
+		if vsish {
+			falls = len(hi.hcaOne) == 0
+		}
+		vms := pvrdmaVMNames(h)
+		subject := fmt.Sprintf("%s (%s)", h.Host, joinNames(vms))
+		var hcaEv []Evidence
+		for _, d := range hi.hcaOff {
+			hcaEv = append(hcaEv, Ev(h.Host, d.Props.Fields["Physical HCA available"].Ref))
+		}
+		if !falls {
+			if vsish && hi.devKnown && !hi.usable {
+				ev := []Evidence{Ev(h.Host, hi.hcaOne[0].Props.Fields["Physical HCA available"].Ref)}
+				ev = append(ev, rdmaListEvidence(h)...)
+				r.FailSeverity(Info, h.Host, subject, fmt.Sprintf("the sources disagree on %s: vsish shows %s bound to a physical HCA "+
+					"(`Physical HCA available:1`), while `esxcli rdma device list` shows no Active RDMA device on the PVRDMA vDS; "+
+					"pvrdma-doctor trusts vsish (it is what the PVRDMA backend uses), so it reports no TCP fallback", h.Host, vmLabel(hi.hcaOne[0])),
+					fmt.Sprintf("Scan %s again: if the device list still disagrees, check `esxcli rdma device list` and the uplinks of the PVRDMA vDS by hand.", h.Host), ev...)
+				continue
+			}
+			r.PassOn(h.Host, h.Host)
+			continue
+		}
+		reason := h.Host + " has no RDMA device"
+		switch active := hp.Active; {
+		case !hi.devKnown:
+			reason = "vsish shows no adapter bound to a physical HCA (the RDMA device list was not read)"
+		case hi.usable:
+			reason = fmt.Sprintf("vsish shows no adapter bound to a physical HCA, although %s on %s is Active: the sources disagree, "+
+				"and vsish (what the PVRDMA backend uses) wins; the adapters were probably powered on before the device was up",
+				hp.Usable[0].Name, hp.Switch.Name)
+		case len(active) > 0 && hp.Switch != nil:
+			reason = fmt.Sprintf("%s's Active RDMA device %s is paired with %s, which is not an uplink of %s",
+				h.Host, active[0].Name, active[0].PairedUplink, hp.Switch.Name)
+		case len(h.RDMADevices) > 0:
+			reason = h.Host + " has no Active RDMA device"
+		}
+		ev := append(hcaEv, rdmaListEvidence(h)...)
+		fix := fmt.Sprintf("On %s: install an RoCE NIC and its RDMA driver (check with: esxcli rdma device list), make its vmnic the "+
+			"only uplink of the PVRDMA vDS (vSphere Client > Networking > vDS > Add and Manage Hosts > Manage physical adapters), "+
+			"then power-cycle the PVRDMA VMs. Or migrate the VMs that talk to each other onto one host.", h.Host)
+		switch active := hp.Active; {
+		case hi.usable:
+			fix = fmt.Sprintf("On %s: power-cycle the PVRDMA VMs (%s) so that their adapters bind to %s, then check `Physical HCA available:1` in vsish.",
+				h.Host, joinNames(vms), hp.Usable[0].Name)
+		case len(active) > 0 && hp.Switch != nil:
+			// The host has a working RNIC; it is just not the vDS's uplink.
+			sw := hp.Switch
+			fix = fmt.Sprintf("On %s: make %s (paired with %s) the only uplink of %s: vSphere Client > Networking > %s > "+
+				"Add and Manage Hosts > Manage physical adapters, assign %s to the uplink and unassign %s; then power-cycle the "+
+				"PVRDMA VMs (%s).", h.Host, active[0].PairedUplink, active[0].Name, sw.Name, sw.Name, active[0].PairedUplink,
+				strings.Join(sw.Uplinks, ", "), joinNames(fixVMNames(h)))
+			ev = append(ev, Ev(h.Host, sw.Record.RefOf("Uplinks")))
+		}
+		if len(peers) == 0 {
+			r.FailSeverity(Info, h.Host, subject, fmt.Sprintf("PVRDMA VMs on %s (%s) would reach PVRDMA VMs on other hosts over TCP: %s. "+
+				"No other scanned host runs PVRDMA VMs, so pvrdma-doctor cannot tell whether they have cross-host peers: scan the peer hosts too",
+				h.Host, joinNames(vms), reason), fix, ev...)
+			continue
+		}
+		r.FailOn(h.Host, subject, fmt.Sprintf("PVRDMA VMs on %s (%s) reach their peers on %s over TCP: %s",
+			h.Host, joinNames(vms), strings.Join(peers, ", "), reason), fix, ev...)
+	}
+}
+
+func checkRoCEVersionMismatch(in *Input, r *Reporter) {
+	fleet := in.Fleet
+	type adapter struct {
+		h *facts.Host
+		d parse.PVRDMADevice
+	}
+	var all []adapter
+	versions := map[int][]string{}
+	for i := range fleet.Hosts {
+		h := &fleet.Hosts[i]
+		if ok, why := h.Available(collect.KindPVRDMADeviceLs, collect.KindPVRDMAProperties); !ok {
+			if len(h.PVRDMAListing) > 0 || h.Status == collect.StatusNotCollected {
+				r.NotEvaluatedOn(h.Host, h.Host, why)
+			}
+			if len(h.PVRDMADevices) == 0 {
+				continue
+			}
+		}
+		for _, d := range h.PVRDMADevices {
+			if d.Props.Fields["RoCE version"].Line == 0 || d.RoCEVersion == 0 {
+				r.NotEvaluatedOn(h.Host, vmLabel(d), "`RoCE version` missing from the vsish properties")
+				continue
+			}
+			all = append(all, adapter{h, d})
+			versions[d.RoCEVersion] = append(versions[d.RoCEVersion], h.Host+"/"+vmLabel(d))
+		}
+	}
+	top := 0
+	var vs []string
+	for v := range versions {
+		top = max(top, v)
+		vs = append(vs, "v"+strconv.Itoa(v))
+	}
+	sort.Strings(vs)
+	for _, a := range all {
+		if a.d.RoCEVersion == top {
+			r.PassOn(a.h.Host, vmLabel(a.d))
+			continue
+		}
+		field := a.d.Props.Fields["RoCE version"]
+		peers := versions[top]
+		ev := []Evidence{Ev(a.h.Host, field.Ref)}
+		for _, b := range all {
+			if b.d.RoCEVersion == top {
+				ev = append(ev, Ev(b.h.Host, b.d.Props.Fields["RoCE version"].Ref))
+				break
+			}
+		}
+		r.FailOn(a.h.Host, vmLabel(a.d), fmt.Sprintf("%s on %s uses RoCE v%d while %d other PVRDMA adapter(s) use RoCE v%d (e.g. %s); versions in use: %s",
+			vmLabel(a.d), a.h.Host, a.d.RoCEVersion, len(peers), top, peers[0], strings.Join(vs, ", ")),
+			fmt.Sprintf("Power off %s, set its PVRDMA adapter's device protocol to RoCE v%d (vSphere Client: Edit Settings > network adapter > "+
+				"Device protocol; VirtualVmxnet3Vrdma.deviceProtocol = rocev%d), check `esxcli rdma device protocol list` on %s shows RoCE v%d true, then power it on.",
+				fixVM(a.d.VMName, a.d.WorldID), top, top, a.h.Host, top), ev...)
+	}
+}
+
+// rdmaListEvidence points at the RDMA device list: the non-active devices,
+// or the (empty) listing itself.
+func rdmaListEvidence(h *facts.Host) []Evidence {
+	var ev []Evidence
+	for _, d := range h.RDMADevices {
+		ev = append(ev, Ev(h.Host, d.Ref))
+	}
+	if len(ev) == 0 {
+		for _, s := range h.Sources[collect.KindRDMADeviceList] {
+			ev = append(ev, Evidence{Host: h.Host, Command: s.Command, Note: "no RDMA device listed"})
+		}
+	}
+	return ev
+}
+
+// hcaFix tailors the PHYSICAL_HCA_UNAVAILABLE remediation to the host.
+func hcaFix(h *facts.Host, hp *facts.HostPath) string {
+	active := hp.Active
+	sw := hp.Switch
+	switch {
+	case len(h.RDMADevices) == 0:
+		return "This host has no RDMA device: install an RoCE-capable NIC and its ESXi RDMA driver (nmlx5_rdma, bnxtroce, irdman), " +
+			"add its vmnic as the only uplink of the PVRDMA vDS, then power-cycle the VM."
+	case len(active) == 0:
+		d := h.RDMADevices[0]
+		return fmt.Sprintf("%s is %s: check the link of %s (esxcli network nic get -n %s), cabling and the switch port, then power-cycle the VM.",
+			d.Name, d.State, d.PairedUplink, d.PairedUplink)
+	case sw != nil && !hasString(sw.Uplinks, active[0].PairedUplink):
+		return fmt.Sprintf("%s's paired uplink %s is not an uplink of %s (uplinks: %s): in the vSphere Client, Networking > %s > Add and Manage Hosts > "+
+			"Manage physical adapters, assign %s to the uplink (and leave it the only one), then power-cycle the VM.",
+			active[0].Name, active[0].PairedUplink, sw.Name, strings.Join(sw.Uplinks, ", "), sw.Name, active[0].PairedUplink)
+	}
+	return fmt.Sprintf("Check that %s (paired with %s) is the only uplink of the PVRDMA vDS and Active, then power-cycle the VM so that its "+
+		"PVRDMA adapter binds to the HCA.", active[0].Name, active[0].PairedUplink)
+}

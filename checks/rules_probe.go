@@ -1,0 +1,107 @@
+package checks
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
+)
+
+// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): reachability between the hosts' PVRDMA vmknics (vmkping probes).
+
+func checkVmkpingUnreachable(in *Input, r *Reporter) {
+	h, hp, fleet := in.Host, in.Path, in.Fleet
+	srcs := h.Sources[collect.KindVmkping]
+	if len(srcs) == 0 {
+		for _, o := range fleet.Hosts {
+			if o.Host != h.Host && o.Status != collect.StatusNotCollected {
+				r.NotEvaluated(h.Host, "no vmkping probes were run from this host (--no-probes, or no peer PVRDMA vmknic address was known)")
+				return
+			}
+		}
+		return // a single host has no peers to probe
+	}
+	addrs := in.Paths
+	for _, pp := range hp.Probes {
+		subject := fmt.Sprintf("%s -> %s", pingVmknicOr(pp), targetLabel(addrs, pp.Target))
+		if pp.Small == nil {
+			continue
+		}
+		p := *pp.Small
+		switch {
+		case !p.Failed() && (!p.HasStats || p.Received == p.Transmitted):
+			r.Pass(subject)
+		case p.MessageTooLong:
+			r.FailSeverity(Warning, h.Host, subject, fmt.Sprintf("%s refused its own %d-byte probe to %s (`%s`): the sending vmknic's MTU is "+
+				"below %d, so nothing was sent and reachability is unknown", h.Host, p.Payload, targetLabel(addrs, pp.Target), p.Failures[0], p.Payload+28),
+				fmt.Sprintf("On %s: set %s's MTU to at least 1500 (esxcli network ip interface set -i %s -m 1500, or the PVRDMA MTU), then retry: %s",
+					h.Host, pingVmknicOr(pp), pingVmknicOr(pp), p.Command), sendtoEv(h, p))
+		case p.Failed():
+			ev := []Evidence{Ev(h.Host, p.Ref)}
+			how := "gets no reply from"
+			if len(p.Failures) > 0 {
+				how = "cannot reach"
+				ev = append([]Evidence{sendtoEv(h, p)}, ev...)
+				ev[0].Note = "the sending host reports the peer unreachable"
+			}
+			r.Fail(subject, fmt.Sprintf("%s %s %s (vmkping -s %d, %d sent, %d received)", pingVmknicOr(pp), how,
+				targetLabel(addrs, pp.Target), p.Payload, p.Transmitted, p.Received),
+				fmt.Sprintf("On %s: compare `esxcli network ip interface ipv4 get` on both hosts (same subnet or a route), the VLAN of both "+
+					"PVRDMA vmknics' port groups and of the switch ports; then retry: %s", h.Host, p.Command), ev...)
+		default:
+			r.FailSeverity(Warning, h.Host, subject, fmt.Sprintf("%s loses %.0f%% of probes to %s (%d sent, %d received)", pingVmknicOr(pp),
+				p.LossPercent, targetLabel(addrs, pp.Target), p.Transmitted, p.Received),
+				fmt.Sprintf("Check the links and switch ports between %s and %s for errors (esxcli network nic stats get -n vmnicN); then retry: %s",
+					h.Host, pp.Target, p.Command), Ev(h.Host, p.Ref))
+		}
+	}
+	for _, s := range srcs {
+		if !s.Parsed {
+			r.NotEvaluated(s.Command, "probe "+strings.ReplaceAll(string(s.Status), "_", " ")+": "+s.Error)
+		}
+	}
+}
+
+// sendtoEv quotes the line where vmkping printed why it could not send.
+func sendtoEv(h *facts.Host, p parse.Ping) Evidence {
+	if p.FailureRef.Line > 0 {
+		ref := p.FailureRef
+		if ref.Command == "" {
+			ref.Command = p.Command // the facts builder sets the ping's own Ref only
+		}
+		e := Ev(h.Host, ref)
+		e.Note = "refused by the sending host: no packet left it"
+		return e
+	}
+	e := Ev(h.Host, p.Ref)
+	if len(p.Failures) > 0 {
+		e.Note = "vmkping printed: " + p.Failures[0]
+	}
+	return e
+}
+
+func pingVmknicOr(pp facts.ProbePair) string {
+	for _, p := range []*parse.Ping{pp.Small, pp.Jumbo} {
+		if p != nil {
+			if v := p.Vmknic(); v != "" {
+				return v
+			}
+		}
+	}
+	return "PVRDMA vmknic"
+}
+
+// pingPayload returns the payload of the host's jumbo (or small) probes.
+func pingPayload(h *facts.Host, jumbo bool) int {
+	for _, p := range h.Pings {
+		if (p.Payload+28 > 1500) == jumbo {
+			return p.Payload
+		}
+	}
+	if jumbo {
+		return 8972
+	}
+	return 1472
+}

@@ -1,0 +1,107 @@
+package checks
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+)
+
+// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the host's RDMA devices: present, Active, RoCE-capable.
+
+func checkNoRDMADevice(in *Input, r *Reporter) {
+	h, fleet := in.Host, in.Fleet
+	if len(h.RDMADevices) > 0 || !hasPVRDMA(h) {
+		r.Pass(h.Host)
+		return
+	}
+	ev := sourceEv(h, collect.KindRDMADeviceList, "no RDMA device listed")
+	if len(h.PVRDMAListing) > 0 {
+		ev = append(ev, Ev(h.Host, h.PVRDMAListing[0].Ref))
+	}
+	vms := joinNames(pvrdmaVMNames(h))
+	var peers []string
+	for i := range fleet.Hosts {
+		o := &fleet.Hosts[i]
+		if o.Host != h.Host && hasPVRDMA(o) {
+			peers = append(peers, o.Host)
+			if len(o.PVRDMAListing) > 0 && len(peers) == 1 {
+				e := Ev(o.Host, o.PVRDMAListing[0].Ref)
+				e.Note = "PVRDMA VMs on another host"
+				ev = append(ev, e)
+			}
+		}
+	}
+	fix := fmt.Sprintf("On %s: install an RoCE NIC and its ESXi RDMA driver, check that `esxcli rdma device list` shows it Active, "+
+		"make its vmnic the only uplink of the PVRDMA vDS, then power-cycle the PVRDMA VMs (%s). Until then, keep the VMs "+
+		"that talk to each other on one host.", h.Host, joinNames(fixVMNames(h)))
+	if len(peers) > 0 {
+		verb := "run"
+		if len(peers) == 1 {
+			verb = "runs"
+		}
+		r.Fail(h.Host, fmt.Sprintf("%s has no RDMA device but runs PVRDMA VMs (%s) while %s also %s PVRDMA VMs: "+
+			"cross-host PVRDMA traffic falls back to TCP", h.Host, vms, strings.Join(peers, ", "), verb), fix, ev...)
+		return
+	}
+	r.FailSeverity(Info, h.Host, h.Host, fmt.Sprintf("%s has no RDMA device; its PVRDMA VMs (%s) can reach PVRDMA VMs on the same "+
+		"host only at full speed (no other scanned host runs PVRDMA VMs; scan the peers' hosts too if they exist)", h.Host, vms), fix, ev...)
+}
+
+func checkRDMADeviceDown(in *Input, r *Reporter) {
+	h, hp := in.Host, in.Path
+	for _, d := range h.RDMADevices {
+		if strings.EqualFold(strings.TrimSpace(d.State), "active") {
+			r.Pass(d.Name)
+			continue
+		}
+		ev := []Evidence{Ev(h.Host, d.Ref)}
+		fix := fmt.Sprintf("Check the link of %s: `esxcli network nic get -n %s` (Link Status), the cable/optic and the switch port; "+
+			"then power-cycle the PVRDMA VMs so their adapters bind to the HCA again.", d.PairedUplink, shellArg(d.PairedUplink, "vmnicN"))
+		if n := h.NICNamed(d.PairedUplink); n != nil {
+			ev = append(ev, Ev(h.Host, n.Ref))
+			if strings.EqualFold(n.AdminStatus, "down") {
+				fix = fmt.Sprintf("%s is administratively down: `esxcli network nic up -n %s`, then check that `esxcli rdma device list` shows %s Active.",
+					d.PairedUplink, shellArg(d.PairedUplink, "vmnicN"), d.Name)
+			}
+		}
+		msg := fmt.Sprintf("%s (paired with %s) is %s, not Active", d.Name, orPlaceholder(d.PairedUplink, "no uplink"),
+			orPlaceholder(d.State, "in an unknown state"))
+		sev := offPathSeverity(h, hp, d, Critical)
+		if sev == Info {
+			msg += "; PVRDMA does not use it (its uplink is not on the PVRDMA vDS), so this is information only"
+			fix = "Nothing is needed for PVRDMA. " + fix
+		}
+		r.FailSeverity(sev, h.Host, d.Name, msg, fix, ev...)
+	}
+}
+
+func checkRoCENotSupported(in *Input, r *Reporter) {
+	h, hp := in.Host, in.Path
+	for _, d := range h.RDMADevices {
+		found := false
+		for _, p := range h.RDMAProtocols {
+			if p.Device != d.Name {
+				continue
+			}
+			found = true
+			if p.RoCEv1 || p.RoCEv2 {
+				r.Pass(d.Name)
+				break
+			}
+			msg := fmt.Sprintf("%s (%s) supports neither RoCE v1 nor RoCE v2", d.Name, orPlaceholder(d.Description, d.Driver))
+			sev := offPathSeverity(h, hp, d, Critical)
+			if sev == Info {
+				msg += "; PVRDMA does not use it (its uplink is not on the PVRDMA vDS), so this is information only"
+			}
+			r.FailSeverity(sev, h.Host, d.Name, msg,
+				fmt.Sprintf("Replace %s's NIC (%s) with an RoCE-capable one, or enable RoCE in its driver's module parameters "+
+					"(esxcli system module parameters list -m %s) and reboot.", d.Name, d.PairedUplink, orPlaceholder(d.Driver, "DRIVER")),
+				Ev(h.Host, p.Ref))
+			break
+		}
+		if !found {
+			r.NotEvaluated(d.Name, fmt.Sprintf("%s is missing from `esxcli rdma device protocol list`", d.Name))
+		}
+	}
+}
