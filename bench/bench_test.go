@@ -17,7 +17,9 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+	"github.com/pvrdma-doctor/pvrdma-doctor/sshrun"
 )
 
 const fleetSize = 1000
@@ -39,24 +41,24 @@ func BenchmarkCollect1000Hosts(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer l.Close()
-	var targets []collect.Target
+	var targets []hostio.Target
 	var lines []string
 	var pw, user string
 	for _, h := range l.Hosts() {
-		targets = append(targets, collect.Target{Name: h.Name, Addr: h.Addr})
+		targets = append(targets, hostio.Target{Name: h.Name, Addr: h.Addr})
 		lines = append(lines, h.KnownHostsLine)
 		pw, user = h.Password, h.User
 	}
 	cb := knownHostsCallback(b, lines)
-	runner := &collect.SSHRunner{ClientConfig: func(collect.Target) (*ssh.ClientConfig, error) {
-		return &ssh.ClientConfig{User: user, Auth: collect.PasswordAuth(pw), HostKeyCallback: cb}, nil
+	runner := &sshrun.SSHRunner{ClientConfig: func(hostio.Target) (*ssh.ClientConfig, error) {
+		return &ssh.ClientConfig{User: user, Auth: sshrun.PasswordAuth(pw), HostKeyCallback: cb}, nil
 	}}
 	opts := collect.Options{Runner: runner, Concurrency: fleetSize, Probes: true, Logger: slog.New(slog.DiscardHandler)}
 	b.ReportAllocs()
 	for b.Loop() {
 		res := collect.Collect(context.Background(), targets, opts)
 		for _, r := range res {
-			if r.Status != collect.StatusCollected {
+			if r.Status != hostio.StatusCollected {
 				b.Fatalf("%s: %s %s", r.Host, r.Status, r.Reason)
 			}
 		}
@@ -83,9 +85,9 @@ func knownHostsCallback(b *testing.B, lines []string) ssh.HostKeyCallback {
 // capture set: facts.Build + checks.Run + report.Build + the JSON report.
 func BenchmarkAnalyze1000Hosts(b *testing.B) {
 	sc := fleet(b)
-	targets := make([]collect.Target, len(sc.Hosts))
+	targets := make([]hostio.Target, len(sc.Hosts))
 	for i, h := range sc.Hosts {
-		targets[i] = collect.Target{Name: h.Name}
+		targets[i] = hostio.Target{Name: h.Name}
 	}
 	results := collect.Collect(context.Background(), targets, collect.Options{
 		Runner: scenarioRunner{sc}, Concurrency: fleetSize, Probes: true})
@@ -105,15 +107,15 @@ func BenchmarkAnalyze1000Hosts(b *testing.B) {
 type scenarioRunner struct{ sc *fixtures.Scenario }
 
 func (r scenarioRunner) Name() string { return "replay" }
-func (r scenarioRunner) Open(_ context.Context, t collect.Target) (collect.Conn, error) {
+func (r scenarioRunner) Open(_ context.Context, t hostio.Target) (hostio.Conn, error) {
 	return hostConn{r.sc.Host(t.Name)}, nil
 }
 
 type hostConn struct{ h *fixtures.Host }
 
-func (c hostConn) Run(_ context.Context, line string) collect.Result {
+func (c hostConn) Run(_ context.Context, line string) hostio.Result {
 	r := c.h.Respond(line)
-	return collect.Result{Stdout: []byte(r.Stdout), Stderr: []byte(r.Stderr), ExitCode: r.Exit}
+	return hostio.Result{Stdout: []byte(r.Stdout), Stderr: []byte(r.Stderr), ExitCode: r.Exit}
 }
 func (c hostConn) Notes() []string { return nil }
 func (c hostConn) Close() error    { return nil }

@@ -6,7 +6,7 @@
 // Layout of a bundle (docs/bundles.md):
 //
 //	manifest.json                   Manifest: versions, hosts, per-command status, sha256 of every file
-//	results.json                    []collect.HostResult without stdout
+//	results.json                    []hostio.HostResult without stdout
 //	hosts/<host>/<collect.FileName(command)>   stdout of each command
 //	hosts/<host>/<...>.stderr       stderr, when non-empty
 //	facts.json, findings.json, report.json, report.html
@@ -22,6 +22,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -59,21 +60,21 @@ type ManifestHost struct {
 	Host      string            `json:"host"`
 	Dir       string            `json:"dir"`
 	Transport string            `json:"transport,omitempty"`
-	Status    collect.Status    `json:"status"`
+	Status    hostio.Status     `json:"status"`
 	Reason    string            `json:"reason,omitempty"`
 	Commands  []ManifestCommand `json:"commands"`
 }
 
 // ManifestCommand is one capture of a host.
 type ManifestCommand struct {
-	Command    string         `json:"command"`
-	Kind       collect.Kind   `json:"kind,omitempty"`
-	File       string         `json:"file"`
-	StderrFile string         `json:"stderr_file,omitempty"`
-	Status     collect.Status `json:"status"`
-	ExitCode   int            `json:"exit_code"`
-	DurationNS time.Duration  `json:"duration_ns"`
-	Error      string         `json:"error,omitempty"`
+	Command    string        `json:"command"`
+	Kind       hostio.Kind   `json:"kind,omitempty"`
+	File       string        `json:"file"`
+	StderrFile string        `json:"stderr_file,omitempty"`
+	Status     hostio.Status `json:"status"`
+	ExitCode   int           `json:"exit_code"`
+	DurationNS time.Duration `json:"duration_ns"`
+	Error      string        `json:"error,omitempty"`
 }
 
 // ManifestFile is one file with its size and SHA-256 (hex).
@@ -95,7 +96,7 @@ type Analysis struct {
 // AnalyzeFunc analyzes host results. redact must be applied to any
 // free text the caller adds (report source and notes), so that a redacted
 // bundle holds no identifier; it is the identity when not redacting.
-type AnalyzeFunc func(results []collect.HostResult, redact func(string) string) Analysis
+type AnalyzeFunc func(results []hostio.HostResult, redact func(string) string) Analysis
 
 var reDirUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
@@ -121,7 +122,7 @@ func hostDirs(hosts []string) []string {
 
 // captureFiles returns the file of each capture of a host: its
 // collect.FileName, with ".2", ".3"... before ".txt" when a command repeats.
-func captureFiles(caps []collect.Capture) []string {
+func captureFiles(caps []hostio.Capture) []string {
 	out := make([]string, len(caps))
 	used := map[string]bool{}
 	for i, c := range caps {

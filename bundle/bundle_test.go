@@ -19,6 +19,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
@@ -26,7 +27,7 @@ import (
 const mixedDir = "../fixtures/scenarios/mixed"
 
 // testAnalyze is cli's analyze() without the cli package.
-func testAnalyze(rs []collect.HostResult, redact func(string) string) Analysis {
+func testAnalyze(rs []hostio.HostResult, redact func(string) string) Analysis {
 	fl := facts.Build(rs)
 	res := checks.Run(&fl)
 	r := report.Build(rs, &fl, res, nil, report.Meta{Source: redact("test of esx01"), Now: time.Unix(0, 0), Version: "test"})
@@ -42,7 +43,7 @@ func loadMixed(t *testing.T) *Input {
 	return in
 }
 
-func writeBytes(t *testing.T, rs []collect.HostResult, redact bool) ([]byte, *Written) {
+func writeBytes(t *testing.T, rs []hostio.HostResult, redact bool) ([]byte, *Written) {
 	t.Helper()
 	var buf bytes.Buffer
 	w, err := Write(&buf, rs, Options{Redact: redact, ToolVersion: "test", Now: time.Unix(1700000000, 0), Source: "scan of esx01", Analyze: testAnalyze,
@@ -142,7 +143,7 @@ func TestRoundTripUnredacted(t *testing.T) {
 	if len(back.Manifest.Files) != len(files)-1 {
 		t.Errorf("manifest lists %d files, archive has %d besides the manifest", len(back.Manifest.Files), len(files)-1)
 	}
-	var slim []collect.HostResult
+	var slim []hostio.HostResult
 	if err := json.Unmarshal(files[ResultsFile], &slim); err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +165,7 @@ var (
 
 // identifiers lists every host name, IP, MAC, UUID, VM name and datastore
 // path of the scenario, found independently of the redactor.
-func identifiers(t *testing.T, rs []collect.HostResult) []string {
+func identifiers(t *testing.T, rs []hostio.HostResult) []string {
 	set := map[string]bool{}
 	for _, hr := range rs {
 		set[hr.Host] = true
@@ -179,7 +180,7 @@ func identifiers(t *testing.T, rs []collect.HostResult) []string {
 					set[strings.TrimSpace(m)] = true
 				}
 			}
-			if c.Kind == collect.KindVMProcessList {
+			if c.Kind == hostio.KindVMProcessList {
 				vms, err := parse.VMProcessList(c.Stdout)
 				if err != nil {
 					t.Fatal(err)
@@ -341,7 +342,7 @@ func TestDamagedBundles(t *testing.T) {
 			t.Fatalf("problems: %v", got.Problems)
 		}
 		c, _ := got.Results[0].Find("esxcli rdma device list")
-		if c.Status != collect.StatusFailed || c.Stdout != "" || got.Results[0].Status != collect.StatusPartial {
+		if c.Status != hostio.StatusFailed || c.Stdout != "" || got.Results[0].Status != hostio.StatusPartial {
 			t.Errorf("tampered output used: %+v host %s", c, got.Results[0].Status)
 		}
 		rep := testAnalyze(got.Results, identity).Report
@@ -418,15 +419,15 @@ func TestTranscript(t *testing.T) {
 	// The stage-1 commands the transcript lacks are skipped captures saying
 	// so, and the host is partial (like a scan that could not run them).
 	hr := in.Results[0]
-	if hr.Status != collect.StatusPartial || !strings.Contains(hr.Reason, "13 of the 15 stage-1 commands missing (not in the transcript)") {
+	if hr.Status != hostio.StatusPartial || !strings.Contains(hr.Reason, "13 of the 15 stage-1 commands missing (not in the transcript)") {
 		t.Errorf("host status %s: %s", hr.Status, hr.Reason)
 	}
 	collected := 0
 	for _, c := range hr.Captures {
 		switch {
-		case c.Status == collect.StatusCollected:
+		case c.Status == hostio.StatusCollected:
 			collected++
-		case c.Status != collect.StatusSkipped || c.Error != collect.ErrNotInTranscript:
+		case c.Status != hostio.StatusSkipped || c.Error != collect.ErrNotInTranscript:
 			t.Errorf("missing command: %+v", c)
 		}
 	}
@@ -438,7 +439,7 @@ func TestTranscript(t *testing.T) {
 		t.Errorf("ignored %v, read %+v", in.Ignored, in.Read)
 	}
 	c, ok := in.Results[0].Find("esxcli vm process list")
-	if !ok || c.Kind != collect.KindVMProcessList {
+	if !ok || c.Kind != hostio.KindVMProcessList {
 		t.Fatalf("vm list: %+v", c)
 	}
 	fl := facts.Build(in.Results)
@@ -458,9 +459,9 @@ func TestCompare(t *testing.T) {
 		for j := range changed[i].Captures {
 			c := &changed[i].Captures[j]
 			switch {
-			case changed[i].Host == "esx01" && c.Kind == collect.KindIPInterfaceList:
+			case changed[i].Host == "esx01" && c.Kind == hostio.KindIPInterfaceList:
 				c.Stdout = strings.Replace(c.Stdout, "MTU: 9000", "MTU: 1500", 1)
-			case changed[i].Host == "esx01" && c.Kind == collect.KindRDMADeviceList:
+			case changed[i].Host == "esx01" && c.Kind == hostio.KindRDMADeviceList:
 				c.Stdout = strings.Replace(c.Stdout, "Active", "Down  ", 1)
 			case changed[i].Host == "esx01" && strings.Contains(c.Command, "2101721_0"):
 				c.Stdout = strings.Replace(c.Stdout, "Active MTU:1024", "Active MTU:4096", 1)
@@ -522,7 +523,7 @@ func rawFiles(t *testing.T, b []byte) map[string][]byte {
 func TestCompareHostAddedRemoved(t *testing.T) {
 	in := loadMixed(t)
 	old := testAnalyze(in.Results, identity)
-	var kept []collect.HostResult
+	var kept []hostio.HostResult
 	for _, hr := range cloneResults(in.Results) {
 		switch hr.Host {
 		case "esx03":

@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // Input kinds.
@@ -46,7 +47,7 @@ type Input struct {
 	Kind string
 	// Manifest is set for bundles whose manifest could be read.
 	Manifest *Manifest
-	Results  []collect.HostResult
+	Results  []hostio.HostResult
 	// Problems make the input partial: damage found while reading
 	// (truncated archive, checksum mismatch, missing outputs, ...).
 	Problems []string
@@ -436,7 +437,7 @@ func fromFiles(files map[string][]byte, sums map[string]string, label string) (*
 		}
 	}
 	rb, ok := files[ResultsFile]
-	var results []collect.HostResult
+	var results []hostio.HostResult
 	switch {
 	case !ok:
 		in.Problems = append(in.Problems, "results.json is missing: command statuses are lost, outputs are read from the host folders")
@@ -489,8 +490,8 @@ func fromFiles(files map[string][]byte, sums map[string]string, label string) (*
 			switch {
 			case ok && !bad[p]:
 				c.Stdout = string(b)
-			case c.Status == collect.StatusCollected:
-				c.Status = collect.StatusFailed
+			case c.Status == hostio.StatusCollected:
+				c.Status = hostio.StatusFailed
 				c.Error = collect.ErrMissingFromBundle
 				if ok {
 					c.Error = collect.ErrCorruptInBundle
@@ -501,7 +502,7 @@ func fromFiles(files map[string][]byte, sums map[string]string, label string) (*
 				}
 			}
 		}
-		if damaged > 0 && hr.Status != collect.StatusNotCollected {
+		if damaged > 0 && hr.Status != hostio.StatusNotCollected {
 			hr.Reason = fmt.Sprintf("%d output(s) missing or corrupt in the bundle", damaged)
 			hr.Finalize()
 		}
@@ -526,7 +527,7 @@ func hasPrefix(files map[string][]byte, prefix string) bool {
 // Error is missing (collect.ErrNotSaved, or collect.ErrMissingFromBundle for
 // the host folders of a bundle), so that the host is partial.
 // reads says per host which file gave which command.
-func savedOutputs(files map[string][]byte, prefix, label, missing string) (results []collect.HostResult, ignored []string, reads []HostRead) {
+func savedOutputs(files map[string][]byte, prefix, label, missing string) (results []hostio.HostResult, ignored []string, reads []HostRead) {
 	type hostFiles struct{ names []string }
 	byHost := map[string]*hostFiles{}
 	for p := range files {
@@ -562,7 +563,7 @@ func savedOutputs(files map[string][]byte, prefix, label, missing string) (resul
 				name = "host"
 			}
 		}
-		hr := collect.HostResult{Host: name, Transport: "saved-output", Status: collect.StatusCollected}
+		hr := hostio.HostResult{Host: name, Transport: "saved-output", Status: hostio.StatusCollected}
 		rd := HostRead{Host: name}
 		var ign []string
 		for _, n := range hf.names {
@@ -602,8 +603,8 @@ func savedOutputs(files map[string][]byte, prefix, label, missing string) (resul
 // capture whose Error says why (missing), the host is finalized, and it is
 // partial when something was missing, as a live scan that could not run
 // those commands would be. It sorts the captures.
-func addMissingStage1(hr *collect.HostResult, missing string) {
-	have := map[collect.Kind]bool{}
+func addMissingStage1(hr *hostio.HostResult, missing string) {
+	have := map[hostio.Kind]bool{}
 	for _, c := range hr.Captures {
 		have[c.Kind] = true
 	}
@@ -611,17 +612,17 @@ func addMissingStage1(hr *collect.HostResult, missing string) {
 	n := 0
 	for _, c := range stage1 {
 		if !have[c.Kind] {
-			hr.Captures = append(hr.Captures, collect.Capture{Host: hr.Host, Command: c.Line, Kind: c.Kind,
-				Status: collect.StatusSkipped, Error: missing})
+			hr.Captures = append(hr.Captures, hostio.Capture{Host: hr.Host, Command: c.Line, Kind: c.Kind,
+				Status: hostio.StatusSkipped, Error: missing})
 			n++
 		}
 	}
 	sortCaptures(hr.Captures)
 	hr.Finalize()
-	if n == 0 || hr.Status == collect.StatusNotCollected {
+	if n == 0 || hr.Status == hostio.StatusNotCollected {
 		return
 	}
-	hr.Status = collect.StatusPartial
+	hr.Status = hostio.StatusPartial
 	why := fmt.Sprintf("%d of the %d stage-1 commands missing (%s)", n, len(stage1), missing)
 	if hr.Reason != "" {
 		why = hr.Reason + "; " + why
@@ -631,14 +632,14 @@ func addMissingStage1(hr *collect.HostResult, missing string) {
 
 // sortCaptures orders captures like the collector: stage 1 in catalogue
 // order, then stage 2 and 3 by command line.
-func sortCaptures(cs []collect.Capture) {
+func sortCaptures(cs []hostio.Capture) {
 	rank := map[string]int{}
 	for i, c := range collect.Stage1() {
 		rank[c.Line] = i + 1
 	}
-	stage := func(k collect.Kind) int {
+	stage := func(k hostio.Kind) int {
 		switch k {
-		case collect.KindVmkping:
+		case hostio.KindVmkping:
 			return 3
 		}
 		return 2

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -29,9 +30,9 @@ type ReadCommand struct {
 	File string `json:"file,omitempty"`
 	// Typed is the command as typed; Command is the capture's command line
 	// (the catalogue's spelling, or the typed one for a filtered form).
-	Typed   string         `json:"typed"`
-	Command string         `json:"command,omitempty"`
-	Kinds   []collect.Kind `json:"kinds,omitempty"`
+	Typed   string        `json:"typed"`
+	Command string        `json:"command,omitempty"`
+	Kinds   []hostio.Kind `json:"kinds,omitempty"`
 	// Replaced is set when a later run of the same command was used instead.
 	Replaced bool `json:"replaced,omitempty"`
 }
@@ -50,7 +51,7 @@ const DefaultTranscriptHost = "unknown-host"
 
 // hostReads collects captures and reads per host, in order of appearance.
 type hostReads struct {
-	results []collect.HostResult
+	results []hostio.HostResult
 	reads   []HostRead
 	idx     map[string]int
 	// noted is where a host's note about a command is, so that a command
@@ -80,7 +81,7 @@ func (h *hostReads) host(name string) int {
 	if !ok {
 		i = len(h.results)
 		h.idx[name] = i
-		h.results = append(h.results, collect.HostResult{Host: name, Transport: "transcript", Status: collect.StatusCollected})
+		h.results = append(h.results, hostio.HostResult{Host: name, Transport: "transcript", Status: hostio.StatusCollected})
 		h.reads = append(h.reads, HostRead{Host: name})
 	}
 	return i
@@ -94,7 +95,7 @@ func (h *hostReads) add(i int, rc collect.Recognized, rd ReadCommand, out, trans
 	if transport != "" {
 		hr.Transport = transport
 	}
-	kinds := append([]collect.Kind{rc.Kind}, rc.Also...)
+	kinds := append([]hostio.Kind{rc.Kind}, rc.Also...)
 	rd.Command, rd.Kinds = rc.Line, kinds
 	marked := map[string]bool{}
 	replace := func(command, msg string) {
@@ -105,10 +106,10 @@ func (h *hostReads) add(i int, rc collect.Recognized, rd ReadCommand, out, trans
 		}
 	}
 	for _, k := range kinds {
-		c := collect.Capture{Host: hr.Host, Command: rc.Line, Kind: k, Stdout: out, Status: collect.StatusCollected, Filter: rc.Filter}
+		c := hostio.Capture{Host: hr.Host, Command: rc.Line, Kind: k, Stdout: out, Status: hostio.StatusCollected, Filter: rc.Filter}
 		if msg, failed := commandError(out); failed {
 			// The command failed on the host: say so, not "unreadable output".
-			c.Status, c.Error, c.Stdout, c.Stderr = collect.StatusFailed, msg, "", out
+			c.Status, c.Error, c.Stdout, c.Stderr = hostio.StatusFailed, msg, "", out
 		}
 		kept := hr.Captures[:0]
 		add := true
@@ -261,7 +262,7 @@ func FromTranscript(text string) (*Input, error) {
 
 // addCapture re-adds a capture kept aside, replacing an earlier one of the
 // same command and kind.
-func (h *hostReads) addCapture(i int, c collect.Capture) {
+func (h *hostReads) addCapture(i int, c hostio.Capture) {
 	hr := &h.results[i]
 	for j := range hr.Captures {
 		if hr.Captures[j].Kind == c.Kind && hr.Captures[j].Command == c.Command {
@@ -312,17 +313,17 @@ func firstLine(b []byte) string {
 // catalogue command its name spells (collect.FileName), or a command it
 // is recognized as (recognizeSaved); a legacy tool's output feeds every
 // kind it carries. ok is false for a file that is no command output.
-func savedCaptures(host, name string, content []byte) ([]collect.Capture, bool) {
+func savedCaptures(host, name string, content []byte) ([]hostio.Capture, bool) {
 	if line, ok := collect.CommandForFile(name); ok {
-		return []collect.Capture{{Host: host, Command: line, Kind: collect.KindOf(line), Stdout: string(content), Status: collect.StatusCollected}}, true
+		return []hostio.Capture{{Host: host, Command: line, Kind: collect.KindOf(line), Stdout: string(content), Status: hostio.StatusCollected}}, true
 	}
 	rc, _, ok := recognizeSaved(name, content)
 	if !ok {
 		return nil, false
 	}
-	var caps []collect.Capture
-	for _, k := range append([]collect.Kind{rc.Kind}, rc.Also...) {
-		caps = append(caps, collect.Capture{Host: host, Command: rc.Line, Kind: k, Stdout: string(content), Status: collect.StatusCollected, Filter: rc.Filter})
+	var caps []hostio.Capture
+	for _, k := range append([]hostio.Kind{rc.Kind}, rc.Also...) {
+		caps = append(caps, hostio.Capture{Host: host, Command: rc.Line, Kind: k, Stdout: string(content), Status: hostio.StatusCollected, Filter: rc.Filter})
 	}
 	return caps, true
 }
@@ -330,9 +331,9 @@ func savedCaptures(host, name string, content []byte) ([]collect.Capture, bool) 
 // withStatusFiles applies a saved output's optional <name>.stderr and
 // <name>.exit files (in dir) to its capture; an output that is the error
 // the command printed makes it failed.
-func withStatusFiles(c collect.Capture, files map[string][]byte, dir, n string) collect.Capture {
+func withStatusFiles(c hostio.Capture, files map[string][]byte, dir, n string) hostio.Capture {
 	if msg, failed := commandError(c.Stdout); failed {
-		c.Status, c.Error, c.Stderr, c.Stdout = collect.StatusFailed, msg, c.Stdout, ""
+		c.Status, c.Error, c.Stderr, c.Stdout = hostio.StatusFailed, msg, c.Stdout, ""
 	}
 	base := strings.TrimSuffix(n, ".txt")
 	for _, se := range []string{dir + n + ".stderr", dir + base + ".stderr"} {
@@ -346,7 +347,7 @@ func withStatusFiles(c collect.Capture, files map[string][]byte, dir, n string) 
 			var code int
 			if _, err := fmt.Sscanf(strings.TrimSpace(string(b)), "%d", &code); err == nil && code != 0 {
 				c.ExitCode = code
-				c.Status = collect.StatusFailed
+				c.Status = hostio.StatusFailed
 				c.Error = fmt.Sprintf("exit status %d", code)
 			}
 			break
@@ -356,7 +357,7 @@ func withStatusFiles(c collect.Capture, files map[string][]byte, dir, n string) 
 }
 
 // savedRead is the read of one saved file (named file, under its host).
-func savedRead(file string, caps []collect.Capture) ReadCommand {
+func savedRead(file string, caps []hostio.Capture) ReadCommand {
 	rd := ReadCommand{File: file}
 	for _, c := range caps {
 		rd.Command, rd.Typed = c.Command, c.Command

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -39,9 +40,9 @@ func init() {
 		Docs:    []string{docPVRDMAHPC, docPVRDMASupport},
 		Applies: "ESXi 6.5 and later",
 		Host: func(h *facts.Host, _ *facts.Fleet, r *Reporter) {
-			if ok, why := h.Available(collect.KindPVRDMADeviceLs, collect.KindPVRDMAProperties); !ok {
-				if len(h.PVRDMAListing) == 0 && len(h.Sources[collect.KindPVRDMAProperties]) == 0 {
-					if ok2, _ := h.Available(collect.KindPVRDMADeviceLs); ok2 {
+			if ok, why := h.Available(hostio.KindPVRDMADeviceLs, hostio.KindPVRDMAProperties); !ok {
+				if len(h.PVRDMAListing) == 0 && len(h.Sources[hostio.KindPVRDMAProperties]) == 0 {
+					if ok2, _ := h.Available(hostio.KindPVRDMADeviceLs); ok2 {
 						return // no PVRDMA VMs on this host: nothing to check
 					}
 				}
@@ -88,17 +89,17 @@ func init() {
 		Applies: "ESXi 6.5 and later",
 		Host: func(h *facts.Host, fleet *facts.Fleet, r *Reporter) {
 			if len(h.PVRDMADevices) == 0 {
-				if ok, why := h.Available(collect.KindPVRDMADeviceLs, collect.KindPVRDMAProperties); !ok && len(h.Sources[collect.KindPVRDMAProperties]) > 0 {
+				if ok, why := h.Available(hostio.KindPVRDMADeviceLs, hostio.KindPVRDMAProperties); !ok && len(h.Sources[hostio.KindPVRDMAProperties]) > 0 {
 					r.NotEvaluated(h.Host, why)
 				}
 				return
 			}
-			if ok, _ := h.Available(collect.KindRDMADeviceList); ok && len(usableRDMA(h)) == 0 {
+			if ok, _ := h.Available(hostio.KindRDMADeviceList); ok && len(usableRDMA(h)) == 0 {
 				return // traffic falls back to TCP: TCP_FALLBACK / PHYSICAL_HCA_UNAVAILABLE report it
 			}
 			path, ok := hostPathMTU(h)
 			if !ok {
-				_, why := h.Available(collect.KindDVSList, collect.KindRDMADeviceList)
+				_, why := h.Available(hostio.KindDVSList, hostio.KindRDMADeviceList)
 				if why == "" {
 					why = "the PVRDMA distributed switch could not be identified, so the data path MTU is unknown"
 				}
@@ -209,7 +210,7 @@ func init() {
 			var with []hostInfo
 			for i := range fleet.Hosts {
 				h := &fleet.Hosts[i]
-				if ok, why := h.Available(collect.KindPVRDMADeviceLs); !ok {
+				if ok, why := h.Available(hostio.KindPVRDMADeviceLs); !ok {
 					r.NotEvaluatedOn(h.Host, h.Host, why)
 					continue
 				}
@@ -227,7 +228,7 @@ func init() {
 						hi.hcaOff = append(hi.hcaOff, d)
 					}
 				}
-				ok, why := h.Available(collect.KindRDMADeviceList)
+				ok, why := h.Available(hostio.KindRDMADeviceList)
 				hi.devKnown = ok
 				hi.usable = ok && len(usableRDMA(h)) > 0
 				if !ok && len(hi.hcaOne)+len(hi.hcaOff) == 0 {
@@ -326,7 +327,7 @@ func init() {
 		Docs:    []string{"README.md#what-gets-run-on-your-hosts"},
 		Applies: "all",
 		Host: func(h *facts.Host, _ *facts.Fleet, r *Reporter) {
-			if h.Status == collect.StatusNotCollected {
+			if h.Status == hostio.StatusNotCollected {
 				target := h.Address
 				if target == "" {
 					target = h.Host
@@ -348,18 +349,18 @@ func init() {
 			// the host's fault: one finding per host for each, with its own fix.
 			var damaged, absent []Evidence
 			for _, k := range kinds {
-				for _, s := range h.Sources[collect.Kind(k)] {
+				for _, s := range h.Sources[hostio.Kind(k)] {
 					switch {
-					case s.Status != collect.StatusCollected && collect.InputDamaged(s.Error):
+					case s.Status != hostio.StatusCollected && collect.InputDamaged(s.Error):
 						damaged = append(damaged, Evidence{Host: h.Host, Command: s.Command, Note: s.Error})
-					case s.Status != collect.StatusCollected && collect.NotInInput(s.Error):
+					case s.Status != hostio.StatusCollected && collect.NotInInput(s.Error):
 						absent = append(absent, Evidence{Host: h.Host, Command: s.Command, Note: s.Error})
-					case s.Status == collect.StatusCollected && !s.Parsed:
+					case s.Status == hostio.StatusCollected && !s.Parsed:
 						bad = true
 						r.Fail(s.Command, fmt.Sprintf("output of `%s` could not be parsed: %s", s.Command, s.Error),
 							"Run the command on the host and check its output; attach it to a bug report if it looks normal.",
 							Evidence{Host: h.Host, Command: s.Command})
-					case s.Status != collect.StatusCollected:
+					case s.Status != hostio.StatusCollected:
 						bad = true
 						r.Fail(s.Command, fmt.Sprintf("`%s` %s: %s", s.Command, strings.ReplaceAll(string(s.Status), "_", " "), s.Error),
 							"Run the command on the host by hand to see why it fails; raise --command-timeout if it is only slow.",
@@ -456,7 +457,7 @@ func rdmaListEvidence(h *facts.Host) []Evidence {
 		ev = append(ev, Ev(h.Host, d.Ref))
 	}
 	if len(ev) == 0 {
-		for _, s := range h.Sources[collect.KindRDMADeviceList] {
+		for _, s := range h.Sources[hostio.KindRDMADeviceList] {
 			ev = append(ev, Evidence{Host: h.Host, Command: s.Command, Note: "no RDMA device listed"})
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -44,7 +45,7 @@ func TestRulePhysicalHCAUnavailable(t *testing.T) {
 			want: []want{{host: "esx01", subject: vm01, status: StatusPass}}, exact: true},
 		{name: "nothing to check without PVRDMA VMs", hosts: one(func(h *facts.Host) {
 			h.PVRDMAListing, h.PVRDMADevices = nil, nil
-			h.Sources[collect.KindPVRDMAProperties] = nil
+			h.Sources[hostio.KindPVRDMAProperties] = nil
 		}), exact: true},
 		{name: "not evaluated when the properties are missing", hosts: one(func(h *facts.Host) {
 			missing(h, cmdProps)
@@ -196,13 +197,13 @@ func TestRuleTCPFallback(t *testing.T) {
 func TestRuleCollectionFailed(t *testing.T) {
 	runCases(t, "COLLECTION_FAILED", []ruleCase{
 		{name: "fires for a host not collected", hosts: func() []facts.Host {
-			return []facts.Host{{Host: "esx05", Status: collect.StatusNotCollected, Reason: "connection refused", Sources: map[collect.Kind][]facts.Source{}}}
+			return []facts.Host{{Host: "esx05", Status: hostio.StatusNotCollected, Reason: "connection refused", Sources: map[hostio.Kind][]facts.Source{}}}
 		}, want: []want{{host: "esx05", subject: "esx05", status: StatusFail, severity: Warning, msg: "connection refused"}}},
 		{name: "fires for a failed command", hosts: one(func(h *facts.Host) { missing(h, cmdDCB4) }),
 			want: []want{{"esx01", cmdDCB4, StatusFail, Warning, "exit status 1", ""}}, exact: true},
 		{name: "fires for output that could not be parsed", hosts: one(func(h *facts.Host) {
 			k := collect.KindOf(cmdNICList)
-			h.Sources[k] = []facts.Source{{Command: cmdNICList, Status: collect.StatusCollected, Error: "line 3: expected a dash line"}}
+			h.Sources[k] = []facts.Source{{Command: cmdNICList, Status: hostio.StatusCollected, Error: "line 3: expected a dash line"}}
 		}), want: []want{{"esx01", cmdNICList, StatusFail, Warning, "could not be parsed: line 3", ""}}, exact: true},
 		{name: "passes when everything was collected", hosts: one(nil),
 			want: []want{{host: "esx01", subject: "esx01", status: StatusPass}}, exact: true},
@@ -247,10 +248,10 @@ func TestTCPFallbackFixForUplinkNotOnSwitch(t *testing.T) {
 // Not-evaluated reasons name the command a user can run, never an internal kind.
 func TestSourceForNamesTheCommand(t *testing.T) {
 	h := goodHost("esx01", "192.168.50.11")
-	for kind, want := range map[collect.Kind]string{
-		collect.KindNICGet:    "`esxcli network nic get -n vmnic9` was not run",
-		collect.KindDCBStatus: "`esxcli network nic dcb status get -n vmnic9` was not run",
-		collect.KindRDMAStats: "`esxcli rdma device stats get -d vmnic9` was not run",
+	for kind, want := range map[hostio.Kind]string{
+		hostio.KindNICGet:    "`esxcli network nic get -n vmnic9` was not run",
+		hostio.KindDCBStatus: "`esxcli network nic dcb status get -n vmnic9` was not run",
+		hostio.KindRDMAStats: "`esxcli rdma device stats get -d vmnic9` was not run",
 	} {
 		if ok, why := sourceFor(&h, kind, "vmnic9"); ok || why != want {
 			t.Errorf("%s: %v %q, want %q", kind, ok, why, want)

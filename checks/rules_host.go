@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -36,7 +36,7 @@ func init() {
 		Docs:    []string{docRDMAOverview, docPVRDMA70},
 		Applies: "all (fires on ESXi < 6.5)",
 		Host: func(h *facts.Host, _ *facts.Fleet, r *Reporter) {
-			if ok, why := h.Available(collect.KindSystemVersion); !ok || h.Version == nil {
+			if ok, why := h.Available(hostio.KindSystemVersion); !ok || h.Version == nil {
 				if why == "" {
 					why = "`esxcli system version get` gave no version"
 				}
@@ -73,7 +73,7 @@ func init() {
 		Docs:    []string{docRDMAOverview, docPVRDMA70},
 		Applies: "ESXi 6.5 and later",
 		Host: func(h *facts.Host, fleet *facts.Fleet, r *Reporter) {
-			if ok, why := h.Available(collect.KindRDMADeviceList, collect.KindPVRDMADeviceLs); !ok {
+			if ok, why := h.Available(hostio.KindRDMADeviceList, hostio.KindPVRDMADeviceLs); !ok {
 				r.NotEvaluated(h.Host, why)
 				return
 			}
@@ -81,7 +81,7 @@ func init() {
 				r.Pass(h.Host)
 				return
 			}
-			ev := sourceEv(h, collect.KindRDMADeviceList, "no RDMA device listed")
+			ev := sourceEv(h, hostio.KindRDMADeviceList, "no RDMA device listed")
 			if len(h.PVRDMAListing) > 0 {
 				ev = append(ev, Ev(h.Host, h.PVRDMAListing[0].Ref))
 			}
@@ -128,7 +128,7 @@ func init() {
 		Docs:    []string{docPVRDMAHPC, docRDMAOverview},
 		Applies: "ESXi 6.5 and later",
 		Host: func(h *facts.Host, _ *facts.Fleet, r *Reporter) {
-			if ok, why := h.Available(collect.KindRDMADeviceList); !ok {
+			if ok, why := h.Available(hostio.KindRDMADeviceList); !ok {
 				r.NotEvaluated(h.Host, why)
 				return
 			}
@@ -171,7 +171,7 @@ func init() {
 		Applies: "ESXi 6.5 and later",
 		Host: func(h *facts.Host, _ *facts.Fleet, r *Reporter) {
 			const subject = "/Net/PVRDMAVmknic"
-			if ok, why := h.Available(collect.KindPVRDMAVmknicOpt, collect.KindIPInterfaceList); !ok || h.PVRDMAVmknic == nil {
+			if ok, why := h.Available(hostio.KindPVRDMAVmknicOpt, hostio.KindIPInterfaceList); !ok || h.PVRDMAVmknic == nil {
 				if why == "" {
 					why = "the /Net/PVRDMAVmknic setting was not found in the output"
 				}
@@ -205,7 +205,7 @@ func init() {
 				r.Fail(subject, fmt.Sprintf("/Net/PVRDMAVmknic is empty on %s, which runs PVRDMA VMs", h.Host), fix, ev...)
 				return
 			}
-			ev = append(ev, sourceEv(h, collect.KindIPInterfaceList, "no "+name+" listed")...)
+			ev = append(ev, sourceEv(h, hostio.KindIPInterfaceList, "no "+name+" listed")...)
 			r.Fail(subject, fmt.Sprintf("/Net/PVRDMAVmknic names %s, which does not exist on %s", name, h.Host), fix, ev...)
 		},
 	})
@@ -224,7 +224,7 @@ func init() {
 		Docs:    []string{docPVRDMAHPC, docTagVmknic},
 		Applies: "ESXi 6.5 and later",
 		Host: func(h *facts.Host, _ *facts.Fleet, r *Reporter) {
-			if ok, why := h.Available(collect.KindPVRDMAVmknicOpt, collect.KindIPInterfaceList, collect.KindDVSList, collect.KindRDMADeviceList); !ok {
+			if ok, why := h.Available(hostio.KindPVRDMAVmknicOpt, hostio.KindIPInterfaceList, hostio.KindDVSList, hostio.KindRDMADeviceList); !ok {
 				r.NotEvaluated(h.Host, why)
 				return
 			}
@@ -266,7 +266,7 @@ func init() {
 		Docs:    []string{docTagVmknic, docPVRDMA70},
 		Applies: "ESXi 6.5 and later",
 		Host: func(h *facts.Host, _ *facts.Fleet, r *Reporter) {
-			if ok, why := h.Available(collect.KindPVRDMAVmknicOpt, collect.KindIPInterfaceList, collect.KindIPv4Get); !ok {
+			if ok, why := h.Available(hostio.KindPVRDMAVmknicOpt, hostio.KindIPInterfaceList, hostio.KindIPv4Get); !ok {
 				r.NotEvaluated(h.Host, why)
 				return
 			}
@@ -276,7 +276,7 @@ func init() {
 				return // PVRDMA_VMKNIC_UNSET reports it
 			}
 			ip := ipv4Of(h, v.Name)
-			if covered, why := h.Covers(collect.KindIPv4Get, v.Name); ip == nil && !covered {
+			if covered, why := h.Covers(hostio.KindIPv4Get, v.Name); ip == nil && !covered {
 				r.NotEvaluated(v.Name, why)
 				return
 			}
@@ -288,7 +288,7 @@ func init() {
 			if ip != nil {
 				ev = append(ev, Ev(h.Host, ip.Ref))
 			} else {
-				ev = append(ev, sourceEv(h, collect.KindIPv4Get, "no IPv4 row for "+v.Name)...)
+				ev = append(ev, sourceEv(h, hostio.KindIPv4Get, "no IPv4 row for "+v.Name)...)
 			}
 			r.Fail(v.Name, fmt.Sprintf("%s, tagged for PVRDMA, has no IPv4 address", v.Name),
 				fmt.Sprintf("esxcli network ip interface ipv4 set -i %s -t static -I ADDRESS -N NETMASK (an address in the PVRDMA subnet of the peers)", shellArg(v.Name, "vmkN")),
@@ -312,11 +312,11 @@ func init() {
 		Applies: "ESXi 6.5 and later",
 		Host: func(h *facts.Host, _ *facts.Fleet, r *Reporter) {
 			const subject = "pvrdma"
-			if ok, why := h.Available(collect.KindFirewallRulesets); !ok {
+			if ok, why := h.Available(hostio.KindFirewallRulesets); !ok {
 				r.NotEvaluated(subject, why)
 				return
 			}
-			if ok, why := h.Covers(collect.KindFirewallRulesets, subject); !ok {
+			if ok, why := h.Covers(hostio.KindFirewallRulesets, subject); !ok {
 				r.NotEvaluated(subject, why)
 				return
 			}
@@ -332,7 +332,7 @@ func init() {
 			// The global state: unknown (older bundles) counts as enabled.
 			fwOff := false
 			var fwEv []Evidence
-			if ok, _ := h.Available(collect.KindFirewallGlobal); ok && h.Firewall != nil {
+			if ok, _ := h.Available(hostio.KindFirewallGlobal); ok && h.Firewall != nil {
 				fwEv = []Evidence{Ev(h.Host, h.Firewall.Record.RefOf("Enabled"))}
 				fwOff = !h.Firewall.Enabled
 			}
@@ -346,11 +346,11 @@ func init() {
 			case rs == nil && fwOff:
 				r.FailSeverity(Info, h.Host, subject, fmt.Sprintf("%s has no pvrdma firewall ruleset, but its firewall is disabled, so nothing is blocked now", h.Host),
 					fmt.Sprintf("%s's ESXi release lacks the pvrdma ruleset: upgrade it to ESXi 6.5 or later before enabling the firewall.", h.Host),
-					append(sourceEv(h, collect.KindFirewallRulesets, "no pvrdma ruleset listed"), fwEv...)...)
+					append(sourceEv(h, hostio.KindFirewallRulesets, "no pvrdma ruleset listed"), fwEv...)...)
 			case rs == nil:
 				r.Fail(subject, fmt.Sprintf("%s has no pvrdma firewall ruleset although it runs PVRDMA", h.Host),
 					fmt.Sprintf("%s's ESXi release lacks the pvrdma ruleset: upgrade it to ESXi 6.5 or later, then esxcli network firewall ruleset set -e true -r pvrdma", h.Host),
-					append(sourceEv(h, collect.KindFirewallRulesets, "no pvrdma ruleset listed"), fwEv...)...)
+					append(sourceEv(h, hostio.KindFirewallRulesets, "no pvrdma ruleset listed"), fwEv...)...)
 			case !rs.Enabled && fwOff:
 				r.FailSeverity(Info, h.Host, subject, fmt.Sprintf("the pvrdma firewall ruleset is disabled on %s, but the firewall itself is disabled, "+
 					"so nothing blocks PVRDMA now; it will as soon as the firewall is enabled", h.Host),
@@ -377,7 +377,7 @@ func init() {
 		Docs:    []string{docLinuxPVRDMA, docRoCENetwork},
 		Applies: "ESXi 6.5 and later",
 		Host: func(h *facts.Host, _ *facts.Fleet, r *Reporter) {
-			if ok, why := h.Available(collect.KindRDMADeviceList, collect.KindRDMAProtocolList); !ok {
+			if ok, why := h.Available(hostio.KindRDMADeviceList, hostio.KindRDMAProtocolList); !ok {
 				r.NotEvaluated(h.Host, why)
 				return
 			}
@@ -418,7 +418,7 @@ const pvrdmaPortLo, pvrdmaPortHi = 28250, 28761
 // pvrdmaPortRules checks that an enabled pvrdma ruleset's rules open TCP
 // 28250-28761 in both directions.
 func pvrdmaPortRules(h *facts.Host, r *Reporter, subject string, rs *parse.FirewallRuleset) {
-	if ok, _ := h.Available(collect.KindFirewallRules); !ok {
+	if ok, _ := h.Available(hostio.KindFirewallRules); !ok {
 		r.Pass(subject) // the ruleset is enabled; its rules were not read
 		return
 	}
@@ -444,7 +444,7 @@ func pvrdmaPortRules(h *facts.Host, r *Reporter, subject string, rs *parse.Firew
 		return
 	}
 	if len(ev) == 0 {
-		ev = sourceEv(h, collect.KindFirewallRules, "no rule listed for the pvrdma ruleset")
+		ev = sourceEv(h, hostio.KindFirewallRules, "no rule listed for the pvrdma ruleset")
 	}
 	ev = append([]Evidence{Ev(h.Host, rs.Ref)}, ev...)
 	r.FailSeverity(Warning, h.Host, subject, fmt.Sprintf("the pvrdma ruleset is enabled on %s, but its rules do not open TCP %d-%d %s",

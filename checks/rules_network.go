@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -27,7 +27,7 @@ func init() {
 		Docs:    []string{docPVRDMA70, docHostConfig67},
 		Applies: "ESXi 6.5 and later",
 		Host: func(h *facts.Host, _ *facts.Fleet, r *Reporter) {
-			if ok, why := h.Available(collect.KindRDMADeviceList, collect.KindDVSList, collect.KindIPInterfaceList, collect.KindPVRDMAVmknicOpt); !ok {
+			if ok, why := h.Available(hostio.KindRDMADeviceList, hostio.KindDVSList, hostio.KindIPInterfaceList, hostio.KindPVRDMAVmknicOpt); !ok {
 				r.NotEvaluated(h.Host, why)
 				return
 			}
@@ -64,7 +64,7 @@ func init() {
 				}
 				ev := []Evidence{Ev(h.Host, d.Ref)}
 				if sw == nil {
-					ev = append(ev, sourceEv(h, collect.KindDVSList, "no distributed switch on this host")...)
+					ev = append(ev, sourceEv(h, hostio.KindDVSList, "no distributed switch on this host")...)
 					r.Fail(d.Name, fmt.Sprintf("%s's uplink %s is on no distributed switch: %s has no vDS", d.Name, d.PairedUplink, h.Host),
 						fmt.Sprintf("Add %s to the PVRDMA vDS with %s as its only uplink (vSphere Client: Networking > vDS > Add and Manage Hosts), then power-cycle the PVRDMA VMs.",
 							h.Host, d.PairedUplink), ev...)
@@ -92,7 +92,7 @@ func init() {
 		Docs:    []string{docPVRDMA70, docRoCE67},
 		Applies: "ESXi 6.5 and later",
 		Host: func(h *facts.Host, _ *facts.Fleet, r *Reporter) {
-			if ok, why := h.Available(collect.KindDVSList, collect.KindIPInterfaceList, collect.KindRDMADeviceList, collect.KindPVRDMAVmknicOpt); !ok {
+			if ok, why := h.Available(hostio.KindDVSList, hostio.KindIPInterfaceList, hostio.KindRDMADeviceList, hostio.KindPVRDMAVmknicOpt); !ok {
 				r.NotEvaluated(h.Host, why)
 				return
 			}
@@ -158,7 +158,7 @@ func init() {
 		Docs:    []string{docRoCE67, docRoCENetwork, docPVRDMAHPC},
 		Applies: "ESXi 6.5 and later",
 		Host: func(h *facts.Host, fleet *facts.Fleet, r *Reporter) {
-			if ok, why := h.Available(collect.KindIPInterfaceList, collect.KindDVSList, collect.KindPVRDMAVmknicOpt, collect.KindRDMAVmknicList); !ok {
+			if ok, why := h.Available(hostio.KindIPInterfaceList, hostio.KindDVSList, hostio.KindPVRDMAVmknicOpt, hostio.KindRDMAVmknicList); !ok {
 				r.NotEvaluated(h.Host, why)
 				return
 			}
@@ -229,7 +229,7 @@ func init() {
 				top := mine.MTU
 				for i := range fleet.Hosts {
 					o := &fleet.Hosts[i]
-					if o.Host == h.Host || o.Status == collect.StatusNotCollected {
+					if o.Host == h.Host || o.Status == hostio.StatusNotCollected {
 						continue
 					}
 					osw, p, ok := peerPath(fleet, i)
@@ -275,7 +275,7 @@ func init() {
 		Docs:    []string{docLossless, docRoCE67, docMellanoxPFC},
 		Applies: "ESXi 6.5 and later",
 		Host: func(h *facts.Host, _ *facts.Fleet, r *Reporter) {
-			if ok, why := h.Available(collect.KindRDMADeviceList); !ok {
+			if ok, why := h.Available(hostio.KindRDMADeviceList); !ok {
 				r.NotEvaluated(h.Host, why)
 				return
 			}
@@ -286,8 +286,8 @@ func init() {
 					continue
 				}
 				seen[nic] = true
-				okNIC, whyNIC := sourceFor(h, collect.KindNICGet, nic)
-				okDCB, whyDCB := sourceFor(h, collect.KindDCBStatus, nic)
+				okNIC, whyNIC := sourceFor(h, hostio.KindNICGet, nic)
+				okDCB, whyDCB := sourceFor(h, hostio.KindDCBStatus, nic)
 				det := nicDetail(h, nic)
 				dcb := dcbFor(h, nic)
 				pause := okNIC && det != nil && det.PauseRX && det.PauseTX
@@ -356,12 +356,12 @@ func init() {
 		Docs:    []string{docRoCE67, docLossless},
 		Applies: "ESXi 6.5 and later",
 		Host: func(h *facts.Host, _ *facts.Fleet, r *Reporter) {
-			if ok, why := h.Available(collect.KindRDMADeviceList); !ok {
+			if ok, why := h.Available(hostio.KindRDMADeviceList); !ok {
 				r.NotEvaluated(h.Host, why)
 				return
 			}
 			for _, d := range h.RDMADevices {
-				if ok, why := sourceFor(h, collect.KindRDMAStats, d.Name); !ok {
+				if ok, why := sourceFor(h, hostio.KindRDMAStats, d.Name); !ok {
 					r.NotEvaluated(d.Name, why)
 					continue
 				}
@@ -404,10 +404,10 @@ func init() {
 		Docs:    []string{docRoCE67, docPVRDMA70},
 		Applies: "ESXi 6.5 and later",
 		Host: func(h *facts.Host, fleet *facts.Fleet, r *Reporter) {
-			srcs := h.Sources[collect.KindVmkping]
+			srcs := h.Sources[hostio.KindVmkping]
 			if len(srcs) == 0 {
 				for _, o := range fleet.Hosts {
-					if o.Host != h.Host && o.Status != collect.StatusNotCollected {
+					if o.Host != h.Host && o.Status != hostio.StatusNotCollected {
 						r.NotEvaluated(h.Host, "no vmkping probes were run from this host (--no-probes, or no peer PVRDMA vmknic address was known)")
 						return
 					}
@@ -476,8 +476,8 @@ func init() {
 			versions := map[int][]string{}
 			for i := range fleet.Hosts {
 				h := &fleet.Hosts[i]
-				if ok, why := h.Available(collect.KindPVRDMADeviceLs, collect.KindPVRDMAProperties); !ok {
-					if len(h.PVRDMAListing) > 0 || h.Status == collect.StatusNotCollected {
+				if ok, why := h.Available(hostio.KindPVRDMADeviceLs, hostio.KindPVRDMAProperties); !ok {
+					if len(h.PVRDMAListing) > 0 || h.Status == hostio.StatusNotCollected {
 						r.NotEvaluatedOn(h.Host, h.Host, why)
 					}
 					if len(h.PVRDMADevices) == 0 {

@@ -10,6 +10,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
 
@@ -85,8 +86,8 @@ func summarizeInput(in *bundle.Input, fleet *facts.Fleet, res *checks.Result) []
 		sort.Strings(kinds)
 		costly := map[string]bool{}
 		for _, k := range kinds {
-			for _, src := range h.Sources[collect.Kind(k)] {
-				if !known && src.Status == collect.StatusCollected {
+			for _, src := range h.Sources[hostio.Kind(k)] {
+				if !known && src.Status == hostio.StatusCollected {
 					s.Read = append(s.Read, fmt.Sprintf("`%s`", src.Command))
 				}
 				for _, sk := range src.Skipped {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
@@ -89,7 +90,7 @@ func runParse(opts *ParseOptions) error {
 		defer f.Close()
 		in, name = f, opts.File
 	}
-	b, err := collect.ReadAllCapped(in, name, collect.DefaultMaxCommandOutput)
+	b, err := hostio.ReadAllCapped(in, name, hostio.DefaultMaxCommandOutput)
 	if err != nil {
 		return WithExitCode(ExitError, fmt.Errorf("reading %s: %w", name, err))
 	}

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/sshrun"
 )
 
 // localIdentifiers are the operator's own identifiers a scan may write
@@ -31,9 +31,9 @@ func localIdentifiers(f *SSHFlags, getenv func(string) string) []bundle.Token {
 // routeIdentifiers are the SSH users and dialled addresses of one route
 // (the host and its jump hosts; ssh_config HostName and hosts-file
 // addresses included).
-func routeIdentifiers(rt collect.Route) []bundle.Token {
+func routeIdentifiers(rt sshrun.Route) []bundle.Token {
 	var ids []bundle.Token
-	for _, h := range append(append([]collect.Hop(nil), rt.Jumps...), rt.Host) {
+	for _, h := range append(append([]sshrun.Hop(nil), rt.Jumps...), rt.Host) {
 		ids = append(ids, bundle.Token{Kind: bundle.TokenHost, Original: h.Name}, bundle.Token{Kind: bundle.TokenHost, Original: h.Addr})
 		if h.HostKeyName != "" {
 			ids = append(ids, bundle.Token{Kind: bundle.TokenHost, Original: h.HostKeyName})

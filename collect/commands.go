@@ -6,63 +6,36 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-)
 
-// Kind identifies what a command is, independent of its arguments.
-type Kind string
-
-// The catalogue of every command pvrdma-doctor may ever send to a host.
-// Stage 1 commands are fixed; stage 2 commands take arguments learned from
-// stage 1 (validated); stage 3 probes take peer addresses (validated).
-const (
-	KindSystemVersion      Kind = "system_version"
-	KindRDMADeviceList     Kind = "rdma_device_list"
-	KindRDMAProtocolList   Kind = "rdma_protocol_list"
-	KindRDMAVmknicList     Kind = "rdma_vmknic_list"
-	KindRDMAStats          Kind = "rdma_stats"
-	KindVMProcessList      Kind = "vm_process_list"
-	KindPVRDMADeviceLs     Kind = "pvrdma_device_ls"
-	KindPVRDMAProperties   Kind = "pvrdma_properties"
-	KindIPInterfaceList    Kind = "ip_interface_list"
-	KindIPv4Get            Kind = "ip_interface_ipv4"
-	KindNICList            Kind = "nic_list"
-	KindNICGet             Kind = "nic_get"
-	KindDCBStatus          Kind = "nic_dcb_status"
-	KindDVSList            Kind = "dvs_list"
-	KindStandardSwitchList Kind = "vswitch_standard_list"
-	KindPVRDMAVmknicOpt    Kind = "pvrdma_vmknic_setting"
-	KindFirewallRulesets   Kind = "firewall_ruleset_list"
-	KindFirewallRules      Kind = "firewall_pvrdma_rules"
-	KindFirewallGlobal     Kind = "firewall_global"
-	KindVmkping            Kind = "vmkping"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // Command is one validated, allowlisted command line.
 type Command struct {
-	Kind  Kind   `json:"kind"`
-	Line  string `json:"command"`
-	Stage int    `json:"stage"`
+	Kind  hostio.Kind `json:"kind"`
+	Line  string      `json:"command"`
+	Stage int         `json:"stage"`
 }
 
 // PVRDMADevicesDir is where vsish lists the PVRDMA backends of running VMs.
 const PVRDMADevicesDir = "/vmkModules/vrdma/pvrdmaDevices/"
 
 var stage1 = []Command{
-	{KindSystemVersion, "esxcli system version get", 1},
-	{KindRDMADeviceList, "esxcli rdma device list", 1},
-	{KindRDMAProtocolList, "esxcli rdma device protocol list", 1},
-	{KindRDMAVmknicList, "esxcli rdma device vmknic list", 1},
-	{KindVMProcessList, "esxcli vm process list", 1},
-	{KindPVRDMADeviceLs, "vsish -e ls " + PVRDMADevicesDir, 1},
-	{KindIPInterfaceList, "esxcli network ip interface list", 1},
-	{KindIPv4Get, "esxcli network ip interface ipv4 get", 1},
-	{KindNICList, "esxcli network nic list", 1},
-	{KindDVSList, "esxcli network vswitch dvs vmware list", 1},
-	{KindStandardSwitchList, "esxcli network vswitch standard list", 1},
-	{KindPVRDMAVmknicOpt, "esxcli system settings advanced list -o /Net/PVRDMAVmknic", 1},
-	{KindFirewallRulesets, "esxcli network firewall ruleset list", 1},
-	{KindFirewallRules, "esxcli network firewall ruleset rule list -r pvrdma", 1},
-	{KindFirewallGlobal, "esxcli network firewall get", 1},
+	{hostio.KindSystemVersion, "esxcli system version get", 1},
+	{hostio.KindRDMADeviceList, "esxcli rdma device list", 1},
+	{hostio.KindRDMAProtocolList, "esxcli rdma device protocol list", 1},
+	{hostio.KindRDMAVmknicList, "esxcli rdma device vmknic list", 1},
+	{hostio.KindVMProcessList, "esxcli vm process list", 1},
+	{hostio.KindPVRDMADeviceLs, "vsish -e ls " + PVRDMADevicesDir, 1},
+	{hostio.KindIPInterfaceList, "esxcli network ip interface list", 1},
+	{hostio.KindIPv4Get, "esxcli network ip interface ipv4 get", 1},
+	{hostio.KindNICList, "esxcli network nic list", 1},
+	{hostio.KindDVSList, "esxcli network vswitch dvs vmware list", 1},
+	{hostio.KindStandardSwitchList, "esxcli network vswitch standard list", 1},
+	{hostio.KindPVRDMAVmknicOpt, "esxcli system settings advanced list -o /Net/PVRDMAVmknic", 1},
+	{hostio.KindFirewallRulesets, "esxcli network firewall ruleset list", 1},
+	{hostio.KindFirewallRules, "esxcli network firewall ruleset rule list -r pvrdma", 1},
+	{hostio.KindFirewallGlobal, "esxcli network firewall get", 1},
 }
 
 // Stage1 returns the fixed commands every host runs first.
@@ -81,7 +54,7 @@ func PVRDMAProperties(worldID, index string) (Command, error) {
 	if !reDigits.MatchString(worldID) || !reDigits.MatchString(index) {
 		return Command{}, fmt.Errorf("refusing PVRDMA device %q_%q: world ID and index must be digits", worldID, index)
 	}
-	return Command{KindPVRDMAProperties, "vsish -e cat " + PVRDMADevicesDir + worldID + "_" + index + "/properties", 2}, nil
+	return Command{hostio.KindPVRDMAProperties, "vsish -e cat " + PVRDMADevicesDir + worldID + "_" + index + "/properties", 2}, nil
 }
 
 // RDMAStats reads the counters of one RDMA device.
@@ -89,7 +62,7 @@ func RDMAStats(device string) (Command, error) {
 	if !reRDMADev.MatchString(device) {
 		return Command{}, fmt.Errorf("refusing RDMA device name %q: expected vmrdmaN", device)
 	}
-	return Command{KindRDMAStats, "esxcli rdma device stats get -d " + device, 2}, nil
+	return Command{hostio.KindRDMAStats, "esxcli rdma device stats get -d " + device, 2}, nil
 }
 
 // NICGet reads the details (driver, pause parameters) of one uplink.
@@ -97,7 +70,7 @@ func NICGet(vmnic string) (Command, error) {
 	if !reVmnic.MatchString(vmnic) {
 		return Command{}, fmt.Errorf("refusing uplink name %q: expected vmnicN", vmnic)
 	}
-	return Command{KindNICGet, "esxcli network nic get -n " + vmnic, 2}, nil
+	return Command{hostio.KindNICGet, "esxcli network nic get -n " + vmnic, 2}, nil
 }
 
 // DCBStatus reads the DCB/PFC state of one uplink.
@@ -105,7 +78,7 @@ func DCBStatus(vmnic string) (Command, error) {
 	if !reVmnic.MatchString(vmnic) {
 		return Command{}, fmt.Errorf("refusing uplink name %q: expected vmnicN", vmnic)
 	}
-	return Command{KindDCBStatus, "esxcli network nic dcb status get -n " + vmnic, 2}, nil
+	return Command{hostio.KindDCBStatus, "esxcli network nic dcb status get -n " + vmnic, 2}, nil
 }
 
 // Vmkping probes the path from a vmknic to a peer address with the
@@ -129,7 +102,7 @@ func Vmkping(vmknic string, netstack string, peer string, payload int) (Command,
 		line += " -S " + netstack
 	}
 	line += " -c 3 -d -s " + strconv.Itoa(payload) + " " + addr.String()
-	return Command{KindVmkping, line, 3}, nil
+	return Command{hostio.KindVmkping, line, 3}, nil
 }
 
 // allowed is the allowlist: a command line is sent only if it matches one of
@@ -172,7 +145,7 @@ func CheckAllowed(line string) error {
 }
 
 // KindOf returns the kind of an allowlisted command line, or "" if unknown.
-func KindOf(line string) Kind {
+func KindOf(line string) hostio.Kind {
 	line = strings.TrimSpace(line)
 	for _, c := range stage1 {
 		if c.Line == line {
@@ -181,15 +154,15 @@ func KindOf(line string) Kind {
 	}
 	switch {
 	case strings.HasPrefix(line, "vsish -e cat "+PVRDMADevicesDir) && strings.HasSuffix(line, "/properties"):
-		return KindPVRDMAProperties
+		return hostio.KindPVRDMAProperties
 	case strings.HasPrefix(line, "esxcli rdma device stats get"):
-		return KindRDMAStats
+		return hostio.KindRDMAStats
 	case strings.HasPrefix(line, "esxcli network nic dcb status get"):
-		return KindDCBStatus
+		return hostio.KindDCBStatus
 	case strings.HasPrefix(line, "esxcli network nic get"):
-		return KindNICGet
+		return hostio.KindNICGet
 	case strings.HasPrefix(line, "vmkping") || strings.HasPrefix(line, "ping "):
-		return KindVmkping
+		return hostio.KindVmkping
 	}
 	return ""
 }

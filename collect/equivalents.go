@@ -5,6 +5,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // Equivalent forms of the catalogue's commands, for reading what admins
@@ -32,7 +34,7 @@ const (
 
 // equivalent is the table row of one catalogue command.
 type equivalent struct {
-	kind Kind
+	kind hostio.Kind
 	// tool is the program: "esxcli" (also localcli and vCLI's esxcli), or
 	// a legacy tool ("esxcfg-nics").
 	tool string
@@ -46,7 +48,7 @@ type equivalent struct {
 	build func(args map[string]string) (line string, ok bool)
 	// also lists further kinds whose facts the same output carries
 	// (esxcfg-vmknic -l: vmknics and their IPv4 addresses).
-	also []Kind
+	also []hostio.Kind
 }
 
 func fixed(line string) func(map[string]string) (string, bool) {
@@ -69,34 +71,34 @@ var (
 
 // equivalents is the table of equivalent forms, next to the catalogue.
 var equivalents = []equivalent{
-	{kind: KindSystemVersion, tool: "esxcli", words: "system version get", build: fixed("esxcli system version get")},
-	{kind: KindRDMADeviceList, tool: "esxcli", words: "rdma device list", build: fixed("esxcli rdma device list")},
-	{kind: KindRDMAProtocolList, tool: "esxcli", words: "rdma device protocol list", opts: []optSpec{optDevice}, build: fixed("esxcli rdma device protocol list")},
-	{kind: KindRDMAVmknicList, tool: "esxcli", words: "rdma device vmknic list", opts: []optSpec{optDevice}, build: fixed("esxcli rdma device vmknic list")},
-	{kind: KindRDMAStats, tool: "esxcli", words: "rdma device stats get", opts: []optSpec{{"-d", "--device", optArg}}, build: fromCommand(RDMAStats, "--device")},
-	{kind: KindVMProcessList, tool: "esxcli", words: "vm process list", build: fixed("esxcli vm process list")},
-	{kind: KindIPInterfaceList, tool: "esxcli", words: "network ip interface list", opts: []optSpec{optInterface, optNetstack}, build: fixed("esxcli network ip interface list")},
-	{kind: KindIPv4Get, tool: "esxcli", words: "network ip interface ipv4 get", opts: []optSpec{optInterface, optNetstack}, build: fixed("esxcli network ip interface ipv4 get")},
-	{kind: KindNICList, tool: "esxcli", words: "network nic list", build: fixed("esxcli network nic list")},
-	{kind: KindNICGet, tool: "esxcli", words: "network nic get", opts: []optSpec{{"-n", "--nic-name", optArg}}, build: fromCommand(NICGet, "--nic-name")},
-	{kind: KindDCBStatus, tool: "esxcli", words: "network nic dcb status get", opts: []optSpec{{"-n", "--nic-name", optArg}}, build: fromCommand(DCBStatus, "--nic-name")},
-	{kind: KindDVSList, tool: "esxcli", words: "network vswitch dvs vmware list", opts: []optSpec{{"-v", "--vds-name", optFilter}}, build: fixed("esxcli network vswitch dvs vmware list")},
-	{kind: KindStandardSwitchList, tool: "esxcli", words: "network vswitch standard list", opts: []optSpec{{"-v", "--vswitch-name", optFilter}}, build: fixed("esxcli network vswitch standard list")},
-	{kind: KindPVRDMAVmknicOpt, tool: "esxcli", words: "system settings advanced list", opts: []optSpec{{"-o", "--option", optArg}},
+	{kind: hostio.KindSystemVersion, tool: "esxcli", words: "system version get", build: fixed("esxcli system version get")},
+	{kind: hostio.KindRDMADeviceList, tool: "esxcli", words: "rdma device list", build: fixed("esxcli rdma device list")},
+	{kind: hostio.KindRDMAProtocolList, tool: "esxcli", words: "rdma device protocol list", opts: []optSpec{optDevice}, build: fixed("esxcli rdma device protocol list")},
+	{kind: hostio.KindRDMAVmknicList, tool: "esxcli", words: "rdma device vmknic list", opts: []optSpec{optDevice}, build: fixed("esxcli rdma device vmknic list")},
+	{kind: hostio.KindRDMAStats, tool: "esxcli", words: "rdma device stats get", opts: []optSpec{{"-d", "--device", optArg}}, build: fromCommand(RDMAStats, "--device")},
+	{kind: hostio.KindVMProcessList, tool: "esxcli", words: "vm process list", build: fixed("esxcli vm process list")},
+	{kind: hostio.KindIPInterfaceList, tool: "esxcli", words: "network ip interface list", opts: []optSpec{optInterface, optNetstack}, build: fixed("esxcli network ip interface list")},
+	{kind: hostio.KindIPv4Get, tool: "esxcli", words: "network ip interface ipv4 get", opts: []optSpec{optInterface, optNetstack}, build: fixed("esxcli network ip interface ipv4 get")},
+	{kind: hostio.KindNICList, tool: "esxcli", words: "network nic list", build: fixed("esxcli network nic list")},
+	{kind: hostio.KindNICGet, tool: "esxcli", words: "network nic get", opts: []optSpec{{"-n", "--nic-name", optArg}}, build: fromCommand(NICGet, "--nic-name")},
+	{kind: hostio.KindDCBStatus, tool: "esxcli", words: "network nic dcb status get", opts: []optSpec{{"-n", "--nic-name", optArg}}, build: fromCommand(DCBStatus, "--nic-name")},
+	{kind: hostio.KindDVSList, tool: "esxcli", words: "network vswitch dvs vmware list", opts: []optSpec{{"-v", "--vds-name", optFilter}}, build: fixed("esxcli network vswitch dvs vmware list")},
+	{kind: hostio.KindStandardSwitchList, tool: "esxcli", words: "network vswitch standard list", opts: []optSpec{{"-v", "--vswitch-name", optFilter}}, build: fixed("esxcli network vswitch standard list")},
+	{kind: hostio.KindPVRDMAVmknicOpt, tool: "esxcli", words: "system settings advanced list", opts: []optSpec{{"-o", "--option", optArg}},
 		build: func(a map[string]string) (string, bool) {
 			o := strings.TrimSuffix(a["--option"], "/")
 			return "esxcli system settings advanced list -o /Net/PVRDMAVmknic", strings.EqualFold(o, "/Net/PVRDMAVmknic")
 		}},
-	{kind: KindFirewallRulesets, tool: "esxcli", words: "network firewall ruleset list", opts: []optSpec{optRuleset}, build: fixed("esxcli network firewall ruleset list")},
-	{kind: KindFirewallGlobal, tool: "esxcli", words: "network firewall get", build: fixed("esxcli network firewall get")},
-	{kind: KindFirewallRules, tool: "esxcli", words: "network firewall ruleset rule list", opts: []optSpec{{"-r", "--ruleset-id", optArg}},
+	{kind: hostio.KindFirewallRulesets, tool: "esxcli", words: "network firewall ruleset list", opts: []optSpec{optRuleset}, build: fixed("esxcli network firewall ruleset list")},
+	{kind: hostio.KindFirewallGlobal, tool: "esxcli", words: "network firewall get", build: fixed("esxcli network firewall get")},
+	{kind: hostio.KindFirewallRules, tool: "esxcli", words: "network firewall ruleset rule list", opts: []optSpec{{"-r", "--ruleset-id", optArg}},
 		build: func(a map[string]string) (string, bool) {
 			return "esxcli network firewall ruleset rule list -r pvrdma", a["--ruleset-id"] == "pvrdma"
 		}},
 	// Legacy tools that print the same facts.
-	{kind: KindNICList, tool: "esxcfg-nics", words: "-l", build: fixed("esxcfg-nics -l")},
-	{kind: KindIPInterfaceList, tool: "esxcfg-vmknic", words: "-l", build: fixed("esxcfg-vmknic -l"), also: []Kind{KindIPv4Get}},
-	{kind: KindStandardSwitchList, tool: "esxcfg-vswitch", words: "-l", build: fixed("esxcfg-vswitch -l"), also: []Kind{KindDVSList}},
+	{kind: hostio.KindNICList, tool: "esxcfg-nics", words: "-l", build: fixed("esxcfg-nics -l")},
+	{kind: hostio.KindIPInterfaceList, tool: "esxcfg-vmknic", words: "-l", build: fixed("esxcfg-vmknic -l"), also: []hostio.Kind{hostio.KindIPv4Get}},
+	{kind: hostio.KindStandardSwitchList, tool: "esxcfg-vswitch", words: "-l", build: fixed("esxcfg-vswitch -l"), also: []hostio.Kind{hostio.KindDVSList}},
 }
 
 // Recognized is a command line as someone typed it, recognized as a form of
@@ -104,8 +106,8 @@ var equivalents = []equivalent{
 type Recognized struct {
 	// Kind is the catalogue command's kind; Also lists further kinds the
 	// same output carries (esxcfg-vmknic -l).
-	Kind Kind
-	Also []Kind
+	Kind hostio.Kind
+	Also []hostio.Kind
 	// Line is the catalogue line when the form prints what the catalogue
 	// command prints (other spellings, option order, localcli, vCLI, a
 	// formatter); for a filtered form (Filter set) or a legacy tool it is
@@ -394,7 +396,7 @@ func recognizeVsish(w []string, r Recognized) (Recognized, bool) {
 	dir := strings.TrimSuffix(PVRDMADevicesDir, "/")
 	switch {
 	case op == "ls" && p == dir:
-		r.Kind, r.Line = KindPVRDMADeviceLs, "vsish -e ls "+PVRDMADevicesDir
+		r.Kind, r.Line = hostio.KindPVRDMADeviceLs, "vsish -e ls "+PVRDMADevicesDir
 		return r, true
 	case (op == "cat" || op == "get") && strings.HasPrefix(p, dir+"/") && strings.HasSuffix(p, "/properties"):
 		id := strings.TrimSuffix(strings.TrimPrefix(p, dir+"/"), "/properties")
@@ -406,7 +408,7 @@ func recognizeVsish(w []string, r Recognized) (Recognized, bool) {
 		if err != nil {
 			return Recognized{}, false
 		}
-		r.Kind, r.Line = KindPVRDMAProperties, c.Line
+		r.Kind, r.Line = hostio.KindPVRDMAProperties, c.Line
 		return r, true
 	}
 	return Recognized{}, false
@@ -460,7 +462,7 @@ func recognizePing(w []string, r Recognized) (Recognized, bool) {
 	if err != nil || !addr.Is4() {
 		return Recognized{}, false
 	}
-	r.Kind = KindVmkping
+	r.Kind = hostio.KindVmkping
 	if c, err := Vmkping(vmknic, netstack, target, payload); err == nil && df {
 		r.Line = c.Line
 		return r, true

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -24,9 +25,9 @@ const DefaultMaxStage2 = 512
 // reported and skipped. At most max commands are planned (devices and
 // uplinks first, then PVRDMA backends in listed order); the notes say how
 // many more were not. Planning is linear and stops when ctx ends.
-func planStage2(ctx context.Context, caps []Capture, max int) ([]Command, []string) {
-	p := stage2Plan{max: max, seen: map[string]bool{}, over: map[Kind]int{}}
-	if c, ok := collected(caps, KindRDMADeviceList); ok {
+func planStage2(ctx context.Context, caps []hostio.Capture, max int) ([]Command, []string) {
+	p := stage2Plan{max: max, seen: map[string]bool{}, over: map[hostio.Kind]int{}}
+	if c, ok := collected(caps, hostio.KindRDMADeviceList); ok {
 		devs, err := parse.RDMADeviceList(c.Stdout)
 		if err != nil {
 			p.note(fmt.Errorf("cannot read RDMA devices: %w", err))
@@ -42,12 +43,12 @@ func planStage2(ctx context.Context, caps []Capture, max int) ([]Command, []stri
 			p.add(DCBStatus(d.PairedUplink))
 		}
 	}
-	if c, ok := collected(caps, KindPVRDMADeviceLs); ok {
+	if c, ok := collected(caps, hostio.KindPVRDMADeviceLs); ok {
 		// Only the entries that can fit under the cap are parsed; the
 		// other lines are counted, so a listing of any length costs
 		// memory in proportion to the cap.
 		head, rest := headLines(c.Stdout, 2*max)
-		p.over[KindPVRDMAProperties] += rest
+		p.over[hostio.KindPVRDMAProperties] += rest
 		entries, err := parse.VsishLs(head)
 		if err != nil {
 			p.note(fmt.Errorf("cannot list PVRDMA devices: %w", err))
@@ -67,7 +68,7 @@ func planStage2(ctx context.Context, caps []Capture, max int) ([]Command, []stri
 	}
 	if n := p.skipped(); n > 0 {
 		var kinds []string
-		for _, k := range []Kind{KindRDMAStats, KindNICGet, KindDCBStatus, KindPVRDMAProperties} {
+		for _, k := range []hostio.Kind{hostio.KindRDMAStats, hostio.KindNICGet, hostio.KindDCBStatus, hostio.KindPVRDMAProperties} {
 			if p.over[k] > 0 {
 				kinds = append(kinds, thousands(p.over[k])+" "+stage2Noun[k])
 			}
@@ -82,11 +83,11 @@ func planStage2(ctx context.Context, caps []Capture, max int) ([]Command, []stri
 	return cmds, p.notes
 }
 
-var stage2Noun = map[Kind]string{
-	KindRDMAStats:        "RDMA device counters",
-	KindNICGet:           "uplink details",
-	KindDCBStatus:        "uplink DCB states",
-	KindPVRDMAProperties: "PVRDMA device properties",
+var stage2Noun = map[hostio.Kind]string{
+	hostio.KindRDMAStats:        "RDMA device counters",
+	hostio.KindNICGet:           "uplink details",
+	hostio.KindDCBStatus:        "uplink DCB states",
+	hostio.KindPVRDMAProperties: "PVRDMA device properties",
 }
 
 // maxPlanNotes caps the notes about invalid entries (each names one).
@@ -96,7 +97,7 @@ type stage2Plan struct {
 	max   int
 	cmds  []Command
 	seen  map[string]bool
-	over  map[Kind]int
+	over  map[hostio.Kind]int
 	notes []string
 	errs  int
 }
@@ -163,40 +164,40 @@ func headLines(text string, n int) (string, int) {
 	return text[:i], rest
 }
 
-func kindOrder(k Kind) int {
+func kindOrder(k hostio.Kind) int {
 	switch k {
-	case KindPVRDMAProperties:
+	case hostio.KindPVRDMAProperties:
 		return 0
-	case KindRDMAStats:
+	case hostio.KindRDMAStats:
 		return 1
-	case KindNICGet:
+	case hostio.KindNICGet:
 		return 2
-	case KindDCBStatus:
+	case hostio.KindDCBStatus:
 		return 3
 	}
 	return 4
 }
 
-func collected(caps []Capture, k Kind) (Capture, bool) {
+func collected(caps []hostio.Capture, k hostio.Kind) (hostio.Capture, bool) {
 	for _, c := range caps {
 		if c.Kind == k && c.OK() {
 			return c, true
 		}
 	}
-	return Capture{}, false
+	return hostio.Capture{}, false
 }
 
 // probeSourceOf finds the host's PVRDMA vmknic (the /Net/PVRDMAVmknic tag,
 // else the vmknic bound to an RDMA device) and its IPv4 address.
-func probeSourceOf(caps []Capture) probeSource {
+func probeSourceOf(caps []hostio.Capture) probeSource {
 	var src probeSource
-	if c, ok := collected(caps, KindPVRDMAVmknicOpt); ok {
+	if c, ok := collected(caps, hostio.KindPVRDMAVmknicOpt); ok {
 		if s, err := parse.AdvancedSettingList(c.Stdout); err == nil {
 			src.Vmknic = strings.TrimSpace(s.StringValue)
 		}
 	}
 	if src.Vmknic == "" {
-		if c, ok := collected(caps, KindRDMAVmknicList); ok {
+		if c, ok := collected(caps, hostio.KindRDMAVmknicList); ok {
 			if rows, err := parse.RDMAVmknicList(c.Stdout); err == nil && len(rows) > 0 {
 				src.Vmknic = rows[0].Vmknic
 			}
@@ -205,7 +206,7 @@ func probeSourceOf(caps []Capture) probeSource {
 	if src.Vmknic == "" {
 		return probeSource{}
 	}
-	if c, ok := collected(caps, KindIPInterfaceList); ok {
+	if c, ok := collected(caps, hostio.KindIPInterfaceList); ok {
 		if nics, err := parse.IPInterfaceList(c.Stdout); err == nil {
 			for _, n := range nics {
 				if n.Name == src.Vmknic {
@@ -214,7 +215,7 @@ func probeSourceOf(caps []Capture) probeSource {
 			}
 		}
 	}
-	if c, ok := collected(caps, KindIPv4Get); ok {
+	if c, ok := collected(caps, hostio.KindIPv4Get); ok {
 		if rows, err := parse.IPv4Get(c.Stdout); err == nil {
 			for _, r := range rows {
 				if r.Name == src.Vmknic && r.Address != "" && r.Address != "0.0.0.0" {
@@ -231,7 +232,7 @@ func probeSourceOf(caps []Capture) probeSource {
 
 // stageOf orders captures in a host result: stage 1 in catalogue order,
 // then stage 2, then probes.
-func stageOf(c Capture) int {
+func stageOf(c hostio.Capture) int {
 	for i, s := range stage1 {
 		if s.Kind == c.Kind {
 			return i

@@ -1,13 +1,15 @@
 package collect
 
+import "github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+
 // Template is a stage 2 or 3 command as a pattern with placeholders: what
 // `scan --dry-run` shows for the commands whose arguments come from the
 // host's own stage 1 output (or its peers' addresses). Every value is
 // validated by the command's constructor before it can reach a line.
 type Template struct {
-	Kind  Kind   `json:"kind"`
-	Stage int    `json:"stage"`
-	Line  string `json:"template"`
+	Kind  hostio.Kind `json:"kind"`
+	Stage int         `json:"stage"`
+	Line  string      `json:"template"`
 	// When says for what each instance is run.
 	When string `json:"when"`
 	// Example is the command for sample values, built by the constructor.
@@ -23,19 +25,19 @@ func Templates() []Template {
 		return c
 	}
 	return []Template{
-		{KindPVRDMAProperties, 2, "vsish -e cat " + PVRDMADevicesDir + "<worldID>_<index>/properties",
+		{hostio.KindPVRDMAProperties, 2, "vsish -e cat " + PVRDMADevicesDir + "<worldID>_<index>/properties",
 			"for each PVRDMA adapter listed by `vsish -e ls " + PVRDMADevicesDir + "` (<worldID>, <index>: digits)",
 			must(PVRDMAProperties("1001474360", "0"))},
-		{KindRDMAStats, 2, "esxcli rdma device stats get -d <vmrdmaN>",
+		{hostio.KindRDMAStats, 2, "esxcli rdma device stats get -d <vmrdmaN>",
 			"for each RDMA device listed by `esxcli rdma device list`",
 			must(RDMAStats("vmrdma0"))},
-		{KindNICGet, 2, "esxcli network nic get -n <vmnicN>",
+		{hostio.KindNICGet, 2, "esxcli network nic get -n <vmnicN>",
 			"for each uplink paired with an RDMA device",
 			must(NICGet("vmnic4"))},
-		{KindDCBStatus, 2, "esxcli network nic dcb status get -n <vmnicN>",
+		{hostio.KindDCBStatus, 2, "esxcli network nic dcb status get -n <vmnicN>",
 			"for each uplink paired with an RDMA device",
 			must(DCBStatus("vmnic4"))},
-		{KindVmkping, 3, "vmkping -I <vmkN> [-S <netstack>] -c 3 -d -s <8972|1472> <peer IPv4>",
+		{hostio.KindVmkping, 3, "vmkping -I <vmkN> [-S <netstack>] -c 3 -d -s <8972|1472> <peer IPv4>",
 			"from the PVRDMA vmknic to the PVRDMA vmknic of the next peers (unless --no-probes)",
 			must(Vmkping("vmk1", "", "192.168.50.12", 8972))},
 	}
@@ -43,7 +45,7 @@ func Templates() []Template {
 
 // Describe names a kind for people: the stage 1 command line, or the stage
 // 2/3 template ("esxcli rdma device stats get -d <vmrdmaN>").
-func Describe(k Kind) string {
+func Describe(k hostio.Kind) string {
 	for _, c := range stage1 {
 		if c.Kind == k {
 			return c.Line

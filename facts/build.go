@@ -5,11 +5,12 @@ import (
 	"regexp"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
 // Build assembles the facts of every host, in the order given.
-func Build(results []collect.HostResult) Fleet {
+func Build(results []hostio.HostResult) Fleet {
 	f := Fleet{Hosts: make([]Host, 0, len(results))}
 	for _, hr := range results {
 		f.Hosts = append(f.Hosts, BuildHost(hr))
@@ -46,8 +47,8 @@ func fatal(err error) bool {
 
 // appliers routes each command kind to its parser. An applier returns a
 // *parse.PartialError after adding the facts that could be read.
-var appliers = map[collect.Kind]applier{
-	collect.KindSystemVersion: func(h *Host, text, cmd string) error {
+var appliers = map[hostio.Kind]applier{
+	hostio.KindSystemVersion: func(h *Host, text, cmd string) error {
 		v, err := parse.SystemVersionGet(text)
 		if fatal(err) {
 			return err
@@ -56,16 +57,16 @@ var appliers = map[collect.Kind]applier{
 		h.Version = &v
 		return err
 	},
-	collect.KindRDMADeviceList: list(parse.RDMADeviceList,
+	hostio.KindRDMADeviceList: list(parse.RDMADeviceList,
 		func(v *parse.RDMADevice, cmd string) { v.Command = cmd },
 		func(h *Host) *[]parse.RDMADevice { return &h.RDMADevices }),
-	collect.KindRDMAProtocolList: list(parse.RDMAProtocolList,
+	hostio.KindRDMAProtocolList: list(parse.RDMAProtocolList,
 		func(v *parse.RDMAProtocol, cmd string) { v.Command = cmd },
 		func(h *Host) *[]parse.RDMAProtocol { return &h.RDMAProtocols }),
-	collect.KindRDMAVmknicList: list(parse.RDMAVmknicList,
+	hostio.KindRDMAVmknicList: list(parse.RDMAVmknicList,
 		func(v *parse.RDMAVmknic, cmd string) { v.Command = cmd },
 		func(h *Host) *[]parse.RDMAVmknic { return &h.RDMAVmknics }),
-	collect.KindRDMAStats: func(h *Host, text, cmd string) error {
+	hostio.KindRDMAStats: func(h *Host, text, cmd string) error {
 		v, err := parse.RDMAStatsGet(text)
 		if fatal(err) {
 			return err
@@ -79,13 +80,13 @@ var appliers = map[collect.Kind]applier{
 		h.RDMAStats = append(h.RDMAStats, v)
 		return err
 	},
-	collect.KindVMProcessList: list(parse.VMProcessList,
+	hostio.KindVMProcessList: list(parse.VMProcessList,
 		func(v *parse.VMProcess, cmd string) { v.Command = cmd },
 		func(h *Host) *[]parse.VMProcess { return &h.VMs }),
-	collect.KindPVRDMADeviceLs: list(parse.VsishLs,
+	hostio.KindPVRDMADeviceLs: list(parse.VsishLs,
 		func(v *parse.VsishEntry, cmd string) { v.Command = cmd },
 		func(h *Host) *[]parse.VsishEntry { return &h.PVRDMAListing }),
-	collect.KindPVRDMAProperties: func(h *Host, text, cmd string) error {
+	hostio.KindPVRDMAProperties: func(h *Host, text, cmd string) error {
 		v, err := parse.PVRDMAProperties(text)
 		if fatal(err) {
 			return err
@@ -98,16 +99,16 @@ var appliers = map[collect.Kind]applier{
 		h.PVRDMADevices = append(h.PVRDMADevices, v)
 		return err
 	},
-	collect.KindIPInterfaceList: list(parse.IPInterfaceList,
+	hostio.KindIPInterfaceList: list(parse.IPInterfaceList,
 		func(v *parse.Vmknic, cmd string) { v.Command = cmd; setRecordCommand(&v.Record, cmd) },
 		func(h *Host) *[]parse.Vmknic { return &h.Vmknics }),
-	collect.KindIPv4Get: list(parse.IPv4Get,
+	hostio.KindIPv4Get: list(parse.IPv4Get,
 		func(v *parse.IPv4Interface, cmd string) { v.Command = cmd },
 		func(h *Host) *[]parse.IPv4Interface { return &h.IPv4 }),
-	collect.KindNICList: list(parse.NICList,
+	hostio.KindNICList: list(parse.NICList,
 		func(v *parse.NIC, cmd string) { v.Command = cmd },
 		func(h *Host) *[]parse.NIC { return &h.NICs }),
-	collect.KindNICGet: func(h *Host, text, cmd string) error {
+	hostio.KindNICGet: func(h *Host, text, cmd string) error {
 		v, err := parse.NICGet(text)
 		if fatal(err) {
 			return err
@@ -117,7 +118,7 @@ var appliers = map[collect.Kind]applier{
 		h.NICDetails = append(h.NICDetails, v)
 		return err
 	},
-	collect.KindDCBStatus: func(h *Host, text, cmd string) error {
+	hostio.KindDCBStatus: func(h *Host, text, cmd string) error {
 		v, err := parse.DCBStatusGet(text)
 		if fatal(err) {
 			return err
@@ -132,13 +133,13 @@ var appliers = map[collect.Kind]applier{
 		h.DCB = append(h.DCB, v)
 		return err
 	},
-	collect.KindDVSList: list(parse.DVSList,
+	hostio.KindDVSList: list(parse.DVSList,
 		func(v *parse.DVSwitch, cmd string) { v.Command = cmd; setRecordCommand(&v.Record, cmd) },
 		func(h *Host) *[]parse.DVSwitch { return &h.DVSwitches }),
-	collect.KindStandardSwitchList: list(parse.StandardSwitchList,
+	hostio.KindStandardSwitchList: list(parse.StandardSwitchList,
 		func(v *parse.StandardSwitch, cmd string) { v.Command = cmd; setRecordCommand(&v.Record, cmd) },
 		func(h *Host) *[]parse.StandardSwitch { return &h.StandardSwitches }),
-	collect.KindPVRDMAVmknicOpt: func(h *Host, text, cmd string) error {
+	hostio.KindPVRDMAVmknicOpt: func(h *Host, text, cmd string) error {
 		v, err := parse.AdvancedSettingList(text)
 		if fatal(err) {
 			return err
@@ -148,10 +149,10 @@ var appliers = map[collect.Kind]applier{
 		h.PVRDMAVmknic = &v
 		return err
 	},
-	collect.KindFirewallRulesets: list(parse.FirewallRulesetList,
+	hostio.KindFirewallRulesets: list(parse.FirewallRulesetList,
 		func(v *parse.FirewallRuleset, cmd string) { v.Command = cmd },
 		func(h *Host) *[]parse.FirewallRuleset { return &h.Rulesets }),
-	collect.KindVmkping: func(h *Host, text, cmd string) error {
+	hostio.KindVmkping: func(h *Host, text, cmd string) error {
 		v, err := parse.Vmkping(text)
 		if fatal(err) {
 			return err
@@ -160,7 +161,7 @@ var appliers = map[collect.Kind]applier{
 		h.Pings = append(h.Pings, v)
 		return err
 	},
-	collect.KindFirewallGlobal: func(h *Host, text, cmd string) error {
+	hostio.KindFirewallGlobal: func(h *Host, text, cmd string) error {
 		v, err := parse.FirewallGet(text)
 		if err != nil {
 			return err
@@ -170,7 +171,7 @@ var appliers = map[collect.Kind]applier{
 		h.Firewall = &v
 		return nil
 	},
-	collect.KindFirewallRules: list(parse.FirewallRuleList,
+	hostio.KindFirewallRules: list(parse.FirewallRuleList,
 		func(v *parse.FirewallRule, cmd string) { v.Command = cmd },
 		func(h *Host) *[]parse.FirewallRule { return &h.PVRDMARules }),
 }
@@ -203,7 +204,7 @@ func setRecordCommand(r *parse.Record, cmd string) {
 // Source under its kind; collected captures go to their kind's parser, and
 // an output that cannot be parsed becomes a ParseError (its facts are
 // dropped, never half-filled).
-func BuildHost(hr collect.HostResult) Host {
+func BuildHost(hr hostio.HostResult) Host {
 	h := Host{
 		Host:      hr.Host,
 		Address:   hr.Address,
@@ -211,7 +212,7 @@ func BuildHost(hr collect.HostResult) Host {
 		Status:    hr.Status,
 		Reason:    hr.Reason,
 		Notes:     append([]string(nil), hr.Notes...),
-		Sources:   map[collect.Kind][]Source{},
+		Sources:   map[hostio.Kind][]Source{},
 	}
 	for _, c := range hr.Captures {
 		kind := c.Kind

@@ -12,8 +12,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -45,11 +45,11 @@ type view struct {
 // latest finished result.
 type hostRow struct {
 	name   string
-	phase  collect.Phase
+	phase  hostio.Phase
 	done   int
 	total  int
 	err    string
-	result *collect.HostResult
+	result *hostio.HostResult
 }
 
 // inputMode says what the text input is for.
@@ -154,9 +154,9 @@ func NewModel(ctx context.Context, opts Options) *Model {
 		r := opts.Results[i]
 		row := m.row(r.Host)
 		row.result = &r
-		row.phase = collect.PhaseDone
-		if r.Status == collect.StatusNotCollected {
-			row.phase = collect.PhaseFailed
+		row.phase = hostio.PhaseDone
+		if r.Status == hostio.StatusNotCollected {
+			row.phase = hostio.PhaseFailed
 			row.err = r.Reason
 		}
 	}
@@ -173,7 +173,7 @@ func (m *Model) row(name string) *hostRow {
 	if i, ok := m.index[name]; ok {
 		return m.rows[i]
 	}
-	r := &hostRow{name: name, phase: collect.PhaseQueued}
+	r := &hostRow{name: name, phase: hostio.PhaseQueued}
 	m.index[name] = len(m.rows)
 	m.rows = append(m.rows, r)
 	m.visibleKey = ""
@@ -186,8 +186,8 @@ func (m *Model) Init() tea.Cmd { return nil }
 func (m *Model) top() *view { return &m.stack[len(m.stack)-1] }
 
 // results returns the finished results in host order.
-func (m *Model) results() []collect.HostResult {
-	out := make([]collect.HostResult, 0, len(m.rows))
+func (m *Model) results() []hostio.HostResult {
+	out := make([]hostio.HostResult, 0, len(m.rows))
 	for _, r := range m.rows {
 		if r.result != nil {
 			out = append(out, *r.result)
@@ -255,7 +255,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.clamp()
 		return m, nil
 	case EventMsg:
-		return m, m.onEvent(collect.Event(msg))
+		return m, m.onEvent(hostio.Event(msg))
 	case analysisMsg:
 		m.analyzing = false
 		m.apply(msg)
@@ -304,7 +304,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // onEvent records a collection event.
-func (m *Model) onEvent(ev collect.Event) tea.Cmd {
+func (m *Model) onEvent(ev hostio.Event) tea.Cmd {
 	r := m.row(ev.Host)
 	r.phase, r.done, r.total, r.err = ev.Phase, ev.Done, ev.Total, ev.Err
 	if ev.Result != nil {
@@ -502,7 +502,7 @@ func (m *Model) rescan(hosts []string) tea.Cmd {
 	}
 	for _, h := range hosts {
 		r := m.rows[m.index[h]]
-		r.phase, r.done, r.total, r.err = collect.PhaseQueued, 0, 0, ""
+		r.phase, r.done, r.total, r.err = hostio.PhaseQueued, 0, 0, ""
 	}
 	m.status = "rescanning " + joinMax(hosts, 3)
 	rescan, ctx := m.opts.Rescan, m.ctx
@@ -512,7 +512,7 @@ func (m *Model) rescan(hosts []string) tea.Cmd {
 	}
 }
 
-func finished(p collect.Phase) bool { return p == collect.PhaseDone || p == collect.PhaseFailed }
+func finished(p hostio.Phase) bool { return p == hostio.PhaseDone || p == hostio.PhaseFailed }
 
 func joinMax(names []string, n int) string {
 	if len(names) <= n {

@@ -11,7 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
@@ -232,7 +232,7 @@ func (m *Model) collectionCounts() (done, busy, queued int) {
 		switch {
 		case finished(r.phase):
 			done++
-		case r.phase == collect.PhaseQueued:
+		case r.phase == hostio.PhaseQueued:
 			queued++
 		default:
 			busy++
@@ -331,9 +331,9 @@ func (m *Model) progressText() string {
 	done, failed := 0, 0
 	for _, r := range m.rows {
 		switch r.phase {
-		case collect.PhaseDone:
+		case hostio.PhaseDone:
 			done++
-		case collect.PhaseFailed:
+		case hostio.PhaseFailed:
 			failed++
 		}
 	}
@@ -590,20 +590,20 @@ func verdictStyle(r *report.Report) lipgloss.Style {
 // collectionText is a host's collection state in a few words.
 func collectionText(r *hostRow) string {
 	switch r.phase {
-	case collect.PhaseCollecting, collect.PhaseProbing:
+	case hostio.PhaseCollecting, hostio.PhaseProbing:
 		if r.total > 0 {
 			verb := "collecting"
-			if r.phase == collect.PhaseProbing {
+			if r.phase == hostio.PhaseProbing {
 				verb = "probing"
 			}
 			return fmt.Sprintf("%s %d of %d", verb, r.done, r.total)
 		}
-	case collect.PhaseDone:
+	case hostio.PhaseDone:
 		if r.result != nil {
 			switch r.result.Status {
-			case collect.StatusPartial:
+			case hostio.StatusPartial:
 				return "partial"
-			case collect.StatusNotCollected:
+			case hostio.StatusNotCollected:
 				return "failed"
 			}
 			d := r.result.Duration
@@ -615,7 +615,7 @@ func collectionText(r *hostRow) string {
 			}
 			return "done " + d.Round(100*time.Millisecond).String()
 		}
-	case collect.PhaseFailed:
+	case hostio.PhaseFailed:
 		return "failed"
 	}
 	return string(r.phase)
@@ -638,7 +638,7 @@ func (m *Model) overviewRow(cols []column, r *hostRow, selected bool) string {
 			switch {
 			case analyzed:
 				cells[i] = sanitize(h.Verdict)
-			case r.phase == collect.PhaseFailed && r.err != "":
+			case r.phase == hostio.PhaseFailed && r.err != "":
 				cells[i] = "failed: " + sanitize(r.err)
 			default:
 				cells[i] = "-"
@@ -702,7 +702,7 @@ func hostVerdictStyle(h *report.Host) lipgloss.Style {
 	switch {
 	case h.Critical > 0:
 		return stCrit
-	case h.Warning > 0 || h.Status != collect.StatusCollected:
+	case h.Warning > 0 || h.Status != hostio.StatusCollected:
 		return stWarn
 	case h.NotEvaluated > 0:
 		return lipgloss.NewStyle()
@@ -956,7 +956,7 @@ func (m *Model) layoutFinding() (findingLayout, bool) {
 // is the evidence.
 func (m *Model) evidenceOutput(e checks.Evidence) ([]string, int) {
 	host := e.Host
-	var capt collect.Capture
+	var capt hostio.Capture
 	found := false
 	if i, ok := m.index[host]; ok && m.rows[i].result != nil {
 		capt, found = m.rows[i].result.Find(e.Command)

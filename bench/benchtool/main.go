@@ -31,6 +31,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 func main() {
@@ -96,7 +97,7 @@ func cmdHosts(args []string) error {
 			}
 		}
 		// The command set: what the collector runs on this host (no probes).
-		res := collect.Collect(context.Background(), []collect.Target{{Name: name}},
+		res := collect.Collect(context.Background(), []hostio.Target{{Name: name}},
 			collect.Options{Runner: fixtureRunner{h}, Probes: false})
 		var cmds []string
 		for _, c := range res[0].Captures {
@@ -115,15 +116,15 @@ func cmdHosts(args []string) error {
 type fixtureRunner struct{ h *fixtures.Host }
 
 func (r fixtureRunner) Name() string { return "fixture" }
-func (r fixtureRunner) Open(context.Context, collect.Target) (collect.Conn, error) {
+func (r fixtureRunner) Open(context.Context, hostio.Target) (hostio.Conn, error) {
 	return fixtureConn(r), nil
 }
 
 type fixtureConn struct{ h *fixtures.Host }
 
-func (c fixtureConn) Run(_ context.Context, line string) collect.Result {
+func (c fixtureConn) Run(_ context.Context, line string) hostio.Result {
 	r := c.h.Respond(line)
-	return collect.Result{Stdout: []byte(r.Stdout), Stderr: []byte(r.Stderr), ExitCode: r.Exit}
+	return hostio.Result{Stdout: []byte(r.Stdout), Stderr: []byte(r.Stderr), ExitCode: r.Exit}
 }
 func (c fixtureConn) Notes() []string { return nil }
 func (c fixtureConn) Close() error    { return nil }
