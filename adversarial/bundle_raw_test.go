@@ -5,9 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
-	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
@@ -20,9 +19,7 @@ func TestBundleKeepsRawHostileBytes(t *testing.T) {
 	rs := poisonCaptures(loadMixed(t), p)
 	var buf bytes.Buffer
 	an := func(rs []hostio.HostResult, redact func(string) string) bundle.Analysis {
-		fl := facts.Build(rs)
-		res := checks.Run(&fl)
-		return bundle.Analysis{Fleet: &fl, Checks: res, Report: report.Build(rs, &fl, res, nil, report.Meta{Source: redact("test"), Now: time.Unix(0, 0)})}
+		return *analysis.Run(rs, analysis.Options{Meta: report.Meta{Source: redact("test"), Now: time.Unix(0, 0)}})
 	}
 	if _, err := bundle.Write(&buf, rs, bundle.Options{ToolVersion: "test", Now: time.Unix(0, 0), Analyze: an, HTML: report.WriteHTML}); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
@@ -74,11 +75,9 @@ func poisonCaptures(rs []hostio.HostResult, p string) []hostio.HostResult {
 }
 
 func analyze(rs []hostio.HostResult) (*report.Report, *facts.Fleet) {
-	fleet := facts.Build(rs)
-	res := checks.Run(&fleet)
-	r := report.Build(rs, &fleet, res, nil, report.Meta{Source: "adversarial campaign", Version: "test",
-		Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)})
-	return r, &fleet
+	a := analysis.Run(rs, analysis.Options{Meta: report.Meta{Source: "adversarial campaign", Version: "test",
+		Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}})
+	return a.Report, a.Fleet
 }
 
 type rendered struct{ human, machine map[string]string }

@@ -12,9 +12,8 @@ import (
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
-	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
@@ -82,7 +81,7 @@ func knownHostsCallback(b *testing.B, lines []string) ssh.HostKeyCallback {
 }
 
 // BenchmarkAnalyze1000Hosts is what `analyze` does with a 1,000-host
-// capture set: facts.Build + checks.Run + report.Build + the JSON report.
+// capture set: analysis.Run (facts, checks, report) + the JSON report.
 func BenchmarkAnalyze1000Hosts(b *testing.B) {
 	sc := fleet(b)
 	targets := make([]hostio.Target, len(sc.Hosts))
@@ -94,10 +93,8 @@ func BenchmarkAnalyze1000Hosts(b *testing.B) {
 	meta := report.Meta{Source: "bench", Now: time.Unix(0, 0), Version: "bench"}
 	b.ReportAllocs()
 	for b.Loop() {
-		fl := facts.Build(results)
-		res := checks.Run(&fl)
-		r := report.Build(results, &fl, res, nil, meta)
-		if err := report.WriteJSON(io.Discard, r); err != nil {
+		a := analysis.Run(results, analysis.Options{Meta: meta})
+		if err := report.WriteJSON(io.Discard, a.Report); err != nil {
 			b.Fatal(err)
 		}
 	}

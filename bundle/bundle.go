@@ -19,9 +19,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
-	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
@@ -84,14 +83,10 @@ type ManifestFile struct {
 	SHA256 string `json:"sha256"`
 }
 
-// Analysis is what the bundle stores besides the captures. The bundle
-// package does not run the pipeline itself: callers pass an AnalyzeFunc
-// (cli's facts -> checks -> report).
-type Analysis struct {
-	Fleet  *facts.Fleet
-	Checks checks.Result
-	Report *report.Report
-}
+// Analysis is what the bundle stores besides the captures: the one
+// pipeline's result (package analysis). The bundle package does not run the
+// pipeline itself: callers pass an AnalyzeFunc (analysis.Run).
+type Analysis = analysis.Analysis
 
 // AnalyzeFunc analyzes host results. redact must be applied to any
 // free text the caller adds (report source and notes), so that a redacted

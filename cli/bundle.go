@@ -84,7 +84,7 @@ func bundleOptions(meta report.Meta, bf BundleFlags) (bundle.Options, error) {
 				m.Notes = append(m.Notes, redact(n))
 			}
 			a := analyze(rs, m, bf.Config.Redacted(redact))
-			return bundle.Analysis{Fleet: &a.Fleet, Checks: a.Checks, Report: a.Report}
+			return *a
 		},
 		HTML:        bundleHTML,
 		Identifiers: bf.Identifiers,

@@ -128,7 +128,7 @@ func summarizeInput(in *bundle.Input, fleet *facts.Fleet, res *checks.Result) []
 // report (host notes) and prints it on errOut.
 func inputSummaryExport(in *bundle.Input, errOut io.Writer) func(*Analysis) error {
 	return func(a *Analysis) error {
-		sums := summarizeInput(in, &a.Fleet, &a.Checks)
+		sums := summarizeInput(in, a.Fleet, &a.Checks)
 		byHost := map[string][]string{}
 		for _, s := range sums {
 			byHost[s.Host] = s.lines()

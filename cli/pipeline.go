@@ -10,47 +10,32 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/config"
-	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
-// Analysis is the pure part of the pipeline, the same live and offline:
-// captures -> facts -> findings -> report.
-type Analysis struct {
-	Results []hostio.HostResult
-	Fleet   facts.Fleet
-	Checks  checks.Result
-	Report  *report.Report
-}
+// Analysis is one run of the pipeline (package analysis).
+type Analysis = analysis.Analysis
 
-// analyze runs parse, checks and report on collected host results. A
-// config (--config), when given, overrides severities and moves suppressed
-// findings out of the findings before the report is built.
+// analyze runs the one pipeline (analysis.Run) with this build's version
+// in the report. A config (--config), when given, overrides severities and
+// moves suppressed findings out of the findings before the report is built.
 func analyze(results []hostio.HostResult, meta report.Meta, cfg ...*config.Config) *Analysis {
-	fleet := facts.Build(results)
-	res := checks.Run(&fleet)
-	if meta.Now.IsZero() {
-		meta.Now = time.Now()
-	}
 	if meta.Version == "" {
 		meta.Version = Version
 	}
-	var suppressed []checks.Finding
-	if len(cfg) > 0 && cfg[0] != nil {
-		applied := cfg[0].Apply(res, meta.Now)
-		res, suppressed = applied.Result, applied.Suppressed
-		meta.Notes = append(append([]string(nil), meta.Notes...), applied.Notes...)
+	opts := analysis.Options{Meta: meta}
+	if len(cfg) > 0 {
+		opts.Config = cfg[0]
 	}
-	return &Analysis{Results: results, Fleet: fleet, Checks: res,
-		Report: report.Build(results, &fleet, res, suppressed, meta)}
+	return analysis.Run(results, opts)
 }
 
 // ReportOptions are the output flags shared by scan, demo and analyze.

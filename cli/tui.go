@@ -145,7 +145,7 @@ func (p *Pipeline) runTUI(ctx context.Context, offline []hostio.HostResult) erro
 		Results: offline,
 		Analyze: func(rs []hostio.HostResult) (*report.Report, *facts.Fleet) {
 			a := analyze(rs, p.Meta, p.Report.cfg)
-			return a.Report, &a.Fleet
+			return a.Report, a.Fleet
 		},
 		BundlePath: fmt.Sprintf("pvrdma-doctor-bundle-%s.tar.gz", time.Now().Format("20060102-150405")),
 		Input:      p.IO.In,

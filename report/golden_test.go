@@ -13,9 +13,8 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"golang.org/x/crypto/ssh"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
-	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
@@ -68,10 +67,8 @@ func mixedReport(t *testing.T) *report.Report {
 			c.Error = scrub.ReplaceAllString(c.Error, "ADDR")
 		}
 	}
-	fleet := facts.Build(results)
-	res := checks.Run(&fleet)
-	return report.Build(results, &fleet, res, nil, report.Meta{Source: "golden: simulated lab, scenario mixed", Version: "test",
-		Now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)})
+	return analysis.Run(results, analysis.Options{Meta: report.Meta{Source: "golden: simulated lab, scenario mixed", Version: "test",
+		Now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}).Report
 }
 
 // Golden files: testdata/TestGoldenMixed/<format>.golden; regenerate with
