@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
@@ -27,20 +28,28 @@ const DefaultMaxStage2 = 512
 // many more were not. Planning is linear and stops when ctx ends.
 func planStage2(ctx context.Context, caps []hostio.Capture, max int) ([]Command, []string) {
 	p := stage2Plan{max: max, seen: map[string]bool{}, over: map[hostio.Kind]int{}}
+	// addEach plans, for one set of argument values, every stage 2
+	// command of the catalogue that takes its arguments from that source.
+	addEach := func(from catalog.Source, args ...string) {
+		for _, s := range catalog.Specs() {
+			if s.Stage == 2 && s.From == from {
+				p.add(s.Command(args...))
+			}
+		}
+	}
 	if c, ok := collected(caps, hostio.KindRDMADeviceList); ok {
 		devs, err := parse.RDMADeviceList(c.Stdout)
 		if err != nil {
 			p.note(fmt.Errorf("cannot read RDMA devices: %w", err))
 		}
 		for _, d := range devs {
-			p.add(RDMAStats(d.Name))
+			addEach(catalog.FromRDMADevices, d.Name)
 		}
 		for _, d := range devs {
 			if d.PairedUplink == "" || d.PairedUplink == "N/A" {
 				continue
 			}
-			p.add(NICGet(d.PairedUplink))
-			p.add(DCBStatus(d.PairedUplink))
+			addEach(catalog.FromRDMAUplinks, d.PairedUplink)
 		}
 	}
 	if c, ok := collected(caps, hostio.KindPVRDMADeviceLs); ok {
@@ -48,7 +57,11 @@ func planStage2(ctx context.Context, caps []hostio.Capture, max int) ([]Command,
 		// other lines are counted, so a listing of any length costs
 		// memory in proportion to the cap.
 		head, rest := headLines(c.Stdout, 2*max)
-		p.over[hostio.KindPVRDMAProperties] += rest
+		for _, s := range catalog.Specs() {
+			if s.Stage == 2 && s.From == catalog.FromPVRDMABackends {
+				p.over[s.Kind] += rest
+			}
+		}
 		entries, err := parse.VsishLs(head)
 		if err != nil {
 			p.note(fmt.Errorf("cannot list PVRDMA devices: %w", err))
@@ -63,14 +76,14 @@ func planStage2(ctx context.Context, caps []hostio.Capture, max int) ([]Command,
 				p.note(fmt.Errorf("skipping unexpected PVRDMA device entry %q", e.Name))
 				continue
 			}
-			p.add(PVRDMAProperties(wid, idx))
+			addEach(catalog.FromPVRDMABackends, wid, idx)
 		}
 	}
 	if n := p.skipped(); n > 0 {
 		var kinds []string
-		for _, k := range []hostio.Kind{hostio.KindRDMAStats, hostio.KindNICGet, hostio.KindDCBStatus, hostio.KindPVRDMAProperties} {
-			if p.over[k] > 0 {
-				kinds = append(kinds, thousands(p.over[k])+" "+stage2Noun[k])
+		for _, s := range stage2NoteOrder() {
+			if p.over[s.Kind] > 0 {
+				kinds = append(kinds, thousands(p.over[s.Kind])+" "+s.Noun)
 			}
 		}
 		p.notes = append(p.notes, fmt.Sprintf("%s more follow-up commands not collected (cap of %d per host): %s", thousands(n), max, strings.Join(kinds, ", ")))
@@ -83,11 +96,21 @@ func planStage2(ctx context.Context, caps []hostio.Capture, max int) ([]Command,
 	return cmds, p.notes
 }
 
-var stage2Noun = map[hostio.Kind]string{
-	hostio.KindRDMAStats:        "RDMA device counters",
-	hostio.KindNICGet:           "uplink details",
-	hostio.KindDCBStatus:        "uplink DCB states",
-	hostio.KindPVRDMAProperties: "PVRDMA device properties",
+// stage2NoteOrder is the order of kinds in the note of a host over the
+// cap: per-device and per-uplink commands (in catalogue order), then the
+// per-PVRDMA-backend ones.
+func stage2NoteOrder() []*catalog.Spec {
+	var first, last []*catalog.Spec
+	for _, s := range catalog.Specs() {
+		switch {
+		case s.Stage != 2:
+		case s.From == catalog.FromPVRDMABackends:
+			last = append(last, s)
+		default:
+			first = append(first, s)
+		}
+	}
+	return append(first, last...)
 }
 
 // maxPlanNotes caps the notes about invalid entries (each names one).
@@ -164,18 +187,15 @@ func headLines(text string, n int) (string, int) {
 	return text[:i], rest
 }
 
+// kindOrder is a stage 2 kind's place in the catalogue: planned commands
+// run grouped by kind, in catalogue order.
 func kindOrder(k hostio.Kind) int {
-	switch k {
-	case hostio.KindPVRDMAProperties:
-		return 0
-	case hostio.KindRDMAStats:
-		return 1
-	case hostio.KindNICGet:
-		return 2
-	case hostio.KindDCBStatus:
-		return 3
+	for i, s := range catalog.Specs() {
+		if s.Kind == k {
+			return i
+		}
 	}
-	return 4
+	return len(catalog.Specs())
 }
 
 func collected(caps []hostio.Capture, k hostio.Kind) (hostio.Capture, bool) {

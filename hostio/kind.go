@@ -28,3 +28,10 @@ const (
 	KindFirewallGlobal     Kind = "firewall_global"
 	KindVmkping            Kind = "vmkping"
 )
+
+// Command is one validated, allowlisted command line.
+type Command struct {
+	Kind  Kind   `json:"kind"`
+	Line  string `json:"command"`
+	Stage int    `json:"stage"`
+}
