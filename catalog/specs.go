@@ -145,6 +145,16 @@ var specs = []*Spec{
 		Parser: One(parse.DCBStatusGet, false, stampDCB), Fact: "DCB",
 		Diff: &DiffKey{Rank: 19, What: "DCB of", Key: ByField("Nic")}},
 
+	{Kind: "nic_stats", Stage: 2, Line: "esxcli network nic stats get -n <vmnicN>",
+		Args: []Arg{argVmnic}, Refuse: "refusing uplink name %q: expected vmnicN",
+		From: FromRDMAUplinks, Noun: "uplink counters", Example: []string{"vmnic4"},
+		When:   "for each uplink paired with an RDMA device",
+		Forms:  esxcli("network nic stats get", optNicArg),
+		Parser: One(parse.NICStatsGet, false, stampNICStats), Fact: "NICStats",
+		// Traffic grows between any two scans; drops and errors are what
+		// a diff should show.
+		Diff: &DiffKey{Rank: 25, What: "counters of", Key: ByField("Nic"),
+			Skip: []string{"PacketsReceived", "PacketsSent", "BytesReceived", "BytesSent"}}},
 	{Kind: hostio.KindVmkping, Stage: 3, Line: "vmkping -I <vmkN> -c 3 -d -s <payload> <peer>",
 		From:     FromPeers,
 		Template: "vmkping -I <vmkN> [-S <netstack>] -c 3 -d -s <8972|1472> <peer IPv4>",
@@ -172,6 +182,15 @@ func stampRDMAStats(v *parse.RDMAStats, l string) {
 	if v.Device == "" {
 		if m := reDeviceArg.FindStringSubmatch(l); m != nil {
 			v.Device = m[1]
+		}
+	}
+}
+
+func stampNICStats(v *parse.NICStats, l string) {
+	SetRecordCommand(&v.Record, l)
+	if v.Nic == "" {
+		if m := reNicArg.FindStringSubmatch(l); m != nil {
+			v.Nic = m[1]
 		}
 	}
 }

@@ -95,6 +95,7 @@ func TestCollectPlansStage2FromStage1AndValidatesValues(t *testing.T) {
 		"esxcli rdma device stats get -d vmrdma0",
 		"esxcli network nic get -n vmnic4",
 		"esxcli network nic dcb status get -n vmnic4",
+		"esxcli network nic stats get -n vmnic4",
 	}
 	for _, w := range want {
 		if _, ok := res[0].Find(w); !ok {

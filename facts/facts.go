@@ -40,6 +40,7 @@ type Host struct {
 	NICs             []parse.NIC             `json:"nics"`
 	NICDetails       []parse.NICDetail       `json:"nic_details"`
 	DCB              []parse.DCBStatus       `json:"dcb"`
+	NICStats         []parse.NICStats        `json:"nic_stats,omitempty"`
 	DVSwitches       []parse.DVSwitch        `json:"dv_switches"`
 	StandardSwitches []parse.StandardSwitch  `json:"standard_switches"`
 	PVRDMAVmknic     *parse.AdvancedSetting  `json:"pvrdma_vmknic,omitempty"`
