@@ -179,29 +179,28 @@ func stampPVRDMA(v *parse.PVRDMADevice, l string) {
 
 func stampRDMAStats(v *parse.RDMAStats, l string) {
 	SetRecordCommand(&v.Record, l)
-	if v.Device == "" {
-		if m := reDeviceArg.FindStringSubmatch(l); m != nil {
-			v.Device = m[1]
-		}
-	}
+	fromLine(&v.Device, reDeviceArg, l)
 }
 
 func stampNICStats(v *parse.NICStats, l string) {
 	SetRecordCommand(&v.Record, l)
-	if v.Nic == "" {
-		if m := reNicArg.FindStringSubmatch(l); m != nil {
-			v.Nic = m[1]
-		}
-	}
+	fromLine(&v.Nic, reNicArg, l)
 }
 
 func stampDCB(v *parse.DCBStatus, l string) {
 	v.Command = l
 	SetRecordCommand(&v.Record, l)
-	if v.Nic == "" {
-		if m := reNicArg.FindStringSubmatch(l); m != nil {
-			v.Nic = m[1]
-		}
+	fromLine(&v.Nic, reNicArg, l)
+}
+
+// fromLine sets an empty name from the command line's argument (the
+// output does not always repeat the device or uplink it is about).
+func fromLine(dst *string, re *regexp.Regexp, line string) {
+	if *dst != "" {
+		return
+	}
+	if m := re.FindStringSubmatch(line); m != nil {
+		*dst = m[1]
 	}
 }
 

@@ -1,7 +1,6 @@
 package parse
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -56,25 +55,13 @@ func NICStatsGet(text string) (NICStats, error) {
 		return NICStats{}, &Error{Msg: "expected the statistics of one NIC, found " + strconv.Itoa(len(recs))}
 	}
 	rec := recs[0]
-	st := NICStats{Counters: map[string]int64{}, Record: rec}
-	if t := strings.Fields(rec.Title); len(t) > 0 && strings.HasPrefix(rec.Title, "NIC statistics for ") {
+	st := NICStats{Record: rec}
+	st.Nic, st.Counters = readCounters(rec, &sk, "NIC Name", "Name")
+	if t := strings.Fields(rec.Title); st.Nic == "" && len(t) > 0 && strings.HasPrefix(rec.Title, "NIC statistics for ") {
 		st.Nic = t[len(t)-1]
 	}
-	for _, k := range rec.Keys {
-		f := rec.Fields[k]
-		if k == "NIC Name" || k == "Name" {
-			st.Nic = strings.TrimSpace(f.Value)
-			continue
-		}
-		n, err := strconv.ParseInt(strings.TrimSpace(f.Value), 10, 64)
-		if err != nil {
-			sk.add(f.Ref, nil, fmt.Sprintf("%s: expected an integer counter, got %q: skipped", k, f.Value))
-			continue
-		}
-		st.Counters[k] = n
-		if set, ok := nicStatsFields[k]; ok {
-			*set(&st) = n
-		}
+	for k, set := range nicStatsFields {
+		*set(&st) = st.Counters[k]
 	}
 	return result(st, len(st.Counters), sk)
 }
