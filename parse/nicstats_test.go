@@ -46,3 +46,18 @@ func TestNICStatsGetKeepsTheRest(t *testing.T) {
 		t.Error("garbage parsed")
 	}
 }
+
+func FuzzNICStatsGet(f *testing.F) {
+	if b, err := os.ReadFile("testdata/nic_stats_get_kb341594.txt"); err == nil {
+		f.Add(string(b))
+	}
+	fuzzOne(f, NICStatsGet, func(t *testing.T, text string, v NICStats) {
+		checkRecord(t, text, v.Record)
+		if len(v.Counters) > len(v.Record.Keys) {
+			t.Fatal("more counters than keys")
+		}
+		if v.ReceiveDropped != v.Counters["Receive packets dropped"] {
+			t.Fatal("named counter differs from its printed key")
+		}
+	})
+}
