@@ -10,13 +10,14 @@ import (
 
 // TestNoSSHBelowTheTransport keeps golang.org/x/crypto/ssh in the SSH
 // transport (sshrun) and out of everything that only reads captures: the
-// leaf types, the collector, parsers, facts, checks and reports.
+// leaf types, the catalogue, the collector, parsers, facts, checks,
+// reports and the analysis pipeline.
 func TestNoSSHBelowTheTransport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
 	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	pkgs := []string{"./hostio", "./collect", "./parse", "./facts", "./checks", "./report"}
+	pkgs := []string{"./hostio", "./catalog", "./collect", "./parse", "./facts", "./checks", "./report", "./analysis"}
 	cmd := exec.Command(goBin, append([]string{"list", "-deps"}, pkgs...)...)
 	cmd.Dir = ".."
 	out, err := cmd.CombinedOutput()
