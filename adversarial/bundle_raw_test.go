@@ -5,10 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
-	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
-	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/offline"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
@@ -20,10 +19,8 @@ func TestBundleKeepsRawHostileBytes(t *testing.T) {
 	p := "\x1b]0;PWNED\x07\x1b[2J\u202e\xff\xc0\xaf\x9b"
 	rs := poisonCaptures(loadMixed(t), p)
 	var buf bytes.Buffer
-	an := func(rs []collect.HostResult, redact func(string) string) bundle.Analysis {
-		fl := facts.Build(rs)
-		res := checks.Run(&fl)
-		return bundle.Analysis{Fleet: &fl, Checks: res, Report: report.Build(rs, &fl, res, nil, report.Meta{Source: redact("test"), Now: time.Unix(0, 0)})}
+	an := func(rs []hostio.HostResult, redact func(string) string) bundle.Analysis {
+		return *analysis.Run(rs, analysis.Options{Meta: report.Meta{Source: redact("test"), Now: time.Unix(0, 0)}})
 	}
 	if _, err := bundle.Write(&buf, rs, bundle.Options{ToolVersion: "test", Now: time.Unix(0, 0), Analyze: an, HTML: report.WriteHTML}); err != nil {
 		t.Fatal(err)
@@ -42,7 +39,7 @@ func TestBundleKeepsRawHostileBytes(t *testing.T) {
 	for _, hr := range in.Results {
 		for _, c := range hr.Captures {
 			w, ok := want[hr.Host+"\x00"+c.Command]
-			if ok && c.Status == collect.StatusCollected {
+			if ok && c.Status == hostio.StatusCollected {
 				n++
 				if c.Stdout != w {
 					t.Fatalf("%s %s: the bundle changed the output", hr.Host, c.Command)

@@ -17,9 +17,10 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/offline"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
@@ -33,7 +34,7 @@ var hostNames = regexp.MustCompile(`\b(hpc-node0\d|vcsa-01|win-jump01|dns-01|bac
 	`vmrdma\d+|vmnic\d+|vmk\d+|rdma-dvs|dvportgroup-\d+|Management Network|VM Network|vSwitch\d|` +
 	`ConnectX-\d( Ex)?|X710|E810-XXV|BCM57414)\b`)
 
-func loadMixed(t testing.TB) []collect.HostResult {
+func loadMixed(t testing.TB) []hostio.HostResult {
 	t.Helper()
 	in, err := offline.Load(filepath.Join("..", "fixtures", "scenarios", "mixed"))
 	if err != nil {
@@ -46,10 +47,10 @@ func loadMixed(t testing.TB) []collect.HostResult {
 // name in every output carries p, one host's name carries p (a pasted
 // session names hosts by their prompt), and a failed command, a host note
 // and a host reason carry p as error text.
-func poisonCaptures(rs []collect.HostResult, p string) []collect.HostResult {
-	out := make([]collect.HostResult, len(rs))
+func poisonCaptures(rs []hostio.HostResult, p string) []hostio.HostResult {
+	out := make([]hostio.HostResult, len(rs))
 	for i, hr := range rs {
-		hr.Captures = append([]collect.Capture(nil), hr.Captures...)
+		hr.Captures = append([]hostio.Capture(nil), hr.Captures...)
 		if hr.Host == "esx04" {
 			hr.Host += p
 		}
@@ -57,14 +58,14 @@ func poisonCaptures(rs []collect.HostResult, p string) []collect.HostResult {
 			c := &hr.Captures[j]
 			c.Host = hr.Host
 			c.Stdout = hostNames.ReplaceAllString(c.Stdout, "${0}"+strings.ReplaceAll(p, "$", "$$"))
-			if hr.Host == "esx05" && c.Kind == collect.KindFirewallRules {
-				c.Status, c.ExitCode, c.Stdout = collect.StatusFailed, 1, ""
+			if hr.Host == "esx05" && c.Kind == hostio.KindFirewallRules {
+				c.Status, c.ExitCode, c.Stdout = hostio.StatusFailed, 1, ""
 				c.Stderr = "esxcli: " + p + "\n"
 				c.Error = "exit status 1: esxcli: " + p
 			}
 		}
 		if hr.Host == "esx05" {
-			hr.Status = collect.StatusPartial
+			hr.Status = hostio.StatusPartial
 			hr.Reason = "1 command failed: " + p
 			hr.Notes = append(append([]string(nil), hr.Notes...), "note from the transport: "+p)
 		}
@@ -73,12 +74,10 @@ func poisonCaptures(rs []collect.HostResult, p string) []collect.HostResult {
 	return out
 }
 
-func analyze(rs []collect.HostResult) (*report.Report, *facts.Fleet) {
-	fleet := facts.Build(rs)
-	res := checks.Run(&fleet)
-	r := report.Build(rs, &fleet, res, nil, report.Meta{Source: "adversarial campaign", Version: "test",
-		Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)})
-	return r, &fleet
+func analyze(rs []hostio.HostResult) (*report.Report, *facts.Fleet) {
+	a := analysis.Run(rs, analysis.Options{Meta: report.Meta{Source: "adversarial campaign", Version: "test",
+		Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}})
+	return a.Report, a.Fleet
 }
 
 type rendered struct{ human, machine map[string]string }
@@ -287,14 +286,14 @@ func checkMachine(t *testing.T, label string, r *report.Report, out rendered) {
 
 // frames drives the TUI through every screen and returns each rendered
 // frame, and the text "copy fix" put on the clipboard.
-func frames(t testing.TB, r *report.Report, fleet *facts.Fleet, rs []collect.HostResult) (out, clips []string) {
+func frames(t testing.TB, r *report.Report, fleet *facts.Fleet, rs []hostio.HostResult) (out, clips []string) {
 	t.Helper()
 	var hosts []string
 	for _, h := range rs {
 		hosts = append(hosts, h.Host)
 	}
 	m := tui.NewModel(context.Background(), tui.Options{Title: r.Source, Hosts: hosts, Results: rs,
-		Analyze: func([]collect.HostResult) (*report.Report, *facts.Fleet) { return r, fleet }})
+		Analyze: func([]hostio.HostResult) (*report.Report, *facts.Fleet) { return r, fleet }})
 	send := func(msg tea.Msg) {
 		queue := []tea.Msg{msg}
 		for n := 0; len(queue) > 0 && n < 50; n++ {

@@ -12,12 +12,13 @@ import (
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
-	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+	"github.com/pvrdma-doctor/pvrdma-doctor/sshrun"
 )
 
 const fleetSize = 1000
@@ -39,24 +40,24 @@ func BenchmarkCollect1000Hosts(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer l.Close()
-	var targets []collect.Target
+	var targets []hostio.Target
 	var lines []string
 	var pw, user string
 	for _, h := range l.Hosts() {
-		targets = append(targets, collect.Target{Name: h.Name, Addr: h.Addr})
+		targets = append(targets, hostio.Target{Name: h.Name, Addr: h.Addr})
 		lines = append(lines, h.KnownHostsLine)
 		pw, user = h.Password, h.User
 	}
 	cb := knownHostsCallback(b, lines)
-	runner := &collect.SSHRunner{ClientConfig: func(collect.Target) (*ssh.ClientConfig, error) {
-		return &ssh.ClientConfig{User: user, Auth: collect.PasswordAuth(pw), HostKeyCallback: cb}, nil
+	runner := &sshrun.SSHRunner{ClientConfig: func(hostio.Target) (*ssh.ClientConfig, error) {
+		return &ssh.ClientConfig{User: user, Auth: sshrun.PasswordAuth(pw), HostKeyCallback: cb}, nil
 	}}
 	opts := collect.Options{Runner: runner, Concurrency: fleetSize, Probes: true, Logger: slog.New(slog.DiscardHandler)}
 	b.ReportAllocs()
 	for b.Loop() {
 		res := collect.Collect(context.Background(), targets, opts)
 		for _, r := range res {
-			if r.Status != collect.StatusCollected {
+			if r.Status != hostio.StatusCollected {
 				b.Fatalf("%s: %s %s", r.Host, r.Status, r.Reason)
 			}
 		}
@@ -80,22 +81,20 @@ func knownHostsCallback(b *testing.B, lines []string) ssh.HostKeyCallback {
 }
 
 // BenchmarkAnalyze1000Hosts is what `analyze` does with a 1,000-host
-// capture set: facts.Build + checks.Run + report.Build + the JSON report.
+// capture set: analysis.Run (facts, checks, report) + the JSON report.
 func BenchmarkAnalyze1000Hosts(b *testing.B) {
 	sc := fleet(b)
-	targets := make([]collect.Target, len(sc.Hosts))
+	targets := make([]hostio.Target, len(sc.Hosts))
 	for i, h := range sc.Hosts {
-		targets[i] = collect.Target{Name: h.Name}
+		targets[i] = hostio.Target{Name: h.Name}
 	}
 	results := collect.Collect(context.Background(), targets, collect.Options{
 		Runner: sc.Runner(), Concurrency: fleetSize, Probes: true})
 	meta := report.Meta{Source: "bench", Now: time.Unix(0, 0), Version: "bench"}
 	b.ReportAllocs()
 	for b.Loop() {
-		fl := facts.Build(results)
-		res := checks.Run(&fl)
-		r := report.Build(results, &fl, res, nil, meta)
-		if err := report.WriteJSON(io.Discard, r); err != nil {
+		a := analysis.Run(results, analysis.Options{Meta: meta})
+		if err := report.WriteJSON(io.Discard, a.Report); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -8,7 +8,7 @@
 // Layout of a bundle (docs/bundles.md):
 //
 //	manifest.json                   Manifest: versions, hosts, per-command status, sha256 of every file
-//	results.json                    []collect.HostResult without stdout
+//	results.json                    []hostio.HostResult without stdout
 //	hosts/<host>/<collect.FileName(command)>   stdout of each command
 //	hosts/<host>/<...>.stderr       stderr, when non-empty
 //	facts.json, findings.json, report.json, report.html
@@ -23,9 +23,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
-	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -63,21 +63,21 @@ type ManifestHost struct {
 	Host      string            `json:"host"`
 	Dir       string            `json:"dir"`
 	Transport string            `json:"transport,omitempty"`
-	Status    collect.Status    `json:"status"`
+	Status    hostio.Status     `json:"status"`
 	Reason    string            `json:"reason,omitempty"`
 	Commands  []ManifestCommand `json:"commands"`
 }
 
 // ManifestCommand is one capture of a host.
 type ManifestCommand struct {
-	Command    string         `json:"command"`
-	Kind       collect.Kind   `json:"kind,omitempty"`
-	File       string         `json:"file"`
-	StderrFile string         `json:"stderr_file,omitempty"`
-	Status     collect.Status `json:"status"`
-	ExitCode   int            `json:"exit_code"`
-	DurationNS time.Duration  `json:"duration_ns"`
-	Error      string         `json:"error,omitempty"`
+	Command    string        `json:"command"`
+	Kind       hostio.Kind   `json:"kind,omitempty"`
+	File       string        `json:"file"`
+	StderrFile string        `json:"stderr_file,omitempty"`
+	Status     hostio.Status `json:"status"`
+	ExitCode   int           `json:"exit_code"`
+	DurationNS time.Duration `json:"duration_ns"`
+	Error      string        `json:"error,omitempty"`
 }
 
 // ManifestFile is one file with its size and SHA-256 (hex).
@@ -87,19 +87,15 @@ type ManifestFile struct {
 	SHA256 string `json:"sha256"`
 }
 
-// Analysis is what the bundle stores besides the captures. The bundle
-// package does not run the pipeline itself: callers pass an AnalyzeFunc
-// (cli's facts -> checks -> report).
-type Analysis struct {
-	Fleet  *facts.Fleet
-	Checks checks.Result
-	Report *report.Report
-}
+// Analysis is what the bundle stores besides the captures: the one
+// pipeline's result (package analysis). The bundle package does not run the
+// pipeline itself: callers pass an AnalyzeFunc (analysis.Run).
+type Analysis = analysis.Analysis
 
 // AnalyzeFunc analyzes host results. redact must be applied to any
 // free text the caller adds (report source and notes), so that a redacted
 // bundle holds no identifier; it is the identity when not redacting.
-type AnalyzeFunc func(results []collect.HostResult, redact func(string) string) Analysis
+type AnalyzeFunc func(results []hostio.HostResult, redact func(string) string) Analysis
 
 var reDirUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
@@ -140,7 +136,7 @@ func sha256Hex(b []byte) string {
 
 // captureFiles returns the file of each capture of a host: its
 // collect.FileName, with ".2", ".3"... before ".txt" when a command repeats.
-func captureFiles(caps []collect.Capture) []string {
+func captureFiles(caps []hostio.Capture) []string {
 	out := make([]string, len(caps))
 	used := map[string]bool{}
 	for i, c := range caps {

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
-	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
 // Side is one analysis to compare: its facts and findings.
@@ -45,19 +45,19 @@ type Diff struct {
 	Changes []Change `json:"changes"`
 }
 
-// collection describes one list of facts of a host: how to name an item
-// and which fields are noise between two scans.
-type collection struct {
-	field string
-	// what prefixes the item's key when the key alone is unclear ("VM").
-	what string
-	key  func(v reflect.Value) string
-	skip map[string]bool
-}
-
-func byField(name string) func(reflect.Value) string {
-	return func(v reflect.Value) string { return fmt.Sprint(v.FieldByName(name).Interface()) }
-}
+// diffed are the catalogue's specs whose facts diff compares, in the
+// order of their DiffKey.Rank: how an item is named, which fields are
+// noise between two scans, and which facts.Host field holds them.
+var diffed = func() []*catalog.Spec {
+	var out []*catalog.Spec
+	for _, s := range catalog.Specs() {
+		if s.Diff != nil {
+			out = append(out, s)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Diff.Rank < out[j].Diff.Rank })
+	return out
+}()
 
 func skip(names ...string) map[string]bool {
 	m := map[string]bool{}
@@ -65,34 +65,6 @@ func skip(names ...string) map[string]bool {
 		m[n] = true
 	}
 	return m
-}
-
-var collections = []collection{
-	{"RDMADevices", "", byField("Name"), nil},
-	{"RDMAProtocols", "protocols of", byField("Device"), nil},
-	{"RDMAVmknics", "RDMA binding of", byField("Device"), nil},
-	{"VMs", "VM", byField("DisplayName"), skip("WorldID", "ProcessID", "CartelID")},
-	{"PVRDMADevices", "VM", func(v reflect.Value) string {
-		d := v.Interface().(parse.PVRDMADevice)
-		name := d.VMName
-		if name == "" {
-			name = "world " + d.WorldID
-		}
-		return name + " adapter " + d.Index
-	}, skip("WorldID", "VMName", "Index")},
-	{"Vmknics", "", byField("Name"), nil},
-	{"IPv4", "", byField("Name"), nil},
-	{"NICs", "", byField("Name"), nil},
-	{"NICDetails", "", byField("Name"), nil},
-	{"DCB", "DCB of", byField("Nic"), nil},
-	{"DVSwitches", "DVS", byField("Name"), nil},
-	{"StandardSwitches", "vSwitch", byField("Name"), nil},
-	{"Rulesets", "firewall ruleset", byField("Name"), nil},
-	{"PVRDMARules", "firewall rule", func(v reflect.Value) string {
-		r := v.Interface().(parse.FirewallRule)
-		return fmt.Sprintf("%s %s %s %d-%d", r.Ruleset, r.Direction, r.Protocol, r.PortBegin, r.PortEnd)
-	}, nil},
-	{"Pings", "", func(v reflect.Value) string { return v.Interface().(parse.Ping).Command }, skip("AvgMs")},
 }
 
 // Compare lists the fact-level and finding-level changes from old to new.
@@ -153,25 +125,25 @@ func (d *Diff) add(c Change) {
 }
 
 func (d *Diff) compareHost(host string, a, b *facts.Host) {
-	// Single facts.
-	if !(a.Version == nil || b.Version == nil) {
-		d.compareItem(host, "ESXi", reflect.ValueOf(*a.Version), reflect.ValueOf(*b.Version), skip("Product"))
-	}
-	if a.PVRDMAVmknic != nil && b.PVRDMAVmknic != nil {
-		d.compareItem(host, a.PVRDMAVmknic.Path, reflect.ValueOf(*a.PVRDMAVmknic), reflect.ValueOf(*b.PVRDMAVmknic), skip("Path", "Type"))
-	}
 	// Only facts that were read on both sides are compared: an output that
 	// is missing on one side is a collection change, not a fact change.
 	av, bv := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
-	for _, c := range collections {
-		x, y := av.FieldByName(c.field), bv.FieldByName(c.field)
+	for _, s := range diffed {
+		x, y := av.FieldByName(s.Fact), bv.FieldByName(s.Fact)
+		if x.Kind() == reflect.Pointer {
+			// A single fact (one per host): compared when read on both sides.
+			if !x.IsNil() && !y.IsNil() {
+				d.compareItem(host, s.Diff.Key(x.Elem()), x.Elem(), y.Elem(), skip(s.Diff.Skip...))
+			}
+			continue
+		}
 		if x.Len() == 0 && y.Len() == 0 {
 			continue
 		}
-		if (x.Len() == 0 || y.Len() == 0) && !bothCollected(a, b, c.field) {
+		if (x.Len() == 0 || y.Len() == 0) && !bothCollected(a, b, s.Fact) {
 			continue
 		}
-		ox, oy := index(x, c.key), index(y, c.key)
+		ox, oy := index(x, s.Diff.Key), index(y, s.Diff.Key)
 		var keys []string
 		for k := range ox {
 			keys = append(keys, k)
@@ -182,8 +154,9 @@ func (d *Diff) compareHost(host string, a, b *facts.Host) {
 			}
 		}
 		sort.Strings(keys)
+		skipped := skip(s.Diff.Skip...)
 		for _, k := range keys {
-			obj := strings.TrimSpace(c.what + " " + k)
+			obj := strings.TrimSpace(s.Diff.What + " " + k)
 			i, inOld := ox[k]
 			j, inNew := oy[k]
 			switch {
@@ -192,7 +165,7 @@ func (d *Diff) compareHost(host string, a, b *facts.Host) {
 			case !inNew:
 				d.add(Change{Host: host, Kind: "fact", Object: obj, Change: "removed", Text: fmt.Sprintf("%s %s removed", host, obj)})
 			default:
-				d.compareItem(host, obj, i, j, c.skip)
+				d.compareItem(host, obj, i, j, skipped)
 			}
 		}
 	}
@@ -203,7 +176,7 @@ func (d *Diff) compareHost(host string, a, b *facts.Host) {
 func bothCollected(a, b *facts.Host, field string) bool {
 	parsed := func(h *facts.Host) bool {
 		for kind, srcs := range h.Sources {
-			if fieldOfKind[string(kind)] != field {
+			if spec, ok := catalog.Lookup(kind); !ok || spec.Fact != field {
 				continue
 			}
 			for _, s := range srcs {
@@ -215,14 +188,6 @@ func bothCollected(a, b *facts.Host, field string) bool {
 		return false
 	}
 	return parsed(a) && parsed(b)
-}
-
-var fieldOfKind = map[string]string{
-	"rdma_device_list": "RDMADevices", "rdma_protocol_list": "RDMAProtocols", "rdma_vmknic_list": "RDMAVmknics",
-	"vm_process_list": "VMs", "pvrdma_properties": "PVRDMADevices", "ip_interface_list": "Vmknics",
-	"ip_interface_ipv4": "IPv4", "nic_list": "NICs", "nic_get": "NICDetails", "nic_dcb_status": "DCB",
-	"dvs_list": "DVSwitches", "vswitch_standard_list": "StandardSwitches", "firewall_ruleset_list": "Rulesets",
-	"firewall_pvrdma_rules": "PVRDMARules", "firewall_global": "Firewall", "vmkping": "Pings",
 }
 
 func index(list reflect.Value, key func(reflect.Value) string) map[string]reflect.Value {

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // Files are the regular files of an archive or a folder, read within
@@ -310,7 +311,7 @@ func Open(f *Files) *Contents {
 		}
 	}
 	rb, ok := files[ResultsFile]
-	var results []collect.HostResult
+	var results []hostio.HostResult
 	switch {
 	case !ok:
 		in.Problems = append(in.Problems, "results.json is missing: command statuses are lost, outputs are read from the host folders")
@@ -354,8 +355,8 @@ func Open(f *Files) *Contents {
 			switch {
 			case ok && !bad[p]:
 				c.Stdout = string(b)
-			case c.Status == collect.StatusCollected:
-				c.Status = collect.StatusFailed
+			case c.Status == hostio.StatusCollected:
+				c.Status = hostio.StatusFailed
 				c.Error = collect.ErrMissingFromBundle
 				if ok {
 					c.Error = collect.ErrCorruptInBundle
@@ -366,7 +367,7 @@ func Open(f *Files) *Contents {
 				}
 			}
 		}
-		if damaged > 0 && hr.Status != collect.StatusNotCollected {
+		if damaged > 0 && hr.Status != hostio.StatusNotCollected {
 			hr.Reason = fmt.Sprintf("%d output(s) missing or corrupt in the bundle", damaged)
 			hr.Finalize()
 		}

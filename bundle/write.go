@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/redact"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
@@ -62,7 +62,7 @@ type entry struct {
 }
 
 // Write writes a bundle of results to w as tar.gz.
-func Write(w io.Writer, results []collect.HostResult, opts Options) (*Written, error) {
+func Write(w io.Writer, results []hostio.HostResult, opts Options) (*Written, error) {
 	if opts.Analyze == nil {
 		return nil, errors.New("bundle: Options.Analyze is required")
 	}
@@ -198,7 +198,7 @@ func TokensPath(bundlePath string) string { return bundlePath + ".tokens.json" }
 // same directory, fsync, rename): an interrupted or failed export leaves
 // no file at path. When redacting, the token map is written next to it
 // (TokensPath, mode 0600), never inside the bundle.
-func WriteFile(path string, results []collect.HostResult, opts Options) (*Written, error) {
+func WriteFile(path string, results []hostio.HostResult, opts Options) (*Written, error) {
 	var wr *Written
 	err := atomicWrite(path, 0o644, func(w io.Writer) error {
 		var err error

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // Outputs lost from a damaged bundle are not blamed on the host: one
@@ -17,13 +18,13 @@ func TestCollectionFailedOfflineInput(t *testing.T) {
 	for k, srcs := range h.Sources {
 		for i := range srcs {
 			if n%2 == 0 {
-				srcs[i].Status, srcs[i].Error, srcs[i].Parsed = collect.StatusFailed, collect.ErrMissingFromBundle, false
+				srcs[i].Status, srcs[i].Error, srcs[i].Parsed = hostio.StatusFailed, collect.ErrMissingFromBundle, false
 			}
 			n++
 		}
 		h.Sources[k] = srcs
 	}
-	h.Sources[collect.KindOf(cmdDCB4)] = []facts.Source{{Command: cmdDCB4, Status: collect.StatusFailed, Error: "exit status 1"}}
+	h.Sources[collect.KindOf(cmdDCB4)] = []facts.Source{{Command: cmdDCB4, Status: hostio.StatusFailed, Error: "exit status 1"}}
 	damaged := 0
 	for _, srcs := range h.Sources {
 		for _, s := range srcs {
@@ -60,7 +61,7 @@ func TestCollectionFailedOfflineInput(t *testing.T) {
 	// Stage-1 commands that a transcript lacks.
 	h = goodHost("esx01", "192.168.50.11")
 	k := collect.KindOf(cmdNICList)
-	h.Sources[k] = []facts.Source{{Command: cmdNICList, Status: collect.StatusSkipped, Error: collect.ErrNotInTranscript}}
+	h.Sources[k] = []facts.Source{{Command: cmdNICList, Status: hostio.StatusSkipped, Error: collect.ErrNotInTranscript}}
 	fails = nil
 	for _, f := range runRule(t, "COLLECTION_FAILED", h) {
 		if f.Status == StatusFail {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -16,7 +17,7 @@ import (
 
 // sourceFor reports whether the capture of kind whose command names arg
 // (e.g. "-n vmnic5" -> arg "vmnic5") was collected and parsed on h.
-func sourceFor(h *facts.Host, kind collect.Kind, arg string) (ok bool, why string) {
+func sourceFor(h *facts.Host, kind hostio.Kind, arg string) (ok bool, why string) {
 	if ok, why := h.Available(); !ok {
 		return false, why
 	}
@@ -28,7 +29,7 @@ func sourceFor(h *facts.Host, kind collect.Kind, arg string) (ok bool, why strin
 		if s.Parsed {
 			return true, ""
 		}
-		if s.Status != collect.StatusCollected {
+		if s.Status != hostio.StatusCollected {
 			msg := fmt.Sprintf("`%s` %s", s.Command, strings.ReplaceAll(string(s.Status), "_", " "))
 			if s.Error != "" {
 				msg += " (" + s.Error + ")"
@@ -50,8 +51,8 @@ func pvrdmaInUse(h *facts.Host, p *facts.HostPath) (use, known bool, why string)
 	if p.Tagged != "" {
 		return true, true, ""
 	}
-	okLs, whyLs := h.Available(collect.KindPVRDMADeviceLs)
-	okTag, whyTag := h.Available(collect.KindPVRDMAVmknicOpt)
+	okLs, whyLs := h.Available(hostio.KindPVRDMADeviceLs)
+	okTag, whyTag := h.Available(hostio.KindPVRDMAVmknicOpt)
 	if okLs && okTag {
 		return false, true, ""
 	}
@@ -65,7 +66,7 @@ func pvrdmaInUse(h *facts.Host, p *facts.HostPath) (use, known bool, why string)
 }
 
 // sourceEv points at a whole capture (for empty listings).
-func sourceEv(h *facts.Host, kind collect.Kind, note string) []Evidence {
+func sourceEv(h *facts.Host, kind hostio.Kind, note string) []Evidence {
 	var ev []Evidence
 	for _, s := range h.Sources[kind] {
 		ev = append(ev, Evidence{Host: h.Host, Command: s.Command, Note: note})
@@ -176,11 +177,11 @@ func orPlaceholder(v, placeholder string) string {
 }
 
 // argPlaceholder is the placeholder of a stage-2 template for its argument.
-func argPlaceholder(kind collect.Kind) string {
+func argPlaceholder(kind hostio.Kind) string {
 	switch kind {
-	case collect.KindRDMAStats:
+	case hostio.KindRDMAStats:
 		return "vmrdmaN"
-	case collect.KindNICGet, collect.KindDCBStatus:
+	case hostio.KindNICGet, hostio.KindDCBStatus:
 		return "vmnicN"
 	}
 	return ""

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -52,7 +53,7 @@ func rec(cmd string, kv ...string) parse.Record {
 func collected(h *facts.Host, cmds ...string) {
 	for _, c := range cmds {
 		k := collect.KindOf(c)
-		h.Sources[k] = append(h.Sources[k], facts.Source{Command: c, Status: collect.StatusCollected, Parsed: true})
+		h.Sources[k] = append(h.Sources[k], facts.Source{Command: c, Status: hostio.StatusCollected, Parsed: true})
 	}
 }
 
@@ -65,11 +66,11 @@ func missing(h *facts.Host, cmd string) {
 			keep = append(keep, s)
 		}
 	}
-	h.Sources[k] = append(keep, facts.Source{Command: cmd, Status: collect.StatusFailed, Error: "exit status 1"})
+	h.Sources[k] = append(keep, facts.Source{Command: cmd, Status: hostio.StatusFailed, Error: "exit status 1"})
 }
 
 func goodHost(name string, ip string) facts.Host {
-	h := facts.Host{Host: name, Status: collect.StatusCollected, Sources: map[collect.Kind][]facts.Source{}}
+	h := facts.Host{Host: name, Status: hostio.StatusCollected, Sources: map[hostio.Kind][]facts.Source{}}
 	collected(&h, cmdRDMAList, cmdProto, cmdIfList, cmdIPv4, cmdDVS, cmdTag, cmdFirewall, cmdLs, cmdVersion, cmdVMKBind,
 		cmdNICList, cmdProps, cmdNICGet4, cmdDCB4, cmdStats0)
 	h.Version = &parse.SystemVersion{Product: "VMware ESXi", Version: "8.0.3", Build: "24022510", Ref: ref(cmdVersion, 2, "   Version: 8.0.3")}

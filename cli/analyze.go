@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/offline"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
@@ -142,9 +142,9 @@ func runAnalyze(ctx context.Context, opts *AnalyzeOptions) error {
 // analyzePipeline is the pipeline that analyses a loaded offline input.
 func analyzePipeline(opts *AnalyzeOptions, in *offline.Input) *Pipeline {
 	meta := report.Meta{Source: in.Source(), Notes: inputNotes(in)}
-	targets := make([]collect.Target, len(in.Results))
+	targets := make([]hostio.Target, len(in.Results))
 	for i, hr := range in.Results {
-		targets[i] = collect.Target{Name: hr.Host}
+		targets[i] = hostio.Target{Name: hr.Host}
 	}
 	p := &Pipeline{
 		IO: opts.IO, Getenv: opts.Getenv, Report: &opts.Report, Targets: targets, Meta: meta,

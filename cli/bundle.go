@@ -13,6 +13,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/config"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/redact"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
@@ -51,7 +52,7 @@ func loadTokens(path string) (*redact.TokenMap, error) {
 	if path == "" {
 		return nil, nil
 	}
-	b, err := collect.ReadFileCapped(path, collect.MaxTokenMapFile)
+	b, err := hostio.ReadFileCapped(path, hostio.MaxTokenMapFile)
 	if err != nil {
 		return nil, fmt.Errorf("--tokens: %w", err)
 	}
@@ -76,7 +77,7 @@ func bundleOptions(meta report.Meta, bf BundleFlags) (bundle.Options, error) {
 	}
 	return bundle.Options{
 		Redact: !bf.NoRedact && !bf.AlreadyRedacted, AlreadyRedacted: bf.AlreadyRedacted, Tokens: tm, ToolVersion: Version, Now: meta.Now, Source: meta.Source,
-		Analyze: func(rs []collect.HostResult, redact func(string) string) bundle.Analysis {
+		Analyze: func(rs []hostio.HostResult, redact func(string) string) bundle.Analysis {
 			m := meta
 			m.Source = redact(m.Source)
 			m.Notes = nil
@@ -84,7 +85,7 @@ func bundleOptions(meta report.Meta, bf BundleFlags) (bundle.Options, error) {
 				m.Notes = append(m.Notes, redact(n))
 			}
 			a := analyze(rs, m, bf.Config.Redacted(redact))
-			return bundle.Analysis{Fleet: &a.Fleet, Checks: a.Checks, Report: a.Report}
+			return *a
 		},
 		HTML:        bundleHTML,
 		Identifiers: bf.Identifiers,
@@ -117,7 +118,7 @@ func checkTokenMapFree(path string, bf BundleFlags) error {
 }
 
 // writeBundle writes results to path and tells the user where it went.
-func writeBundle(path string, results []collect.HostResult, meta report.Meta, bf BundleFlags, errOut io.Writer) error {
+func writeBundle(path string, results []hostio.HostResult, meta report.Meta, bf BundleFlags, errOut io.Writer) error {
 	if err := checkTokenMapFree(path, bf); err != nil {
 		return err
 	}
@@ -143,8 +144,8 @@ func writeBundle(path string, results []collect.HostResult, meta report.Meta, bf
 
 // bundleExporter is the Pipeline.Bundle hook (the TUI's export action); it
 // prints nothing, the TUI owns the screen and shows the outcome.
-func bundleExporter(meta report.Meta, bf BundleFlags) func(string, []collect.HostResult) error {
-	return func(path string, results []collect.HostResult) error {
+func bundleExporter(meta report.Meta, bf BundleFlags) func(string, []hostio.HostResult) error {
+	return func(path string, results []hostio.HostResult) error {
 		return writeBundle(path, results, meta, bf, io.Discard)
 	}
 }

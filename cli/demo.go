@@ -13,7 +13,9 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+	"github.com/pvrdma-doctor/pvrdma-doctor/sshrun"
 )
 
 func init() { register("demo", newCmdDemo) }
@@ -81,28 +83,28 @@ func runDemo(ctx context.Context, opts *DemoOptions) error {
 
 // labTargets returns the lab's hosts as scan targets and an SSH runner that
 // logs in with the lab's credentials and verifies each host's key.
-func labTargets(l *lab.Lab) ([]collect.Target, *collect.SSHRunner) {
+func labTargets(l *lab.Lab) ([]hostio.Target, *sshrun.SSHRunner) {
 	hosts := l.Hosts()
-	targets := make([]collect.Target, len(hosts))
+	targets := make([]hostio.Target, len(hosts))
 	byName := map[string]lab.HostInfo{}
 	for i, h := range hosts {
-		targets[i] = collect.Target{Name: h.Name, Addr: h.Addr}
+		targets[i] = hostio.Target{Name: h.Name, Addr: h.Addr}
 		byName[h.Name] = h
 	}
-	runner := &collect.SSHRunner{
-		ClientConfig: func(t collect.Target) (*ssh.ClientConfig, error) {
+	runner := &sshrun.SSHRunner{
+		ClientConfig: func(t hostio.Target) (*ssh.ClientConfig, error) {
 			h := byName[t.Name]
 			want := h.HostKey
 			return &ssh.ClientConfig{
 				User: h.User,
-				Auth: collect.PasswordAuth(h.Password),
+				Auth: sshrun.PasswordAuth(h.Password),
 				HostKeyCallback: func(_ string, _ net.Addr, key ssh.PublicKey) error {
 					if want == nil || string(key.Marshal()) != string(want.Marshal()) {
 						return fmt.Errorf("host key of %s does not match the lab's key", t.Name)
 					}
 					return nil
 				},
-				HostKeyAlgorithms: collect.HostKeyAlgorithms(want.Type()),
+				HostKeyAlgorithms: sshrun.HostKeyAlgorithms(want.Type()),
 			}, nil
 		},
 	}

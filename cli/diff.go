@@ -72,7 +72,7 @@ func runDiff(opts *DiffOptions) error {
 		}
 		a := analyze(in.Results, report.Meta{Source: in.Source()})
 		inputs[i] = in
-		sides[i] = bundle.Side{Label: p, Fleet: &a.Fleet, Findings: a.Checks.Findings}
+		sides[i] = bundle.Side{Label: p, Fleet: a.Fleet, Findings: a.Checks.Findings}
 	}
 	if inputs[0].Redacted() != inputs[1].Redacted() {
 		fmt.Fprintln(opts.IO.ErrOut, "warning: one input is redacted and the other is not: host and VM names will not match")

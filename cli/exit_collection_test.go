@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -14,7 +14,7 @@ import (
 // COLLECTION_FAILED warning: counted apart from the problems (schema 1.2),
 // it still exits 3 with the default --fail-on, and 0 with --fail-on critical.
 func TestExitCodeCountsCollectionFailed(t *testing.T) {
-	results := []collect.HostResult{{Host: "esx01", Status: collect.StatusCollected}}
+	results := []hostio.HostResult{{Host: "esx01", Status: hostio.StatusCollected}}
 	fleet := facts.Build(results)
 	f := checks.Finding{RuleID: "COLLECTION_FAILED", Severity: checks.Warning, Status: checks.StatusFail, Host: "esx01",
 		Subject: "esxcli network nic list", Message: "output could not be parsed"}

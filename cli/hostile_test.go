@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/offline"
 	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
@@ -123,11 +123,11 @@ func TestCLISinksShowControlsEscaped(t *testing.T) {
 
 func TestProgressLinesShowControlsEscaped(t *testing.T) {
 	var buf strings.Builder
-	targets := []collect.Target{{Name: "esx01"}, {Name: "esx02"}}
+	targets := []hostio.Target{{Name: "esx01"}, {Name: "esx02"}}
 	v := newProgressView(&buf, targets, 200)
-	v.Event(collect.Event{Host: "esx01", Phase: collect.PhaseFailed, Err: "dial: \x1b]52;c;cm0=\x07 refused"})
-	v.Event(collect.Event{Host: "esx02", Phase: collect.PhaseDone, Result: &collect.HostResult{Host: "esx02",
-		Status: collect.StatusPartial, Reason: "`esxcli vm process list`: vm\x1b]0;PWNED\x07"}})
+	v.Event(hostio.Event{Host: "esx01", Phase: hostio.PhaseFailed, Err: "dial: \x1b]52;c;cm0=\x07 refused"})
+	v.Event(hostio.Event{Host: "esx02", Phase: hostio.PhaseDone, Result: &hostio.HostResult{Host: "esx02",
+		Status: hostio.StatusPartial, Reason: "`esxcli vm process list`: vm\x1b]0;PWNED\x07"}})
 	out := buf.String()
 	// The view's own cursor movements are the only escape sequences.
 	own := regexp.MustCompile(`\r\x1b\[\d+A\x1b\[J`)

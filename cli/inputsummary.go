@@ -9,6 +9,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/offline"
 	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
@@ -85,8 +86,8 @@ func summarizeInput(in *offline.Input, fleet *facts.Fleet, res *checks.Result) [
 		sort.Strings(kinds)
 		costly := map[string]bool{}
 		for _, k := range kinds {
-			for _, src := range h.Sources[collect.Kind(k)] {
-				if !known && src.Status == collect.StatusCollected {
+			for _, src := range h.Sources[hostio.Kind(k)] {
+				if !known && src.Status == hostio.StatusCollected {
 					s.Read = append(s.Read, fmt.Sprintf("`%s`", src.Command))
 				}
 				for _, sk := range src.Skipped {
@@ -127,7 +128,7 @@ func summarizeInput(in *offline.Input, fleet *facts.Fleet, res *checks.Result) [
 // report (host notes) and prints it on errOut.
 func inputSummaryExport(in *offline.Input, errOut io.Writer) func(*Analysis) error {
 	return func(a *Analysis) error {
-		sums := summarizeInput(in, &a.Fleet, &a.Checks)
+		sums := summarizeInput(in, a.Fleet, &a.Checks)
 		byHost := map[string][]string{}
 		for _, s := range sums {
 			byHost[s.Host] = s.lines()

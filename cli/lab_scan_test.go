@@ -15,6 +15,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -130,7 +131,7 @@ func TestDemoExitCodesAndJSON(t *testing.T) {
 		t.Errorf("healthy: %+v", r.Summary)
 	}
 	for _, h := range r.Hosts {
-		if h.Status != collect.StatusCollected || len(h.Commands) == 0 {
+		if h.Status != hostio.StatusCollected || len(h.Commands) == 0 {
 			t.Errorf("healthy host %s: %s with %d commands", h.Host, h.Status, len(h.Commands))
 		}
 	}
@@ -158,7 +159,7 @@ func TestDemoExitCodesAndJSON(t *testing.T) {
 	}
 	var notCollected int
 	for _, h := range r.Hosts {
-		if h.Status == collect.StatusNotCollected {
+		if h.Status == hostio.StatusNotCollected {
 			notCollected++
 			if h.Reason == "" {
 				t.Errorf("host %s not collected without a reason", h.Host)
@@ -225,7 +226,7 @@ func TestUnreachableHostsAreReportedAndTheScanGoesOn(t *testing.T) {
 		"esx01": {RejectAuth: true},
 		"esx02": {Silent: true},
 	}}, collect.Options{ConnectTimeout: 1500 * time.Millisecond})
-	status := map[string]collect.HostResult{}
+	status := map[string]hostio.HostResult{}
 	for _, r := range a.Results {
 		status[r.Host] = r
 	}
@@ -235,12 +236,12 @@ func TestUnreachableHostsAreReportedAndTheScanGoesOn(t *testing.T) {
 		"esx05": "connection refused",
 	} {
 		r := status[host]
-		if r.Status != collect.StatusNotCollected || !strings.Contains(r.Reason, want) {
+		if r.Status != hostio.StatusNotCollected || !strings.Contains(r.Reason, want) {
 			t.Errorf("%s: status %s, reason %q; want not_collected with %q", host, r.Status, r.Reason, want)
 		}
 	}
 	for _, host := range []string{"esx03", "esx04"} {
-		if r := status[host]; r.Status == collect.StatusNotCollected || len(r.Captures) < len(collect.Stage1()) {
+		if r := status[host]; r.Status == hostio.StatusNotCollected || len(r.Captures) < len(collect.Stage1()) {
 			t.Errorf("%s should have been collected: %s %q", host, r.Status, r.Reason)
 		}
 	}

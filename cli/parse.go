@@ -13,7 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
@@ -55,7 +57,7 @@ status is 5 (incomplete). Output of which most is unreadable is an error
 (exit 1).
 
 Supported commands:
-  ` + strings.Join(parse.SupportedCommands(), "\n  "),
+  ` + strings.Join(supportedCommands(), "\n  "),
 		Example: `  pvrdma-doctor parse --command "esxcli rdma device list" rdma.txt
   ssh root@esx01 esxcli rdma device list | pvrdma-doctor parse --command "esxcli rdma device list" --output json
   pvrdma-doctor parse --command "vsish -e cat /vmkModules/vrdma/pvrdmaDevices/1001474360_0/properties" props.txt`,
@@ -74,7 +76,7 @@ Supported commands:
 
 func runParse(opts *ParseOptions) error {
 	if strings.TrimSpace(opts.Command) == "" {
-		return usageError("--command is required: the command line that produced the output, e.g. --command \"esxcli rdma device list\"\nSupported commands:\n  %s", strings.Join(parse.SupportedCommands(), "\n  "))
+		return usageError("--command is required: the command line that produced the output, e.g. --command \"esxcli rdma device list\"\nSupported commands:\n  %s", strings.Join(supportedCommands(), "\n  "))
 	}
 	if opts.Output != "text" && opts.Output != "json" {
 		return usageError("--output must be text or json, not %q", opts.Output)
@@ -89,7 +91,7 @@ func runParse(opts *ParseOptions) error {
 		defer f.Close()
 		in, name = f, opts.File
 	}
-	b, err := collect.ReadAllCapped(in, name, collect.DefaultMaxCommandOutput)
+	b, err := hostio.ReadAllCapped(in, name, hostio.DefaultMaxCommandOutput)
 	if err != nil {
 		return WithExitCode(ExitError, fmt.Errorf("reading %s: %w", name, err))
 	}
@@ -97,7 +99,7 @@ func runParse(opts *ParseOptions) error {
 	if rc, ok := collect.Recognize(parse.StripPrompt(command)); ok && rc.Line != "" {
 		command = rc.Line // another spelling of a catalogue command
 	}
-	v, err := parse.Parse(command, string(b))
+	v, err := parseCommand(command, string(b))
 	var unknown *parse.UnknownCommandError
 	if errors.As(err, &unknown) {
 		return WithExitCode(ExitUsage, err)
@@ -224,4 +226,32 @@ func show(v reflect.Value) string {
 		return "-"
 	}
 	return fmt.Sprint(v.Interface())
+}
+
+// parseCommand parses text as the output of command: with parse's table of
+// commands as typed on ESXi, and for a catalogue command parse does not
+// list, with the catalogue's parser.
+func parseCommand(command, text string) (any, error) {
+	v, err := parse.Parse(command, text)
+	var unknown *parse.UnknownCommandError
+	if errors.As(err, &unknown) {
+		if s, ok := catalog.Lookup(catalog.KindOf(command)); ok && s.Parser.Parse != nil {
+			return s.Parser.Parse(text)
+		}
+	}
+	return v, err
+}
+
+// supportedCommands lists what `parse` reads: parse's table, then the
+// catalogue commands it does not list.
+func supportedCommands() []string {
+	out := parse.SupportedCommands()
+	for _, s := range catalog.Specs() {
+		c, err := s.Command(s.Example...)
+		var unknown *parse.UnknownCommandError
+		if _, perr := parse.Parse(c.Line, ""); err == nil && errors.As(perr, &unknown) {
+			out = append(out, s.TemplateLine())
+		}
+	}
+	return out
 }

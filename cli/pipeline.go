@@ -10,46 +10,32 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/config"
-	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
-// Analysis is the pure part of the pipeline, the same live and offline:
-// captures -> facts -> findings -> report.
-type Analysis struct {
-	Results []collect.HostResult
-	Fleet   facts.Fleet
-	Checks  checks.Result
-	Report  *report.Report
-}
+// Analysis is one run of the pipeline (package analysis).
+type Analysis = analysis.Analysis
 
-// analyze runs parse, checks and report on collected host results. A
-// config (--config), when given, overrides severities and moves suppressed
-// findings out of the findings before the report is built.
-func analyze(results []collect.HostResult, meta report.Meta, cfg ...*config.Config) *Analysis {
-	fleet := facts.Build(results)
-	res := checks.Run(&fleet)
-	if meta.Now.IsZero() {
-		meta.Now = time.Now()
-	}
+// analyze runs the one pipeline (analysis.Run) with this build's version
+// in the report. A config (--config), when given, overrides severities and
+// moves suppressed findings out of the findings before the report is built.
+func analyze(results []hostio.HostResult, meta report.Meta, cfg ...*config.Config) *Analysis {
 	if meta.Version == "" {
 		meta.Version = Version
 	}
-	var suppressed []checks.Finding
-	if len(cfg) > 0 && cfg[0] != nil {
-		applied := cfg[0].Apply(res, meta.Now)
-		res, suppressed = applied.Result, applied.Suppressed
-		meta.Notes = append(append([]string(nil), meta.Notes...), applied.Notes...)
+	opts := analysis.Options{Meta: meta}
+	if len(cfg) > 0 {
+		opts.Config = cfg[0]
 	}
-	return &Analysis{Results: results, Fleet: fleet, Checks: res,
-		Report: report.Build(results, &fleet, res, suppressed, meta)}
+	return analysis.Run(results, opts)
 }
 
 // ReportOptions are the output flags shared by scan, demo and analyze.
@@ -107,15 +93,15 @@ type Pipeline struct {
 	IO      *IOStreams
 	Getenv  func(string) string
 	Report  *ReportOptions
-	Targets []collect.Target
+	Targets []hostio.Target
 	Collect collect.Options
 	Meta    report.Meta
 	// Bundle, when set, lets the TUI export a support bundle of the latest
 	// results to a path (nil: the TUI says bundles are not available).
-	Bundle func(path string, results []collect.HostResult) error
+	Bundle func(path string, results []hostio.HostResult) error
 	// Results, when set, are analysed instead of collecting (offline:
 	// analyze); the TUI shows them read-only, without rescans.
-	Results []collect.HostResult
+	Results []hostio.HostResult
 	// Partial marks offline input that could not be read completely: the
 	// exit status is at least ExitIncomplete (critical findings still win).
 	Partial bool
@@ -226,8 +212,8 @@ func exitCodeFor(r *report.Report, failOn checks.Severity) int {
 }
 
 // parseHosts splits a --hosts value: comma- or space-separated host[:port].
-func parseHosts(v string) ([]collect.Target, error) {
-	var out []collect.Target
+func parseHosts(v string) ([]hostio.Target, error) {
+	var out []hostio.Target
 	seen := map[string]bool{}
 	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' }) {
 		t, err := parseTarget(f)
@@ -242,20 +228,20 @@ func parseHosts(v string) ([]collect.Target, error) {
 	return out, nil
 }
 
-func parseTarget(s string) (collect.Target, error) {
+func parseTarget(s string) (hostio.Target, error) {
 	s = strings.TrimSpace(s)
 	if err := checkHostBytes(s); err != nil {
-		return collect.Target{}, err
+		return hostio.Target{}, err
 	}
 	if s == "" || strings.ContainsAny(s, "/\\@ '\"`$;|&") {
-		return collect.Target{}, usageError("invalid host %q: expected name, name:port, IPv4 or [IPv6]:port", s)
+		return hostio.Target{}, usageError("invalid host %q: expected name, name:port, IPv4 or [IPv6]:port", s)
 	}
 	if host, port, err := net.SplitHostPort(s); err == nil {
 		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 || host == "" {
-			return collect.Target{}, usageError("invalid host %q: the port must be a number from 1 to 65535 after a host name or address", s)
+			return hostio.Target{}, usageError("invalid host %q: the port must be a number from 1 to 65535 after a host name or address", s)
 		}
 	}
-	return collect.Target{Name: s}, nil
+	return hostio.Target{Name: s}, nil
 }
 
 // homeDir returns the user's home for default paths.

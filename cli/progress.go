@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
 
@@ -26,7 +26,7 @@ type progressView struct {
 	total  int
 	start  time.Time
 	order  map[string]int
-	active map[string]collect.Event
+	active map[string]hostio.Event
 	done   int
 	failed int
 	part   int
@@ -39,12 +39,12 @@ type progressView struct {
 // maxActiveLines bounds the hosts listed in the block.
 const maxActiveLines = 8
 
-func newProgressView(w io.Writer, targets []collect.Target, width int) *progressView {
+func newProgressView(w io.Writer, targets []hostio.Target, width int) *progressView {
 	if width <= 20 {
 		width = 80
 	}
 	v := &progressView{w: w, width: width, total: len(targets), start: time.Now(),
-		order: map[string]int{}, active: map[string]collect.Event{}, stop: make(chan struct{})}
+		order: map[string]int{}, active: map[string]hostio.Event{}, stop: make(chan struct{})}
 	for i, t := range targets {
 		v.order[t.Name] = i
 	}
@@ -80,14 +80,14 @@ func (v *progressView) loop() {
 }
 
 // Event is the collect.Options.Progress callback.
-func (v *progressView) Event(ev collect.Event) {
+func (v *progressView) Event(ev hostio.Event) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.over {
 		return
 	}
 	switch ev.Phase {
-	case collect.PhaseDone, collect.PhaseFailed:
+	case hostio.PhaseDone, hostio.PhaseFailed:
 		delete(v.active, ev.Host)
 		v.done++
 		if line := v.finishedLine(ev); line != "" {
@@ -102,24 +102,24 @@ func (v *progressView) Event(ev collect.Event) {
 		v.finishLocked()
 		return
 	}
-	if ev.Phase == collect.PhaseDone || ev.Phase == collect.PhaseFailed {
+	if ev.Phase == hostio.PhaseDone || ev.Phase == hostio.PhaseFailed {
 		v.redrawLocked()
 	}
 }
 
 // finishedLine is the permanent line for a host that ended: only hosts
 // with a problem get one (the summary counts the rest).
-func (v *progressView) finishedLine(ev collect.Event) string {
+func (v *progressView) finishedLine(ev hostio.Event) string {
 	r := ev.Result
 	if r == nil {
 		v.failed++
 		return fmt.Sprintf("✗ %s: %s", ev.Host, ev.Err)
 	}
 	switch r.Status {
-	case collect.StatusNotCollected:
+	case hostio.StatusNotCollected:
 		v.failed++
 		return fmt.Sprintf("✗ %s not collected: %s", r.Host, r.Reason)
-	case collect.StatusPartial:
+	case hostio.StatusPartial:
 		v.part++
 		return fmt.Sprintf("! %s partial: %s", r.Host, r.Reason)
 	}

@@ -6,8 +6,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/redact"
+	"github.com/pvrdma-doctor/pvrdma-doctor/sshrun"
 )
 
 // localIdentifiers are the operator's own identifiers a scan may write
@@ -31,9 +31,9 @@ func localIdentifiers(f *SSHFlags, getenv func(string) string) []redact.Token {
 // routeIdentifiers are the SSH users and dialled addresses of one route
 // (the host and its jump hosts; ssh_config HostName and hosts-file
 // addresses included).
-func routeIdentifiers(rt collect.Route) []redact.Token {
+func routeIdentifiers(rt sshrun.Route) []redact.Token {
 	var ids []redact.Token
-	for _, h := range append(append([]collect.Hop(nil), rt.Jumps...), rt.Host) {
+	for _, h := range append(append([]sshrun.Hop(nil), rt.Jumps...), rt.Host) {
 		ids = append(ids, redact.Token{Kind: redact.TokenHost, Original: h.Name}, redact.Token{Kind: redact.TokenHost, Original: h.Addr})
 		if h.HostKeyName != "" {
 			ids = append(ids, redact.Token{Kind: redact.TokenHost, Original: h.HostKeyName})

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -35,7 +36,7 @@ type ScanOptions struct {
 	Bundle BundleFlags
 
 	// Runner overrides the SSH transport (tests).
-	Runner collect.Runner
+	Runner hostio.Runner
 	// ProgressTTY forces the terminal progress display (tests).
 	ProgressTTY bool
 	// closeRunner releases the SSH transport (agent, jump hosts).

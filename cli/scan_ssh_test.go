@@ -18,6 +18,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -92,14 +93,14 @@ func TestScanCommandOverSSH(t *testing.T) {
 	if len(hosts) != len(l.Hosts()) {
 		t.Fatalf("%d hosts in the report, want %d", len(hosts), len(l.Hosts()))
 	}
-	if h := hosts["esx05"]; h.Status != collect.StatusNotCollected || !strings.Contains(h.Reason, "connection refused") {
+	if h := hosts["esx05"]; h.Status != hostio.StatusNotCollected || !strings.Contains(h.Reason, "connection refused") {
 		t.Errorf("esx05: %s %q", h.Status, h.Reason)
 	}
-	if h := hosts["esx03"]; h.Status != collect.StatusPartial || !strings.Contains(h.Reason, "connection lost after 4 commands") {
+	if h := hosts["esx03"]; h.Status != hostio.StatusPartial || !strings.Contains(h.Reason, "connection lost after 4 commands") {
 		t.Errorf("esx03: %s %q", h.Status, h.Reason)
 	}
 	for _, name := range []string{"esx01", "esx02", "esx04"} {
-		if h := hosts[name]; h.Status == collect.StatusNotCollected || len(h.Commands) == 0 {
+		if h := hosts[name]; h.Status == hostio.StatusNotCollected || len(h.Commands) == 0 {
 			t.Errorf("%s: %s %q", name, h.Status, h.Reason)
 		}
 	}
@@ -132,7 +133,7 @@ func TestScanHostKeyFlags(t *testing.T) {
 	}
 	for _, hi := range l.Hosts() {
 		h := hostsByName(decodeReport(t, out))[hi.Name]
-		if h.Status != collect.StatusNotCollected || !strings.Contains(h.Reason, ssh.FingerprintSHA256(hi.HostKey)) {
+		if h.Status != hostio.StatusNotCollected || !strings.Contains(h.Reason, ssh.FingerprintSHA256(hi.HostKey)) {
 			t.Errorf("%s: %s %q", hi.Name, h.Status, h.Reason)
 		}
 	}
@@ -257,7 +258,7 @@ func TestScanSSHConfigAliasAndKeyFile(t *testing.T) {
 		t.Fatalf("exit %d; stderr %s\n%s", code, errOut, out)
 	}
 	for _, h := range decodeReport(t, out).Hosts {
-		if !strings.HasPrefix(h.Host, "lab-") || h.Status != collect.StatusCollected {
+		if !strings.HasPrefix(h.Host, "lab-") || h.Status != hostio.StatusCollected {
 			t.Errorf("%s: %s %q", h.Host, h.Status, h.Reason)
 		}
 	}
@@ -276,7 +277,7 @@ func TestHostsFileFormats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []collect.Target{{Name: "esx01"}, {Name: "esx02:2222"}, {Name: "esx03", Addr: "10.0.0.3:22"}, {Name: "esx04", Addr: "10.0.0.4"}, {Name: "[::1]:2200"}}
+	want := []hostio.Target{{Name: "esx01"}, {Name: "esx02:2222"}, {Name: "esx03", Addr: "10.0.0.3:22"}, {Name: "esx04", Addr: "10.0.0.4"}, {Name: "[::1]:2200"}}
 	if len(ts) != len(want) {
 		t.Fatalf("got %+v", ts)
 	}
@@ -343,11 +344,11 @@ func TestPasswordSources(t *testing.T) {
 // summary; problem hosts get a line of their own; logs go above it.
 func TestProgressView(t *testing.T) {
 	var buf bytes.Buffer
-	targets := []collect.Target{{Name: "a"}, {Name: "b"}, {Name: "c"}}
+	targets := []hostio.Target{{Name: "a"}, {Name: "b"}, {Name: "c"}}
 	v := newProgressView(&buf, targets, 100)
 	now := time.Now()
-	v.Event(collect.Event{Host: "a", Phase: collect.PhaseConnecting, Time: now})
-	v.Event(collect.Event{Host: "b", Phase: collect.PhaseCollecting, Done: 3, Total: 14, Time: now})
+	v.Event(hostio.Event{Host: "a", Phase: hostio.PhaseConnecting, Time: now})
+	v.Event(hostio.Event{Host: "b", Phase: hostio.PhaseCollecting, Done: 3, Total: 14, Time: now})
 	v.mu.Lock()
 	v.redrawLocked()
 	v.mu.Unlock()
@@ -355,10 +356,10 @@ func TestProgressView(t *testing.T) {
 		t.Errorf("block does not show b's progress:\n%q", buf.String())
 	}
 	v.Write([]byte("level=WARN msg=x\n"))
-	v.Event(collect.Event{Host: "a", Phase: collect.PhaseFailed, Err: "refused",
-		Result: &collect.HostResult{Host: "a", Status: collect.StatusNotCollected, Reason: "cannot connect: connection refused"}})
-	v.Event(collect.Event{Host: "b", Phase: collect.PhaseDone, Result: &collect.HostResult{Host: "b", Status: collect.StatusCollected}})
-	v.Event(collect.Event{Host: "c", Phase: collect.PhaseDone, Result: &collect.HostResult{Host: "c", Status: collect.StatusPartial, Reason: "connection lost after 3 commands"}})
+	v.Event(hostio.Event{Host: "a", Phase: hostio.PhaseFailed, Err: "refused",
+		Result: &hostio.HostResult{Host: "a", Status: hostio.StatusNotCollected, Reason: "cannot connect: connection refused"}})
+	v.Event(hostio.Event{Host: "b", Phase: hostio.PhaseDone, Result: &hostio.HostResult{Host: "b", Status: hostio.StatusCollected}})
+	v.Event(hostio.Event{Host: "c", Phase: hostio.PhaseDone, Result: &hostio.HostResult{Host: "c", Status: hostio.StatusPartial, Reason: "connection lost after 3 commands"}})
 	out := buf.String()
 	for _, want := range []string{"\x1b[J", "level=WARN msg=x\n", "✗ a not collected: cannot connect: connection refused\n",
 		"! c partial: connection lost after 3 commands\n", "Scanned 3 hosts in"} {
@@ -373,7 +374,7 @@ func TestProgressView(t *testing.T) {
 		t.Errorf("the view should end with the summary, got:\n%q", out)
 	}
 	n := buf.Len()
-	v.Event(collect.Event{Host: "a", Phase: collect.PhaseConnecting})
+	v.Event(hostio.Event{Host: "a", Phase: hostio.PhaseConnecting})
 	v.Write([]byte("late log\n"))
 	if got := buf.String()[n:]; got != "late log\n" {
 		t.Errorf("after the summary only logs may print, got %q", got)

@@ -17,6 +17,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/sshrun"
 )
 
 // SSHFlags are scan's connection, credential, trust and logging flags.
@@ -68,7 +70,7 @@ func addSSHFlags(fl *pflag.FlagSet, f *SSHFlags) {
 
 // scanTargets combines --hosts and --hosts-file (duplicates dropped, first
 // wins).
-func scanTargets(hosts string, f *SSHFlags) ([]collect.Target, error) {
+func scanTargets(hosts string, f *SSHFlags) ([]hostio.Target, error) {
 	targets, err := parseHosts(hosts)
 	if err != nil {
 		return nil, err
@@ -78,7 +80,7 @@ func scanTargets(hosts string, f *SSHFlags) ([]collect.Target, error) {
 		if err != nil {
 			return nil, err
 		}
-		given := map[string]collect.Target{}
+		given := map[string]hostio.Target{}
 		for _, t := range targets {
 			given[t.Name] = t
 		}
@@ -103,12 +105,12 @@ func scanTargets(hosts string, f *SSHFlags) ([]collect.Target, error) {
 // parseHostsFile reads one host per line: NAME, NAME:PORT, or NAME followed
 // by the ADDRESS[:PORT] to dial (the name is what reports show). Blank lines
 // and # comments are ignored.
-func parseHostsFile(path string) ([]collect.Target, error) {
-	b, err := collect.ReadFileCapped(path, collect.MaxConfigFile)
+func parseHostsFile(path string) ([]hostio.Target, error) {
+	b, err := hostio.ReadFileCapped(path, hostio.MaxConfigFile)
 	if err != nil {
 		return nil, usageError("--hosts-file: %v", err)
 	}
-	var out []collect.Target
+	var out []hostio.Target
 	seen := map[string]int{}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for n := 1; sc.Scan(); n++ {
@@ -175,7 +177,7 @@ func (f *SSHFlags) readPassword(getenv func(string) string, io *IOStreams) (stri
 		}
 		return pw, true, nil
 	case f.PasswordFile != "":
-		b, err := collect.ReadFileCapped(f.PasswordFile, collect.MaxPasswordFile)
+		b, err := hostio.ReadFileCapped(f.PasswordFile, hostio.MaxPasswordFile)
 		if err != nil {
 			return "", false, usageError("--password-file: %v", err)
 		}
@@ -213,25 +215,25 @@ func (f *SSHFlags) readPassword(getenv func(string) string, io *IOStreams) (stri
 
 // sshSetup loads known_hosts, ssh_config and credentials from the flags.
 // With dryRun, no credential is read and no agent contacted.
-func (f *SSHFlags) sshSetup(getenv func(string) string, io *IOStreams, dryRun bool) (*collect.SSHSetup, func(), error) {
+func (f *SSHFlags) sshSetup(getenv func(string) string, io *IOStreams, dryRun bool) (*sshrun.SSHSetup, func(), error) {
 	if f.AcceptNew && f.Insecure {
 		return nil, nil, usageError("--accept-new-host-keys and --insecure-ignore-host-key exclude each other")
 	}
-	policy := collect.HostKeyStrict
+	policy := sshrun.HostKeyStrict
 	switch {
 	case f.Insecure:
-		policy = collect.HostKeyInsecure
+		policy = sshrun.HostKeyInsecure
 	case f.AcceptNew:
-		policy = collect.HostKeyAcceptNew
+		policy = sshrun.HostKeyAcceptNew
 	}
-	db, err := collect.LoadHostKeyDB(f.KnownHosts, policy)
+	db, err := sshrun.LoadHostKeyDB(f.KnownHosts, policy)
 	if err != nil {
 		return nil, nil, WithExitCode(ExitError, fmt.Errorf("%w (use --known-hosts FILE)", err))
 	}
 	for _, w := range db.Warnings() {
 		fmt.Fprintf(io.ErrOut, "Warning: %s\n", w)
 	}
-	cfg, err := collect.LoadSSHConfig(f.SSHConfig)
+	cfg, err := sshrun.LoadSSHConfig(f.SSHConfig)
 	if err != nil {
 		if f.changed("ssh-config") {
 			return nil, nil, usageError("--ssh-config: %v", err)
@@ -241,7 +243,7 @@ func (f *SSHFlags) sshSetup(getenv func(string) string, io *IOStreams, dryRun bo
 		fmt.Fprintf(io.ErrOut, "Warning: ignoring %v\n", err)
 		cfg = nil
 	}
-	creds := &collect.Credentials{}
+	creds := &sshrun.Credentials{}
 	cleanup := func() {}
 	for _, p := range f.Identity {
 		if _, err := os.Stat(p); err != nil {
@@ -256,12 +258,12 @@ func (f *SSHFlags) sshSetup(getenv func(string) string, io *IOStreams, dryRun bo
 		}
 		creds.Password, creds.HasPassword = pw, ok
 		for _, p := range f.Identity {
-			if _, err := creds.LoadKey(p); err != nil && !errors.Is(err, collect.ErrEncryptedKey) {
+			if _, err := creds.LoadKey(p); err != nil && !errors.Is(err, sshrun.ErrEncryptedKey) {
 				return nil, nil, usageError("-i: %v", err)
 			}
 		}
 		if sock := getenv("SSH_AUTH_SOCK"); sock != "" {
-			ag, conn, err := collect.DialAgent(sock)
+			ag, conn, err := sshrun.DialAgent(sock)
 			if err != nil {
 				fmt.Fprintf(io.ErrOut, "Warning: %v; going on without it\n", err)
 			} else {
@@ -270,7 +272,7 @@ func (f *SSHFlags) sshSetup(getenv func(string) string, io *IOStreams, dryRun bo
 			}
 		}
 	}
-	s := &collect.SSHSetup{Credentials: creds, HostKeys: db, Config: cfg, Home: homeDir()}
+	s := &sshrun.SSHSetup{Credentials: creds, HostKeys: db, Config: cfg, Home: homeDir()}
 	if f.changed("user") || cfg == nil {
 		s.User = f.User
 	}
@@ -280,7 +282,7 @@ func (f *SSHFlags) sshSetup(getenv func(string) string, io *IOStreams, dryRun bo
 
 // sshRunnerFromFlags builds the SSH transport from scan's flags; close
 // releases the agent connection and the jump hosts.
-func sshRunnerFromFlags(opts *ScanOptions, targets []collect.Target) (*collect.SSHRunner, func(), error) {
+func sshRunnerFromFlags(opts *ScanOptions, targets []hostio.Target) (*sshrun.SSHRunner, func(), error) {
 	s, cleanup, err := opts.SSH.sshSetup(opts.Getenv, opts.IO, false)
 	if err != nil {
 		return nil, nil, err
@@ -303,7 +305,7 @@ func sshRunnerFromFlags(opts *ScanOptions, targets []collect.Target) (*collect.S
 		cleanup()
 		return nil, nil, usageError("no credentials: give a key (-i FILE, ssh-agent, IdentityFile in %s) or a password (--password-env VAR, --password-file FILE, --ask-password)", opts.SSH.SSHConfig)
 	}
-	r := collect.NewSSHRunner(*s)
+	r := sshrun.NewSSHRunner(*s)
 	r.Dial = testDial
 	return r, func() {
 		r.Close()
@@ -352,7 +354,7 @@ type dryRunHost struct {
 
 // runDryRun prints what a scan would run on every host, without
 // connecting or reading credentials.
-func runDryRun(w io.Writer, format string, targets []collect.Target, f *SSHFlags, getenv func(string) string, ios *IOStreams, probes bool) error {
+func runDryRun(w io.Writer, format string, targets []hostio.Target, f *SSHFlags, getenv func(string) string, ios *IOStreams, probes bool) error {
 	s, _, err := f.sshSetup(getenv, ios, true)
 	if err != nil {
 		return err

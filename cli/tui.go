@@ -12,6 +12,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 	"github.com/pvrdma-doctor/pvrdma-doctor/tui"
 )
@@ -28,16 +29,16 @@ func (p *Pipeline) useTUI() bool {
 type tuiRun struct {
 	p      *Pipeline
 	ctx    context.Context
-	send   func(collect.Event)
+	send   func(hostio.Event)
 	mu     sync.Mutex
-	latest map[string]collect.HostResult
+	latest map[string]hostio.HostResult
 	order  []string // hosts in first-seen order: targets, offline results, events
 	closed bool
 	active sync.WaitGroup
 }
 
 // progress records finished hosts and forwards every event to the UI.
-func (r *tuiRun) progress(ev collect.Event) {
+func (r *tuiRun) progress(ev hostio.Event) {
 	if ev.Result != nil {
 		r.mu.Lock()
 		r.record(*ev.Result)
@@ -47,7 +48,7 @@ func (r *tuiRun) progress(ev collect.Event) {
 }
 
 // record keeps a host's latest result; r.mu must be held.
-func (r *tuiRun) record(res collect.HostResult) {
+func (r *tuiRun) record(res hostio.HostResult) {
 	if _, ok := r.latest[res.Host]; !ok && !r.known(res.Host) {
 		r.order = append(r.order, res.Host)
 	}
@@ -64,10 +65,10 @@ func (r *tuiRun) known(host string) bool {
 }
 
 // results returns the latest results in host order.
-func (r *tuiRun) results() []collect.HostResult {
+func (r *tuiRun) results() []hostio.HostResult {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]collect.HostResult, 0, len(r.latest))
+	out := make([]hostio.HostResult, 0, len(r.latest))
 	for _, h := range r.order {
 		if res, ok := r.latest[h]; ok {
 			out = append(out, res)
@@ -78,7 +79,7 @@ func (r *tuiRun) results() []collect.HostResult {
 
 // collect runs one collection of the given targets, streaming events to the
 // UI; it does nothing once the UI has quit.
-func (r *tuiRun) collect(targets []collect.Target, peers []collect.HostResult) {
+func (r *tuiRun) collect(targets []hostio.Target, peers []hostio.HostResult) {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
@@ -104,7 +105,7 @@ func (r *tuiRun) rescan(_ context.Context, hosts []string) {
 	for _, h := range hosts {
 		want[h] = true
 	}
-	var targets []collect.Target
+	var targets []hostio.Target
 	for _, t := range r.p.Targets {
 		if want[t.Name] {
 			targets = append(targets, t)
@@ -113,7 +114,7 @@ func (r *tuiRun) rescan(_ context.Context, hosts []string) {
 	if len(targets) > 0 {
 		// The other hosts' latest results let the rescanned hosts probe
 		// their paths to them again without reconnecting to them.
-		var peers []collect.HostResult
+		var peers []hostio.HostResult
 		for _, res := range r.results() {
 			if !want[res.Host] {
 				peers = append(peers, res)
@@ -127,10 +128,10 @@ func (r *tuiRun) rescan(_ context.Context, hosts []string) {
 // background while the user browses; offline runs show the given results.
 // After the user quits, collection still running is cancelled (those hosts
 // count as not collected) and the exit status is that of the last results.
-func (p *Pipeline) runTUI(ctx context.Context, offline []collect.HostResult) error {
+func (p *Pipeline) runTUI(ctx context.Context, offline []hostio.HostResult) error {
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	run := &tuiRun{p: p, ctx: cctx, latest: map[string]collect.HostResult{}}
+	run := &tuiRun{p: p, ctx: cctx, latest: map[string]hostio.HostResult{}}
 	hosts := make([]string, len(p.Targets))
 	for i, t := range p.Targets {
 		hosts[i] = t.Name
@@ -142,9 +143,9 @@ func (p *Pipeline) runTUI(ctx context.Context, offline []collect.HostResult) err
 		Title:   p.Meta.Source,
 		Hosts:   hosts,
 		Results: offline,
-		Analyze: func(rs []collect.HostResult) (*report.Report, *facts.Fleet) {
+		Analyze: func(rs []hostio.HostResult) (*report.Report, *facts.Fleet) {
 			a := analyze(rs, p.Meta, p.Report.cfg)
-			return a.Report, &a.Fleet
+			return a.Report, a.Fleet
 		},
 		BundlePath: fmt.Sprintf("pvrdma-doctor-bundle-%s.tar.gz", time.Now().Format("20060102-150405")),
 		Input:      p.IO.In,

@@ -13,13 +13,14 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // refusingRunner is a transport whose hosts all refuse the connection.
 type refusingRunner struct{}
 
 func (refusingRunner) Name() string { return "test" }
-func (refusingRunner) Open(context.Context, collect.Target) (collect.Conn, error) {
+func (refusingRunner) Open(context.Context, hostio.Target) (hostio.Conn, error) {
 	return nil, errors.New("connection refused")
 }
 
@@ -55,7 +56,7 @@ func TestPipelineRunsTheTUIOnATerminal(t *testing.T) {
 	p := &Pipeline{
 		IO:     &IOStreams{In: in, Out: out, ErrOut: &bytes.Buffer{}, StdoutTTY: true, StdinTTY: true},
 		Getenv: func(string) string { return "" }, Report: ro,
-		Targets: []collect.Target{{Name: "esx-a"}, {Name: "esx-b"}},
+		Targets: []hostio.Target{{Name: "esx-a"}, {Name: "esx-b"}},
 		Collect: collect.Options{Runner: refusingRunner{}},
 	}
 	errc := make(chan error, 1)
@@ -100,13 +101,13 @@ func writeEmptyConfig(t *testing.T) string {
 // gives the UI, and that nothing is collected once the UI has quit.
 func TestTUIRescanCollectsOnlyTheChosenHosts(t *testing.T) {
 	var mu sync.Mutex
-	var events []collect.Event
+	var events []hostio.Event
 	p := &Pipeline{IO: &IOStreams{ErrOut: &bytes.Buffer{}}, Report: &ReportOptions{failOn: checks.Warning},
-		Targets: []collect.Target{{Name: "esx-a"}, {Name: "esx-b"}, {Name: "esx-c"}},
+		Targets: []hostio.Target{{Name: "esx-a"}, {Name: "esx-b"}, {Name: "esx-c"}},
 		Collect: collect.Options{Runner: refusingRunner{}}}
-	run := &tuiRun{p: p, ctx: context.Background(), latest: map[string]collect.HostResult{},
+	run := &tuiRun{p: p, ctx: context.Background(), latest: map[string]hostio.HostResult{},
 		order: []string{"esx-a", "esx-b", "esx-c"},
-		send: func(ev collect.Event) {
+		send: func(ev hostio.Event) {
 			mu.Lock()
 			events = append(events, ev)
 			mu.Unlock()
@@ -120,7 +121,7 @@ func TestTUIRescanCollectsOnlyTheChosenHosts(t *testing.T) {
 		t.Fatalf("rescan of esx-b sent events for %v", hosts)
 	}
 	rs := run.results()
-	if len(rs) != 1 || rs[0].Host != "esx-b" || rs[0].Status != collect.StatusNotCollected {
+	if len(rs) != 1 || rs[0].Host != "esx-b" || rs[0].Status != hostio.StatusNotCollected {
 		t.Fatalf("latest results = %+v", rs)
 	}
 	run.rescan(context.Background(), []string{"esx-c", "esx-a"})

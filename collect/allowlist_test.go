@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"testing/quick"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // hostileFragments are things a compromised or odd host could print where
@@ -35,7 +37,7 @@ func randomText(r *rand.Rand) string {
 
 // realistic wraps hostile values into the tables the parsers read, so that
 // they reach the planners rather than failing to parse.
-func realisticOutputs(r *rand.Rand) map[Kind]string {
+func realisticOutputs(r *rand.Rand) map[hostio.Kind]string {
 	v := func() string { return hostileFragments[r.IntN(len(hostileFragments))] + randomText(r)[:0] }
 	pick := func() string {
 		if r.IntN(2) == 0 {
@@ -43,16 +45,16 @@ func realisticOutputs(r *rand.Rand) map[Kind]string {
 		}
 		return strings.ReplaceAll(randomText(r), "\n", " ")
 	}
-	return map[Kind]string{
-		KindPVRDMADeviceLs: pick() + "/\n" + pick() + "_" + pick() + "/\n1001_0/\n",
-		KindRDMADeviceList: "Name     Driver      State   MTU   Speed     Paired Uplink  Description\n" +
+	return map[hostio.Kind]string{
+		hostio.KindPVRDMADeviceLs: pick() + "/\n" + pick() + "_" + pick() + "/\n1001_0/\n",
+		hostio.KindRDMADeviceList: "Name     Driver      State   MTU   Speed     Paired Uplink  Description\n" +
 			"-------  ----------  ------  ----  --------  -------------  -----------\n" +
 			pick() + "  nmlx5_rdma  Active  4096  100 Gbps  " + pick() + "  x\n" +
 			"vmrdma0  nmlx5_rdma  Active  4096  100 Gbps  vmnic4  x\n",
-		KindPVRDMAVmknicOpt: "   Path: /Net/PVRDMAVmknic\n   Type: string\n   String Value: " + pick() + "\n",
-		KindRDMAVmknicList:  "Device   Vmknic  Netstack\n-------  ------  ----------------\nvmrdma0  " + pick() + "  " + pick() + "\n",
-		KindIPInterfaceList: "vmk1\n   Name: vmk1\n   Netstack Instance: " + pick() + "\n",
-		KindIPv4Get: "Name  IPv4 Address  IPv4 Netmask   IPv4 Broadcast  Address Type  Gateway  DHCP DNS\n" +
+		hostio.KindPVRDMAVmknicOpt: "   Path: /Net/PVRDMAVmknic\n   Type: string\n   String Value: " + pick() + "\n",
+		hostio.KindRDMAVmknicList:  "Device   Vmknic  Netstack\n-------  ------  ----------------\nvmrdma0  " + pick() + "  " + pick() + "\n",
+		hostio.KindIPInterfaceList: "vmk1\n   Name: vmk1\n   Netstack Instance: " + pick() + "\n",
+		hostio.KindIPv4Get: "Name  IPv4 Address  IPv4 Netmask   IPv4 Broadcast  Address Type  Gateway  DHCP DNS\n" +
 			"----  ------------  -------------  --------------  ------------  -------  --------\n" +
 			pick() + "  " + pick() + "  255.255.255.0  192.168.50.255  STATIC  0.0.0.0  false\n",
 	}
@@ -65,23 +67,23 @@ func TestPlannedCommandsAlwaysAllowlisted(t *testing.T) {
 	planned := 0
 	check := func(seed uint64) bool {
 		r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-		var hosts [][]Capture
+		var hosts [][]hostio.Capture
 		for h := 0; h < 3; h++ {
-			var caps []Capture
+			var caps []hostio.Capture
 			outs := realisticOutputs(r)
 			for _, c := range stage1 {
 				out, ok := outs[c.Kind]
 				if !ok || r.IntN(5) == 0 {
 					out = randomText(r)
 				}
-				caps = append(caps, Capture{Command: c.Line, Kind: c.Kind, Stdout: out, Status: StatusCollected})
+				caps = append(caps, hostio.Capture{Command: c.Line, Kind: c.Kind, Stdout: out, Status: hostio.StatusCollected})
 			}
 			hosts = append(hosts, caps)
 		}
 		names := []string{"a", "b", "c"}
-		var targets []Target
+		var targets []hostio.Target
 		for _, n := range names {
-			targets = append(targets, Target{Name: n})
+			targets = append(targets, hostio.Target{Name: n})
 		}
 		board := newProbeBoard(targets, nil, true)
 		var cmds []Command
@@ -118,12 +120,12 @@ func TestPlannedCommandsAlwaysAllowlisted(t *testing.T) {
 // it to the transport.
 func TestCollectorNeverSendsNonAllowlisted(t *testing.T) {
 	f := &fakeRunner{hosts: map[string]map[string]string{"esx01": hostOutputs("")}}
-	conn, _ := f.Open(context.Background(), Target{Name: "esx01"})
+	conn, _ := f.Open(context.Background(), hostio.Target{Name: "esx01"})
 	opts := Options{Runner: f}
 	opts.defaults()
-	h := &hostRun{opts: opts, conn: conn, target: Target{Name: "esx01"}, res: &HostResult{}, sem: make(chan struct{}, 1)}
-	c := h.run(context.Background(), Command{Kind: KindNICGet, Line: "esxcli network nic get -n vmnic4; reboot", Stage: 2})
-	if c.Status != StatusSkipped || !strings.Contains(c.Error, "allowlist") {
+	h := &hostRun{opts: opts, conn: conn, target: hostio.Target{Name: "esx01"}, res: &hostio.HostResult{}, sem: make(chan struct{}, 1)}
+	c := h.run(context.Background(), Command{Kind: hostio.KindNICGet, Line: "esxcli network nic get -n vmnic4; reboot", Stage: 2})
+	if c.Status != hostio.StatusSkipped || !strings.Contains(c.Error, "allowlist") {
 		t.Errorf("got %+v", c)
 	}
 	if len(f.sent) != 0 {
@@ -134,7 +136,7 @@ func TestCollectorNeverSendsNonAllowlisted(t *testing.T) {
 // Every stage 2/3 template shown by --dry-run matches a constructor's
 // output and the allowlist.
 func TestTemplatesMatchConstructors(t *testing.T) {
-	kinds := map[Kind]bool{}
+	kinds := map[hostio.Kind]bool{}
 	for _, tp := range Templates() {
 		kinds[tp.Kind] = true
 		if err := CheckAllowed(tp.Example.Line); err != nil {
@@ -157,7 +159,7 @@ func TestTemplatesMatchConstructors(t *testing.T) {
 			rest = rest[i+len(w):]
 		}
 	}
-	for _, k := range []Kind{KindPVRDMAProperties, KindRDMAStats, KindNICGet, KindDCBStatus, KindVmkping} {
+	for _, k := range []hostio.Kind{hostio.KindPVRDMAProperties, hostio.KindRDMAStats, hostio.KindNICGet, hostio.KindDCBStatus, hostio.KindVmkping} {
 		if !kinds[k] {
 			t.Errorf("no template for %s", k)
 		}

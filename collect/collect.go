@@ -1,3 +1,6 @@
+// Package collect runs the read-only commands of the catalogue on ESXi hosts
+// and returns their raw results as Captures. It knows nothing about what the
+// output means beyond what it needs to plan the dependent stage.
 package collect
 
 import (
@@ -10,11 +13,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // Options controls a collection run.
 type Options struct {
-	Runner Runner
+	Runner hostio.Runner
 	// Concurrency bounds how many hosts connect and collect at once (default 128).
 	Concurrency int
 	// SessionsPerHost caps concurrent commands on one connection (default 8;
@@ -34,9 +39,9 @@ type Options struct {
 	// Peers are earlier results of hosts that are not scanned in this run
 	// (a rescan of a few hosts): the scanned hosts still probe their paths
 	// to them, using the addresses found in those results.
-	Peers []HostResult
+	Peers []hostio.HostResult
 	// Progress, if set, receives events; it must not block for long.
-	Progress func(Event)
+	Progress func(hostio.Event)
 	// Logger receives one line per host state change (default: discard).
 	Logger *slog.Logger
 	// Now is the clock (default time.Now).
@@ -91,9 +96,9 @@ func (o *Options) defaults() {
 // SessionsPerHost), then the stage 2 commands that depend on stage 1, and,
 // with Probes, vmkping probes to peers once every host has reported its
 // PVRDMA vmknic address.
-func Collect(ctx context.Context, targets []Target, opts Options) []HostResult {
+func Collect(ctx context.Context, targets []hostio.Target, opts Options) []hostio.HostResult {
 	opts.defaults()
-	results := make([]HostResult, len(targets))
+	results := make([]hostio.HostResult, len(targets))
 	board := newProbeBoard(targets, opts.Peers, opts.Probes)
 	slots := make(chan struct{}, opts.Concurrency)
 	st := &collectState{runs: make([]*hostRun, len(targets)), finished: make([]bool, len(targets))}
@@ -130,7 +135,7 @@ func Collect(ctx context.Context, targets []Target, opts Options) []HostResult {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	out := make([]HostResult, len(targets))
+	out := make([]hostio.HostResult, len(targets))
 	for i, t := range targets {
 		if st.finished[i] {
 			out[i] = results[i]
@@ -158,22 +163,22 @@ func (s *collectState) register(i int, h *hostRun) {
 
 // snapshot is the result of a host that had not finished when the scan
 // stopped: the commands that had completed, nothing else.
-func (h *hostRun) snapshot(t Target, opts Options) HostResult {
-	res := HostResult{Host: t.Name, Address: t.Addr, Transport: opts.Runner.Name(), Start: opts.Now(),
-		Status: StatusNotCollected, Reason: "scan stopped before this host was reached"}
+func (h *hostRun) snapshot(t hostio.Target, opts Options) hostio.HostResult {
+	res := hostio.HostResult{Host: t.Name, Address: t.Addr, Transport: opts.Runner.Name(), Start: opts.Now(),
+		Status: hostio.StatusNotCollected, Reason: "scan stopped before this host was reached"}
 	if h == nil {
 		return res
 	}
 	h.mu.Lock()
 	res.Start = h.start
-	res.Captures = append([]Capture(nil), h.res.Captures...)
+	res.Captures = append([]hostio.Capture(nil), h.res.Captures...)
 	h.mu.Unlock()
 	res.Duration = opts.Now().Sub(res.Start)
 	if !h.connected.Load() {
 		res.Reason = "scan stopped while connecting to this host"
 		return res
 	}
-	res.Status = StatusPartial
+	res.Status = hostio.StatusPartial
 	res.Reason = fmt.Sprintf("scan stopped before this host finished: %d commands collected, the ones still running are not reported", len(res.Captures))
 	sort.SliceStable(res.Captures, func(i, j int) bool { return stageOf(res.Captures[i]) < stageOf(res.Captures[j]) })
 	return res
@@ -181,18 +186,18 @@ func (h *hostRun) snapshot(t Target, opts Options) HostResult {
 
 type hostRun struct {
 	opts   Options
-	target Target
-	conn   Conn
+	target hostio.Target
+	conn   hostio.Conn
 	sem    chan struct{}
 	mu     sync.Mutex
-	res    *HostResult
+	res    *hostio.HostResult
 	total  int
 	// start and connected are read by snapshot while the host runs.
 	start     time.Time
 	connected atomic.Bool
 }
 
-func (h *hostRun) emit(p Phase, err string) {
+func (h *hostRun) emit(p hostio.Phase, err string) {
 	if h.opts.Progress == nil {
 		return
 	}
@@ -200,25 +205,25 @@ func (h *hostRun) emit(p Phase, err string) {
 	done := len(h.res.Captures)
 	total := h.total
 	h.mu.Unlock()
-	ev := Event{Host: h.target.Name, Phase: p, Done: done, Total: total, Err: err, Time: h.opts.Now()}
-	if p == PhaseDone || p == PhaseFailed {
+	ev := hostio.Event{Host: h.target.Name, Phase: p, Done: done, Total: total, Err: err, Time: h.opts.Now()}
+	if p == hostio.PhaseDone || p == hostio.PhaseFailed {
 		r := *h.res
 		ev.Result = &r
 	}
 	h.opts.Progress(ev)
 }
 
-func collectHost(ctx context.Context, t Target, opts Options, slots chan struct{}, board *probeBoard, register func(*hostRun)) HostResult {
-	res := &HostResult{Host: t.Name, Address: t.Addr, Transport: opts.Runner.Name(), Start: opts.Now()}
+func collectHost(ctx context.Context, t hostio.Target, opts Options, slots chan struct{}, board *probeBoard, register func(*hostRun)) hostio.HostResult {
+	res := &hostio.HostResult{Host: t.Name, Address: t.Addr, Transport: opts.Runner.Name(), Start: opts.Now()}
 	h := &hostRun{opts: opts, target: t, res: res, sem: make(chan struct{}, opts.SessionsPerHost), start: res.Start}
 	register(h)
 	log := opts.Logger.With("host", t.Name)
-	if n, ok := opts.Runner.(interface{ TargetNotes(Target) []string }); ok {
+	if n, ok := opts.Runner.(interface{ TargetNotes(hostio.Target) []string }); ok {
 		res.Notes = append(res.Notes, n.TargetNotes(t)...)
 	}
-	h.emit(PhaseQueued, "")
+	h.emit(hostio.PhaseQueued, "")
 
-	finish := func(p Phase) HostResult {
+	finish := func(p hostio.Phase) hostio.HostResult {
 		res.Duration = opts.Now().Sub(res.Start)
 		h.mu.Lock()
 		sort.SliceStable(res.Captures, func(i, j int) bool { return stageOf(res.Captures[i]) < stageOf(res.Captures[j]) })
@@ -229,7 +234,7 @@ func collectHost(ctx context.Context, t Target, opts Options, slots chan struct{
 			res.Notes = append(res.Notes, h.conn.Notes()...)
 			h.conn.Close()
 		}
-		if res.Status == StatusNotCollected {
+		if res.Status == hostio.StatusNotCollected {
 			log.Warn("host not collected", "reason", res.Reason)
 		}
 		h.emit(p, res.Reason)
@@ -240,9 +245,9 @@ func collectHost(ctx context.Context, t Target, opts Options, slots chan struct{
 	select {
 	case slots <- struct{}{}:
 	case <-ctx.Done():
-		res.Status = StatusNotCollected
+		res.Status = hostio.StatusNotCollected
 		res.Reason = "scan cancelled before this host was reached"
-		return finish(PhaseFailed)
+		return finish(hostio.PhaseFailed)
 	}
 	released := false
 	release := func() {
@@ -256,15 +261,15 @@ func collectHost(ctx context.Context, t Target, opts Options, slots chan struct{
 	hctx, cancel := context.WithTimeout(ctx, opts.HostTimeout)
 	defer cancel()
 
-	h.emit(PhaseConnecting, "")
+	h.emit(hostio.PhaseConnecting, "")
 	log.Info("connecting", "addr", t.Addr)
 	cctx, ccancel := context.WithTimeout(hctx, opts.ConnectTimeout)
 	conn, err := opts.Runner.Open(cctx, t)
 	ccancel()
 	if err != nil {
-		res.Status = StatusNotCollected
+		res.Status = hostio.StatusNotCollected
 		res.Reason = describeConnectError(err, cctx)
-		return finish(PhaseFailed)
+		return finish(hostio.PhaseFailed)
 	}
 	h.conn = conn
 	h.connected.Store(true)
@@ -276,7 +281,7 @@ func collectHost(ctx context.Context, t Target, opts Options, slots chan struct{
 	// Stage 1.
 	s1 := Stage1()
 	h.total = len(s1)
-	h.emit(PhaseCollecting, "")
+	h.emit(hostio.PhaseCollecting, "")
 	h.runAll(hctx, s1)
 
 	// Stage 2: depends on this host's stage 1 only.
@@ -297,13 +302,13 @@ func collectHost(ctx context.Context, t Target, opts Options, slots chan struct{
 		// Waiting for peers must not hold a concurrency slot, or hosts not
 		// yet started could never publish.
 		release()
-		h.emit(PhaseWaiting, "")
+		h.emit(hostio.PhaseWaiting, "")
 		if err := board.wait(hctx); err == nil {
 			probes = board.plan(t.Name, opts.ProbePeers)
 			h.mu.Lock()
 			h.total += len(probes)
 			h.mu.Unlock()
-			h.emit(PhaseProbing, "")
+			h.emit(hostio.PhaseProbing, "")
 			h.runAll(hctx, probes)
 		}
 	}
@@ -316,7 +321,7 @@ func collectHost(ctx context.Context, t Target, opts Options, slots chan struct{
 	if hctx.Err() != nil && ctx.Err() == nil && res.Reason == "" {
 		res.Reason = fmt.Sprintf("host timeout (%s) reached; remaining commands abandoned", opts.HostTimeout)
 	}
-	return finish(PhaseDone)
+	return finish(hostio.PhaseDone)
 }
 
 func (h *hostRun) notCollected() int {
@@ -324,7 +329,7 @@ func (h *hostRun) notCollected() int {
 	defer h.mu.Unlock()
 	n := 0
 	for _, c := range h.res.Captures {
-		if c.Status != StatusCollected {
+		if c.Status != hostio.StatusCollected {
 			n++
 		}
 	}
@@ -346,7 +351,7 @@ func describeConnectError(err error, ctx context.Context) string {
 // runAll runs commands concurrently on the host's connection, capped by the
 // per-connection session limit, and appends their captures in command order.
 func (h *hostRun) runAll(ctx context.Context, cmds []Command) {
-	caps := make([]Capture, len(cmds))
+	caps := make([]hostio.Capture, len(cmds))
 	var wg sync.WaitGroup
 	for i, c := range cmds {
 		wg.Add(1)
@@ -355,7 +360,7 @@ func (h *hostRun) runAll(ctx context.Context, cmds []Command) {
 			select {
 			case h.sem <- struct{}{}:
 			case <-ctx.Done():
-				caps[i] = Capture{Host: h.target.Name, Command: c.Line, Kind: c.Kind, Status: StatusSkipped,
+				caps[i] = hostio.Capture{Host: h.target.Name, Command: c.Line, Kind: c.Kind, Status: hostio.StatusSkipped,
 					Start: h.opts.Now(), Error: "not run: " + ctxReason(ctx)}
 				return
 			}
@@ -364,7 +369,7 @@ func (h *hostRun) runAll(ctx context.Context, cmds []Command) {
 			h.mu.Lock()
 			h.res.Captures = append(h.res.Captures, caps[i])
 			h.mu.Unlock()
-			h.emit(PhaseCollecting, "")
+			h.emit(hostio.PhaseCollecting, "")
 		}()
 	}
 	wg.Wait()
@@ -391,10 +396,10 @@ func ctxReason(ctx context.Context) string {
 	return "scan cancelled"
 }
 
-func (h *hostRun) run(ctx context.Context, c Command) Capture {
-	capt := Capture{Host: h.target.Name, Command: c.Line, Kind: c.Kind, Start: h.opts.Now()}
+func (h *hostRun) run(ctx context.Context, c Command) hostio.Capture {
+	capt := hostio.Capture{Host: h.target.Name, Command: c.Line, Kind: c.Kind, Start: h.opts.Now()}
 	if err := CheckAllowed(c.Line); err != nil {
-		capt.Status = StatusSkipped
+		capt.Status = hostio.StatusSkipped
 		capt.Error = err.Error()
 		return capt
 	}
@@ -405,34 +410,34 @@ func (h *hostRun) run(ctx context.Context, c Command) Capture {
 	capt.Stdout = string(r.Stdout)
 	capt.Stderr = string(r.Stderr)
 	capt.ExitCode = r.ExitCode
-	var stall *StallError
+	var stall *hostio.StallError
 	switch {
-	case IsOutputCap(r.Err):
+	case hostio.IsOutputCap(r.Err):
 		// A flood is not a timeout: say what happened.
-		capt.Status = StatusFailed
+		capt.Status = hostio.StatusFailed
 		capt.Error = r.Err.Error()
 	case r.Err != nil && errors.As(r.Err, &stall) && ctx.Err() == nil:
-		capt.Status = StatusTimedOut
+		capt.Status = hostio.StatusTimedOut
 		capt.Error = fmt.Sprintf("no answer within %s to %s; command abandoned", h.opts.CommandTimeout, stall.What)
 	case r.Err != nil && cctx.Err() != nil && ctx.Err() == nil && isCtxErr(r.Err):
-		capt.Status = StatusTimedOut
+		capt.Status = hostio.StatusTimedOut
 		capt.Error = fmt.Sprintf("no answer within %s; command abandoned", h.opts.CommandTimeout)
 		if msg := r.Err.Error(); msg != cctx.Err().Error() {
 			capt.Error += " (" + msg + ")"
 		}
 	case r.Err != nil && ctx.Err() != nil && isCtxErr(r.Err):
-		capt.Status = StatusTimedOut
+		capt.Status = hostio.StatusTimedOut
 		capt.Error = "abandoned: " + ctxReason(ctx)
 	case r.Err != nil:
-		capt.Status = StatusFailed
+		capt.Status = hostio.StatusFailed
 		capt.Error = r.Err.Error()
-	case r.ExitCode != 0 && c.Kind == KindVmkping && strings.Contains(capt.Stdout, "PING "):
+	case r.ExitCode != 0 && c.Kind == hostio.KindVmkping && strings.Contains(capt.Stdout, "PING "):
 		// A probe that got no (or not all) replies is a result, not a
 		// collection failure: ping exits non-zero on loss, and its output
 		// is the evidence of the broken path. ExitCode keeps the status.
-		capt.Status = StatusCollected
+		capt.Status = hostio.StatusCollected
 	case r.ExitCode != 0:
-		capt.Status = StatusFailed
+		capt.Status = hostio.StatusFailed
 		capt.Error = fmt.Sprintf("exit status %d", r.ExitCode)
 		if msg := strings.TrimSpace(firstLine(capt.Stderr)); msg != "" {
 			capt.Error += ": " + msg
@@ -440,7 +445,7 @@ func (h *hostRun) run(ctx context.Context, c Command) Capture {
 			capt.Error += ": " + msg
 		}
 	default:
-		capt.Status = StatusCollected
+		capt.Status = hostio.StatusCollected
 	}
 	return capt
 }
@@ -475,7 +480,7 @@ type probeSource struct {
 	IP       string
 }
 
-func newProbeBoard(targets []Target, peers []HostResult, enabled bool) *probeBoard {
+func newProbeBoard(targets []hostio.Target, peers []hostio.HostResult, enabled bool) *probeBoard {
 	b := &probeBoard{pending: map[string]bool{}, sources: map[string]probeSource{}, ready: make(chan struct{})}
 	for _, t := range targets {
 		b.pending[t.Name] = true

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // fakeRunner answers commands from a map per host; it records every line.
@@ -22,7 +24,7 @@ type fakeRunner struct {
 
 func (f *fakeRunner) Name() string { return "fake" }
 
-func (f *fakeRunner) Open(ctx context.Context, t Target) (Conn, error) {
+func (f *fakeRunner) Open(ctx context.Context, t hostio.Target) (hostio.Conn, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.opens == nil {
@@ -42,7 +44,7 @@ type fakeConn struct {
 
 func (c *fakeConn) Notes() []string { return nil }
 func (c *fakeConn) Close() error    { return nil }
-func (c *fakeConn) Run(ctx context.Context, line string) Result {
+func (c *fakeConn) Run(ctx context.Context, line string) hostio.Result {
 	c.f.mu.Lock()
 	c.f.sent = append(c.f.sent, line)
 	out, ok := c.f.hosts[c.host][line]
@@ -50,12 +52,12 @@ func (c *fakeConn) Run(ctx context.Context, line string) Result {
 	c.f.mu.Unlock()
 	if hang {
 		<-ctx.Done()
-		return Result{ExitCode: -1, Err: ctx.Err()}
+		return hostio.Result{ExitCode: -1, Err: ctx.Err()}
 	}
 	if !ok {
-		return Result{Stderr: []byte("sh: " + strings.Fields(line)[0] + ": not found\n"), ExitCode: 127}
+		return hostio.Result{Stderr: []byte("sh: " + strings.Fields(line)[0] + ": not found\n"), ExitCode: 127}
 	}
-	return Result{Stdout: []byte(out), ExitCode: c.f.exits[line]}
+	return hostio.Result{Stdout: []byte(out), ExitCode: c.f.exits[line]}
 }
 
 const rdmaList = `Name     Driver      State   MTU   Speed     Paired Uplink  Description
@@ -76,7 +78,7 @@ func TestCollectPlansStage2FromStage1AndValidatesValues(t *testing.T) {
 		// A hostile listing: only the well-formed entry may become a command.
 		"esx01": hostOutputs("1001474360_0/\n1;reboot_0/\n$(id)_1/\n"),
 	}}
-	res := Collect(context.Background(), []Target{{Name: "esx01"}}, Options{Runner: f})
+	res := Collect(context.Background(), []hostio.Target{{Name: "esx01"}}, Options{Runner: f})
 	if len(res) != 1 {
 		t.Fatalf("got %d results", len(res))
 	}
@@ -93,6 +95,7 @@ func TestCollectPlansStage2FromStage1AndValidatesValues(t *testing.T) {
 		"esxcli rdma device stats get -d vmrdma0",
 		"esxcli network nic get -n vmnic4",
 		"esxcli network nic dcb status get -n vmnic4",
+		"esxcli network nic stats get -n vmnic4",
 	}
 	for _, w := range want {
 		if _, ok := res[0].Find(w); !ok {
@@ -115,11 +118,11 @@ func TestCollectOneHostFailureDoesNotStopOthers(t *testing.T) {
 		hosts:   map[string]map[string]string{"good": hostOutputs("")},
 		openErr: map[string]error{"bad": errors.New("cannot connect to bad:22: connection refused")},
 	}
-	res := Collect(context.Background(), []Target{{Name: "bad"}, {Name: "good"}}, Options{Runner: f, Probes: true})
-	if res[0].Status != StatusNotCollected || !strings.Contains(res[0].Reason, "refused") {
+	res := Collect(context.Background(), []hostio.Target{{Name: "bad"}, {Name: "good"}}, Options{Runner: f, Probes: true})
+	if res[0].Status != hostio.StatusNotCollected || !strings.Contains(res[0].Reason, "refused") {
 		t.Errorf("bad host: status %s reason %q", res[0].Status, res[0].Reason)
 	}
-	if res[1].Status == StatusNotCollected || len(res[1].Captures) < len(Stage1()) {
+	if res[1].Status == hostio.StatusNotCollected || len(res[1].Captures) < len(Stage1()) {
 		t.Errorf("good host: status %s with %d captures", res[1].Status, len(res[1].Captures))
 	}
 }
@@ -129,25 +132,25 @@ func TestCollectHungCommandTimesOutAndKeepsTheRest(t *testing.T) {
 		hosts: map[string]map[string]string{"esx01": hostOutputs("")},
 		hang:  map[string]bool{"esxcli network nic list": true},
 	}
-	res := Collect(context.Background(), []Target{{Name: "esx01"}}, Options{Runner: f, CommandTimeout: 50 * time.Millisecond})
+	res := Collect(context.Background(), []hostio.Target{{Name: "esx01"}}, Options{Runner: f, CommandTimeout: 50 * time.Millisecond})
 	h := res[0]
 	c, ok := h.Find("esxcli network nic list")
-	if !ok || c.Status != StatusTimedOut {
+	if !ok || c.Status != hostio.StatusTimedOut {
 		t.Fatalf("hung command: %+v", c)
 	}
-	if c2, _ := h.Find("esxcli rdma device list"); c2.Status != StatusCollected {
+	if c2, _ := h.Find("esxcli rdma device list"); c2.Status != hostio.StatusCollected {
 		t.Errorf("other command lost: %+v", c2)
 	}
-	if h.Status != StatusPartial {
+	if h.Status != hostio.StatusPartial {
 		t.Errorf("host status %s, want partial", h.Status)
 	}
 }
 
 func TestCollectUnknownCommandIsFailedWithReason(t *testing.T) {
 	f := &fakeRunner{hosts: map[string]map[string]string{"esx01": hostOutputs("")}}
-	res := Collect(context.Background(), []Target{{Name: "esx01"}}, Options{Runner: f})
+	res := Collect(context.Background(), []hostio.Target{{Name: "esx01"}}, Options{Runner: f})
 	c, _ := res[0].Find("esxcli network vswitch dvs vmware list")
-	if c.Status != StatusFailed || c.ExitCode != 127 || !strings.Contains(c.Error, "not found") {
+	if c.Status != hostio.StatusFailed || c.ExitCode != 127 || !strings.Contains(c.Error, "not found") {
 		t.Errorf("got %+v", c)
 	}
 }
@@ -166,13 +169,13 @@ func TestCollectProbesWaitForPeersWithoutDeadlock(t *testing.T) {
 	}
 	f := &fakeRunner{hosts: hosts}
 	// Concurrency 1: waiting hosts must release their slot.
-	res := Collect(context.Background(), []Target{{Name: "a"}, {Name: "b"}, {Name: "c"}},
+	res := Collect(context.Background(), []hostio.Target{{Name: "a"}, {Name: "b"}, {Name: "c"}},
 		Options{Runner: f, Probes: true, Concurrency: 1, ProbePeers: 1, HostTimeout: 5 * time.Second})
 	c, ok := res[0].Find("vmkping -I vmk1 -c 3 -d -s 8972 192.168.50.12")
 	if !ok {
 		t.Fatalf("host a did not probe its ring neighbour b; captures: %v", commandsOf(res[0]))
 	}
-	if c.Kind != KindVmkping {
+	if c.Kind != hostio.KindVmkping {
 		t.Errorf("kind %s", c.Kind)
 	}
 	if _, ok := res[2].Find("vmkping -I vmk1 -c 3 -d -s 1472 192.168.50.11"); !ok {
@@ -180,7 +183,7 @@ func TestCollectProbesWaitForPeersWithoutDeadlock(t *testing.T) {
 	}
 }
 
-func commandsOf(h HostResult) []string {
+func commandsOf(h hostio.HostResult) []string {
 	var out []string
 	for _, c := range h.Captures {
 		out = append(out, c.Command)
@@ -250,16 +253,16 @@ func TestCollectKeepsFailedProbesAsResults(t *testing.T) {
 	jumbo := "vmkping -I vmk1 -c 3 -d -s 8972 192.168.50.12"
 	a[jumbo] = lossy
 	f := &fakeRunner{hosts: map[string]map[string]string{"a": a, "b": b}, exits: map[string]int{jumbo: 1}}
-	res := Collect(context.Background(), []Target{{Name: "a"}, {Name: "b"}}, Options{Runner: f, Probes: true})
+	res := Collect(context.Background(), []hostio.Target{{Name: "a"}, {Name: "b"}}, Options{Runner: f, Probes: true})
 	c, ok := res[0].Find(jumbo)
-	if !ok || c.Status != StatusCollected || c.ExitCode != 1 || !strings.Contains(c.Stdout, "100% packet loss") {
+	if !ok || c.Status != hostio.StatusCollected || c.ExitCode != 1 || !strings.Contains(c.Stdout, "100% packet loss") {
 		t.Fatalf("lossy probe should be a collected result with its exit status: %+v", c)
 	}
 	// A failing command of another kind stays failed.
 	f.exits["esxcli network nic list"] = 1
 	f.hosts["a"]["esxcli network nic list"] = "PING x"
-	res = Collect(context.Background(), []Target{{Name: "a"}}, Options{Runner: f})
-	if c, _ := res[0].Find("esxcli network nic list"); c.Status != StatusFailed {
+	res = Collect(context.Background(), []hostio.Target{{Name: "a"}}, Options{Runner: f})
+	if c, _ := res[0].Find("esxcli network nic list"); c.Status != hostio.StatusFailed {
 		t.Errorf("non-probe failure: %+v", c)
 	}
 }
@@ -275,8 +278,8 @@ func TestCollectRescanProbesEarlierPeers(t *testing.T) {
 	a["esxcli network ip interface ipv4 get"] = ipv4("192.168.50.11")
 	b["esxcli network ip interface ipv4 get"] = ipv4("192.168.50.12")
 	f := &fakeRunner{hosts: map[string]map[string]string{"a": a, "b": b}}
-	first := Collect(context.Background(), []Target{{Name: "a"}, {Name: "b"}}, Options{Runner: f, Probes: true})
-	again := Collect(context.Background(), []Target{{Name: "a"}}, Options{Runner: f, Probes: true, Peers: first})
+	first := Collect(context.Background(), []hostio.Target{{Name: "a"}, {Name: "b"}}, Options{Runner: f, Probes: true})
+	again := Collect(context.Background(), []hostio.Target{{Name: "a"}}, Options{Runner: f, Probes: true, Peers: first})
 	if _, ok := again[0].Find("vmkping -I vmk1 -c 3 -d -s 8972 192.168.50.12"); !ok {
 		t.Errorf("rescan of a did not probe b; captures: %v", commandsOf(again[0]))
 	}
@@ -284,9 +287,9 @@ func TestCollectRescanProbesEarlierPeers(t *testing.T) {
 		t.Errorf("b was connected to %d times; a rescan of a must not reconnect to b", f.opens["b"])
 	}
 	// Without peers a lone host has no one to probe.
-	alone := Collect(context.Background(), []Target{{Name: "a"}}, Options{Runner: f, Probes: true})
+	alone := Collect(context.Background(), []hostio.Target{{Name: "a"}}, Options{Runner: f, Probes: true})
 	for _, c := range alone[0].Captures {
-		if c.Kind == KindVmkping {
+		if c.Kind == hostio.KindVmkping {
 			t.Errorf("lone host probed %q", c.Command)
 		}
 	}

@@ -5,98 +5,68 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/catalog"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // Equivalent forms of the catalogue's commands, for reading what admins
-// typed themselves (pasted sessions, folders of saved outputs): one table,
-// one row per catalogue command, listing its namespace, the options it
-// takes (short and long spellings) and how a typed form maps back to the
-// catalogue line. Nothing here is ever sent to a host: Recognize only names
-// the catalogue command whose facts a typed command's output carries.
+// typed themselves (pasted sessions, folders of saved outputs): each
+// catalogue spec lists its forms (catalog.Form: namespace, the options it
+// takes with their short and long spellings, legacy tools); this is that
+// list flattened, with how a typed form maps back to the catalogue line.
+// Nothing here is ever sent to a host: Recognize only names the catalogue
+// command whose facts a typed command's output carries.
 
-// optSpec is one option of an esxcli command: its spellings and what it
-// does to the output.
-type optSpec struct {
-	short, long string
-	// role: optFilter limits the output to the items named by the value;
-	// optArg is an argument the catalogue line carries (validated by build).
-	role optRole
-}
-
-type optRole int
-
-const (
-	optFilter optRole = iota
-	optArg
-)
-
-// equivalent is the table row of one catalogue command.
+// equivalent is one form of one catalogue command.
 type equivalent struct {
-	kind Kind
-	// tool is the program: "esxcli" (also localcli and vCLI's esxcli), or
-	// a legacy tool ("esxcfg-nics").
-	tool string
-	// words are the esxcli namespace and command ("network nic list"), or
-	// the legacy tool's exact arguments ("-l").
-	words string
-	opts  []optSpec
+	kind hostio.Kind
+	catalog.Form
 	// build returns the catalogue line for the option values given (by
 	// long name); ok=false when the values do not make the catalogue
 	// command (another advanced option, another ruleset).
 	build func(args map[string]string) (line string, ok bool)
-	// also lists further kinds whose facts the same output carries
-	// (esxcfg-vmknic -l: vmknics and their IPv4 addresses).
-	also []Kind
 }
 
-func fixed(line string) func(map[string]string) (string, bool) {
-	return func(map[string]string) (string, bool) { return line, true }
-}
-
-func fromCommand(c func(string) (Command, error), opt string) func(map[string]string) (string, bool) {
-	return func(a map[string]string) (string, bool) {
-		cmd, err := c(a[opt])
-		return cmd.Line, err == nil
+// equivalents is every form of every catalogue command, in catalogue order.
+var equivalents = func() []equivalent {
+	var out []equivalent
+	for _, s := range catalog.Specs() {
+		for _, f := range s.Forms {
+			out = append(out, equivalent{kind: s.Kind, Form: f, build: formBuilder(s, f)})
+		}
 	}
-}
+	return out
+}()
 
-var (
-	optDevice    = optSpec{"-d", "--device", optFilter}
-	optInterface = optSpec{"-i", "--interface-name", optFilter}
-	optNetstack  = optSpec{"-N", "--netstack", optFilter}
-	optRuleset   = optSpec{"-r", "--ruleset-id", optFilter}
-)
-
-// equivalents is the table of equivalent forms, next to the catalogue.
-var equivalents = []equivalent{
-	{kind: KindSystemVersion, tool: "esxcli", words: "system version get", build: fixed("esxcli system version get")},
-	{kind: KindRDMADeviceList, tool: "esxcli", words: "rdma device list", build: fixed("esxcli rdma device list")},
-	{kind: KindRDMAProtocolList, tool: "esxcli", words: "rdma device protocol list", opts: []optSpec{optDevice}, build: fixed("esxcli rdma device protocol list")},
-	{kind: KindRDMAVmknicList, tool: "esxcli", words: "rdma device vmknic list", opts: []optSpec{optDevice}, build: fixed("esxcli rdma device vmknic list")},
-	{kind: KindRDMAStats, tool: "esxcli", words: "rdma device stats get", opts: []optSpec{{"-d", "--device", optArg}}, build: fromCommand(RDMAStats, "--device")},
-	{kind: KindVMProcessList, tool: "esxcli", words: "vm process list", build: fixed("esxcli vm process list")},
-	{kind: KindIPInterfaceList, tool: "esxcli", words: "network ip interface list", opts: []optSpec{optInterface, optNetstack}, build: fixed("esxcli network ip interface list")},
-	{kind: KindIPv4Get, tool: "esxcli", words: "network ip interface ipv4 get", opts: []optSpec{optInterface, optNetstack}, build: fixed("esxcli network ip interface ipv4 get")},
-	{kind: KindNICList, tool: "esxcli", words: "network nic list", build: fixed("esxcli network nic list")},
-	{kind: KindNICGet, tool: "esxcli", words: "network nic get", opts: []optSpec{{"-n", "--nic-name", optArg}}, build: fromCommand(NICGet, "--nic-name")},
-	{kind: KindDCBStatus, tool: "esxcli", words: "network nic dcb status get", opts: []optSpec{{"-n", "--nic-name", optArg}}, build: fromCommand(DCBStatus, "--nic-name")},
-	{kind: KindDVSList, tool: "esxcli", words: "network vswitch dvs vmware list", opts: []optSpec{{"-v", "--vds-name", optFilter}}, build: fixed("esxcli network vswitch dvs vmware list")},
-	{kind: KindStandardSwitchList, tool: "esxcli", words: "network vswitch standard list", opts: []optSpec{{"-v", "--vswitch-name", optFilter}}, build: fixed("esxcli network vswitch standard list")},
-	{kind: KindPVRDMAVmknicOpt, tool: "esxcli", words: "system settings advanced list", opts: []optSpec{{"-o", "--option", optArg}},
-		build: func(a map[string]string) (string, bool) {
-			o := strings.TrimSuffix(a["--option"], "/")
-			return "esxcli system settings advanced list -o /Net/PVRDMAVmknic", strings.EqualFold(o, "/Net/PVRDMAVmknic")
-		}},
-	{kind: KindFirewallRulesets, tool: "esxcli", words: "network firewall ruleset list", opts: []optSpec{optRuleset}, build: fixed("esxcli network firewall ruleset list")},
-	{kind: KindFirewallGlobal, tool: "esxcli", words: "network firewall get", build: fixed("esxcli network firewall get")},
-	{kind: KindFirewallRules, tool: "esxcli", words: "network firewall ruleset rule list", opts: []optSpec{{"-r", "--ruleset-id", optArg}},
-		build: func(a map[string]string) (string, bool) {
-			return "esxcli network firewall ruleset rule list -r pvrdma", a["--ruleset-id"] == "pvrdma"
-		}},
-	// Legacy tools that print the same facts.
-	{kind: KindNICList, tool: "esxcfg-nics", words: "-l", build: fixed("esxcfg-nics -l")},
-	{kind: KindIPInterfaceList, tool: "esxcfg-vmknic", words: "-l", build: fixed("esxcfg-vmknic -l"), also: []Kind{KindIPv4Get}},
-	{kind: KindStandardSwitchList, tool: "esxcfg-vswitch", words: "-l", build: fixed("esxcfg-vswitch -l"), also: []Kind{KindDVSList}},
+// formBuilder maps a form's option values to the catalogue line: a legacy
+// tool's own line, the spec's line built from its OptArg values, and
+// nothing when an OptFixed value differs.
+func formBuilder(s *catalog.Spec, f catalog.Form) func(map[string]string) (string, bool) {
+	if f.Tool != "esxcli" {
+		line := f.Tool + " " + f.Words
+		return func(map[string]string) (string, bool) { return line, true }
+	}
+	return func(a map[string]string) (string, bool) {
+		var vals []string
+		for _, o := range f.Opts {
+			switch o.Role {
+			case catalog.OptArg:
+				vals = append(vals, a[o.Long])
+			case catalog.OptFixed:
+				v := a[o.Long]
+				if o.Fold {
+					if !strings.EqualFold(strings.TrimSuffix(v, "/"), o.Value) {
+						return "", false
+					}
+				} else if v != o.Value {
+					return "", false
+				}
+			}
+		}
+		c, err := s.Command(vals...)
+		return c.Line, err == nil
+	}
 }
 
 // Recognized is a command line as someone typed it, recognized as a form of
@@ -104,8 +74,8 @@ var equivalents = []equivalent{
 type Recognized struct {
 	// Kind is the catalogue command's kind; Also lists further kinds the
 	// same output carries (esxcfg-vmknic -l).
-	Kind Kind
-	Also []Kind
+	Kind hostio.Kind
+	Also []hostio.Kind
 	// Line is the catalogue line when the form prints what the catalogue
 	// command prints (other spellings, option order, localcli, vCLI, a
 	// formatter); for a filtered form (Filter set) or a legacy tool it is
@@ -158,8 +128,8 @@ func Recognize(typed string) (Recognized, bool) {
 		return recognizePing(w[1:], r)
 	}
 	for _, e := range equivalents {
-		if e.tool == tool && strings.Join(w[1:], " ") == e.words {
-			r.Kind, r.Also = e.kind, e.also
+		if e.Tool == tool && strings.Join(w[1:], " ") == e.Words {
+			r.Kind, r.Also = e.kind, e.Also
 			r.Line, _ = e.build(nil)
 			return r, true
 		}
@@ -304,14 +274,14 @@ func recognizeEsxcli(w []string, r Recognized) (Recognized, bool) {
 	}
 	rest := w[i:]
 	for _, e := range equivalents {
-		if e.tool != "esxcli" {
+		if e.Tool != "esxcli" {
 			continue
 		}
-		ns := strings.Fields(e.words)
+		ns := strings.Fields(e.Words)
 		if len(rest) < len(ns) || !equalFold(rest[:len(ns)], ns) {
 			continue
 		}
-		args, filters, ok := readOptions(rest[len(ns):], e.opts)
+		args, filters, ok := readOptions(rest[len(ns):], e.Opts)
 		if !ok {
 			return Recognized{}, false
 		}
@@ -319,7 +289,7 @@ func recognizeEsxcli(w []string, r Recognized) (Recognized, bool) {
 		if !ok {
 			return Recognized{}, false
 		}
-		r.Kind, r.Also = e.kind, e.also
+		r.Kind, r.Also = e.kind, e.Also
 		r.Line = line
 		if filters != "" {
 			r.Filter = strings.TrimSpace(filters + " " + r.Filter)
@@ -345,14 +315,14 @@ func equalFold(a, b []string) bool {
 // "--option X", "--option=X", in any order. Option values are returned by
 // long name; filters names what filtering options select. Any other word
 // makes the line unrecognized.
-func readOptions(w []string, specs []optSpec) (args map[string]string, filters string, ok bool) {
+func readOptions(w []string, specs []catalog.Option) (args map[string]string, filters string, ok bool) {
 	args = map[string]string{}
 	var sel []string
 	for i := 0; i < len(w); i++ {
 		name, val, has := splitOpt(w[i])
-		var spec *optSpec
+		var spec *catalog.Option
 		for j := range specs {
-			if name == specs[j].short || name == specs[j].long {
+			if name == specs[j].Short || name == specs[j].Long {
 				spec = &specs[j]
 			}
 		}
@@ -360,8 +330,8 @@ func readOptions(w []string, specs []optSpec) (args map[string]string, filters s
 			if len(name) > 2 && name[0] == '-' && name[1] != '-' {
 				// "-ovalue" glued form.
 				for j := range specs {
-					if strings.HasPrefix(name, specs[j].short) {
-						spec, val, has = &specs[j], name[len(specs[j].short):], true
+					if strings.HasPrefix(name, specs[j].Short) {
+						spec, val, has = &specs[j], name[len(specs[j].Short):], true
 					}
 				}
 			}
@@ -377,8 +347,8 @@ func readOptions(w []string, specs []optSpec) (args map[string]string, filters s
 			val = w[i]
 		}
 		val = strings.Trim(val, `"'`)
-		args[spec.long] = val
-		if spec.role == optFilter {
+		args[spec.Long] = val
+		if spec.Role == catalog.OptFilter {
 			sel = append(sel, val)
 		}
 	}
@@ -394,7 +364,7 @@ func recognizeVsish(w []string, r Recognized) (Recognized, bool) {
 	dir := strings.TrimSuffix(PVRDMADevicesDir, "/")
 	switch {
 	case op == "ls" && p == dir:
-		r.Kind, r.Line = KindPVRDMADeviceLs, "vsish -e ls "+PVRDMADevicesDir
+		r.Kind, r.Line = hostio.KindPVRDMADeviceLs, "vsish -e ls "+PVRDMADevicesDir
 		return r, true
 	case (op == "cat" || op == "get") && strings.HasPrefix(p, dir+"/") && strings.HasSuffix(p, "/properties"):
 		id := strings.TrimSuffix(strings.TrimPrefix(p, dir+"/"), "/properties")
@@ -406,7 +376,7 @@ func recognizeVsish(w []string, r Recognized) (Recognized, bool) {
 		if err != nil {
 			return Recognized{}, false
 		}
-		r.Kind, r.Line = KindPVRDMAProperties, c.Line
+		r.Kind, r.Line = hostio.KindPVRDMAProperties, c.Line
 		return r, true
 	}
 	return Recognized{}, false
@@ -460,7 +430,7 @@ func recognizePing(w []string, r Recognized) (Recognized, bool) {
 	if err != nil || !addr.Is4() {
 		return Recognized{}, false
 	}
-	r.Kind = KindVmkping
+	r.Kind = hostio.KindVmkping
 	if c, err := Vmkping(vmknic, netstack, target, payload); err == nil && df {
 		r.Line = c.Line
 		return r, true

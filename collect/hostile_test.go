@@ -8,6 +8,8 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/sshrun"
 )
 
 // Hostile hosts (issue #18): after a successful login the host wedges,
@@ -33,18 +35,18 @@ type hostileCase struct {
 	name  string
 	fault lab.Hostile
 	// check inspects the hostile host's result.
-	check func(t *testing.T, r collect.HostResult)
+	check func(t *testing.T, r hostio.HostResult)
 }
 
 func hostileCases() []hostileCase {
-	allErr := func(want string) func(t *testing.T, r collect.HostResult) {
-		return func(t *testing.T, r collect.HostResult) {
+	allErr := func(want string) func(t *testing.T, r hostio.HostResult) {
+		return func(t *testing.T, r hostio.HostResult) {
 			t.Helper()
 			if len(r.Captures) == 0 {
 				t.Fatalf("no captures; reason %q", r.Reason)
 			}
 			for _, c := range r.Captures {
-				if c.Status == collect.StatusCollected || !strings.Contains(c.Error, want) {
+				if c.Status == hostio.StatusCollected || !strings.Contains(c.Error, want) {
 					t.Errorf("%q: %s %q; want an error containing %q", c.Command, c.Status, c.Error, want)
 				}
 			}
@@ -67,7 +69,7 @@ func hostileCases() []hostileCase {
 		{name: "3 MiB of newlines", fault: lab.Hostile{Streams: []lab.Stream{{Prefix: "esxcli network nic list", Fill: lab.FillNewlines, Bytes: 3 << 20}}},
 			check: oneCapped("esxcli network nic list", "more than 500000 lines")},
 		{name: "per-host cap", fault: lab.Hostile{Streams: []lab.Stream{{Prefix: "esxcli", Fill: lab.FillText, Bytes: 3 << 20}}},
-			check: func(t *testing.T, r collect.HostResult) {
+			check: func(t *testing.T, r hostio.HostResult) {
 				capped := 0
 				for _, c := range r.Captures {
 					if strings.Contains(c.Error, "the host's commands sent more than 16 MiB") {
@@ -79,17 +81,17 @@ func hostileCases() []hostileCase {
 				}
 			}},
 		{name: "binary garbage", fault: lab.Hostile{Streams: []lab.Stream{{Fill: lab.FillBinary, Bytes: 64 << 10}}},
-			check: func(t *testing.T, r collect.HostResult) {
+			check: func(t *testing.T, r hostio.HostResult) {
 				for _, c := range r.Captures {
-					if c.Status != collect.StatusCollected || len(c.Stdout) != 64<<10 {
+					if c.Status != hostio.StatusCollected || len(c.Stdout) != 64<<10 {
 						t.Errorf("%q: %s, %d bytes; want the 64 KiB collected as sent", c.Command, c.Status, len(c.Stdout))
 					}
 				}
 			}},
 		{name: "connection dropped mid-command", fault: lab.Hostile{Streams: []lab.Stream{{Prefix: "esxcli network nic list", Fill: lab.FillText, Bytes: 8 << 10, Drop: true}}},
-			check: func(t *testing.T, r collect.HostResult) {
+			check: func(t *testing.T, r hostio.HostResult) {
 				c, _ := r.Find("esxcli network nic list")
-				if c.Status != collect.StatusFailed || !strings.Contains(c.Error, "connection lost") {
+				if c.Status != hostio.StatusFailed || !strings.Contains(c.Error, "connection lost") {
 					t.Errorf("dropped command: %s %q; want connection lost", c.Status, c.Error)
 				}
 				if !strings.Contains(r.Reason, "connection lost after") {
@@ -97,36 +99,36 @@ func hostileCases() []hostileCase {
 				}
 			}},
 		{name: "no exit status, keepalives ignored", fault: lab.Hostile{IgnoreKeepalives: true, Streams: []lab.Stream{{Prefix: "esxcli network nic list", Fill: lab.FillText, Bytes: 100, NoExitStatus: true}}},
-			check: func(t *testing.T, r collect.HostResult) {
+			check: func(t *testing.T, r hostio.HostResult) {
 				// Telling a lost connection from a failed command sends a
 				// keepalive this host never answers: bounded, not a hang.
 				c, _ := r.Find("esxcli network nic list")
-				if c.Status != collect.StatusFailed || !strings.Contains(c.Error, "without reporting its exit status") || c.Duration > hostileCommandTimeout+time.Second {
+				if c.Status != hostio.StatusFailed || !strings.Contains(c.Error, "without reporting its exit status") || c.Duration > hostileCommandTimeout+time.Second {
 					t.Errorf("%q: %s %q after %s", c.Command, c.Status, c.Error, c.Duration)
 				}
 				assertOthersCollected(t, r, "esxcli network nic list")
 			}},
 		{name: "exit status without output", fault: lab.Hostile{Streams: []lab.Stream{{}}},
-			check: func(t *testing.T, r collect.HostResult) {
+			check: func(t *testing.T, r hostio.HostResult) {
 				for _, c := range r.Captures {
-					if c.Status != collect.StatusCollected || c.Stdout != "" || c.ExitCode != 0 {
+					if c.Status != hostio.StatusCollected || c.Stdout != "" || c.ExitCode != 0 {
 						t.Errorf("%q: %s exit %d %q", c.Command, c.Status, c.ExitCode, c.Stdout)
 					}
 				}
 			}},
 		{name: "stderr only", fault: lab.Hostile{Streams: []lab.Stream{{Fill: lab.FillText, Bytes: 300, Stderr: true, Exit: 1}}},
-			check: func(t *testing.T, r collect.HostResult) {
+			check: func(t *testing.T, r hostio.HostResult) {
 				for _, c := range r.Captures {
-					if c.Status != collect.StatusFailed || !strings.HasPrefix(c.Error, "exit status 1: hostile output line") || c.Stdout != "" {
+					if c.Status != hostio.StatusFailed || !strings.HasPrefix(c.Error, "exit status 1: hostile output line") || c.Stdout != "" {
 						t.Errorf("%q: %s %q", c.Command, c.Status, c.Error)
 					}
 				}
 			}},
 		{name: "300,000 listed devices", fault: lab.Hostile{Streams: []lab.Stream{{Prefix: "vsish -e ls", Fill: lab.FillDevices, Count: 300000}}},
-			check: func(t *testing.T, r collect.HostResult) {
+			check: func(t *testing.T, r hostio.HostResult) {
 				props := 0
 				for _, c := range r.Captures {
-					if c.Kind == collect.KindPVRDMAProperties {
+					if c.Kind == hostio.KindPVRDMAProperties {
 						props++
 					}
 				}
@@ -143,21 +145,21 @@ func hostileCases() []hostileCase {
 
 // oneCapped checks that cmd alone failed, over a cap (want), its output
 // discarded.
-func oneCapped(cmd, want string) func(t *testing.T, r collect.HostResult) {
-	return func(t *testing.T, r collect.HostResult) {
+func oneCapped(cmd, want string) func(t *testing.T, r hostio.HostResult) {
+	return func(t *testing.T, r hostio.HostResult) {
 		t.Helper()
 		c, _ := r.Find(cmd)
-		if c.Status != collect.StatusFailed || !strings.Contains(c.Error, want) || c.Stdout != "" {
+		if c.Status != hostio.StatusFailed || !strings.Contains(c.Error, want) || c.Stdout != "" {
 			t.Errorf("%q: %s %q (%d bytes kept); want failed, %q, nothing kept", cmd, c.Status, c.Error, len(c.Stdout), want)
 		}
 		assertOthersCollected(t, r, cmd)
 	}
 }
 
-func assertOthersCollected(t *testing.T, r collect.HostResult, except string) {
+func assertOthersCollected(t *testing.T, r hostio.HostResult, except string) {
 	t.Helper()
 	for _, c := range r.Captures {
-		if c.Command != except && c.Status != collect.StatusCollected && c.Kind != collect.KindVmkping {
+		if c.Command != except && c.Status != hostio.StatusCollected && c.Kind != hostio.KindVmkping {
 			t.Errorf("%q: %s %q; only %q should fail", c.Command, c.Status, c.Error, except)
 		}
 	}
@@ -168,8 +170,8 @@ func TestHostileHosts(t *testing.T) {
 	for _, tc := range hostileCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			l := startLab(t, sc, lab.Options{Faults: map[string]lab.Fault{"esx01": {Hostile: tc.fault}}})
-			r := newRunner(t, setupOpts{policy: collect.HostKeyInsecure, creds: password(l)})
-			var res map[string]collect.HostResult
+			r := newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: password(l)})
+			var res map[string]hostio.HostResult
 			var elapsed time.Duration
 			peak := lab.HeapGrowth(func() {
 				start := time.Now()
@@ -184,7 +186,7 @@ func TestHostileHosts(t *testing.T) {
 			}
 			t.Logf("%s: %s, heap +%d MiB", tc.name, elapsed.Round(time.Millisecond), peak>>20)
 			healthy := res["esx02"]
-			if healthy.Status != collect.StatusCollected || len(healthy.Captures) <= len(collect.Stage1()) {
+			if healthy.Status != hostio.StatusCollected || len(healthy.Captures) <= len(collect.Stage1()) {
 				t.Errorf("healthy esx02: %s %q, %d captures", healthy.Status, healthy.Reason, len(healthy.Captures))
 			}
 			tc.check(t, res["esx01"])
@@ -198,12 +200,12 @@ func TestHostileHosts(t *testing.T) {
 func TestCancelEndsWedgedScan(t *testing.T) {
 	sc := loadScenario(t, "healthy")
 	l := startLab(t, sc, lab.Options{Faults: map[string]lab.Fault{"esx01": {Hostile: lab.Hostile{WedgeSessions: true}}}})
-	r := newRunner(t, setupOpts{policy: collect.HostKeyInsecure, creds: password(l)})
+	r := newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: password(l)})
 	ctx, cancel := context.WithCancel(context.Background())
 	var healthyDone time.Time
 	opts := collect.Options{Runner: r, CommandTimeout: time.Hour, HostTimeout: time.Hour, ConnectTimeout: 10 * time.Second,
-		Progress: func(e collect.Event) {
-			if e.Host == "esx02" && e.Phase == collect.PhaseDone {
+		Progress: func(e hostio.Event) {
+			if e.Host == "esx02" && e.Phase == hostio.PhaseDone {
 				healthyDone = time.Now()
 				cancel()
 			}
@@ -212,10 +214,10 @@ func TestCancelEndsWedgedScan(t *testing.T) {
 	if d := time.Since(healthyDone); healthyDone.IsZero() || d > hostileMargin {
 		t.Fatalf("Collect returned %s after the cancel", d)
 	}
-	if res[1].Status != collect.StatusCollected {
+	if res[1].Status != hostio.StatusCollected {
 		t.Errorf("esx02: %s %q", res[1].Status, res[1].Reason)
 	}
-	if res[0].Status == collect.StatusCollected {
+	if res[0].Status == hostio.StatusCollected {
 		t.Errorf("wedged esx01 reported collected")
 	}
 }
@@ -234,12 +236,12 @@ func TestAbortReturnsWithWhatWasCollected(t *testing.T) {
 		close(abort)
 	}()
 	start := time.Now()
-	res := collect.Collect(ctx, []collect.Target{{Name: "a"}, {Name: "b"}}, collect.Options{Runner: runner, Abort: abort, StopGrace: time.Hour})
+	res := collect.Collect(ctx, []hostio.Target{{Name: "a"}, {Name: "b"}}, collect.Options{Runner: runner, Abort: abort, StopGrace: time.Hour})
 	if d := time.Since(start); d > hostileMargin {
 		t.Fatalf("Collect returned after %s", d)
 	}
 	for _, r := range res {
-		if r.Status == collect.StatusCollected || !strings.Contains(r.Reason, "scan stopped") {
+		if r.Status == hostio.StatusCollected || !strings.Contains(r.Reason, "scan stopped") {
 			t.Errorf("%s: %s %q", r.Host, r.Status, r.Reason)
 		}
 	}
@@ -249,12 +251,12 @@ func TestAbortReturnsWithWhatWasCollected(t *testing.T) {
 type stuckRunner struct{ stuck chan struct{} }
 
 func (s stuckRunner) Name() string { return "stuck" }
-func (s stuckRunner) Open(ctx context.Context, t collect.Target) (collect.Conn, error) {
+func (s stuckRunner) Open(ctx context.Context, t hostio.Target) (hostio.Conn, error) {
 	return s, nil
 }
-func (s stuckRunner) Run(ctx context.Context, line string) collect.Result {
+func (s stuckRunner) Run(ctx context.Context, line string) hostio.Result {
 	<-s.stuck
-	return collect.Result{ExitCode: -1}
+	return hostio.Result{ExitCode: -1}
 }
 func (s stuckRunner) Notes() []string { return nil }
 func (s stuckRunner) Close() error    { return nil }
@@ -265,7 +267,7 @@ func (s stuckRunner) Close() error    { return nil }
 func TestHostTimeoutClosesTheConnection(t *testing.T) {
 	sc := loadScenario(t, "healthy")
 	l := startLab(t, sc, lab.Options{Faults: map[string]lab.Fault{"esx01": {Hang: []string{"esxcli network nic list"}}}})
-	r := newRunner(t, setupOpts{policy: collect.HostKeyInsecure, creds: password(l)})
+	r := newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: password(l)})
 	hostTimeout := raceSlowdown * time.Second
 	start := time.Now()
 	res := scan(t, r, labTargets(l), collect.Options{CommandTimeout: time.Hour, HostTimeout: hostTimeout})
@@ -274,13 +276,13 @@ func TestHostTimeoutClosesTheConnection(t *testing.T) {
 	}
 	h := res["esx01"]
 	c, _ := h.Find("esxcli network nic list")
-	if c.Status != collect.StatusTimedOut || !strings.Contains(c.Error, "host timeout reached") {
+	if c.Status != hostio.StatusTimedOut || !strings.Contains(c.Error, "host timeout reached") {
 		t.Errorf("hung command: %s %q", c.Status, c.Error)
 	}
 	if !strings.Contains(h.Reason, "host timeout") {
 		t.Errorf("host reason %q", h.Reason)
 	}
-	if res["esx02"].Status != collect.StatusCollected {
+	if res["esx02"].Status != hostio.StatusCollected {
 		t.Errorf("esx02: %s %q", res["esx02"].Status, res["esx02"].Reason)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/catalog"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -24,30 +26,42 @@ const DefaultMaxStage2 = 512
 // reported and skipped. At most max commands are planned (devices and
 // uplinks first, then PVRDMA backends in listed order); the notes say how
 // many more were not. Planning is linear and stops when ctx ends.
-func planStage2(ctx context.Context, caps []Capture, max int) ([]Command, []string) {
-	p := stage2Plan{max: max, seen: map[string]bool{}, over: map[Kind]int{}}
-	if c, ok := collected(caps, KindRDMADeviceList); ok {
+func planStage2(ctx context.Context, caps []hostio.Capture, max int) ([]Command, []string) {
+	p := stage2Plan{max: max, seen: map[string]bool{}, over: map[hostio.Kind]int{}}
+	// addEach plans, for one set of argument values, every stage 2
+	// command of the catalogue that takes its arguments from that source.
+	addEach := func(from catalog.Source, args ...string) {
+		for _, s := range catalog.Specs() {
+			if s.Stage == 2 && s.From == from {
+				p.add(s.Command(args...))
+			}
+		}
+	}
+	if c, ok := collected(caps, hostio.KindRDMADeviceList); ok {
 		devs, err := parse.RDMADeviceList(c.Stdout)
 		if err != nil {
 			p.note(fmt.Errorf("cannot read RDMA devices: %w", err))
 		}
 		for _, d := range devs {
-			p.add(RDMAStats(d.Name))
+			addEach(catalog.FromRDMADevices, d.Name)
 		}
 		for _, d := range devs {
 			if d.PairedUplink == "" || d.PairedUplink == "N/A" {
 				continue
 			}
-			p.add(NICGet(d.PairedUplink))
-			p.add(DCBStatus(d.PairedUplink))
+			addEach(catalog.FromRDMAUplinks, d.PairedUplink)
 		}
 	}
-	if c, ok := collected(caps, KindPVRDMADeviceLs); ok {
+	if c, ok := collected(caps, hostio.KindPVRDMADeviceLs); ok {
 		// Only the entries that can fit under the cap are parsed; the
 		// other lines are counted, so a listing of any length costs
 		// memory in proportion to the cap.
 		head, rest := headLines(c.Stdout, 2*max)
-		p.over[KindPVRDMAProperties] += rest
+		for _, s := range catalog.Specs() {
+			if s.Stage == 2 && s.From == catalog.FromPVRDMABackends {
+				p.over[s.Kind] += rest
+			}
+		}
 		entries, err := parse.VsishLs(head)
 		if err != nil {
 			p.note(fmt.Errorf("cannot list PVRDMA devices: %w", err))
@@ -62,14 +76,14 @@ func planStage2(ctx context.Context, caps []Capture, max int) ([]Command, []stri
 				p.note(fmt.Errorf("skipping unexpected PVRDMA device entry %q", e.Name))
 				continue
 			}
-			p.add(PVRDMAProperties(wid, idx))
+			addEach(catalog.FromPVRDMABackends, wid, idx)
 		}
 	}
 	if n := p.skipped(); n > 0 {
 		var kinds []string
-		for _, k := range []Kind{KindRDMAStats, KindNICGet, KindDCBStatus, KindPVRDMAProperties} {
-			if p.over[k] > 0 {
-				kinds = append(kinds, thousands(p.over[k])+" "+stage2Noun[k])
+		for _, s := range stage2NoteOrder() {
+			if p.over[s.Kind] > 0 {
+				kinds = append(kinds, thousands(p.over[s.Kind])+" "+s.Noun)
 			}
 		}
 		p.notes = append(p.notes, fmt.Sprintf("%s more follow-up commands not collected (cap of %d per host): %s", thousands(n), max, strings.Join(kinds, ", ")))
@@ -82,11 +96,21 @@ func planStage2(ctx context.Context, caps []Capture, max int) ([]Command, []stri
 	return cmds, p.notes
 }
 
-var stage2Noun = map[Kind]string{
-	KindRDMAStats:        "RDMA device counters",
-	KindNICGet:           "uplink details",
-	KindDCBStatus:        "uplink DCB states",
-	KindPVRDMAProperties: "PVRDMA device properties",
+// stage2NoteOrder is the order of kinds in the note of a host over the
+// cap: per-device and per-uplink commands (in catalogue order), then the
+// per-PVRDMA-backend ones.
+func stage2NoteOrder() []*catalog.Spec {
+	var first, last []*catalog.Spec
+	for _, s := range catalog.Specs() {
+		switch {
+		case s.Stage != 2:
+		case s.From == catalog.FromPVRDMABackends:
+			last = append(last, s)
+		default:
+			first = append(first, s)
+		}
+	}
+	return append(first, last...)
 }
 
 // maxPlanNotes caps the notes about invalid entries (each names one).
@@ -96,7 +120,7 @@ type stage2Plan struct {
 	max   int
 	cmds  []Command
 	seen  map[string]bool
-	over  map[Kind]int
+	over  map[hostio.Kind]int
 	notes []string
 	errs  int
 }
@@ -163,40 +187,37 @@ func headLines(text string, n int) (string, int) {
 	return text[:i], rest
 }
 
-func kindOrder(k Kind) int {
-	switch k {
-	case KindPVRDMAProperties:
-		return 0
-	case KindRDMAStats:
-		return 1
-	case KindNICGet:
-		return 2
-	case KindDCBStatus:
-		return 3
+// kindOrder is a stage 2 kind's place in the catalogue: planned commands
+// run grouped by kind, in catalogue order.
+func kindOrder(k hostio.Kind) int {
+	for i, s := range catalog.Specs() {
+		if s.Kind == k {
+			return i
+		}
 	}
-	return 4
+	return len(catalog.Specs())
 }
 
-func collected(caps []Capture, k Kind) (Capture, bool) {
+func collected(caps []hostio.Capture, k hostio.Kind) (hostio.Capture, bool) {
 	for _, c := range caps {
 		if c.Kind == k && c.OK() {
 			return c, true
 		}
 	}
-	return Capture{}, false
+	return hostio.Capture{}, false
 }
 
 // probeSourceOf finds the host's PVRDMA vmknic (the /Net/PVRDMAVmknic tag,
 // else the vmknic bound to an RDMA device) and its IPv4 address.
-func probeSourceOf(caps []Capture) probeSource {
+func probeSourceOf(caps []hostio.Capture) probeSource {
 	var src probeSource
-	if c, ok := collected(caps, KindPVRDMAVmknicOpt); ok {
+	if c, ok := collected(caps, hostio.KindPVRDMAVmknicOpt); ok {
 		if s, err := parse.AdvancedSettingList(c.Stdout); err == nil {
 			src.Vmknic = strings.TrimSpace(s.StringValue)
 		}
 	}
 	if src.Vmknic == "" {
-		if c, ok := collected(caps, KindRDMAVmknicList); ok {
+		if c, ok := collected(caps, hostio.KindRDMAVmknicList); ok {
 			if rows, err := parse.RDMAVmknicList(c.Stdout); err == nil && len(rows) > 0 {
 				src.Vmknic = rows[0].Vmknic
 			}
@@ -205,7 +226,7 @@ func probeSourceOf(caps []Capture) probeSource {
 	if src.Vmknic == "" {
 		return probeSource{}
 	}
-	if c, ok := collected(caps, KindIPInterfaceList); ok {
+	if c, ok := collected(caps, hostio.KindIPInterfaceList); ok {
 		if nics, err := parse.IPInterfaceList(c.Stdout); err == nil {
 			for _, n := range nics {
 				if n.Name == src.Vmknic {
@@ -214,7 +235,7 @@ func probeSourceOf(caps []Capture) probeSource {
 			}
 		}
 	}
-	if c, ok := collected(caps, KindIPv4Get); ok {
+	if c, ok := collected(caps, hostio.KindIPv4Get); ok {
 		if rows, err := parse.IPv4Get(c.Stdout); err == nil {
 			for _, r := range rows {
 				if r.Name == src.Vmknic && r.Address != "" && r.Address != "0.0.0.0" {
@@ -231,7 +252,7 @@ func probeSourceOf(caps []Capture) probeSource {
 
 // stageOf orders captures in a host result: stage 1 in catalogue order,
 // then stage 2, then probes.
-func stageOf(c Capture) int {
+func stageOf(c hostio.Capture) int {
 	for i, s := range stage1 {
 		if s.Kind == c.Kind {
 			return i

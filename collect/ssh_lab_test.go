@@ -23,6 +23,8 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/sshrun"
 )
 
 // These tests drive the production SSH transport (NewSSHRunner: ssh_config,
@@ -48,10 +50,10 @@ func loadScenario(t *testing.T, name string) *fixtures.Scenario {
 	return sc
 }
 
-func labTargets(l *lab.Lab) []collect.Target {
-	var ts []collect.Target
+func labTargets(l *lab.Lab) []hostio.Target {
+	var ts []hostio.Target
 	for _, h := range l.Hosts() {
-		ts = append(ts, collect.Target{Name: h.Name, Addr: h.Addr})
+		ts = append(ts, hostio.Target{Name: h.Name, Addr: h.Addr})
 	}
 	return ts
 }
@@ -69,34 +71,34 @@ func hostInfo(t *testing.T, l *lab.Lab, name string) lab.HostInfo {
 
 type setupOpts struct {
 	knownHosts string
-	policy     collect.HostKeyPolicy
-	creds      *collect.Credentials
-	config     *collect.SSHConfig
+	policy     sshrun.HostKeyPolicy
+	creds      *sshrun.Credentials
+	config     *sshrun.SSHConfig
 	user       string
 }
 
-func newRunner(t *testing.T, o setupOpts) *collect.SSHRunner {
+func newRunner(t *testing.T, o setupOpts) *sshrun.SSHRunner {
 	t.Helper()
-	db, err := collect.LoadHostKeyDB(o.knownHosts, o.policy)
+	db, err := sshrun.LoadHostKeyDB(o.knownHosts, o.policy)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := collect.NewSSHRunner(collect.SSHSetup{Credentials: o.creds, HostKeys: db, Config: o.config, User: o.user, Home: t.TempDir()})
+	r := sshrun.NewSSHRunner(sshrun.SSHSetup{Credentials: o.creds, HostKeys: db, Config: o.config, User: o.user, Home: t.TempDir()})
 	t.Cleanup(func() { r.Close() })
 	return r
 }
 
-func password(l *lab.Lab) *collect.Credentials {
-	return &collect.Credentials{Password: l.Hosts()[0].Password, HasPassword: true}
+func password(l *lab.Lab) *sshrun.Credentials {
+	return &sshrun.Credentials{Password: l.Hosts()[0].Password, HasPassword: true}
 }
 
-func scan(t *testing.T, r collect.Runner, targets []collect.Target, o collect.Options) map[string]collect.HostResult {
+func scan(t *testing.T, r hostio.Runner, targets []hostio.Target, o collect.Options) map[string]hostio.HostResult {
 	t.Helper()
 	o.Runner = r
 	if o.ConnectTimeout == 0 {
 		o.ConnectTimeout = 10 * time.Second
 	}
-	out := map[string]collect.HostResult{}
+	out := map[string]hostio.HostResult{}
 	for _, res := range collect.Collect(context.Background(), targets, o) {
 		out[res.Host] = res
 	}
@@ -129,7 +131,7 @@ func TestUnknownHostKeyRefusedThenAcceptNewRecordsIt(t *testing.T) {
 	for _, h := range l.Hosts() {
 		r := res[h.Name]
 		fp := ssh.FingerprintSHA256(h.HostKey)
-		if r.Status != collect.StatusNotCollected || !strings.Contains(r.Reason, "unknown host key") ||
+		if r.Status != hostio.StatusNotCollected || !strings.Contains(r.Reason, "unknown host key") ||
 			!strings.Contains(r.Reason, fp) || !strings.Contains(r.Reason, "--accept-new-host-keys") ||
 			!strings.Contains(r.Reason, "ssh-keyscan") {
 			t.Errorf("%s: %s %q; want an unknown-host-key error naming %s", h.Name, r.Status, r.Reason, fp)
@@ -142,9 +144,9 @@ func TestUnknownHostKeyRefusedThenAcceptNewRecordsIt(t *testing.T) {
 		t.Errorf("strict mode must not create known_hosts: %v", err)
 	}
 
-	res = scan(t, newRunner(t, setupOpts{knownHosts: kh, policy: collect.HostKeyAcceptNew, creds: password(l)}), labTargets(l), collect.Options{})
+	res = scan(t, newRunner(t, setupOpts{knownHosts: kh, policy: sshrun.HostKeyAcceptNew, creds: password(l)}), labTargets(l), collect.Options{})
 	for _, h := range l.Hosts() {
-		if r := res[h.Name]; r.Status != collect.StatusCollected {
+		if r := res[h.Name]; r.Status != hostio.StatusCollected {
 			t.Errorf("accept-new: %s: %s %q", h.Name, r.Status, r.Reason)
 		}
 	}
@@ -164,7 +166,7 @@ func TestUnknownHostKeyRefusedThenAcceptNewRecordsIt(t *testing.T) {
 
 	res = scan(t, newRunner(t, setupOpts{knownHosts: kh, creds: password(l)}), labTargets(l), collect.Options{})
 	for _, h := range l.Hosts() {
-		if r := res[h.Name]; r.Status != collect.StatusCollected {
+		if r := res[h.Name]; r.Status != hostio.StatusCollected {
 			t.Errorf("second strict scan: %s: %s %q", h.Name, r.Status, r.Reason)
 		}
 	}
@@ -189,16 +191,16 @@ func TestChangedHostKeyAlwaysRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	newKey := hostInfo(t, l, "esx02").HostKey
-	for _, policy := range []collect.HostKeyPolicy{collect.HostKeyStrict, collect.HostKeyAcceptNew} {
+	for _, policy := range []sshrun.HostKeyPolicy{sshrun.HostKeyStrict, sshrun.HostKeyAcceptNew} {
 		res := scan(t, newRunner(t, setupOpts{knownHosts: kh, policy: policy, creds: password(l)}), labTargets(l), collect.Options{})
 		r := res["esx02"]
 		want := []string{"HOST KEY MISMATCH", kh + ":3", ssh.FingerprintSHA256(newKey), "ssh-keygen -R"}
 		for _, w := range want {
-			if r.Status != collect.StatusNotCollected || !strings.Contains(r.Reason, w) {
+			if r.Status != hostio.StatusNotCollected || !strings.Contains(r.Reason, w) {
 				t.Errorf("policy %d: esx02 %s %q; want it to contain %q", policy, r.Status, r.Reason, w)
 			}
 		}
-		if res["esx01"].Status != collect.StatusCollected {
+		if res["esx01"].Status != hostio.StatusCollected {
 			t.Errorf("policy %d: esx01 should be collected: %q", policy, res["esx01"].Reason)
 		}
 	}
@@ -210,13 +212,13 @@ func TestChangedHostKeyAlwaysRefused(t *testing.T) {
 	}
 
 	// Insecure mode connects, and every host's report says keys were not verified.
-	res := scan(t, newRunner(t, setupOpts{knownHosts: kh, policy: collect.HostKeyInsecure, creds: password(l)}),
-		append(labTargets(l), collect.Target{Name: "nowhere", Addr: refusedAddr(t)}), collect.Options{})
-	if res["esx02"].Status != collect.StatusCollected {
+	res := scan(t, newRunner(t, setupOpts{knownHosts: kh, policy: sshrun.HostKeyInsecure, creds: password(l)}),
+		append(labTargets(l), hostio.Target{Name: "nowhere", Addr: refusedAddr(t)}), collect.Options{})
+	if res["esx02"].Status != hostio.StatusCollected {
 		t.Errorf("insecure: esx02 %s %q", res["esx02"].Status, res["esx02"].Reason)
 	}
 	for name, r := range res {
-		if strings.Join(r.Notes, "\n") != collect.InsecureHostKeyNote {
+		if strings.Join(r.Notes, "\n") != sshrun.InsecureHostKeyNote {
 			t.Errorf("insecure: %s notes %q; want the host-key warning", name, r.Notes)
 		}
 	}
@@ -238,14 +240,14 @@ func refusedAddr(t *testing.T) string {
 // line, as OpenSSH does (issue #18), and the other lines still count.
 func TestKnownHostsFileStates(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := collect.LoadHostKeyDB(filepath.Join(dir, "absent"), collect.HostKeyStrict); err != nil {
+	if _, err := sshrun.LoadHostKeyDB(filepath.Join(dir, "absent"), sshrun.HostKeyStrict); err != nil {
 		t.Errorf("missing file: %v", err)
 	}
 	bad := filepath.Join(dir, "bad")
 	_, signer := newKey(t)
 	good := knownhosts.Line([]string{"esx02"}, signer.PublicKey())
 	writeFile(t, bad, "esx01 ssh-ed25519 not-base64!!\n"+good+"\nesx03 garbage\n", 0o600)
-	db, err := collect.LoadHostKeyDB(bad, collect.HostKeyStrict)
+	db, err := sshrun.LoadHostKeyDB(bad, sshrun.HostKeyStrict)
 	if err != nil {
 		t.Fatalf("malformed lines: %v", err)
 	}
@@ -256,14 +258,14 @@ func TestKnownHostsFileStates(t *testing.T) {
 		t.Errorf("the good line after a bad one: %v", err)
 	}
 	_, other := newKey(t)
-	var changed *collect.HostKeyChangedError
+	var changed *sshrun.HostKeyChangedError
 	if err := db.Callback()("esx02:22", nil, other.PublicKey()); !errors.As(err, &changed) || !strings.Contains(err.Error(), bad+":2") {
 		t.Errorf("changed key: %v; want a mismatch naming %s:2", err, bad)
 	}
-	if _, err := collect.LoadHostKeyDB("/dev/zero", collect.HostKeyStrict); err == nil {
+	if _, err := sshrun.LoadHostKeyDB("/dev/zero", sshrun.HostKeyStrict); err == nil {
 		t.Errorf("/dev/zero as known_hosts should be an error")
 	}
-	if _, err := collect.LoadHostKeyDB(dir, collect.HostKeyStrict); err == nil {
+	if _, err := sshrun.LoadHostKeyDB(dir, sshrun.HostKeyStrict); err == nil {
 		t.Errorf("a directory as known_hosts should be an error")
 	}
 }
@@ -273,10 +275,10 @@ func TestAcceptNewConcurrentAppends(t *testing.T) {
 	l := startLab(t, fixtures.Fleet(loadScenario(t, "healthy"), 40), lab.Options{})
 	kh := filepath.Join(t.TempDir(), "known_hosts")
 	writeFile(t, kh, "# no trailing newline", 0o600)
-	res := scan(t, newRunner(t, setupOpts{knownHosts: kh, policy: collect.HostKeyAcceptNew, creds: password(l)}),
+	res := scan(t, newRunner(t, setupOpts{knownHosts: kh, policy: sshrun.HostKeyAcceptNew, creds: password(l)}),
 		labTargets(l), collect.Options{Concurrency: 40})
 	for name, r := range res {
-		if r.Status != collect.StatusCollected {
+		if r.Status != hostio.StatusCollected {
 			t.Errorf("%s: %s %q", name, r.Status, r.Reason)
 		}
 	}
@@ -285,7 +287,7 @@ func TestAcceptNewConcurrentAppends(t *testing.T) {
 	if len(lines) != 41 || lines[0] != "# no trailing newline" {
 		t.Fatalf("known_hosts has %d lines, want the comment + 40:\n%s", len(lines), b)
 	}
-	db, err := collect.LoadHostKeyDB(kh, collect.HostKeyStrict)
+	db, err := sshrun.LoadHostKeyDB(kh, sshrun.HostKeyStrict)
 	if err != nil {
 		t.Fatalf("the written file does not parse: %v", err)
 	}
@@ -301,16 +303,16 @@ func TestAcceptNewConcurrentAppends(t *testing.T) {
 // server offering both methods, sent only once.
 func TestKeyboardInteractiveOnlyAndWrongPassword(t *testing.T) {
 	l := startLab(t, loadScenario(t, "healthy"), lab.Options{KeyboardInteractiveOnly: true})
-	res := scan(t, newRunner(t, setupOpts{policy: collect.HostKeyInsecure, creds: password(l)}), labTargets(l), collect.Options{})
+	res := scan(t, newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: password(l)}), labTargets(l), collect.Options{})
 	for name, r := range res {
-		if r.Status != collect.StatusCollected {
+		if r.Status != hostio.StatusCollected {
 			t.Errorf("%s: %s %q", name, r.Status, r.Reason)
 		}
 	}
-	wrong := &collect.Credentials{Password: "wrong", HasPassword: true}
-	res = scan(t, newRunner(t, setupOpts{policy: collect.HostKeyInsecure, creds: wrong}), labTargets(l), collect.Options{})
+	wrong := &sshrun.Credentials{Password: "wrong", HasPassword: true}
+	res = scan(t, newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: wrong}), labTargets(l), collect.Options{})
 	r := res["esx01"]
-	if r.Status != collect.StatusNotCollected || !strings.Contains(r.Reason, "authentication failed for root@127.0.0.1:") ||
+	if r.Status != hostio.StatusNotCollected || !strings.Contains(r.Reason, "authentication failed for root@127.0.0.1:") ||
 		!strings.Contains(r.Reason, "wrong password or key not accepted") || !strings.Contains(r.Reason, "keyboard-interactive") {
 		t.Errorf("wrong password: %s %q", r.Status, r.Reason)
 	}
@@ -330,8 +332,8 @@ func TestPasswordSentOncePerConnection(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newAuthCounter(t, tc.kbd, tc.pw)
-			r := newRunner(t, setupOpts{policy: collect.HostKeyInsecure, creds: &collect.Credentials{Password: "wrong", HasPassword: true}})
-			_, err := r.Open(context.Background(), collect.Target{Name: "x", Addr: srv.addr})
+			r := newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: &sshrun.Credentials{Password: "wrong", HasPassword: true}})
+			_, err := r.Open(context.Background(), hostio.Target{Name: "x", Addr: srv.addr})
 			if err == nil || !strings.Contains(err.Error(), "authentication failed") {
 				t.Fatalf("want an authentication error, got %v", err)
 			}
@@ -457,38 +459,38 @@ func TestPublicKeyFromFileAndAgent(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		authorized ssh.PublicKey
-		creds      func(t *testing.T) *collect.Credentials
+		creds      func(t *testing.T) *sshrun.Credentials
 		wantOK     bool
 	}{
-		{"key file", fileSigner.PublicKey(), func(t *testing.T) *collect.Credentials {
-			return &collect.Credentials{IdentityFiles: []string{filepath.Join(dir, "id_file")}}
+		{"key file", fileSigner.PublicKey(), func(t *testing.T) *sshrun.Credentials {
+			return &sshrun.Credentials{IdentityFiles: []string{filepath.Join(dir, "id_file")}}
 		}, true},
-		{"agent", agentSigner.PublicKey(), func(t *testing.T) *collect.Credentials {
-			return &collect.Credentials{Agent: serveAgent(t, agentKey)}
+		{"agent", agentSigner.PublicKey(), func(t *testing.T) *sshrun.Credentials {
+			return &sshrun.Credentials{Agent: serveAgent(t, agentKey)}
 		}, true},
-		{"encrypted key without agent", encSigner.PublicKey(), func(t *testing.T) *collect.Credentials {
-			return &collect.Credentials{IdentityFiles: []string{filepath.Join(dir, "id_enc")}}
+		{"encrypted key without agent", encSigner.PublicKey(), func(t *testing.T) *sshrun.Credentials {
+			return &sshrun.Credentials{IdentityFiles: []string{filepath.Join(dir, "id_enc")}}
 		}, false},
-		{"encrypted key held by the agent", encSigner.PublicKey(), func(t *testing.T) *collect.Credentials {
-			return &collect.Credentials{IdentityFiles: []string{filepath.Join(dir, "id_enc")}, Agent: serveAgent(t, encKey)}
+		{"encrypted key held by the agent", encSigner.PublicKey(), func(t *testing.T) *sshrun.Credentials {
+			return &sshrun.Credentials{IdentityFiles: []string{filepath.Join(dir, "id_enc")}, Agent: serveAgent(t, encKey)}
 		}, true},
-		{"wrong key", fileSigner.PublicKey(), func(t *testing.T) *collect.Credentials {
-			return &collect.Credentials{Agent: serveAgent(t, agentKey)}
+		{"wrong key", fileSigner.PublicKey(), func(t *testing.T) *sshrun.Credentials {
+			return &sshrun.Credentials{Agent: serveAgent(t, agentKey)}
 		}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := startLab(t, loadScenario(t, "healthy"), lab.Options{AuthorizedKeys: []ssh.PublicKey{tc.authorized}})
-			res := scan(t, newRunner(t, setupOpts{policy: collect.HostKeyInsecure, creds: tc.creds(t)}), labTargets(l), collect.Options{})
+			res := scan(t, newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: tc.creds(t)}), labTargets(l), collect.Options{})
 			r := res["esx01"]
-			if tc.wantOK && r.Status != collect.StatusCollected {
+			if tc.wantOK && r.Status != hostio.StatusCollected {
 				t.Errorf("%s %q", r.Status, r.Reason)
 			}
-			if !tc.wantOK && (r.Status != collect.StatusNotCollected || !strings.Contains(r.Reason, "authentication failed")) {
+			if !tc.wantOK && (r.Status != hostio.StatusNotCollected || !strings.Contains(r.Reason, "authentication failed")) {
 				t.Errorf("want an authentication failure, got %s %q", r.Status, r.Reason)
 			}
 		})
 	}
-	c := &collect.Credentials{}
+	c := &sshrun.Credentials{}
 	if _, err := c.LoadKey(filepath.Join(dir, "id_enc")); err == nil || !strings.Contains(err.Error(), "ssh-add") {
 		t.Errorf("encrypted key error should say how to use it: %v", err)
 	}
@@ -525,7 +527,7 @@ func serveAgent(t *testing.T, key ed25519.PrivateKey) agent.ExtendedAgent {
 			}()
 		}
 	}()
-	ag, conn, err := collect.DialAgent(sock)
+	ag, conn, err := sshrun.DialAgent(sock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -560,21 +562,21 @@ func TestSSHConfigAlias(t *testing.T) {
   User admin
   IdentityFile %s
 `, host, port, filepath.Join(dir, "lab_key")), 0o600)
-	cfg, err := collect.LoadSSHConfig(cfgPath)
+	cfg, err := sshrun.LoadSSHConfig(cfgPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	kh := filepath.Join(dir, "known_hosts")
 	writeFile(t, kh, h.KnownHostsLine+"\n", 0o600)
-	res := scan(t, newRunner(t, setupOpts{knownHosts: kh, config: cfg}), []collect.Target{{Name: "lab-esx01"}}, collect.Options{})
-	if r := res["lab-esx01"]; r.Status != collect.StatusCollected {
+	res := scan(t, newRunner(t, setupOpts{knownHosts: kh, config: cfg}), []hostio.Target{{Name: "lab-esx01"}}, collect.Options{})
+	if r := res["lab-esx01"]; r.Status != hostio.StatusCollected {
 		t.Fatalf("alias: %s %q", r.Status, r.Reason)
 	}
-	res = scan(t, newRunner(t, setupOpts{knownHosts: kh, config: cfg, user: "root"}), []collect.Target{{Name: "lab-esx01"}}, collect.Options{})
-	if r := res["lab-esx01"]; r.Status != collect.StatusNotCollected || !strings.Contains(r.Reason, "root@") {
+	res = scan(t, newRunner(t, setupOpts{knownHosts: kh, config: cfg, user: "root"}), []hostio.Target{{Name: "lab-esx01"}}, collect.Options{})
+	if r := res["lab-esx01"]; r.Status != hostio.StatusNotCollected || !strings.Contains(r.Reason, "root@") {
 		t.Errorf("--user should override the config's User: %s %q", r.Status, r.Reason)
 	}
-	if _, err := collect.LoadSSHConfig(filepath.Join(dir, "absent")); err != nil {
+	if _, err := sshrun.LoadSSHConfig(filepath.Join(dir, "absent")); err != nil {
 		t.Errorf("a missing ssh config is fine: %v", err)
 	}
 }
@@ -597,7 +599,7 @@ func TestProxyJumpSharesOneBastionConnection(t *testing.T) {
 Host esx*
   ProxyJump bastion
 `, host, port, filepath.Join(dir, "jump_key")), 0o600)
-	cfg, err := collect.LoadSSHConfig(cfgPath)
+	cfg, err := sshrun.LoadSSHConfig(cfgPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -611,7 +613,7 @@ Host esx*
 	// The bastion's key is unknown: every host fails with that reason,
 	// and the bastion is not asked to open anything.
 	res := scan(t, newRunner(t, setupOpts{knownHosts: kh, config: cfg, creds: password(l)}), labTargets(l), collect.Options{})
-	if r := res["esx01"]; r.Status != collect.StatusNotCollected || !strings.Contains(r.Reason, "jump host bastion") ||
+	if r := res["esx01"]; r.Status != hostio.StatusNotCollected || !strings.Contains(r.Reason, "jump host bastion") ||
 		!strings.Contains(r.Reason, "unknown host key") {
 		t.Errorf("unknown bastion key: %s %q", r.Status, r.Reason)
 	}
@@ -626,13 +628,13 @@ Host esx*
 	for _, h := range l.Hosts() {
 		r := res[h.Name]
 		if h.Fault.Refuse {
-			if r.Status != collect.StatusNotCollected || !strings.Contains(r.Reason, "connection refused") ||
+			if r.Status != hostio.StatusNotCollected || !strings.Contains(r.Reason, "connection refused") ||
 				!strings.Contains(r.Reason, "via jump host bastion") {
 				t.Errorf("%s (refusing, behind the bastion): %s %q", h.Name, r.Status, r.Reason)
 			}
 			continue
 		}
-		if r.Status == collect.StatusNotCollected {
+		if r.Status == hostio.StatusNotCollected {
 			t.Errorf("%s through the bastion: %s %q", h.Name, r.Status, r.Reason)
 		}
 	}
@@ -799,7 +801,7 @@ func TestDropHangAndSessionLimit(t *testing.T) {
 	// other commands queue through one session; the command timeout also
 	// covers that wait, so it must leave room for it on a loaded (-race)
 	// machine, while the hung command still times out.
-	res := scan(t, newRunner(t, setupOpts{policy: collect.HostKeyInsecure, creds: password(l)}), labTargets(l),
+	res := scan(t, newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: password(l)}), labTargets(l),
 		collect.Options{SessionsPerHost: 8, CommandTimeout: 2 * time.Second})
 
 	// Commands run concurrently: the host answers 5 execs and drops the
@@ -812,24 +814,24 @@ func TestDropHangAndSessionLimit(t *testing.T) {
 		switch {
 		case strings.Contains(c.Error, "connection lost after"):
 			lost++
-		case c.ExitCode >= 0 && c.Status != collect.StatusTimedOut && c.Status != collect.StatusSkipped:
+		case c.ExitCode >= 0 && c.Status != hostio.StatusTimedOut && c.Status != hostio.StatusSkipped:
 			completed++
 		default:
 			t.Errorf("esx01 %q: %s %q; want completed or connection lost", c.Command, c.Status, c.Error)
 		}
 	}
 	want := fmt.Sprintf("connection lost after %d commands", completed)
-	if completed < 1 || completed > 5 || lost == 0 || r.Status != collect.StatusPartial || !strings.HasPrefix(r.Reason, want) {
+	if completed < 1 || completed > 5 || lost == 0 || r.Status != hostio.StatusPartial || !strings.HasPrefix(r.Reason, want) {
 		t.Errorf("dropped host: %d completed, %d lost, %s %q; want 1..5 completed and the reason %q", completed, lost, r.Status, r.Reason, want)
 	}
 
 	r = res["esx02"]
 	c, _ := r.Find("esxcli network nic list")
-	if c.Status != collect.StatusTimedOut {
+	if c.Status != hostio.StatusTimedOut {
 		t.Errorf("hung command: %s %q", c.Status, c.Error)
 	}
 	for _, c := range r.Captures {
-		if c.Command != "esxcli network nic list" && c.Status == collect.StatusTimedOut {
+		if c.Command != "esxcli network nic list" && c.Status == hostio.StatusTimedOut {
 			t.Errorf("esx02 %q timed out too", c.Command)
 		}
 	}
@@ -860,7 +862,7 @@ func TestLargeFleetOneConnectionPerHost(t *testing.T) {
 		if st.TCPConnections != 1 || st.Handshakes != 1 {
 			t.Errorf("%s: %d TCP connections, %d handshakes; want exactly 1 each", h.Name, st.TCPConnections, st.Handshakes)
 		}
-		if r := res[h.Name]; r.Status == collect.StatusNotCollected || len(r.Captures) <= len(collect.Stage1()) {
+		if r := res[h.Name]; r.Status == hostio.StatusNotCollected || len(r.Captures) <= len(collect.Stage1()) {
 			t.Errorf("%s: %s with %d captures (%q)", h.Name, r.Status, len(r.Captures), r.Reason)
 		}
 	}
@@ -870,9 +872,9 @@ func TestLargeFleetOneConnectionPerHost(t *testing.T) {
 // session: the host sees neither a session nor a command.
 func TestTransportRefusesNonAllowlistedLineBeforeSession(t *testing.T) {
 	l := startLab(t, loadScenario(t, "healthy"), lab.Options{})
-	r := newRunner(t, setupOpts{policy: collect.HostKeyInsecure, creds: password(l)})
+	r := newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: password(l)})
 	h := hostInfo(t, l, "esx01")
-	conn, err := r.Open(context.Background(), collect.Target{Name: h.Name, Addr: h.Addr})
+	conn, err := r.Open(context.Background(), hostio.Target{Name: h.Name, Addr: h.Addr})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -906,7 +908,7 @@ func TestHostKeyAlgorithmsFollowKnownHosts(t *testing.T) {
 	kh := filepath.Join(dir, "known_hosts")
 	rsaLine := "[10.0.0.1]:2222 ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAAAgQDOd0jEiKUyaIIlh5Ez1jtVIsRZAkLJkyPAnTTfUT+aUuXVOvZgmmV/hw3YDIZz6QqI5yI+bOy+7KuuEpkTRdHP1jsMkwAlTfc0sxv7jb/g36uR6UfrqIg2c9KJ6YjGnlm5DFuQw0CIsS9oMYCYSeAHKmYUJFaTwLvXnhbD8SS4XQ==\n"
 	writeFile(t, kh, rsaLine+"esx02 "+string(ssh.MarshalAuthorizedKey(ed.PublicKey())), 0o600)
-	db, err := collect.LoadHostKeyDB(kh, collect.HostKeyStrict)
+	db, err := sshrun.LoadHostKeyDB(kh, sshrun.HostKeyStrict)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 const vmList = `vm-a
@@ -25,28 +25,28 @@ func props(wid, idx string) string {
 	return "PVRDMA Device Properties {\n   VMM leader ID of VM:" + wid + "\n   adapter index:" + idx + "\n   Physical HCA available:1\n   Active MTU:1024\n}\n"
 }
 
-func capture(kind collect.Kind, cmd, out string) collect.Capture {
-	return collect.Capture{Host: "esx01", Command: cmd, Kind: kind, Stdout: out, Status: collect.StatusCollected}
+func capture(kind hostio.Kind, cmd, out string) hostio.Capture {
+	return hostio.Capture{Host: "esx01", Command: cmd, Kind: kind, Stdout: out, Status: hostio.StatusCollected}
 }
 
 func TestBuildHost(t *testing.T) {
 	propCmd := "vsish -e cat /vmkModules/vrdma/pvrdmaDevices/2002_1/properties"
-	hr := collect.HostResult{
-		Host: "esx01", Address: "10.0.0.1:22", Transport: "ssh", Status: collect.StatusPartial, Reason: "1 of 6 failed",
+	hr := hostio.HostResult{
+		Host: "esx01", Address: "10.0.0.1:22", Transport: "ssh", Status: hostio.StatusPartial, Reason: "1 of 6 failed",
 		Notes: []string{"host key not verified"},
-		Captures: []collect.Capture{
+		Captures: []hostio.Capture{
 			// Properties first: the join must not depend on capture order.
 			// The block's own leader ID (9999) is overridden by the path.
-			capture(collect.KindPVRDMAProperties, propCmd, props("9999", "0")),
-			capture(collect.KindRDMADeviceList, "esxcli rdma device list", rdmaList),
-			capture(collect.KindVMProcessList, "esxcli vm process list", vmList),
-			capture(collect.KindNICList, "esxcli network nic list", "garbage\nmore garbage\n"),
-			{Command: "esxcli network ip interface list", Kind: collect.KindIPInterfaceList, Status: collect.StatusTimedOut, Error: "timeout after 30s"},
-			capture(collect.KindPVRDMADeviceLs, "vsish -e ls /vmkModules/vrdma/pvrdmaDevices/", "2002_1/\n"),
+			capture(hostio.KindPVRDMAProperties, propCmd, props("9999", "0")),
+			capture(hostio.KindRDMADeviceList, "esxcli rdma device list", rdmaList),
+			capture(hostio.KindVMProcessList, "esxcli vm process list", vmList),
+			capture(hostio.KindNICList, "esxcli network nic list", "garbage\nmore garbage\n"),
+			{Command: "esxcli network ip interface list", Kind: hostio.KindIPInterfaceList, Status: hostio.StatusTimedOut, Error: "timeout after 30s"},
+			capture(hostio.KindPVRDMADeviceLs, "vsish -e ls /vmkModules/vrdma/pvrdmaDevices/", "2002_1/\n"),
 		},
 	}
 	h := BuildHost(hr)
-	if h.Host != "esx01" || h.Address != "10.0.0.1:22" || h.Transport != "ssh" || h.Status != collect.StatusPartial || h.Reason != "1 of 6 failed" || len(h.Notes) != 1 {
+	if h.Host != "esx01" || h.Address != "10.0.0.1:22" || h.Transport != "ssh" || h.Status != hostio.StatusPartial || h.Reason != "1 of 6 failed" || len(h.Notes) != 1 {
 		t.Fatalf("host header: %+v", h)
 	}
 	if len(h.RDMADevices) != 1 || h.RDMADevices[0].Command != "esxcli rdma device list" || h.RDMADevices[0].Line != 3 {
@@ -72,28 +72,28 @@ func TestBuildHost(t *testing.T) {
 	if len(h.NICs) != 0 {
 		t.Fatal("half-parsed NICs kept")
 	}
-	src := h.Sources[collect.KindNICList]
+	src := h.Sources[hostio.KindNICList]
 	if len(src) != 1 || src[0].Parsed || !strings.Contains(src[0].Error, "line 2") {
 		t.Fatalf("nic source %+v", src)
 	}
-	if s := h.Sources[collect.KindIPInterfaceList]; len(s) != 1 || s[0].Parsed || s[0].Status != collect.StatusTimedOut || s[0].Error != "timeout after 30s" {
+	if s := h.Sources[hostio.KindIPInterfaceList]; len(s) != 1 || s[0].Parsed || s[0].Status != hostio.StatusTimedOut || s[0].Error != "timeout after 30s" {
 		t.Fatalf("timed out source %+v", s)
 	}
-	if s := h.Sources[collect.KindRDMADeviceList]; len(s) != 1 || !s[0].Parsed {
+	if s := h.Sources[hostio.KindRDMADeviceList]; len(s) != 1 || !s[0].Parsed {
 		t.Fatalf("rdma source %+v", s)
 	}
-	if ok, why := h.Available(collect.KindNICList); ok || !strings.Contains(why, "could not be parsed") {
+	if ok, why := h.Available(hostio.KindNICList); ok || !strings.Contains(why, "could not be parsed") {
 		t.Fatalf("available: %v %q", ok, why)
 	}
-	if ok, _ := h.Available(collect.KindRDMADeviceList, collect.KindVMProcessList, collect.KindPVRDMAProperties); !ok {
+	if ok, _ := h.Available(hostio.KindRDMADeviceList, hostio.KindVMProcessList, hostio.KindPVRDMAProperties); !ok {
 		t.Fatal("parsed kinds not available")
 	}
 }
 
 func TestBuildFleetOrderAndUnknownKind(t *testing.T) {
-	f := Build([]collect.HostResult{
-		{Host: "b", Status: collect.StatusNotCollected, Reason: "connection refused"},
-		{Host: "a", Status: collect.StatusCollected, Captures: []collect.Capture{
+	f := Build([]hostio.HostResult{
+		{Host: "b", Status: hostio.StatusNotCollected, Reason: "connection refused"},
+		{Host: "a", Status: hostio.StatusCollected, Captures: []hostio.Capture{
 			capture("mystery_kind", "esxcli something new", "x"),
 		}},
 	})
@@ -104,7 +104,7 @@ func TestBuildFleetOrderAndUnknownKind(t *testing.T) {
 	if len(s) != 1 || s[0].Parsed || s[0].Error != "no parser" {
 		t.Fatalf("unknown kind: %+v", s)
 	}
-	if ok, why := f.Hosts[0].Available(collect.KindRDMADeviceList); ok || !strings.Contains(why, "connection refused") {
+	if ok, why := f.Hosts[0].Available(hostio.KindRDMADeviceList); ok || !strings.Contains(why, "connection refused") {
 		t.Fatalf("not collected host: %v %q", ok, why)
 	}
 }
@@ -113,13 +113,13 @@ func TestBuildHostManyPerKind(t *testing.T) {
 	nicGet := "   Driver Info:\n         Driver: nmlx5_core\n         Version: 4.23\n   Link Status: Up \n   Name: vmnic4\n   Pause RX: false\n   Pause TX: false\n"
 	dcb := "   Nic Name: vmnic4\n   Enabled: true\n   PFC Enabled: true\n   PFC Configuration: 0 0 0 1 0 0 0 0\n"
 	ping := "PING 10.0.0.2 (10.0.0.2): 8972 data bytes\nsendto() failed (Message too long)\n\n--- 10.0.0.2 ping statistics ---\n1 packets transmitted, 0 packets received, 100% packet loss\n"
-	h := BuildHost(collect.HostResult{Host: "esx01", Status: collect.StatusCollected, Captures: []collect.Capture{
-		capture(collect.KindNICGet, "esxcli network nic get -n vmnic4", nicGet),
-		capture(collect.KindNICGet, "esxcli network nic get -n vmnic5", strings.Replace(nicGet, "vmnic4", "vmnic5", 1)),
-		capture(collect.KindDCBStatus, "esxcli network nic dcb status get -n vmnic4", dcb),
-		capture(collect.KindVmkping, "vmkping -I vmk1 -c 3 -d -s 8972 10.0.0.2", ping),
-		capture(collect.KindRDMAStats, "esxcli rdma device stats get -d vmrdma0", "   Packets received: 5\n"),
-		capture(collect.KindPVRDMAVmknicOpt, "esxcli system settings advanced list -o /Net/PVRDMAVmknic", "   Path: /Net/PVRDMAVmknic\n   Type: string\n   String Value: vmk1\n"),
+	h := BuildHost(hostio.HostResult{Host: "esx01", Status: hostio.StatusCollected, Captures: []hostio.Capture{
+		capture(hostio.KindNICGet, "esxcli network nic get -n vmnic4", nicGet),
+		capture(hostio.KindNICGet, "esxcli network nic get -n vmnic5", strings.Replace(nicGet, "vmnic4", "vmnic5", 1)),
+		capture(hostio.KindDCBStatus, "esxcli network nic dcb status get -n vmnic4", dcb),
+		capture(hostio.KindVmkping, "vmkping -I vmk1 -c 3 -d -s 8972 10.0.0.2", ping),
+		capture(hostio.KindRDMAStats, "esxcli rdma device stats get -d vmrdma0", "   Packets received: 5\n"),
+		capture(hostio.KindPVRDMAVmknicOpt, "esxcli system settings advanced list -o /Net/PVRDMAVmknic", "   Path: /Net/PVRDMAVmknic\n   Type: string\n   String Value: vmk1\n"),
 	}})
 	if len(h.Errors) != 0 {
 		t.Fatalf("errors %+v", h.Errors)
@@ -127,7 +127,7 @@ func TestBuildHostManyPerKind(t *testing.T) {
 	if len(h.NICDetails) != 2 || h.NICDetails[1].Name != "vmnic5" || h.NICDetails[0].Record.Nested["Driver Info"][0].RefOf("Driver").Command != "esxcli network nic get -n vmnic4" {
 		t.Fatalf("nic details %+v", h.NICDetails)
 	}
-	if len(h.Sources[collect.KindNICGet]) != 2 {
+	if len(h.Sources[hostio.KindNICGet]) != 2 {
 		t.Fatal("sources per kind")
 	}
 	if len(h.DCB) != 1 || len(h.DCB[0].PFCPriorities) != 1 || h.DCB[0].PFCPriorities[0] != 3 {
@@ -142,7 +142,7 @@ func TestBuildHostManyPerKind(t *testing.T) {
 	if h.PVRDMAVmknic == nil || h.PVRDMAVmknic.StringValue != "vmk1" || h.PVRDMAVmknic.Record.RefOf("String Value").Command == "" {
 		t.Fatalf("setting %+v", h.PVRDMAVmknic)
 	}
-	for _, k := range []collect.Kind{collect.KindNICGet, collect.KindDCBStatus, collect.KindVmkping, collect.KindRDMAStats, collect.KindPVRDMAVmknicOpt} {
+	for _, k := range []hostio.Kind{hostio.KindNICGet, hostio.KindDCBStatus, hostio.KindVmkping, hostio.KindRDMAStats, hostio.KindPVRDMAVmknicOpt} {
 		if ok, why := h.Available(k); !ok {
 			t.Errorf("%s: %s", k, why)
 		}

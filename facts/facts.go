@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -21,12 +22,12 @@ type Fleet struct {
 
 // Host is everything known about one ESXi host.
 type Host struct {
-	Host      string         `json:"host"`
-	Address   string         `json:"address,omitempty"`
-	Transport string         `json:"transport,omitempty"`
-	Status    collect.Status `json:"status"`
-	Reason    string         `json:"reason,omitempty"`
-	Notes     []string       `json:"notes,omitempty"`
+	Host      string        `json:"host"`
+	Address   string        `json:"address,omitempty"`
+	Transport string        `json:"transport,omitempty"`
+	Status    hostio.Status `json:"status"`
+	Reason    string        `json:"reason,omitempty"`
+	Notes     []string      `json:"notes,omitempty"`
 
 	Version          *parse.SystemVersion    `json:"version,omitempty"`
 	RDMADevices      []parse.RDMADevice      `json:"rdma_devices"`
@@ -41,6 +42,7 @@ type Host struct {
 	NICs             []parse.NIC             `json:"nics"`
 	NICDetails       []parse.NICDetail       `json:"nic_details"`
 	DCB              []parse.DCBStatus       `json:"dcb"`
+	NICStats         []parse.NICStats        `json:"nic_stats,omitempty"`
 	DVSwitches       []parse.DVSwitch        `json:"dv_switches"`
 	StandardSwitches []parse.StandardSwitch  `json:"standard_switches"`
 	PVRDMAVmknic     *parse.AdvancedSetting  `json:"pvrdma_vmknic,omitempty"`
@@ -50,16 +52,16 @@ type Host struct {
 	Pings            []parse.Ping            `json:"pings"`
 
 	// Sources lists, per command kind, every capture that fed this host.
-	Sources map[collect.Kind][]Source `json:"sources"`
+	Sources map[hostio.Kind][]Source `json:"sources"`
 	// Errors are outputs that could not be parsed.
 	Errors []ParseError `json:"parse_errors,omitempty"`
 }
 
 // Source is one capture as seen by the facts builder.
 type Source struct {
-	Command string         `json:"command"`
-	Status  collect.Status `json:"status"`
-	Error   string         `json:"error,omitempty"`
+	Command string        `json:"command"`
+	Status  hostio.Status `json:"status"`
+	Error   string        `json:"error,omitempty"`
 	// Parsed is true when the output was collected and parsed (wholly, or
 	// partly when Skipped lists what could not be read).
 	Parsed bool `json:"parsed"`
@@ -69,20 +71,20 @@ type Source struct {
 	// picture.
 	Skipped []parse.Skip `json:"skipped,omitempty"`
 	// Filter is what a filtered form of the command covers (see
-	// collect.Capture.Filter); empty when the output is complete.
+	// hostio.Capture.Filter); empty when the output is complete.
 	Filter string `json:"filter,omitempty"`
 }
 
 // filterAware are the kinds whose rules ask Covers before concluding from
 // an item's absence; a filtered output of any other kind does not make its
 // kind available.
-var filterAware = map[collect.Kind]bool{collect.KindIPv4Get: true, collect.KindFirewallRulesets: true}
+var filterAware = map[hostio.Kind]bool{hostio.KindIPv4Get: true, hostio.KindFirewallRulesets: true}
 
 // Covers reports whether the outputs of kind cover item: an unfiltered
 // output covers everything, a filtered one (`ipv4 get -i vmk1`, `ruleset
 // list -r pvrdma`) only the items it names. why says what was shown
 // instead, for a "not evaluated" finding.
-func (h *Host) Covers(kind collect.Kind, item string) (ok bool, why string) {
+func (h *Host) Covers(kind hostio.Kind, item string) (ok bool, why string) {
 	var shown []string
 	for _, s := range h.Sources[kind] {
 		if !s.Parsed {
@@ -137,8 +139,8 @@ func (e ParseError) String() string {
 // Available reports whether every given kind was collected and parsed on
 // this host. When it was not, why says which input is missing and why, in a
 // form fit for a "not evaluated" finding.
-func (h *Host) Available(kinds ...collect.Kind) (ok bool, why string) {
-	if h.Status == collect.StatusNotCollected {
+func (h *Host) Available(kinds ...hostio.Kind) (ok bool, why string) {
+	if h.Status == hostio.StatusNotCollected {
 		return false, "host not collected: " + h.Reason
 	}
 	var missing []string
@@ -161,7 +163,7 @@ func (h *Host) Available(kinds ...collect.Kind) (ok bool, why string) {
 				continue
 			}
 			switch {
-			case s.Status != collect.StatusCollected:
+			case s.Status != hostio.StatusCollected:
 				msg := fmt.Sprintf("`%s` %s", s.Command, strings.ReplaceAll(string(s.Status), "_", " "))
 				if s.Error != "" {
 					msg += " (" + s.Error + ")"

@@ -3,7 +3,7 @@ package facts
 import (
 	"fmt"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -23,7 +23,7 @@ func resolveDVPorts(h *Host) {
 			v.VDSName = h.DVSwitches[0].Name
 			continue
 		}
-		srcs := h.Sources[collect.KindIPInterfaceList]
+		srcs := h.Sources[hostio.KindIPInterfaceList]
 		for j := range srcs {
 			if srcs[j].Command == v.Command && srcs[j].Parsed {
 				srcs[j].Skipped = append(srcs[j].Skipped, parse.Skip{Line: v.Line, Text: v.Text,

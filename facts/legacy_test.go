@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 const esxcfgVmknic = "Interface  Port Group/DVPort/Opaque Network        IP Family IP Address                              Netmask         Broadcast       MAC Address       MTU     TSO MSS   Enabled Type                NetStack\n" +
@@ -13,29 +13,29 @@ const esxcfgVmknic = "Interface  Port Group/DVPort/Opaque Network        IP Fami
 const oneDVS = "dvs-rdma\n   Name: dvs-rdma\n   VDS ID: 50 1a\n   MTU: 9000\n   Uplinks: vmnic4\n"
 
 func TestEsxcfgVmknicDVPort(t *testing.T) {
-	caps := []collect.Capture{
-		{Command: "esxcfg-vmknic -l", Kind: collect.KindIPInterfaceList, Stdout: esxcfgVmknic, Status: collect.StatusCollected},
-		{Command: "esxcfg-vmknic -l", Kind: collect.KindIPv4Get, Stdout: esxcfgVmknic, Status: collect.StatusCollected},
+	caps := []hostio.Capture{
+		{Command: "esxcfg-vmknic -l", Kind: hostio.KindIPInterfaceList, Stdout: esxcfgVmknic, Status: hostio.StatusCollected},
+		{Command: "esxcfg-vmknic -l", Kind: hostio.KindIPv4Get, Stdout: esxcfgVmknic, Status: hostio.StatusCollected},
 	}
 	// Without the switch list: the vmknic's switch is unknown, and rules
 	// about it are not evaluated.
-	h := BuildHost(collect.HostResult{Host: "esx01", Status: collect.StatusCollected, Captures: caps})
+	h := BuildHost(hostio.HostResult{Host: "esx01", Status: hostio.StatusCollected, Captures: caps})
 	if len(h.Vmknics) != 1 || h.Vmknics[0].VDSName != "" || h.Vmknics[0].MTU != 9000 || len(h.IPv4) != 1 {
 		t.Fatalf("%+v %+v", h.Vmknics, h.IPv4)
 	}
-	if ok, why := h.Available(collect.KindIPInterfaceList); ok || !strings.Contains(why, "DVPort 17") {
+	if ok, why := h.Available(hostio.KindIPInterfaceList); ok || !strings.Contains(why, "DVPort 17") {
 		t.Errorf("available %v: %s", ok, why)
 	}
-	if ok, _ := h.Available(collect.KindIPv4Get); !ok {
+	if ok, _ := h.Available(hostio.KindIPv4Get); !ok {
 		t.Error("the IPv4 addresses of esxcfg-vmknic -l are complete")
 	}
 	// With one distributed switch: that is the vmknic's switch.
-	caps = append(caps, collect.Capture{Command: "esxcli network vswitch dvs vmware list", Kind: collect.KindDVSList, Stdout: oneDVS, Status: collect.StatusCollected})
-	h = BuildHost(collect.HostResult{Host: "esx01", Status: collect.StatusCollected, Captures: caps})
+	caps = append(caps, hostio.Capture{Command: "esxcli network vswitch dvs vmware list", Kind: hostio.KindDVSList, Stdout: oneDVS, Status: hostio.StatusCollected})
+	h = BuildHost(hostio.HostResult{Host: "esx01", Status: hostio.StatusCollected, Captures: caps})
 	if h.Vmknics[0].VDSName != "dvs-rdma" {
 		t.Errorf("vds %q", h.Vmknics[0].VDSName)
 	}
-	if ok, why := h.Available(collect.KindIPInterfaceList); !ok {
+	if ok, why := h.Available(hostio.KindIPInterfaceList); !ok {
 		t.Errorf("not available: %s", why)
 	}
 }

@@ -37,6 +37,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/cli"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -341,7 +342,7 @@ SetEnv PATH=%s:/usr/bin:/bin PVRDMA_SCENARIO_DIR=%s PVRDMA_SCENARIO_HOST=esx01
 	code, r, errOut := scanCLI(t, nil, "--hosts-file", hosts, "-i", clientKey, "--user", me,
 		"--known-hosts", kh, "--ssh-config", filepath.Join(dir, "no_config"))
 	h := hostOf(t, r, "esx01")
-	if h.Status != collect.StatusCollected {
+	if h.Status != hostio.StatusCollected {
 		t.Fatalf("esx01: %s %q (exit %d)\nstderr: %s", h.Status, h.Reason, code, errOut)
 	}
 	if code != cli.ExitCritical {
@@ -383,7 +384,7 @@ SetEnv PATH=%s:/usr/bin:/bin PVRDMA_SCENARIO_DIR=%s PVRDMA_SCENARIO_HOST=esx01
 		t.Skipf("ssh-keygen not available: %v", err)
 	}
 	fp := strings.Fields(string(out))[1]
-	if h.Status != collect.StatusNotCollected || !strings.Contains(h.Reason, "unknown host key") || !strings.Contains(h.Reason, fp) {
+	if h.Status != hostio.StatusNotCollected || !strings.Contains(h.Reason, "unknown host key") || !strings.Contains(h.Reason, fp) {
 		t.Errorf("unknown host: %s %q; want the fingerprint ssh-keygen prints, %s", h.Status, h.Reason, fp)
 	}
 
@@ -459,7 +460,7 @@ SetEnv PATH=%s:/usr/bin:/bin PVRDMA_SCENARIO_DIR=%s PVRDMA_SCENARIO_HOST=esx01
 
 	code, r, errOut := scanCLI(t, nil, append(base, "--password-file", pwFile)...)
 	h := hostOf(t, r, "esx01")
-	if h.Status != collect.StatusCollected {
+	if h.Status != hostio.StatusCollected {
 		t.Fatalf("keyboard-interactive login: %s %q (exit %d)\n%s", h.Status, h.Reason, code, errOut)
 	}
 	expectFindings(t, r, "mixed", "esx01", "esx01")
@@ -469,7 +470,7 @@ SetEnv PATH=%s:/usr/bin:/bin PVRDMA_SCENARIO_DIR=%s PVRDMA_SCENARIO_HOST=esx01
 
 	code, r, _ = scanCLI(t, map[string]string{"PW": "wrong-" + pw}, append(base, "--password-env", "PW")...)
 	h = hostOf(t, r, "esx01")
-	if code != cli.ExitIncomplete || h.Status != collect.StatusNotCollected ||
+	if code != cli.ExitIncomplete || h.Status != hostio.StatusNotCollected ||
 		!strings.Contains(h.Reason, "authentication failed for "+name+"@") || !strings.Contains(h.Reason, "keyboard-interactive") {
 		t.Errorf("wrong password: exit %d, %s %q", code, h.Status, h.Reason)
 	}
@@ -523,7 +524,7 @@ Host esx-a esx-b
 	code, r, errOut := scanCLI(t, nil, "--hosts", "esx-a,esx-b", "--ssh-config", cfg, "--known-hosts", kh, "--no-probes")
 	for _, alias := range []string{"esx-a", "esx-b"} {
 		h := hostOf(t, r, alias)
-		if h.Status != collect.StatusCollected {
+		if h.Status != hostio.StatusCollected {
 			t.Errorf("%s via the bastion: %s %q (exit %d)\n%s", alias, h.Status, h.Reason, code, errOut)
 			continue
 		}
@@ -541,7 +542,7 @@ Host esx-a esx-b
 	// reached, and the reason names the jump host.
 	os.WriteFile(kh, []byte(target.knownHostsLine(ssh.KeyAlgoED25519)), 0o600)
 	_, r, _ = scanCLI(t, nil, "--hosts", "esx-a", "--ssh-config", cfg, "--known-hosts", kh, "--no-probes")
-	if h := hostOf(t, r, "esx-a"); h.Status != collect.StatusNotCollected || !strings.Contains(h.Reason, "jump host jump") ||
+	if h := hostOf(t, r, "esx-a"); h.Status != hostio.StatusNotCollected || !strings.Contains(h.Reason, "jump host jump") ||
 		!strings.Contains(h.Reason, "unknown host key") {
 		t.Errorf("unknown bastion key: %s %q", h.Status, h.Reason)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 	"github.com/pvrdma-doctor/pvrdma-doctor/redact"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
@@ -171,7 +172,7 @@ var (
 
 // identifiers lists every host name, IP, MAC, UUID, VM name and datastore
 // path of the scenario, found independently of the redactor.
-func identifiers(t *testing.T, rs []collect.HostResult) []string {
+func identifiers(t *testing.T, rs []hostio.HostResult) []string {
 	set := map[string]bool{}
 	for _, hr := range rs {
 		set[hr.Host] = true
@@ -186,7 +187,7 @@ func identifiers(t *testing.T, rs []collect.HostResult) []string {
 					set[strings.TrimSpace(m)] = true
 				}
 			}
-			if c.Kind == collect.KindVMProcessList {
+			if c.Kind == hostio.KindVMProcessList {
 				vms, err := parse.VMProcessList(c.Stdout)
 				if err != nil {
 					t.Fatal(err)
@@ -284,7 +285,7 @@ func TestDamagedBundles(t *testing.T) {
 			t.Fatalf("problems: %v", got.Problems)
 		}
 		c, _ := got.Results[0].Find("esxcli rdma device list")
-		if c.Status != collect.StatusFailed || c.Stdout != "" || got.Results[0].Status != collect.StatusPartial {
+		if c.Status != hostio.StatusFailed || c.Stdout != "" || got.Results[0].Status != hostio.StatusPartial {
 			t.Errorf("tampered output used: %+v host %s", c, got.Results[0].Status)
 		}
 		rep := testAnalyze(got.Results, identity).Report
@@ -361,15 +362,15 @@ func TestTranscript(t *testing.T) {
 	// The stage-1 commands the transcript lacks are skipped captures saying
 	// so, and the host is partial (like a scan that could not run them).
 	hr := in.Results[0]
-	if hr.Status != collect.StatusPartial || !strings.Contains(hr.Reason, "13 of the 15 stage-1 commands missing (not in the transcript)") {
+	if hr.Status != hostio.StatusPartial || !strings.Contains(hr.Reason, "13 of the 15 stage-1 commands missing (not in the transcript)") {
 		t.Errorf("host status %s: %s", hr.Status, hr.Reason)
 	}
 	collected := 0
 	for _, c := range hr.Captures {
 		switch {
-		case c.Status == collect.StatusCollected:
+		case c.Status == hostio.StatusCollected:
 			collected++
-		case c.Status != collect.StatusSkipped || c.Error != collect.ErrNotInTranscript:
+		case c.Status != hostio.StatusSkipped || c.Error != collect.ErrNotInTranscript:
 			t.Errorf("missing command: %+v", c)
 		}
 	}
@@ -381,7 +382,7 @@ func TestTranscript(t *testing.T) {
 		t.Errorf("ignored %v, read %+v", in.Ignored, in.Read)
 	}
 	c, ok := in.Results[0].Find("esxcli vm process list")
-	if !ok || c.Kind != collect.KindVMProcessList {
+	if !ok || c.Kind != hostio.KindVMProcessList {
 		t.Fatalf("vm list: %+v", c)
 	}
 	fl := facts.Build(in.Results)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // newlineArchive returns a .tar.gz holding, per name, size bytes of
@@ -71,7 +72,7 @@ func TestHostileArchiveBoundedMemory(t *testing.T) {
 		}
 	}
 	for _, hr := range in.Results {
-		if c, found := hr.Find("esxcli network nic list"); hr.Host == "esx01" && (!found || c.Status != collect.StatusFailed || c.Stdout != "") {
+		if c, found := hr.Find("esxcli network nic list"); hr.Host == "esx01" && (!found || c.Status != hostio.StatusFailed || c.Stdout != "") {
 			t.Errorf("esx01 nic list: %+v", c)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -28,9 +29,9 @@ type ReadCommand struct {
 	File string `json:"file,omitempty"`
 	// Typed is the command as typed; Command is the capture's command line
 	// (the catalogue's spelling, or the typed one for a filtered form).
-	Typed   string         `json:"typed"`
-	Command string         `json:"command,omitempty"`
-	Kinds   []collect.Kind `json:"kinds,omitempty"`
+	Typed   string        `json:"typed"`
+	Command string        `json:"command,omitempty"`
+	Kinds   []hostio.Kind `json:"kinds,omitempty"`
 	// Replaced is set when a later run of the same command was used instead.
 	Replaced bool `json:"replaced,omitempty"`
 }
@@ -49,7 +50,7 @@ const DefaultTranscriptHost = "unknown-host"
 
 // hostReads collects captures and reads per host, in order of appearance.
 type hostReads struct {
-	results []collect.HostResult
+	results []hostio.HostResult
 	reads   []HostRead
 	idx     map[string]int
 	// noted is where a host's note about a command is, so that a command
@@ -79,7 +80,7 @@ func (h *hostReads) host(name string) int {
 	if !ok {
 		i = len(h.results)
 		h.idx[name] = i
-		h.results = append(h.results, collect.HostResult{Host: name, Transport: "transcript", Status: collect.StatusCollected})
+		h.results = append(h.results, hostio.HostResult{Host: name, Transport: "transcript", Status: hostio.StatusCollected})
 		h.reads = append(h.reads, HostRead{Host: name})
 	}
 	return i
@@ -93,7 +94,7 @@ func (h *hostReads) add(i int, rc collect.Recognized, rd ReadCommand, out, trans
 	if transport != "" {
 		hr.Transport = transport
 	}
-	kinds := append([]collect.Kind{rc.Kind}, rc.Also...)
+	kinds := append([]hostio.Kind{rc.Kind}, rc.Also...)
 	rd.Command, rd.Kinds = rc.Line, kinds
 	marked := map[string]bool{}
 	replace := func(command, msg string) {
@@ -104,10 +105,10 @@ func (h *hostReads) add(i int, rc collect.Recognized, rd ReadCommand, out, trans
 		}
 	}
 	for _, k := range kinds {
-		c := collect.Capture{Host: hr.Host, Command: rc.Line, Kind: k, Stdout: out, Status: collect.StatusCollected, Filter: rc.Filter}
+		c := hostio.Capture{Host: hr.Host, Command: rc.Line, Kind: k, Stdout: out, Status: hostio.StatusCollected, Filter: rc.Filter}
 		if msg, failed := commandError(out); failed {
 			// The command failed on the host: say so, not "unreadable output".
-			c.Status, c.Error, c.Stdout, c.Stderr = collect.StatusFailed, msg, "", out
+			c.Status, c.Error, c.Stdout, c.Stderr = hostio.StatusFailed, msg, "", out
 		}
 		kept := hr.Captures[:0]
 		add := true
@@ -260,7 +261,7 @@ func FromTranscript(text string) (*Input, error) {
 
 // addCapture re-adds a capture kept aside, replacing an earlier one of the
 // same command and kind.
-func (h *hostReads) addCapture(i int, c collect.Capture) {
+func (h *hostReads) addCapture(i int, c hostio.Capture) {
 	hr := &h.results[i]
 	for j := range hr.Captures {
 		if hr.Captures[j].Kind == c.Kind && hr.Captures[j].Command == c.Command {

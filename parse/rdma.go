@@ -111,11 +111,20 @@ func RDMAStatsGet(text string) (RDMAStats, error) {
 	if err != nil {
 		return RDMAStats{}, err
 	}
-	st := RDMAStats{Counters: map[string]int64{}, Record: rec}
+	st := RDMAStats{Record: rec}
+	st.Device, st.Counters = readCounters(rec, &sk, "Name", "Device")
+	return result(st, len(st.Counters), sk)
+}
+
+// readCounters reads a record of "Key: integer" counters: the value of the
+// first of nameKeys present is the name (device, NIC), every other key an
+// integer counter; a value that is not an integer is skipped with its line.
+func readCounters(rec Record, sk *skips, nameKeys ...string) (name string, counters map[string]int64) {
+	counters = map[string]int64{}
 	for _, k := range rec.Keys {
 		f := rec.Fields[k]
-		if k == "Name" || k == "Device" {
-			st.Device = f.Value
+		if contains(nameKeys, k) {
+			name = f.Value
 			continue
 		}
 		n, err := strconv.ParseInt(strings.TrimSpace(f.Value), 10, 64)
@@ -123,7 +132,7 @@ func RDMAStatsGet(text string) (RDMAStats, error) {
 			sk.add(f.Ref, nil, fmt.Sprintf("%s: expected an integer counter, got %q: skipped", k, f.Value))
 			continue
 		}
-		st.Counters[k] = n
+		counters[k] = n
 	}
-	return result(st, len(st.Counters), sk)
+	return name, counters
 }

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // Identifiers the doctor itself adds to what it records, beside what the
@@ -72,7 +72,7 @@ func (r *Redactor) addLocalPath(p, tok string) {
 // learnDoctorText learns the identifiers in what the doctor wrote about
 // each host: its address, users and home directories in its messages, jump
 // hosts.
-func (r *Redactor) learnDoctorText(results []collect.HostResult) {
+func (r *Redactor) learnDoctorText(results []hostio.HostResult) {
 	for _, hr := range results {
 		if hr.Address != "" {
 			r.learnAddress(hr.Address)

@@ -4,20 +4,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // What the doctor adds to results is redacted by format even when the
 // caller names nothing (redact of a --no-redact bundle).
 func TestRedactDoctorIdentifiers(t *testing.T) {
 	fp := "SHA256:tadlqXdmq5CMgjCsw6QH5bUFDKgzvN3T5DU6OpZS1u0"
-	res := []collect.HostResult{{
+	res := []hostio.HostResult{{
 		Host: "esx01", Address: "esx01-mgmt.corp.example.com:2201",
 		Reason: "authentication failed for jsmith@esx01-mgmt.corp.example.com:2201: wrong password (tried password)",
 		Notes:  []string{"Permanently added [127.0.0.1]:2222 (ssh-ed25519 " + fp + ") to /home/jsmith/.ssh/known_hosts"},
 	}, {
 		Host: "esx02", Address: "127.0.0.1:2222",
-		Captures: []collect.Capture{{Error: "cannot connect to 10.9.8.7:22 via jump host bastion01 (bastion01.corp.example.com:22): refused"}},
+		Captures: []hostio.Capture{{Error: "cannot connect to 10.9.8.7:22 via jump host bastion01 (bastion01.corp.example.com:22): refused"}},
 	}}
 	r := NewRedactor()
 	r.Learn(res)

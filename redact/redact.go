@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -217,14 +218,14 @@ var (
 // Learn registers the names to redact: host names and VM display names
 // (from `esxcli vm process list`). IPs, MACs, UUIDs and datastore paths
 // need no learning: they are recognised by their format.
-func (r *Redactor) Learn(results []collect.HostResult) {
+func (r *Redactor) Learn(results []hostio.HostResult) {
 	for _, hr := range results {
 		r.learnHost(hr.Host)
 	}
 	r.learnDoctorText(results)
 	for _, hr := range results {
 		for _, c := range hr.Captures {
-			if c.Kind != collect.KindVMProcessList || c.Stdout == "" {
+			if c.Kind != hostio.KindVMProcessList || c.Stdout == "" {
 				continue
 			}
 			vms, err := parse.VMProcessList(c.Stdout)

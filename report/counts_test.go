@@ -7,15 +7,16 @@ import (
 	"testing"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // A host whose `esxcli rdma device list` failed has an unknown number of
 // RDMA devices, not zero; its PVRDMA VMs (vsish listing collected) are known.
 func TestUnknownCountsAreNotZero(t *testing.T) {
-	r := buildWith([]collect.HostResult{{Host: "esx01", Status: collect.StatusPartial, Reason: "1 command failed", Captures: []collect.Capture{
-		{Host: "esx01", Command: "esxcli rdma device list", Status: collect.StatusFailed, ExitCode: 1, Error: "exit 1"},
-		{Host: "esx01", Command: "vsish -e ls " + collect.PVRDMADevicesDir, Status: collect.StatusCollected, Stdout: "2100788_0/\n"},
-	}}, {Host: "esx02", Status: collect.StatusNotCollected, Reason: "connection refused"}})
+	r := buildWith([]hostio.HostResult{{Host: "esx01", Status: hostio.StatusPartial, Reason: "1 command failed", Captures: []hostio.Capture{
+		{Host: "esx01", Command: "esxcli rdma device list", Status: hostio.StatusFailed, ExitCode: 1, Error: "exit 1"},
+		{Host: "esx01", Command: "vsish -e ls " + collect.PVRDMADevicesDir, Status: hostio.StatusCollected, Stdout: "2100788_0/\n"},
+	}}, {Host: "esx02", Status: hostio.StatusNotCollected, Reason: "connection refused"}})
 	h := r.Hosts[0]
 	if n, ok := h.RDMADeviceCount(); ok {
 		t.Errorf("RDMA devices known (%d) although the listing failed", n)

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 const hostile = `evil"; reboot; $(halt) <script>alert(1)</script> | ` + "`id`" + ` #ünï`
@@ -19,9 +19,9 @@ const hostile = `evil"; reboot; $(halt) <script>alert(1)</script> | ` + "`id`" +
 // a hostile display name, a passed check and a not-evaluated one; esx02
 // not collected.
 func sampleReport() *Report {
-	results := []collect.HostResult{
-		{Host: "esx01", Status: collect.StatusCollected, Captures: []collect.Capture{{Command: "esxcli rdma device list", Status: collect.StatusCollected}}},
-		{Host: "esx02", Status: collect.StatusNotCollected, Reason: "connection refused"},
+	results := []hostio.HostResult{
+		{Host: "esx01", Status: hostio.StatusCollected, Captures: []hostio.Capture{{Command: "esxcli rdma device list", Status: hostio.StatusCollected}}},
+		{Host: "esx02", Status: hostio.StatusNotCollected, Reason: "connection refused"},
 	}
 	fleet := facts.Build(results)
 	res := checks.Result{

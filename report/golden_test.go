@@ -13,12 +13,13 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"golang.org/x/crypto/ssh"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
-	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+	"github.com/pvrdma-doctor/pvrdma-doctor/sshrun"
 )
 
 // mixedReport scans the simulated lab's "mixed" scenario over SSH and builds
@@ -35,21 +36,21 @@ func mixedReport(t *testing.T) *report.Report {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	var targets []collect.Target
+	var targets []hostio.Target
 	byName := map[string]lab.HostInfo{}
 	for _, h := range l.Hosts() {
-		targets = append(targets, collect.Target{Name: h.Name, Addr: h.Addr})
+		targets = append(targets, hostio.Target{Name: h.Name, Addr: h.Addr})
 		byName[h.Name] = h
 	}
-	runner := &collect.SSHRunner{ClientConfig: func(tg collect.Target) (*ssh.ClientConfig, error) {
+	runner := &sshrun.SSHRunner{ClientConfig: func(tg hostio.Target) (*ssh.ClientConfig, error) {
 		h := byName[tg.Name]
-		return &ssh.ClientConfig{User: h.User, Auth: collect.PasswordAuth(h.Password),
+		return &ssh.ClientConfig{User: h.User, Auth: sshrun.PasswordAuth(h.Password),
 			HostKeyCallback: func(_ string, _ net.Addr, key ssh.PublicKey) error {
 				if h.HostKey == nil || !bytes.Equal(key.Marshal(), h.HostKey.Marshal()) {
 					return fmt.Errorf("host key mismatch for %s", tg.Name)
 				}
 				return nil
-			}, HostKeyAlgorithms: collect.HostKeyAlgorithms(h.HostKey.Type())}, nil
+			}, HostKeyAlgorithms: sshrun.HostKeyAlgorithms(h.HostKey.Type())}, nil
 	}}
 	results := collect.Collect(context.Background(), targets, collect.Options{Runner: runner, Probes: true, Logger: slog.New(slog.DiscardHandler)})
 	scrub := regexp.MustCompile(`127\.0\.0\.1:[0-9]+|\[::1\]:[0-9]+`)
@@ -66,10 +67,8 @@ func mixedReport(t *testing.T) *report.Report {
 			c.Error = scrub.ReplaceAllString(c.Error, "ADDR")
 		}
 	}
-	fleet := facts.Build(results)
-	res := checks.Run(&fleet)
-	return report.Build(results, &fleet, res, nil, report.Meta{Source: "golden: simulated lab, scenario mixed", Version: "test",
-		Now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)})
+	return analysis.Run(results, analysis.Options{Meta: report.Meta{Source: "golden: simulated lab, scenario mixed", Version: "test",
+		Now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}).Report
 }
 
 // Golden files: testdata/TestGoldenMixed/<format>.golden; regenerate with

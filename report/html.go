@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // WriteHTML writes the report as one self-contained HTML page (inline CSS,
@@ -50,9 +50,9 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	},
 	"hostClass": func(h Host) string {
 		switch {
-		case h.Status == collect.StatusNotCollected || h.Critical > 0:
+		case h.Status == hostio.StatusNotCollected || h.Critical > 0:
 			return "critical"
-		case h.Warning > 0 || h.Status == collect.StatusPartial:
+		case h.Warning > 0 || h.Status == hostio.StatusPartial:
 			return "warning"
 		}
 		return "ok"

@@ -9,19 +9,19 @@ import (
 	"time"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // fleetReport is a report of n hosts with perHost findings each; name is
 // the first host's first VM.
 func fleetReport(n, perHost int, name string) *Report {
-	var rs []collect.HostResult
+	var rs []hostio.HostResult
 	var fs []checks.Finding
 	for i := range n {
 		host := fmt.Sprintf("esx%04d", i)
-		rs = append(rs, collect.HostResult{Host: host, Status: collect.StatusCollected,
-			Captures: []collect.Capture{{Host: host, Command: "esxcli vm process list", Status: collect.StatusCollected}}})
+		rs = append(rs, hostio.HostResult{Host: host, Status: hostio.StatusCollected,
+			Captures: []hostio.Capture{{Host: host, Command: "esxcli vm process list", Status: hostio.StatusCollected}}})
 		for j := range perHost {
 			vm := fmt.Sprintf("vm-%d-%d", i, j)
 			if i == 0 && j == 0 {

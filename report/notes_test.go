@@ -7,15 +7,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/sshrun"
 )
 
 // A host reached with --insecure-ignore-host-key carries a note that every
 // format must show, with the host it is about.
 func TestHostNotesInEveryFormat(t *testing.T) {
-	r := buildWith([]collect.HostResult{
-		{Host: "esx01", Status: collect.StatusCollected},
-		{Host: "esx02", Status: collect.StatusCollected, Notes: []string{collect.InsecureHostKeyNote}},
+	r := buildWith([]hostio.HostResult{
+		{Host: "esx01", Status: hostio.StatusCollected},
+		{Host: "esx02", Status: hostio.StatusCollected, Notes: []string{sshrun.InsecureHostKeyNote}},
 	})
 	const want = "host key NOT verified"
 	for _, f := range []struct {

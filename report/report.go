@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // SchemaVersion of the JSON report; documented in docs/report-schema.md.
@@ -82,13 +82,13 @@ type SeverityCounts struct {
 
 // Host is one host's collection status and finding counts.
 type Host struct {
-	Host      string         `json:"host"`
-	Address   string         `json:"address,omitempty"`
-	Transport string         `json:"transport,omitempty"`
-	Status    collect.Status `json:"status"`
-	Reason    string         `json:"reason,omitempty"`
-	Notes     []string       `json:"notes,omitempty"`
-	Version   string         `json:"esxi_version,omitempty"`
+	Host      string        `json:"host"`
+	Address   string        `json:"address,omitempty"`
+	Transport string        `json:"transport,omitempty"`
+	Status    hostio.Status `json:"status"`
+	Reason    string        `json:"reason,omitempty"`
+	Notes     []string      `json:"notes,omitempty"`
+	Version   string        `json:"esxi_version,omitempty"`
 	// NumRDMADevices and NumPVRDMAVMs are nil when unknown: the listing
 	// they count (`esxcli rdma device list`, the vsish PVRDMA device
 	// listing) was not collected or not parsed. Read them with
@@ -160,11 +160,11 @@ func cellCount(n int, known bool) string {
 
 // CommandStatus is one command's collection outcome.
 type CommandStatus struct {
-	Command    string         `json:"command"`
-	Status     collect.Status `json:"status"`
-	ExitCode   int            `json:"exit_code"`
-	DurationMS int64          `json:"duration_ms"`
-	Error      string         `json:"error,omitempty"`
+	Command    string        `json:"command"`
+	Status     hostio.Status `json:"status"`
+	ExitCode   int           `json:"exit_code"`
+	DurationMS int64         `json:"duration_ms"`
+	Error      string        `json:"error,omitempty"`
 }
 
 // Meta describes the run.
@@ -176,7 +176,7 @@ type Meta struct {
 }
 
 // Build assembles a report.
-func Build(results []collect.HostResult, fleet *facts.Fleet, res checks.Result, suppressed []checks.Finding, meta Meta) *Report {
+func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, suppressed []checks.Finding, meta Meta) *Report {
 	r := &Report{
 		SchemaVersion: SchemaVersion,
 		Tool:          Tool{Name: "pvrdma-doctor", Version: meta.Version},
@@ -203,11 +203,11 @@ func Build(results []collect.HostResult, fleet *facts.Fleet, res checks.Result, 
 			if fh.Version != nil {
 				h.Version = strings.TrimSpace(fh.Version.Version + " " + fh.Version.Build)
 			}
-			if ok, _ := fh.Available(collect.KindRDMADeviceList); ok {
+			if ok, _ := fh.Available(hostio.KindRDMADeviceList); ok {
 				n := len(fh.RDMADevices)
 				h.NumRDMADevices, h.RDMADevices = &n, n
 			}
-			if ok, _ := fh.Available(collect.KindPVRDMADeviceLs); ok {
+			if ok, _ := fh.Available(hostio.KindPVRDMADeviceLs); ok {
 				n := countVMs(fh)
 				h.NumPVRDMAVMs, h.PVRDMAVMs = &n, n
 			}
@@ -255,13 +255,13 @@ func countVMs(h *facts.Host) int {
 func hostVerdict(h *Host) string {
 	rc := h.RootCauses
 	switch {
-	case h.Status == collect.StatusNotCollected:
+	case h.Status == hostio.StatusNotCollected:
 		return "NOT CHECKED: " + h.Reason
 	case h.Critical > 0:
 		return fmt.Sprintf("BROKEN: %s", rootCounts(rc, h.Consequences))
 	case h.Warning > 0:
 		return fmt.Sprintf("DEGRADED: %s", rootCounts(rc, h.Consequences))
-	case h.Status == collect.StatusPartial || h.CollectionFailed > 0:
+	case h.Status == hostio.StatusPartial || h.CollectionFailed > 0:
 		reason := h.Reason
 		if reason == "" {
 			reason = "some commands could not be collected"

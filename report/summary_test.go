@@ -7,16 +7,16 @@ import (
 	"testing"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // One summary for every format: the verdict, the JSON summary, the host
 // counts, Markdown and HTML give the same numbers, COLLECTION_FAILED is
 // counted apart, and consequences are counted apart from root causes.
 func TestOneSummaryForEveryFormat(t *testing.T) {
-	results := []collect.HostResult{
-		{Host: "esx01", Status: collect.StatusPartial, Reason: "1 command failed"},
-		{Host: "esx02", Status: collect.StatusCollected},
+	results := []hostio.HostResult{
+		{Host: "esx01", Status: hostio.StatusPartial, Reason: "1 command failed"},
+		{Host: "esx02", Status: hostio.StatusCollected},
 	}
 	root := checks.Finding{RuleID: "NO_RDMA_DEVICE", Severity: checks.Critical, Status: checks.StatusFail, Host: "esx02", Subject: "esx02", Message: "no device"}
 	cons := checks.Finding{RuleID: "TCP_FALLBACK", Severity: checks.Critical, Status: checks.StatusFail, Host: "esx02", Subject: "esx02 (vm)", Message: "tcp",

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // TextOptions controls the human-readable report.
@@ -74,9 +74,9 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	for _, h := range r.Hosts {
 		code := "32"
 		switch {
-		case h.Status == collect.StatusNotCollected || h.Critical > 0:
+		case h.Status == hostio.StatusNotCollected || h.Critical > 0:
 			code = "31"
-		case h.Warning > 0 || h.Status == collect.StatusPartial:
+		case h.Warning > 0 || h.Status == hostio.StatusPartial:
 			code = "33"
 		}
 		// The verdict wraps in the column after the name, so that
@@ -96,7 +96,7 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 			}
 			b.WriteString(p.c(code, l) + "\n")
 		}
-		if h.Status != collect.StatusNotCollected {
+		if h.Status != hostio.StatusNotCollected {
 			wrap(indent, p.c("2", strings.Join([]string{keep(orDash(h.Version, "ESXi version unknown", "ESXi ")),
 				keep(h.rdmaDevicesText()), keep(h.pvrdmaVMsText())}, nbsp+"· ")))
 		}

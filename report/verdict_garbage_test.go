@@ -5,14 +5,14 @@ import (
 	"testing"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // Hosts that answered every command with garbage: every check is not
 // evaluated and none passed. The verdict must not say HEALTHY (issue #18).
 func TestVerdictNothingEvaluatedIsNotHealthy(t *testing.T) {
-	results := []collect.HostResult{{Host: "esx01", Status: collect.StatusCollected}, {Host: "esx02", Status: collect.StatusCollected}}
+	results := []hostio.HostResult{{Host: "esx01", Status: hostio.StatusCollected}, {Host: "esx02", Status: hostio.StatusCollected}}
 	fleet := facts.Build(results)
 	res := checks.Result{Findings: []checks.Finding{{RuleID: "LOW_MTU", Severity: checks.Warning, Status: checks.StatusNotEvaluated, Host: "esx01", Subject: "esx01", Message: "unparsable"}}}
 	r := Build(results, &fleet, res, nil, Meta{Source: "test"})

@@ -6,11 +6,11 @@ import (
 	"time"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
-func buildWith(results []collect.HostResult, findings ...checks.Finding) *Report {
+func buildWith(results []hostio.HostResult, findings ...checks.Finding) *Report {
 	fleet := facts.Build(results)
 	return Build(results, &fleet, checks.Result{Findings: findings}, nil, Meta{Source: "test", Version: "t", Now: time.Unix(0, 0)})
 }
@@ -22,7 +22,7 @@ func collectionFailed(host, msg string) checks.Finding {
 // No host collected (scan --hosts 127.0.0.1:1): the only warning is
 // COLLECTION_FAILED, and the verdict must not call PVRDMA degraded.
 func TestVerdictNothingCollected(t *testing.T) {
-	r := buildWith([]collect.HostResult{{Host: "127.0.0.1:1", Status: collect.StatusNotCollected, Reason: "connection refused"}},
+	r := buildWith([]hostio.HostResult{{Host: "127.0.0.1:1", Status: hostio.StatusNotCollected, Reason: "connection refused"}},
 		collectionFailed("127.0.0.1:1", "127.0.0.1:1 was not collected: connection refused"))
 	if !strings.HasPrefix(r.Verdict, "NOTHING CHECKED: 0 of 1 host could be collected") {
 		t.Errorf("verdict %q", r.Verdict)
@@ -38,10 +38,10 @@ func TestVerdictNothingCollected(t *testing.T) {
 // A partial host whose only finding is COLLECTION_FAILED is INCOMPLETE, and
 // so is the fleet; the text counts partial hosts as reached, not collected.
 func TestVerdictCollectionFailedIsIncomplete(t *testing.T) {
-	results := []collect.HostResult{
-		{Host: "esx01", Status: collect.StatusPartial, Reason: "1 command failed"},
-		{Host: "esx02", Status: collect.StatusCollected},
-		{Host: "esx03", Status: collect.StatusNotCollected, Reason: "connection refused"},
+	results := []hostio.HostResult{
+		{Host: "esx01", Status: hostio.StatusPartial, Reason: "1 command failed"},
+		{Host: "esx02", Status: hostio.StatusCollected},
+		{Host: "esx03", Status: hostio.StatusNotCollected, Reason: "connection refused"},
 	}
 	r := buildWith(results,
 		collectionFailed("esx01", "`esxcli rdma device list` failed"),
@@ -62,7 +62,7 @@ func TestVerdictCollectionFailedIsIncomplete(t *testing.T) {
 	if !strings.HasPrefix(r.Verdict, "PVRDMA is DEGRADED: 1 warning (root cause) on 1 host; ") {
 		t.Errorf("fleet verdict %q", r.Verdict)
 	}
-	all := buildWith([]collect.HostResult{{Host: "esx01", Status: collect.StatusCollected}})
+	all := buildWith([]hostio.HostResult{{Host: "esx01", Status: hostio.StatusCollected}})
 	if !strings.HasPrefix(all.Verdict, "PVRDMA looks HEALTHY: no findings; 1 of 1 host collected") {
 		t.Errorf("healthy verdict %q", all.Verdict)
 	}

@@ -9,29 +9,29 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
 // bigFleet is n hosts with perHost findings each (a mix of severities).
-func bigFleet(n, perHost int) ([]string, []collect.HostResult, func([]collect.HostResult) (*report.Report, *facts.Fleet)) {
+func bigFleet(n, perHost int) ([]string, []hostio.HostResult, func([]hostio.HostResult) (*report.Report, *facts.Fleet)) {
 	names := make([]string, n)
-	results := make([]collect.HostResult, n)
+	results := make([]hostio.HostResult, n)
 	var fs []checks.Finding
 	sevs := []checks.Severity{checks.Critical, checks.Warning, checks.Info}
 	for i := range n {
 		name := fmt.Sprintf("esx%04d.lab.example.com", i)
 		names[i] = name
-		results[i] = collect.HostResult{Host: name, Transport: "ssh", Status: collect.StatusCollected, Duration: time.Second,
-			Captures: []collect.Capture{{Host: name, Command: cmdRDMAList, Stdout: "Name  Driver\n", Status: collect.StatusCollected}}}
+		results[i] = hostio.HostResult{Host: name, Transport: "ssh", Status: hostio.StatusCollected, Duration: time.Second,
+			Captures: []hostio.Capture{{Host: name, Command: cmdRDMAList, Stdout: "Name  Driver\n", Status: hostio.StatusCollected}}}
 		for j := range perHost {
 			fs = append(fs, checks.Finding{RuleID: fmt.Sprintf("RULE_%02d", j), Severity: sevs[j%3], Status: checks.StatusFail,
 				Host: name, Subject: fmt.Sprintf("vm-%d-%d (PVRDMA adapter 0)", i, j), Message: "a problem that needs a fix, described at some length",
 				Fix: "do this", Evidence: []checks.Evidence{{Host: name, Command: cmdRDMAList, Line: 1}}})
 		}
 	}
-	analyze := func(rs []collect.HostResult) (*report.Report, *facts.Fleet) {
+	analyze := func(rs []hostio.HostResult) (*report.Report, *facts.Fleet) {
 		fl := &facts.Fleet{}
 		checks.SortFindings(fs)
 		return report.Build(rs, fl, checks.Result{Findings: fs}, nil, report.Meta{Source: "bench", Now: time.Unix(0, 0)}), fl

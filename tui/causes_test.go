@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -13,7 +13,7 @@ import (
 // fix plan; f opens the whole plan; the finding screen names the cause.
 func TestHostScreenCauseTreeAndPlan(t *testing.T) {
 	m := newTestModel(t, 120, 30, func(o *Options) {
-		o.Analyze = func(rs []collect.HostResult) (*report.Report, *facts.Fleet) {
+		o.Analyze = func(rs []hostio.HostResult) (*report.Report, *facts.Fleet) {
 			rep, fleet := testAnalyze(rs)
 			for _, r := range rs {
 				if r.Host != "esx02" {

@@ -11,8 +11,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
@@ -55,23 +55,23 @@ func ifListOutput() string {
 	return "vmk0\n   Name: vmk0\n   MTU: 1500\n\nvmk1\n   Name: vmk1\n   Enabled: true\n   VDS Name: rdma-dvs\n   MTU: 9000\n"
 }
 
-func testResults() []collect.HostResult {
+func testResults() []hostio.HostResult {
 	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	capt := func(host, cmd, out string) collect.Capture {
-		return collect.Capture{Host: host, Command: cmd, Stdout: out, Status: collect.StatusCollected, Start: start}
+	capt := func(host, cmd, out string) hostio.Capture {
+		return hostio.Capture{Host: host, Command: cmd, Stdout: out, Status: hostio.StatusCollected, Start: start}
 	}
-	return []collect.HostResult{
-		{Host: "esx01", Address: "10.0.0.1:22", Transport: "ssh", Status: collect.StatusCollected, Start: start, Duration: 1200 * time.Millisecond,
-			Captures: []collect.Capture{
+	return []hostio.HostResult{
+		{Host: "esx01", Address: "10.0.0.1:22", Transport: "ssh", Status: hostio.StatusCollected, Start: start, Duration: 1200 * time.Millisecond,
+			Captures: []hostio.Capture{
 				capt("esx01", cmdRDMAList, "Name     Driver      State   MTU   Speed     Paired Uplink  Description\n-------  ----------  ------  ----  --------  -------------  -----------\nvmrdma0  nmlx5_rdma  Active  4096  100 Gbps  vmnic4         MT28800 Family [ConnectX-5 Ex]\n"),
 				capt("esx01", cmdIfList, ifListOutput()),
 				capt("esx01", cmdProps, propsOutput()),
 			}},
-		{Host: "esx02", Address: "10.0.0.2:22", Transport: "ssh", Status: collect.StatusCollected, Start: start, Duration: 900 * time.Millisecond,
-			Captures: []collect.Capture{
+		{Host: "esx02", Address: "10.0.0.2:22", Transport: "ssh", Status: hostio.StatusCollected, Start: start, Duration: 900 * time.Millisecond,
+			Captures: []hostio.Capture{
 				capt("esx02", cmdRDMAList, "Name  Driver  State  MTU  Speed  Paired Uplink  Description\n----  ------  -----  ---  -----  -------------  -----------\n"),
 			}},
-		{Host: "esx03", Address: "10.0.0.3:22", Transport: "ssh", Status: collect.StatusNotCollected, Start: start,
+		{Host: "esx03", Address: "10.0.0.3:22", Transport: "ssh", Status: hostio.StatusNotCollected, Start: start,
 			Reason: "cannot connect to 10.0.0.3:22: connection refused"},
 	}
 }
@@ -83,14 +83,14 @@ func testFleet() *facts.Fleet {
 	nic := parse.NIC{Name: "vmnic4", LinkStatus: "Up", MTU: 9000}
 	// The device listings were collected and parsed on esx01 and esx02, so
 	// the report knows their device and VM counts.
-	listed := func() map[collect.Kind][]facts.Source {
-		return map[collect.Kind][]facts.Source{
-			collect.KindRDMADeviceList: {{Command: cmdRDMAList, Status: collect.StatusCollected, Parsed: true}},
-			collect.KindPVRDMADeviceLs: {{Command: "vsish -e ls /vmkModules/vrdma/pvrdmaDevices", Status: collect.StatusCollected, Parsed: true}},
+	listed := func() map[hostio.Kind][]facts.Source {
+		return map[hostio.Kind][]facts.Source{
+			hostio.KindRDMADeviceList: {{Command: cmdRDMAList, Status: hostio.StatusCollected, Parsed: true}},
+			hostio.KindPVRDMADeviceLs: {{Command: "vsish -e ls /vmkModules/vrdma/pvrdmaDevices", Status: hostio.StatusCollected, Parsed: true}},
 		}
 	}
 	return &facts.Fleet{Hosts: []facts.Host{
-		{Host: "esx01", Status: collect.StatusCollected, Sources: listed(),
+		{Host: "esx01", Status: hostio.StatusCollected, Sources: listed(),
 			RDMADevices: []parse.RDMADevice{{Name: "vmrdma0", State: "Active", MTU: 4096, Speed: "100 Gbps", PairedUplink: "vmnic4"}},
 			VMs:         []parse.VMProcess{{DisplayName: "hpc-node01", WorldID: "2100788"}, {DisplayName: "hpc-node03", WorldID: "2101721"}},
 			PVRDMADevices: []parse.PVRDMADevice{
@@ -98,12 +98,12 @@ func testFleet() *facts.Fleet {
 				{WorldID: "2101721", Index: "0", PhysicalHCA: 1, RoCEVersion: 2, ActiveMTU: 1024},
 			},
 			Vmknics: []parse.Vmknic{vmk}, DVSwitches: []parse.DVSwitch{dvs}, PVRDMAVmknic: tag, NICs: []parse.NIC{nic}},
-		{Host: "esx02", Status: collect.StatusCollected, Sources: listed(),
+		{Host: "esx02", Status: hostio.StatusCollected, Sources: listed(),
 			VMs:           []parse.VMProcess{{DisplayName: "hpc-node04", WorldID: "2102165"}},
 			PVRDMADevices: []parse.PVRDMADevice{{WorldID: "2102165", Index: "0", PhysicalHCA: 0, RoCEVersion: 2, ActiveMTU: 4096}},
 			Vmknics:       []parse.Vmknic{vmk}, DVSwitches: []parse.DVSwitch{{Name: "rdma-dvs", MTU: 9000, Uplinks: []string{"vmnic2"}}},
 			PVRDMAVmknic: tag, NICs: []parse.NIC{{Name: "vmnic2", LinkStatus: "Up", MTU: 9000}}},
-		{Host: "esx03", Status: collect.StatusNotCollected, Reason: "cannot connect to 10.0.0.3:22: connection refused"},
+		{Host: "esx03", Status: hostio.StatusNotCollected, Reason: "cannot connect to 10.0.0.3:22: connection refused"},
 	}}
 }
 
@@ -129,8 +129,8 @@ func testFindings() []checks.Finding {
 
 // testAnalyze builds the report of whichever hosts have results, with the
 // hand-built facts and findings of those hosts.
-func testAnalyze(rs []collect.HostResult) (*report.Report, *facts.Fleet) {
-	have := map[string]collect.HostResult{}
+func testAnalyze(rs []hostio.HostResult) (*report.Report, *facts.Fleet) {
+	have := map[string]hostio.HostResult{}
 	for _, r := range rs {
 		have[r.Host] = r
 	}
@@ -143,7 +143,7 @@ func testAnalyze(rs []collect.HostResult) (*report.Report, *facts.Fleet) {
 	}
 	var res checks.Result
 	for _, f := range testFindings() {
-		if r, ok := have[f.Host]; ok && (r.Status != collect.StatusNotCollected || f.RuleID == "TEST_NOT_COLLECTED") {
+		if r, ok := have[f.Host]; ok && (r.Status != hostio.StatusNotCollected || f.RuleID == "TEST_NOT_COLLECTED") {
 			res.Findings = append(res.Findings, f)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // Model is the Bubble Tea model of the UI: the root that routes between
@@ -34,9 +34,9 @@ func NewModel(ctx context.Context, opts Options) *Model {
 		r := opts.Results[i]
 		row := s.row(r.Host)
 		row.result = &r
-		row.phase = collect.PhaseDone
-		if r.Status == collect.StatusNotCollected {
-			row.phase = collect.PhaseFailed
+		row.phase = hostio.PhaseDone
+		if r.Status == hostio.StatusNotCollected {
+			row.phase = hostio.PhaseFailed
 			row.err = r.Reason
 		}
 	}
@@ -68,7 +68,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.help.SetWidth(msg.Width)
 		m.page().clamp()
 	case EventMsg:
-		return m, m.onEvent(collect.Event(msg))
+		return m, m.onEvent(hostio.Event(msg))
 	case analysisMsg:
 		m.analyzing = false
 		m.apply(msg)

@@ -11,8 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 func mustContain(t *testing.T, s string, want ...string) {
@@ -202,7 +201,7 @@ func TestSeverityToggles(t *testing.T) {
 
 func TestHealthyHostSaysSo(t *testing.T) {
 	m := newTestModel(t, 100, 24, func(o *Options) {
-		o.Analyze = func(rs []collect.HostResult) (*reportT, *factsT) {
+		o.Analyze = func(rs []hostio.HostResult) (*reportT, *factsT) {
 			rep, fl := testAnalyze(rs)
 			rep.Findings = rep.Findings[:0]
 			rep.Hosts[0].Critical, rep.Hosts[0].Warning = 0, 0
@@ -228,18 +227,18 @@ func TestLiveCollectionProgress(t *testing.T) {
 	mustContain(t, lineWith(t, scr, "esx02"), "queued")
 
 	res := testResults()
-	run(t, m, EventMsg{Host: "esx01", Phase: collect.PhaseConnecting})
-	run(t, m, EventMsg{Host: "esx02", Phase: collect.PhaseCollecting, Done: 3, Total: 14})
-	run(t, m, EventMsg{Host: "esx03", Phase: collect.PhaseWaiting})
+	run(t, m, EventMsg{Host: "esx01", Phase: hostio.PhaseConnecting})
+	run(t, m, EventMsg{Host: "esx02", Phase: hostio.PhaseCollecting, Done: 3, Total: 14})
+	run(t, m, EventMsg{Host: "esx03", Phase: hostio.PhaseWaiting})
 	scr = screen(m)
 	mustContain(t, lineWith(t, scr, "esx01"), "connecting")
 	mustContain(t, lineWith(t, scr, "esx02"), "collecting 3 of 14")
 	mustContain(t, lineWith(t, scr, "esx03"), "waiting for peers")
-	run(t, m, EventMsg{Host: "esx02", Phase: collect.PhaseProbing, Done: 14, Total: 17})
+	run(t, m, EventMsg{Host: "esx02", Phase: hostio.PhaseProbing, Done: 14, Total: 17})
 	mustContain(t, lineWith(t, screen(m), "esx02"), "probing 14 of 17")
 
 	// A finished host is analyzed while the others are still running.
-	run(t, m, EventMsg{Host: "esx02", Phase: collect.PhaseDone, Done: 17, Total: 17, Result: &res[1]})
+	run(t, m, EventMsg{Host: "esx02", Phase: hostio.PhaseDone, Done: 17, Total: 17, Result: &res[1]})
 	scr = screen(m)
 	// The headline is the scan's progress, not a verdict over one host.
 	mustContain(t, scr, "Scanning: 1 of 3 hosts done, 2 in progress", "collecting: 1 of 3 hosts finished")
@@ -256,8 +255,8 @@ func TestLiveCollectionProgress(t *testing.T) {
 	press(t, m, "k", "r")
 	mustContain(t, screen(m), "esx01 still being collected")
 
-	run(t, m, EventMsg{Host: "esx03", Phase: collect.PhaseFailed, Err: res[2].Reason, Result: &res[2]})
-	run(t, m, EventMsg{Host: "esx01", Phase: collect.PhaseDone, Result: &res[0]})
+	run(t, m, EventMsg{Host: "esx03", Phase: hostio.PhaseFailed, Err: res[2].Reason, Result: &res[2]})
+	run(t, m, EventMsg{Host: "esx01", Phase: hostio.PhaseDone, Result: &res[0]})
 	scr = screen(m)
 	mustContain(t, scr, "3 hosts scanned", "PVRDMA is BROKEN")
 	mustNotContain(t, scr, "Scanning:")
@@ -271,7 +270,7 @@ func TestLiveCollectionProgress(t *testing.T) {
 	mustContain(t, screen(m), "still being collected")
 	for _, r := range res {
 		r := r
-		run(t, m, EventMsg{Host: r.Host, Phase: collect.PhaseDone, Result: &r})
+		run(t, m, EventMsg{Host: r.Host, Phase: hostio.PhaseDone, Result: &r})
 	}
 	press(t, m, "R")
 	mu.Lock()
@@ -284,10 +283,10 @@ func TestLiveCollectionProgress(t *testing.T) {
 func TestAnalysisRunsOnceForABurst(t *testing.T) {
 	n := 0
 	m := NewModel(context.Background(), Options{Hosts: []string{"esx01", "esx02"},
-		Analyze: func(rs []collect.HostResult) (*reportT, *factsT) { n++; return testAnalyze(rs) }})
+		Analyze: func(rs []hostio.HostResult) (*reportT, *factsT) { n++; return testAnalyze(rs) }})
 	res := testResults()
-	_, c1 := m.Update(EventMsg{Host: "esx01", Phase: collect.PhaseDone, Result: &res[0]})
-	_, c2 := m.Update(EventMsg{Host: "esx02", Phase: collect.PhaseDone, Result: &res[1]})
+	_, c1 := m.Update(EventMsg{Host: "esx01", Phase: hostio.PhaseDone, Result: &res[0]})
+	_, c2 := m.Update(EventMsg{Host: "esx02", Phase: hostio.PhaseDone, Result: &res[1]})
 	if c1 == nil || c2 != nil {
 		t.Fatal("a second analysis started while one was running")
 	}
@@ -315,17 +314,17 @@ func TestFindingGoneAfterRescan(t *testing.T) {
 		Rescan: func(context.Context, []string) {}})
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 24})
 	res := testResults()
-	run(t, m, EventMsg{Host: "esx02", Phase: collect.PhaseDone, Result: &res[1]})
+	run(t, m, EventMsg{Host: "esx02", Phase: hostio.PhaseDone, Result: &res[1]})
 	press(t, m, "enter", "enter")
 	mustContain(t, screen(m), "Fix (c copies)")
 	fixed := res[1]
 	fixed.Host = "esx02"
-	m.opts.Analyze = func(rs []collect.HostResult) (*reportT, *factsT) {
+	m.opts.Analyze = func(rs []hostio.HostResult) (*reportT, *factsT) {
 		rep, fl := testAnalyze(rs)
 		rep.Findings = nil
 		return rep, fl
 	}
-	run(t, m, EventMsg{Host: "esx02", Phase: collect.PhaseDone, Result: &fixed})
+	run(t, m, EventMsg{Host: "esx02", Phase: hostio.PhaseDone, Result: &fixed})
 	mustContain(t, screen(m), "This finding is no longer reported.")
 }
 
@@ -566,7 +565,7 @@ func TestHostNotesShownAndMarked(t *testing.T) {
 // sequence in a host-supplied value is copied as its visible escape, never
 // raw (an OSC 52 in a VM name must not reach the clipboard or the screen).
 func TestCopyFixCopiesWhatIsShown(t *testing.T) {
-	hostile := func(rs []collect.HostResult) (*reportT, *factsT) {
+	hostile := func(rs []hostio.HostResult) (*reportT, *factsT) {
 		r, f := testAnalyze(rs)
 		for i := range r.Findings {
 			if r.Findings[i].Fix != "" {

@@ -11,8 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
-
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // TestProgramLiveScanToFix runs the whole program: hosts stream in while
@@ -30,12 +29,12 @@ func TestProgramLiveScanToFix(t *testing.T) {
 	wait("first frame", has("collecting: 0 of 3 hosts finished"))
 
 	res := testResults()
-	tm.Send(EventMsg{Host: "esx02", Phase: collect.PhaseCollecting, Done: 2, Total: 9})
+	tm.Send(EventMsg{Host: "esx02", Phase: hostio.PhaseCollecting, Done: 2, Total: 9})
 	wait("progress", has("collecting 2 of 9"))
-	tm.Send(EventMsg{Host: "esx02", Phase: collect.PhaseDone, Result: &res[1]})
+	tm.Send(EventMsg{Host: "esx02", Phase: hostio.PhaseDone, Result: &res[1]})
 	wait("esx02 analyzed", has("BROKEN: 1 critical"))
-	tm.Send(EventMsg{Host: "esx01", Phase: collect.PhaseDone, Result: &res[0]})
-	tm.Send(EventMsg{Host: "esx03", Phase: collect.PhaseFailed, Err: res[2].Reason, Result: &res[2]})
+	tm.Send(EventMsg{Host: "esx01", Phase: hostio.PhaseDone, Result: &res[0]})
+	tm.Send(EventMsg{Host: "esx03", Phase: hostio.PhaseFailed, Err: res[2].Reason, Result: &res[2]})
 	// The renderer writes cell diffs, so wait for text that appears whole:
 	// esx03's verdict exists only once an analysis included every host.
 	wait("scan analyzed", has("NOT CHECKED: cannot connect"))

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -30,7 +30,7 @@ func topology(name string, fleet *facts.Fleet, h *facts.Host, row *hostRow, find
 		}
 		return append(out, "", "  "+stDim.Render("No facts for this host yet ("+sanitize(state)+")."))
 	}
-	if h.Status == collect.StatusNotCollected {
+	if h.Status == hostio.StatusNotCollected {
 		return append(out, "", "  "+badMark("not collected: "+sanitize(h.Reason)))
 	}
 

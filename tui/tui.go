@@ -1,6 +1,6 @@
 // Package tui is the interactive troubleshooting UI (Bubble Tea v2). It is
 // read-only: it never collects, parses, runs rules or changes a host. The
-// cli injects everything it shows (a stream of collect.Event, a function
+// cli injects everything it shows (a stream of hostio.Event, a function
 // that analyzes results) and every action it offers (rescan, export a
 // support bundle).
 //
@@ -21,8 +21,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -35,11 +35,11 @@ type Options struct {
 	Hosts []string
 	// Results are already-complete results (offline runs: analyze, bundles).
 	// Live runs leave it empty and stream events through Program.Send.
-	Results []collect.HostResult
+	Results []hostio.HostResult
 	// Analyze turns the results collected so far (in host order) into a
 	// report and the facts it was built from. It is called off the UI loop
 	// and must not keep the slice it is given.
-	Analyze func([]collect.HostResult) (*report.Report, *facts.Fleet)
+	Analyze func([]hostio.HostResult) (*report.Report, *facts.Fleet)
 	// Rescan re-runs collection for the given hosts and streams their events
 	// through Program.Send again; it returns when that collection ends. Nil
 	// means rescanning is not possible (offline data).
@@ -58,7 +58,7 @@ type Options struct {
 }
 
 // EventMsg carries one collection event into the UI.
-type EventMsg collect.Event
+type EventMsg hostio.Event
 
 // Program is a running (or ready to run) TUI.
 type Program struct {
@@ -88,7 +88,7 @@ func New(ctx context.Context, opts Options) *Program {
 // Send delivers a collection event to the UI. It blocks until the UI takes
 // it (the UI loop only stores it), and is a no-op once the UI has quit, so
 // it fits collect.Options.Progress.
-func (p *Program) Send(ev collect.Event) { p.prog.Send(EventMsg(ev)) }
+func (p *Program) Send(ev hostio.Event) { p.prog.Send(EventMsg(ev)) }
 
 // Run shows the UI until the user quits (or the context given to New ends).
 func (p *Program) Run() error {

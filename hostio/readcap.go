@@ -1,4 +1,4 @@
-package collect
+package hostio
 
 import (
 	"fmt"
@@ -34,7 +34,7 @@ func ReadAllCapped(r io.Reader, name string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s is larger than %s: not the file expected here", name, byteSize(limit))
+		return nil, fmt.Errorf("%s is larger than %s: not the file expected here", name, ByteSize(limit))
 	}
 	return b, nil
 }

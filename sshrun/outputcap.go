@@ -1,70 +1,13 @@
-package collect
+package sshrun
 
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
-
-// Output caps: what a host may make the scanner hold in memory. Output is
-// counted as it streams in; a command that passes a cap is stopped at once
-// (its session closed) and its output discarded, so memory is bounded by
-// construction, not by how much a host chooses to send.
-const (
-	// DefaultMaxCommandOutput caps one command's stdout plus stderr. The
-	// largest real outputs (`esxcli vm process list` on a full host, a
-	// vsish listing of every PVRDMA device) stay well under 1 MiB.
-	DefaultMaxCommandOutput = 4 << 20
-	// DefaultMaxHostOutput caps everything one host's commands return.
-	DefaultMaxHostOutput = 16 << 20
-	// DefaultMaxScanOutput caps the output held for the whole scan, so
-	// that a fleet of hostile hosts cannot add up either.
-	DefaultMaxScanOutput = 1 << 30
-	// MaxCommandLines caps the lines of one command's output: parsing
-	// costs memory per line (tens of bytes), so 4 MiB of newlines must not
-	// reach a parser. The longest real outputs have a few thousand lines.
-	MaxCommandLines = 500_000
-)
-
-// OutputCapError reports a command stopped because its output passed a cap.
-type OutputCapError struct {
-	// Scope is the cap that was reached: "command", "host" or "scan".
-	Scope string
-	// Limit is that cap in bytes.
-	Limit int64
-}
-
-func (e *OutputCapError) Error() string {
-	switch e.Scope {
-	case "command":
-		return fmt.Sprintf("output over the cap: the command sent more than %s; it was stopped and its output discarded", byteSize(e.Limit))
-	case "lines":
-		return fmt.Sprintf("output over the cap: the command sent more than %d lines; it was stopped and its output discarded", e.Limit)
-	case "host":
-		return fmt.Sprintf("output over the cap: the host's commands sent more than %s in all; this one was stopped and its output discarded", byteSize(e.Limit))
-	}
-	return fmt.Sprintf("output over the cap: the scan holds %s of output, its limit; the command was stopped and its output discarded", byteSize(e.Limit))
-}
-
-// IsOutputCap reports whether err is (or wraps) an OutputCapError.
-func IsOutputCap(err error) bool {
-	var oc *OutputCapError
-	return errors.As(err, &oc)
-}
-
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
 
 // budget is a byte allowance shared by everything below it: a command's
 // budget has its host's as parent, a host's the scan's.
@@ -97,7 +40,7 @@ func (b *budget) take(n int64) error {
 					break
 				}
 			}
-			return &OutputCapError{Scope: x.scope, Limit: x.limit}
+			return &hostio.OutputCapError{Scope: x.scope, Limit: x.limit}
 		}
 	}
 	return nil
@@ -147,8 +90,8 @@ func (l *limitedWriter) Write(p []byte) (int, error) {
 	}
 	o.lines += bytes.Count(p, []byte{'\n'})
 	var err error
-	if o.lines > MaxCommandLines {
-		err = &OutputCapError{Scope: "lines", Limit: MaxCommandLines}
+	if o.lines > hostio.MaxCommandLines {
+		err = &hostio.OutputCapError{Scope: "lines", Limit: hostio.MaxCommandLines}
 	} else {
 		err = o.budget.take(int64(len(p)))
 	}
@@ -174,7 +117,7 @@ func (o *cmdOutput) releaseLocked() {
 func (o *cmdOutput) capErr() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if IsOutputCap(o.over) {
+	if hostio.IsOutputCap(o.over) {
 		return o.over
 	}
 	return nil
@@ -202,13 +145,15 @@ func capOrDefault(v, def int64) int64 {
 }
 
 func (r *SSHRunner) maxCommandOutput() int64 {
-	return capOrDefault(r.MaxCommandOutput, DefaultMaxCommandOutput)
+	return capOrDefault(r.MaxCommandOutput, hostio.DefaultMaxCommandOutput)
 }
 
-func (r *SSHRunner) maxHostOutput() int64 { return capOrDefault(r.MaxHostOutput, DefaultMaxHostOutput) }
+func (r *SSHRunner) maxHostOutput() int64 {
+	return capOrDefault(r.MaxHostOutput, hostio.DefaultMaxHostOutput)
+}
 
 // scanBudget is the budget every host of this runner shares.
 func (r *SSHRunner) scanBudget() *budget {
-	r.scanOnce.Do(func() { r.scan = newBudget("scan", capOrDefault(r.MaxScanOutput, DefaultMaxScanOutput), nil) })
+	r.scanOnce.Do(func() { r.scan = newBudget("scan", capOrDefault(r.MaxScanOutput, hostio.DefaultMaxScanOutput), nil) })
 	return r.scan
 }

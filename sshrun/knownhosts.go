@@ -1,4 +1,4 @@
-package collect
+package sshrun
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"golang.org/x/crypto/ssh/knownhosts"
 )
 
@@ -25,8 +26,8 @@ var reKnownHostsLine = regexp.MustCompile(`^knownhosts: .*:(\d+): `)
 // private copy in which the bad lines are blanked (line numbers kept), and
 // the file names knownhosts reports are mapped back (verify).
 func (db *HostKeyDB) load() error {
-	if st, err := os.Stat(db.path); err == nil && st.Mode().IsRegular() && st.Size() > MaxKnownHostsFile {
-		return fmt.Errorf("%s is larger than %s: not a known_hosts file", db.path, byteSize(MaxKnownHostsFile))
+	if st, err := os.Stat(db.path); err == nil && st.Mode().IsRegular() && st.Size() > hostio.MaxKnownHostsFile {
+		return fmt.Errorf("%s is larger than %s: not a known_hosts file", db.path, hostio.ByteSize(hostio.MaxKnownHostsFile))
 	}
 	cb, err := knownhosts.New(db.path)
 	if err == nil {
@@ -36,7 +37,7 @@ func (db *HostKeyDB) load() error {
 	if !reKnownHostsLine.MatchString(err.Error()) {
 		return err
 	}
-	data, err := ReadFileCapped(db.path, MaxKnownHostsFile)
+	data, err := hostio.ReadFileCapped(db.path, hostio.MaxKnownHostsFile)
 	if err != nil {
 		return err
 	}

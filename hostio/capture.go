@@ -1,7 +1,9 @@
-// Package collect runs the read-only commands of the catalogue on ESXi hosts
-// and returns their raw results as Captures. It knows nothing about what the
-// output means beyond what it needs to plan the dependent stage.
-package collect
+// Package hostio holds what goes in and out of a host scan, with no
+// transport behind it: the targets, the Runner/Conn interfaces a transport
+// implements, the command kinds, and the captures and host results every
+// later stage reads. It imports the standard library only, so parsers,
+// facts, checks and reports never pull in SSH.
+package hostio
 
 import (
 	"fmt"

@@ -1,15 +1,17 @@
-package collect
+package sshrun
 
 import (
 	"bytes"
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 func TestLimitedWriterReadFrom(t *testing.T) {
 	src := strings.Repeat("esxcli output line\n", 5000) // ~95 KB, several reads
-	out := newCmdOutput(DefaultMaxCommandOutput, nil)
+	out := newCmdOutput(hostio.DefaultMaxCommandOutput, nil)
 	lw, _ := out.writers()
 	n, err := io.Copy(lw, strings.NewReader(src))
 	stdout, _ := out.take()
@@ -18,11 +20,11 @@ func TestLimitedWriterReadFrom(t *testing.T) {
 	}
 	// The limit still holds: the write that would pass it fails.
 	small, _ := newCmdOutput(100, nil).writers()
-	if _, err := io.Copy(small, bytes.NewReader(make([]byte, 300))); !IsOutputCap(err) || !strings.Contains(err.Error(), "output over the cap") {
+	if _, err := io.Copy(small, bytes.NewReader(make([]byte, 300))); !hostio.IsOutputCap(err) || !strings.Contains(err.Error(), "output over the cap") {
 		t.Fatalf("over the limit: err = %v", err)
 	}
 	// io.Copy goes through ReadFrom: no 32 KiB buffer per copy.
-	w, _ := newCmdOutput(DefaultMaxCommandOutput, nil).writers()
+	w, _ := newCmdOutput(hostio.DefaultMaxCommandOutput, nil).writers()
 	allocs := testing.AllocsPerRun(20, func() {
 		io.Copy(w, io.LimitReader(strings.NewReader(src), 10))
 	})

@@ -1,4 +1,4 @@
-package collect
+package sshrun
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
 )
@@ -70,7 +71,7 @@ func (c *Credentials) loadKey(path string) keyEntry {
 		return e
 	}
 	var e keyEntry
-	b, err := ReadFileCapped(path, MaxConfigFile)
+	b, err := hostio.ReadFileCapped(path, hostio.MaxConfigFile)
 	if err != nil {
 		e.err = fmt.Errorf("cannot read key %s: %w", path, err)
 	} else if s, err := ssh.ParsePrivateKey(b); err == nil {
@@ -80,7 +81,7 @@ func (c *Credentials) loadKey(path string) keyEntry {
 		if errors.As(err, &pm) {
 			e.pub = pm.PublicKey
 			if e.pub == nil {
-				if pb, err := ReadFileCapped(path+".pub", MaxConfigFile); err == nil {
+				if pb, err := hostio.ReadFileCapped(path+".pub", hostio.MaxConfigFile); err == nil {
 					e.pub, _, _, _, _ = ssh.ParseAuthorizedKey(pb)
 				}
 			}

@@ -1,4 +1,4 @@
-package collect
+package sshrun
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -25,16 +27,16 @@ type SSHRunner struct {
 	// ClientConfig returns the SSH client configuration for a target (user,
 	// auth methods, host key callback). It is called once per host and
 	// used when Route is nil.
-	ClientConfig func(t Target) (*ssh.ClientConfig, error)
+	ClientConfig func(t hostio.Target) (*ssh.ClientConfig, error)
 	// Route returns how to reach a target: the jump hosts to go through
 	// (outermost first) and the host itself. It takes precedence over
 	// ClientConfig.
-	Route func(t Target) (Route, error)
+	Route func(t hostio.Target) (Route, error)
 	// Dial opens the TCP connection to the first hop (default: net.Dialer).
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// HostNotes returns remarks for a host's report (e.g. host key checking
 	// disabled), whether or not the host could be reached. Optional.
-	HostNotes func(t Target) []string
+	HostNotes func(t hostio.Target) []string
 	// MaxCommandOutput, MaxHostOutput and MaxScanOutput cap the output
 	// one command, one host and the whole scan may return (bytes; 0 means
 	// the Default* value, negative no cap). See outputcap.go.
@@ -70,7 +72,7 @@ func (r *SSHRunner) Name() string { return "ssh" }
 
 // TargetNotes implements the optional notes interface Collect consults for
 // every host, reached or not.
-func (r *SSHRunner) TargetNotes(t Target) []string {
+func (r *SSHRunner) TargetNotes(t hostio.Target) []string {
 	if r.HostNotes == nil {
 		return nil
 	}
@@ -81,23 +83,9 @@ func (r *SSHRunner) TargetNotes(t Target) []string {
 // scan is over.
 func (r *SSHRunner) Close() error { return r.jumps.close() }
 
-// DialAddr returns the address to dial for a target (port 22 by default).
-func (t Target) DialAddr() string {
-	if t.Addr != "" {
-		if _, _, err := net.SplitHostPort(t.Addr); err == nil {
-			return t.Addr
-		}
-		return net.JoinHostPort(t.Addr, "22")
-	}
-	if _, _, err := net.SplitHostPort(t.Name); err == nil {
-		return t.Name
-	}
-	return net.JoinHostPort(strings.Trim(t.Name, "[]"), "22")
-}
-
 type dialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 
-func (r *SSHRunner) route(t Target) (Route, error) {
+func (r *SSHRunner) route(t hostio.Target) (Route, error) {
 	if r.Route != nil {
 		return r.Route(t)
 	}
@@ -121,7 +109,7 @@ func (r *SSHRunner) baseDial() dialFunc {
 
 // Open implements Runner: TCP connect (through the jump hosts, if any),
 // SSH handshake, host key check, authentication.
-func (r *SSHRunner) Open(ctx context.Context, t Target) (Conn, error) {
+func (r *SSHRunner) Open(ctx context.Context, t hostio.Target) (hostio.Conn, error) {
 	rt, err := r.route(t)
 	if err != nil {
 		return nil, err
@@ -235,21 +223,11 @@ type sshConn struct {
 	// wedged is set once the server let a session open go unanswered for
 	// a whole command timeout: later commands fail at once instead of
 	// each waiting for its own timeout.
-	wedged atomic.Pointer[StallError]
+	wedged atomic.Pointer[hostio.StallError]
 	// lostSeen is set when a command found the connection gone (before
 	// the watcher may have closed lost).
 	lostSeen atomic.Bool
 }
-
-// StallError says which step of a command the server never answered.
-type StallError struct {
-	// What is the step: "the session open", "the exec request".
-	What string
-	Err  error
-}
-
-func (e *StallError) Error() string { return "no answer to " + e.What + ": " + e.Err.Error() }
-func (e *StallError) Unwrap() error { return e.Err }
 
 func (c *sshConn) Notes() []string { return nil }
 
@@ -327,7 +305,7 @@ func (c *sshConn) lostErr(ctx context.Context, err error) error {
 // for the server (session open, exec reply, output, exit status) is bounded
 // by ctx; the calls left waiting end when the connection is closed. A line
 // outside the allowlist is refused before any session is opened.
-func (c *sshConn) Run(ctx context.Context, line string) (res Result) {
+func (c *sshConn) Run(ctx context.Context, line string) (res hostio.Result) {
 	defer func() {
 		// The host's deadline (or the scan's end) closed the connection
 		// under the command: report that, not the broken connection.
@@ -335,18 +313,18 @@ func (c *sshConn) Run(ctx context.Context, line string) (res Result) {
 			res.Err = fmt.Errorf("%w (%v)", ctx.Err(), res.Err)
 		}
 	}()
-	if err := CheckAllowed(line); err != nil {
-		return Result{Err: err, ExitCode: -1}
+	if err := collect.CheckAllowed(line); err != nil {
+		return hostio.Result{Err: err, ExitCode: -1}
 	}
 	if w := c.wedged.Load(); w != nil {
-		return Result{Err: w, ExitCode: -1}
+		return hostio.Result{Err: w, ExitCode: -1}
 	}
 	sess, err := c.newSession(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			return Result{Err: err, ExitCode: -1}
+			return hostio.Result{Err: err, ExitCode: -1}
 		}
-		return Result{Err: c.lostErr(ctx, fmt.Errorf("cannot open SSH session: %w", err)), ExitCode: -1}
+		return hostio.Result{Err: c.lostErr(ctx, fmt.Errorf("cannot open SSH session: %w", err)), ExitCode: -1}
 	}
 	// Closing sends a message the server may never read: never wait on it.
 	defer closeAsync(sess, false)
@@ -358,15 +336,15 @@ func (c *sshConn) Run(ctx context.Context, line string) (res Result) {
 	case err = <-started:
 	case <-ctx.Done():
 		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return Result{Err: &StallError{What: "the exec request", Err: ctx.Err()}, ExitCode: -1}
+			return hostio.Result{Err: &hostio.StallError{What: "the exec request", Err: ctx.Err()}, ExitCode: -1}
 		}
 		// A whole command timeout without a reply: the server is wedged;
 		// later commands fail at once.
-		c.wedged.CompareAndSwap(nil, &StallError{What: "an exec request (the host opened the session, then stopped answering: sshd wedged?)", Err: ctx.Err()})
-		return Result{Err: c.wedged.Load(), ExitCode: -1}
+		c.wedged.CompareAndSwap(nil, &hostio.StallError{What: "an exec request (the host opened the session, then stopped answering: sshd wedged?)", Err: ctx.Err()})
+		return hostio.Result{Err: c.wedged.Load(), ExitCode: -1}
 	}
 	if err != nil {
-		return Result{Err: c.lostErr(ctx, fmt.Errorf("cannot start command: %w", err)), ExitCode: -1}
+		return hostio.Result{Err: c.lostErr(ctx, fmt.Errorf("cannot start command: %w", err)), ExitCode: -1}
 	}
 	done := make(chan error, 1)
 	go func() { done <- sess.Wait() }()
@@ -374,18 +352,18 @@ func (c *sshConn) Run(ctx context.Context, line string) (res Result) {
 	case err = <-done:
 	case <-out.capped:
 		closeAsync(sess, true)
-		return Result{Err: out.capErr(), ExitCode: -1}
+		return hostio.Result{Err: out.capErr(), ExitCode: -1}
 	case <-ctx.Done():
 		// Abandon it: the output so far is kept.
 		closeAsync(sess, true)
 		stdout, stderr := out.take()
-		return Result{Stdout: stdout, Stderr: stderr, ExitCode: -1, Err: ctx.Err()}
+		return hostio.Result{Stdout: stdout, Stderr: stderr, ExitCode: -1, Err: ctx.Err()}
 	}
 	if cerr := out.capErr(); cerr != nil {
-		return Result{Err: cerr, ExitCode: -1}
+		return hostio.Result{Err: cerr, ExitCode: -1}
 	}
 	stdout, stderr := out.take()
-	res = Result{Stdout: stdout, Stderr: stderr}
+	res = hostio.Result{Stdout: stdout, Stderr: stderr}
 	var exitErr *ssh.ExitError
 	var missing *ssh.ExitMissingError
 	switch {
@@ -471,9 +449,9 @@ func (c *sshConn) openSession(ctx context.Context, first bool) (*ssh.Session, er
 			}
 		}()
 		if !first || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, &StallError{What: "the session open", Err: ctx.Err()}
+			return nil, &hostio.StallError{What: "the session open", Err: ctx.Err()}
 		}
-		c.wedged.CompareAndSwap(nil, &StallError{What: "a session open (the host accepted the login, then stopped answering: sshd wedged?)", Err: ctx.Err()})
+		c.wedged.CompareAndSwap(nil, &hostio.StallError{What: "a session open (the host accepted the login, then stopped answering: sshd wedged?)", Err: ctx.Err()})
 		return nil, c.wedged.Load()
 	}
 }

@@ -1,7 +1,9 @@
-package collect
+package hostio
 
 import (
 	"context"
+	"net"
+	"strings"
 	"time"
 )
 
@@ -69,3 +71,27 @@ type Event struct {
 	Time   time.Time
 	Result *HostResult // set with PhaseDone and PhaseFailed
 }
+
+// DialAddr returns the address to dial for a target (port 22 by default).
+func (t Target) DialAddr() string {
+	if t.Addr != "" {
+		if _, _, err := net.SplitHostPort(t.Addr); err == nil {
+			return t.Addr
+		}
+		return net.JoinHostPort(t.Addr, "22")
+	}
+	if _, _, err := net.SplitHostPort(t.Name); err == nil {
+		return t.Name
+	}
+	return net.JoinHostPort(strings.Trim(t.Name, "[]"), "22")
+}
+
+// StallError says which step of a command the server never answered.
+type StallError struct {
+	// What is the step: "the session open", "the exec request".
+	What string
+	Err  error
+}
+
+func (e *StallError) Error() string { return "no answer to " + e.What + ": " + e.Err.Error() }
+func (e *StallError) Unwrap() error { return e.Err }

@@ -1,4 +1,4 @@
-package collect
+package sshrun
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	sshconfig "github.com/kevinburke/ssh_config"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // SSHConfig is a parsed OpenSSH client configuration file (~/.ssh/config).
@@ -29,7 +30,7 @@ type SSHConfig struct {
 func LoadSSHConfig(path string) (*SSHConfig, error) {
 	home, _ := os.UserHomeDir()
 	c := &SSHConfig{path: path, home: home}
-	b, err := ReadFileCapped(path, MaxConfigFile)
+	b, err := hostio.ReadFileCapped(path, hostio.MaxConfigFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil
 	}

@@ -1,4 +1,4 @@
-package collect
+package sshrun
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"os/user"
 	"path/filepath"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -39,8 +40,8 @@ func NewSSHRunner(s SSHSetup) *SSHRunner {
 		s.Credentials = &Credentials{}
 	}
 	r := &SSHRunner{}
-	r.Route = func(t Target) (Route, error) { return s.Resolve(t) }
-	r.HostNotes = func(Target) []string {
+	r.Route = func(t hostio.Target) (Route, error) { return s.Resolve(t) }
+	r.HostNotes = func(hostio.Target) []string {
 		if s.HostKeys == nil {
 			return nil
 		}
@@ -55,7 +56,7 @@ const maxJumpDepth = 8
 // Resolve returns how to reach t: its address, user, keys and jump hosts,
 // from the target as typed (name, name:port or an explicit address) and
 // ssh_config. Explicit values win over ssh_config.
-func (s *SSHSetup) Resolve(t Target) (Route, error) {
+func (s *SSHSetup) Resolve(t hostio.Target) (Route, error) {
 	if s.HostKeys == nil {
 		return Route{}, errors.New("no known_hosts database configured")
 	}
