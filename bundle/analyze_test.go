@@ -3,14 +3,14 @@ package bundle_test
 import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
 // testAnalyze is the pipeline up to the checks: these tests are about the
 // archive, not the report (an empty one, so that report.html is rendered).
-func testAnalyze(rs []collect.HostResult, _ func(string) string) bundle.Analysis {
+func testAnalyze(rs []hostio.HostResult, _ func(string) string) bundle.Analysis {
 	fl := facts.Build(rs)
 	return bundle.Analysis{Fleet: &fl, Checks: checks.Run(&fl), Report: &report.Report{}}
 }

@@ -120,7 +120,7 @@ func hostDirs(hosts []string) []string {
 }
 
 // hostNames returns the name of each host.
-func hostNames(results []collect.HostResult) []string {
+func hostNames(results []hostio.HostResult) []string {
 	names := make([]string, len(results))
 	for i, hr := range results {
 		names[i] = hr.Host

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/redact"
 )
 
@@ -19,9 +19,9 @@ func TestCompare(t *testing.T) {
 		for j := range changed[i].Captures {
 			c := &changed[i].Captures[j]
 			switch {
-			case changed[i].Host == "esx01" && c.Kind == collect.KindIPInterfaceList:
+			case changed[i].Host == "esx01" && c.Kind == hostio.KindIPInterfaceList:
 				c.Stdout = strings.Replace(c.Stdout, "MTU: 9000", "MTU: 1500", 1)
-			case changed[i].Host == "esx01" && c.Kind == collect.KindRDMADeviceList:
+			case changed[i].Host == "esx01" && c.Kind == hostio.KindRDMADeviceList:
 				c.Stdout = strings.Replace(c.Stdout, "Active", "Down  ", 1)
 			case changed[i].Host == "esx01" && strings.Contains(c.Command, "2101721_0"):
 				c.Stdout = strings.Replace(c.Stdout, "Active MTU:1024", "Active MTU:4096", 1)
@@ -57,7 +57,7 @@ func TestCompare(t *testing.T) {
 func TestCompareHostAddedRemoved(t *testing.T) {
 	results := mixed(t)
 	old := testAnalyze(results, nil)
-	var kept []collect.HostResult
+	var kept []hostio.HostResult
 	for _, hr := range redact.Clone(results) {
 		switch hr.Host {
 		case "esx03":

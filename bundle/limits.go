@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // Limits bound what is read of an archive or a folder, so that a hostile
@@ -25,10 +25,10 @@ type Limits struct {
 }
 
 // DefaultLimits are the limits of analyze and redact: 64 MiB per file,
-// a command output's cap of a live scan (collect.DefaultMaxCommandOutput),
+// a command output's cap of a live scan (hostio.DefaultMaxCommandOutput),
 // 512 MiB in total, 100,000 entries.
 func DefaultLimits() Limits {
-	return Limits{File: 64 << 20, Output: collect.DefaultMaxCommandOutput, Total: 512 << 20, Entries: 100000}
+	return Limits{File: 64 << 20, Output: hostio.DefaultMaxCommandOutput, Total: 512 << 20, Entries: 100000}
 }
 
 // fileLimit is the most that is read of one input file: JSON files

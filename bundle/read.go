@@ -242,7 +242,7 @@ type Contents struct {
 	Manifest *Manifest
 	// Results are the host results of results.json with their outputs;
 	// a command whose output is missing or corrupt counts as failed.
-	Results []collect.HostResult
+	Results []hostio.HostResult
 	// ResultsLost is set when results.json is missing, corrupt or failed
 	// its checksum: Results is then empty and the host folders are to be
 	// read as saved outputs from Good.

@@ -6,14 +6,14 @@ import (
 	"testing"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/redact"
 )
 
 // A token map whose tokens are real names of the results is refused: the
 // real host would stay in the bundle, looking like a token.
 func TestTokenMapCollisionRefused(t *testing.T) {
-	res := []collect.HostResult{{Host: "esx01"}, {Host: "esx02"}}
+	res := []hostio.HostResult{{Host: "esx01"}, {Host: "esx02"}}
 	tm := &redact.TokenMap{Tokens: []redact.Token{{Kind: redact.TokenHost, Original: "esx01", Token: "esx02"}}}
 	_, err := bundle.Write(&failWriter{n: 1 << 30}, res, bundle.Options{Redact: true, Tokens: tm, Analyze: testAnalyze})
 	var ce *redact.TokenCollisionError

@@ -10,13 +10,13 @@ import (
 	"testing"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/offline"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
 // mixed is the mixed scenario, read as analyze reads it.
-func mixed(t *testing.T) []collect.HostResult {
+func mixed(t *testing.T) []hostio.HostResult {
 	in, err := offline.Load("../fixtures/scenarios/mixed")
 	if err != nil {
 		t.Fatal(err)

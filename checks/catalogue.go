@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"gopkg.in/yaml.v3"
 )
 
@@ -23,45 +23,45 @@ import (
 var catalogueList = []*Rule{
 	// rules_version.go
 	{ID: "ESXI_VERSION_UNSUPPORTED", Severity: Critical, Check: checkESXiVersionUnsupported,
-		Needs: []collect.Kind{collect.KindSystemVersion}},
+		Needs: []hostio.Kind{hostio.KindSystemVersion}},
 	// rules_rdma.go
 	{ID: "NO_RDMA_DEVICE", Severity: Critical, Check: checkNoRDMADevice,
-		Needs: []collect.Kind{collect.KindRDMADeviceList, collect.KindPVRDMADeviceLs}},
+		Needs: []hostio.Kind{hostio.KindRDMADeviceList, hostio.KindPVRDMADeviceLs}},
 	{ID: "RDMA_DEVICE_DOWN", Severity: Critical, Check: checkRDMADeviceDown,
-		Needs: []collect.Kind{collect.KindRDMADeviceList}},
+		Needs: []hostio.Kind{hostio.KindRDMADeviceList}},
 	{ID: "ROCE_NOT_SUPPORTED", Severity: Critical, Check: checkRoCENotSupported,
-		Needs: []collect.Kind{collect.KindRDMADeviceList, collect.KindRDMAProtocolList}},
+		Needs: []hostio.Kind{hostio.KindRDMADeviceList, hostio.KindRDMAProtocolList}},
 	// rules_vmknic.go
 	{ID: "PVRDMA_VMKNIC_UNSET", Severity: Critical, NeedsSubject: vmknicSetting, Check: checkVmknicUnset,
-		Needs: []collect.Kind{collect.KindPVRDMAVmknicOpt, collect.KindIPInterfaceList}},
+		Needs: []hostio.Kind{hostio.KindPVRDMAVmknicOpt, hostio.KindIPInterfaceList}},
 	{ID: "PVRDMA_VMKNIC_NOT_ON_DVS", Severity: Info, Check: checkVmknicNotOnDVS,
-		Needs: []collect.Kind{collect.KindPVRDMAVmknicOpt, collect.KindIPInterfaceList, collect.KindDVSList, collect.KindRDMADeviceList}},
+		Needs: []hostio.Kind{hostio.KindPVRDMAVmknicOpt, hostio.KindIPInterfaceList, hostio.KindDVSList, hostio.KindRDMADeviceList}},
 	{ID: "PVRDMA_VMKNIC_NO_IPV4", Severity: Critical, Check: checkVmknicNoIPv4,
-		Needs: []collect.Kind{collect.KindPVRDMAVmknicOpt, collect.KindIPInterfaceList, collect.KindIPv4Get}},
+		Needs: []hostio.Kind{hostio.KindPVRDMAVmknicOpt, hostio.KindIPInterfaceList, hostio.KindIPv4Get}},
 	// rules_firewall.go
 	{ID: "PVRDMA_FIREWALL_CLOSED", Severity: Critical, NeedsSubject: "pvrdma", Check: checkFirewallClosed,
-		Needs: []collect.Kind{collect.KindFirewallRulesets}},
+		Needs: []hostio.Kind{hostio.KindFirewallRulesets}},
 	// rules_switch.go
 	{ID: "RDMA_UPLINK_NOT_ON_DVS", Severity: Critical, Check: checkRDMAUplinkNotOnDVS,
-		Needs: []collect.Kind{collect.KindRDMADeviceList, collect.KindDVSList, collect.KindIPInterfaceList, collect.KindPVRDMAVmknicOpt}},
+		Needs: []hostio.Kind{hostio.KindRDMADeviceList, hostio.KindDVSList, hostio.KindIPInterfaceList, hostio.KindPVRDMAVmknicOpt}},
 	{ID: "DVS_MULTIPLE_UPLINKS", Severity: Warning, Check: checkDVSMultipleUplinks,
-		Needs: []collect.Kind{collect.KindDVSList, collect.KindIPInterfaceList, collect.KindRDMADeviceList, collect.KindPVRDMAVmknicOpt}},
+		Needs: []hostio.Kind{hostio.KindDVSList, hostio.KindIPInterfaceList, hostio.KindRDMADeviceList, hostio.KindPVRDMAVmknicOpt}},
 	// rules_mtu.go
 	{ID: "LOW_MTU", Severity: Warning, Check: checkLowMTU},
 	{ID: "ACTIVE_MTU_ABOVE_PATH", Severity: Warning, Check: checkActiveMTUAbovePath},
 	{ID: "MTU_MISMATCH", Severity: Warning, Check: checkMTUMismatch,
-		Needs: []collect.Kind{collect.KindIPInterfaceList, collect.KindDVSList, collect.KindPVRDMAVmknicOpt, collect.KindRDMAVmknicList}},
+		Needs: []hostio.Kind{hostio.KindIPInterfaceList, hostio.KindDVSList, hostio.KindPVRDMAVmknicOpt, hostio.KindRDMAVmknicList}},
 	// rules_lossless.go
 	{ID: "PFC_DISABLED", Severity: Warning, Check: checkPFCDisabled,
-		Needs: []collect.Kind{collect.KindRDMADeviceList}},
+		Needs: []hostio.Kind{hostio.KindRDMADeviceList}},
 	{ID: "RDMA_ERRORS", Severity: Warning, Check: checkRDMAErrors,
-		Needs: []collect.Kind{collect.KindRDMADeviceList}},
+		Needs: []hostio.Kind{hostio.KindRDMADeviceList}},
 	// rules_probe.go
 	{ID: "VMKPING_UNREACHABLE", Severity: Critical, Check: checkVmkpingUnreachable},
 	// rules_adapter.go
 	{ID: "PHYSICAL_HCA_UNAVAILABLE", Severity: Critical, Check: checkPhysicalHCAUnavailable},
 	{ID: "TCP_FALLBACK", Severity: Critical, Scope: FleetScope, Check: checkTCPFallback,
-		Needs: []collect.Kind{collect.KindPVRDMADeviceLs}},
+		Needs: []hostio.Kind{hostio.KindPVRDMADeviceLs}},
 	{ID: "ROCE_VERSION_MISMATCH", Severity: Warning, Scope: FleetScope, Check: checkRoCEVersionMismatch},
 	// rules_collection.go
 	{ID: CollectionFailed, Severity: Warning, Check: checkCollectionFailed},

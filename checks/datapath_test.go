@@ -8,6 +8,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // The data-path model changes nothing but speed: on every scenario, the
@@ -20,10 +21,10 @@ func TestDataPathModelSameResults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var targets []collect.Target
+		var targets []hostio.Target
 		for _, h := range sc.Hosts {
 			if h.Fault == "" {
-				targets = append(targets, collect.Target{Name: h.Name})
+				targets = append(targets, hostio.Target{Name: h.Name})
 			}
 		}
 		results := collect.Collect(context.Background(), targets, collect.Options{Runner: sc.Runner(), Probes: true})

@@ -8,8 +8,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -121,7 +121,7 @@ type Rule struct {
 	// evaluated, once, with the reason (for the subject NeedsSubject, or the
 	// host), and does not run Check there; a fleet rule's Check then only
 	// sees the hosts that have them (Input.Ready).
-	Needs        []collect.Kind
+	Needs        []hostio.Kind
 	NeedsSubject string
 	// Check evaluates the rule.
 	Check func(in *Input, r *Reporter)
@@ -273,7 +273,7 @@ func evaluate(rule *Rule, fleet *facts.Fleet, paths *facts.DataPath) []Finding {
 		h := &fleet.Hosts[i]
 		rep := &Reporter{rule: rule, host: h.Host}
 		switch {
-		case h.Status == collect.StatusNotCollected && rule.ID != CollectionFailed:
+		case h.Status == hostio.StatusNotCollected && rule.ID != CollectionFailed:
 			rep.NotEvaluated(h.Host, "host not collected: "+h.Reason)
 		default:
 			if len(rule.Needs) > 0 {

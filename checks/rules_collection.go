@@ -6,13 +6,14 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): what could not be collected, and why.
 
 func checkCollectionFailed(in *Input, r *Reporter) {
 	h := in.Host
-	if h.Status == collect.StatusNotCollected {
+	if h.Status == hostio.StatusNotCollected {
 		target := h.Address
 		if target == "" {
 			target = h.Host
@@ -34,18 +35,18 @@ func checkCollectionFailed(in *Input, r *Reporter) {
 	// the host's fault: one finding per host for each, with its own fix.
 	var damaged, absent []Evidence
 	for _, k := range kinds {
-		for _, s := range h.Sources[collect.Kind(k)] {
+		for _, s := range h.Sources[hostio.Kind(k)] {
 			switch {
-			case s.Status != collect.StatusCollected && collect.InputDamaged(s.Error):
+			case s.Status != hostio.StatusCollected && collect.InputDamaged(s.Error):
 				damaged = append(damaged, Evidence{Host: h.Host, Command: s.Command, Note: s.Error})
-			case s.Status != collect.StatusCollected && collect.NotInInput(s.Error):
+			case s.Status != hostio.StatusCollected && collect.NotInInput(s.Error):
 				absent = append(absent, Evidence{Host: h.Host, Command: s.Command, Note: s.Error})
-			case s.Status == collect.StatusCollected && !s.Parsed:
+			case s.Status == hostio.StatusCollected && !s.Parsed:
 				bad = true
 				r.Fail(s.Command, fmt.Sprintf("output of `%s` could not be parsed: %s", s.Command, s.Error),
 					"Run the command on the host and check its output; attach it to a bug report if it looks normal.",
 					Evidence{Host: h.Host, Command: s.Command})
-			case s.Status != collect.StatusCollected:
+			case s.Status != hostio.StatusCollected:
 				bad = true
 				r.Fail(s.Command, fmt.Sprintf("`%s` %s: %s", s.Command, strings.ReplaceAll(string(s.Status), "_", " "), s.Error),
 					"Run the command on the host by hand to see why it fails; raise --command-timeout if it is only slow.",

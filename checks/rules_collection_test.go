@@ -76,13 +76,13 @@ func TestCollectionFailedOfflineInput(t *testing.T) {
 func TestRuleCollectionFailed(t *testing.T) {
 	runCases(t, "COLLECTION_FAILED", []ruleCase{
 		{name: "fires for a host not collected", hosts: func() []facts.Host {
-			return []facts.Host{{Host: "esx05", Status: collect.StatusNotCollected, Reason: "connection refused", Sources: map[collect.Kind][]facts.Source{}}}
+			return []facts.Host{{Host: "esx05", Status: hostio.StatusNotCollected, Reason: "connection refused", Sources: map[hostio.Kind][]facts.Source{}}}
 		}, want: []want{{host: "esx05", subject: "esx05", status: StatusFail, severity: Warning, msg: "connection refused"}}},
 		{name: "fires for a failed command", hosts: one(func(h *facts.Host) { missing(h, cmdDCB4) }),
 			want: []want{{"esx01", cmdDCB4, StatusFail, Warning, "exit status 1", ""}}, exact: true},
 		{name: "fires for output that could not be parsed", hosts: one(func(h *facts.Host) {
 			k := collect.KindOf(cmdNICList)
-			h.Sources[k] = []facts.Source{{Command: cmdNICList, Status: collect.StatusCollected, Error: "line 3: expected a dash line"}}
+			h.Sources[k] = []facts.Source{{Command: cmdNICList, Status: hostio.StatusCollected, Error: "line 3: expected a dash line"}}
 		}), want: []want{{"esx01", cmdNICList, StatusFail, Warning, "could not be parsed: line 3", ""}}, exact: true},
 		{name: "passes when everything was collected", hosts: one(nil),
 			want: []want{{host: "esx01", subject: "esx01", status: StatusPass}}, exact: true},

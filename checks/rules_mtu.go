@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): MTU along the PVRDMA data path: the path itself, and the adapters' RoCE MTU against it.
@@ -13,17 +13,17 @@ import (
 func checkLowMTU(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
 	if len(h.PVRDMADevices) == 0 {
-		if ok, why := h.Available(collect.KindPVRDMADeviceLs, collect.KindPVRDMAProperties); !ok && len(h.Sources[collect.KindPVRDMAProperties]) > 0 {
+		if ok, why := h.Available(hostio.KindPVRDMADeviceLs, hostio.KindPVRDMAProperties); !ok && len(h.Sources[hostio.KindPVRDMAProperties]) > 0 {
 			r.NotEvaluated(h.Host, why)
 		}
 		return
 	}
-	if ok, _ := h.Available(collect.KindRDMADeviceList); ok && len(hp.Usable) == 0 {
+	if ok, _ := h.Available(hostio.KindRDMADeviceList); ok && len(hp.Usable) == 0 {
 		return // traffic falls back to TCP: TCP_FALLBACK / PHYSICAL_HCA_UNAVAILABLE report it
 	}
 	path := hp.MTU
 	if !path.Known {
-		_, why := h.Available(collect.KindDVSList, collect.KindRDMADeviceList)
+		_, why := h.Available(hostio.KindDVSList, hostio.KindRDMADeviceList)
 		if why == "" {
 			why = "the PVRDMA distributed switch could not be identified, so the data path MTU is unknown"
 		}
@@ -163,7 +163,7 @@ func checkMTUMismatch(in *Input, r *Reporter) {
 		top := mine.MTU
 		for i := range fleet.Hosts {
 			o := &fleet.Hosts[i]
-			if o.Host == h.Host || o.Status == collect.StatusNotCollected {
+			if o.Host == h.Host || o.Status == hostio.StatusNotCollected {
 				continue
 			}
 			op := in.Paths.Host(i)

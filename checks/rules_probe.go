@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -13,10 +13,10 @@ import (
 
 func checkVmkpingUnreachable(in *Input, r *Reporter) {
 	h, hp, fleet := in.Host, in.Path, in.Fleet
-	srcs := h.Sources[collect.KindVmkping]
+	srcs := h.Sources[hostio.KindVmkping]
 	if len(srcs) == 0 {
 		for _, o := range fleet.Hosts {
-			if o.Host != h.Host && o.Status != collect.StatusNotCollected {
+			if o.Host != h.Host && o.Status != hostio.StatusNotCollected {
 				r.NotEvaluated(h.Host, "no vmkping probes were run from this host (--no-probes, or no peer PVRDMA vmknic address was known)")
 				return
 			}

@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // The RoCE MTU an Ethernet MTU carries after 96 bytes of RoCE v2 headers.
@@ -20,8 +20,8 @@ func TestRDMAMTUFor(t *testing.T) {
 // the same one, a fleet with other hosts gets its own, and each host's path
 // is the one derived from that host alone.
 func TestBuildKeepsOneDataPath(t *testing.T) {
-	results := []collect.HostResult{{Host: "esx01", Status: collect.StatusCollected, Captures: []collect.Capture{
-		capture(collect.KindRDMADeviceList, "esxcli rdma device list", rdmaList),
+	results := []hostio.HostResult{{Host: "esx01", Status: hostio.StatusCollected, Captures: []hostio.Capture{
+		capture(hostio.KindRDMADeviceList, "esxcli rdma device list", rdmaList),
 	}}}
 	built := Build(results)
 	model := built.DataPath()

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // mixedBundle writes a bundle of the mixed scenario's first n hosts (its
@@ -17,7 +17,7 @@ func mixedBundle(tb testing.TB, n int) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var fleet []collect.HostResult
+	var fleet []hostio.HostResult
 	for i := 0; len(fleet) < n; i++ {
 		for _, hr := range in.Results {
 			if i > 0 {

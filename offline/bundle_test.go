@@ -30,7 +30,7 @@ import (
 const mixedDir = "../fixtures/scenarios/mixed"
 
 // testAnalyze is cli's analyze() without the cli package.
-func testAnalyze(rs []collect.HostResult, redact func(string) string) bundle.Analysis {
+func testAnalyze(rs []hostio.HostResult, redact func(string) string) bundle.Analysis {
 	fl := facts.Build(rs)
 	res := checks.Run(&fl)
 	r := report.Build(rs, &fl, res, nil, report.Meta{Source: redact("test of esx01"), Now: time.Unix(0, 0), Version: "test"})
@@ -46,7 +46,7 @@ func loadMixed(t *testing.T) *Input {
 	return in
 }
 
-func writeBytes(t *testing.T, rs []collect.HostResult, redact bool) ([]byte, *bundle.Written) {
+func writeBytes(t *testing.T, rs []hostio.HostResult, redact bool) ([]byte, *bundle.Written) {
 	t.Helper()
 	var buf bytes.Buffer
 	w, err := bundle.Write(&buf, rs, bundle.Options{Redact: redact, ToolVersion: "test", Now: time.Unix(1700000000, 0), Source: "scan of esx01", Analyze: testAnalyze,
@@ -150,7 +150,7 @@ func TestRoundTripUnredacted(t *testing.T) {
 	if len(back.Manifest.Files) != len(files)-1 {
 		t.Errorf("manifest lists %d files, archive has %d besides the manifest", len(back.Manifest.Files), len(files)-1)
 	}
-	var slim []collect.HostResult
+	var slim []hostio.HostResult
 	if err := json.Unmarshal(files[bundle.ResultsFile], &slim); err != nil {
 		t.Fatal(err)
 	}

@@ -6,21 +6,21 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // Offline input is held to the caps of a live scan, so that a small
 // archive that unpacks to a huge output (a 61 KB .tar.gz holding 60 MB of
 // newlines) costs what a hostile host could cost, not gigabytes: archives
 // and folders are read within bundle.DefaultLimits (a command output file
-// only up to collect.DefaultMaxCommandOutput), a capture over
-// collect.MaxCommandLines lines or a host over collect.DefaultMaxHostOutput
+// only up to hostio.DefaultMaxCommandOutput), a capture over
+// hostio.MaxCommandLines lines or a host over hostio.DefaultMaxHostOutput
 // is reported as over the cap and not parsed, and a transcript is refused
 // past maxTranscriptLines. Variables, so that tests can lower them.
 var (
 	limits                   = bundle.DefaultLimits()
-	maxHostOutput      int64 = collect.DefaultMaxHostOutput
-	maxTranscriptLines       = 2 * collect.MaxCommandLines
+	maxHostOutput      int64 = hostio.DefaultMaxHostOutput
+	maxTranscriptLines       = 2 * hostio.MaxCommandLines
 )
 
 // checkTranscript refuses a transcript with more lines than can be parsed
@@ -45,23 +45,23 @@ func capInput(in *Input) {
 		for j := range hr.Captures {
 			c := &hr.Captures[j]
 			size := int64(len(c.Stdout) + len(c.Stderr))
-			var over *collect.OutputCapError
+			var over *hostio.OutputCapError
 			switch {
 			case size == 0:
 				continue
-			case strings.Count(c.Stdout, "\n")+strings.Count(c.Stderr, "\n") > collect.MaxCommandLines:
-				over = &collect.OutputCapError{Scope: "lines", Limit: collect.MaxCommandLines}
+			case strings.Count(c.Stdout, "\n")+strings.Count(c.Stderr, "\n") > hostio.MaxCommandLines:
+				over = &hostio.OutputCapError{Scope: "lines", Limit: hostio.MaxCommandLines}
 			case held+size > maxHostOutput:
-				over = &collect.OutputCapError{Scope: "host", Limit: maxHostOutput}
+				over = &hostio.OutputCapError{Scope: "host", Limit: maxHostOutput}
 			default:
 				held += size
 				continue
 			}
 			c.Stdout, c.Stderr, c.ExitCode = "", "", -1
-			c.Status, c.Error = collect.StatusFailed, over.Error()
+			c.Status, c.Error = hostio.StatusFailed, over.Error()
 			in.Problems = append(in.Problems, fmt.Sprintf("%s: `%s`: %s", hr.Host, c.Command, over.Error()))
-			if hr.Status == collect.StatusCollected {
-				hr.Status = collect.StatusPartial
+			if hr.Status == hostio.StatusCollected {
+				hr.Status = hostio.StatusPartial
 			}
 		}
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // Input kinds.
@@ -37,7 +38,7 @@ type Input struct {
 	Kind string
 	// Manifest is set for bundles whose manifest could be read.
 	Manifest *bundle.Manifest
-	Results  []collect.HostResult
+	Results  []hostio.HostResult
 	// Problems make the input partial: damage found while reading
 	// (truncated archive, checksum mismatch, missing outputs, ...).
 	Problems []string

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -29,7 +30,7 @@ func hasPrefix(files map[string][]byte, prefix string) bool {
 // Error is missing (collect.ErrNotSaved, or collect.ErrMissingFromBundle for
 // the host folders of a bundle), so that the host is partial.
 // reads says per host which file gave which command.
-func savedOutputs(files map[string][]byte, prefix, label, missing string) (results []collect.HostResult, ignored []string, reads []HostRead) {
+func savedOutputs(files map[string][]byte, prefix, label, missing string) (results []hostio.HostResult, ignored []string, reads []HostRead) {
 	type hostFiles struct{ names []string }
 	byHost := map[string]*hostFiles{}
 	for p := range files {
@@ -60,7 +61,7 @@ func savedOutputs(files map[string][]byte, prefix, label, missing string) (resul
 				name = "host"
 			}
 		}
-		hr := collect.HostResult{Host: name, Transport: "saved-output", Status: collect.StatusCollected}
+		hr := hostio.HostResult{Host: name, Transport: "saved-output", Status: hostio.StatusCollected}
 		rd := HostRead{Host: name}
 		var ign []string
 		for _, n := range hf.names {
@@ -100,8 +101,8 @@ func savedOutputs(files map[string][]byte, prefix, label, missing string) (resul
 // capture whose Error says why (missing), the host is finalized, and it is
 // partial when something was missing, as a live scan that could not run
 // those commands would be. It sorts the captures.
-func addMissingStage1(hr *collect.HostResult, missing string) {
-	have := map[collect.Kind]bool{}
+func addMissingStage1(hr *hostio.HostResult, missing string) {
+	have := map[hostio.Kind]bool{}
 	for _, c := range hr.Captures {
 		have[c.Kind] = true
 	}
@@ -109,17 +110,17 @@ func addMissingStage1(hr *collect.HostResult, missing string) {
 	n := 0
 	for _, c := range stage1 {
 		if !have[c.Kind] {
-			hr.Captures = append(hr.Captures, collect.Capture{Host: hr.Host, Command: c.Line, Kind: c.Kind,
-				Status: collect.StatusSkipped, Error: missing})
+			hr.Captures = append(hr.Captures, hostio.Capture{Host: hr.Host, Command: c.Line, Kind: c.Kind,
+				Status: hostio.StatusSkipped, Error: missing})
 			n++
 		}
 	}
 	sortCaptures(hr.Captures)
 	hr.Finalize()
-	if n == 0 || hr.Status == collect.StatusNotCollected {
+	if n == 0 || hr.Status == hostio.StatusNotCollected {
 		return
 	}
-	hr.Status = collect.StatusPartial
+	hr.Status = hostio.StatusPartial
 	why := fmt.Sprintf("%d of the %d stage-1 commands missing (%s)", n, len(stage1), missing)
 	if hr.Reason != "" {
 		why = hr.Reason + "; " + why
@@ -129,14 +130,14 @@ func addMissingStage1(hr *collect.HostResult, missing string) {
 
 // sortCaptures orders captures like the collector: stage 1 in catalogue
 // order, then stage 2 and 3 by command line.
-func sortCaptures(cs []collect.Capture) {
+func sortCaptures(cs []hostio.Capture) {
 	rank := map[string]int{}
 	for i, c := range collect.Stage1() {
 		rank[c.Line] = i + 1
 	}
-	stage := func(k collect.Kind) int {
+	stage := func(k hostio.Kind) int {
 		switch k {
-		case collect.KindVmkping:
+		case hostio.KindVmkping:
 			return 3
 		}
 		return 2
@@ -189,17 +190,17 @@ func firstLine(b []byte) string {
 // catalogue command its name spells (collect.FileName), or a command it
 // is recognized as (recognizeSaved); a legacy tool's output feeds every
 // kind it carries. ok is false for a file that is no command output.
-func savedCaptures(host, name string, content []byte) ([]collect.Capture, bool) {
+func savedCaptures(host, name string, content []byte) ([]hostio.Capture, bool) {
 	if line, ok := collect.CommandForFile(name); ok {
-		return []collect.Capture{{Host: host, Command: line, Kind: collect.KindOf(line), Stdout: string(content), Status: collect.StatusCollected}}, true
+		return []hostio.Capture{{Host: host, Command: line, Kind: collect.KindOf(line), Stdout: string(content), Status: hostio.StatusCollected}}, true
 	}
 	rc, _, ok := recognizeSaved(name, content)
 	if !ok {
 		return nil, false
 	}
-	var caps []collect.Capture
-	for _, k := range append([]collect.Kind{rc.Kind}, rc.Also...) {
-		caps = append(caps, collect.Capture{Host: host, Command: rc.Line, Kind: k, Stdout: string(content), Status: collect.StatusCollected, Filter: rc.Filter})
+	var caps []hostio.Capture
+	for _, k := range append([]hostio.Kind{rc.Kind}, rc.Also...) {
+		caps = append(caps, hostio.Capture{Host: host, Command: rc.Line, Kind: k, Stdout: string(content), Status: hostio.StatusCollected, Filter: rc.Filter})
 	}
 	return caps, true
 }
@@ -207,9 +208,9 @@ func savedCaptures(host, name string, content []byte) ([]collect.Capture, bool) 
 // withStatusFiles applies a saved output's optional <name>.stderr and
 // <name>.exit files (in dir) to its capture; an output that is the error
 // the command printed makes it failed.
-func withStatusFiles(c collect.Capture, files map[string][]byte, dir, n string) collect.Capture {
+func withStatusFiles(c hostio.Capture, files map[string][]byte, dir, n string) hostio.Capture {
 	if msg, failed := commandError(c.Stdout); failed {
-		c.Status, c.Error, c.Stderr, c.Stdout = collect.StatusFailed, msg, c.Stdout, ""
+		c.Status, c.Error, c.Stderr, c.Stdout = hostio.StatusFailed, msg, c.Stdout, ""
 	}
 	base := strings.TrimSuffix(n, ".txt")
 	for _, se := range []string{dir + n + ".stderr", dir + base + ".stderr"} {
@@ -223,7 +224,7 @@ func withStatusFiles(c collect.Capture, files map[string][]byte, dir, n string) 
 			var code int
 			if _, err := fmt.Sscanf(strings.TrimSpace(string(b)), "%d", &code); err == nil && code != 0 {
 				c.ExitCode = code
-				c.Status = collect.StatusFailed
+				c.Status = hostio.StatusFailed
 				c.Error = fmt.Sprintf("exit status %d", code)
 			}
 			break
@@ -233,7 +234,7 @@ func withStatusFiles(c collect.Capture, files map[string][]byte, dir, n string) 
 }
 
 // savedRead is the read of one saved file (named file, under its host).
-func savedRead(file string, caps []collect.Capture) ReadCommand {
+func savedRead(file string, caps []hostio.Capture) ReadCommand {
 	rd := ReadCommand{File: file}
 	for _, c := range caps {
 		rd.Command, rd.Typed = c.Command, c.Command

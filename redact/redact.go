@@ -16,7 +16,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
@@ -678,7 +677,7 @@ func (r *Redactor) path(p string) string {
 }
 
 // Results returns redacted copies of results.
-func (r *Redactor) Results(in []collect.HostResult) []collect.HostResult {
+func (r *Redactor) Results(in []hostio.HostResult) []hostio.HostResult {
 	out := Clone(in)
 	for i := range out {
 		hr := &out[i]
@@ -703,10 +702,10 @@ func (r *Redactor) Results(in []collect.HostResult) []collect.HostResult {
 
 // Clone deep-copies results (their captures and notes), so that redacting
 // or editing the copy never alters the caller's results.
-func Clone(in []collect.HostResult) []collect.HostResult {
-	out := make([]collect.HostResult, len(in))
+func Clone(in []hostio.HostResult) []hostio.HostResult {
+	out := make([]hostio.HostResult, len(in))
 	for i, hr := range in {
-		hr.Captures = append([]collect.Capture(nil), hr.Captures...)
+		hr.Captures = append([]hostio.Capture(nil), hr.Captures...)
 		hr.Notes = append([]string(nil), hr.Notes...)
 		out[i] = hr
 	}

@@ -5,8 +5,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // The actions the cli injects (rescan, export a bundle), run off the UI
@@ -80,7 +79,7 @@ func (s *shared) rescan(hosts []string) tea.Cmd {
 	}
 	for _, h := range hosts {
 		r := s.rows[s.index[h]]
-		r.phase, r.done, r.total, r.err = collect.PhaseQueued, 0, 0, ""
+		r.phase, r.done, r.total, r.err = hostio.PhaseQueued, 0, 0, ""
 	}
 	s.status = "rescanning " + joinMax(hosts, 3)
 	rescan, ctx := s.opts.Rescan, s.ctx

@@ -6,8 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // The frame around every page: the breadcrumb at the top, the status line
@@ -76,9 +75,9 @@ func (m *Model) progressText() string {
 	done, failed := 0, 0
 	for _, r := range m.rows {
 		switch r.phase {
-		case collect.PhaseDone:
+		case hostio.PhaseDone:
 			done++
-		case collect.PhaseFailed:
+		case hostio.PhaseFailed:
 			failed++
 		}
 	}

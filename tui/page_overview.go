@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // overviewPage is the fleet: its verdict, where the data came from, and a
@@ -102,7 +102,7 @@ func (p *overviewPage) collectionCounts() (done, busy, queued int) {
 		switch {
 		case finished(r.phase):
 			done++
-		case r.phase == collect.PhaseQueued:
+		case r.phase == hostio.PhaseQueued:
 			queued++
 		default:
 			busy++
@@ -207,7 +207,7 @@ func (p *overviewPage) row(cols []column, r *hostRow, selected bool) string {
 			switch {
 			case analyzed:
 				cells[i] = sanitize(h.Verdict)
-			case r.phase == collect.PhaseFailed && r.err != "":
+			case r.phase == hostio.PhaseFailed && r.err != "":
 				cells[i] = "failed: " + sanitize(r.err)
 			default:
 				cells[i] = "-"

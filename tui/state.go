@@ -10,8 +10,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -58,11 +58,11 @@ type shared struct {
 // latest finished result.
 type hostRow struct {
 	name   string
-	phase  collect.Phase
+	phase  hostio.Phase
 	done   int
 	total  int
 	err    string
-	result *collect.HostResult
+	result *hostio.HostResult
 }
 
 // inputMode says what the text input is for.
@@ -100,7 +100,7 @@ func (s *shared) row(name string) *hostRow {
 	if i, ok := s.index[name]; ok {
 		return s.rows[i]
 	}
-	r := &hostRow{name: name, phase: collect.PhaseQueued}
+	r := &hostRow{name: name, phase: hostio.PhaseQueued}
 	s.index[name] = len(s.rows)
 	s.rows = append(s.rows, r)
 	s.version++
@@ -108,8 +108,8 @@ func (s *shared) row(name string) *hostRow {
 }
 
 // results returns the finished results in host order.
-func (s *shared) results() []collect.HostResult {
-	out := make([]collect.HostResult, 0, len(s.rows))
+func (s *shared) results() []hostio.HostResult {
+	out := make([]hostio.HostResult, 0, len(s.rows))
 	for _, r := range s.rows {
 		if r.result != nil {
 			out = append(out, *r.result)
@@ -119,7 +119,7 @@ func (s *shared) results() []collect.HostResult {
 }
 
 // onEvent records a collection event.
-func (s *shared) onEvent(ev collect.Event) tea.Cmd {
+func (s *shared) onEvent(ev hostio.Event) tea.Cmd {
 	r := s.row(ev.Host)
 	r.phase, r.done, r.total, r.err = ev.Phase, ev.Done, ev.Total, ev.Err
 	if ev.Result != nil {
@@ -192,32 +192,32 @@ func (s *shared) reportHost(name string) (*report.Host, bool) {
 }
 
 // capture is the output of command in the host's latest result.
-func (s *shared) capture(host, command string) (collect.Capture, bool) {
+func (s *shared) capture(host, command string) (hostio.Capture, bool) {
 	if i, ok := s.index[host]; ok && s.rows[i].result != nil {
 		return s.rows[i].result.Find(command)
 	}
-	return collect.Capture{}, false
+	return hostio.Capture{}, false
 }
 
-func finished(p collect.Phase) bool { return p == collect.PhaseDone || p == collect.PhaseFailed }
+func finished(p hostio.Phase) bool { return p == hostio.PhaseDone || p == hostio.PhaseFailed }
 
 // collectionText is a host's collection state in a few words.
 func collectionText(r *hostRow) string {
 	switch r.phase {
-	case collect.PhaseCollecting, collect.PhaseProbing:
+	case hostio.PhaseCollecting, hostio.PhaseProbing:
 		if r.total > 0 {
 			verb := "collecting"
-			if r.phase == collect.PhaseProbing {
+			if r.phase == hostio.PhaseProbing {
 				verb = "probing"
 			}
 			return fmt.Sprintf("%s %d of %d", verb, r.done, r.total)
 		}
-	case collect.PhaseDone:
+	case hostio.PhaseDone:
 		if r.result != nil {
 			switch r.result.Status {
-			case collect.StatusPartial:
+			case hostio.StatusPartial:
 				return "partial"
-			case collect.StatusNotCollected:
+			case hostio.StatusNotCollected:
 				return "failed"
 			}
 			d := r.result.Duration
@@ -229,7 +229,7 @@ func collectionText(r *hostRow) string {
 			}
 			return "done " + d.Round(100*time.Millisecond).String()
 		}
-	case collect.PhaseFailed:
+	case hostio.PhaseFailed:
 		return "failed"
 	}
 	return string(r.phase)

@@ -4,7 +4,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -47,7 +47,7 @@ func hostVerdictStyle(h *report.Host) lipgloss.Style {
 	switch {
 	case h.Critical > 0:
 		return stCrit
-	case h.Warning > 0 || h.Status != collect.StatusCollected:
+	case h.Warning > 0 || h.Status != hostio.StatusCollected:
 		return stWarn
 	case h.NotEvaluated > 0:
 		return lipgloss.NewStyle()

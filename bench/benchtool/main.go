@@ -31,6 +31,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 func main() {
@@ -96,7 +97,7 @@ func cmdHosts(args []string) error {
 			}
 		}
 		// The command set: what the collector runs on this host (no probes).
-		res := collect.Collect(context.Background(), []collect.Target{{Name: name}},
+		res := collect.Collect(context.Background(), []hostio.Target{{Name: name}},
 			collect.Options{Runner: h.Runner(), Probes: false})
 		var cmds []string
 		for _, c := range res[0].Captures {
