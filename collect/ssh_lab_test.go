@@ -395,6 +395,18 @@ func newAuthCounter(t *testing.T, kbd, pw bool) *authCounter {
 		t.Fatal(err)
 	}
 	a.addr = ln.Addr().String()
+	serveConns(t, ln, func(c net.Conn) {
+		if sc, _, _, err := ssh.NewServerConn(c, cfg); err == nil {
+			sc.Close()
+		}
+	})
+	return a
+}
+
+// serveConns accepts connections on ln until the test ends and runs handle
+// on each in a goroutine of its own, closing the connection after; the
+// test's cleanup closes ln and waits for every handler.
+func serveConns(t *testing.T, ln net.Listener, handle func(net.Conn)) {
 	var wg sync.WaitGroup
 	t.Cleanup(func() { ln.Close(); wg.Wait() })
 	wg.Add(1)
@@ -409,13 +421,10 @@ func newAuthCounter(t *testing.T, kbd, pw bool) *authCounter {
 			go func() {
 				defer wg.Done()
 				defer c.Close()
-				if sc, _, _, err := ssh.NewServerConn(c, cfg); err == nil {
-					sc.Close()
-				}
+				handle(c)
 			}()
 		}
 	}()
-	return a
 }
 
 func newKey(t *testing.T) (ed25519.PrivateKey, ssh.Signer) {
@@ -509,24 +518,7 @@ func serveAgent(t *testing.T, key ed25519.PrivateKey) agent.ExtendedAgent {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer c.Close()
-				agent.ServeAgent(kr, c)
-			}()
-		}
-	}()
+	serveConns(t, ln, func(c net.Conn) { agent.ServeAgent(kr, c) })
 	ag, conn, err := sshrun.DialAgent(sock)
 	if err != nil {
 		t.Fatal(err)
