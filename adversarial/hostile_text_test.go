@@ -21,6 +21,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 	"github.com/pvrdma-doctor/pvrdma-doctor/offline"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
@@ -349,30 +350,7 @@ func frames(t testing.TB, r *report.Report, fleet *facts.Fleet, rs []hostio.Host
 
 // execCmd runs a command as the program would, giving up on one that
 // waits (a timer) after a moment.
-func execCmd(cmd tea.Cmd) []tea.Msg {
-	if cmd == nil {
-		return nil
-	}
-	ch := make(chan tea.Msg, 1)
-	go func() { ch <- cmd() }()
-	var msg tea.Msg
-	select {
-	case msg = <-ch:
-	case <-time.After(200 * time.Millisecond):
-		return nil
-	}
-	if b, ok := msg.(tea.BatchMsg); ok {
-		var out []tea.Msg
-		for _, c := range b {
-			out = append(out, execCmd(c)...)
-		}
-		return out
-	}
-	if msg == nil {
-		return nil
-	}
-	return []tea.Msg{msg}
-}
+func execCmd(cmd tea.Cmd) []tea.Msg { return testutil.ExecCmd(cmd, 200*time.Millisecond) }
 
 // The campaign's core property: every hostile character, invalid byte
 // and attack sequence, in every host-sourced field of a real analysis

@@ -24,6 +24,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 	"github.com/pvrdma-doctor/pvrdma-doctor/sshrun"
 )
 
@@ -427,18 +428,7 @@ func serveConns(t *testing.T, ln net.Listener, handle func(net.Conn)) {
 	}()
 }
 
-func newKey(t *testing.T) (ed25519.PrivateKey, ssh.Signer) {
-	t.Helper()
-	_, k, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := ssh.NewSignerFromKey(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k, s
-}
+func newKey(t *testing.T) (ed25519.PrivateKey, ssh.Signer) { return testutil.NewKey(t) }
 
 func writeKey(t *testing.T, path string, k ed25519.PrivateKey, passphrase string) {
 	t.Helper()

@@ -13,6 +13,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
@@ -222,23 +223,8 @@ func run(t testing.TB, m *Model, msg tea.Msg) []tea.Msg {
 	return seen
 }
 
-func execCmd(cmd tea.Cmd) []tea.Msg {
-	if cmd == nil {
-		return nil
-	}
-	msg := cmd()
-	if b, ok := msg.(tea.BatchMsg); ok {
-		var out []tea.Msg
-		for _, c := range b {
-			out = append(out, execCmd(c)...)
-		}
-		return out
-	}
-	if msg == nil {
-		return nil
-	}
-	return []tea.Msg{msg}
-}
+// execCmd runs a command as the program would, waiting for it.
+func execCmd(cmd tea.Cmd) []tea.Msg { return testutil.ExecCmd(cmd, 0) }
 
 // screen returns the rendered screen without colours.
 func screen(m *Model) string {
