@@ -313,17 +313,7 @@ func frames(t testing.TB, r *report.Report, fleet *facts.Fleet, rs []hostio.Host
 		out = append(out, m.View().Content)
 	}
 	send(tea.WindowSizeMsg{Width: 120, Height: 40})
-	key := func(k string) tea.KeyPressMsg {
-		switch k {
-		case "enter":
-			return tea.KeyPressMsg{Code: tea.KeyEnter}
-		case "esc":
-			return tea.KeyPressMsg{Code: tea.KeyEscape}
-		case "tab":
-			return tea.KeyPressMsg{Code: tea.KeyTab}
-		}
-		return tea.KeyPressMsg{Code: []rune(k)[0], Text: k}
-	}
+	key := testutil.Key
 	// Every host: its findings, each finding with its evidence, the fix
 	// copied, the topology; then help and the filter.
 	for h := range rs {

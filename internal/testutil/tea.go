@@ -38,3 +38,24 @@ func ExecCmd(cmd tea.Cmd, giveUp time.Duration) []tea.Msg {
 	}
 	return []tea.Msg{msg}
 }
+
+// namedKeys are the key names Key knows besides single characters.
+var namedKeys = map[string]tea.KeyPressMsg{
+	"enter":     {Code: tea.KeyEnter},
+	"esc":       {Code: tea.KeyEscape},
+	"tab":       {Code: tea.KeyTab},
+	"backspace": {Code: tea.KeyBackspace},
+	"down":      {Code: tea.KeyDown},
+	"up":        {Code: tea.KeyUp},
+	"ctrl+c":    {Code: 'c', Mod: tea.ModCtrl},
+}
+
+// Key is the key press of a name ("enter", "esc", "tab", "backspace",
+// "down", "up", "ctrl+c") or of a character ("j", "?", "/"): the first rune
+// of k, typed as k.
+func Key(k string) tea.KeyPressMsg {
+	if m, ok := namedKeys[k]; ok {
+		return m
+	}
+	return tea.KeyPressMsg{Code: []rune(k)[0], Text: k}
+}
