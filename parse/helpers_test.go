@@ -9,6 +9,16 @@ import (
 )
 
 // sample reads testdata/name and strips its "#@" header (up to "#@ ---").
+// parseSample parses the sample file name with f; an error fails the test.
+func parseSample[T any](t testing.TB, f func(string) (T, error), name string) T {
+	t.Helper()
+	v, err := f(sample(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 func sample(t testing.TB, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
