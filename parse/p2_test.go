@@ -27,20 +27,14 @@ func TestNICListSamples(t *testing.T) {
 	eq(t, "pci", nics[2].PCIDevice, "0000:01:00.0")
 	eq(t, "line", nics[0].Line, 5)
 
-	nics, err := NICList(sample(t, "esxcli_formatter_keyvalue_network_nic_list__warlock_dell_ixgben_igbn_i40en_esxi8.txt"))
-	if err != nil || len(nics) != 8 {
-		t.Fatalf("keyvalue: %d %v", len(nics), err)
-	}
+	nics = parseSampleN(t, NICList, "esxcli_formatter_keyvalue_network_nic_list__warlock_dell_ixgben_igbn_i40en_esxi8.txt", 8)
 	eq(t, "kv vmnic5", nics[5].Name, "vmnic5")
 	eq(t, "kv mtu", nics[5].MTU, 9000)
 	eq(t, "kv speed", nics[5].SpeedMbps, 40000)
 	eq(t, "kv link", nics[2].LinkStatus, "Down")
 	eq(t, "kv desc", nics[6].Description, "Intel Ethernet Controller XXV710 for 25GbE SFP28"[:0]+"Intel(R) Ethernet Controller XXV710 for 25GbE SFP28")
 
-	xnics, err := NICList(sample(t, "esxcli_formatter_xml_network_nic_list__warlock_dell_esxi8.txt"))
-	if err != nil || len(xnics) != 8 {
-		t.Fatalf("xml: %d %v", len(xnics), err)
-	}
+	xnics := parseSampleN(t, NICList, "esxcli_formatter_xml_network_nic_list__warlock_dell_esxi8.txt", 8)
 	// XML and keyvalue give the same facts (lines aside).
 	for i := range xnics {
 		a, b := xnics[i], nics[i]
@@ -51,10 +45,7 @@ func TestNICListSamples(t *testing.T) {
 	}
 	eq(t, "xml line", xnics[0].Line, 4)
 
-	legacy, err := NICList(sample(t, "esxcfg_nics_l__intel_mfd_esxi_icen_bnxtnet.txt"))
-	if err != nil || len(legacy) != 16 {
-		t.Fatalf("esxcfg: %d %v", len(legacy), err)
-	}
+	legacy := parseSampleN(t, NICList, "esxcfg_nics_l__intel_mfd_esxi_icen_bnxtnet.txt", 16)
 	eq(t, "esxcfg name", legacy[2].Name, "vmnic10")
 	eq(t, "esxcfg pci", legacy[2].PCIDevice, "0000:ca:00.0")
 	eq(t, "esxcfg speed", legacy[0].SpeedMbps, 25000)
@@ -153,10 +144,7 @@ func TestDCBStatusGet(t *testing.T) {
 }
 
 func TestIPInterfaceAndIPv4(t *testing.T) {
-	v, err := IPInterfaceList(sample(t, "esxcli_network_ip_interface_list__blog_vmk0_recreate_vss.txt"))
-	if err != nil || len(v) != 1 {
-		t.Fatalf("%+v %v", v, err)
-	}
+	v := parseSampleN(t, IPInterfaceList, "esxcli_network_ip_interface_list__blog_vmk0_recreate_vss.txt", 1)
 	eq(t, "name", v[0].Name, "vmk0")
 	eq(t, "vds N/A", v[0].VDSName, "")
 	eq(t, "portgroup", v[0].Portgroup, "Management")
@@ -182,10 +170,7 @@ func TestIPInterfaceAndIPv4(t *testing.T) {
 }
 
 func TestSwitches(t *testing.T) {
-	sw, err := StandardSwitchList(sample(t, "esxcli_network_vswitch_standard_list__cactus_esxi670_2switches.txt"))
-	if err != nil || len(sw) != 2 {
-		t.Fatalf("%+v %v", sw, err)
-	}
+	sw := parseSampleN(t, StandardSwitchList, "esxcli_network_vswitch_standard_list__cactus_esxi670_2switches.txt", 2)
 	if !reflect.DeepEqual(sw[1].Uplinks, []string{"vmnic3", "vmnic2", "vmnic1"}) {
 		t.Errorf("uplinks %q", sw[1].Uplinks)
 	}
@@ -246,10 +231,7 @@ func TestFirewall(t *testing.T) {
 	_, err = FirewallRulesetList("Name  Enabled\n----  -------\npvrdma  perhaps\n")
 	wantParseError(t, err, 3)
 
-	rules, err := FirewallRuleList(sample(t, "esxcli_network_firewall_ruleset_rule_list__elatov_custom_firewall_esxi65u1.txt"))
-	if err != nil || len(rules) != 1 {
-		t.Fatalf("%+v %v", rules, err)
-	}
+	rules := parseSampleN(t, FirewallRuleList, "esxcli_network_firewall_ruleset_rule_list__elatov_custom_firewall_esxi65u1.txt", 1)
 	r := rules[0]
 	r.Ref = Ref{}
 	if r != (FirewallRule{Ruleset: "custom-firewall", Direction: "Outbound", Protocol: "TCP", PortType: "Dst", PortBegin: 5004, PortEnd: 5004}) {
@@ -268,10 +250,7 @@ func TestSystemVersionAndPCI(t *testing.T) {
 	if err != nil || v.Version != "9.0.0" {
 		t.Fatalf("%+v %v", v, err)
 	}
-	pci, err := HardwarePCIList(sample(t, "esxcli_hardware_pci_list__cn_blog_x540_ixgbe_lsi_passthru.txt"))
-	if err != nil || len(pci) != 2 {
-		t.Fatalf("%+v %v", pci, err)
-	}
+	pci := parseSampleN(t, HardwarePCIList, "esxcli_hardware_pci_list__cn_blog_x540_ixgbe_lsi_passthru.txt", 2)
 	eq(t, "addr", pci[0].Address, "0000:02:00.1")
 	eq(t, "vmk", pci[0].VMkernelName, "vmnic5")
 	eq(t, "dev", pci[0].DeviceName, "Ethernet Controller 10 Gigabit X540-AT2")
