@@ -692,78 +692,66 @@ func newBastion(t *testing.T, authorized ssh.PublicKey) *bastion {
 	b.addr = ln.Addr().String()
 	host, port, _ := net.SplitHostPort(b.addr)
 	b.knownHostsLine = fmt.Sprintf("[%s]:%s %s", host, port, ssh.MarshalAuthorizedKey(hostSigner.PublicKey()))
-	var wg sync.WaitGroup
+	var tunnels sync.WaitGroup
 	var cmu sync.Mutex
 	var conns []net.Conn
+	serveConns(t, ln, func(c net.Conn) {
+		cmu.Lock()
+		conns = append(conns, c)
+		cmu.Unlock()
+		b.mu.Lock()
+		b.st.conns++
+		b.mu.Unlock()
+		sc, chans, reqs, err := ssh.NewServerConn(c, cfg)
+		if err != nil {
+			return
+		}
+		defer sc.Close()
+		go ssh.DiscardRequests(reqs)
+		for nc := range chans {
+			if nc.ChannelType() != "direct-tcpip" {
+				nc.Reject(ssh.UnknownChannelType, "no")
+				continue
+			}
+			var p struct {
+				Host     string
+				Port     uint32
+				OrigHost string
+				OrigPort uint32
+			}
+			if err := ssh.Unmarshal(nc.ExtraData(), &p); err != nil {
+				nc.Reject(ssh.Prohibited, "bad request")
+				continue
+			}
+			dst, err := net.Dial("tcp", net.JoinHostPort(p.Host, fmt.Sprint(p.Port)))
+			if err != nil {
+				nc.Reject(ssh.ConnectionFailed, "connect failed: Connection refused")
+				continue
+			}
+			ch, creqs, err := nc.Accept()
+			if err != nil {
+				dst.Close()
+				continue
+			}
+			b.mu.Lock()
+			b.st.tunnels++
+			b.mu.Unlock()
+			go ssh.DiscardRequests(creqs)
+			tunnels.Add(2)
+			go func() { defer tunnels.Done(); io.Copy(dst, ch); dst.Close() }()
+			go func() { defer tunnels.Done(); io.Copy(ch, dst); ch.Close() }()
+		}
+	})
+	// Registered after serveConns, so it runs first: closing the live
+	// connections ends their handlers and tunnels before serveConns waits.
 	t.Cleanup(func() {
-		ln.Close()
 		cmu.Lock()
 		for _, c := range conns {
 			c.Close()
 		}
 		cmu.Unlock()
-		wg.Wait()
+		tunnels.Wait()
 	})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			cmu.Lock()
-			conns = append(conns, c)
-			cmu.Unlock()
-			b.mu.Lock()
-			b.st.conns++
-			b.mu.Unlock()
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer c.Close()
-				sc, chans, reqs, err := ssh.NewServerConn(c, cfg)
-				if err != nil {
-					return
-				}
-				defer sc.Close()
-				go ssh.DiscardRequests(reqs)
-				for nc := range chans {
-					if nc.ChannelType() != "direct-tcpip" {
-						nc.Reject(ssh.UnknownChannelType, "no")
-						continue
-					}
-					var p struct {
-						Host     string
-						Port     uint32
-						OrigHost string
-						OrigPort uint32
-					}
-					if err := ssh.Unmarshal(nc.ExtraData(), &p); err != nil {
-						nc.Reject(ssh.Prohibited, "bad request")
-						continue
-					}
-					dst, err := net.Dial("tcp", net.JoinHostPort(p.Host, fmt.Sprint(p.Port)))
-					if err != nil {
-						nc.Reject(ssh.ConnectionFailed, "connect failed: Connection refused")
-						continue
-					}
-					ch, creqs, err := nc.Accept()
-					if err != nil {
-						dst.Close()
-						continue
-					}
-					b.mu.Lock()
-					b.st.tunnels++
-					b.mu.Unlock()
-					go ssh.DiscardRequests(creqs)
-					wg.Add(2)
-					go func() { defer wg.Done(); io.Copy(dst, ch); dst.Close() }()
-					go func() { defer wg.Done(); io.Copy(ch, dst); ch.Close() }()
-				}
-			}()
-		}
-	}()
 	return b
 }
 
