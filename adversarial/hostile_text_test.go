@@ -21,6 +21,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 	"github.com/pvrdma-doctor/pvrdma-doctor/offline"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
@@ -312,17 +313,7 @@ func frames(t testing.TB, r *report.Report, fleet *facts.Fleet, rs []hostio.Host
 		out = append(out, m.View().Content)
 	}
 	send(tea.WindowSizeMsg{Width: 120, Height: 40})
-	key := func(k string) tea.KeyPressMsg {
-		switch k {
-		case "enter":
-			return tea.KeyPressMsg{Code: tea.KeyEnter}
-		case "esc":
-			return tea.KeyPressMsg{Code: tea.KeyEscape}
-		case "tab":
-			return tea.KeyPressMsg{Code: tea.KeyTab}
-		}
-		return tea.KeyPressMsg{Code: []rune(k)[0], Text: k}
-	}
+	key := testutil.Key
 	// Every host: its findings, each finding with its evidence, the fix
 	// copied, the topology; then help and the filter.
 	for h := range rs {
@@ -349,30 +340,7 @@ func frames(t testing.TB, r *report.Report, fleet *facts.Fleet, rs []hostio.Host
 
 // execCmd runs a command as the program would, giving up on one that
 // waits (a timer) after a moment.
-func execCmd(cmd tea.Cmd) []tea.Msg {
-	if cmd == nil {
-		return nil
-	}
-	ch := make(chan tea.Msg, 1)
-	go func() { ch <- cmd() }()
-	var msg tea.Msg
-	select {
-	case msg = <-ch:
-	case <-time.After(200 * time.Millisecond):
-		return nil
-	}
-	if b, ok := msg.(tea.BatchMsg); ok {
-		var out []tea.Msg
-		for _, c := range b {
-			out = append(out, execCmd(c)...)
-		}
-		return out
-	}
-	if msg == nil {
-		return nil
-	}
-	return []tea.Msg{msg}
-}
+func execCmd(cmd tea.Cmd) []tea.Msg { return testutil.ExecCmd(cmd, 200*time.Millisecond) }
 
 // The campaign's core property: every hostile character, invalid byte
 // and attack sequence, in every host-sourced field of a real analysis

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 	"github.com/pvrdma-doctor/pvrdma-doctor/offline"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
@@ -82,14 +83,7 @@ func (f *failWriter) Write(p []byte) (int, error) {
 // A bundle never replaces a device, a FIFO, a directory or a symlink.
 func TestWriteFileRefusesNonRegular(t *testing.T) {
 	dir := t.TempDir()
-	target := filepath.Join(dir, "target")
-	if err := os.WriteFile(target, []byte("keep"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(dir, "link.tar.gz")
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
+	target, link := testutil.PlantSymlink(t, dir, "target", "keep", "link.tar.gz")
 	for _, p := range []string{link, dir, "/dev/null"} {
 		if _, err := bundle.WriteFile(p, nil, bundle.Options{Analyze: testAnalyze}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 			t.Errorf("%s: err = %v", p, err)

@@ -6,7 +6,6 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -20,6 +19,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 	"github.com/pvrdma-doctor/pvrdma-doctor/redact"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
@@ -27,28 +27,11 @@ import (
 // archiveFiles returns every file of a bundle archive.
 func archiveFiles(t *testing.T, path string) map[string][]byte {
 	t.Helper()
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(gz)
-	files := map[string][]byte{}
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return files
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(tr)
-		files[h.Name] = b
-	}
+	return testutil.TarGzFiles(t, b)
 }
 
 func findingLines(fs []checks.Finding, f func(string) string) []string {
@@ -315,5 +298,78 @@ func TestDiffCommand(t *testing.T) {
 	}
 	if code, out, _ := runCLI(t, "", "diff", healthyDir, healthyDir); code != ExitOK || !strings.Contains(out, "No changes") {
 		t.Fatalf("same: %d %s", code, out)
+	}
+}
+
+// A bundle's report is built with the run's config: a finding suppressed on
+// screen stays suppressed (with its reason) in the bundle, redacted or not.
+func TestBundleHonoursConfigSuppressions(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(cfg, []byte("suppress:\n  - rule: RDMA_ERRORS\n    host: esx04\n    subject: vmrdma1\n    reason: cabling incident on esx04, cleared at next reboot\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, redact := range []bool{false, true} {
+		out := filepath.Join(dir, "b.tar.gz")
+		os.Remove(out)
+		args := []string{"demo", "--output", "json", "--config", cfg, "--bundle", out}
+		if !redact {
+			args = append(args, "--no-redact")
+		}
+		var stdout, stderr bytes.Buffer
+		Run(args, &IOStreams{In: strings.NewReader(""), Out: &stdout, ErrOut: &stderr}, func(string) string { return "" })
+		var live report.Report
+		if err := json.Unmarshal(stdout.Bytes(), &live); err != nil {
+			t.Fatalf("demo JSON: %v\n%s", err, stderr.String())
+		}
+		if live.Summary.Suppressed != 1 {
+			t.Fatalf("live run: %d suppressed, want 1", live.Summary.Suppressed)
+		}
+		stdout.Reset()
+		Run([]string{"analyze", out, "--output", "json"}, &IOStreams{In: strings.NewReader(""), Out: &stdout, ErrOut: &stderr}, func(string) string { return "" })
+		// analyze re-runs today's rules without the config; the bundle's own
+		// report.json is what the user saw.
+		var fromBundle report.Report
+		raw := archiveFiles(t, out)["report.json"]
+		if err := json.Unmarshal(raw, &fromBundle); err != nil {
+			t.Fatal(err)
+		}
+		if fromBundle.Summary.Suppressed != 1 || len(fromBundle.Suppressed) != 1 {
+			t.Errorf("redact=%v: bundle report has %d suppressed, want 1", redact, fromBundle.Summary.Suppressed)
+			continue
+		}
+		if s := fromBundle.Suppressed[0]; s.RuleID != "RDMA_ERRORS" || !strings.Contains(s.SuppressReason, "cabling incident") {
+			t.Errorf("redact=%v: suppressed %+v", redact, s)
+		}
+		if redact && strings.Contains(string(raw), "esx04") {
+			t.Errorf("redacted bundle report still names esx04")
+		}
+	}
+}
+
+// Bad --bundle/--tokens values are usage errors before anything is scanned.
+func TestBundleFlagsCheckedBeforeScanning(t *testing.T) {
+	dir := t.TempDir()
+	taken := filepath.Join(dir, "taken.tar.gz")
+	if err := os.WriteFile(taken+".tokens.json", []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"demo", "--output", "json", "--bundle", filepath.Join(dir, "missing", "b.tar.gz")},
+		{"demo", "--output", "json", "--bundle", filepath.Join(dir, "b.tar.gz"), "--tokens", filepath.Join(dir, "nope.json")},
+		{"scan", "--hosts", "127.0.0.1:1", "--password-env", "PW", "--output", "json", "--bundle", filepath.Join(dir, "missing", "b.tar.gz")},
+		// An existing token map would be overwritten: refused up front.
+		{"demo", "--output", "json", "--bundle", taken},
+	} {
+		var out, errOut bytes.Buffer
+		code := Run(args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, func(k string) string {
+			if k == "PW" {
+				return "pw"
+			}
+			return ""
+		})
+		if code != ExitUsage || out.Len() != 0 {
+			t.Errorf("%v: exit %d with %d bytes of report; want a usage error before any scan (stderr %q)", args, code, out.Len(), errOut.String())
+		}
 	}
 }

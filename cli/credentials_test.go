@@ -179,6 +179,8 @@ func TestKeyPassphraseNeverInAnyArtefact(t *testing.T) {
 // Nothing pvrdma-doctor runs locally can carry a secret in its argument
 // list: it spawns no process at all (no os/exec, no StartProcess, no
 // syscall.Exec outside tests), and no flag takes a password as its value.
+// internal/testutil (which drives the built binary in tmux) counts as test
+// code: only test files may import it.
 func TestNoProcessSpawnedAndNoPasswordFlag(t *testing.T) {
 	root := ".."
 	fset := token.NewFileSet()
@@ -191,6 +193,14 @@ func TestNoProcessSpawnedAndNoPasswordFlag(t *testing.T) {
 		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if strings.HasSuffix(imp.Path.Value, `/internal/testutil"`) {
+				t.Errorf("%s imports internal/testutil, which only tests may use", p)
+			}
+		}
+		if strings.Contains(filepath.ToSlash(p), "/internal/testutil/") {
+			return nil
 		}
 		files++
 		for _, imp := range f.Imports {

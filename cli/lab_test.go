@@ -8,30 +8,29 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
 )
 
 // syncBuffer is a bytes.Buffer safe for a writer and a polling reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+type syncBuffer = testutil.SyncBuffer
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+// waitServeStopped waits up to 10 seconds for `lab serve` to return, with
+// no error; otherwise the test fails with what.
+func waitServeStopped(t *testing.T, errc <-chan error, what string) {
+	t.Helper()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal(what)
+	}
 }
 
 func waitFor(t *testing.T, buf *syncBuffer, substr string, errc <-chan error) string {
@@ -112,14 +111,7 @@ func TestLabServeViaRootCommand(t *testing.T) {
 		t.Fatalf("command over the lab: %v %q", err, got)
 	}
 	cancel()
-	select {
-	case err := <-errc:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("lab serve did not stop on context cancel")
-	}
+	waitServeStopped(t, errc, "lab serve did not stop on context cancel")
 	if !strings.Contains(errOut.String(), "lab stopped") {
 		t.Errorf("stderr: %q", errOut.String())
 	}
@@ -148,14 +140,7 @@ func TestLabServeFleetAndStopChannel(t *testing.T) {
 		t.Fatalf("no random password exported:\n%s", text)
 	}
 	close(stop)
-	select {
-	case err := <-errc:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("lab serve ignored Stop")
-	}
+	waitServeStopped(t, errc, "lab serve ignored Stop")
 }
 
 func TestLabServeMixedShowsFaults(t *testing.T) {

@@ -1,12 +1,21 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/knownhosts"
+
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
+	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
+	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 )
 
 // redact IN OUT with OUT being IN (by the same or another path) is refused
@@ -75,5 +84,128 @@ func TestBundleOutputKeepsTokenMap(t *testing.T) {
 	os.Remove(tokens)
 	if code, _, stderr := runCLI(t, "", "redact", "../fixtures/scenarios/mixed", out); code != ExitOK {
 		t.Fatalf("overwrite a bundle without a token map: %d %s", code, stderr)
+	}
+}
+
+// A redacted bundle holds none of the identifiers the doctor itself adds:
+// hosts-file addresses (NAME ADDRESS:PORT), an ssh_config alias's HostName,
+// the SSH user, the operator's home directory and file paths, host key
+// fingerprints (issue #18). The hosts are reached under customer-like
+// names through a dialler that maps them to the loopback lab.
+func TestRedactedBundleHidesWhatTheDoctorAdds(t *testing.T) {
+	sc, err := fixtures.Load("mixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := lab.Start(sc, lab.Options{User: "jsmith", Password: "pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	addr := map[string]string{}
+	keys := map[string]ssh.PublicKey{}
+	for _, h := range l.Hosts() {
+		addr[h.Name], keys[h.Name] = h.Addr, h.HostKey
+	}
+	fake := map[string]string{ // customer address -> lab host
+		"esx01-mgmt.corp.example.com:2201": "esx01",
+		"esx02-real.corp.example.com:2202": "esx02",
+		"10.20.30.40:2203":                 "esx03",
+	}
+	testDial = func(ctx context.Context, network, a string) (net.Conn, error) {
+		h, ok := fake[a]
+		if !ok {
+			return nil, fmt.Errorf("test dialler: unexpected address %s", a)
+		}
+		var d net.Dialer
+		return d.DialContext(ctx, network, addr[h])
+	}
+	defer func() { testDial = nil }()
+
+	home := filepath.Join(t.TempDir(), "home", "jsmith")
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	kh := filepath.Join(home, ".ssh", "known_hosts")
+	// esx03 is left unknown: its reason names its fingerprint and the file.
+	known := knownhosts.Line([]string{knownhosts.Normalize("esx01-mgmt.corp.example.com:2201")}, keys["esx01"]) + "\n" +
+		knownhosts.Line([]string{knownhosts.Normalize("esx02-real.corp.example.com:2202")}, keys["esx02"]) + "\n"
+	writeTestFile(t, kh, known)
+	writeTestFile(t, filepath.Join(home, ".ssh", "config"), "Host esx02\n  HostName esx02-real.corp.example.com\n  Port 2202\n  User jsmith\n")
+	hosts := filepath.Join(home, "hosts.txt")
+	writeTestFile(t, hosts, "esx01 esx01-mgmt.corp.example.com:2201\nesx03 10.20.30.40:2203\n")
+	out := filepath.Join(t.TempDir(), "b.tar.gz")
+
+	var stdout, stderr bytes.Buffer
+	code := RunContext(context.Background(), []string{"scan", "--hosts", "esx02", "--hosts-file", hosts, "--user", "jsmith",
+		"--password-env", "PW", "--output", "json", "--no-probes", "--bundle", out},
+		&IOStreams{In: strings.NewReader(""), Out: &stdout, ErrOut: &stderr}, func(k string) string {
+			switch k {
+			case "PW":
+				return "pw"
+			case "USER":
+				return "jsmith"
+			}
+			return ""
+		})
+	if code == ExitError || code == ExitUsage {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	// The unredacted report does name them: the test would catch a leak.
+	secrets := []string{"jsmith", "corp.example.com", "esx01-mgmt", "esx02-real", "10.20.30.40", home, kh,
+		ssh.FingerprintSHA256(keys["esx03"]), strings.TrimPrefix(ssh.FingerprintSHA256(keys["esx03"]), "SHA256:")}
+	for _, s := range []string{"jsmith", "esx01-mgmt.corp.example.com", ssh.FingerprintSHA256(keys["esx03"])} {
+		if !strings.Contains(stdout.String(), s) {
+			t.Errorf("the report does not mention %q: the bundle check below proves nothing", s)
+		}
+	}
+	// The same scan bundled with --no-redact, then redacted by `redact`,
+	// which knows only what the results say.
+	raw := filepath.Join(t.TempDir(), "raw.tar.gz")
+	code = RunContext(context.Background(), []string{"scan", "--hosts", "esx02", "--hosts-file", hosts, "--user", "jsmith",
+		"--password-env", "PW", "--output", "json", "--no-probes", "--bundle", raw, "--no-redact"},
+		&IOStreams{In: strings.NewReader(""), Out: &stdout, ErrOut: &stderr}, func(k string) string {
+			if k == "PW" {
+				return "pw"
+			}
+			return ""
+		})
+	if code == ExitError || code == ExitUsage {
+		t.Fatalf("--no-redact scan: exit %d: %s", code, stderr.String())
+	}
+	redacted := filepath.Join(t.TempDir(), "redacted.tar.gz")
+	if code, _, errOut := runCLI(t, "", "redact", raw, redacted); code != ExitOK {
+		t.Fatalf("redact: exit %d: %s", code, errOut)
+	}
+	checkNoLeak(t, out, secrets, l)
+	checkNoLeak(t, redacted, secrets, l)
+}
+
+func checkNoLeak(t *testing.T, bundlePath string, secrets []string, l *lab.Lab) {
+	t.Helper()
+	files := archiveFiles(t, bundlePath)
+	if len(files) < 5 {
+		t.Fatalf("bundle has %d files", len(files))
+	}
+	for name, data := range files {
+		for _, s := range secrets {
+			if strings.Contains(name, s) || bytes.Contains(data, []byte(s)) {
+				i := bytes.Index(data, []byte(s))
+				t.Errorf("%s: %s leaks %q: ...%s...", filepath.Base(bundlePath), name, s, data[max(0, i-60):min(len(data), i+len(s)+60)])
+			}
+		}
+		for _, h := range l.Hosts() {
+			if bytes.Contains(data, []byte(h.Addr)) {
+				t.Errorf("%s leaks the lab address %s", name, h.Addr)
+			}
+		}
+	}
+}
+
+func writeTestFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
@@ -19,6 +17,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -384,14 +383,7 @@ func TestProgressView(t *testing.T) {
 // testKey returns a new ed25519 signer and its private key in OpenSSH PEM.
 func testKey(t *testing.T) (ssh.Signer, []byte) {
 	t.Helper()
-	_, k, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := ssh.NewSignerFromKey(k)
-	if err != nil {
-		t.Fatal(err)
-	}
+	k, s := testutil.NewKey(t)
 	blk, err := ssh.MarshalPrivateKey(k, "")
 	if err != nil {
 		t.Fatal(err)

@@ -155,16 +155,19 @@ func TestCollectUnknownCommandIsFailedWithReason(t *testing.T) {
 	}
 }
 
+// vmk1IPv4 is `esxcli network ip interface ipv4 get` of a host whose vmk1
+// has the static address ip in 192.168.50.0/24.
+func vmk1IPv4(ip string) string {
+	return "Name  IPv4 Address  IPv4 Netmask   IPv4 Broadcast  Address Type  Gateway  DHCP DNS\n" +
+		"----  ------------  -------------  --------------  ------------  -------  --------\n" +
+		"vmk1  " + ip + "  255.255.255.0  192.168.50.255  STATIC        0.0.0.0     false\n"
+}
+
 func TestCollectProbesWaitForPeersWithoutDeadlock(t *testing.T) {
-	ipv4 := func(ip string) string {
-		return "Name  IPv4 Address  IPv4 Netmask   IPv4 Broadcast  Address Type  Gateway  DHCP DNS\n" +
-			"----  ------------  -------------  --------------  ------------  -------  --------\n" +
-			"vmk1  " + ip + "  255.255.255.0  192.168.50.255  STATIC        0.0.0.0     false\n"
-	}
 	hosts := map[string]map[string]string{}
 	for name, ip := range map[string]string{"a": "192.168.50.11", "b": "192.168.50.12", "c": "192.168.50.13"} {
 		o := hostOutputs("")
-		o["esxcli network ip interface ipv4 get"] = ipv4(ip)
+		o["esxcli network ip interface ipv4 get"] = vmk1IPv4(ip)
 		hosts[name] = o
 	}
 	f := &fakeRunner{hosts: hosts}
@@ -242,14 +245,9 @@ func TestFileName(t *testing.T) {
 
 func TestCollectKeepsFailedProbesAsResults(t *testing.T) {
 	const lossy = "PING 192.168.50.12 (192.168.50.12): 8972 data bytes\nsendto() failed (Message too long)\n\n--- 192.168.50.12 ping statistics ---\n3 packets transmitted, 0 packets received, 100% packet loss\n"
-	ipv4 := func(ip string) string {
-		return "Name  IPv4 Address  IPv4 Netmask   IPv4 Broadcast  Address Type  Gateway  DHCP DNS\n" +
-			"----  ------------  -------------  --------------  ------------  -------  --------\n" +
-			"vmk1  " + ip + "  255.255.255.0  192.168.50.255  STATIC        0.0.0.0     false\n"
-	}
 	a, b := hostOutputs(""), hostOutputs("")
-	a["esxcli network ip interface ipv4 get"] = ipv4("192.168.50.11")
-	b["esxcli network ip interface ipv4 get"] = ipv4("192.168.50.12")
+	a["esxcli network ip interface ipv4 get"] = vmk1IPv4("192.168.50.11")
+	b["esxcli network ip interface ipv4 get"] = vmk1IPv4("192.168.50.12")
 	jumbo := "vmkping -I vmk1 -c 3 -d -s 8972 192.168.50.12"
 	a[jumbo] = lossy
 	f := &fakeRunner{hosts: map[string]map[string]string{"a": a, "b": b}, exits: map[string]int{jumbo: 1}}
@@ -269,14 +267,9 @@ func TestCollectKeepsFailedProbesAsResults(t *testing.T) {
 
 // A rescan of one host still probes its paths to the hosts scanned before.
 func TestCollectRescanProbesEarlierPeers(t *testing.T) {
-	ipv4 := func(ip string) string {
-		return "Name  IPv4 Address  IPv4 Netmask   IPv4 Broadcast  Address Type  Gateway  DHCP DNS\n" +
-			"----  ------------  -------------  --------------  ------------  -------  --------\n" +
-			"vmk1  " + ip + "  255.255.255.0  192.168.50.255  STATIC        0.0.0.0     false\n"
-	}
 	a, b := hostOutputs(""), hostOutputs("")
-	a["esxcli network ip interface ipv4 get"] = ipv4("192.168.50.11")
-	b["esxcli network ip interface ipv4 get"] = ipv4("192.168.50.12")
+	a["esxcli network ip interface ipv4 get"] = vmk1IPv4("192.168.50.11")
+	b["esxcli network ip interface ipv4 get"] = vmk1IPv4("192.168.50.12")
 	f := &fakeRunner{hosts: map[string]map[string]string{"a": a, "b": b}}
 	first := Collect(context.Background(), []hostio.Target{{Name: "a"}, {Name: "b"}}, Options{Runner: f, Probes: true})
 	again := Collect(context.Background(), []hostio.Target{{Name: "a"}}, Options{Runner: f, Probes: true, Peers: first})

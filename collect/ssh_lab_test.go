@@ -24,6 +24,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 	"github.com/pvrdma-doctor/pvrdma-doctor/sshrun"
 )
 
@@ -395,6 +396,18 @@ func newAuthCounter(t *testing.T, kbd, pw bool) *authCounter {
 		t.Fatal(err)
 	}
 	a.addr = ln.Addr().String()
+	serveConns(t, ln, func(c net.Conn) {
+		if sc, _, _, err := ssh.NewServerConn(c, cfg); err == nil {
+			sc.Close()
+		}
+	})
+	return a
+}
+
+// serveConns accepts connections on ln until the test ends and runs handle
+// on each in a goroutine of its own, closing the connection after; the
+// test's cleanup closes ln and waits for every handler.
+func serveConns(t *testing.T, ln net.Listener, handle func(net.Conn)) {
 	var wg sync.WaitGroup
 	t.Cleanup(func() { ln.Close(); wg.Wait() })
 	wg.Add(1)
@@ -409,27 +422,13 @@ func newAuthCounter(t *testing.T, kbd, pw bool) *authCounter {
 			go func() {
 				defer wg.Done()
 				defer c.Close()
-				if sc, _, _, err := ssh.NewServerConn(c, cfg); err == nil {
-					sc.Close()
-				}
+				handle(c)
 			}()
 		}
 	}()
-	return a
 }
 
-func newKey(t *testing.T) (ed25519.PrivateKey, ssh.Signer) {
-	t.Helper()
-	_, k, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := ssh.NewSignerFromKey(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k, s
-}
+func newKey(t *testing.T) (ed25519.PrivateKey, ssh.Signer) { return testutil.NewKey(t) }
 
 func writeKey(t *testing.T, path string, k ed25519.PrivateKey, passphrase string) {
 	t.Helper()
@@ -509,24 +508,7 @@ func serveAgent(t *testing.T, key ed25519.PrivateKey) agent.ExtendedAgent {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer c.Close()
-				agent.ServeAgent(kr, c)
-			}()
-		}
-	}()
+	serveConns(t, ln, func(c net.Conn) { agent.ServeAgent(kr, c) })
 	ag, conn, err := sshrun.DialAgent(sock)
 	if err != nil {
 		t.Fatal(err)
@@ -710,78 +692,66 @@ func newBastion(t *testing.T, authorized ssh.PublicKey) *bastion {
 	b.addr = ln.Addr().String()
 	host, port, _ := net.SplitHostPort(b.addr)
 	b.knownHostsLine = fmt.Sprintf("[%s]:%s %s", host, port, ssh.MarshalAuthorizedKey(hostSigner.PublicKey()))
-	var wg sync.WaitGroup
+	var tunnels sync.WaitGroup
 	var cmu sync.Mutex
 	var conns []net.Conn
+	serveConns(t, ln, func(c net.Conn) {
+		cmu.Lock()
+		conns = append(conns, c)
+		cmu.Unlock()
+		b.mu.Lock()
+		b.st.conns++
+		b.mu.Unlock()
+		sc, chans, reqs, err := ssh.NewServerConn(c, cfg)
+		if err != nil {
+			return
+		}
+		defer sc.Close()
+		go ssh.DiscardRequests(reqs)
+		for nc := range chans {
+			if nc.ChannelType() != "direct-tcpip" {
+				nc.Reject(ssh.UnknownChannelType, "no")
+				continue
+			}
+			var p struct {
+				Host     string
+				Port     uint32
+				OrigHost string
+				OrigPort uint32
+			}
+			if err := ssh.Unmarshal(nc.ExtraData(), &p); err != nil {
+				nc.Reject(ssh.Prohibited, "bad request")
+				continue
+			}
+			dst, err := net.Dial("tcp", net.JoinHostPort(p.Host, fmt.Sprint(p.Port)))
+			if err != nil {
+				nc.Reject(ssh.ConnectionFailed, "connect failed: Connection refused")
+				continue
+			}
+			ch, creqs, err := nc.Accept()
+			if err != nil {
+				dst.Close()
+				continue
+			}
+			b.mu.Lock()
+			b.st.tunnels++
+			b.mu.Unlock()
+			go ssh.DiscardRequests(creqs)
+			tunnels.Add(2)
+			go func() { defer tunnels.Done(); io.Copy(dst, ch); dst.Close() }()
+			go func() { defer tunnels.Done(); io.Copy(ch, dst); ch.Close() }()
+		}
+	})
+	// Registered after serveConns, so it runs first: closing the live
+	// connections ends their handlers and tunnels before serveConns waits.
 	t.Cleanup(func() {
-		ln.Close()
 		cmu.Lock()
 		for _, c := range conns {
 			c.Close()
 		}
 		cmu.Unlock()
-		wg.Wait()
+		tunnels.Wait()
 	})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			cmu.Lock()
-			conns = append(conns, c)
-			cmu.Unlock()
-			b.mu.Lock()
-			b.st.conns++
-			b.mu.Unlock()
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer c.Close()
-				sc, chans, reqs, err := ssh.NewServerConn(c, cfg)
-				if err != nil {
-					return
-				}
-				defer sc.Close()
-				go ssh.DiscardRequests(reqs)
-				for nc := range chans {
-					if nc.ChannelType() != "direct-tcpip" {
-						nc.Reject(ssh.UnknownChannelType, "no")
-						continue
-					}
-					var p struct {
-						Host     string
-						Port     uint32
-						OrigHost string
-						OrigPort uint32
-					}
-					if err := ssh.Unmarshal(nc.ExtraData(), &p); err != nil {
-						nc.Reject(ssh.Prohibited, "bad request")
-						continue
-					}
-					dst, err := net.Dial("tcp", net.JoinHostPort(p.Host, fmt.Sprint(p.Port)))
-					if err != nil {
-						nc.Reject(ssh.ConnectionFailed, "connect failed: Connection refused")
-						continue
-					}
-					ch, creqs, err := nc.Accept()
-					if err != nil {
-						dst.Close()
-						continue
-					}
-					b.mu.Lock()
-					b.st.tunnels++
-					b.mu.Unlock()
-					go ssh.DiscardRequests(creqs)
-					wg.Add(2)
-					go func() { defer wg.Done(); io.Copy(dst, ch); dst.Close() }()
-					go func() { defer wg.Done(); io.Copy(ch, dst); ch.Close() }()
-				}
-			}()
-		}
-	}()
 	return b
 }
 

@@ -28,7 +28,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -38,6 +37,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -113,21 +113,20 @@ type sshd struct {
 	log      *syncBuffer
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+type syncBuffer = testutil.SyncBuffer
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+// keyWorld is a world (worldDir) for one stand-in host esx01 serving
+// scenario, with a new ed25519 client key at dir/id_ed25519 authorized in
+// dir/authorized_keys. It skips the test when sshd is missing.
+func keyWorld(t *testing.T, scenario string) (dir, clientKey string) {
+	t.Helper()
+	needSSHD(t)
+	dir = worldDir(t)
+	installStandin(t, dir, scenario, "esx01")
+	clientKey = filepath.Join(dir, "id_ed25519")
+	pub := writePrivateKey(t, clientKey, newEd25519(t))
+	os.WriteFile(filepath.Join(dir, "authorized_keys"), ssh.MarshalAuthorizedKey(pub), 0o644)
+	return dir, clientKey
 }
 
 func writePrivateKey(t *testing.T, path string, key any) ssh.PublicKey {
@@ -322,12 +321,7 @@ func expectFindings(t *testing.T, r report.Report, scenario, host, alias string)
 // only RSA algorithms (golang/go#49631) and verify it, then produce the
 // scenario's findings from the stand-in commands.
 func TestOpenSSHPublicKeyScanWithRSAOnlyKnownHosts(t *testing.T) {
-	needSSHD(t)
-	dir := worldDir(t)
-	installStandin(t, dir, "mixed", "esx01")
-	clientKey := filepath.Join(dir, "id_ed25519")
-	pub := writePrivateKey(t, clientKey, newEd25519(t))
-	os.WriteFile(filepath.Join(dir, "authorized_keys"), ssh.MarshalAuthorizedKey(pub), 0o644)
+	dir, clientKey := keyWorld(t, "mixed")
 	s := startSSHD(t, dir, "esx01", fmt.Sprintf(`AuthorizedKeysFile %s
 UsePAM no
 KbdInteractiveAuthentication no
@@ -361,12 +355,7 @@ SetEnv PATH=%s:/usr/bin:/bin PVRDMA_SCENARIO_DIR=%s PVRDMA_SCENARIO_HOST=esx01
 // the server's key; accept-new writes an entry OpenSSH's own tools find,
 // and a second strict scan verifies it.
 func TestOpenSSHUnknownKeyAndAcceptNewInteroperate(t *testing.T) {
-	needSSHD(t)
-	dir := worldDir(t)
-	installStandin(t, dir, "healthy", "esx01")
-	clientKey := filepath.Join(dir, "id_ed25519")
-	pub := writePrivateKey(t, clientKey, newEd25519(t))
-	os.WriteFile(filepath.Join(dir, "authorized_keys"), ssh.MarshalAuthorizedKey(pub), 0o644)
+	dir, clientKey := keyWorld(t, "healthy")
 	s := startSSHD(t, dir, "esx01", fmt.Sprintf(`AuthorizedKeysFile %s
 UsePAM no
 SetEnv PATH=%s:/usr/bin:/bin PVRDMA_SCENARIO_DIR=%s PVRDMA_SCENARIO_HOST=esx01
@@ -487,13 +476,8 @@ SetEnv PATH=%s:/usr/bin:/bin PVRDMA_SCENARIO_DIR=%s PVRDMA_SCENARIO_HOST=esx01
 // aliases behind the bastion are scanned over one bastion login, and the
 // bastion's log shows the forwarded connections.
 func TestOpenSSHProxyJump(t *testing.T) {
-	needSSHD(t)
-	dir := worldDir(t)
-	installStandin(t, dir, "mixed", "esx01")
-	clientKey := filepath.Join(dir, "id_ed25519")
-	pub := writePrivateKey(t, clientKey, newEd25519(t))
+	dir, clientKey := keyWorld(t, "mixed")
 	ak := filepath.Join(dir, "authorized_keys")
-	os.WriteFile(ak, ssh.MarshalAuthorizedKey(pub), 0o644)
 	target := startSSHD(t, dir, "esx01", fmt.Sprintf(`AuthorizedKeysFile %s
 UsePAM no
 SetEnv PATH=%s:/usr/bin:/bin PVRDMA_SCENARIO_DIR=%s PVRDMA_SCENARIO_HOST=esx01

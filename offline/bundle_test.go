@@ -22,6 +22,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 	"github.com/pvrdma-doctor/pvrdma-doctor/redact"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
@@ -398,24 +399,5 @@ func TestTranscript(t *testing.T) {
 // bundle reader (which keeps only checksums of the derived files).
 func rawFiles(t *testing.T, b []byte) map[string][]byte {
 	t.Helper()
-	gz, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(gz)
-	files := map[string][]byte{}
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return files
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[h.Name] = data
-	}
+	return testutil.TarGzFiles(t, b)
 }

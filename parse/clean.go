@@ -3,6 +3,8 @@ package parse
 import (
 	"regexp"
 	"strings"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
 
 // line is one line of the original text with its 1-based line number.
@@ -88,24 +90,7 @@ func indent(s string) int {
 }
 
 // expandTabs replaces tabs by spaces up to the next 8-column tab stop.
-func expandTabs(s string) string {
-	if strings.IndexByte(s, '\t') < 0 {
-		return s
-	}
-	var b strings.Builder
-	col := 0
-	for _, r := range s {
-		if r == '\t' {
-			n := 8 - col%8
-			b.WriteString(strings.Repeat(" ", n))
-			col += n
-			continue
-		}
-		b.WriteRune(r)
-		col++
-	}
-	return b.String()
-}
+func expandTabs(s string) string { return textsafe.ExpandTabs(s) }
 
 // knownCommands are the first words of commands an ESXi support session
 // runs; they let a bare "# " prompt be told apart from a comment.

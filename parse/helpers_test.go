@@ -9,6 +9,27 @@ import (
 )
 
 // sample reads testdata/name and strips its "#@" header (up to "#@ ---").
+// parseSample parses the sample file name with f; an error fails the test.
+func parseSample[T any](t testing.TB, f func(string) (T, error), name string) T {
+	t.Helper()
+	v, err := f(sample(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// parseSampleN parses the sample file name with f and wants n rows; an
+// error or another count fails the test.
+func parseSampleN[T any](t testing.TB, f func(string) ([]T, error), name string, n int) []T {
+	t.Helper()
+	v, err := f(sample(t, name))
+	if err != nil || len(v) != n {
+		t.Fatalf("%s: %d rows, want %d: %+v %v", name, len(v), n, v, err)
+	}
+	return v
+}
+
 func sample(t testing.TB, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))

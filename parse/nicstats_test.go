@@ -9,14 +9,7 @@ import (
 // The output format of Broadcom KB 341594 ("Troubleshooting NIC errors and
 // other network traffic faults in ESXi").
 func TestNICStatsGet(t *testing.T) {
-	b, err := os.ReadFile("testdata/nic_stats_get_kb341594.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := NICStatsGet(string(b))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := parseSample(t, NICStatsGet, "nic_stats_get_kb341594.txt")
 	if st.Nic != "vmnic2" || st.PacketsReceived != 701280499176 || st.PacketsSent != 687061948450 ||
 		st.BytesReceived != 664124780523852 || st.BytesSent != 676938646792793 || st.ReceiveDropped != 2452783244 ||
 		st.TransmitDropped != 0 || st.ReceiveErrors != 0 || st.TransmitErrors != 0 {
@@ -32,8 +25,7 @@ func TestNICStatsGet(t *testing.T) {
 
 // A garbled counter is skipped with its line; the other counters are kept.
 func TestNICStatsGetKeepsTheRest(t *testing.T) {
-	b, _ := os.ReadFile("testdata/nic_stats_get_kb341594.txt")
-	text := strings.Replace(string(b), "Receive packets dropped: 2452783244", "Receive packets dropped: 24527#3244", 1)
+	text := strings.Replace(sample(t, "nic_stats_get_kb341594.txt"), "Receive packets dropped: 2452783244", "Receive packets dropped: 24527#3244", 1)
 	st, err := NICStatsGet(text)
 	sk, partial := Skipped(err)
 	if !partial || len(sk) != 1 || sk[0].Line != 6 {

@@ -93,10 +93,7 @@ func TestSpeedMbps(t *testing.T) {
 }
 
 func TestVMProcessListSamples(t *testing.T) {
-	vms, err := VMProcessList(sample(t, "esxcli_vm_process_list__cactus_esxi670_2vms.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	vms := parseSample(t, VMProcessList, "esxcli_vm_process_list__cactus_esxi670_2vms.txt")
 	if len(vms) != 2 {
 		t.Fatalf("%d vms", len(vms))
 	}
@@ -107,7 +104,7 @@ func TestVMProcessListSamples(t *testing.T) {
 	eq(t, "cfg", vms[0].ConfigFile, "/vmfs/volumes/5bc7459f-967eeb48-b3f7-20677cd9a16c/gns3_vm/gns3_vm.vmx")
 	eq(t, "line", vms[1].Line, 10)
 
-	vms, err = VMProcessList(sample(t, "esxcli_vm_process_list__blog_esxi80u3_extend_vmfs.txt"))
+	vms, err := VMProcessList(sample(t, "esxcli_vm_process_list__blog_esxi80u3_extend_vmfs.txt"))
 	if err != nil || len(vms) != 1 || vms[0].DisplayName != "VC" || vms[0].WorldID != "603996" {
 		t.Fatalf("%+v %v", vms, err)
 	}
@@ -152,14 +149,11 @@ func TestVMProcessListFreeTextNames(t *testing.T) {
 }
 
 func TestVsishLs(t *testing.T) {
-	es, err := VsishLs(sample(t, "vsish_ls__intel_mfd_i40en_rxsecqueues.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	es := parseSample(t, VsishLs, "vsish_ls__intel_mfd_i40en_rxsecqueues.txt")
 	if len(es) != 15 || es[0].Name != "4" || !es[0].IsDir || es[14].Name != "18" || es[14].Line != 15 {
 		t.Fatalf("%+v", es)
 	}
-	es, err = VsishLs("[root@esx:~] vsish -e ls /vmkModules/vrdma/pvrdmaDevices/\r\n1001474360_0/\r\n1001474360_1/\r\nstats\r\n")
+	es, err := VsishLs("[root@esx:~] vsish -e ls /vmkModules/vrdma/pvrdmaDevices/\r\n1001474360_0/\r\n1001474360_1/\r\nstats\r\n")
 	if err != nil || len(es) != 3 || es[1].Name != "1001474360_1" || es[2].IsDir || es[0].Line != 2 {
 		t.Fatalf("%+v %v", es, err)
 	}

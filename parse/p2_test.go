@@ -27,20 +27,14 @@ func TestNICListSamples(t *testing.T) {
 	eq(t, "pci", nics[2].PCIDevice, "0000:01:00.0")
 	eq(t, "line", nics[0].Line, 5)
 
-	nics, err := NICList(sample(t, "esxcli_formatter_keyvalue_network_nic_list__warlock_dell_ixgben_igbn_i40en_esxi8.txt"))
-	if err != nil || len(nics) != 8 {
-		t.Fatalf("keyvalue: %d %v", len(nics), err)
-	}
+	nics = parseSampleN(t, NICList, "esxcli_formatter_keyvalue_network_nic_list__warlock_dell_ixgben_igbn_i40en_esxi8.txt", 8)
 	eq(t, "kv vmnic5", nics[5].Name, "vmnic5")
 	eq(t, "kv mtu", nics[5].MTU, 9000)
 	eq(t, "kv speed", nics[5].SpeedMbps, 40000)
 	eq(t, "kv link", nics[2].LinkStatus, "Down")
 	eq(t, "kv desc", nics[6].Description, "Intel Ethernet Controller XXV710 for 25GbE SFP28"[:0]+"Intel(R) Ethernet Controller XXV710 for 25GbE SFP28")
 
-	xnics, err := NICList(sample(t, "esxcli_formatter_xml_network_nic_list__warlock_dell_esxi8.txt"))
-	if err != nil || len(xnics) != 8 {
-		t.Fatalf("xml: %d %v", len(xnics), err)
-	}
+	xnics := parseSampleN(t, NICList, "esxcli_formatter_xml_network_nic_list__warlock_dell_esxi8.txt", 8)
 	// XML and keyvalue give the same facts (lines aside).
 	for i := range xnics {
 		a, b := xnics[i], nics[i]
@@ -51,10 +45,7 @@ func TestNICListSamples(t *testing.T) {
 	}
 	eq(t, "xml line", xnics[0].Line, 4)
 
-	legacy, err := NICList(sample(t, "esxcfg_nics_l__intel_mfd_esxi_icen_bnxtnet.txt"))
-	if err != nil || len(legacy) != 16 {
-		t.Fatalf("esxcfg: %d %v", len(legacy), err)
-	}
+	legacy := parseSampleN(t, NICList, "esxcfg_nics_l__intel_mfd_esxi_icen_bnxtnet.txt", 16)
 	eq(t, "esxcfg name", legacy[2].Name, "vmnic10")
 	eq(t, "esxcfg pci", legacy[2].PCIDevice, "0000:ca:00.0")
 	eq(t, "esxcfg speed", legacy[0].SpeedMbps, 25000)
@@ -64,10 +55,7 @@ func TestNICListSamples(t *testing.T) {
 }
 
 func TestNICGet(t *testing.T) {
-	d, err := NICGet(sample(t, "esxcli_network_nic_get__intel_mfd_igbn_esxi7.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := parseSample(t, NICGet, "esxcli_network_nic_get__intel_mfd_igbn_esxi7.txt")
 	eq(t, "name", d.Name, "vmnic0")
 	eq(t, "driver", d.Driver, "igbn")
 	eq(t, "dv", d.DriverVersion, "1.9.1.0")
@@ -76,10 +64,7 @@ func TestNICGet(t *testing.T) {
 	eq(t, "tx", d.PauseTX, true)
 	eq(t, "link", d.LinkStatus, "Up")
 
-	x, err := NICGet(sample(t, "esxcli_formatter_xml_network_nic_get__warlock_ixgben_esxi8.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	x := parseSample(t, NICGet, "esxcli_formatter_xml_network_nic_get__warlock_ixgben_esxi8.txt")
 	eq(t, "xml link trailing space", x.LinkStatus, "Up")
 	eq(t, "xml driver", x.Driver, "ixgben")
 	eq(t, "xml fw", x.FirmwareVersion, "3.30 0x800014a5, 20.5.15")
@@ -89,7 +74,7 @@ func TestNICGet(t *testing.T) {
 
 	// Trailing spaces as real hosts print them, CRLF, prompt.
 	raw := "[root@esx01:~] esxcli network nic get -n vmnic4\r\n   Cable Type: \r\n   Driver Info: \r\n         Driver: nmlx5_core\r\n         Version: 4.23.0.66\r\n   Link Status: Up \r\n   Name: vmnic4\r\n   Pause RX: false\r\n   Pause TX: false\r\n"
-	d, err = NICGet(raw)
+	d, err := NICGet(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,10 +144,7 @@ func TestDCBStatusGet(t *testing.T) {
 }
 
 func TestIPInterfaceAndIPv4(t *testing.T) {
-	v, err := IPInterfaceList(sample(t, "esxcli_network_ip_interface_list__blog_vmk0_recreate_vss.txt"))
-	if err != nil || len(v) != 1 {
-		t.Fatalf("%+v %v", v, err)
-	}
+	v := parseSampleN(t, IPInterfaceList, "esxcli_network_ip_interface_list__blog_vmk0_recreate_vss.txt", 1)
 	eq(t, "name", v[0].Name, "vmk0")
 	eq(t, "vds N/A", v[0].VDSName, "")
 	eq(t, "portgroup", v[0].Portgroup, "Management")
@@ -188,10 +170,7 @@ func TestIPInterfaceAndIPv4(t *testing.T) {
 }
 
 func TestSwitches(t *testing.T) {
-	sw, err := StandardSwitchList(sample(t, "esxcli_network_vswitch_standard_list__cactus_esxi670_2switches.txt"))
-	if err != nil || len(sw) != 2 {
-		t.Fatalf("%+v %v", sw, err)
-	}
+	sw := parseSampleN(t, StandardSwitchList, "esxcli_network_vswitch_standard_list__cactus_esxi670_2switches.txt", 2)
 	if !reflect.DeepEqual(sw[1].Uplinks, []string{"vmnic3", "vmnic2", "vmnic1"}) {
 		t.Errorf("uplinks %q", sw[1].Uplinks)
 	}
@@ -215,10 +194,7 @@ func TestSwitches(t *testing.T) {
 }
 
 func TestAdvancedSetting(t *testing.T) {
-	s, err := AdvancedSettingList(sample(t, "esxcli_system_settings_advanced_list_o__elatov_TcpipDefLROEnabled_esxi60.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := parseSample(t, AdvancedSettingList, "esxcli_system_settings_advanced_list_o__elatov_TcpipDefLROEnabled_esxi60.txt")
 	eq(t, "path", s.Path, "/Net/TcpipDefLROEnabled")
 	eq(t, "int", s.IntValue, 0)
 	eq(t, "type", s.Type, "integer")
@@ -229,7 +205,7 @@ func TestAdvancedSetting(t *testing.T) {
 			t.Fatalf("%+v %v", s, err)
 		}
 	}
-	s, err = AdvancedSettingList("   Path: /Net/PVRDMAVmknic\n   Type: string\n   Int Value: 0\n   String Value: vmk1\n")
+	s, err := AdvancedSettingList("   Path: /Net/PVRDMAVmknic\n   Type: string\n   Int Value: 0\n   String Value: vmk1\n")
 	if err != nil || s.StringValue != "vmk1" {
 		t.Fatalf("%+v %v", s, err)
 	}
@@ -255,10 +231,7 @@ func TestFirewall(t *testing.T) {
 	_, err = FirewallRulesetList("Name  Enabled\n----  -------\npvrdma  perhaps\n")
 	wantParseError(t, err, 3)
 
-	rules, err := FirewallRuleList(sample(t, "esxcli_network_firewall_ruleset_rule_list__elatov_custom_firewall_esxi65u1.txt"))
-	if err != nil || len(rules) != 1 {
-		t.Fatalf("%+v %v", rules, err)
-	}
+	rules := parseSampleN(t, FirewallRuleList, "esxcli_network_firewall_ruleset_rule_list__elatov_custom_firewall_esxi65u1.txt", 1)
 	r := rules[0]
 	r.Ref = Ref{}
 	if r != (FirewallRule{Ruleset: "custom-firewall", Direction: "Outbound", Protocol: "TCP", PortType: "Dst", PortBegin: 5004, PortEnd: 5004}) {
@@ -267,23 +240,17 @@ func TestFirewall(t *testing.T) {
 }
 
 func TestSystemVersionAndPCI(t *testing.T) {
-	v, err := SystemVersionGet(sample(t, "esxcli_system_version_get__cactus_esxi670.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := parseSample(t, SystemVersionGet, "esxcli_system_version_get__cactus_esxi670.txt")
 	v.Ref = Ref{}
 	if v != (SystemVersion{Product: "VMware ESXi", Version: "6.7.0", Build: "Releasebuild-8169922", Update: "0", Patch: "0"}) {
 		t.Errorf("%+v", v)
 	}
 	// 9.0 adds Maintenance; keys we don't read are fine.
-	v, err = SystemVersionGet("   Product: VMware ESXi\n   Version: 9.0.0\n   Build: Releasebuild-24755229\n   Update: 0\n   Patch: 0\n   Maintenance: 0\n")
+	v, err := SystemVersionGet("   Product: VMware ESXi\n   Version: 9.0.0\n   Build: Releasebuild-24755229\n   Update: 0\n   Patch: 0\n   Maintenance: 0\n")
 	if err != nil || v.Version != "9.0.0" {
 		t.Fatalf("%+v %v", v, err)
 	}
-	pci, err := HardwarePCIList(sample(t, "esxcli_hardware_pci_list__cn_blog_x540_ixgbe_lsi_passthru.txt"))
-	if err != nil || len(pci) != 2 {
-		t.Fatalf("%+v %v", pci, err)
-	}
+	pci := parseSampleN(t, HardwarePCIList, "esxcli_hardware_pci_list__cn_blog_x540_ixgbe_lsi_passthru.txt", 2)
 	eq(t, "addr", pci[0].Address, "0000:02:00.1")
 	eq(t, "vmk", pci[0].VMkernelName, "vmnic5")
 	eq(t, "dev", pci[0].DeviceName, "Ethernet Controller 10 Gigabit X540-AT2")
@@ -318,14 +285,11 @@ func TestRDMAOtherTables(t *testing.T) {
 }
 
 func TestVmkping(t *testing.T) {
-	p, err := Vmkping(sample(t, "vmkping__blog_vmk0_default_size_success.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := parseSample(t, Vmkping, "vmkping__blog_vmk0_default_size_success.txt")
 	if p.Target != "192.168.1.22" || p.Payload != 56 || p.Transmitted != 2 || p.Received != 2 || p.LossPercent != 0 || !p.HasStats || p.AvgMs != 0.494 || p.MessageTooLong {
 		t.Errorf("%+v", p)
 	}
-	p, err = Vmkping(sample(t, "vmkping__vsan_doc_s1472_d_success.txt"))
+	p, err := Vmkping(sample(t, "vmkping__vsan_doc_s1472_d_success.txt"))
 	if err != nil || p.Target != "172.32.0.3" || p.Transmitted != 3 || p.Received != 3 || p.AvgMs != 1.005 {
 		t.Fatalf("%+v %v", p, err)
 	}
@@ -360,10 +324,7 @@ func TestVmkping(t *testing.T) {
 }
 
 func TestVMX(t *testing.T) {
-	c, err := VMX(sample(t, "vmx__intel_mfd_esxi_base_vmx_hw13.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := parseSample(t, VMX, "vmx__intel_mfd_esxi_base_vmx_hw13.txt")
 	hw, ok := c.VirtualHWVersion()
 	eq(t, "hw", hw, 13)
 	eq(t, "hw ok", ok, true)
@@ -378,7 +339,7 @@ func TestVMX(t *testing.T) {
 	eq(t, "entries", len(c.Entries), 70)
 
 	vmx := "#!/usr/bin/vmware\r\n.encoding = \"UTF-8\"\r\nvirtualHW.version = \"19\"\r\nsched.mem.pin = \"False\"\r\nethernet1.virtualDev = \"VRDMA\"\r\nethernet0.virtualDev = \"vmxnet3\"\r\nethernet3.virtualDev = \"vrdma\"\r\nvrdma3.nativeEndpointSupport = \"TRUE\"\r\nvrdma.asyncMode = \"true\"\r\npciPassthru.use64bitMMIO = \"TRUE\"\r\npciPassthru.64bitMMIOSizeGB = \"64\"\r\ndisplayName = \"db; $(x) \u00e9\"\r\n"
-	c, err = VMX(vmx)
+	c, err := VMX(vmx)
 	if err != nil {
 		t.Fatal(err)
 	}

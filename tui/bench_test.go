@@ -39,25 +39,34 @@ func bigFleet(n, perHost int) ([]string, []hostio.HostResult, func([]hostio.Host
 	return names, results, analyze
 }
 
-// BenchmarkOverview1000Hosts renders one frame of the overview of 1,000
-// hosts with 20 findings each (the budget is 16 ms per frame).
-func BenchmarkOverview1000Hosts(b *testing.B) {
+// bigFleetModel is the model of bigFleet(1000, 20) in a w x h terminal.
+func bigFleetModel(w, h int) *Model {
 	names, results, analyze := bigFleet(1000, 20)
 	m := NewModel(context.Background(), Options{Hosts: names, Results: results, Analyze: analyze})
-	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
-	press(b, m, "j", "j", "pgdown", "pgdown") // somewhere in the middle
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	return m
+}
+
+// benchView times rendering m's current screen.
+func benchView(b *testing.B, m *Model) {
 	b.ResetTimer()
 	for b.Loop() {
 		_ = m.View()
 	}
 }
 
+// BenchmarkOverview1000Hosts renders one frame of the overview of 1,000
+// hosts with 20 findings each (the budget is 16 ms per frame).
+func BenchmarkOverview1000Hosts(b *testing.B) {
+	m := bigFleetModel(200, 60)
+	press(b, m, "j", "j", "pgdown", "pgdown") // somewhere in the middle
+	benchView(b, m)
+}
+
 // BenchmarkOverview1000HostsKeypress is a key press (move down, filter
 // cache intact) followed by a frame.
 func BenchmarkOverview1000HostsKeypress(b *testing.B) {
-	names, results, analyze := bigFleet(1000, 20)
-	m := NewModel(context.Background(), Options{Hosts: names, Results: results, Analyze: analyze})
-	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	m := bigFleetModel(200, 60)
 	down := keyMsg("j")
 	b.ResetTimer()
 	for b.Loop() {
@@ -69,9 +78,7 @@ func BenchmarkOverview1000HostsKeypress(b *testing.B) {
 // BenchmarkOverview1000HostsFiltered types one filter character (the
 // filter runs over every host and its findings) and renders.
 func BenchmarkOverview1000HostsFiltered(b *testing.B) {
-	names, results, analyze := bigFleet(1000, 20)
-	m := NewModel(context.Background(), Options{Hosts: names, Results: results, Analyze: analyze})
-	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	m := bigFleetModel(200, 60)
 	press(b, m, "/")
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
@@ -83,20 +90,13 @@ func BenchmarkOverview1000HostsFiltered(b *testing.B) {
 
 // BenchmarkFinding renders a finding with its evidence output.
 func BenchmarkFinding(b *testing.B) {
-	names, results, analyze := bigFleet(1000, 20)
-	m := NewModel(context.Background(), Options{Hosts: names, Results: results, Analyze: analyze})
-	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	m := bigFleetModel(200, 60)
 	press(b, m, "enter", "enter")
-	b.ResetTimer()
-	for b.Loop() {
-		_ = m.View()
-	}
+	benchView(b, m)
 }
 
 func TestBigFleetVirtualizesRows(t *testing.T) {
-	names, results, analyze := bigFleet(1000, 20)
-	m := NewModel(context.Background(), Options{Hosts: names, Results: results, Analyze: analyze})
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 24})
+	m := bigFleetModel(120, 24)
 	press(t, m, "G")
 	scr := screen(m)
 	mustContain(t, scr, "▶ esx0999.lab.example.com", "  esx0982.lab.example.com")

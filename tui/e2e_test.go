@@ -3,15 +3,13 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 )
 
 // TestE2EDemoInTmux drives the real binary in a real terminal (tmux): from
@@ -20,20 +18,8 @@ import (
 // status. The expected evidence and fix come from the same binary's JSON
 // report, so the test follows the scenario as it evolves.
 func TestE2EDemoInTmux(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test (builds the binary, runs tmux): skipped with -short")
-	}
-	tmux, err := exec.LookPath("tmux")
-	if err != nil {
-		t.Skip("tmux is not installed (scripts/test-deps.sh installs it): skipping the end-to-end TUI test")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "pvrdma-doctor")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/pvrdma-doctor")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	tmux := testutil.RequireTmux(t)
+	bin := testutil.Binary(t)
 
 	// What the TUI must show: the TCP_FALLBACK finding of the first host
 	// that has one, per the JSON report of the same scenario.
@@ -73,47 +59,8 @@ func TestE2EDemoInTmux(t *testing.T) {
 	evText = prefix(evText, 30)
 	fixText := prefix(f.Fix, 40)
 
-	sock := fmt.Sprintf("pvrdma-e2e-%d", os.Getpid())
-	tm := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command(tmux, append([]string{"-L", sock}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("tmux %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
-	t.Cleanup(func() { _ = exec.Command(tmux, "-L", sock, "kill-server").Run() })
-	tm("-f", "/dev/null", "new-session", "-d", "-s", "e2e", "-x", "120", "-y", "40",
-		fmt.Sprintf("%s demo; echo EXIT=$?; sleep 30", bin))
-
-	capture := func() string { return tm("capture-pane", "-p", "-t", "e2e") }
-	waitFor := func(what string, want ...string) string {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			scr := capture()
-			ok := true
-			for _, w := range want {
-				if !strings.Contains(scr, w) {
-					ok = false
-				}
-			}
-			if ok {
-				return scr
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: screen never showed %q:\n%s", what, want, scr)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
-	keys := func(ks ...string) {
-		t.Helper()
-		for _, k := range ks {
-			tm("send-keys", "-t", "e2e", k)
-			time.Sleep(60 * time.Millisecond) // lone Esc is told from a sequence by a pause
-		}
-	}
+	tm := testutil.StartTmux(t, tmux, "e2e", fmt.Sprintf("%s demo; echo EXIT=$?; sleep 30", bin))
+	waitFor, keys := tm.WaitFor, tm.Keys
 
 	scr := waitFor("overview", "hosts scanned", "enter open", "/ filter", "? help")
 	if !strings.Contains(scr, "PVRDMA is BROKEN") {

@@ -13,6 +13,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
@@ -177,26 +178,7 @@ func press(t testing.TB, m *Model, keys ...string) {
 	}
 }
 
-func keyMsg(k string) tea.KeyPressMsg {
-	switch k {
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "backspace":
-		return tea.KeyPressMsg{Code: tea.KeyBackspace}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "ctrl+c":
-		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
-	}
-	r := []rune(k)
-	return tea.KeyPressMsg{Code: r[0], Text: k}
-}
+func keyMsg(k string) tea.KeyPressMsg { return testutil.Key(k) }
 
 // run delivers msg and executes the resulting commands synchronously; it
 // returns every message the commands produced (quit included).
@@ -222,23 +204,8 @@ func run(t testing.TB, m *Model, msg tea.Msg) []tea.Msg {
 	return seen
 }
 
-func execCmd(cmd tea.Cmd) []tea.Msg {
-	if cmd == nil {
-		return nil
-	}
-	msg := cmd()
-	if b, ok := msg.(tea.BatchMsg); ok {
-		var out []tea.Msg
-		for _, c := range b {
-			out = append(out, execCmd(c)...)
-		}
-		return out
-	}
-	if msg == nil {
-		return nil
-	}
-	return []tea.Msg{msg}
-}
+// execCmd runs a command as the program would, waiting for it.
+func execCmd(cmd tea.Cmd) []tea.Msg { return testutil.ExecCmd(cmd, 0) }
 
 // screen returns the rendered screen without colours.
 func screen(m *Model) string {

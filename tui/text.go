@@ -20,23 +20,7 @@ import (
 // (textsafe.Line), never emitted. Text longer than maxShown is cut
 // (capText), so that a hostile 100 kB name cannot stall every frame.
 func sanitize(s string) string {
-	s = capText(s)
-	if !strings.Contains(s, "\t") {
-		return textsafe.Line(s)
-	}
-	var b strings.Builder
-	col := 0
-	for _, r := range s {
-		if r == '\t' {
-			n := 8 - col%8
-			b.WriteString(strings.Repeat(" ", n))
-			col += n
-			continue
-		}
-		b.WriteRune(r)
-		col++
-	}
-	return textsafe.Line(b.String())
+	return textsafe.Line(textsafe.ExpandTabs(capText(s)))
 }
 
 // fit truncates a (styled) string to w cells and pads it to exactly w.
