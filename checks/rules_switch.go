@@ -72,21 +72,10 @@ func checkDVSMultipleUplinks(in *Input, r *Reporter) {
 		r.Pass(sw.Name)
 		return
 	}
-	keep := ""
-	for _, d := range hp.Active {
-		if hasString(sw.Uplinks, d.PairedUplink) {
-			keep = d.PairedUplink
-			break
-		}
-	}
-	if keep == "" {
-		for _, d := range h.RDMADevices {
-			if hasString(sw.Uplinks, d.PairedUplink) {
-				keep = d.PairedUplink
-				break
-			}
-		}
-	}
+	// The uplink to keep is the one the fix plan keeps (chooseUplink): an
+	// Active RDMA device's, even when it is not on the vDS yet, so that this
+	// fix never tells the admin to keep a port whose RDMA device is down.
+	keep, _ := chooseUplink(h, hp)
 	var drop []string
 	for _, u := range sw.Uplinks {
 		if u != keep {
@@ -95,10 +84,13 @@ func checkDVSMultipleUplinks(in *Input, r *Reporter) {
 	}
 	fix := fmt.Sprintf("vSphere Client > Networking > %s > Add and Manage Hosts > Manage physical adapters: on %s unassign %s",
 		sw.Name, h.Host, strings.Join(drop, ", "))
-	if keep != "" {
-		fix += fmt.Sprintf(", leaving %s (the HCA) as the only uplink", keep)
-	} else {
+	switch {
+	case keep == "":
 		fix += ", leaving the HCA's vmnic as the only uplink"
+	case hasString(sw.Uplinks, keep):
+		fix += fmt.Sprintf(", leaving %s (the HCA) as the only uplink", keep)
+	default:
+		fix += fmt.Sprintf(", and assign %s (the Active HCA's port) as the only uplink", keep)
 	}
 	r.Fail(sw.Name, fmt.Sprintf("%s, the PVRDMA vDS, has %d uplinks on %s (%s); the HCA must be the only one",
 		sw.Name, len(sw.Uplinks), h.Host, strings.Join(sw.Uplinks, ", ")), fix+"; no LAG.",

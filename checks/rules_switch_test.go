@@ -39,4 +39,16 @@ func TestRuleDVSMultipleUplinks(t *testing.T) {
 	if len(got) != 1 || !strings.Contains(got[0].Fix, "unassign vmnic2, leaving vmnic4 (the HCA)") {
 		t.Errorf("fix should keep the HCA's vmnic: %+v", got)
 	}
+
+	// The vDS's RDMA port is down while the host's other RDMA port is
+	// Active and off the vDS: the fix keeps the Active one, as the fix plan
+	// does, never the port that is down.
+	h = goodHost("esx01", "192.168.50.11")
+	h.DVSwitches[0].Uplinks = []string{"vmnic4", "vmnic2"}
+	h.RDMADevices[0].State = "Down"
+	h.RDMADevices = append(h.RDMADevices, parse.RDMADevice{Name: "vmrdma1", Driver: "nmlx5_rdma", State: "Active", MTU: 4096, PairedUplink: "vmnic5"})
+	got = runRule(t, "DVS_MULTIPLE_UPLINKS", h)
+	if len(got) != 1 || !strings.Contains(got[0].Fix, "unassign vmnic4, vmnic2, and assign vmnic5") {
+		t.Errorf("fix should keep the Active HCA's port vmnic5: %+v", got)
+	}
 }
