@@ -50,6 +50,9 @@ type Host struct {
 	PVRDMARules      []parse.FirewallRule    `json:"pvrdma_rules"`
 	Firewall         *parse.FirewallGlobal   `json:"firewall,omitempty"`
 	Pings            []parse.Ping            `json:"pings"`
+	// VMConfigs are the PVRDMA VMs' configurations, from every source that
+	// gave one (.vmx over SSH, vCenter); each entry says its Source.
+	VMConfigs []parse.VMConfig `json:"vm_configs,omitempty"`
 
 	// Sources lists, per command kind, every capture that fed this host.
 	Sources map[hostio.Kind][]Source `json:"sources"`
