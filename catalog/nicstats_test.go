@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
+	"github.com/pvrdma-doctor/pvrdma-doctor/diff"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
@@ -31,7 +31,7 @@ func TestNICStatsFactAndDiff(t *testing.T) {
 	}
 	after := strings.Replace(string(b), "Receive packets dropped: 2452783244", "Receive packets dropped: 2452790000", 1)
 	after = strings.Replace(after, "Packets received: 701280499176", "Packets received: 701290499176", 1)
-	d := bundle.Compare(bundle.Side{Label: "old", Fleet: before}, bundle.Side{Label: "new", Fleet: side(after)})
+	d := diff.Compare(diff.Side{Label: "old", Fleet: before}, diff.Side{Label: "new", Fleet: side(after)})
 	var texts []string
 	for _, c := range d.Changes {
 		texts = append(texts, c.Text)

@@ -17,6 +17,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/diff"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
@@ -292,7 +293,7 @@ func TestDiffCommand(t *testing.T) {
 		t.Fatalf("diff: exit %d\n%s\n%s", code, out, stderr)
 	}
 	code, out, _ = runCLI(t, "", "diff", healthyDir, changed, "--output", "json")
-	var d bundle.Diff
+	var d diff.Diff
 	if code != ExitOK || json.Unmarshal([]byte(out), &d) != nil || len(d.Changes) == 0 {
 		t.Fatalf("diff json: %d %s", code, out)
 	}

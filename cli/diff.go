@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
+	"github.com/pvrdma-doctor/pvrdma-doctor/diff"
 	"github.com/pvrdma-doctor/pvrdma-doctor/offline"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
@@ -63,7 +63,7 @@ func runDiff(opts *DiffOptions) error {
 	if opts.Old == "-" && opts.New == "-" {
 		return usageError("only one of OLD and NEW can be standard input")
 	}
-	var sides [2]bundle.Side
+	var sides [2]diff.Side
 	var inputs [2]*offline.Input
 	for i, p := range []string{opts.Old, opts.New} {
 		in, err := loadInput(p, opts.IO.In, opts.IO.ErrOut)
@@ -72,12 +72,12 @@ func runDiff(opts *DiffOptions) error {
 		}
 		a := analyze(in.Results, report.Meta{Source: in.Source()})
 		inputs[i] = in
-		sides[i] = bundle.Side{Label: p, Fleet: a.Fleet, Findings: a.Checks.Findings}
+		sides[i] = diff.Side{Label: p, Fleet: a.Fleet, Findings: a.Checks.Findings}
 	}
 	if inputs[0].Redacted() != inputs[1].Redacted() {
 		fmt.Fprintln(opts.IO.ErrOut, "warning: one input is redacted and the other is not: host and VM names will not match")
 	}
-	d := bundle.Compare(sides[0], sides[1])
+	d := diff.Compare(sides[0], sides[1])
 	if opts.Output == "json" {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetIndent("", "  ")

@@ -132,3 +132,39 @@ func joinVMs(h *Host) {
 		}
 	}
 }
+
+// Fact is the Host field a catalogue spec fills (a list, or a pointer to
+// a single fact), for readers that walk facts by command kind (diff).
+func (h *Host) Fact(spec *catalog.Spec) reflect.Value {
+	return reflect.ValueOf(h).Elem().FieldByIndex(factField(spec))
+}
+
+// Read tells whether some output filling the same field as spec was parsed
+// on this host: an empty list then means "none", not "not collected".
+func (h *Host) Read(spec *catalog.Spec) bool {
+	ix := factField(spec)
+	for kind, srcs := range h.Sources {
+		other, ok := catalog.Lookup(kind)
+		if !ok || other.Fact == "" || !equalIndex(factField(other), ix) {
+			continue
+		}
+		for _, s := range srcs {
+			if s.Parsed {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func equalIndex(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,4 +1,4 @@
-package bundle
+package diff
 
 import (
 	"fmt"
@@ -127,9 +127,8 @@ func (d *Diff) add(c Change) {
 func (d *Diff) compareHost(host string, a, b *facts.Host) {
 	// Only facts that were read on both sides are compared: an output that
 	// is missing on one side is a collection change, not a fact change.
-	av, bv := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
 	for _, s := range diffed {
-		x, y := av.FieldByName(s.Fact), bv.FieldByName(s.Fact)
+		x, y := a.Fact(s), b.Fact(s)
 		if x.Kind() == reflect.Pointer {
 			// A single fact (one per host): compared when read on both sides.
 			if !x.IsNil() && !y.IsNil() {
@@ -140,7 +139,7 @@ func (d *Diff) compareHost(host string, a, b *facts.Host) {
 		if x.Len() == 0 && y.Len() == 0 {
 			continue
 		}
-		if (x.Len() == 0 || y.Len() == 0) && !bothCollected(a, b, s.Fact) {
+		if (x.Len() == 0 || y.Len() == 0) && !(a.Read(s) && b.Read(s)) {
 			continue
 		}
 		ox, oy := index(x, s.Diff.Key), index(y, s.Diff.Key)
@@ -169,25 +168,6 @@ func (d *Diff) compareHost(host string, a, b *facts.Host) {
 			}
 		}
 	}
-}
-
-// bothCollected: for lists that may legitimately be empty (no VMs, no RDMA
-// device), an empty list counts when its output was parsed on both sides.
-func bothCollected(a, b *facts.Host, field string) bool {
-	parsed := func(h *facts.Host) bool {
-		for kind, srcs := range h.Sources {
-			if spec, ok := catalog.Lookup(kind); !ok || spec.Fact != field {
-				continue
-			}
-			for _, s := range srcs {
-				if s.Parsed {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	return parsed(a) && parsed(b)
 }
 
 func index(list reflect.Value, key func(reflect.Value) string) map[string]reflect.Value {

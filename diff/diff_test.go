@@ -1,4 +1,4 @@
-package bundle_test
+package diff_test
 
 import (
 	"bytes"
@@ -6,15 +6,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
+	"github.com/pvrdma-doctor/pvrdma-doctor/analysis"
+	"github.com/pvrdma-doctor/pvrdma-doctor/diff"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
+	"github.com/pvrdma-doctor/pvrdma-doctor/offline"
 	"github.com/pvrdma-doctor/pvrdma-doctor/redact"
 )
 
 func TestCompare(t *testing.T) {
 	results := mixed(t)
-	old := testAnalyze(results, nil)
+	old := analyze(results)
 	changed := redact.Clone(results)
 	for i := range changed {
 		for j := range changed[i].Captures {
@@ -29,8 +31,8 @@ func TestCompare(t *testing.T) {
 			}
 		}
 	}
-	neu := testAnalyze(changed, nil)
-	d := bundle.Compare(bundle.Side{"old", old.Fleet, old.Checks.Findings}, bundle.Side{"new", neu.Fleet, neu.Checks.Findings})
+	neu := analyze(changed)
+	d := diff.Compare(diff.Side{"old", old.Fleet, old.Checks.Findings}, diff.Side{"new", neu.Fleet, neu.Checks.Findings})
 	var buf bytes.Buffer
 	if err := d.WriteText(&buf); err != nil {
 		t.Fatal(err)
@@ -43,7 +45,7 @@ func TestCompare(t *testing.T) {
 		"finding LOW_MTU resolved on esx01: hpc-node03 (PVRDMA adapter 0)",
 		"finding RDMA_DEVICE_DOWN new on esx01",
 	)
-	same := bundle.Compare(bundle.Side{"a", old.Fleet, old.Checks.Findings}, bundle.Side{"b", old.Fleet, old.Checks.Findings})
+	same := diff.Compare(diff.Side{"a", old.Fleet, old.Checks.Findings}, diff.Side{"b", old.Fleet, old.Checks.Findings})
 	if len(same.Changes) != 0 {
 		t.Errorf("identical analyses differ: %+v", same.Changes)
 	}
@@ -53,7 +55,7 @@ func TestCompare(t *testing.T) {
 // the host was added or removed.
 func TestCompareHostAddedRemoved(t *testing.T) {
 	results := mixed(t)
-	old := testAnalyze(results, nil)
+	old := analyze(results)
 	var kept []hostio.HostResult
 	for _, hr := range redact.Clone(results) {
 		switch hr.Host {
@@ -67,8 +69,8 @@ func TestCompareHostAddedRemoved(t *testing.T) {
 		}
 		kept = append(kept, hr)
 	}
-	neu := testAnalyze(kept, nil)
-	d := bundle.Compare(bundle.Side{"old", old.Fleet, old.Checks.Findings}, bundle.Side{"new", neu.Fleet, neu.Checks.Findings})
+	neu := analyze(kept)
+	d := diff.Compare(diff.Side{"old", old.Fleet, old.Checks.Findings}, diff.Side{"new", neu.Fleet, neu.Checks.Findings})
 	var buf bytes.Buffer
 	d.WriteText(&buf)
 	out := buf.String()
@@ -81,4 +83,17 @@ func TestCompareHostAddedRemoved(t *testing.T) {
 			t.Errorf("finding about an added/removed host reported as %s: %s", c.Change, c.Text)
 		}
 	}
+}
+
+// mixed is the mixed scenario, read as analyze reads it.
+func mixed(t *testing.T) []hostio.HostResult {
+	in, err := offline.Load("../fixtures/scenarios/mixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in.Results
+}
+
+func analyze(rs []hostio.HostResult) *analysis.Analysis {
+	return analysis.Run(rs, analysis.Options{})
 }
