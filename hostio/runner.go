@@ -2,6 +2,7 @@ package hostio
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"strings"
 	"time"
@@ -95,3 +96,9 @@ type StallError struct {
 
 func (e *StallError) Error() string { return "no answer to " + e.What + ": " + e.Err.Error() }
 func (e *StallError) Unwrap() error { return e.Err }
+
+// RefusedError is how every transport reports a host whose SSH port
+// refuses connections, with the way to fix it.
+func RefusedError(addr string) error {
+	return fmt.Errorf("cannot connect to %s: connection refused (is SSH enabled on the host? Host > Configure > Services > SSH)", addr)
+}

@@ -3,26 +3,21 @@ package report_test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"log/slog"
-	"net"
 	"regexp"
 	"testing"
 	"time"
 
 	"github.com/charmbracelet/x/exp/golden"
-	"golang.org/x/crypto/ssh"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
-	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
-	"github.com/pvrdma-doctor/pvrdma-doctor/sshrun"
 )
 
-// mixedReport scans the simulated lab's "mixed" scenario over SSH and builds
+// mixedReport collects the "mixed" scenario (in memory) and builds
 // a deterministic report: fixed clock and version, durations zeroed, lab
 // addresses (random ports) removed.
 func mixedReport(t *testing.T) *report.Report {
@@ -31,27 +26,13 @@ func mixedReport(t *testing.T) *report.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := lab.Start(sc, lab.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
 	var targets []hostio.Target
-	byName := map[string]lab.HostInfo{}
-	for _, h := range l.Hosts() {
-		targets = append(targets, hostio.Target{Name: h.Name, Addr: h.Addr})
-		byName[h.Name] = h
+	for _, h := range sc.Hosts {
+		targets = append(targets, hostio.Target{Name: h.Name, Addr: "127.0.0.1:22"})
 	}
-	runner := &sshrun.SSHRunner{ClientConfig: func(tg hostio.Target) (*ssh.ClientConfig, error) {
-		h := byName[tg.Name]
-		return &ssh.ClientConfig{User: h.User, Auth: sshrun.PasswordAuth(h.Password),
-			HostKeyCallback: func(_ string, _ net.Addr, key ssh.PublicKey) error {
-				if h.HostKey == nil || !bytes.Equal(key.Marshal(), h.HostKey.Marshal()) {
-					return fmt.Errorf("host key mismatch for %s", tg.Name)
-				}
-				return nil
-			}, HostKeyAlgorithms: sshrun.HostKeyAlgorithms(h.HostKey.Type())}, nil
-	}}
+	// The scenario answers in memory (the SSH end-to-end tests cross the
+	// real lab); the collector and the pipeline are the scan's own.
+	runner := sc.Runner()
 	results := collect.Collect(context.Background(), targets, collect.Options{Runner: runner, Probes: true, Logger: slog.New(slog.DiscardHandler)})
 	scrub := regexp.MustCompile(`127\.0\.0\.1:[0-9]+|\[::1\]:[0-9]+`)
 	for i := range results {

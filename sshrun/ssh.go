@@ -175,7 +175,7 @@ func describeDialError(addr string, err error) error {
 		return fmt.Errorf("cannot connect to %s: connection timed out (host down, filtered, or SSH disabled)", addr)
 	case errors.Is(err, syscall.ECONNREFUSED) || (errors.As(err, &op) && strings.Contains(msg, "refused")) ||
 		strings.Contains(msg, "Connection refused"):
-		return fmt.Errorf("cannot connect to %s: connection refused (is SSH enabled on the host? Host > Configure > Services > SSH)", addr)
+		return hostio.RefusedError(addr)
 	}
 	return fmt.Errorf("cannot connect to %s: %v", addr, err)
 }
