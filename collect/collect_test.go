@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
@@ -90,12 +91,30 @@ func TestCollectPlansStage2FromStage1AndValidatesValues(t *testing.T) {
 			t.Errorf("host output reached a command line: %q", line)
 		}
 	}
-	want := []string{
-		"vsish -e cat /vmkModules/vrdma/pvrdmaDevices/1001474360_0/properties",
-		"esxcli rdma device stats get -d vmrdma0",
-		"esxcli network nic get -n vmnic4",
-		"esxcli network nic dcb status get -n vmnic4",
-		"esxcli network nic stats get -n vmnic4",
+	// Every stage-2 command of the catalogue runs for what this host's
+	// stage-1 output names: its one PVRDMA device, RDMA device and uplink.
+	args := map[catalog.Source][]string{
+		catalog.FromPVRDMABackends: {"1001474360", "0"},
+		catalog.FromRDMADevices:    {"vmrdma0"},
+		catalog.FromRDMAUplinks:    {"vmnic4"},
+	}
+	var want []string
+	for _, s := range catalog.Specs() {
+		if s.Stage != 2 {
+			continue
+		}
+		a, ok := args[s.From]
+		if !ok {
+			t.Fatalf("%s: stage-2 source %v has no value in this test's host; add one", s.Kind, s.From)
+		}
+		c, err := s.Command(a...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, c.Line)
+	}
+	if len(want) < 5 {
+		t.Fatalf("the catalogue lists %d stage-2 commands, want at least 5: %q", len(want), want)
 	}
 	for _, w := range want {
 		if _, ok := res[0].Find(w); !ok {
