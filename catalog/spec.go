@@ -299,7 +299,7 @@ func KindOf(line string) hostio.Kind {
 			return s.Kind
 		}
 	}
-	return ""
+	return apiKindOf(line)
 }
 
 func (s *Spec) looksLike(line string) bool {
