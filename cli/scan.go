@@ -24,7 +24,9 @@ type ScanOptions struct {
 
 	Hosts string
 	// SSH holds the connection, credential, host key and logging flags.
-	SSH            SSHFlags
+	SSH SSHFlags
+	// VCenter holds --vcenter and its credential and trust flags.
+	VCenter        VCenterFlags
 	Report         ReportOptions
 	Concurrency    int
 	CommandTimeout time.Duration
@@ -94,6 +96,7 @@ func addScanFlags(fl *pflag.FlagSet, opts *ScanOptions) {
 	fl.DurationVar(&opts.HostTimeout, "host-timeout", 3*time.Minute, "time limit for one host, connect to last command; at the limit its connection is closed")
 	fl.DurationVar(&opts.ConnectTimeout, "connect-timeout", 15*time.Second, "time limit for TCP connect, SSH handshake and login")
 	fl.BoolVar(&opts.NoProbes, "no-probes", false, "skip the vmkping path probes between hosts")
+	addVCenterFlags(fl, &opts.VCenter)
 }
 
 func runScan(ctx context.Context, opts *ScanOptions) error {
@@ -103,12 +106,15 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 	if err := checkBundleFlags(opts.Bundle); err != nil {
 		return err
 	}
+	if err := opts.VCenter.validate(); err != nil {
+		return err
+	}
 	if opts.SSH.DryRun {
-		targets, err := scanTargets(opts.Hosts, &opts.SSH)
+		targets, extra, err := dryRunTargets(opts)
 		if err != nil {
 			return err
 		}
-		return runDryRun(opts.IO.Out, opts.Report.Output, targets, &opts.SSH, opts.Getenv, opts.IO, !opts.NoProbes)
+		return runDryRun(opts.IO.Out, opts.Report.Output, targets, &opts.SSH, opts.Getenv, opts.IO, !opts.NoProbes, extra)
 	}
 	p, err := scanPipeline(opts)
 	if err != nil {
@@ -126,9 +132,22 @@ func scanPipeline(opts *ScanOptions) (*Pipeline, error) {
 	if opts.SSH.DryRun {
 		return nil, usageError("--dry-run is only supported by scan")
 	}
-	targets, err := scanTargets(opts.Hosts, &opts.SSH)
+	if err := opts.VCenter.validate(); err != nil {
+		return nil, err
+	}
+	var targets []hostio.Target
+	var err error
+	if opts.VCenter.URL == "" || opts.Hosts != "" || opts.SSH.HostsFile != "" {
+		if targets, err = scanTargets(opts.Hosts, &opts.SSH); err != nil {
+			return nil, err
+		}
+	}
+	vc, vcNotes, err := scanVCenter(opts, targets)
 	if err != nil {
 		return nil, err
+	}
+	if vc != nil {
+		targets = mergeTargets(targets, vc.hosts)
 	}
 	runner := opts.Runner
 	if runner == nil {
@@ -138,13 +157,19 @@ func scanPipeline(opts *ScanOptions) (*Pipeline, error) {
 		}
 		runner, opts.closeRunner = r, closeRunner
 	}
+	if vc != nil {
+		opts.Bundle.Identifiers = append(opts.Bundle.Identifiers, vc.identifiers(opts.VCenter.User)...)
+	}
 	p := &Pipeline{
 		IO: opts.IO, Getenv: opts.Getenv, Report: &opts.Report, Targets: targets,
 		Collect: collect.Options{
 			Runner: runner, Concurrency: opts.Concurrency, SessionsPerHost: opts.SSH.Sessions, CommandTimeout: opts.CommandTimeout,
 			HostTimeout: opts.HostTimeout, ConnectTimeout: opts.ConnectTimeout, Probes: !opts.NoProbes,
 		},
-		Meta: report.Meta{Source: scanSource(len(targets))},
+		Meta: report.Meta{Source: scanSource(len(targets)), Notes: vcNotes},
+	}
+	if vc != nil {
+		p.Collect.Extra = vc.extra
 	}
 	// Progress on a terminal (unless the TUI shows it), log lines otherwise.
 	var logOut io.Writer = opts.IO.ErrOut

@@ -1,5 +1,7 @@
 package collect
 
+import "strings"
+
 // Errors the offline readers (package bundle) set on captures whose output
 // is absent because of the input, not because the command failed on the
 // host. Rules match on them (InputDamaged, NotInInput) to give the right fix.
@@ -26,3 +28,12 @@ func InputDamaged(err string) bool {
 func NotInInput(err string) bool {
 	return err == ErrNotInTranscript || err == ErrNotSaved
 }
+
+// ErrHostUnreached prefixes the error of the commands a host did not run
+// because its connection failed while another source (vCenter) gave data
+// for it; the connection error follows.
+const ErrHostUnreached = "host not reached: "
+
+// HostUnreached reports whether a capture error says its host's
+// connection failed (see ErrHostUnreached).
+func HostUnreached(err string) bool { return strings.HasPrefix(err, ErrHostUnreached) }

@@ -46,8 +46,11 @@ type Switch struct {
 type Host struct {
 	Name string
 	RDMA []types.HostRdmaDevice
-	// Vnics are added to the host's config.network.vnic (vmk0 exists).
-	Vnics []types.HostVirtualNic
+	// Vnics are added to the host's config.network.vnic (vmk0 exists
+	// unless ReplaceVnics); a distributed port may name its switch and
+	// port group (SwitchUuid, PortgroupKey), replaced by their UUID and key.
+	Vnics        []types.HostVirtualNic
+	ReplaceVnics bool
 	// Options are advanced options (Net.PVRDMAVmknic).
 	Options map[string]string
 	// PVRDMAFirewall enables the pvrdma ruleset.
@@ -219,7 +222,11 @@ func build(m *simulator.Model, s *simulator.Server, inv Inventory) error {
 			cfg := shost.Config
 			net := *cfg.Network
 			net.RdmaDevice = slices.Clone(hs.RDMA)
-			net.Vnic = append(slices.Clone(net.Vnic), hs.Vnics...)
+			if hs.ReplaceVnics {
+				net.Vnic = slices.Clone(hs.Vnics)
+			} else {
+				net.Vnic = append(slices.Clone(net.Vnic), hs.Vnics...)
+			}
 			net.ProxySwitch = nil
 			for _, sw := range inv.Switches {
 				di := switches[sw.Name]
@@ -230,11 +237,14 @@ func build(m *simulator.Model, s *simulator.Server, inv Inventory) error {
 				net.ProxySwitch = append(net.ProxySwitch, types.HostProxySwitch{DvsUuid: di.uuid, DvsName: sw.Name, Mtu: sw.MaxMTU,
 					Spec: types.HostProxySwitchSpec{Backing: &types.DistributedVirtualSwitchHostMemberPnicBacking{PnicSpec: pnics}}})
 			}
+			// A vmknic's port may name its switch and port group: use
+			// their UUID and key, as vCenter does.
 			for j := range net.Vnic {
 				if p := net.Vnic[j].Spec.DistributedVirtualPort; p != nil {
-					for _, di := range switches {
-						if key, ok := di.pgs[p.PortgroupKey]; ok && p.SwitchUuid == "" {
-							p.SwitchUuid, p.PortgroupKey = di.uuid, key
+					if di, ok := switches[p.SwitchUuid]; ok {
+						p.SwitchUuid = di.uuid
+						if key, ok := di.pgs[p.PortgroupKey]; ok {
+							p.PortgroupKey = key
 						}
 					}
 				}
