@@ -40,7 +40,7 @@ func demoVCenter(ctx context.Context, sc *fixtures.Scenario) (*vcenterData, func
 		s.Close()
 		return nil, nil, err
 	}
-	return d, s.Close, nil
+	return d, func() { d.close(); s.Close() }, nil
 }
 
 // scenarioInventory builds the simulated vCenter's inventory from what the

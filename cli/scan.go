@@ -153,12 +153,23 @@ func scanPipeline(opts *ScanOptions) (*Pipeline, error) {
 	if runner == nil {
 		r, closeRunner, err := sshRunnerFromFlags(opts, targets)
 		if err != nil {
+			if vc != nil {
+				vc.close()
+			}
 			return nil, err
 		}
 		runner, opts.closeRunner = r, closeRunner
 	}
 	if vc != nil {
 		opts.Bundle.Identifiers = append(opts.Bundle.Identifiers, vc.identifiers(opts.VCenter.User)...)
+		runner = vc.runner(runner)
+		closeSSH := opts.closeRunner
+		opts.closeRunner = func() {
+			if closeSSH != nil {
+				closeSSH()
+			}
+			vc.close()
+		}
 	}
 	p := &Pipeline{
 		IO: opts.IO, Getenv: opts.Getenv, Report: &opts.Report, Targets: targets,
@@ -181,6 +192,9 @@ func scanPipeline(opts *ScanOptions) (*Pipeline, error) {
 	}
 	logger, err := opts.SSH.scanLogger(logOut, minLevel)
 	if err != nil {
+		if opts.closeRunner != nil {
+			opts.closeRunner()
+		}
 		return nil, err
 	}
 	p.Collect.Logger = logger

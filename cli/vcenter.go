@@ -79,6 +79,20 @@ type vcenterData struct {
 	captures map[string][]hostio.Capture
 	notes    []string
 	host     string
+	client   *vcenter.Client
+}
+
+// close ends the vCenter session.
+func (d *vcenterData) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = d.client.Logout(ctx)
+}
+
+// runner is SSH first, esxcli through the vSphere API for the hosts
+// vCenter manages whose SSH fails.
+func (d *vcenterData) runner(ssh hostio.Runner) hostio.Runner {
+	return &vcenter.FallbackRunner{SSH: ssh, API: vcenter.NewAPIRunner(d.client, d.hosts)}
 }
 
 // identifiers are what a redacted bundle must not show of vCenter: its
@@ -112,7 +126,8 @@ func (f *VCenterFlags) readVCenter(ctx context.Context, getenv func(string) stri
 }
 
 // readVCenterWith connects with cfg and reads the inventory (the demo
-// calls it with the simulated vCenter's settings).
+// calls it with the simulated vCenter's settings); the session stays open
+// for esxcli through the API until close.
 func readVCenterWith(ctx context.Context, cfg vcenter.Config, timeout time.Duration) (*vcenterData, error) {
 	if timeout <= 0 {
 		timeout = 15 * time.Second
@@ -123,22 +138,23 @@ func readVCenterWith(ctx context.Context, cfg vcenter.Config, timeout time.Durat
 	if err != nil {
 		return nil, err
 	}
-	defer c.Logout(context.WithoutCancel(ctx))
+	d := &vcenterData{host: c.Host(), client: c}
 	rctx, cancel := context.WithTimeout(ctx, 4*timeout)
 	defer cancel()
 	start := time.Now()
 	hosts, err := c.Discover(rctx)
+	if err == nil && len(hosts) == 0 {
+		err = fmt.Errorf("vCenter %s lists no ESXi hosts%s", c.Host(), scopeText(cfg))
+	}
+	var caps map[string][]hostio.Capture
+	if err == nil {
+		caps, err = c.Read(rctx, hosts)
+	}
 	if err != nil {
+		d.close()
 		return nil, err
 	}
-	if len(hosts) == 0 {
-		return nil, fmt.Errorf("vCenter %s lists no ESXi hosts%s", c.Host(), scopeText(cfg))
-	}
-	caps, err := c.Read(rctx, hosts)
-	if err != nil {
-		return nil, err
-	}
-	d := &vcenterData{hosts: hosts, captures: caps, host: c.Host()}
+	d.hosts, d.captures = hosts, caps
 	d.notes = append(d.notes, c.TrustNote(),
 		fmt.Sprintf("vCenter %s: %d ESXi hosts%s; VM and host configuration read in %s (commands `vcenter vm config`, `vcenter host config`)",
 			c.Host(), len(hosts), scopeText(cfg), time.Since(start).Round(time.Millisecond)))

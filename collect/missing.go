@@ -37,3 +37,19 @@ const ErrHostUnreached = "host not reached: "
 // HostUnreached reports whether a capture error says its host's
 // connection failed (see ErrHostUnreached).
 func HostUnreached(err string) bool { return strings.HasPrefix(err, ErrHostUnreached) }
+
+// ErrNeedsSSH prefixes the error of a command that is not esxcli (vsish,
+// vmkping) on a host reached through the vSphere API only.
+const ErrNeedsSSH = "needs SSH: "
+
+// NeedsSSH is the error of a command tool cannot run on host without SSH:
+// why, and the one-line ways to enable SSH for the time of a scan.
+func NeedsSSH(tool, host string) string {
+	return ErrNeedsSSH + tool + " is not an esxcli command, so the vSphere API cannot run it, and SSH is off or refused on " + host +
+		"; the checks that read it are not evaluated. Enable SSH for the scan: vSphere Client > " + host +
+		" > Configure > System > Services > SSH > Start, or `govc host.service -host " + host +
+		" start TSM-SSH`, or `vim-cmd hostsvc/enable_ssh` in the ESXi Shell; stop it afterwards"
+}
+
+// IsNeedsSSH reports whether a capture error is NeedsSSH's.
+func IsNeedsSSH(err string) bool { return strings.HasPrefix(err, ErrNeedsSSH) }
