@@ -23,10 +23,10 @@ const (
 
 var apiSpecs = []*Spec{
 	{Kind: hostio.KindVCenterVMs, Stage: 1, Line: VCenterVMLine,
-		README: "vCenter (`--vcenter`): per VM with a PVRDMA adapter or PCI passthrough device, `config` (adapters, hardware version, guest OS, memory reservation, extraConfig `vrdma*`/`pciPassthru*`, firmware, passthrough devices) and `runtime.host`",
+		README: "per VM with a PVRDMA adapter or PCI passthrough device, `config` (adapters, hardware version, guest OS, memory reservation, extraConfig `vrdma*`/`pciPassthru*`, firmware, passthrough devices) and `runtime.host`",
 		Parser: List(parse.VCenterVMConfig, stampVMConfig), Fact: "VMConfigs"},
 	{Kind: hostio.KindVCenterHost, Stage: 1, Line: VCenterHostLine,
-		README: "vCenter (`--vcenter`): per host `config.network` (`rdmaDevice`, `vnic`, `proxySwitch`), `config.option` `Net.PVRDMAVmknic`, `config.firewall`; per vDS `config.maxMtu` and uplink names",
+		README: "per host `config.network` (`rdmaDevice`, `vnic`, `proxySwitch`), `config.option` `Net.PVRDMAVmknic`, `config.firewall`; per vDS `config.maxMtu` and uplink names",
 		Parser: One(parse.VCenterHostConfig, false, stampVCenterHost), Fact: "VCenterHost"},
 }
 

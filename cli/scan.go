@@ -48,7 +48,7 @@ type ScanOptions struct {
 func newCmdScan(f *Factory) *cobra.Command {
 	opts := &ScanOptions{IO: f.IO, Getenv: f.Getenv}
 	cmd := &cobra.Command{
-		Use:   "scan --hosts HOST[,HOST...]",
+		Use:   "scan --hosts HOST[,HOST...] | --vcenter URL",
 		Short: "Scan ESXi hosts over SSH and report PVRDMA problems",
 		Long: `Scan connects to each ESXi host over SSH (one connection per host, hosts in
 parallel), runs a fixed list of read-only commands (esxcli rdma/network/vm,
@@ -63,6 +63,14 @@ and/or a password (--password-env, --password-file, --ask-password; sent through
 keyboard-interactive, as ESXi expects). Host keys are checked against
 known_hosts; unknown hosts are refused unless --accept-new-host-keys.
 
+With --vcenter URL, the ESXi hosts vCenter manages (--datacenter, --cluster)
+are scanned too, and the VM and host configuration PVRDMA depends on is read
+through the vSphere API (one PropertyCollector call per object type; read-only).
+Hosts whose SSH is off or refused get their esxcli commands through the API;
+vsish needs SSH (reported as not evaluated, with how to enable it). vCenter's
+certificate is verified (--vcenter-thumbprint pins it, --insecure skips it and
+the report says so); README.md ("vCenter").
+
 A host that hangs or floods costs at most --host-timeout: its connection is
 then closed, and output is capped (4 MiB and 500,000 lines a command, 16 MiB
 a host, 512 follow-up commands a host); README.md ("Timeouts and memory
@@ -72,7 +80,9 @@ bounds"). Ctrl-C or SIGTERM reports what was collected; a second one at once.`,
   pvrdma-doctor scan --hosts esx01,esx02 --output json > report.json
   pvrdma-doctor scan --hosts-file hosts.txt -i ~/.ssh/esxi_ed25519 --accept-new-host-keys
   pvrdma-doctor scan --hosts-file hosts.txt --dry-run
-  pvrdma-doctor scan --hosts esx01,esx02 --password-env PVRDMA_DOCTOR_PASSWORD --bundle support.tar.gz`,
+  pvrdma-doctor scan --hosts esx01,esx02 --password-env PVRDMA_DOCTOR_PASSWORD --bundle support.tar.gz
+  pvrdma-doctor scan --vcenter vc01 --cluster gpu --vcenter-password-env VC_PW --password-env PVRDMA_DOCTOR_PASSWORD
+  pvrdma-doctor scan --vcenter vc01 --vcenter-thumbprint AB:CD:... --vcenter-password-file ~/.vcpw --dry-run`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runScan(cmd.Context(), opts)

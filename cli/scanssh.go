@@ -318,7 +318,8 @@ func sshRunnerFromFlags(opts *ScanOptions, targets []hostio.Target) (*sshrun.SSH
 		ids = append(ids, routeIdentifiers(rt)...)
 	}
 	opts.Bundle.Identifiers = ids
-	if !usable {
+	if !usable && opts.VCenter.URL == "" {
+		// (With --vcenter, hosts SSH cannot log into are read through the API.)
 		cleanup()
 		return nil, nil, usageError("no credentials: give a key (-i FILE, ssh-agent, IdentityFile in %s) or a password (--password-env VAR, --password-file FILE, --ask-password)", opts.SSH.SSHConfig)
 	}
