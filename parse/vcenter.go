@@ -175,23 +175,18 @@ type VCenterHost struct {
 // PVRDMAVmknicOption is the advanced option naming the PVRDMA vmknic.
 const PVRDMAVmknicOption = "Net.PVRDMAVmknic"
 
-// vcenterTextMax caps the text of a line kept as evidence.
-const vcenterTextMax = 160
-
 // lines indexes a document rendered one item per line: each line that
-// opens an object is keyed by its first member (`"name":"vm01"`), so a fact
-// can point at the line it was read from.
+// opens an object is keyed by its first member (`"device":"vmk1"`), so a
+// fact can point at the line it was read from.
 type lines struct {
-	text  string
+	ls    []line
 	first map[string]Ref
 }
 
 func indexLines(text string) *lines {
-	l := &lines{text: text, first: map[string]Ref{}}
-	n := 0
-	for line := range strings.Lines(text) {
-		n++
-		t := strings.TrimSpace(line)
+	l := &lines{ls: splitLines(text), first: map[string]Ref{}}
+	for _, ln := range l.ls {
+		t := strings.TrimSpace(ln.text)
 		if !strings.HasPrefix(t, "{") {
 			continue
 		}
@@ -207,7 +202,7 @@ func indexLines(text string) *lines {
 		}
 		id := jsonKey(key, fmt.Sprint(v))
 		if _, dup := l.first[id]; !dup {
-			l.first[id] = Ref{Line: n, Text: shorten(t)}
+			l.first[id] = ln.ref()
 		}
 	}
 	return l
@@ -220,25 +215,33 @@ func (l *lines) at(k, v string) Ref {
 	if r, ok := l.first[id]; ok {
 		return r
 	}
-	n := 0
-	for line := range strings.Lines(l.text) {
-		n++
-		if strings.Contains(line, id) {
-			return Ref{Line: n, Text: shorten(strings.TrimSpace(line))}
+	for _, ln := range l.ls {
+		if strings.Contains(ln.text, id) {
+			return ln.ref()
 		}
 	}
-	return Ref{}
+	return l.top()
 }
 
-func shorten(s string) string {
-	if len(s) <= vcenterTextMax {
-		return s
+// top is the document's first line: where an item that is not on a line
+// of its own (a hand-edited document) is said to be read.
+func (l *lines) top() Ref {
+	if len(l.ls) == 0 {
+		return Ref{}
 	}
-	cut := vcenterTextMax
-	for cut > 0 && (s[cut]&0xC0) == 0x80 {
-		cut--
+	return l.ls[0].ref()
+}
+
+// next returns the first line from *i on that starts with prefix, and
+// moves *i past it (items of a document are found in order).
+func (l *lines) next(i *int, prefix string) Ref {
+	for j := *i; j < len(l.ls); j++ {
+		if strings.HasPrefix(l.ls[j].text, prefix) {
+			*i = j + 1
+			return l.ls[j].ref()
+		}
 	}
-	return s[:cut] + "…"
+	return l.top()
 }
 
 func jsonKey(k, v string) string { return jsonString(k) + ":" + jsonString(v) }
@@ -253,8 +256,9 @@ func VCenterVMConfig(text string) ([]VMConfig, error) {
 	var out []VMConfig
 	var sk skips
 	idx := indexLines(text)
+	pos := 0
 	for _, vm := range doc.VMs {
-		ref := idx.at("name", vm.Name)
+		ref := idx.next(&pos, `{"name":`+jsonString(vm.Name))
 		if strings.TrimSpace(vm.Name) == "" {
 			sk.add(ref, nil, "a VM without a name")
 			continue
@@ -280,7 +284,8 @@ func VCenterVMConfig(text string) ([]VMConfig, error) {
 		}
 		for _, a := range vm.Adapters {
 			ad := VMAdapter{Label: a.Label, Type: a.Type, MAC: a.MAC, Network: a.Network, DVSUUID: a.DVSUUID,
-				DVSName: a.DVSName, PortgroupKey: a.PortgroupKey, DeviceProtocol: a.DeviceProtocol, Ref: ref}
+				DVSName: a.DVSName, PortgroupKey: a.PortgroupKey, DeviceProtocol: a.DeviceProtocol,
+				Ref: idx.next(&pos, `{"label":`+jsonString(a.Label))}
 			if a.Connected != nil {
 				ad.Connected, ad.ConnectedSet = *a.Connected, true
 			}
@@ -290,7 +295,8 @@ func VCenterVMConfig(text string) ([]VMConfig, error) {
 			c.Adapters = append(c.Adapters, ad)
 		}
 		for _, p := range vm.Passthrough {
-			c.Passthrough = append(c.Passthrough, PassthroughDevice{Label: p.Label, ID: p.ID, VendorID: p.VendorID, DeviceID: p.DeviceID, Ref: ref})
+			c.Passthrough = append(c.Passthrough, PassthroughDevice{Label: p.Label, ID: p.ID, VendorID: p.VendorID, DeviceID: p.DeviceID,
+				Ref: idx.next(&pos, `{"label":`+jsonString(p.Label))})
 		}
 		out = append(out, c)
 	}
@@ -423,7 +429,32 @@ func speedText(mbps int32) string {
 func RenderVCenterVMs(doc VCenterVMDoc) string {
 	var b bytes.Buffer
 	b.WriteString(`{"host":` + jsonString(doc.Host) + `,"vms":[`)
-	writeItems(&b, doc.VMs)
+	for i, vm := range doc.VMs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		// The VM's own properties on one line, each adapter and
+		// passthrough device on a line of its own.
+		head := vm
+		head.Adapters, head.Passthrough = nil, nil
+		line, _ := json.Marshal(head)
+		b.WriteByte('\n')
+		b.Write(line[:len(line)-1])
+		if len(vm.Adapters) > 0 {
+			b.WriteString(`,"adapters":[`)
+			writeItems(&b, vm.Adapters)
+			b.WriteByte(']')
+		}
+		if len(vm.Passthrough) > 0 {
+			b.WriteString(`,"passthrough":[`)
+			writeItems(&b, vm.Passthrough)
+			b.WriteByte(']')
+		}
+		b.WriteByte('}')
+	}
+	if len(doc.VMs) > 0 {
+		b.WriteByte('\n')
+	}
 	b.WriteString("]}\n")
 	return b.String()
 }
