@@ -177,11 +177,17 @@ func (c *Client) Read(ctx context.Context, hosts []Host) (map[string][]hostio.Ca
 		}
 		doc := vmDocs[name]
 		sort.SliceStable(doc.VMs, func(a, b int) bool { return doc.VMs[a].Name < doc.VMs[b].Name })
-		hostDoc := inv.host(&hs[i])
-		out[name] = []hostio.Capture{
-			capture(name, catalog.VCenterHostLine, hostio.KindVCenterHost, parse.RenderVCenterHost(hostDoc), start, dur),
-			capture(name, catalog.VCenterVMLine, hostio.KindVCenterVMs, parse.RenderVCenterVMs(*doc), start, dur),
+		hostCap := capture(name, catalog.VCenterHostLine, hostio.KindVCenterHost, "", start, dur)
+		if state := hs[i].Runtime.ConnectionState; hs[i].Config == nil || state != "" && state != types.HostSystemConnectionStateConnected {
+			// vCenter's copy of a disconnected host's configuration is not
+			// current: it must not stand in for what SSH did not read.
+			hostCap.Status = hostio.StatusFailed
+			hostCap.Error = fmt.Sprintf("vCenter %s reports %s %s: its configuration is not current", c.url.Host, name, orState(state))
+		} else {
+			hostCap.Stdout = parse.RenderVCenterHost(inv.host(&hs[i]))
 		}
+		out[name] = []hostio.Capture{hostCap,
+			capture(name, catalog.VCenterVMLine, hostio.KindVCenterVMs, parse.RenderVCenterVMs(*doc), start, dur)}
 	}
 	return out, nil
 }
@@ -412,4 +418,11 @@ func (inv *inventory) host(h *mo.HostSystem) parse.VCenterHostDoc {
 		}
 	}
 	return doc
+}
+
+func orState(s types.HostSystemConnectionState) string {
+	if s == "" {
+		return "without a configuration"
+	}
+	return string(s)
 }

@@ -301,3 +301,36 @@ func TestParseURLAndThumbprint(t *testing.T) {
 		t.Error("bad thumbprint accepted")
 	}
 }
+
+// A host vCenter reports disconnected gives no host facts (its copy of the
+// configuration is not current), only a failed capture saying so.
+func TestDisconnectedHost(t *testing.T) {
+	s := startSim(t, pvrdmaInventory())
+	c, err := connect(t, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	hosts, err := c.Discover(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetConnectionState("esx01", types.HostSystemConnectionStateNotResponding); err != nil {
+		t.Fatal(err)
+	}
+	caps, err := c.Read(ctx, hosts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := caps["esx01"][0]
+	if hc.Status != hostio.StatusFailed || !strings.Contains(hc.Error, "notResponding") {
+		t.Fatalf("host capture %+v", hc)
+	}
+	h := facts.BuildHost(hostio.HostResult{Host: "esx01", Status: hostio.StatusCollected, Captures: caps["esx01"]})
+	if len(h.RDMADevices) != 0 || h.VCenterHost != nil {
+		t.Errorf("facts from a disconnected host: %+v", h.RDMADevices)
+	}
+	if ok, _ := h.Available(hostio.KindRDMADeviceList); ok {
+		t.Error("RDMA devices available from a disconnected host")
+	}
+}

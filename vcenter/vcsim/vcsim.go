@@ -353,3 +353,17 @@ func createVM(ctx context.Context, c *govmomi.Client, folders *object.Datacenter
 	}
 	return wait(object.NewVirtualMachine(c.Client, info.Result.(types.ManagedObjectReference)).PowerOn(ctx))
 }
+
+// SetConnectionState sets a host's runtime.connectionState (a host vCenter
+// lost).
+func (s *Server) SetConnectionState(host string, state types.HostSystemConnectionState) error {
+	reg := s.model.Service.Context.Map
+	for _, ref := range reg.All("HostSystem") {
+		h := ref.(*simulator.HostSystem)
+		if h.Name == host {
+			reg.WithLock(simulator.NewContext(), h, func() { h.Runtime.ConnectionState = state })
+			return nil
+		}
+	}
+	return fmt.Errorf("no host %s", host)
+}
