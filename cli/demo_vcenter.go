@@ -20,22 +20,41 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/vcenter/vcsim"
 )
 
-// demoVCenter starts the simulated vCenter of a scenario (its hosts, their
-// distributed switches and PVRDMA VMs, as the scenario's own outputs
-// describe them) and reads it as `scan --vcenter` reads a real one: over
-// TLS with the certificate pinned, one PropertyCollector pass per type.
-func demoVCenter(ctx context.Context, sc *fixtures.Scenario) (*vcenterData, func(), error) {
+// scenarioVCenter is a running simulated vCenter of a scenario.
+type scenarioVCenter struct {
+	*vcsim.Server
+	User, Password string
+	Cluster        string
+	// Thumbprint is its certificate's SHA-256 fingerprint (hex).
+	Thumbprint string
+}
+
+// startScenarioVCenter starts the simulated vCenter of a scenario: its
+// hosts, their distributed switches and PVRDMA VMs, as the scenario's own
+// outputs describe them, on 127.0.0.1 over TLS, with a random password.
+func startScenarioVCenter(sc *fixtures.Scenario) (*scenarioVCenter, error) {
 	pw := make([]byte, 12)
 	_, _ = rand.Read(pw)
 	inv := scenarioInventory(sc)
 	inv.User, inv.Password = "administrator@vsphere.local", hex.EncodeToString(pw)
 	s, err := vcsim.Start(inv)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	sum := sha256.Sum256(s.Server.Certificate().Raw)
-	d, err := readVCenterWith(ctx, vcenter.Config{URL: s.URL.String(), User: inv.User, Password: inv.Password,
-		Thumbprint: hex.EncodeToString(sum[:]), Cluster: inv.Cluster}, 15*time.Second)
+	return &scenarioVCenter{Server: s, User: inv.User, Password: inv.Password, Cluster: inv.Cluster, Thumbprint: hex.EncodeToString(sum[:])}, nil
+}
+
+// demoVCenter starts the scenario's simulated vCenter and reads it as
+// `scan --vcenter` reads a real one: over TLS with the certificate
+// pinned, one PropertyCollector pass per type.
+func demoVCenter(ctx context.Context, sc *fixtures.Scenario) (*vcenterData, func(), error) {
+	s, err := startScenarioVCenter(sc)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := readVCenterWith(ctx, vcenter.Config{URL: s.URL.String(), User: s.User, Password: s.Password,
+		Thumbprint: s.Thumbprint, Cluster: s.Cluster}, 15*time.Second)
 	if err != nil {
 		s.Close()
 		return nil, nil, err
