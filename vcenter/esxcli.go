@@ -61,6 +61,7 @@ type apiConn struct {
 	host  string
 	mu    sync.Mutex
 	notes []string
+	reqMu sync.Mutex
 }
 
 func (c *apiConn) Transport() string { return hostio.TransportVSphereAPI }
@@ -81,7 +82,15 @@ func (c *apiConn) Run(ctx context.Context, line string) hostio.Result {
 	if len(args) < 2 || args[0] != "esxcli" {
 		return hostio.Result{Err: errors.New(collect.NeedsSSH(args[0], c.host))}
 	}
-	res, err := c.e.Run(ctx, args[1:])
+	// The executor caches each namespace's command info in a map: fetch
+	// it one command at a time, run the commands concurrently.
+	c.reqMu.Lock()
+	req, info, err := c.e.NewRequest(ctx, args[1:])
+	c.reqMu.Unlock()
+	res := &esx.Response{Info: info}
+	if err == nil {
+		err = c.e.Execute(ctx, req, res)
+	}
 	if err != nil {
 		return hostio.Result{Err: fmt.Errorf("not collected through the vSphere API: %v", apiError(err))}
 	}
