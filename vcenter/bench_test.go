@@ -37,17 +37,9 @@ func bigInventory(hosts, perHost int) vcsim.Inventory {
 // target is under 5 s (bench/RESULTS.md).
 func BenchmarkRead1000VMs(b *testing.B) {
 	start := time.Now()
-	s := startSim(b, bigInventory(20, 50))
+	_, c, hosts := simSession(b, bigInventory(20, 50), nil)
 	b.Logf("vcsim inventory of 1,000 VMs built in %s", time.Since(start).Round(time.Millisecond))
-	c, err := connect(b, s, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
 	ctx := context.Background()
-	hosts, err := c.Discover(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
 	b.ResetTimer()
 	for b.Loop() {
 		caps, err := c.Read(ctx, hosts)

@@ -26,16 +26,8 @@ func (refusing) Open(context.Context, hostio.Target) (hostio.Conn, error) {
 // parsers read, unsupported namespaces a clear error per command, vsish the
 // SSH explanation, and the allowlist enforced before anything runs.
 func TestAPIRunnerCommands(t *testing.T) {
-	s := startSim(t, pvrdmaInventory())
-	c, err := connect(t, s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, c, hosts := simSession(t, pvrdmaInventory(), nil)
 	ctx := context.Background()
-	hosts, err := c.Discover(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	conn, err := NewAPIRunner(c, hosts).Open(ctx, hostio.Target{Name: "esx01"})
 	if err != nil {
 		t.Fatal(err)
@@ -81,16 +73,8 @@ func TestAPIRunnerCommands(t *testing.T) {
 // vsish-based checks are not evaluated with the reason, and its vCenter
 // facts are kept.
 func TestFallbackCollection(t *testing.T) {
-	s := startSim(t, pvrdmaInventory())
-	c, err := connect(t, s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, c, hosts := simSession(t, pvrdmaInventory(), nil)
 	ctx := context.Background()
-	hosts, err := c.Discover(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	caps, err := c.Read(ctx, hosts)
 	if err != nil {
 		t.Fatal(err)

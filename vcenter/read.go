@@ -135,20 +135,18 @@ func (c *Client) Read(ctx context.Context, hosts []Host) (map[string][]hostio.Ca
 		byRef[h.Ref] = h.Name
 	}
 	var hs []mo.HostSystem
-	if err := c.retrieve(ctx, dc, "HostSystem", HostProps, &hs); err != nil {
-		return nil, err
-	}
 	var dvss []mo.DistributedVirtualSwitch
-	if err := c.retrieve(ctx, dc, "DistributedVirtualSwitch", DVSProps, &dvss); err != nil {
-		return nil, err
-	}
 	var pgs []mo.DistributedVirtualPortgroup
-	if err := c.retrieve(ctx, dc, "DistributedVirtualPortgroup", PortgroupProps, &pgs); err != nil {
-		return nil, err
-	}
 	var vms []mo.VirtualMachine
-	if err := c.retrieve(ctx, dc, "VirtualMachine", VMProps, &vms); err != nil {
-		return nil, err
+	for _, r := range []struct {
+		kind  string
+		props []string
+		dst   any
+	}{{"HostSystem", HostProps, &hs}, {"DistributedVirtualSwitch", DVSProps, &dvss},
+		{"DistributedVirtualPortgroup", PortgroupProps, &pgs}, {"VirtualMachine", VMProps, &vms}} {
+		if err := c.retrieve(ctx, dc, r.kind, r.props, r.dst); err != nil {
+			return nil, err
+		}
 	}
 	inv := newInventory(dvss, pgs)
 	vmDocs := map[string]*parse.VCenterVMDoc{}

@@ -67,6 +67,22 @@ func startSim(t testing.TB, inv vcsim.Inventory) *vcsim.Server {
 	return s
 }
 
+// simSession starts a simulated vCenter, logs in (certificate pinned) and
+// discovers its hosts.
+func simSession(t testing.TB, inv vcsim.Inventory, mod func(*Config)) (*vcsim.Server, *Client, []Host) {
+	t.Helper()
+	s := startSim(t, inv)
+	c, err := connect(t, s, mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts, err := c.Discover(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, c, hosts
+}
+
 func thumb(c *x509.Certificate) string {
 	sum := sha256.Sum256(c.Raw)
 	return hex.EncodeToString(sum[:])
@@ -84,16 +100,8 @@ func connect(t testing.TB, s *vcsim.Server, mod func(*Config)) (*Client, error) 
 }
 
 func TestReadInventoryIntoFacts(t *testing.T) {
-	s := startSim(t, pvrdmaInventory())
-	c, err := connect(t, s, func(c *Config) { c.Cluster = "rdma-cluster" })
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, c, hosts := simSession(t, pvrdmaInventory(), func(c *Config) { c.Cluster = "rdma-cluster" })
 	ctx := context.Background()
-	hosts, err := c.Discover(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(hosts) != 2 || hosts[0].Name != "esx01" || hosts[1].Name != "esx02" {
 		t.Fatalf("hosts %+v", hosts)
 	}
@@ -190,15 +198,7 @@ func TestReadInventoryIntoFacts(t *testing.T) {
 
 // SSH facts win over vCenter's for a kind SSH read.
 func TestSSHFactsKept(t *testing.T) {
-	s := startSim(t, pvrdmaInventory())
-	c, err := connect(t, s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hosts, err := c.Discover(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, c, hosts := simSession(t, pvrdmaInventory(), nil)
 	caps, err := c.Read(context.Background(), hosts)
 	if err != nil {
 		t.Fatal(err)
@@ -305,16 +305,8 @@ func TestParseURLAndThumbprint(t *testing.T) {
 // A host vCenter reports disconnected gives no host facts (its copy of the
 // configuration is not current), only a failed capture saying so.
 func TestDisconnectedHost(t *testing.T) {
-	s := startSim(t, pvrdmaInventory())
-	c, err := connect(t, s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, c, hosts := simSession(t, pvrdmaInventory(), nil)
 	ctx := context.Background()
-	hosts, err := c.Discover(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := s.SetConnectionState("esx01", types.HostSystemConnectionStateNotResponding); err != nil {
 		t.Fatal(err)
 	}
