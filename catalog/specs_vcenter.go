@@ -26,7 +26,7 @@ var apiSpecs = []*Spec{
 		README: "per VM with a PVRDMA adapter or PCI passthrough device, `config` (adapters, hardware version, guest OS, memory reservation, extraConfig `vrdma*`/`pciPassthru*`, firmware, passthrough devices) and `runtime.host`",
 		Parser: List(parse.VCenterVMConfig, stampVMConfig), Fact: "VMConfigs"},
 	{Kind: hostio.KindVCenterHost, Stage: 1, Line: VCenterHostLine,
-		README: "per host `config.network` (`rdmaDevice`, `vnic`, `proxySwitch`), `config.option` `Net.PVRDMAVmknic`, `config.firewall`; per vDS `config.maxMtu` and uplink names",
+		README: "per host `config.network` (`rdmaDevice`, `vnic`, `proxySwitch`), `Net.PVRDMAVmknic` (its OptionManager), `config.firewall`; per vDS `config.maxMtu` and uplink names",
 		Parser: One(parse.VCenterHostConfig, false, stampVCenterHost), Fact: "VCenterHost"},
 }
 

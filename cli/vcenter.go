@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 	"github.com/pvrdma-doctor/pvrdma-doctor/redact"
 	"github.com/pvrdma-doctor/pvrdma-doctor/vcenter"
 )
@@ -199,7 +200,8 @@ func vcenterDryRun(w io.Writer, f *VCenterFlags) map[string]any {
 	plan := map[string]any{
 		"url": u.String(), "user": f.User, "scope": strings.TrimPrefix(scope, " in "),
 		"reads": map[string][]string{"HostSystem": vcenter.HostProps, "VirtualMachine": vcenter.VMProps,
-			"DistributedVirtualSwitch": vcenter.DVSProps, "DistributedVirtualPortgroup": vcenter.PortgroupProps},
+			"DistributedVirtualSwitch": vcenter.DVSProps, "DistributedVirtualPortgroup": vcenter.PortgroupProps,
+			"OptionManager (per host)": {parse.PVRDMAVmknicOption}},
 		"esxcli_fallback": "esxcli commands of hosts whose SSH is off or refused run through the vSphere API (vsish needs SSH)",
 	}
 	if w != nil {
@@ -210,6 +212,7 @@ func vcenterDryRun(w io.Writer, f *VCenterFlags) map[string]any {
 		}{{"HostSystem", vcenter.HostProps}, {"VirtualMachine", vcenter.VMProps}, {"DistributedVirtualSwitch", vcenter.DVSProps}, {"DistributedVirtualPortgroup", vcenter.PortgroupProps}} {
 			fmt.Fprintf(w, "  %s: %s\n", t.kind, strings.Join(t.props, ", "))
 		}
+		fmt.Fprintf(w, "  per host, its OptionManager (configManager.advancedOption): %s\n", parse.PVRDMAVmknicOption)
 		fmt.Fprintf(w, "Each host vCenter lists is then scanned over SSH as below; where SSH is off or refused,\n"+
 			"its esxcli commands run through the vSphere API instead (vsish needs SSH).\n")
 	}

@@ -91,8 +91,9 @@ type VCenterHostDoc struct {
 	// Switches are the distributed switches the host is a member of.
 	Switches []VCenterDVS `json:"dvs"`
 	// Options are the advanced options read (Net.PVRDMAVmknic), from
-	// config.option; a missing key was not set on the host.
-	Options map[string]string `json:"config.option"`
+	// the host's OptionManager (configManager.advancedOption); a missing
+	// key could not be read.
+	Options map[string]string `json:"advancedOption"`
 	// Rulesets is config.firewall.ruleset.
 	Rulesets []VCenterRuleset `json:"config.firewall.ruleset"`
 }
@@ -479,7 +480,7 @@ func RenderVCenterHost(doc VCenterHostDoc) string {
 	b.WriteString("],\n\"dvs\":[")
 	writeItems(&b, doc.Switches)
 	opts, _ := json.Marshal(doc.Options)
-	b.WriteString("],\n\"config.option\":" + string(opts) + ",\n\"config.firewall.ruleset\":[")
+	b.WriteString("],\n\"advancedOption\":" + string(opts) + ",\n\"config.firewall.ruleset\":[")
 	writeItems(&b, doc.Rulesets)
 	b.WriteString("]}\n")
 	return b.String()

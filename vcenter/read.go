@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/view"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
@@ -28,7 +30,7 @@ type Host struct {
 // (`scan --dry-run --vcenter` lists them).
 var (
 	HostProps = []string{"name", "runtime.connectionState", "config.product", "config.network.rdmaDevice",
-		"config.network.vnic", "config.network.proxySwitch", "config.option", "config.firewall"}
+		"config.network.vnic", "config.network.proxySwitch", "config.firewall", "configManager.advancedOption"}
 	VMProps = []string{"name", "runtime.host", "runtime.powerState", "config.uuid", "config.instanceUuid",
 		"config.files.vmPathName", "config.version", "config.guestId", "config.firmware", "config.hardware.memoryMB",
 		"config.hardware.device", "config.memoryAllocation", "config.memoryReservationLockedToMax", "config.extraConfig"}
@@ -149,6 +151,7 @@ func (c *Client) Read(ctx context.Context, hosts []Host) (map[string][]hostio.Ca
 		}
 	}
 	inv := newInventory(dvss, pgs)
+	inv.options = c.pvrdmaOptions(ctx, hs, byRef)
 	vmDocs := map[string]*parse.VCenterVMDoc{}
 	for _, h := range hosts {
 		vmDocs[h.Name] = &parse.VCenterVMDoc{Host: h.Name, VMs: []parse.VCenterVM{}}
@@ -197,6 +200,8 @@ func capture(host, line string, kind hostio.Kind, stdout string, start time.Time
 
 // inventory resolves switch and port group names.
 type inventory struct {
+	// options holds each host's Net.PVRDMAVmknic (absent: not known).
+	options   map[types.ManagedObjectReference]string
 	dvs       []mo.DistributedVirtualSwitch
 	dvsByUUID map[string]*mo.DistributedVirtualSwitch
 	pgName    map[string]string
@@ -399,11 +404,8 @@ func (inv *inventory) host(h *mo.HostSystem) parse.VCenterHostDoc {
 		}
 		doc.Switches = append(doc.Switches, d)
 	}
-	for _, o := range cfg.Option {
-		ov := o.GetOptionValue()
-		if ov.Key == parse.PVRDMAVmknicOption {
-			doc.Options[ov.Key] = fmt.Sprint(ov.Value)
-		}
+	if v, ok := inv.options[h.Self]; ok {
+		doc.Options[parse.PVRDMAVmknicOption] = v
 	}
 	if fw := cfg.Firewall; fw != nil {
 		for _, rs := range fw.Ruleset {
@@ -423,4 +425,43 @@ func orState(s types.HostSystemConnectionState) string {
 		return "without a configuration"
 	}
 	return string(s)
+}
+
+// optionQueries bounds the concurrent OptionManager calls.
+const optionQueries = 16
+
+// pvrdmaOptions reads Net.PVRDMAVmknic from each host's OptionManager: one
+// small call per host (config.option would carry every advanced option of
+// every host, about a thousand each), at most optionQueries at a time. A
+// host that does not answer has no entry (the option stays unknown).
+func (c *Client) pvrdmaOptions(ctx context.Context, hs []mo.HostSystem, want map[types.ManagedObjectReference]string) map[types.ManagedObjectReference]string {
+	out := map[types.ManagedObjectReference]string{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, optionQueries)
+	for i := range hs {
+		h := &hs[i]
+		if _, ok := want[h.Self]; !ok || h.ConfigManager.AdvancedOption == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			vals, err := object.NewOptionManager(c.vc, *h.ConfigManager.AdvancedOption).Query(ctx, parse.PVRDMAVmknicOption)
+			if err != nil {
+				return
+			}
+			for _, o := range vals {
+				if ov := o.GetOptionValue(); ov.Key == parse.PVRDMAVmknicOption {
+					mu.Lock()
+					out[h.Self] = fmt.Sprint(ov.Value)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }

@@ -258,12 +258,21 @@ func build(m *simulator.Model, s *simulator.Server, inv Inventory) error {
 				}
 			}
 			cfg.Firewall = &fw
-			opts := slices.Clone(cfg.Option)
+		})
+		if len(hs.Options) > 0 {
+			// Through the host's OptionManager, as an admin would set them.
+			om, err := h.ConfigManager().OptionManager(ctx)
+			if err != nil {
+				return err
+			}
+			var opts []types.BaseOptionValue
 			for k, v := range hs.Options {
 				opts = append(opts, &types.OptionValue{Key: k, Value: v})
 			}
-			cfg.Option = opts
-		})
+			if err := om.Update(ctx, opts); err != nil {
+				return fmt.Errorf("%s: setting %v: %w", hs.Name, hs.Options, err)
+			}
+		}
 		for _, vm := range hs.VMs {
 			if err := createVM(ctx, c, folders, pool, h, vm, func(sw, pg string) (string, string, error) {
 				di := switches[sw]
