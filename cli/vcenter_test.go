@@ -59,12 +59,43 @@ func TestScanWithVCenter(t *testing.T) {
 		t.Fatal(err)
 	}
 	url, thumb := startVCenter(t, "mixed")
-	env := map[string]string{"PD_PW": testPassword, "VC_PW": vcPassword}
+	env := map[string]string{"PD_PW": testPassword}
+	pwFile := filepath.Join(dir, "vcpw")
+	if err := os.WriteFile(pwFile, []byte(vcPassword+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bundlePath := filepath.Join(dir, "support.tar.gz")
 	code, out, errOut := runVCenterScan(t, dir, env, "--hosts-file", filepath.Join(dir, "hosts"), "--known-hosts", kh,
-		"--password-env", "PD_PW", "--vcenter", url, "--vcenter-password-env", "VC_PW", "--vcenter-thumbprint", thumb,
-		"--cluster", "pvrdma-demo", "-o", "json")
+		"--password-env", "PD_PW", "--vcenter", url, "--vcenter-password-file", pwFile, "--vcenter-thumbprint", thumb,
+		"--cluster", "pvrdma-demo", "-o", "json", "--bundle", bundlePath)
 	if code != ExitCritical {
 		t.Fatalf("exit %d; stderr:\n%s", code, errOut)
+	}
+	// The vCenter password is nowhere; the redacted bundle holds the
+	// vCenter captures, without the vCenter user (its address here is
+	// loopback, which redaction keeps by design).
+	files := archiveFiles(t, bundlePath)
+	for name, data := range files {
+		for _, secret := range []string{vcPassword, "admin@vsphere.local"} {
+			if bytes.Contains(data, []byte(secret)) {
+				i := bytes.Index(data, []byte(secret))
+				t.Errorf("bundle file %s contains %q: %q", name, secret, data[max(0, i-200):min(len(data), i+60)])
+			}
+		}
+	}
+	for _, text := range []string{out, errOut} {
+		if strings.Contains(text, vcPassword) {
+			t.Error("the vCenter password is in the output")
+		}
+	}
+	nvc := 0
+	for name := range files {
+		if strings.HasSuffix(name, "vcenter_vm_config.txt") {
+			nvc++
+		}
+	}
+	if nvc != len(l.Hosts()) {
+		t.Errorf("%d vcenter captures in the bundle", nvc)
 	}
 	r := decodeReport(t, out)
 	hosts := hostsByName(r)
