@@ -54,7 +54,7 @@ func demoVCenter(ctx context.Context, sc *fixtures.Scenario) (*vcenterData, func
 		return nil, nil, err
 	}
 	d, err := readVCenterWith(ctx, vcenter.Config{URL: s.URL.String(), User: s.User, Password: s.Password,
-		Thumbprint: s.Thumbprint, Cluster: s.Cluster}, 15*time.Second)
+		Thumbprint: s.Thumbprint, Cluster: s.Cluster}, 15*time.Second, time.Minute)
 	if err != nil {
 		s.Close()
 		return nil, nil, err

@@ -112,7 +112,7 @@ func (d *vcenterData) extra(t hostio.Target) []hostio.Capture {
 }
 
 // readVCenter logs in, discovers the hosts and reads their configuration.
-func (f *VCenterFlags) readVCenter(ctx context.Context, getenv func(string) string, ios *IOStreams, timeout time.Duration) (*vcenterData, error) {
+func (f *VCenterFlags) readVCenter(ctx context.Context, getenv func(string) string, ios *IOStreams, timeout, readTimeout time.Duration) (*vcenterData, error) {
 	pw, ok, err := passwordSource{flag: "--vcenter-", env: f.PasswordEnv, file: f.PasswordFile, ask: f.AskPassword,
 		prompt: "vCenter password for " + f.User + ": ", readTTY: f.ReadPassword}.password(getenv, ios)
 	if err != nil {
@@ -123,15 +123,19 @@ func (f *VCenterFlags) readVCenter(ctx context.Context, getenv func(string) stri
 	}
 	cfg := vcenter.Config{URL: f.URL, User: f.User, Password: pw, Thumbprint: f.Thumbprint, Insecure: f.Insecure,
 		Datacenter: f.Datacenter, Cluster: f.Cluster}
-	return readVCenterWith(ctx, cfg, timeout)
+	return readVCenterWith(ctx, cfg, timeout, readTimeout)
 }
 
-// readVCenterWith connects with cfg and reads the inventory (the demo
-// calls it with the simulated vCenter's settings); the session stays open
-// for esxcli through the API until close.
-func readVCenterWith(ctx context.Context, cfg vcenter.Config, timeout time.Duration) (*vcenterData, error) {
+// readVCenterWith connects with cfg (within timeout) and reads the
+// inventory (within readTimeout); the demo calls it with the simulated
+// vCenter's settings. The session stays open for esxcli through the API
+// until close.
+func readVCenterWith(ctx context.Context, cfg vcenter.Config, timeout, readTimeout time.Duration) (*vcenterData, error) {
 	if timeout <= 0 {
 		timeout = 15 * time.Second
+	}
+	if readTimeout <= 0 {
+		readTimeout = 3 * time.Minute
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	c, err := vcenter.Connect(cctx, cfg)
@@ -140,7 +144,7 @@ func readVCenterWith(ctx context.Context, cfg vcenter.Config, timeout time.Durat
 		return nil, err
 	}
 	d := &vcenterData{host: c.Host(), client: c}
-	rctx, cancel := context.WithTimeout(ctx, 4*timeout)
+	rctx, cancel := context.WithTimeout(ctx, readTimeout)
 	defer cancel()
 	start := time.Now()
 	hosts, err := c.Discover(rctx)
@@ -247,7 +251,7 @@ func scanVCenter(opts *ScanOptions, given []hostio.Target) (*vcenterData, []stri
 	if opts.VCenter.URL == "" {
 		return nil, nil, nil
 	}
-	d, err := opts.VCenter.readVCenter(context.Background(), opts.Getenv, opts.IO, opts.ConnectTimeout)
+	d, err := opts.VCenter.readVCenter(context.Background(), opts.Getenv, opts.IO, opts.ConnectTimeout, opts.HostTimeout)
 	if err != nil {
 		var ec *exitCodeError
 		if errors.As(err, &ec) {
