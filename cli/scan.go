@@ -126,7 +126,7 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 		}
 		return runDryRun(opts.IO.Out, opts.Report.Output, targets, &opts.SSH, opts.Getenv, opts.IO, !opts.NoProbes, extra)
 	}
-	p, err := scanPipeline(opts)
+	p, err := scanPipeline(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 }
 
 // scanPipeline builds the live pipeline from the connection flags.
-func scanPipeline(opts *ScanOptions) (*Pipeline, error) {
+func scanPipeline(ctx context.Context, opts *ScanOptions) (*Pipeline, error) {
 	if opts.SSH.DryRun {
 		return nil, usageError("--dry-run is only supported by scan")
 	}
@@ -152,7 +152,7 @@ func scanPipeline(opts *ScanOptions) (*Pipeline, error) {
 			return nil, err
 		}
 	}
-	vc, vcNotes, err := scanVCenter(opts, targets)
+	vc, vcNotes, err := scanVCenter(ctx, opts, targets)
 	if err != nil {
 		return nil, err
 	}

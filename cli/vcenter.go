@@ -247,11 +247,14 @@ func dryRunTargets(opts *ScanOptions) ([]hostio.Target, map[string]any, error) {
 // read, a scan of hosts given by --hosts goes on over SSH (the report
 // says why vCenter's data is missing); without such hosts there is
 // nothing to scan and the error is returned.
-func scanVCenter(opts *ScanOptions, given []hostio.Target) (*vcenterData, []string, error) {
+func scanVCenter(ctx context.Context, opts *ScanOptions, given []hostio.Target) (*vcenterData, []string, error) {
 	if opts.VCenter.URL == "" {
 		return nil, nil, nil
 	}
-	d, err := opts.VCenter.readVCenter(context.Background(), opts.Getenv, opts.IO, opts.ConnectTimeout, opts.HostTimeout)
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	d, err := opts.VCenter.readVCenter(ctx, opts.Getenv, opts.IO, opts.ConnectTimeout, opts.HostTimeout)
 	if err != nil {
 		var ec *exitCodeError
 		if errors.As(err, &ec) {
