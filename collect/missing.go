@@ -42,10 +42,15 @@ func HostUnreached(err string) bool { return strings.HasPrefix(err, ErrHostUnrea
 // vmkping) on a host reached through the vSphere API only.
 const ErrNeedsSSH = "needs SSH: "
 
-// NeedsSSH is the error of a command tool cannot run on host without SSH:
-// why, and the one-line ways to enable SSH for the time of a scan.
-func NeedsSSH(tool, host string) string {
-	return ErrNeedsSSH + tool + " is not an esxcli command, so the vSphere API cannot run it, and SSH is off or refused on " + host +
+// NeedsSSH is the error of a command tool cannot run on host without SSH
+// (sshErr: why SSH failed, if known): why, and the one-line ways to enable
+// SSH for the time of a scan.
+func NeedsSSH(tool, host, sshErr string) string {
+	why := "SSH is off or refused on " + host
+	if sshErr != "" {
+		why = "SSH failed on " + host + " (" + sshErr + ")"
+	}
+	return ErrNeedsSSH + tool + " is not an esxcli command, so the vSphere API cannot run it, and " + why +
 		"; the checks that read it are not evaluated. Enable SSH for the scan: vSphere Client > " + host +
 		" > Configure > System > Services > SSH > Start, or `govc host.service -host " + host +
 		" start TSM-SSH`, or `vim-cmd hostsvc/enable_ssh` in the ESXi Shell; stop it afterwards"

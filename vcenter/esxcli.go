@@ -57,11 +57,13 @@ func (r *APIRunner) Open(ctx context.Context, t hostio.Target) (hostio.Conn, err
 }
 
 type apiConn struct {
-	e     *esx.Executor
-	host  string
-	mu    sync.Mutex
-	notes []string
-	reqMu sync.Mutex
+	e    *esx.Executor
+	host string
+	// sshErr is why SSH failed (FallbackRunner), for NeedsSSH.
+	sshErr string
+	mu     sync.Mutex
+	notes  []string
+	reqMu  sync.Mutex
 }
 
 func (c *apiConn) Transport() string { return hostio.TransportVSphereAPI }
@@ -80,7 +82,7 @@ func (c *apiConn) Run(ctx context.Context, line string) hostio.Result {
 	}
 	args := strings.Fields(line)
 	if len(args) < 2 || args[0] != "esxcli" {
-		return hostio.Result{Err: errors.New(collect.NeedsSSH(args[0], c.host))}
+		return hostio.Result{Err: errors.New(collect.NeedsSSH(args[0], c.host, c.sshErr))}
 	}
 	// The executor caches each namespace's command info in a map: fetch
 	// it one command at a time, run the commands concurrently.
@@ -184,6 +186,7 @@ func (r *FallbackRunner) Open(ctx context.Context, t hostio.Target) (hostio.Conn
 		return nil, fmt.Errorf("%w; %v", err, aerr)
 	}
 	ac := api.(*apiConn)
+	ac.sshErr = err.Error()
 	ac.notes = append(ac.notes, fmt.Sprintf("SSH failed (%v): the esxcli commands ran through the vSphere API via vCenter %s; vsish and vmkping need SSH", err, r.API.c.Host()))
 	return ac, nil
 }
