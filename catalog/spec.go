@@ -299,7 +299,7 @@ func KindOf(line string) hostio.Kind {
 			return s.Kind
 		}
 	}
-	return ""
+	return apiKindOf(line)
 }
 
 func (s *Spec) looksLike(line string) bool {
@@ -416,5 +416,10 @@ func ReadmeTable(maxStage2 int) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s |\n", heads[stage], strings.Join(cells, ", "))
 	}
+	var api []string
+	for _, s := range apiSpecs {
+		api = append(api, "`"+s.Line+"`: "+s.README)
+	}
+	fmt.Fprintf(&b, "| vCenter (`--vcenter`; the vSphere API, nothing runs on the hosts) | %s |\n", strings.Join(api, "; "))
 	return b.String()
 }

@@ -33,7 +33,7 @@ func checkCollectionFailed(in *Input, r *Reporter) {
 	// Outputs lost from a damaged bundle, and commands that an offline
 	// input (transcript, saved outputs) simply does not hold, are not
 	// the host's fault: one finding per host for each, with its own fix.
-	var damaged, absent []Evidence
+	var damaged, absent, unreached, needSSH []Evidence
 	for _, k := range kinds {
 		for _, s := range h.Sources[hostio.Kind(k)] {
 			switch {
@@ -41,6 +41,10 @@ func checkCollectionFailed(in *Input, r *Reporter) {
 				damaged = append(damaged, Evidence{Host: h.Host, Command: s.Command, Note: s.Error})
 			case s.Status != hostio.StatusCollected && collect.NotInInput(s.Error):
 				absent = append(absent, Evidence{Host: h.Host, Command: s.Command, Note: s.Error})
+			case s.Status != hostio.StatusCollected && collect.IsNeedsSSH(s.Error):
+				needSSH = append(needSSH, Evidence{Host: h.Host, Command: s.Command, Note: s.Error})
+			case s.Status != hostio.StatusCollected && collect.HostUnreached(s.Error):
+				unreached = append(unreached, Evidence{Host: h.Host, Command: s.Command, Note: s.Error})
 			case s.Status == hostio.StatusCollected && !s.Parsed:
 				bad = true
 				r.Fail(s.Command, fmt.Sprintf("output of `%s` could not be parsed: %s", s.Command, s.Error),
@@ -81,6 +85,26 @@ func checkCollectionFailed(in *Input, r *Reporter) {
 			"Run the missing commands on the host and add their outputs (paste them into the transcript, or save them "+
 				"as <command>.txt), or scan the host with pvrdma-doctor.",
 			absent...)
+	}
+	if len(unreached) > 0 {
+		// One finding for the connection, not one per command it did not run.
+		bad = true
+		why := strings.TrimPrefix(unreached[0].Note, collect.ErrHostUnreached)
+		r.Fail(h.Host, fmt.Sprintf("%s was not reached over SSH (%s): %d command(s) were not run and only the data read from vCenter is used: %s",
+			h.Host, why, len(unreached), commands(unreached)),
+			fmt.Sprintf("Enable SSH on %s (Host > Configure > Services > SSH > Start, or `govc host.service -host %s start TSM-SSH`) or fix the credentials and host key; then scan again.",
+				h.Host, shellArg(h.Host, "HOST")),
+			unreached[0])
+	}
+	if len(needSSH) > 0 {
+		// The host was reached through the vSphere API: what needs SSH is
+		// one finding, with how to enable SSH for the time of a scan.
+		bad = true
+		r.Fail("commands that need SSH", fmt.Sprintf("%d command(s) need SSH, which is off or refused on %s (its esxcli commands ran through the vSphere API); the checks that read them are not evaluated: %s",
+			len(needSSH), h.Host, commands(needSSH)),
+			fmt.Sprintf("Enable SSH on %s for the scan (vSphere Client > %[1]s > Configure > System > Services > SSH > Start, or `govc host.service -host %[2]s start TSM-SSH`, or `vim-cmd hostsvc/enable_ssh` in the ESXi Shell), scan again, then stop SSH.",
+				h.Host, shellArg(h.Host, "HOST")),
+			needSSH[0])
 	}
 	if !bad {
 		r.Pass(h.Host)

@@ -202,7 +202,7 @@ func runBundle(ctx context.Context, opts *BundleOptions) error {
 	if err := checkTokenMapFree(opts.Scan.Bundle.Path, opts.Scan.Bundle); err != nil {
 		return err
 	}
-	p, err := scanPipeline(&opts.Scan)
+	p, err := scanPipeline(ctx, &opts.Scan)
 	if err != nil {
 		return err
 	}

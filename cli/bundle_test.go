@@ -62,6 +62,12 @@ func TestScanBundleAnalyzeRoundTripOverSSH(t *testing.T) {
 	}
 	defer l.Close()
 	targets, runner := labTargets(l)
+	// With the simulated vCenter: its captures go into the bundle too.
+	vc, closeVC, err := demoVCenter(t.Context(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeVC()
 	for _, redacted := range []bool{false, true} {
 		t.Run(fmt.Sprintf("redact=%v", redacted), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "support.tar.gz")
@@ -73,7 +79,7 @@ func TestScanBundleAnalyzeRoundTripOverSSH(t *testing.T) {
 			var scanned *Analysis
 			p := &Pipeline{
 				IO: &IOStreams{Out: &out, ErrOut: &errOut}, Getenv: func(string) string { return "" }, Report: ro, Targets: targets,
-				Collect: collect.Options{Runner: runner, Probes: true, Logger: slog.New(slog.DiscardHandler)},
+				Collect: collect.Options{Runner: runner, Probes: true, Logger: slog.New(slog.DiscardHandler), Extra: vc.extra},
 				Meta:    report.Meta{Source: "scan of esx01..esx05"},
 			}
 			p.Export = func(a *Analysis) error {

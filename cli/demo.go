@@ -27,6 +27,8 @@ type DemoOptions struct {
 	Scenario string
 	Report   ReportOptions
 	Bundle   BundleFlags
+	// NoVCenter leaves the simulated vCenter out.
+	NoVCenter bool
 }
 
 func newCmdDemo(f *Factory) *cobra.Command {
@@ -38,6 +40,9 @@ func newCmdDemo(f *Factory) *cobra.Command {
 server per host on 127.0.0.1, answering the scanner's commands with realistic
 ESXi output from a scenario. It then scans the lab exactly as 'scan' scans real
 hosts (SSH, host key verification, the same commands, parsers and rules).
+A simulated vCenter (govmomi's vcsim, over TLS on 127.0.0.1) manages the same
+hosts and their PVRDMA VMs; it is read as 'scan --vcenter' reads a real one
+(--no-vcenter leaves it out).
 
 Scenarios: %s (default mixed: several hosts, several different faults).`, strings.Join(fixtures.Names(), ", ")),
 		Example: `  pvrdma-doctor demo
@@ -49,6 +54,7 @@ Scenarios: %s (default mixed: several hosts, several different faults).`, string
 		},
 	}
 	cmd.Flags().StringVar(&opts.Scenario, "scenario", "mixed", "scenario to simulate")
+	cmd.Flags().BoolVar(&opts.NoVCenter, "no-vcenter", false, "leave out the simulated vCenter (VM configuration read through the vSphere API)")
 	addReportFlags(cmd.Flags(), &opts.Report)
 	cmd.Flags().StringVar(&opts.Bundle.Path, "bundle", "", "also write a support bundle of the demo scan to `FILE.tar.gz` (try: pvrdma-doctor analyze FILE.tar.gz)")
 	addRedactFlags(cmd.Flags(), &opts.Bundle)
@@ -76,6 +82,16 @@ func runDemo(ctx context.Context, opts *DemoOptions) error {
 		IO: opts.IO, Getenv: opts.Getenv, Report: &opts.Report, Targets: targets,
 		Collect: collect.Options{Runner: runner, Probes: true, Logger: slog.New(slog.DiscardHandler)},
 		Meta:    report.Meta{Source: fmt.Sprintf("demo: simulated lab, scenario %q (%s)", sc.Name, sc.Description)},
+	}
+	if !opts.NoVCenter {
+		// A simulated vCenter beside the hosts, read as scan --vcenter reads one.
+		vc, closeVC, err := demoVCenter(ctx, sc)
+		if err != nil {
+			return fmt.Errorf("starting the simulated vCenter: %w", err)
+		}
+		defer closeVC()
+		p.Collect.Extra = vc.extra
+		p.Meta.Notes = append(p.Meta.Notes, vc.notes...)
 	}
 	p.attachBundle(opts.Bundle)
 	return p.Run(ctx)

@@ -34,6 +34,8 @@ type LabServeOptions struct {
 	Password                string
 	KeyboardInteractiveOnly bool
 	OutDir                  string
+	// NoVCenter leaves the simulated vCenter out.
+	NoVCenter bool
 
 	// Stop ends serving when it is closed (tests); SIGINT, SIGTERM and the
 	// command's context always do.
@@ -61,7 +63,10 @@ func newCmdLabServe(f *Factory, runF func(context.Context, *LabServeOptions) err
 		Long: `Serve starts one SSH server per host of a scenario on 127.0.0.1 (random ports),
 prints each host's address, credentials and host key fingerprint, writes
 hosts.txt and known_hosts into --out-dir, and prints the scan command to run
-against them. It serves until interrupted (Ctrl-C).
+against them. A simulated vCenter (govmomi's vcsim, TLS on 127.0.0.1) manages
+the same hosts and their PVRDMA VMs; its URL, credentials and certificate
+thumbprint are printed with the scan --vcenter command (--no-vcenter leaves it
+out). It serves until interrupted (Ctrl-C).
 
 Built-in scenarios: ` + strings.Join(fixtures.Names(), ", ") + `.`,
 		Example: `  pvrdma-doctor lab serve
@@ -87,6 +92,7 @@ Built-in scenarios: ` + strings.Join(fixtures.Names(), ", ") + `.`,
 	fl.StringVar(&opts.User, "user", "root", "SSH user the hosts accept")
 	fl.StringVar(&opts.Password, "password", "", "SSH password the hosts accept (default: random)")
 	fl.BoolVar(&opts.KeyboardInteractiveOnly, "keyboard-interactive-only", false, "offer only keyboard-interactive authentication, like ESXi")
+	fl.BoolVar(&opts.NoVCenter, "no-vcenter", false, "do not serve the simulated vCenter beside the hosts")
 	fl.StringVar(&opts.OutDir, "out-dir", "", "directory for hosts.txt and known_hosts (default: a new temporary directory)")
 	return cmd
 }
@@ -166,6 +172,20 @@ func runLabServe(ctx context.Context, opts *LabServeOptions) error {
 	fmt.Fprintf(out, "  export PVRDMA_DOCTOR_PASSWORD=%s\n", textsafe.ShellQuote(password))
 	fmt.Fprintf(out, "  pvrdma-doctor scan --hosts-file %s --known-hosts %s --user %s --password-env PVRDMA_DOCTOR_PASSWORD\n\n",
 		textsafe.ShellQuote(hostsFile), textsafe.ShellQuote(knownHosts), textsafe.ShellQuote(opts.User))
+	if !opts.NoVCenter {
+		vc, err := startScenarioVCenter(sc)
+		if err != nil {
+			return fmt.Errorf("starting the simulated vCenter: %w", err)
+		}
+		defer vc.Close()
+		fmt.Fprintf(out, "Simulated vCenter: %s  user %s  password %s\n  certificate SHA-256 %s\n\nWith vCenter (VM configuration, hosts without SSH):\n\n",
+			vc.URL, vc.User, vc.Password, vc.Thumbprint)
+		fmt.Fprintf(out, "  export VC_PASSWORD=%s\n", textsafe.ShellQuote(vc.Password))
+		fmt.Fprintf(out, "  pvrdma-doctor scan --hosts-file %s --known-hosts %s --user %s --password-env PVRDMA_DOCTOR_PASSWORD \\\n"+
+			"      --vcenter %s --vcenter-user %s --vcenter-password-env VC_PASSWORD --vcenter-thumbprint %s --cluster %s\n\n",
+			textsafe.ShellQuote(hostsFile), textsafe.ShellQuote(knownHosts), textsafe.ShellQuote(opts.User),
+			vc.URL.Host, textsafe.ShellQuote(vc.User), vc.Thumbprint, textsafe.ShellQuote(vc.Cluster))
+	}
 	fmt.Fprintln(out, "Press Ctrl-C to stop.")
 
 	sigCtx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)

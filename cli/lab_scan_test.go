@@ -157,6 +157,30 @@ func TestDemoExitCodesAndJSON(t *testing.T) {
 			t.Errorf("mixed: rule %s did not fire", id)
 		}
 	}
+	// esx05 refuses SSH: the simulated vCenter still gives its
+	// configuration, so it is partial, and says why.
+	var partial int
+	for _, h := range r.Hosts {
+		if h.Status == hostio.StatusPartial {
+			partial++
+			if h.Host != "esx05" || !strings.Contains(h.Reason, "connection refused") || !strings.Contains(h.Reason, "vCenter") {
+				t.Errorf("host %s partial: %q", h.Host, h.Reason)
+			}
+			for _, c := range h.Commands {
+				if strings.HasPrefix(c.Command, "vcenter ") && (c.Status != hostio.StatusCollected || c.Transport != "vcenter") {
+					t.Errorf("%s: %+v", h.Host, c)
+				}
+			}
+		}
+	}
+	if partial != 1 {
+		t.Errorf("mixed: %d hosts partial, want 1 (esx05 refuses SSH, read from vCenter)", partial)
+	}
+	code, out, _ = run("demo", "--output", "json", "--no-vcenter")
+	r = report.Report{}
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != ExitCritical {
+		t.Fatalf("mixed --no-vcenter: exit %d, %v", code, err)
+	}
 	var notCollected int
 	for _, h := range r.Hosts {
 		if h.Status == hostio.StatusNotCollected {
@@ -167,7 +191,7 @@ func TestDemoExitCodesAndJSON(t *testing.T) {
 		}
 	}
 	if notCollected != 1 {
-		t.Errorf("mixed: %d hosts not collected, want 1 (esx05 refuses SSH)", notCollected)
+		t.Errorf("mixed --no-vcenter: %d hosts not collected, want 1 (esx05 refuses SSH)", notCollected)
 	}
 
 	if code, _, errOut := run("demo", "--scenario", "nope"); code != ExitUsage || !strings.Contains(errOut, "mixed") {

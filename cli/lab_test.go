@@ -110,6 +110,19 @@ func TestLabServeViaRootCommand(t *testing.T) {
 	if err != nil || !strings.Contains(string(got), "vmrdma0  nmlx5_rdma  Active") {
 		t.Fatalf("command over the lab: %v %q", err, got)
 	}
+	// The printed vCenter command works as printed.
+	vm := regexp.MustCompile(`export VC_PASSWORD=(\S+)\n\s+(pvrdma-doctor scan .*\\\n.*)`).FindStringSubmatch(text)
+	if vm == nil {
+		t.Fatalf("no vCenter scan command in:\n%s", text)
+	}
+	args := strings.Fields(strings.ReplaceAll(vm[2], "\\\n", " "))[1:]
+	var sout, serr bytes.Buffer
+	env := map[string]string{"PVRDMA_DOCTOR_PASSWORD": "pa ss'word", "VC_PASSWORD": vm[1]}
+	code := Run(append(args, "--ssh-config", filepath.Join(dir, "none"), "-o", "json"), &IOStreams{In: strings.NewReader(""), Out: &sout, ErrOut: &serr},
+		func(k string) string { return env[k] })
+	if code != ExitOK || !strings.Contains(sout.String(), `"vcenter vm config"`) || !strings.Contains(sout.String(), "certificate pinned") {
+		t.Errorf("printed vCenter scan: exit %d\n%s\n%s", code, serr.String(), sout.String())
+	}
 	cancel()
 	waitServeStopped(t, errc, "lab serve did not stop on context cancel")
 	if !strings.Contains(errOut.String(), "lab stopped") {

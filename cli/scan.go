@@ -24,7 +24,9 @@ type ScanOptions struct {
 
 	Hosts string
 	// SSH holds the connection, credential, host key and logging flags.
-	SSH            SSHFlags
+	SSH SSHFlags
+	// VCenter holds --vcenter and its credential and trust flags.
+	VCenter        VCenterFlags
 	Report         ReportOptions
 	Concurrency    int
 	CommandTimeout time.Duration
@@ -46,7 +48,7 @@ type ScanOptions struct {
 func newCmdScan(f *Factory) *cobra.Command {
 	opts := &ScanOptions{IO: f.IO, Getenv: f.Getenv}
 	cmd := &cobra.Command{
-		Use:   "scan --hosts HOST[,HOST...]",
+		Use:   "scan --hosts HOST[,HOST...] | --vcenter URL",
 		Short: "Scan ESXi hosts over SSH and report PVRDMA problems",
 		Long: `Scan connects to each ESXi host over SSH (one connection per host, hosts in
 parallel), runs a fixed list of read-only commands (esxcli rdma/network/vm,
@@ -61,6 +63,14 @@ and/or a password (--password-env, --password-file, --ask-password; sent through
 keyboard-interactive, as ESXi expects). Host keys are checked against
 known_hosts; unknown hosts are refused unless --accept-new-host-keys.
 
+With --vcenter URL, the ESXi hosts vCenter manages (--datacenter, --cluster)
+are scanned too, and the VM and host configuration PVRDMA depends on is read
+through the vSphere API (one PropertyCollector call per object type; read-only).
+Hosts whose SSH is off or refused get their esxcli commands through the API;
+vsish needs SSH (reported as not evaluated, with how to enable it). vCenter's
+certificate is verified (--vcenter-thumbprint pins it, --insecure skips it and
+the report says so); README.md ("vCenter").
+
 A host that hangs or floods costs at most --host-timeout: its connection is
 then closed, and output is capped (4 MiB and 500,000 lines a command, 16 MiB
 a host, 512 follow-up commands a host); README.md ("Timeouts and memory
@@ -70,7 +80,9 @@ bounds"). Ctrl-C or SIGTERM reports what was collected; a second one at once.`,
   pvrdma-doctor scan --hosts esx01,esx02 --output json > report.json
   pvrdma-doctor scan --hosts-file hosts.txt -i ~/.ssh/esxi_ed25519 --accept-new-host-keys
   pvrdma-doctor scan --hosts-file hosts.txt --dry-run
-  pvrdma-doctor scan --hosts esx01,esx02 --password-env PVRDMA_DOCTOR_PASSWORD --bundle support.tar.gz`,
+  pvrdma-doctor scan --hosts esx01,esx02 --password-env PVRDMA_DOCTOR_PASSWORD --bundle support.tar.gz
+  pvrdma-doctor scan --vcenter vc01 --cluster gpu --vcenter-password-env VC_PW --password-env PVRDMA_DOCTOR_PASSWORD
+  pvrdma-doctor scan --vcenter vc01 --vcenter-thumbprint AB:CD:... --vcenter-password-file ~/.vcpw --dry-run`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runScan(cmd.Context(), opts)
@@ -94,6 +106,7 @@ func addScanFlags(fl *pflag.FlagSet, opts *ScanOptions) {
 	fl.DurationVar(&opts.HostTimeout, "host-timeout", 3*time.Minute, "time limit for one host, connect to last command; at the limit its connection is closed")
 	fl.DurationVar(&opts.ConnectTimeout, "connect-timeout", 15*time.Second, "time limit for TCP connect, SSH handshake and login")
 	fl.BoolVar(&opts.NoProbes, "no-probes", false, "skip the vmkping path probes between hosts")
+	addVCenterFlags(fl, &opts.VCenter)
 }
 
 func runScan(ctx context.Context, opts *ScanOptions) error {
@@ -103,14 +116,17 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 	if err := checkBundleFlags(opts.Bundle); err != nil {
 		return err
 	}
+	if err := opts.VCenter.validate(); err != nil {
+		return err
+	}
 	if opts.SSH.DryRun {
-		targets, err := scanTargets(opts.Hosts, &opts.SSH)
+		targets, extra, err := dryRunTargets(opts)
 		if err != nil {
 			return err
 		}
-		return runDryRun(opts.IO.Out, opts.Report.Output, targets, &opts.SSH, opts.Getenv, opts.IO, !opts.NoProbes)
+		return runDryRun(opts.IO.Out, opts.Report.Output, targets, &opts.SSH, opts.Getenv, opts.IO, !opts.NoProbes, extra)
 	}
-	p, err := scanPipeline(opts)
+	p, err := scanPipeline(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -122,21 +138,48 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 }
 
 // scanPipeline builds the live pipeline from the connection flags.
-func scanPipeline(opts *ScanOptions) (*Pipeline, error) {
+func scanPipeline(ctx context.Context, opts *ScanOptions) (*Pipeline, error) {
 	if opts.SSH.DryRun {
 		return nil, usageError("--dry-run is only supported by scan")
 	}
-	targets, err := scanTargets(opts.Hosts, &opts.SSH)
+	if err := opts.VCenter.validate(); err != nil {
+		return nil, err
+	}
+	var targets []hostio.Target
+	var err error
+	if opts.VCenter.URL == "" || opts.Hosts != "" || opts.SSH.HostsFile != "" {
+		if targets, err = scanTargets(opts.Hosts, &opts.SSH); err != nil {
+			return nil, err
+		}
+	}
+	vc, vcNotes, err := scanVCenter(ctx, opts, targets)
 	if err != nil {
 		return nil, err
+	}
+	if vc != nil {
+		targets = mergeTargets(targets, vc.hosts)
 	}
 	runner := opts.Runner
 	if runner == nil {
 		r, closeRunner, err := sshRunnerFromFlags(opts, targets)
 		if err != nil {
+			if vc != nil {
+				vc.close()
+			}
 			return nil, err
 		}
 		runner, opts.closeRunner = r, closeRunner
+	}
+	if vc != nil {
+		opts.Bundle.Identifiers = append(opts.Bundle.Identifiers, vc.identifiers(opts.VCenter.User)...)
+		runner = vc.runner(runner)
+		closeSSH := opts.closeRunner
+		opts.closeRunner = func() {
+			if closeSSH != nil {
+				closeSSH()
+			}
+			vc.close()
+		}
 	}
 	p := &Pipeline{
 		IO: opts.IO, Getenv: opts.Getenv, Report: &opts.Report, Targets: targets,
@@ -144,7 +187,10 @@ func scanPipeline(opts *ScanOptions) (*Pipeline, error) {
 			Runner: runner, Concurrency: opts.Concurrency, SessionsPerHost: opts.SSH.Sessions, CommandTimeout: opts.CommandTimeout,
 			HostTimeout: opts.HostTimeout, ConnectTimeout: opts.ConnectTimeout, Probes: !opts.NoProbes,
 		},
-		Meta: report.Meta{Source: scanSource(len(targets))},
+		Meta: report.Meta{Source: scanSource(len(targets)), Notes: vcNotes},
+	}
+	if vc != nil {
+		p.Collect.Extra = vc.extra
 	}
 	// Progress on a terminal (unless the TUI shows it), log lines otherwise.
 	var logOut io.Writer = opts.IO.ErrOut
@@ -156,6 +202,9 @@ func scanPipeline(opts *ScanOptions) (*Pipeline, error) {
 	}
 	logger, err := opts.SSH.scanLogger(logOut, minLevel)
 	if err != nil {
+		if opts.closeRunner != nil {
+			opts.closeRunner()
+		}
 		return nil, err
 	}
 	p.Collect.Logger = logger

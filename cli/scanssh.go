@@ -157,42 +157,59 @@ func parseHostsFile(path string) ([]hostio.Target, error) {
 // readPassword returns the password from --password-env, --password-file
 // or --ask-password (at most one), and whether one was given.
 func (f *SSHFlags) readPassword(getenv func(string) string, io *IOStreams) (string, bool, error) {
+	return passwordSource{flag: "--", env: f.PasswordEnv, file: f.PasswordFile, ask: f.AskPassword,
+		prompt: "SSH password: ", readTTY: f.ReadPassword}.password(getenv, io)
+}
+
+// passwordSource is one set of password flags: FLAGpassword-env,
+// FLAGpassword-file, FLAGask-password (flag is "--" or "--vcenter-").
+type passwordSource struct {
+	flag      string
+	env, file string
+	ask       bool
+	prompt    string
+	readTTY   func(prompt string) (string, error)
+}
+
+// password returns the password from the env variable, the file's first line
+// or the terminal (at most one), and whether one was given.
+func (p passwordSource) password(getenv func(string) string, io *IOStreams) (string, bool, error) {
 	n := 0
-	for _, set := range []bool{f.PasswordEnv != "", f.PasswordFile != "", f.AskPassword} {
+	for _, set := range []bool{p.env != "", p.file != "", p.ask} {
 		if set {
 			n++
 		}
 	}
 	if n > 1 {
-		return "", false, usageError("use only one of --password-env, --password-file and --ask-password")
+		return "", false, usageError("use only one of %[1]spassword-env, %[1]spassword-file and %[1]sask-password", p.flag)
 	}
 	switch {
-	case f.PasswordEnv != "":
+	case p.env != "":
 		pw := ""
 		if getenv != nil {
-			pw = getenv(f.PasswordEnv)
+			pw = getenv(p.env)
 		}
 		if pw == "" {
-			return "", false, usageError("--password-env %s: the variable is not set or empty", f.PasswordEnv)
+			return "", false, usageError("%spassword-env %s: the variable is not set or empty", p.flag, p.env)
 		}
 		return pw, true, nil
-	case f.PasswordFile != "":
-		b, err := hostio.ReadFileCapped(f.PasswordFile, hostio.MaxPasswordFile)
+	case p.file != "":
+		b, err := hostio.ReadFileCapped(p.file, hostio.MaxPasswordFile)
 		if err != nil {
-			return "", false, usageError("--password-file: %v", err)
+			return "", false, usageError("%spassword-file: %v", p.flag, err)
 		}
 		pw, _, _ := strings.Cut(string(b), "\n")
 		pw = strings.TrimSuffix(pw, "\r")
 		if pw == "" {
-			return "", false, usageError("--password-file %s: the first line is empty", f.PasswordFile)
+			return "", false, usageError("%spassword-file %s: the first line is empty", p.flag, p.file)
 		}
 		return pw, true, nil
-	case f.AskPassword:
-		read := f.ReadPassword
+	case p.ask:
+		read := p.readTTY
 		if read == nil {
 			file, ok := io.In.(*os.File)
 			if !io.StdinTTY || !ok {
-				return "", false, usageError("--ask-password needs a terminal on stdin; use --password-env or --password-file")
+				return "", false, usageError("%[1]sask-password needs a terminal on stdin; use %[1]spassword-env or %[1]spassword-file", p.flag)
 			}
 			read = func(prompt string) (string, error) {
 				fmt.Fprint(io.ErrOut, prompt)
@@ -201,7 +218,7 @@ func (f *SSHFlags) readPassword(getenv func(string) string, io *IOStreams) (stri
 				return string(b), err
 			}
 		}
-		pw, err := read("SSH password: ")
+		pw, err := read(p.prompt)
 		if err != nil {
 			return "", false, fmt.Errorf("reading the password: %w", err)
 		}
@@ -301,7 +318,8 @@ func sshRunnerFromFlags(opts *ScanOptions, targets []hostio.Target) (*sshrun.SSH
 		ids = append(ids, routeIdentifiers(rt)...)
 	}
 	opts.Bundle.Identifiers = ids
-	if !usable {
+	if !usable && opts.VCenter.URL == "" {
+		// (With --vcenter, hosts SSH cannot log into are read through the API.)
 		cleanup()
 		return nil, nil, usageError("no credentials: give a key (-i FILE, ssh-agent, IdentityFile in %s) or a password (--password-env VAR, --password-file FILE, --ask-password)", opts.SSH.SSHConfig)
 	}
@@ -354,7 +372,7 @@ type dryRunHost struct {
 
 // runDryRun prints what a scan would run on every host, without
 // connecting or reading credentials.
-func runDryRun(w io.Writer, format string, targets []hostio.Target, f *SSHFlags, getenv func(string) string, ios *IOStreams, probes bool) error {
+func runDryRun(w io.Writer, format string, targets []hostio.Target, f *SSHFlags, getenv func(string) string, ios *IOStreams, probes bool, extra map[string]any) error {
 	s, _, err := f.sshSetup(getenv, ios, true)
 	if err != nil {
 		return err
@@ -381,7 +399,11 @@ func runDryRun(w io.Writer, format string, targets []hostio.Target, f *SSHFlags,
 	if format == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"dry_run": true, "hosts": hosts})
+		out := map[string]any{"dry_run": true, "hosts": hosts}
+		for k, v := range extra {
+			out[k] = v
+		}
+		return enc.Encode(out)
 	}
 	fmt.Fprintf(w, "Dry run: nothing is sent. Per host, the commands a scan would run: stage 1 verbatim,\n"+
 		"stage 2 and 3 as templates filled from stage 1 output (every value validated).\n")

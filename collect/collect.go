@@ -55,6 +55,10 @@ type Options struct {
 	// Abort, when closed, makes Collect return at once with what has been
 	// collected so far (a second Ctrl-C).
 	Abort <-chan struct{}
+	// Extra, if set, returns captures a host gets from another source
+	// (vCenter), added to its result whatever happens over its connection:
+	// a host that could not be reached keeps them and is partial.
+	Extra func(hostio.Target) []hostio.Capture
 }
 
 func (o *Options) defaults() {
@@ -228,7 +232,24 @@ func collectHost(ctx context.Context, t hostio.Target, opts Options, slots chan 
 		h.mu.Lock()
 		sort.SliceStable(res.Captures, func(i, j int) bool { return stageOf(res.Captures[i]) < stageOf(res.Captures[j]) })
 		h.mu.Unlock()
+		unreached := res.Status == hostio.StatusNotCollected
+		var extra []hostio.Capture
+		if opts.Extra != nil {
+			extra = opts.Extra(t)
+		}
+		if unreached && len(extra) > 0 {
+			// Say, for every command the host did not answer, why.
+			for _, c := range Stage1() {
+				res.Captures = append(res.Captures, hostio.Capture{Host: t.Name, Command: c.Line, Kind: c.Kind, Status: hostio.StatusSkipped,
+					Start: res.Start, Error: ErrHostUnreached + res.Reason})
+			}
+			res.Status = ""
+		}
+		res.Captures = append(res.Captures, extra...)
 		res.Finalize()
+		if unreached && len(extra) > 0 {
+			res.Status, res.Reason = hostio.StatusPartial, res.Reason+"; only the data read from vCenter is used"
+		}
 		board.done(t.Name)
 		if h.conn != nil {
 			res.Notes = append(res.Notes, h.conn.Notes()...)
@@ -273,6 +294,9 @@ func collectHost(ctx context.Context, t hostio.Target, opts Options, slots chan 
 	}
 	h.conn = conn
 	h.connected.Store(true)
+	if tc, ok := conn.(interface{ Transport() string }); ok {
+		res.Transport = tc.Transport()
+	}
 	// The host's deadline (or the end of the scan) closes its connection:
 	// whatever still waits on the host then returns at once.
 	stopClose := context.AfterFunc(hctx, func() { conn.Close() })

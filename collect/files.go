@@ -26,5 +26,10 @@ func CommandForFile(name string) (line string, ok bool) {
 		}
 		return c.Line, true
 	}
+	for _, s := range catalog.APISpecs() {
+		if FileName(s.Line) == base+".txt" {
+			return s.Line, true
+		}
+	}
 	return "", false
 }

@@ -1,5 +1,7 @@
 package collect
 
+import "strings"
+
 // Errors the offline readers (package bundle) set on captures whose output
 // is absent because of the input, not because the command failed on the
 // host. Rules match on them (InputDamaged, NotInInput) to give the right fix.
@@ -26,3 +28,33 @@ func InputDamaged(err string) bool {
 func NotInInput(err string) bool {
 	return err == ErrNotInTranscript || err == ErrNotSaved
 }
+
+// ErrHostUnreached prefixes the error of the commands a host did not run
+// because its connection failed while another source (vCenter) gave data
+// for it; the connection error follows.
+const ErrHostUnreached = "host not reached: "
+
+// HostUnreached reports whether a capture error says its host's
+// connection failed (see ErrHostUnreached).
+func HostUnreached(err string) bool { return strings.HasPrefix(err, ErrHostUnreached) }
+
+// ErrNeedsSSH prefixes the error of a command that is not esxcli (vsish,
+// vmkping) on a host reached through the vSphere API only.
+const ErrNeedsSSH = "needs SSH: "
+
+// NeedsSSH is the error of a command tool cannot run on host without SSH
+// (sshErr: why SSH failed, if known): why, and the one-line ways to enable
+// SSH for the time of a scan.
+func NeedsSSH(tool, host, sshErr string) string {
+	why := "SSH is off or refused on " + host
+	if sshErr != "" {
+		why = "SSH failed on " + host + " (" + sshErr + ")"
+	}
+	return ErrNeedsSSH + tool + " is not an esxcli command, so the vSphere API cannot run it, and " + why +
+		"; the checks that read it are not evaluated. Enable SSH for the scan: vSphere Client > " + host +
+		" > Configure > System > Services > SSH > Start, or `govc host.service -host " + host +
+		" start TSM-SSH`, or `vim-cmd hostsvc/enable_ssh` in the ESXi Shell; stop it afterwards"
+}
+
+// IsNeedsSSH reports whether a capture error is NeedsSSH's.
+func IsNeedsSSH(err string) bool { return strings.HasPrefix(err, ErrNeedsSSH) }

@@ -115,6 +115,7 @@ func BuildHost(hr hostio.HostResult) Host {
 		}
 		h.Sources[kind] = append(h.Sources[kind], src)
 	}
+	fillFromVCenter(&h)
 	joinVMs(&h)
 	resolveDVPorts(&h)
 	return h

@@ -53,6 +53,10 @@ type Host struct {
 	// VMConfigs are the PVRDMA VMs' configurations, from every source that
 	// gave one (.vmx over SSH, vCenter); each entry says its Source.
 	VMConfigs []parse.VMConfig `json:"vm_configs,omitempty"`
+	// VCenterHost is the host's configuration read from vCenter (`scan
+	// --vcenter`); its facts fill the kinds SSH gave none of (see
+	// fillFromVCenter).
+	VCenterHost *parse.VCenterHost `json:"vcenter_host,omitempty"`
 
 	// Sources lists, per command kind, every capture that fed this host.
 	Sources map[hostio.Kind][]Source `json:"sources"`

@@ -44,6 +44,10 @@ type Capture struct {
 	// was a filtered form of a catalogue command (`ipv4 get -i vmk1`,
 	// `ruleset list -r pvrdma`, `| grep ...`): what it covers.
 	Filter string `json:"filter,omitempty"`
+	// Transport names how this capture was obtained when it differs from
+	// its host's (TransportVCenter, TransportVSphereAPI); empty: the
+	// host result's Transport.
+	Transport string `json:"transport,omitempty"`
 }
 
 // OK reports whether the capture holds usable output.

@@ -28,5 +28,8 @@ func TestNoSSHBelowTheTransport(t *testing.T) {
 		if strings.HasPrefix(dep, "golang.org/x/crypto/ssh") || strings.HasSuffix(dep, "/sshrun") {
 			t.Errorf("%s depends on %s: only sshrun (and cli) may import the SSH stack", strings.Join(pkgs, " "), dep)
 		}
+		if strings.HasPrefix(dep, "github.com/vmware/govmomi") || strings.HasSuffix(dep, "/vcenter") {
+			t.Errorf("%s depends on %s: only vcenter (and cli) may import govmomi", strings.Join(pkgs, " "), dep)
+		}
 	}
 }

@@ -224,6 +224,14 @@ func (r *Redactor) Learn(results []hostio.HostResult) {
 	r.learnDoctorText(results)
 	for _, hr := range results {
 		for _, c := range hr.Captures {
+			if c.Kind == hostio.KindVCenterVMs && c.Stdout != "" {
+				// VMs read from vCenter, of hosts SSH may not have reached.
+				vms, _ := parse.VCenterVMConfig(c.Stdout)
+				for _, vm := range vms {
+					r.learnName(TokenVM, vm.Name)
+				}
+				continue
+			}
 			if c.Kind != hostio.KindVMProcessList || c.Stdout == "" {
 				continue
 			}

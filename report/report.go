@@ -165,6 +165,9 @@ type CommandStatus struct {
 	ExitCode   int           `json:"exit_code"`
 	DurationMS int64         `json:"duration_ms"`
 	Error      string        `json:"error,omitempty"`
+	// Transport is how the command was collected when not over the
+	// host's own transport ("vcenter", "vsphere-api").
+	Transport string `json:"transport,omitempty"`
 }
 
 // Meta describes the run.
@@ -197,7 +200,7 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 			Notes: hr.Notes, DurationMS: hr.Duration.Milliseconds()}
 		for _, c := range hr.Captures {
 			h.Commands = append(h.Commands, CommandStatus{Command: c.Command, Status: c.Status, ExitCode: c.ExitCode,
-				DurationMS: c.Duration.Milliseconds(), Error: c.Error})
+				DurationMS: c.Duration.Milliseconds(), Error: c.Error, Transport: c.Transport})
 		}
 		if fh := byHost[hr.Host]; fh != nil {
 			if fh.Version != nil {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one test command (README, `make test`, .ci/run): installs what the
-# integration tests need when missing, then lint, all tests (real SSH lab,
-# OpenSSH sshd, vcsim-free), the race detector on the concurrent packages,
+# integration tests need when missing, then lint, all tests (real SSH lab, vcsim,
+# OpenSSH sshd), the race detector on the concurrent packages,
 # and a short run of every fuzz target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +13,7 @@ go vet ./...
 echo "== tests"
 go test -count=1 ./...
 echo "== race"
-go test -count=1 -race ./collect/... ./sshrun/... ./fixtures/...
+go test -count=1 -race ./collect/... ./sshrun/... ./fixtures/... ./vcenter/...
 echo "== fuzz (${FUZZTIME:-3s} per target)"
 ./scripts/fuzz.sh "${FUZZTIME:-3s}"
 echo "all tests passed"

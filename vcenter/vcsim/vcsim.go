@@ -1,0 +1,378 @@
+// Package vcsim is a simulated vCenter for the demo, the tests and the
+// benchmark: govmomi's vCenter simulator (vcsim) in-process, on loopback,
+// over TLS and the real vSphere API protocol, with an inventory of ESXi
+// hosts, distributed switches and PVRDMA VMs built from an Inventory. What
+// vcsim does not model (RDMA devices, vmknic MTUs, proxy switches, a
+// per-host firewall) is injected into its objects through the simulator
+// registry, as ../shared/knowledge/go-stack.md describes.
+package vcsim
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net/url"
+	"slices"
+	"sync"
+
+	"github.com/vmware/govmomi"
+	"github.com/vmware/govmomi/find"
+	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/simulator/esx"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+// Inventory describes the simulated vCenter: one datacenter "DC0" with one
+// cluster holding the hosts.
+type Inventory struct {
+	Cluster  string
+	Hosts    []Host
+	Switches []Switch
+	// User and Password are the only credentials accepted.
+	User, Password string
+}
+
+// Switch is a distributed switch every host joins.
+type Switch struct {
+	Name    string
+	MaxMTU  int32
+	Uplinks []string // uplink port names
+	// Portgroups are its distributed port groups.
+	Portgroups []string
+}
+
+// Host is one ESXi host.
+type Host struct {
+	Name string
+	RDMA []types.HostRdmaDevice
+	// Vnics are added to the host's config.network.vnic (vmk0 exists
+	// unless ReplaceVnics); a distributed port may name its switch and
+	// port group (SwitchUuid, PortgroupKey), replaced by their UUID and key.
+	Vnics        []types.HostVirtualNic
+	ReplaceVnics bool
+	// Options are advanced options (Net.PVRDMAVmknic).
+	Options map[string]string
+	// PVRDMAFirewall enables the pvrdma ruleset.
+	PVRDMAFirewall bool
+	// Uplinks maps a switch name to the host's vmnics on it.
+	Uplinks map[string][]string
+	VMs     []VM
+}
+
+// VM is one virtual machine on a host.
+type VM struct {
+	Name, UUID, Version, GuestID, Firmware string
+	MemoryMB                               int64
+	ReservationMB                          int64
+	LockedToMax                            bool
+	Extra                                  map[string]string
+	Adapters                               []Adapter
+	Passthrough                            []types.VirtualPCIPassthroughDeviceBackingInfo
+	// PoweredOff leaves the VM off (adapters then report not connected).
+	PoweredOff bool
+}
+
+// Adapter is a network adapter: PVRDMA (Protocol set, or PVRDMA true) on a
+// distributed port group, or a vmxnet3.
+type Adapter struct {
+	PVRDMA         bool
+	Protocol       string
+	Switch         string
+	Portgroup      string
+	Disconnected   bool
+	NoStartConnect bool
+}
+
+// Server is a running simulated vCenter.
+type Server struct {
+	// URL is the SDK URL, without credentials.
+	URL *url.URL
+	// Thumbprint is the SHA-1 fingerprint of its certificate (as vcsim's
+	// helpers give it); CertificatePEM-free tests pin it.
+	Server *simulator.Server
+	model  *simulator.Model
+}
+
+// createMu serializes Model.Create, which writes package-level state of
+// the simulator (go-stack.md §1).
+var createMu sync.Mutex
+
+// Start builds the inventory and serves it on 127.0.0.1.
+func Start(inv Inventory) (*Server, error) {
+	m := simulator.VPX()
+	m.Datacenter, m.Cluster, m.ClusterHost, m.Host, m.Machine, m.Pool, m.Portgroup = 1, 1, len(inv.Hosts), 0, 0, 0, 0
+	createMu.Lock()
+	err := m.Create()
+	createMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	m.Service.TLS = new(tls.Config)
+	m.Service.Listen = &url.URL{Host: "127.0.0.1:0", User: url.UserPassword(inv.User, inv.Password)}
+	s := m.Service.NewServer()
+	srv := &Server{Server: s, model: m}
+	u := *s.URL
+	u.User = nil
+	srv.URL = &u
+	if err := build(m, s, inv); err != nil {
+		srv.Close()
+		return nil, err
+	}
+	return srv, nil
+}
+
+// Close stops the server and removes the model's files.
+func (s *Server) Close() {
+	s.Server.Close()
+	s.model.Remove()
+}
+
+func build(m *simulator.Model, s *simulator.Server, inv Inventory) error {
+	ctx := context.Background()
+	u := *s.URL
+	u.User = url.UserPassword(inv.User, inv.Password)
+	c, err := govmomi.NewClient(ctx, &u, true)
+	if err != nil {
+		return err
+	}
+	defer c.Logout(ctx)
+	reg := m.Service.Context.Map
+	f := find.NewFinder(c.Client, true)
+	dc, err := f.DefaultDatacenter(ctx)
+	if err != nil {
+		return err
+	}
+	f.SetDatacenter(dc)
+	folders, err := dc.Folders(ctx)
+	if err != nil {
+		return err
+	}
+	clusters, err := f.ClusterComputeResourceList(ctx, "*")
+	if err != nil || len(clusters) != 1 {
+		return fmt.Errorf("vcsim cluster: %v", err)
+	}
+	cluster := clusters[0]
+	if inv.Cluster != "" {
+		if err := wait(cluster.Rename(ctx, inv.Cluster)); err != nil {
+			return err
+		}
+	}
+	hosts, err := cluster.Hosts(ctx)
+	if err != nil {
+		return err
+	}
+	pool, err := cluster.ResourcePool(ctx)
+	if err != nil {
+		return err
+	}
+	// Switches and port groups, every host a member.
+	type dvsInfo struct {
+		obj  *object.DistributedVirtualSwitch
+		uuid string
+		pgs  map[string]string // name -> key
+	}
+	switches := map[string]*dvsInfo{}
+	for _, sw := range inv.Switches {
+		spec := types.DVSCreateSpec{ConfigSpec: &types.VMwareDVSConfigSpec{
+			DVSConfigSpec: types.DVSConfigSpec{Name: sw.Name,
+				UplinkPortPolicy: &types.DVSNameArrayUplinkPortPolicy{UplinkPortName: sw.Uplinks}},
+			MaxMtu: sw.MaxMTU}}
+		task, err := folders.NetworkFolder.CreateDVS(ctx, spec)
+		if err != nil {
+			return err
+		}
+		info, err := task.WaitForResult(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("creating %s: %w", sw.Name, err)
+		}
+		dvs := object.NewDistributedVirtualSwitch(c.Client, info.Result.(types.ManagedObjectReference))
+		var add []types.DistributedVirtualSwitchHostMemberConfigSpec
+		for _, h := range hosts {
+			add = append(add, types.DistributedVirtualSwitchHostMemberConfigSpec{Operation: string(types.ConfigSpecOperationAdd), Host: h.Reference()})
+		}
+		if err := wait(dvs.Reconfigure(ctx, &types.DVSConfigSpec{Host: add})); err != nil {
+			return err
+		}
+		var pgSpecs []types.DVPortgroupConfigSpec
+		for _, pg := range sw.Portgroups {
+			pgSpecs = append(pgSpecs, types.DVPortgroupConfigSpec{Name: pg, Type: string(types.DistributedVirtualPortgroupPortgroupTypeEarlyBinding), NumPorts: 32})
+		}
+		if len(pgSpecs) > 0 {
+			if err := wait(dvs.AddPortgroup(ctx, pgSpecs)); err != nil {
+				return err
+			}
+		}
+		sdvs := reg.Get(dvs.Reference()).(*simulator.DistributedVirtualSwitch)
+		di := &dvsInfo{obj: dvs, uuid: sdvs.Uuid, pgs: map[string]string{}}
+		for _, ref := range sdvs.Portgroup {
+			pg := reg.Get(ref).(*simulator.DistributedVirtualPortgroup)
+			di.pgs[pg.Name] = pg.Key
+		}
+		switches[sw.Name] = di
+	}
+	for i, hs := range inv.Hosts {
+		h := hosts[i]
+		shost := reg.Get(h.Reference()).(*simulator.HostSystem)
+		// Each host its own copies: vcsim shares the firewall ruleset
+		// slice between hosts and models (go-stack.md §1).
+		reg.WithLock(simulator.NewContext(), shost, func() {
+			// vcsim implements no Rename_Task for hosts: name them here.
+			shost.Name, shost.Summary.Config.Name = hs.Name, hs.Name
+			cfg := shost.Config
+			net := *cfg.Network
+			net.RdmaDevice = slices.Clone(hs.RDMA)
+			if hs.ReplaceVnics {
+				net.Vnic = slices.Clone(hs.Vnics)
+			} else {
+				net.Vnic = append(slices.Clone(net.Vnic), hs.Vnics...)
+			}
+			net.ProxySwitch = nil
+			for _, sw := range inv.Switches {
+				di := switches[sw.Name]
+				var pnics []types.DistributedVirtualSwitchHostMemberPnicSpec
+				for _, p := range hs.Uplinks[sw.Name] {
+					pnics = append(pnics, types.DistributedVirtualSwitchHostMemberPnicSpec{PnicDevice: p})
+				}
+				net.ProxySwitch = append(net.ProxySwitch, types.HostProxySwitch{DvsUuid: di.uuid, DvsName: sw.Name, Mtu: sw.MaxMTU,
+					Spec: types.HostProxySwitchSpec{Backing: &types.DistributedVirtualSwitchHostMemberPnicBacking{PnicSpec: pnics}}})
+			}
+			// A vmknic's port may name its switch and port group: use
+			// their UUID and key, as vCenter does.
+			for j := range net.Vnic {
+				if p := net.Vnic[j].Spec.DistributedVirtualPort; p != nil {
+					if di, ok := switches[p.SwitchUuid]; ok {
+						p.SwitchUuid = di.uuid
+						if key, ok := di.pgs[p.PortgroupKey]; ok {
+							p.PortgroupKey = key
+						}
+					}
+				}
+			}
+			cfg.Network = &net
+			fw := esx.HostFirewallInfo
+			fw.Ruleset = slices.Clone(esx.HostFirewallInfo.Ruleset)
+			for k := range fw.Ruleset {
+				if fw.Ruleset[k].Key == "pvrdma" {
+					fw.Ruleset[k].Enabled = hs.PVRDMAFirewall
+				}
+			}
+			cfg.Firewall = &fw
+		})
+		if len(hs.Options) > 0 {
+			// Through the host's OptionManager, as an admin would set them.
+			om, err := h.ConfigManager().OptionManager(ctx)
+			if err != nil {
+				return err
+			}
+			var opts []types.BaseOptionValue
+			for k, v := range hs.Options {
+				opts = append(opts, &types.OptionValue{Key: k, Value: v})
+			}
+			if err := om.Update(ctx, opts); err != nil {
+				return fmt.Errorf("%s: setting %v: %w", hs.Name, hs.Options, err)
+			}
+		}
+		for _, vm := range hs.VMs {
+			if err := createVM(ctx, c, folders, pool, h, vm, func(sw, pg string) (string, string, error) {
+				di := switches[sw]
+				if di == nil {
+					return "", "", fmt.Errorf("VM %s: no switch %q", vm.Name, sw)
+				}
+				key, ok := di.pgs[pg]
+				if !ok {
+					return "", "", fmt.Errorf("VM %s: no port group %q on %s", vm.Name, pg, sw)
+				}
+				return di.uuid, key, nil
+			}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func wait(t *object.Task, err error) error {
+	if err != nil {
+		return err
+	}
+	return t.Wait(context.Background())
+}
+
+func createVM(ctx context.Context, c *govmomi.Client, folders *object.DatacenterFolders, pool *object.ResourcePool,
+	h *object.HostSystem, vm VM, port func(sw, pg string) (string, string, error)) error {
+	spec := types.VirtualMachineConfigSpec{Name: vm.Name, Uuid: vm.UUID, Version: vm.Version, GuestId: vm.GuestID,
+		Firmware: vm.Firmware, MemoryMB: vm.MemoryMB, NumCPUs: 2,
+		Files: &types.VirtualMachineFileInfo{VmPathName: "[LocalDS_0]"}}
+	if vm.ReservationMB > 0 {
+		spec.MemoryAllocation = &types.ResourceAllocationInfo{Reservation: types.NewInt64(vm.ReservationMB)}
+	}
+	if vm.LockedToMax {
+		spec.MemoryReservationLockedToMax = types.NewBool(true)
+	}
+	for k, v := range vm.Extra {
+		spec.ExtraConfig = append(spec.ExtraConfig, &types.OptionValue{Key: k, Value: v})
+	}
+	var devices object.VirtualDeviceList
+	for i, a := range vm.Adapters {
+		var backing types.BaseVirtualDeviceBackingInfo = &types.VirtualEthernetCardNetworkBackingInfo{
+			VirtualDeviceDeviceBackingInfo: types.VirtualDeviceDeviceBackingInfo{DeviceName: "VM Network"}}
+		if a.Switch != "" {
+			uuid, key, err := port(a.Switch, a.Portgroup)
+			if err != nil {
+				return err
+			}
+			backing = &types.VirtualEthernetCardDistributedVirtualPortBackingInfo{Port: types.DistributedVirtualSwitchPortConnection{SwitchUuid: uuid, PortgroupKey: key}}
+		}
+		kind := "vmxnet3"
+		if a.PVRDMA || a.Protocol != "" {
+			kind = "vmxnet3vrdma"
+		}
+		d, err := devices.CreateEthernetCard(kind, backing)
+		if err != nil {
+			return err
+		}
+		if r, ok := d.(*types.VirtualVmxnet3Vrdma); ok {
+			r.DeviceProtocol = a.Protocol
+		}
+		card := d.(types.BaseVirtualEthernetCard).GetVirtualEthernetCard()
+		card.Key = int32(-100 - i)
+		card.Connectable = &types.VirtualDeviceConnectInfo{Connected: !a.Disconnected, StartConnected: !a.NoStartConnect, AllowGuestControl: true}
+		devices = append(devices, d)
+	}
+	for i := range vm.Passthrough {
+		b := vm.Passthrough[i]
+		devices = append(devices, &types.VirtualPCIPassthrough{VirtualDevice: types.VirtualDevice{Key: int32(-200 - i), Backing: &b}})
+	}
+	var err error
+	spec.DeviceChange, err = devices.ConfigSpec(types.VirtualDeviceConfigSpecOperationAdd)
+	if err != nil {
+		return err
+	}
+	task, err := folders.VmFolder.CreateVM(ctx, spec, pool, h)
+	if err != nil {
+		return err
+	}
+	info, err := task.WaitForResult(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("creating VM %s: %w", vm.Name, err)
+	}
+	if vm.PoweredOff {
+		return nil
+	}
+	return wait(object.NewVirtualMachine(c.Client, info.Result.(types.ManagedObjectReference)).PowerOn(ctx))
+}
+
+// SetConnectionState sets a host's runtime.connectionState (a host vCenter
+// lost).
+func (s *Server) SetConnectionState(host string, state types.HostSystemConnectionState) error {
+	reg := s.model.Service.Context.Map
+	for _, ref := range reg.All("HostSystem") {
+		h := ref.(*simulator.HostSystem)
+		if h.Name == host {
+			reg.WithLock(simulator.NewContext(), h, func() { h.Runtime.ConnectionState = state })
+			return nil
+		}
+	}
+	return fmt.Errorf("no host %s", host)
+}
