@@ -1,0 +1,107 @@
+package collect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+)
+
+// limitProbe is a path that carries payloads up to pass and refuses
+// (locally) those above refuse (0: never).
+func limitProbe(pass, refuse int, calls *int) ProbeFunc {
+	return func(_ context.Context, payload int) (Try, error) {
+		*calls++
+		if refuse > 0 && payload > refuse {
+			return Try{TooLong: true}, nil
+		}
+		return Try{Passed: payload <= pass}, nil
+	}
+}
+
+func TestSearchPathMTUFindsEveryLimitExactly(t *testing.T) {
+	for pass := 0; pass < MaxPayload; pass += 37 {
+		for _, p := range []int{pass, 1472, 1471, 1473, 56, 55, 57, 8000, 8971, 1} {
+			calls := 0
+			s := SearchPathMTU(context.Background(), MaxPayload, limitProbe(p, 0, &calls))
+			want := p
+			if p < MinPayload && p < StandardPayload {
+				// Below the minimum probe nothing is searched: unreachable.
+				want = 0
+			}
+			if s.Largest != want {
+				t.Fatalf("limit %d: found %d (tries %v)", p, s.Largest, s.Tries)
+			}
+			if calls > MaxSearchTries || len(s.Tries) != calls {
+				t.Fatalf("limit %d: %d tries (max %d)", p, calls, MaxSearchTries)
+			}
+			if want > 0 && s.SmallestLost != want+1 {
+				t.Fatalf("limit %d: smallest lost %d", p, s.SmallestLost)
+			}
+		}
+	}
+}
+
+func TestSearchPathMTULocalRefusalAndStop(t *testing.T) {
+	calls := 0
+	s := SearchPathMTU(context.Background(), 8972, limitProbe(8972, 1472, &calls))
+	if s.Largest != 1472 || !s.Tries[len(s.Tries)-1].TooLong && s.Tries[0].TooLong {
+		t.Errorf("local MTU 1500: %+v", s)
+	}
+	// A configured size of 1472 that fails goes straight to the minimum.
+	calls = 0
+	s = SearchPathMTU(context.Background(), 1472, limitProbe(1400, 0, &calls))
+	if s.Largest != 1400 || s.Tries[0].Payload != MinPayload {
+		t.Errorf("1472 lost: %+v", s)
+	}
+	boom := errors.New("connection lost")
+	n := 0
+	s = SearchPathMTU(context.Background(), 8972, func(context.Context, int) (Try, error) {
+		n++
+		if n == 3 {
+			return Try{}, boom
+		}
+		return Try{Passed: true}, nil
+	})
+	if !errors.Is(s.Stopped, boom) || len(s.Tries) != 2 {
+		t.Errorf("stop: %+v", s)
+	}
+}
+
+func TestPlanPairs(t *testing.T) {
+	names := []string{"d", "a", "c", "b", "e"}
+	src := map[string]probeSource{}
+	for i, n := range names {
+		src[n] = probeSource{Vmknic: "vmk1", IP: fmt.Sprintf("10.0.0.%d", i+1)}
+	}
+	src["e"] = probeSource{} // no address: neither probes nor is probed
+	ring, _ := planPairs(names, src, ProbesRing, 1, 0)
+	if got := fmt.Sprint(ring[0].From, ring[0].To, " ", ring[3].From, ring[3].To, " ", len(ring)); got != "ab da 4" {
+		t.Errorf("ring: %s", got)
+	}
+	all, _ := planPairs(names, src, ProbesAll, 1, 0)
+	if len(all) != 12 {
+		t.Errorf("all: %d pairs, want 4x3", len(all))
+	}
+	seen := map[[2]string]bool{}
+	for _, p := range all {
+		if p.From == p.To || seen[[2]string{p.From, p.To}] {
+			t.Errorf("bad or repeated pair %v", p)
+		}
+		seen[[2]string{p.From, p.To}] = true
+	}
+	kept, dropped := planPairs(names, src, ProbesAll, 1, 6)
+	if len(kept) != 6 || dropped != 6 {
+		t.Errorf("budget 6: kept %d dropped %d", len(kept), dropped)
+	}
+	// The budget cuts evenly: every host keeps its next peer first.
+	from := map[string]int{}
+	for _, p := range kept {
+		from[p.From]++
+	}
+	for _, n := range []string{"a", "b", "c", "d"} {
+		if from[n] == 0 {
+			t.Errorf("budget left %s without a probe: %v", n, from)
+		}
+	}
+}
