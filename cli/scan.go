@@ -31,6 +31,9 @@ type ScanOptions struct {
 	HostTimeout    time.Duration
 	ConnectTimeout time.Duration
 	NoProbes       bool
+	// Probes is --probes (ring, all, off); ProbeBudget caps the pairs.
+	Probes      string
+	ProbeBudget int
 
 	// Bundle holds --bundle and the redaction flags.
 	Bundle BundleFlags
@@ -93,7 +96,28 @@ func addScanFlags(fl *pflag.FlagSet, opts *ScanOptions) {
 	fl.DurationVar(&opts.CommandTimeout, "command-timeout", 30*time.Second, "time limit for one command: session open, exec reply, output and exit status")
 	fl.DurationVar(&opts.HostTimeout, "host-timeout", 3*time.Minute, "time limit for one host, connect to last command; at the limit its connection is closed")
 	fl.DurationVar(&opts.ConnectTimeout, "connect-timeout", 15*time.Second, "time limit for TCP connect, SSH handshake and login")
-	fl.BoolVar(&opts.NoProbes, "no-probes", false, "skip the vmkping path probes between hosts")
+	fl.StringVar(&opts.Probes, "probes", collect.ProbesRing, "vmkping path probes between the hosts' PVRDMA vmknics: `ring` (each host to the next 3 by name), all (every ordered pair), off")
+	fl.IntVar(&opts.ProbeBudget, "probe-budget", 0, "probe at most `N` ordered host pairs (0: no cap); the report names what was not probed")
+	// --no-probes is kept for scripts (deprecated, not announced on
+	// stdout: that would corrupt -o json).
+	fl.BoolVar(&opts.NoProbes, "no-probes", false, "deprecated: same as --probes off")
+}
+
+// probeMode is the effective --probes value (--no-probes is off).
+func (o *ScanOptions) probeMode() (string, error) {
+	if o.NoProbes {
+		return collect.ProbesOff, nil
+	}
+	if o.Probes == "" {
+		return collect.ProbesRing, nil
+	}
+	if err := collect.ValidProbeMode(o.Probes); err != nil {
+		return "", usageError("%v", err)
+	}
+	if o.ProbeBudget < 0 {
+		return "", usageError("--probe-budget must be 0 (no cap) or more")
+	}
+	return o.Probes, nil
 }
 
 func runScan(ctx context.Context, opts *ScanOptions) error {
@@ -103,12 +127,16 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 	if err := checkBundleFlags(opts.Bundle); err != nil {
 		return err
 	}
+	mode, err := opts.probeMode()
+	if err != nil {
+		return err
+	}
 	if opts.SSH.DryRun {
 		targets, err := scanTargets(opts.Hosts, &opts.SSH)
 		if err != nil {
 			return err
 		}
-		return runDryRun(opts.IO.Out, opts.Report.Output, targets, &opts.SSH, opts.Getenv, opts.IO, !opts.NoProbes)
+		return runDryRun(opts.IO.Out, opts.Report.Output, targets, &opts.SSH, opts.Getenv, opts.IO, probePlan{mode: mode, budget: opts.ProbeBudget})
 	}
 	p, err := scanPipeline(opts)
 	if err != nil {
@@ -130,6 +158,10 @@ func scanPipeline(opts *ScanOptions) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
+	mode, err := opts.probeMode()
+	if err != nil {
+		return nil, err
+	}
 	runner := opts.Runner
 	if runner == nil {
 		r, closeRunner, err := sshRunnerFromFlags(opts, targets)
@@ -142,7 +174,8 @@ func scanPipeline(opts *ScanOptions) (*Pipeline, error) {
 		IO: opts.IO, Getenv: opts.Getenv, Report: &opts.Report, Targets: targets,
 		Collect: collect.Options{
 			Runner: runner, Concurrency: opts.Concurrency, SessionsPerHost: opts.SSH.Sessions, CommandTimeout: opts.CommandTimeout,
-			HostTimeout: opts.HostTimeout, ConnectTimeout: opts.ConnectTimeout, Probes: !opts.NoProbes,
+			HostTimeout: opts.HostTimeout, ConnectTimeout: opts.ConnectTimeout, Probes: mode != collect.ProbesOff,
+			ProbeMode: mode, ProbeBudget: opts.ProbeBudget,
 		},
 		Meta: report.Meta{Source: scanSource(len(targets))},
 	}
