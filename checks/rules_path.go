@@ -1,0 +1,175 @@
+package checks
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+)
+
+// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the measured paths between the hosts' PVRDMA vmknics (facts/paths.go): path MTU, reachability, latency.
+
+// HighLatencyMs is the average vmkping round trip above which a path is
+// slow for PVRDMA: VMware's vSphere Bitfusion guide recommends at most 50
+// microseconds of network latency between clients and servers (source
+// bitfusion-latency in catalogue.yaml; seed 001).
+const HighLatencyMs = 0.050
+
+// pairSubject names a measured pair: "vmk1 -> esx02".
+func pairSubject(pp *facts.PathPair) string {
+	to := pp.To
+	if to == "" {
+		to = pp.Target
+	}
+	return orPlaceholder(pp.Vmknic, "PVRDMA vmknic") + " -> " + to
+}
+
+// pairEv quotes the probes of a pair that decide it: the largest size
+// that passed and the smallest that did not.
+func pairEv(host string, pp *facts.PathPair) []Evidence {
+	var ev []Evidence
+	for _, p := range pp.Probes {
+		if p.Payload+28 == pp.MTU || p.Payload+28 == pp.Ceiling {
+			e := Ev(host, p.Ref)
+			if p.Payload+28 == pp.Ceiling && p.MessageTooLong {
+				e = sendtoEv(&facts.Host{Host: host}, *p)
+			}
+			ev = append(ev, e)
+		}
+	}
+	if len(ev) == 0 && pp.First != nil {
+		ev = append(ev, Ev(host, pp.First.Ref))
+	}
+	return ev
+}
+
+// likelyHop names the hop a blocked pair most likely crosses: the link of
+// a host whose every measured path (from it and to it) is blocked at the
+// same size, else the link between the two hosts of the pair.
+func likelyHop(paths *facts.DataPath, pp *facts.PathPair) string {
+	blocked, total := map[string]int{}, map[string]int{}
+	for _, o := range paths.Pairs() {
+		if o.To == "" || !o.Reachable() {
+			continue
+		}
+		for _, h := range []string{o.From, o.To} {
+			total[h]++
+			if o.Blocked() {
+				blocked[h]++
+			}
+		}
+	}
+	var ends []string
+	for _, h := range []string{pp.From, pp.To} {
+		if h != "" && total[h] >= 2 && blocked[h] == total[h] {
+			ends = append(ends, h)
+		}
+	}
+	switch {
+	case len(ends) == 1 || len(ends) == 2 && blocked[ends[0]] > blocked[ends[1]]:
+		return fmt.Sprintf("%s's own link (its RDMA uplink and the switch port it is cabled to): every measured path from and to %s is blocked", ends[0], ends[0])
+	case len(ends) == 2 && blocked[ends[1]] > blocked[ends[0]]:
+		return fmt.Sprintf("%s's own link (its RDMA uplink and the switch port it is cabled to): every measured path from and to %s is blocked", ends[1], ends[1])
+	}
+	if pp.To == "" {
+		return "a link between " + pp.From + " and " + pp.Target
+	}
+	return fmt.Sprintf("a link between %s and %s that their other paths do not cross (an inter-switch link, or a port on this route only)", pp.From, pp.To)
+}
+
+func checkPathMTUBlocked(in *Input, r *Reporter) {
+	h, hp := in.Host, in.Path
+	for i := range hp.Pairs {
+		pp := &hp.Pairs[i]
+		if !pp.Reachable() {
+			continue // PATH_UNREACHABLE
+		}
+		subject := pairSubject(pp)
+		if !pp.Blocked() {
+			r.Pass(subject)
+			continue
+		}
+		measured := fmt.Sprintf("carries %d-byte frames", pp.MTU)
+		if pp.Exact {
+			measured += fmt.Sprintf(" (a %d-byte don't-fragment payload passes, %d is lost)", pp.MTU-28, pp.Ceiling-28)
+		} else {
+			measured = fmt.Sprintf("carries at least %d-byte frames but not %d (payload %d passes, %d is lost)", pp.MTU, pp.Ceiling, pp.MTU-28, pp.Ceiling-28)
+		}
+		rdma := facts.RDMAMTUFor(pp.MTU)
+		msg := fmt.Sprintf("%s -> %s %s while %s is configured for %d: the probes left %s and the larger frames were dropped on the way "+
+			"(silent loss, not a local refusal). Likely hop: %s. A %d-byte path allows RDMA MTU %d at most (a 9000-byte path allows 4096)",
+			h.Host, targetLabel(in.Paths, pp.Target), measured, orPlaceholder(pp.Vmknic, "the PVRDMA vmknic"), pp.Configured, h.Host,
+			likelyHop(in.Paths, pp), pp.MTU, rdma)
+		to := orPlaceholder(pp.To, pp.Target)
+		fix := fmt.Sprintf("Set MTU 9216 on every switch port and inter-switch link between %s and %s (%s); until then run the PVRDMA "+
+			"adapters at RDMA MTU %d. Verify with: vmkping -I %s -c 3 -d -s %d %s",
+			h.Host, to, likelyHop(in.Paths, pp), rdma, shellArg(orPlaceholder(pp.Vmknic, "vmk1"), "vmkN"), pp.Configured-28, pp.Target)
+		r.Fail(subject, msg, fix, pairEv(h.Host, pp)...)
+	}
+}
+
+func checkPathUnreachable(in *Input, r *Reporter) {
+	h, hp := in.Host, in.Path
+	for i := range hp.Pairs {
+		pp := &hp.Pairs[i]
+		if !pp.Searched() {
+			continue // two fixed sizes (an older scan): VMKPING_UNREACHABLE
+		}
+		subject := pairSubject(pp)
+		if pp.Reachable() {
+			r.Pass(subject)
+			continue
+		}
+		if pp.Refused && !pp.Lost {
+			continue // nothing left the host: MTU_MISMATCH / VMKPING_UNREACHABLE say why
+		}
+		r.Fail(subject, fmt.Sprintf("%s gets no reply from %s at any size (%d probes from %d down to %d bytes, don't-fragment): "+
+			"the PVRDMA vmknics cannot reach each other", orPlaceholder(pp.Vmknic, "the PVRDMA vmknic"), targetLabel(in.Paths, pp.Target),
+			len(pp.Probes), pp.Probes[len(pp.Probes)-1].Payload, pp.Probes[0].Payload),
+			fmt.Sprintf("On %s: compare `esxcli network ip interface ipv4 get` on both hosts (same subnet or a route), the VLAN of both "+
+				"PVRDMA vmknics' port groups and of the switch ports; then retry: vmkping -I %s -c 3 -d -s 56 %s",
+				h.Host, shellArg(orPlaceholder(pp.Vmknic, "vmk1"), "vmkN"), pp.Target), pairEv(h.Host, pp)...)
+	}
+}
+
+func checkHighLatency(in *Input, r *Reporter) {
+	h, hp := in.Host, in.Path
+	for i := range hp.Pairs {
+		pp := &hp.Pairs[i]
+		if !pp.HasRTT {
+			continue
+		}
+		subject := pairSubject(pp)
+		if pp.RTTAvg <= HighLatencyMs {
+			r.Pass(subject)
+			continue
+		}
+		var ev []Evidence
+		if pp.First != nil && !pp.First.Failed() {
+			ev = append(ev, Ev(h.Host, pp.First.Ref))
+		} else {
+			ev = pairEv(h.Host, pp)
+		}
+		r.Fail(subject, fmt.Sprintf("%s -> %s: vmkping round trip %.3f/%.3f/%.3f ms (min/avg/max), average above the %d µs "+
+			"VMware recommends between Bitfusion clients and servers; vmkping's time includes the hosts' ICMP handling, so this is an upper bound of the network's latency",
+			h.Host, targetLabel(in.Paths, pp.Target), pp.RTTMin, pp.RTTAvg, pp.RTTMax, int(HighLatencyMs*1000)),
+			fmt.Sprintf("Check the route between %s and %s: the number of switch hops, a firewall or router on the way, congested or "+
+				"slower links (esxcli network nic list: speed), and the physical distance; keep PVRDMA hosts on one low-latency fabric.",
+				h.Host, orPlaceholder(pp.To, pp.Target)), ev...)
+	}
+}
+
+// blockedPairsOf returns the host's blocked pairs and the lowest MTU they
+// carry.
+func blockedPairsOf(hp *facts.HostPath) (pairs []*facts.PathPair, lowest int) {
+	for i := range hp.Pairs {
+		if pp := &hp.Pairs[i]; pp.Blocked() {
+			pairs = append(pairs, pp)
+			if lowest == 0 || pp.MTU < lowest {
+				lowest = pp.MTU
+			}
+		}
+	}
+	sort.Slice(pairs, func(i, j int) bool { return pairs[i].Target < pairs[j].Target })
+	return pairs, lowest
+}
