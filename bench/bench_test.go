@@ -64,7 +64,7 @@ func BenchmarkCollect1000Hosts(b *testing.B) {
 	}
 }
 
-func knownHostsCallback(b *testing.B, lines []string) ssh.HostKeyCallback {
+func knownHostsCallback(b testing.TB, lines []string) ssh.HostKeyCallback {
 	f := b.TempDir() + "/known_hosts"
 	var all []byte
 	for _, l := range lines {

@@ -47,7 +47,9 @@ func pairEv(host string, pp *facts.PathPair) []Evidence {
 // a host whose every measured path (from it and to it) is blocked at the
 // same size, else the link between the two hosts of the pair.
 func likelyHop(paths *facts.DataPath, pp *facts.PathPair) string {
-	blocked, total := map[string]int{}, map[string]int{}
+	// Per host: measured paths from and to it, how many are blocked, and
+	// how many carry exactly this pair's MTU.
+	blocked, total, same := map[string]int{}, map[string]int{}, map[string]int{}
 	for _, o := range paths.Pairs() {
 		if o.To == "" || !o.Reachable() {
 			continue
@@ -56,20 +58,20 @@ func likelyHop(paths *facts.DataPath, pp *facts.PathPair) string {
 			total[h]++
 			if o.Blocked() {
 				blocked[h]++
+				if o.MTU == pp.MTU {
+					same[h]++
+				}
 			}
 		}
 	}
-	var ends []string
+	best := ""
 	for _, h := range []string{pp.From, pp.To} {
-		if h != "" && total[h] >= 2 && blocked[h] == total[h] {
-			ends = append(ends, h)
+		if h != "" && total[h] >= 2 && blocked[h] == total[h] && (best == "" || same[h] > same[best]) {
+			best = h
 		}
 	}
-	switch {
-	case len(ends) == 1 || len(ends) == 2 && blocked[ends[0]] > blocked[ends[1]]:
-		return fmt.Sprintf("%s's own link (its RDMA uplink and the switch port it is cabled to): every measured path from and to %s is blocked", ends[0], ends[0])
-	case len(ends) == 2 && blocked[ends[1]] > blocked[ends[0]]:
-		return fmt.Sprintf("%s's own link (its RDMA uplink and the switch port it is cabled to): every measured path from and to %s is blocked", ends[1], ends[1])
+	if best != "" {
+		return fmt.Sprintf("%s's own link (its RDMA uplink and the switch port it is cabled to): every measured path from and to %s is blocked", best, best)
 	}
 	if pp.To == "" {
 		return "a link between " + pp.From + " and " + pp.Target
