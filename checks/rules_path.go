@@ -114,13 +114,13 @@ func checkPathUnreachable(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
 	for i := range hp.Pairs {
 		pp := &hp.Pairs[i]
-		if !pp.Searched() {
-			continue // two fixed sizes (an older scan): VMKPING_UNREACHABLE
-		}
 		subject := pairSubject(pp)
 		if pp.Reachable() {
 			r.Pass(subject)
 			continue
+		}
+		if !pp.Searched() {
+			continue // two fixed sizes (an older scan): VMKPING_UNREACHABLE
 		}
 		if pp.Refused && !pp.Lost {
 			continue // nothing left the host: MTU_MISMATCH / VMKPING_UNREACHABLE say why
