@@ -19,8 +19,8 @@ import (
 // the sender or lossy); ↑↓ and ←→ move the selected cell, enter opens the
 // pair's probe evidence. Opened with m from any page.
 type matrixPage struct {
-	position     // cursor: the row (from host), offset: the first row shown
-	s        *shared
+	position  // cursor: the row (from host), offset: the first row shown
+	s         *shared
 	col, col0 int // selected column, first column shown
 }
 
