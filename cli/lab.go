@@ -30,6 +30,7 @@ type LabServeOptions struct {
 	Hosts                   int
 	RTT                     time.Duration
 	CmdLatency              time.Duration
+	ProbeWaits              bool
 	User                    string
 	Password                string
 	KeyboardInteractiveOnly bool
@@ -84,6 +85,7 @@ Built-in scenarios: ` + strings.Join(fixtures.Names(), ", ") + `.`,
 	fl.IntVar(&opts.Hosts, "hosts", 0, "serve a generated fleet of N hosts cycling the scenario's reachable hosts")
 	fl.DurationVar(&opts.RTT, "rtt", 0, "simulated network round-trip time per connection")
 	fl.DurationVar(&opts.CmdLatency, "cmd-latency", 0, "time every command takes to answer")
+	fl.BoolVar(&opts.ProbeWaits, "probe-waits", false, "vmkping takes as long as on a real host (its -c packets -i apart, the round trip, the -W wait of a lost probe)")
 	fl.StringVar(&opts.User, "user", "root", "SSH user the hosts accept")
 	fl.StringVar(&opts.Password, "password", "", "SSH password the hosts accept (default: random)")
 	fl.BoolVar(&opts.KeyboardInteractiveOnly, "keyboard-interactive-only", false, "offer only keyboard-interactive authentication, like ESXi")
@@ -130,7 +132,7 @@ func runLabServe(ctx context.Context, opts *LabServeOptions) error {
 	}
 	l, err := lab.Start(sc, lab.Options{
 		User: opts.User, Password: opts.Password, KeyboardInteractiveOnly: opts.KeyboardInteractiveOnly,
-		RTT: opts.RTT, CmdLatency: opts.CmdLatency,
+		RTT: opts.RTT, CmdLatency: opts.CmdLatency, ProbeWaits: opts.ProbeWaits,
 	})
 	if err != nil {
 		return err
