@@ -8,15 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/ssh"
-
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
-	"github.com/pvrdma-doctor/pvrdma-doctor/sshrun"
 )
 
 // pathLab is a fleet of n healthy hosts (vmk1 at 9000 on rdma-dvs) on a
@@ -51,18 +48,8 @@ func scanLab(tb testing.TB, sc *fixtures.Scenario, opts lab.Options, co collect.
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { l.Close() })
-	var targets []hostio.Target
-	var lines []string
-	var pw, user string
-	for _, h := range l.Hosts() {
-		targets = append(targets, hostio.Target{Name: h.Name, Addr: h.Addr})
-		lines = append(lines, h.KnownHostsLine)
-		pw, user = h.Password, h.User
-	}
-	cb := knownHostsCallback(tb, lines)
-	co.Runner = &sshrun.SSHRunner{ClientConfig: func(hostio.Target) (*ssh.ClientConfig, error) {
-		return &ssh.ClientConfig{User: user, Auth: sshrun.PasswordAuth(pw), HostKeyCallback: cb}, nil
-	}}
+	targets, runner := labRunner(tb, l)
+	co.Runner = runner
 	co.Logger = slog.New(slog.DiscardHandler)
 	return collect.Collect(context.Background(), targets, co)
 }

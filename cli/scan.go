@@ -64,6 +64,14 @@ and/or a password (--password-env, --password-file, --ask-password; sent through
 keyboard-interactive, as ESXi expects). Host keys are checked against
 known_hosts; unknown hosts are refused unless --accept-new-host-keys.
 
+Path probes (stage 3, the only commands that send packets): from each host's
+PVRDMA vmknic to its peers' (--probes ring: the next 3 hosts by name, the
+default; all: every ordered pair; off: none; --probe-budget N caps the
+pairs), 3 don't-fragment packets of the configured size (MTU - 28, 0.2 s
+apart, 1 s wait); when lost, a binary search of one-packet tries (at most 14)
+for the path MTU; README.md ("Path probes"); 'pvrdma-doctor paths' prints the
+matrix alone.
+
 A host that hangs or floods costs at most --host-timeout: its connection is
 then closed, and output is capped (4 MiB and 500,000 lines a command, 16 MiB
 a host, 512 follow-up commands a host); README.md ("Timeouts and memory
