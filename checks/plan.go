@@ -375,9 +375,9 @@ func buildPlan(h *facts.Host, hp *facts.HostPath, fleet *facts.Fleet, fs []Findi
 		for _, f := range blocked {
 			subjects = append(subjects, f.Subject)
 		}
-		hop := "the link the finding names"
+		hop := "the link the findings name"
 		if len(pairs) > 0 {
-			hop = likelyHop(fleet.DataPath(), pairs[0])
+			hop = likelyHop(fleet.DataPath(), pairs[0]).name
 		}
 		s := PlanStep{Action: "fix_path_mtu", Resolves: cite(append(blocked, b.consequencesOf(blocked...)...)...),
 			Text: fmt.Sprintf("Set MTU 9216 on the switch ports and inter-switch links between %s and its peers (%s: the path carries %d "+

@@ -43,40 +43,58 @@ func pairEv(host string, pp *facts.PathPair) []Evidence {
 	return ev
 }
 
+// pathHop is the hop a blocked pair most likely crosses: what to fix
+// (name) and why the measurements point there.
+type pathHop struct{ name, why string }
+
 // likelyHop names the hop a blocked pair most likely crosses: the link of
-// a host whose every measured path (from it and to it) is blocked at the
-// same size, else the link between the two hosts of the pair.
-func likelyHop(paths *facts.DataPath, pp *facts.PathPair) string {
-	// Per host: measured paths from and to it, how many are blocked, and
-	// how many carry exactly this pair's MTU.
+// a host whose every measured path (from it and to it, with at least two
+// peers) is blocked, the one whose paths are blocked at this pair's MTU
+// when both ends are; else a link between the two hosts.
+func likelyHop(paths *facts.DataPath, pp *facts.PathPair) pathHop {
+	// Per host: measured paths from and to it, how many are blocked, how
+	// many carry exactly this pair's MTU, and its distinct peers.
 	blocked, total, same := map[string]int{}, map[string]int{}, map[string]int{}
+	peers := map[string]map[string]bool{}
 	for _, o := range paths.Pairs() {
 		if o.To == "" || !o.Reachable() {
 			continue
 		}
-		for _, h := range []string{o.From, o.To} {
-			total[h]++
+		for _, h := range [][2]string{{o.From, o.To}, {o.To, o.From}} {
+			total[h[0]]++
+			if peers[h[0]] == nil {
+				peers[h[0]] = map[string]bool{}
+			}
+			peers[h[0]][h[1]] = true
 			if o.Blocked() {
-				blocked[h]++
+				blocked[h[0]]++
 				if o.MTU == pp.MTU {
-					same[h]++
+					same[h[0]]++
 				}
 			}
 		}
 	}
-	best := ""
+	var ends []string
 	for _, h := range []string{pp.From, pp.To} {
-		if h != "" && total[h] >= 2 && blocked[h] == total[h] && (best == "" || same[h] > same[best]) {
-			best = h
+		if h != "" && len(peers[h]) >= 2 && blocked[h] == total[h] {
+			ends = append(ends, h)
 		}
 	}
-	if best != "" {
-		return fmt.Sprintf("%s's own link (its RDMA uplink and the switch port it is cabled to): every measured path from and to %s is blocked", best, best)
+	if len(ends) == 2 && same[ends[0]] != same[ends[1]] && same[ends[1]] > same[ends[0]] {
+		ends = ends[1:]
 	}
-	if pp.To == "" {
-		return "a link between " + pp.From + " and " + pp.Target
+	if len(ends) == 1 || len(ends) == 2 && same[ends[0]] > same[ends[1]] {
+		h := ends[0]
+		return pathHop{h + "'s own link (its RDMA uplink and the switch port it is cabled to)",
+			fmt.Sprintf("every measured path from and to %s (%d peers) is blocked", h, len(peers[h]))}
 	}
-	return fmt.Sprintf("a link between %s and %s that their other paths do not cross (an inter-switch link, or a port on this route only)", pp.From, pp.To)
+	to := orPlaceholder(pp.To, pp.Target)
+	if len(peers[pp.From]) < 2 && len(peers[to]) < 2 {
+		return pathHop{"the links between " + pp.From + " and " + to,
+			"they have no other measured path, so which of their links (or a switch between them) cannot be told: scan more hosts, or probe with --probes all"}
+	}
+	return pathHop{"a link between " + pp.From + " and " + to,
+		"each of them has other measured paths that are not blocked, so it is a link on this route only (an inter-switch link, a port of a switch between them)"}
 }
 
 func checkPathMTUBlocked(in *Input, r *Reporter) {
@@ -98,14 +116,14 @@ func checkPathMTUBlocked(in *Input, r *Reporter) {
 			measured = fmt.Sprintf("carries at least %d-byte frames but not %d (payload %d passes, %d is lost)", pp.MTU, pp.Ceiling, pp.MTU-28, pp.Ceiling-28)
 		}
 		rdma := facts.RDMAMTUFor(pp.MTU)
+		hop := likelyHop(in.Paths, pp)
 		msg := fmt.Sprintf("%s -> %s %s while %s is configured for %d: the probes left %s and the larger frames were dropped on the way "+
-			"(silent loss, not a local refusal). Likely hop: %s. A %d-byte path allows RDMA MTU %d at most (a 9000-byte path allows 4096)",
+			"(silent loss, not a local refusal). Likely hop: %s: %s. A %d-byte path allows RDMA MTU %d at most (a 9000-byte path allows 4096)",
 			h.Host, targetLabel(in.Paths, pp.Target), measured, orPlaceholder(pp.Vmknic, "the PVRDMA vmknic"), pp.Configured, h.Host,
-			likelyHop(in.Paths, pp), pp.MTU, rdma)
-		to := orPlaceholder(pp.To, pp.Target)
-		fix := fmt.Sprintf("Set MTU 9216 on every switch port and inter-switch link between %s and %s (%s); until then run the PVRDMA "+
-			"adapters at RDMA MTU %d. Verify with: vmkping -I %s -c 3 -d -s %d %s",
-			h.Host, to, likelyHop(in.Paths, pp), rdma, shellArg(orPlaceholder(pp.Vmknic, "vmk1"), "vmkN"), pp.Configured-28, pp.Target)
+			hop.name, hop.why, pp.MTU, rdma)
+		fix := fmt.Sprintf("Set MTU 9216 on %s first, then on every other switch port and inter-switch link of the PVRDMA network; until then "+
+			"run the PVRDMA adapters at RDMA MTU %d. Verify with: vmkping -I %s -c 3 -d -s %d %s",
+			hop.name, rdma, shellArg(orPlaceholder(pp.Vmknic, "vmk1"), "vmkN"), pp.Configured-28, pp.Target)
 		r.Fail(subject, msg, fix, pairEv(h.Host, pp)...)
 	}
 }

@@ -93,9 +93,12 @@ func TestRulePathMTUBlocked(t *testing.T) {
 			}
 			return 8972, 0, 0.030
 		}), want: []want{
-			{"esx01", "vmk1 -> esx02", StatusFail, Critical, "a link between esx01 and esx02 that their other paths do not cross", ""},
+			{"esx01", "vmk1 -> esx02", StatusFail, Critical, "Likely hop: a link between esx01 and esx02: each of them has other measured paths that are not blocked", ""},
 			{"esx02", "vmk1 -> esx01", StatusFail, Critical, "allows RDMA MTU 2048", ""},
 		}, exact: true},
+		{name: "two hosts: which link cannot be told", hosts: fleetOf(2, func(int, int) (int, int, float64) { return 1472, 0, 0.030 }),
+			want: []want{{"esx01", "vmk1 -> esx02", StatusFail, Critical, "Likely hop: the links between esx01 and esx02: they have no other measured path", ""},
+				{"esx02", "vmk1 -> esx01", StatusFail, Critical, "", ""}}, exact: true},
 		{name: "refused by the sender: not a blocked path", hosts: fleetOf(2, func(i, j int) (int, int, float64) {
 			if i == 0 {
 				return 8972, 1472, 0.030 // esx01's vmknic MTU is 1500
