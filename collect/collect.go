@@ -497,7 +497,7 @@ type probeBoard struct {
 	ready   chan struct{}
 	// plan is the fleet's pairs, made once every host has published.
 	plan    []ProbePair
-	dropped int
+	dropped map[string]int // pairs the budget left out, by source host
 }
 
 type probeSource struct {

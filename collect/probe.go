@@ -165,7 +165,8 @@ type ProbePair struct {
 // distance first (every host's next peer, then every host's second, ...)
 // so that a budget cuts evenly across hosts. Hosts without a known
 // vmknic address are left out. budget > 0 keeps that many pairs.
-func planPairs(names []string, src map[string]probeSource, mode string, n, budget int) (kept []ProbePair, dropped int) {
+func planPairs(names []string, src map[string]probeSource, mode string, n, budget int) (kept []ProbePair, dropped map[string]int) {
+	dropped = map[string]int{}
 	sorted := append([]string(nil), names...)
 	sort.Strings(sorted)
 	var ends []string
@@ -185,7 +186,7 @@ func planPairs(names []string, src map[string]probeSource, mode string, n, budge
 				continue
 			}
 			if budget > 0 && len(kept) >= budget {
-				dropped++
+				dropped[h]++
 				continue
 			}
 			kept = append(kept, ProbePair{From: h, To: peer, Src: src[h], Dst: src[peer]})
@@ -194,8 +195,8 @@ func planPairs(names []string, src map[string]probeSource, mode string, n, budge
 	return kept, dropped
 }
 
-// probeBoardPlan returns host's pairs from the board's fleet-wide plan and
-// a note on what the budget left out.
+// planFor returns host's pairs from the board's fleet-wide plan (made on
+// the first call) and a note on the host's pairs the budget left out.
 func (b *probeBoard) planFor(host string, opts Options) ([]ProbePair, []string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -209,8 +210,9 @@ func (b *probeBoard) planFor(host string, opts Options) ([]ProbePair, []string) 
 		}
 	}
 	var notes []string
-	if b.dropped > 0 {
-		notes = append(notes, fmt.Sprintf("probe budget of %d pairs reached: %d more ordered pairs of the fleet not probed (raise --probe-budget)", opts.ProbeBudget, b.dropped))
+	if n := b.dropped[host]; n > 0 {
+		notes = append(notes, fmt.Sprintf("probe budget of %d pairs for the fleet reached: %d paths from this host to its peers not probed, %d probed (raise --probe-budget)",
+			opts.ProbeBudget, n, len(mine)))
 	}
 	return mine, notes
 }
@@ -223,6 +225,12 @@ func (h *hostRun) probePair(ctx context.Context, p ProbePair) []hostio.Capture {
 		c, err := ProbeLine(p.Src, p.Dst.IP, payload, count)
 		if err != nil {
 			return Try{}, err
+		}
+		if count == 1 {
+			// A search try: the progress counted one command per pair.
+			h.mu.Lock()
+			h.total++
+			h.mu.Unlock()
 		}
 		select {
 		case h.sem <- struct{}{}:
@@ -289,9 +297,12 @@ func DryRunProbes(names []string, mode string, ringPeers, budget int) (pairs [][
 	for i, n := range names {
 		src[n] = probeSource{IP: "0.0.0." + strconv.Itoa(i+1)}
 	}
-	kept, dropped := planPairs(names, src, mode, ringPeers, budget)
+	kept, perHost := planPairs(names, src, mode, ringPeers, budget)
 	for _, p := range kept {
 		pairs = append(pairs, [2]string{p.From, p.To})
+	}
+	for _, n := range perHost {
+		dropped += n
 	}
 	return pairs, dropped
 }
