@@ -105,3 +105,36 @@ func TestPlanPairs(t *testing.T) {
 		}
 	}
 }
+
+// The probe's count, interval and wait are validated like every value
+// that reaches a command line, and the allowlist takes only their forms.
+func TestProbeLineValues(t *testing.T) {
+	for _, args := range [][]string{
+		{"vmk1", "", "11", "", "", "8972", "10.0.0.1"},
+		{"vmk1", "", "3", "0.2;reboot", "", "8972", "10.0.0.1"},
+		{"vmk1", "", "3", "5", "", "8972", "10.0.0.1"},
+		{"vmk1", "", "1", "", "10", "8972", "10.0.0.1"},
+		{"vmk1", "", "1", "", "0", "8972", "10.0.0.1"},
+		{"vmk1", "", "01", "", "1", "8972", "10.0.0.1"},
+		{"vmk1", "", "1", "", "1", "8973", "10.0.0.1"},
+		{"vmk1 -x", "", "1", "", "1", "56", "10.0.0.1"},
+	} {
+		if c, err := build("vmkping", args...); err == nil {
+			t.Errorf("%v accepted: %q", args, c.Line)
+		}
+	}
+	c, err := ProbeLine(ProbeEnd{Vmknic: "vmk1", Netstack: "vxlan"}, "10.0.0.1", 1472, 1)
+	if err != nil || c.Line != "vmkping -I vmk1 -S vxlan -c 1 -W 1 -d -s 1472 10.0.0.1" || CheckAllowed(c.Line) != nil {
+		t.Errorf("search try %q %v", c.Line, err)
+	}
+	for _, line := range []string{
+		"vmkping -I vmk1 -c 3 -i 5 -W 1 -d -s 8972 10.0.0.1",
+		"vmkping -I vmk1 -c 100 -d -s 8972 10.0.0.1",
+		"vmkping -I vmk1 -c 1 -W 1 -s 8972 10.0.0.1",
+		"vmkping -I vmk1 -c 1 -W 1 -d -s 8972 10.0.0.1 -c 5",
+	} {
+		if CheckAllowed(line) == nil {
+			t.Errorf("allowlist accepted %q", line)
+		}
+	}
+}
