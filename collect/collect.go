@@ -495,9 +495,9 @@ type probeBoard struct {
 	sources map[string]probeSource
 	names   []string
 	ready   chan struct{}
-	// plan is the fleet's pairs, made once every host has published.
-	plan    []ProbePair
-	dropped map[string]int // pairs the budget left out, by source host
+	// ends are the hosts with a vmknic address, sorted: the ring of the
+	// pairs, made once every host has published.
+	ends []string
 }
 
 type probeSource struct {

@@ -160,59 +160,61 @@ type ProbePair struct {
 	Src, Dst ProbeEnd
 }
 
-// planPairs returns the ordered pairs of the probes: for ring the next n
-// peers of every host in name order, for all every peer; ordered by ring
-// distance first (every host's next peer, then every host's second, ...)
-// so that a budget cuts evenly across hosts. Hosts without a known
-// vmknic address are left out. budget > 0 keeps that many pairs.
-func planPairs(names []string, src map[string]probeSource, mode string, n, budget int) (kept []ProbePair, dropped map[string]int) {
-	dropped = map[string]int{}
-	sorted := append([]string(nil), names...)
-	sort.Strings(sorted)
+// probeEnds returns the hosts with a known vmknic address, sorted: the
+// ring the pairs are planned on.
+func probeEnds(names []string, src map[string]probeSource) []string {
 	var ends []string
-	for _, h := range sorted {
+	for _, h := range names {
 		if src[h].IP != "" {
 			ends = append(ends, h)
 		}
+	}
+	sort.Strings(ends)
+	return ends
+}
+
+// pairsFor returns host's ordered pairs: for ring its next n peers in name
+// order, for all every peer. The fleet's pairs are ordered by ring distance
+// (every host's next peer, then every host's second, ...) so that a budget
+// cuts evenly across hosts: the pair of host i at distance d is number
+// (d-1)*len(ends)+i, kept when below budget (budget <= 0: no cap). Only
+// the host's own pairs are made, so planning costs O(pairs of the host).
+// dropped counts the host's pairs the budget left out.
+func pairsFor(host string, ends []string, src map[string]probeSource, mode string, n, budget int) (kept []ProbePair, dropped int) {
+	i := sort.SearchStrings(ends, host)
+	if i == len(ends) || ends[i] != host {
+		return nil, 0
 	}
 	dist := len(ends) - 1
 	if mode != ProbesAll {
 		dist = min(dist, n)
 	}
 	for d := 1; d <= dist; d++ {
-		for i, h := range ends {
-			peer := ends[(i+d)%len(ends)]
-			if src[peer].IP == src[h].IP {
-				continue
-			}
-			if budget > 0 && len(kept) >= budget {
-				dropped[h]++
-				continue
-			}
-			kept = append(kept, ProbePair{From: h, To: peer, Src: src[h], Dst: src[peer]})
+		peer := ends[(i+d)%len(ends)]
+		if src[peer].IP == src[host].IP {
+			continue
 		}
+		if budget > 0 && (d-1)*len(ends)+i >= budget {
+			dropped++
+			continue
+		}
+		kept = append(kept, ProbePair{From: host, To: peer, Src: src[host], Dst: src[peer]})
 	}
 	return kept, dropped
 }
 
-// planFor returns host's pairs from the board's fleet-wide plan (made on
-// the first call) and a note on the host's pairs the budget left out.
+// planFor returns host's pairs and a note on the ones the budget left out.
 func (b *probeBoard) planFor(host string, opts Options) ([]ProbePair, []string) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.plan == nil {
-		b.plan, b.dropped = planPairs(b.names, b.sources, opts.ProbeMode, opts.ProbePeers, opts.ProbeBudget)
+	if b.ends == nil {
+		b.ends = probeEnds(b.names, b.sources)
 	}
-	var mine []ProbePair
-	for _, p := range b.plan {
-		if p.From == host {
-			mine = append(mine, p)
-		}
-	}
+	mine, dropped := pairsFor(host, b.ends, b.sources, opts.ProbeMode, opts.ProbePeers, opts.ProbeBudget)
+	b.mu.Unlock()
 	var notes []string
-	if n := b.dropped[host]; n > 0 {
+	if dropped > 0 {
 		notes = append(notes, fmt.Sprintf("probe budget of %d pairs for the fleet reached: %d paths from this host to its peers not probed, %d probed (raise --probe-budget)",
-			opts.ProbeBudget, n, len(mine)))
+			opts.ProbeBudget, dropped, len(mine)))
 	}
 	return mine, notes
 }
@@ -297,11 +299,12 @@ func DryRunProbes(names []string, mode string, ringPeers, budget int) (pairs [][
 	for i, n := range names {
 		src[n] = probeSource{IP: "0.0.0." + strconv.Itoa(i+1)}
 	}
-	kept, perHost := planPairs(names, src, mode, ringPeers, budget)
-	for _, p := range kept {
-		pairs = append(pairs, [2]string{p.From, p.To})
-	}
-	for _, n := range perHost {
+	ends := probeEnds(names, src)
+	for _, h := range ends {
+		kept, n := pairsFor(h, ends, src, mode, ringPeers, budget)
+		for _, p := range kept {
+			pairs = append(pairs, [2]string{p.From, p.To})
+		}
 		dropped += n
 	}
 	return pairs, dropped

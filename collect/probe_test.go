@@ -68,6 +68,24 @@ func TestSearchPathMTULocalRefusalAndStop(t *testing.T) {
 	}
 }
 
+// planPairs is every host's pairs, in the fleet's ring-distance order.
+func planPairs(names []string, src map[string]probeSource, mode string, n, budget int) (kept []ProbePair, dropped map[string]int) {
+	ends := probeEnds(names, src)
+	dropped = map[string]int{}
+	byHost := map[string][]ProbePair{}
+	for _, h := range ends {
+		byHost[h], dropped[h] = pairsFor(h, ends, src, mode, n, budget)
+	}
+	for d := 0; d < len(ends); d++ {
+		for _, h := range ends {
+			if d < len(byHost[h]) {
+				kept = append(kept, byHost[h][d])
+			}
+		}
+	}
+	return kept, dropped
+}
+
 func TestPlanPairs(t *testing.T) {
 	names := []string{"d", "a", "c", "b", "e"}
 	src := map[string]probeSource{}
@@ -103,6 +121,19 @@ func TestPlanPairs(t *testing.T) {
 		if from[n] == 0 {
 			t.Errorf("budget left %s without a probe: %v", n, from)
 		}
+	}
+	// Planning one host of a large fleet makes that host's pairs only.
+	big := map[string]probeSource{}
+	var bigNames []string
+	for i := 0; i < 2000; i++ {
+		n := fmt.Sprintf("h%04d", i)
+		bigNames = append(bigNames, n)
+		big[n] = probeSource{Vmknic: "vmk1", IP: fmt.Sprintf("10.%d.%d.1", i/250, i%250)}
+	}
+	ends := probeEnds(bigNames, big)
+	mine, n := pairsFor("h0005", ends, big, ProbesAll, 3, 0)
+	if len(mine) != 1999 || n != 0 || mine[0].To != "h0006" || mine[1998].To != "h0004" {
+		t.Errorf("all of 2000: %d pairs, dropped %d", len(mine), n)
 	}
 }
 
