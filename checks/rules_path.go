@@ -52,44 +52,23 @@ type pathHop struct{ name, why string }
 // peers) is blocked, the one whose paths are blocked at this pair's MTU
 // when both ends are; else a link between the two hosts.
 func likelyHop(paths *facts.DataPath, pp *facts.PathPair) pathHop {
-	// Per host: measured paths from and to it, how many are blocked, how
-	// many carry exactly this pair's MTU, and its distinct peers.
-	blocked, total, same := map[string]int{}, map[string]int{}, map[string]int{}
-	peers := map[string]map[string]bool{}
-	for _, o := range paths.Pairs() {
-		if o.To == "" || !o.Reachable() {
-			continue
-		}
-		for _, h := range [][2]string{{o.From, o.To}, {o.To, o.From}} {
-			total[h[0]]++
-			if peers[h[0]] == nil {
-				peers[h[0]] = map[string]bool{}
-			}
-			peers[h[0]][h[1]] = true
-			if o.Blocked() {
-				blocked[h[0]]++
-				if o.MTU == pp.MTU {
-					same[h[0]]++
-				}
-			}
-		}
-	}
 	var ends []string
 	for _, h := range []string{pp.From, pp.To} {
-		if h != "" && len(peers[h]) >= 2 && blocked[h] == total[h] {
+		if st := paths.Stats(h); h != "" && st.Peers >= 2 && st.Blocked == st.Measured {
 			ends = append(ends, h)
 		}
 	}
-	if len(ends) == 2 && same[ends[0]] != same[ends[1]] && same[ends[1]] > same[ends[0]] {
+	same := func(h string) int { return paths.Stats(h).BlockedAt[pp.MTU] }
+	if len(ends) == 2 && same(ends[1]) > same(ends[0]) {
 		ends = ends[1:]
 	}
-	if len(ends) == 1 || len(ends) == 2 && same[ends[0]] > same[ends[1]] {
+	if len(ends) == 1 || len(ends) == 2 && same(ends[0]) > same(ends[1]) {
 		h := ends[0]
 		return pathHop{h + "'s own link (its RDMA uplink and the switch port it is cabled to)",
-			fmt.Sprintf("every measured path from and to %s (%d peers) is blocked", h, len(peers[h]))}
+			fmt.Sprintf("every measured path from and to %s (%d peers) is blocked", h, paths.Stats(h).Peers)}
 	}
 	to := orPlaceholder(pp.To, pp.Target)
-	if len(peers[pp.From]) < 2 && len(peers[to]) < 2 {
+	if paths.Stats(pp.From).Peers < 2 && paths.Stats(to).Peers < 2 {
 		return pathHop{"the links between " + pp.From + " and " + to,
 			"they have no other measured path, so which of their links (or a switch between them) cannot be told: scan more hosts, or probe with --probes all"}
 	}

@@ -305,6 +305,7 @@ type DataPath struct {
 	paths []HostPath // by index in Fleet.Hosts
 	index map[*Host]int
 	addrs map[string]PeerAddr
+	stats map[string]PathStats // by host, from the measured pairs
 }
 
 // of reports whether the model was derived from these hosts (the same
@@ -353,6 +354,7 @@ func newDataPath(f *Fleet) *DataPath {
 			}
 		}
 	}
+	d.stats = pathStats(d.Pairs())
 	return d
 }
 

@@ -205,3 +205,43 @@ func (d *DataPath) MinPathMTU() (int, *PathPair) {
 	}
 	return best, at
 }
+
+// PathStats sum up the measured paths from and to one host: how many
+// reached it, how many of those were blocked (and at which path MTU), and
+// how many distinct peers they involve.
+type PathStats struct {
+	Measured, Blocked, Peers int
+	BlockedAt                map[int]int
+}
+
+// Stats returns the path statistics of a host (derived once per fleet).
+func (d *DataPath) Stats(host string) PathStats { return d.stats[host] }
+
+// pathStats derives every host's PathStats from the measured pairs.
+func pathStats(pairs []*PathPair) map[string]PathStats {
+	st := map[string]PathStats{}
+	peers := map[string]map[string]bool{}
+	for _, o := range pairs {
+		if o.To == "" || !o.Reachable() {
+			continue
+		}
+		for _, h := range [][2]string{{o.From, o.To}, {o.To, o.From}} {
+			s := st[h[0]]
+			s.Measured++
+			if peers[h[0]] == nil {
+				peers[h[0]] = map[string]bool{}
+			}
+			peers[h[0]][h[1]] = true
+			if o.Blocked() {
+				s.Blocked++
+				if s.BlockedAt == nil {
+					s.BlockedAt = map[int]int{}
+				}
+				s.BlockedAt[o.MTU]++
+			}
+			s.Peers = len(peers[h[0]])
+			st[h[0]] = s
+		}
+	}
+	return st
+}

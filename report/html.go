@@ -135,6 +135,16 @@ td.jumbo{background:#e6f4ea}td.std{background:#fdf6e3}td.warning{background:#fde
 <tr class="{{hostClass .}}"><td>{{.Host}}</td><td>{{.Verdict}}{{range .Notes}}<br><small>note: {{.}}</small>{{end}}</td><td>{{.Version}}</td><td class="num">{{rdmaCell .}}</td><td class="num">{{vmCell .}}</td></tr>
 {{- end}}
 </table>
+{{- if and .R.Paths (not .Matrix)}}
+<h2>Paths</h2>
+<p class="meta">{{len .R.Paths.Hosts}} hosts, {{len .R.Paths.Pairs}} measured pairs: too many for a matrix; fleet minimum path MTU {{.R.Paths.FleetMinMTU}}{{with .R.Paths.MinPair}}, {{.}}{{end}}. The pairs that are not ok:</p>
+<table>
+<tr><th>from</th><th>to</th><th>status</th><th>path MTU</th><th>configured</th></tr>
+{{- range .R.Paths.NotOK}}
+<tr><td>{{.From}}</td><td>{{.To}} ({{.Target}})</td><td>{{.Status}}</td><td class="num">{{.PathMTU}}</td><td class="num">{{.ConfiguredMTU}}</td></tr>
+{{- end}}
+</table>
+{{- end}}
 {{- with .Matrix}}
 <h2>Path matrix</h2>
 <p class="meta">Path MTU in bytes measured from the row's PVRDMA vmknic to the column's (don't-fragment vmkping; fleet minimum {{$.R.Paths.FleetMinMTU}}{{with $.R.Paths.MinPair}}, {{.}}{{end}}). ! blocked on the way, &lt; refused by the sender's vmknic MTU, -- unreachable, ~ lossy, . not probed.</p>

@@ -19,7 +19,13 @@ type Paths struct {
 	FleetMinMTU int    `json:"fleet_min_mtu"`
 	MinPair     string `json:"fleet_min_pair,omitempty"`
 	Pairs       []Pair `json:"pairs"`
+
+	index map[[2]string]int // (from, to) -> index in Pairs, made on first use
 }
+
+// MatrixMaxHosts is the most hosts a matrix is drawn for in text and HTML
+// (a wider one is unreadable: the pairs that are not ok are listed instead).
+const MatrixMaxHosts = 40
 
 // Pair is one measured ordered pair.
 type Pair struct {
@@ -123,12 +129,27 @@ func orIP(host, ip string) string {
 
 // Pair returns the measured pair from -> to (nil when not probed).
 func (p *Paths) Pair(from, to string) *Pair {
-	for i := range p.Pairs {
-		if p.Pairs[i].From == from && p.Pairs[i].To == to {
-			return &p.Pairs[i]
+	if p.index == nil {
+		p.index = make(map[[2]string]int, len(p.Pairs))
+		for i := range p.Pairs {
+			p.index[[2]string{p.Pairs[i].From, p.Pairs[i].To}] = i
 		}
 	}
+	if i, ok := p.index[[2]string{from, to}]; ok {
+		return &p.Pairs[i]
+	}
 	return nil
+}
+
+// NotOK returns the pairs whose status is not ok.
+func (p *Paths) NotOK() []Pair {
+	var bad []Pair
+	for _, x := range p.Pairs {
+		if x.Status != PairOK {
+			bad = append(bad, x)
+		}
+	}
+	return bad
 }
 
 // Cell is a pair's short text in a matrix: the path MTU with a mark for
@@ -169,6 +190,12 @@ func WritePathsText(w io.Writer, p *Paths) {
 		colW = max(colW, len(h)+1)
 	}
 	fmt.Fprintf(w, "Path MTU (bytes) from row to column; fleet minimum %d (%s)\n\n", p.FleetMinMTU, textsafe.Line(p.MinPair))
+	if len(p.Hosts) > MatrixMaxHosts {
+		fmt.Fprintf(w, "%d hosts, %d measured pairs: too many for a matrix (more than %d hosts); the pairs that are not ok follow (-o json has them all).\n",
+			len(p.Hosts), len(p.Pairs), MatrixMaxHosts)
+		writeNotOK(w, p)
+		return
+	}
 	fmt.Fprintf(w, "%-*s", width+2, "from\\to")
 	for _, h := range hosts {
 		fmt.Fprintf(w, "%*s", colW, h)
@@ -188,12 +215,12 @@ func WritePathsText(w io.Writer, p *Paths) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w, "\n! blocked (frames lost on the way)  < refused by the sender's vmknic MTU  -- unreachable  ~ lossy  . not probed")
-	var bad []Pair
-	for _, x := range p.Pairs {
-		if x.Status != PairOK {
-			bad = append(bad, x)
-		}
-	}
+	writeNotOK(w, p)
+}
+
+// writeNotOK lists the pairs that are not ok, or says there are none.
+func writeNotOK(w io.Writer, p *Paths) {
+	bad := p.NotOK()
 	if len(bad) == 0 {
 		fmt.Fprintln(w, "\nEvery probed path carries its configured MTU.")
 		return
@@ -230,7 +257,7 @@ type matrixCell struct {
 }
 
 func (p *Paths) matrix() []matrixRow {
-	if p == nil {
+	if p == nil || len(p.Hosts) > MatrixMaxHosts {
 		return nil
 	}
 	var rows []matrixRow
