@@ -21,22 +21,11 @@ import (
 // except the ports in bad (host index -> port MTU).
 func pathLab(tb testing.TB, n int, bad map[int]int, rtt time.Duration) (*fixtures.Scenario, *fixtures.Network) {
 	tb.Helper()
-	sc, err := fixtures.Load("healthy")
+	fl, net, err := fixtures.PathLab(n, bad)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	fl := fixtures.Fleet(sc, n)
-	net := fixtures.NewNetwork()
 	net.RTT = rtt
-	for k := 0; k < n; k++ {
-		port := 9216
-		if m, ok := bad[k]; ok {
-			port = m
-		}
-		net.AddEnd(fixtures.NetEnd{Host: fmt.Sprintf("esx%04d", k+1), Vmknic: "vmk1",
-			IP: fmt.Sprintf("192.168.%d.%d", 50+k/250, 5+k%250), MTU: 9000, Port: port})
-	}
-	fl.SetNetwork(net)
 	return fl, net
 }
 

@@ -2,7 +2,6 @@ package collect_test
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -15,17 +14,11 @@ import (
 // carries 1500-byte frames.
 func probeFleet(t *testing.T, n int) (*fixtures.Scenario, []hostio.Target) {
 	t.Helper()
-	fl := fixtures.Fleet(loadScenario(t, "healthy"), n)
-	net := fixtures.NewNetwork()
-	net.LossWait = 1
-	for k := 0; k < n; k++ {
-		port := 9216
-		if k == 1 {
-			port = 1500
-		}
-		net.AddEnd(fixtures.NetEnd{Host: fmt.Sprintf("esx%04d", k+1), Vmknic: "vmk1", IP: fmt.Sprintf("192.168.50.%d", 5+k), MTU: 9000, Port: port})
+	fl, net, err := fixtures.PathLab(n, map[int]int{1: 1500})
+	if err != nil {
+		t.Fatal(err)
 	}
-	fl.SetNetwork(net)
+	net.LossWait = 1
 	var ts []hostio.Target
 	for _, h := range fl.Hosts {
 		ts = append(ts, hostio.Target{Name: h.Name})

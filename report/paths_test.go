@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -18,20 +17,10 @@ import (
 // port carries 1500-byte frames.
 func pathFleet(t *testing.T, n int) ([]hostio.HostResult, *facts.Fleet) {
 	t.Helper()
-	sc, err := fixtures.Load("healthy")
+	fl, _, err := fixtures.PathLab(n, map[int]int{1: 1500})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fl := fixtures.Fleet(sc, n)
-	net := fixtures.NewNetwork()
-	for k := 0; k < n; k++ {
-		port := 9216
-		if k == 1 {
-			port = 1500
-		}
-		net.AddEnd(fixtures.NetEnd{Host: fmt.Sprintf("esx%04d", k+1), Vmknic: "vmk1", IP: fmt.Sprintf("192.168.%d.%d", 50+k/250, 5+k%250), MTU: 9000, Port: port})
-	}
-	fl.SetNetwork(net)
 	var ts []hostio.Target
 	for _, h := range fl.Hosts {
 		ts = append(ts, hostio.Target{Name: h.Name})

@@ -25,21 +25,11 @@ import (
 // the real pipeline.
 func pathRun(t testing.TB) Options {
 	t.Helper()
-	sc, err := fixtures.Load("healthy")
+	fl, net, err := fixtures.PathLab(4, map[int]int{2: 1500})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fl := fixtures.Fleet(sc, 4)
-	net := fixtures.NewNetwork()
-	for k := 0; k < 4; k++ {
-		port := 9216
-		if k == 2 {
-			port = 1500
-		}
-		net.AddEnd(fixtures.NetEnd{Host: fmt.Sprintf("esx%04d", k+1), Vmknic: "vmk1", IP: fmt.Sprintf("192.168.50.%d", 5+k), MTU: 9000, Port: port})
-	}
 	net.RTT = 30 * time.Microsecond
-	fl.SetNetwork(net)
 	var targets []hostio.Target
 	var names []string
 	for _, h := range fl.Hosts {
