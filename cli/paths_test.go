@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -67,4 +68,36 @@ func TestPathsCommandOfflineAndUsage(t *testing.T) {
 	if code, _, errOut := runPathsCLI(t, "--hosts", "esx01,esx02", "--probes", "sometimes"); code != ExitUsage || !strings.Contains(errOut, "ring, all, off") {
 		t.Errorf("bad --probes: exit %d %s", code, errOut)
 	}
+}
+
+// lab serve --bad-port: a fleet on a modelled network, and paths finds
+// the bad port exactly.
+func TestPathsAgainstLabServeBadPort(t *testing.T) {
+	if _, err := parseBadPorts([]string{"esx0009=1500"}, 4); err == nil {
+		t.Error("a host outside the fleet accepted")
+	}
+	if _, err := parseBadPorts([]string{"esx0002=99999"}, 4); err == nil {
+		t.Error("an MTU of 99999 accepted")
+	}
+	ports, err := parseBadPorts([]string{"esx0002=4000"}, 4)
+	if err != nil || ports[1] != 4000 {
+		t.Fatalf("%v %v", ports, err)
+	}
+	dir := t.TempDir()
+	out := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	root := NewRootCmd(&Factory{IO: &IOStreams{In: strings.NewReader(""), Out: out, ErrOut: &syncBuffer{}}, Getenv: func(string) string { return "" }})
+	root.SetArgs([]string{"lab", "serve", "--hosts", "4", "--bad-port", "esx0002=4000", "--out-dir", dir, "--password", testPassword})
+	errc := make(chan error, 1)
+	go func() { errc <- root.ExecuteContext(ctx) }()
+	waitFor(t, out, "Press Ctrl-C to stop.", errc)
+	code, text, errOut := runPathsCLI(t, "--hosts-file", filepath.Join(dir, "hosts.txt"), "--known-hosts", filepath.Join(dir, "known_hosts"),
+		"--password-env", "PD_PW", "--ssh-config", filepath.Join(dir, "none"))
+	if code != ExitCritical || !strings.Contains(text, "esx0002     4000!       -   4000!   4000!") ||
+		!strings.Contains(text, "fleet minimum 4000") {
+		t.Errorf("exit %d\n%s\n%s", code, text, errOut)
+	}
+	cancel()
+	waitServeStopped(t, errc, "lab serve did not stop")
 }
