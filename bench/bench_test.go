@@ -40,18 +40,7 @@ func BenchmarkCollect1000Hosts(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer l.Close()
-	var targets []hostio.Target
-	var lines []string
-	var pw, user string
-	for _, h := range l.Hosts() {
-		targets = append(targets, hostio.Target{Name: h.Name, Addr: h.Addr})
-		lines = append(lines, h.KnownHostsLine)
-		pw, user = h.Password, h.User
-	}
-	cb := knownHostsCallback(b, lines)
-	runner := &sshrun.SSHRunner{ClientConfig: func(hostio.Target) (*ssh.ClientConfig, error) {
-		return &ssh.ClientConfig{User: user, Auth: sshrun.PasswordAuth(pw), HostKeyCallback: cb}, nil
-	}}
+	targets, runner := labRunner(b, l)
 	opts := collect.Options{Runner: runner, Concurrency: fleetSize, Probes: true, Logger: slog.New(slog.DiscardHandler)}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -64,7 +53,24 @@ func BenchmarkCollect1000Hosts(b *testing.B) {
 	}
 }
 
-func knownHostsCallback(b *testing.B, lines []string) ssh.HostKeyCallback {
+// labRunner is the lab's hosts as targets and an SSH runner that logs in
+// to them with their password, checking their host keys.
+func labRunner(tb testing.TB, l *lab.Lab) ([]hostio.Target, hostio.Runner) {
+	var targets []hostio.Target
+	var lines []string
+	var pw, user string
+	for _, h := range l.Hosts() {
+		targets = append(targets, hostio.Target{Name: h.Name, Addr: h.Addr})
+		lines = append(lines, h.KnownHostsLine)
+		pw, user = h.Password, h.User
+	}
+	cb := knownHostsCallback(tb, lines)
+	return targets, &sshrun.SSHRunner{ClientConfig: func(hostio.Target) (*ssh.ClientConfig, error) {
+		return &ssh.ClientConfig{User: user, Auth: sshrun.PasswordAuth(pw), HostKeyCallback: cb}, nil
+	}}
+}
+
+func knownHostsCallback(b testing.TB, lines []string) ssh.HostKeyCallback {
 	f := b.TempDir() + "/known_hosts"
 	var all []byte
 	for _, l := range lines {

@@ -403,7 +403,7 @@ func ReadmeTable(maxStage2 int) string {
 	heads := map[int]string{
 		1: "1 (every host)",
 		2: fmt.Sprintf("2 (per item found in stage 1; at most %d per host)", maxStage2),
-		3: "3 (path probes; `--no-probes` skips)",
+		3: "3 (path probes; `--probes off` skips)",
 	}
 	var b strings.Builder
 	b.WriteString("| stage | commands |\n|---|---|\n")

@@ -155,18 +155,19 @@ var specs = []*Spec{
 		// a diff should show.
 		Diff: &DiffKey{Rank: 25, What: "counters of", Key: ByField("Nic"),
 			Skip: []string{"PacketsReceived", "PacketsSent", "BytesReceived", "BytesSent"}}},
-	{Kind: hostio.KindVmkping, Stage: 3, Line: "vmkping -I <vmkN> -c 3 -d -s <payload> <peer>",
+	{Kind: hostio.KindVmkping, Stage: 3, Line: "vmkping -I <vmkN> -c <count> [-i <interval>] [-W <wait>] -d -s <payload> <peer>",
 		From:     FromPeers,
-		Template: "vmkping -I <vmkN> [-S <netstack>] -c 3 -d -s <8972|1472> <peer IPv4>",
-		When:     "from the PVRDMA vmknic to the PVRDMA vmknic of the next peers (unless --no-probes)",
-		Example:  []string{"vmk1", "", "8972", "192.168.50.12"},
-		Allow:    `vmkping -I (vmk[0-9]{1,4})(?: -S ([A-Za-z][A-Za-z0-9_-]{0,63}))? -c 3 -d -s ([0-9]{1,4}) ([0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3})`,
-		File:     `vmkping_-I_(vmk[0-9]{1,4})(?:_-S_([A-Za-z][A-Za-z0-9_-]{0,63}))?_-c_3_-d_-s_([0-9]{1,4})_([0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3})`,
+		Template: "vmkping -I <vmkN> [-S <netstack>] -c <1|3> [-i 0.2] [-W 1] -d -s <payload 1..8972> <peer IPv4>",
+		When:     "from the PVRDMA vmknic to the PVRDMA vmknic of peers (--probes ring|all; the size search adds -c 1 tries)",
+		Example:  []string{"vmk1", "", "3", "0.2", "1", "8972", "192.168.50.12"},
+		Allow:    `vmkping -I (vmk[0-9]{1,4})(?: -S ([A-Za-z][A-Za-z0-9_-]{0,63}))? -c ([1-9]|10)(?: -i (0\.[0-9]{1,3}|1))?(?: -W ([1-9]))? -d -s ([0-9]{1,4}) ([0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3})`,
+		File:     `vmkping_-I_(vmk[0-9]{1,4})(?:_-S_([A-Za-z][A-Za-z0-9_-]{0,63}))?_-c_([1-9]|10)(?:_-i_(0\.[0-9]{1,3}|1))?(?:_-W_([1-9]))?_-d_-s_([0-9]{1,4})_([0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3})`,
 		Build:    buildVmkping,
 		Prefixes: []string{"vmkping", "ping "},
-		README:   "`vmkping -I vmkN [-S netstack] -c 3 -d -s 8972 <peer>` and `-s 1472`, from each host's PVRDMA vmknic to the next three hosts' (ring order)",
-		Parser:   One(parse.Vmkping, false, func(v *parse.Ping, l string) { v.Command = l }), Fact: "Pings",
-		Diff: &DiffKey{Rank: 24, Key: func(v reflect.Value) string { return v.Interface().(parse.Ping).Command }, Skip: []string{"AvgMs"}}},
+		README: "`vmkping -I vmkN [-S netstack] -c 3 -i 0.2 -W 1 -d -s <MTU-28> <peer>` from each host's PVRDMA vmknic to its peers' (the next three in name order, or every peer with `--probes all`); " +
+			"when that size is lost, a search of `-c 1 -W 1` tries (at most " + strconv.Itoa(MaxSearchTries) + ") for the largest payload that passes",
+		Parser: One(parse.Vmkping, false, func(v *parse.Ping, l string) { v.Command = l }), Fact: "Pings",
+		Diff: &DiffKey{Rank: 24, Key: func(v reflect.Value) string { return v.Interface().(parse.Ping).Command }, Skip: []string{"AvgMs", "MinMs", "MaxMs"}}},
 }
 
 func stampPVRDMA(v *parse.PVRDMADevice, l string) {
@@ -209,15 +210,27 @@ var (
 	reNetstack = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
 )
 
+// MaxSearchTries bounds the one-packet tries of a path MTU search after
+// the configured size was lost (collect.SearchPathMTU): the standard
+// 1472-byte payload, then a binary search of the rest (ceil(log2(8972-1472))
+// = 13), or of 1..1471.
+const MaxSearchTries = 14
+
 // buildVmkping builds a path probe from, in order: vmknic, netstack (""
-// or defaultTcpipStack: none), ICMP payload size, peer IPv4 address (the
-// order of the line and of its stored file name's groups).
+// or defaultTcpipStack: none), packet count (1..10; "" = 3), interval
+// ("" = vmkping's default of 1 s, else 0.001..1 s), reply wait ("" = none,
+// else 1..9 s), ICMP payload size, peer IPv4 address (the order of the
+// line and of its stored file name's groups). The legacy form of four
+// arguments (vmknic, netstack, payload, peer) is `-c 3` without -i and -W.
 func buildVmkping(args ...string) (hostio.Command, error) {
-	if len(args) != 4 {
-		return hostio.Command{}, fmt.Errorf("vmkping takes 4 arguments, got %d", len(args))
+	if len(args) == 4 {
+		args = []string{args[0], args[1], "3", "", "", args[2], args[3]}
 	}
-	vmknic, netstack, peer := args[0], args[1], args[3]
-	payload, err := strconv.Atoi(args[2])
+	if len(args) != 7 {
+		return hostio.Command{}, fmt.Errorf("vmkping takes 7 arguments, got %d", len(args))
+	}
+	vmknic, netstack, count, interval, wait, peer := args[0], args[1], args[2], args[3], args[4], args[6]
+	payload, err := strconv.Atoi(args[5])
 	if !reVmknic.MatchString(vmknic) {
 		return hostio.Command{}, fmt.Errorf("refusing vmknic %q: expected vmkN", vmknic)
 	}
@@ -226,7 +239,19 @@ func buildVmkping(args ...string) (hostio.Command, error) {
 		return hostio.Command{}, fmt.Errorf("refusing peer address %q: expected an IPv4 address", peer)
 	}
 	if err != nil || payload < 1 || payload > 8972 {
-		return hostio.Command{}, fmt.Errorf("refusing payload %s: expected 1..8972", args[2])
+		return hostio.Command{}, fmt.Errorf("refusing payload %s: expected 1..8972", args[5])
+	}
+	if count == "" {
+		count = "3"
+	}
+	if n, err := strconv.Atoi(count); err != nil || n < 1 || n > 10 || strconv.Itoa(n) != count {
+		return hostio.Command{}, fmt.Errorf("refusing packet count %q: expected 1..10", count)
+	}
+	if interval != "" && !reInterval.MatchString(interval) {
+		return hostio.Command{}, fmt.Errorf("refusing interval %q: expected 0.001..0.999 or 1 (seconds)", interval)
+	}
+	if wait != "" && !reWait.MatchString(wait) {
+		return hostio.Command{}, fmt.Errorf("refusing reply wait %q: expected 1..9 (seconds)", wait)
 	}
 	line := "vmkping -I " + vmknic
 	if netstack != "" && netstack != "defaultTcpipStack" {
@@ -235,6 +260,18 @@ func buildVmkping(args ...string) (hostio.Command, error) {
 		}
 		line += " -S " + netstack
 	}
-	line += " -c 3 -d -s " + strconv.Itoa(payload) + " " + addr.String()
+	line += " -c " + count
+	if interval != "" {
+		line += " -i " + interval
+	}
+	if wait != "" {
+		line += " -W " + wait
+	}
+	line += " -d -s " + strconv.Itoa(payload) + " " + addr.String()
 	return hostio.Command{Kind: hostio.KindVmkping, Line: line, Stage: 3}, nil
 }
+
+var (
+	reInterval = regexp.MustCompile(`^(0\.[0-9]{1,3}|1)$`)
+	reWait     = regexp.MustCompile(`^[1-9]$`)
+)

@@ -58,6 +58,10 @@ var catalogueList = []*Rule{
 		Needs: []hostio.Kind{hostio.KindRDMADeviceList}},
 	// rules_probe.go
 	{ID: "VMKPING_UNREACHABLE", Severity: Critical, Check: checkVmkpingUnreachable},
+	// rules_path.go
+	{ID: "PATH_MTU_BLOCKED", Severity: Critical, Check: checkPathMTUBlocked},
+	{ID: "PATH_UNREACHABLE", Severity: Critical, Check: checkPathUnreachable},
+	{ID: "HIGH_LATENCY", Severity: Warning, Check: checkHighLatency},
 	// rules_adapter.go
 	{ID: "PHYSICAL_HCA_UNAVAILABLE", Severity: Critical, Check: checkPhysicalHCAUnavailable},
 	{ID: "TCP_FALLBACK", Severity: Critical, Scope: FleetScope, Check: checkTCPFallback,

@@ -42,6 +42,8 @@ var causeEdges = []causeEdge{
 	{"ROCE_NOT_SUPPORTED", "PHYSICAL_HCA_UNAVAILABLE", "a device without RoCE cannot back a PVRDMA adapter"},
 	{"PFC_DISABLED", "RDMA_ERRORS", "without lossless Ethernet, congestion drops RoCE packets, which the device counts as errors"},
 	{"MTU_MISMATCH", "ACTIVE_MTU_ABOVE_PATH", "the path drops jumbo frames, so RoCE packets above 1500 bytes are lost"},
+	{"PATH_MTU_BLOCKED", "ACTIVE_MTU_ABOVE_PATH", "a link on the path drops frames above the measured path MTU, so the larger RoCE packets are lost"},
+	{"PATH_MTU_BLOCKED", "LOW_MTU", "adapters on a host whose paths carry less than the vDS MTU run at a lower RDMA MTU than their peers"},
 	{"ESXI_VERSION_UNSUPPORTED", "NO_RDMA_DEVICE", "an ESXi release without PVRDMA support"},
 	{"ESXI_VERSION_UNSUPPORTED", "PVRDMA_FIREWALL_CLOSED", "an ESXi release without PVRDMA has no pvrdma ruleset"},
 	{"ESXI_VERSION_UNSUPPORTED", "PVRDMA_VMKNIC_UNSET", "an ESXi release without PVRDMA has no /Net/PVRDMAVmknic"},
@@ -152,6 +154,18 @@ func linkCauses(fleet *facts.Fleet, paths *facts.DataPath, fs []Finding) {
 			for _, j := range idx["MTU_MISMATCH"] {
 				if fs[j].Severity == Critical {
 					fs[i].CausedBy = causeOf(j)
+				}
+			}
+		}
+		// A measured path below the configured MTU: the blocked link is the
+		// cause of the adapters' MTU findings on the hosts at both ends.
+		for _, rule := range []string{"ACTIVE_MTU_ABOVE_PATH", "LOW_MTU"} {
+			for _, i := range idx[rule] {
+				if fs[i].CausedBy != nil {
+					continue
+				}
+				if is := idx["PATH_MTU_BLOCKED"]; len(is) > 0 {
+					fs[i].CausedBy = causeOf(is[0])
 				}
 			}
 		}

@@ -367,6 +367,32 @@ func buildPlan(h *facts.Host, hp *facts.HostPath, fleet *facts.Fleet, fs []Findi
 		}
 	}
 
+	// 5b. Measured paths below the configured MTU: one step for the
+	// host's blocked links (their consequences on the adapters with it).
+	if blocked := b.of("PATH_MTU_BLOCKED"); len(blocked) > 0 {
+		pairs, lowest := blockedPairsOf(hp)
+		var subjects []string
+		for _, f := range blocked {
+			subjects = append(subjects, f.Subject)
+		}
+		hop := "the link the findings name"
+		if len(pairs) > 0 {
+			hop = likelyHop(fleet.DataPath(), pairs[0]).name
+		}
+		s := PlanStep{Action: "fix_path_mtu", Resolves: cite(append(blocked, b.consequencesOf(blocked...)...)...),
+			Text: fmt.Sprintf("Set MTU 9216 on the switch ports and inter-switch links between %s and its peers (%s: the path carries %d "+
+				"bytes; likely hop: %s). Until then the PVRDMA adapters must run at RDMA MTU %d.", h.Host, strings.Join(subjects, ", "),
+				lowest, hop, facts.RDMAMTUFor(lowest)),
+			Sets: []Effect{{"MTU of the switch ports on the PVRDMA path of " + h.Host, "9216"}}}
+		b.add(s)
+		if len(pairs) > 0 && pairs[0].First != nil {
+			verify = append(verify, PlanStep{Action: "verify", Command: pairs[0].First.Command, Expect: "3 packets transmitted, 3 packets received"})
+		}
+	}
+	for _, f := range append(b.of("PATH_UNREACHABLE"), b.of("HIGH_LATENCY")...) {
+		b.add(PlanStep{Action: "check_path", Text: f.Subject + ": " + f.Fix, Resolves: cite(f)})
+	}
+
 	// 6. Lossless Ethernet and errors.
 	for _, f := range b.of("PFC_DISABLED") {
 		fixed := append([]Finding{f}, b.consequencesOf(f)...)

@@ -135,6 +135,9 @@ func checkMTUMismatch(in *Input, r *Reporter) {
 			case jumboRefused(pp, v):
 				refused = append(refused, targetLabel(addrs, pp.Target))
 				refusedEv = append(refusedEv, sendtoEv(h, *pp.Jumbo))
+			case pp.JumboLost(v) && searched(hp, pp.Target):
+				// A path MTU search measured this pair: PATH_MTU_BLOCKED is
+				// the one headline of the lost jumbo frames.
 			case pp.JumboLost(v):
 				lost = append(lost, targetLabel(addrs, pp.Target))
 				ev = append(ev, Ev(h.Host, pp.Jumbo.Ref), Ev(h.Host, pp.Small.Ref))

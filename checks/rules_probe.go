@@ -38,6 +38,11 @@ func checkVmkpingUnreachable(in *Input, r *Reporter) {
 				"below %d, so nothing was sent and reachability is unknown", h.Host, p.Payload, targetLabel(addrs, pp.Target), p.Failures[0], p.Payload+28),
 				fmt.Sprintf("On %s: set %s's MTU to at least 1500 (esxcli network ip interface set -i %s -m 1500, or the PVRDMA MTU), then retry: %s",
 					h.Host, pingVmknicOr(pp), pingVmknicOr(pp), p.Command), sendtoEv(h, p))
+		case p.Failed() && searched(hp, pp.Target):
+			// A path MTU search ran to this peer: PATH_UNREACHABLE
+			// reports a peer no size reaches, PATH_MTU_BLOCKED one that
+			// smaller sizes reach.
+			continue
 		case p.Failed():
 			ev := []Evidence{Ev(h.Host, p.Ref)}
 			how := "gets no reply from"
@@ -104,4 +109,14 @@ func pingPayload(h *facts.Host, jumbo bool) int {
 		return 8972
 	}
 	return 1472
+}
+
+// searched reports whether the host ran a path MTU search to target.
+func searched(hp *facts.HostPath, target string) bool {
+	for i := range hp.Pairs {
+		if hp.Pairs[i].Target == target {
+			return hp.Pairs[i].Searched()
+		}
+	}
+	return false
 }

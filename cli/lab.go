@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -25,11 +26,15 @@ func init() { register("lab", newCmdLab) }
 type LabServeOptions struct {
 	IO *IOStreams
 
-	Scenario                string
-	ScenarioDir             string
-	Hosts                   int
-	RTT                     time.Duration
-	CmdLatency              time.Duration
+	Scenario    string
+	ScenarioDir string
+	Hosts       int
+	RTT         time.Duration
+	CmdLatency  time.Duration
+	ProbeWaits  bool
+	// BadPorts are --bad-port HOST=MTU: the fleet (--hosts) runs on a
+	// modelled network whose switch ports carry 9216 except these.
+	BadPorts                []string
 	User                    string
 	Password                string
 	KeyboardInteractiveOnly bool
@@ -89,6 +94,8 @@ Built-in scenarios: ` + strings.Join(fixtures.Names(), ", ") + `.`,
 	fl.IntVar(&opts.Hosts, "hosts", 0, "serve a generated fleet of N hosts cycling the scenario's reachable hosts")
 	fl.DurationVar(&opts.RTT, "rtt", 0, "simulated network round-trip time per connection")
 	fl.DurationVar(&opts.CmdLatency, "cmd-latency", 0, "time every command takes to answer")
+	fl.StringArrayVar(&opts.BadPorts, "bad-port", nil, "with --hosts N: the fleet is healthy on a modelled network whose switch ports carry 9216-byte frames, except HOST's (`esx0005=1500`; repeatable): try `pvrdma-doctor paths` on it")
+	fl.BoolVar(&opts.ProbeWaits, "probe-waits", false, "vmkping takes as long as on a real host (its -c packets -i apart, the round trip, the -W wait of a lost probe)")
 	fl.StringVar(&opts.User, "user", "root", "SSH user the hosts accept")
 	fl.StringVar(&opts.Password, "password", "", "SSH password the hosts accept (default: random)")
 	fl.BoolVar(&opts.KeyboardInteractiveOnly, "keyboard-interactive-only", false, "offer only keyboard-interactive authentication, like ESXi")
@@ -117,7 +124,15 @@ func runLabServe(ctx context.Context, opts *LabServeOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Hosts > 0 {
+	if len(opts.BadPorts) > 0 {
+		ports, err := parseBadPorts(opts.BadPorts, opts.Hosts)
+		if err != nil {
+			return err
+		}
+		if sc, _, err = fixtures.PathLab(opts.Hosts, ports); err != nil {
+			return err
+		}
+	} else if opts.Hosts > 0 {
 		sc = fixtures.Fleet(sc, opts.Hosts)
 		if len(sc.Hosts) == 0 {
 			return fmt.Errorf("scenario has no reachable host to build a fleet from")
@@ -136,7 +151,7 @@ func runLabServe(ctx context.Context, opts *LabServeOptions) error {
 	}
 	l, err := lab.Start(sc, lab.Options{
 		User: opts.User, Password: opts.Password, KeyboardInteractiveOnly: opts.KeyboardInteractiveOnly,
-		RTT: opts.RTT, CmdLatency: opts.CmdLatency,
+		RTT: opts.RTT, CmdLatency: opts.CmdLatency, ProbeWaits: opts.ProbeWaits,
 	})
 	if err != nil {
 		return err
@@ -225,4 +240,26 @@ func labFaultText(f lab.Fault) string {
 		return "-"
 	}
 	return strings.Join(parts, "; ")
+}
+
+// parseBadPorts reads --bad-port esxNNNN=MTU values for a fleet of n hosts
+// (host index from 0 -> port MTU).
+func parseBadPorts(vals []string, n int) (map[int]int, error) {
+	if n < 2 {
+		return nil, usageError("--bad-port needs --hosts N (2 or more): the modelled network is a generated fleet")
+	}
+	ports := map[int]int{}
+	for _, v := range vals {
+		host, mtu, ok := strings.Cut(v, "=")
+		var k int
+		if _, err := fmt.Sscanf(host, "esx%04d", &k); err != nil || !ok || k < 1 || k > n || fmt.Sprintf("esx%04d", k) != host {
+			return nil, usageError("--bad-port %q: expected esxNNNN=MTU with a host of the fleet (esx0001..esx%04d)", v, n)
+		}
+		m, err := strconv.Atoi(mtu)
+		if err != nil || m < 68 || m > 9216 {
+			return nil, usageError("--bad-port %q: the MTU must be 68..9216", v)
+		}
+		ports[k-1] = m
+	}
+	return ports, nil
 }

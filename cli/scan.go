@@ -33,6 +33,9 @@ type ScanOptions struct {
 	HostTimeout    time.Duration
 	ConnectTimeout time.Duration
 	NoProbes       bool
+	// Probes is --probes (ring, all, off); ProbeBudget caps the pairs.
+	Probes      string
+	ProbeBudget int
 
 	// Bundle holds --bundle and the redaction flags.
 	Bundle BundleFlags
@@ -71,6 +74,14 @@ vsish needs SSH (reported as not evaluated, with how to enable it). vCenter's
 certificate is verified (--vcenter-thumbprint pins it, --insecure skips it and
 the report says so); README.md ("vCenter").
 
+Path probes (stage 3, the only commands that send packets): from each host's
+PVRDMA vmknic to its peers' (--probes ring: the next 3 hosts by name, the
+default; all: every ordered pair; off: none; --probe-budget N caps the
+pairs), 3 don't-fragment packets of the configured size (MTU - 28, 0.2 s
+apart, 1 s wait); when lost, a binary search of one-packet tries (at most 14)
+for the path MTU; README.md ("Path probes"); 'pvrdma-doctor paths' prints the
+matrix alone.
+
 A host that hangs or floods costs at most --host-timeout: its connection is
 then closed, and output is capped (4 MiB and 500,000 lines a command, 16 MiB
 a host, 512 follow-up commands a host); README.md ("Timeouts and memory
@@ -105,8 +116,29 @@ func addScanFlags(fl *pflag.FlagSet, opts *ScanOptions) {
 	fl.DurationVar(&opts.CommandTimeout, "command-timeout", 30*time.Second, "time limit for one command: session open, exec reply, output and exit status")
 	fl.DurationVar(&opts.HostTimeout, "host-timeout", 3*time.Minute, "time limit for one host, connect to last command; at the limit its connection is closed")
 	fl.DurationVar(&opts.ConnectTimeout, "connect-timeout", 15*time.Second, "time limit for TCP connect, SSH handshake and login")
-	fl.BoolVar(&opts.NoProbes, "no-probes", false, "skip the vmkping path probes between hosts")
+	fl.StringVar(&opts.Probes, "probes", collect.ProbesRing, "vmkping path probes between the hosts' PVRDMA vmknics: `ring` (each host to the next 3 by name), all (every ordered pair), off")
+	fl.IntVar(&opts.ProbeBudget, "probe-budget", 0, "probe at most `N` ordered host pairs (0: no cap); the report names what was not probed")
+	// --no-probes is kept for scripts (deprecated, not announced on
+	// stdout: that would corrupt -o json).
+	fl.BoolVar(&opts.NoProbes, "no-probes", false, "deprecated: same as --probes off")
 	addVCenterFlags(fl, &opts.VCenter)
+}
+
+// probeMode is the effective --probes value (--no-probes is off).
+func (o *ScanOptions) probeMode() (string, error) {
+	if o.NoProbes {
+		return collect.ProbesOff, nil
+	}
+	if o.Probes == "" {
+		return collect.ProbesRing, nil
+	}
+	if err := collect.ValidProbeMode(o.Probes); err != nil {
+		return "", usageError("%v", err)
+	}
+	if o.ProbeBudget < 0 {
+		return "", usageError("--probe-budget must be 0 (no cap) or more")
+	}
+	return o.Probes, nil
 }
 
 func runScan(ctx context.Context, opts *ScanOptions) error {
@@ -119,12 +151,16 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 	if err := opts.VCenter.validate(); err != nil {
 		return err
 	}
+	mode, err := opts.probeMode()
+	if err != nil {
+		return err
+	}
 	if opts.SSH.DryRun {
 		targets, extra, err := dryRunTargets(opts)
 		if err != nil {
 			return err
 		}
-		return runDryRun(opts.IO.Out, opts.Report.Output, targets, &opts.SSH, opts.Getenv, opts.IO, !opts.NoProbes, extra)
+		return runDryRun(opts.IO.Out, opts.Report.Output, targets, &opts.SSH, opts.Getenv, opts.IO, probePlan{mode: mode, budget: opts.ProbeBudget}, extra)
 	}
 	p, err := scanPipeline(ctx, opts)
 	if err != nil {
@@ -159,6 +195,10 @@ func scanPipeline(ctx context.Context, opts *ScanOptions) (*Pipeline, error) {
 	if vc != nil {
 		targets = mergeTargets(targets, vc.hosts)
 	}
+	mode, err := opts.probeMode()
+	if err != nil {
+		return nil, err
+	}
 	runner := opts.Runner
 	if runner == nil {
 		r, closeRunner, err := sshRunnerFromFlags(opts, targets)
@@ -185,7 +225,8 @@ func scanPipeline(ctx context.Context, opts *ScanOptions) (*Pipeline, error) {
 		IO: opts.IO, Getenv: opts.Getenv, Report: &opts.Report, Targets: targets,
 		Collect: collect.Options{
 			Runner: runner, Concurrency: opts.Concurrency, SessionsPerHost: opts.SSH.Sessions, CommandTimeout: opts.CommandTimeout,
-			HostTimeout: opts.HostTimeout, ConnectTimeout: opts.ConnectTimeout, Probes: !opts.NoProbes,
+			HostTimeout: opts.HostTimeout, ConnectTimeout: opts.ConnectTimeout, Probes: mode != collect.ProbesOff,
+			ProbeMode: mode, ProbeBudget: opts.ProbeBudget,
 		},
 		Meta: report.Meta{Source: scanSource(len(targets)), Notes: vcNotes},
 	}

@@ -212,13 +212,20 @@ func TestScanDryRun(t *testing.T) {
 	for _, want := range []string{
 		"vsish -e cat /vmkModules/vrdma/pvrdmaDevices/<worldID>_<index>/properties",
 		"esxcli rdma device stats get -d <vmrdmaN>",
-		"vmkping -I <vmkN> [-S <netstack>] -c 3 -d -s <8972|1472> <peer IPv4>",
+		"vmkping -I <vmkN> [-S <netstack>] -c <1|3> [-i 0.2] [-W 1] -d -s <payload 1..8972> <peer IPv4>",
+		"  3  probes to ",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("template %q missing", want)
 		}
 	}
-	code, out, _ = runScanCLI(t, dir, "--dry-run", "--no-probes", "-o", "json")
+	for _, off := range []string{"--no-probes", "--probes=off"} {
+		checkDryRunNoProbes(t, l, dir, off)
+	}
+}
+
+func checkDryRunNoProbes(t *testing.T, l *lab.Lab, dir, off string) {
+	code, out, _ := runScanCLI(t, dir, "--dry-run", off, "-o", "json")
 	var doc struct {
 		DryRun bool         `json:"dry_run"`
 		Hosts  []dryRunHost `json:"hosts"`
@@ -228,8 +235,11 @@ func TestScanDryRun(t *testing.T) {
 	}
 	for _, tp := range doc.Hosts[0].Templates {
 		if tp.Stage == 3 {
-			t.Errorf("--no-probes still lists %q", tp.Line)
+			t.Errorf("%s still lists %q", off, tp.Line)
 		}
+	}
+	if len(doc.Hosts[0].Probes) != 0 {
+		t.Errorf("%s still plans probes %v", off, doc.Hosts[0].Probes)
 	}
 }
 

@@ -368,11 +368,20 @@ type dryRunHost struct {
 	Via       []string           `json:"via,omitempty"`
 	Stage1    []collect.Command  `json:"stage1"`
 	Templates []collect.Template `json:"templates"`
+	// Probes are the peers this host would probe (stage 3).
+	Probes []string `json:"probes,omitempty"`
+}
+
+// probePlan is --probes and --probe-budget for a dry run.
+type probePlan struct {
+	mode   string
+	budget int
 }
 
 // runDryRun prints what a scan would run on every host, without
 // connecting or reading credentials.
-func runDryRun(w io.Writer, format string, targets []hostio.Target, f *SSHFlags, getenv func(string) string, ios *IOStreams, probes bool, extra map[string]any) error {
+func runDryRun(w io.Writer, format string, targets []hostio.Target, f *SSHFlags, getenv func(string) string, ios *IOStreams, pp probePlan, extra map[string]any) error {
+	probes := pp.mode != collect.ProbesOff
 	s, _, err := f.sshSetup(getenv, ios, true)
 	if err != nil {
 		return err
@@ -384,13 +393,26 @@ func runDryRun(w io.Writer, format string, targets []hostio.Target, f *SSHFlags,
 		}
 		tpls = append(tpls, tp)
 	}
+	peersOf := map[string][]string{}
+	dropped := 0
+	if probes && len(targets) > 1 {
+		var names []string
+		for _, t := range targets {
+			names = append(names, t.Name)
+		}
+		var pairs [][2]string
+		pairs, dropped = collect.DryRunProbes(names, pp.mode, 3, pp.budget)
+		for _, p := range pairs {
+			peersOf[p[0]] = append(peersOf[p[0]], p[1])
+		}
+	}
 	var hosts []dryRunHost
 	for _, t := range targets {
 		rt, err := s.Resolve(t)
 		if err != nil {
 			return usageError("%v", err)
 		}
-		h := dryRunHost{Host: t.Name, User: rt.Host.Config.User, Address: rt.Host.Addr, Stage1: collect.Stage1(), Templates: tpls}
+		h := dryRunHost{Host: t.Name, User: rt.Host.Config.User, Address: rt.Host.Addr, Stage1: collect.Stage1(), Templates: tpls, Probes: peersOf[t.Name]}
 		for _, j := range rt.Jumps {
 			h.Via = append(h.Via, j.Config.User+"@"+j.Addr)
 		}
@@ -419,6 +441,14 @@ func runDryRun(w io.Writer, format string, targets []hostio.Target, f *SSHFlags,
 		for _, tp := range h.Templates {
 			fmt.Fprintf(w, "  %d  %s\n       %s\n", tp.Stage, tp.Line, tp.When)
 		}
+		if len(h.Probes) > 0 {
+			fmt.Fprintf(w, "  3  probes to %s (%d pairs: %d packets each at the configured size, 0.2 s apart; "+
+				"if lost, the search may add up to %d more one-packet tries per pair, each waiting at most %d s)\n",
+				strings.Join(h.Probes, ", "), len(h.Probes), collect.RTTPackets, collect.MaxSearchTries, collect.ProbeWait)
+		}
+	}
+	if dropped > 0 {
+		fmt.Fprintf(w, "\n--probe-budget %d: %d more ordered pairs would not be probed\n", pp.budget, dropped)
 	}
 	return nil
 }

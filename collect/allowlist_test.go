@@ -93,7 +93,17 @@ func TestPlannedCommandsAlwaysAllowlisted(t *testing.T) {
 			board.publish(names[i], probeSourceOf(caps))
 		}
 		for _, n := range names {
-			cmds = append(cmds, board.plan(n, 3)...)
+			pairs, _ := board.planFor(n, Options{ProbeMode: ProbesAll, ProbePeers: 3})
+			for _, p := range pairs {
+				// The configured size and every size a search can try.
+				for _, size := range []int{ProbeSize(p.Src.MTU), StandardPayload, MinPayload, 1, MaxPayload} {
+					for _, count := range []int{RTTPackets, 1} {
+						if c, err := ProbeLine(p.Src, p.Dst.IP, size, count); err == nil {
+							cmds = append(cmds, c)
+						}
+					}
+				}
+			}
 		}
 		for _, c := range cmds {
 			planned++

@@ -33,9 +33,18 @@ type Options struct {
 	ConnectTimeout time.Duration
 	// Probes enables the vmkping path probes between hosts (stage 3).
 	Probes bool
-	// ProbePeers is how many peers each host probes (default 3): the next
-	// hosts in name order, in a ring, so every host is probed from and to.
+	// ProbeMode is ProbesRing (default) or ProbesAll (every ordered pair).
+	ProbeMode string
+	// ProbePeers is how many peers each host probes in ring mode (default
+	// 3): the next hosts in name order, in a ring, so every host is probed
+	// from and to.
 	ProbePeers int
+	// ProbeBudget caps the ordered pairs probed in the fleet (0: no cap);
+	// the hosts say how many were left out.
+	ProbeBudget int
+	// ProbeTimeout bounds the probe stage of one host (default 2m), within
+	// HostTimeout.
+	ProbeTimeout time.Duration
 	// Peers are earlier results of hosts that are not scanned in this run
 	// (a rescan of a few hosts): the scanned hosts still probe their paths
 	// to them, using the addresses found in those results.
@@ -79,6 +88,15 @@ func (o *Options) defaults() {
 	}
 	if o.ProbePeers <= 0 {
 		o.ProbePeers = 3
+	}
+	if o.ProbeMode == "" {
+		o.ProbeMode = ProbesRing
+	}
+	if o.ProbeMode == ProbesOff {
+		o.Probes = false
+	}
+	if o.ProbeTimeout <= 0 {
+		o.ProbeTimeout = 2 * time.Minute
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -314,7 +332,6 @@ func collectHost(ctx context.Context, t hostio.Target, opts Options, slots chan 
 	h.mu.Lock()
 	h.total += len(s2)
 	h.mu.Unlock()
-	var probes []Command
 	if board.enabled {
 		// Publish this host's PVRDMA vmknic; probes wait for every host's.
 		board.publish(t.Name, probeSourceOf(res.Captures))
@@ -328,12 +345,18 @@ func collectHost(ctx context.Context, t hostio.Target, opts Options, slots chan 
 		release()
 		h.emit(hostio.PhaseWaiting, "")
 		if err := board.wait(hctx); err == nil {
-			probes = board.plan(t.Name, opts.ProbePeers)
+			pairs, notes := board.planFor(t.Name, opts)
+			res.Notes = append(res.Notes, notes...)
 			h.mu.Lock()
-			h.total += len(probes)
+			h.total += len(pairs)
 			h.mu.Unlock()
 			h.emit(hostio.PhaseProbing, "")
-			h.runAll(hctx, probes)
+			pctx, pcancel := context.WithTimeout(hctx, opts.ProbeTimeout)
+			h.runProbes(pctx, pairs)
+			if pctx.Err() != nil && hctx.Err() == nil {
+				res.Notes = append(res.Notes, fmt.Sprintf("probe time limit (%s) reached: the remaining path probes of this host were abandoned", opts.ProbeTimeout))
+			}
+			pcancel()
 		}
 	}
 	wg.Wait()
@@ -496,12 +519,18 @@ type probeBoard struct {
 	sources map[string]probeSource
 	names   []string
 	ready   chan struct{}
+	// ends are the hosts with a vmknic address, sorted: the ring of the
+	// pairs, made once every host has published.
+	ends []string
 }
 
 type probeSource struct {
 	Vmknic   string
 	Netstack string
 	IP       string
+	// MTU is the MTU the path from this vmknic is configured for: the
+	// larger of the vmknic's and its distributed switch's (0: unknown).
+	MTU int
 }
 
 func newProbeBoard(targets []hostio.Target, peers []hostio.HostResult, enabled bool) *probeBoard {
@@ -559,32 +588,4 @@ func (b *probeBoard) wait(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// plan returns the probes host runs: a jumbo (8972) and a standard (1472)
-// don't-fragment ping to each of the next n peers (ring order) that
-// published an address.
-func (b *probeBoard) plan(host string, n int) []Command {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	src, ok := b.sources[host]
-	if !ok {
-		return nil
-	}
-	start := sort.SearchStrings(b.names, host)
-	var cmds []Command
-	for i := 1; i < len(b.names) && len(cmds) < 2*n; i++ {
-		peer := b.names[(start+i)%len(b.names)]
-		dst, ok := b.sources[peer]
-		if !ok || dst.IP == src.IP {
-			continue
-		}
-		for _, size := range []int{8972, 1472} {
-			c, err := Vmkping(src.Vmknic, src.Netstack, dst.IP, size)
-			if err == nil {
-				cmds = append(cmds, c)
-			}
-		}
-	}
-	return cmds
 }

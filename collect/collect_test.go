@@ -193,14 +193,14 @@ func TestCollectProbesWaitForPeersWithoutDeadlock(t *testing.T) {
 	// Concurrency 1: waiting hosts must release their slot.
 	res := Collect(context.Background(), []hostio.Target{{Name: "a"}, {Name: "b"}, {Name: "c"}},
 		Options{Runner: f, Probes: true, Concurrency: 1, ProbePeers: 1, HostTimeout: 5 * time.Second})
-	c, ok := res[0].Find("vmkping -I vmk1 -c 3 -d -s 8972 192.168.50.12")
+	c, ok := res[0].Find("vmkping -I vmk1 -c 3 -i 0.2 -W 1 -d -s 8972 192.168.50.12")
 	if !ok {
 		t.Fatalf("host a did not probe its ring neighbour b; captures: %v", commandsOf(res[0]))
 	}
 	if c.Kind != hostio.KindVmkping {
 		t.Errorf("kind %s", c.Kind)
 	}
-	if _, ok := res[2].Find("vmkping -I vmk1 -c 3 -d -s 1472 192.168.50.11"); !ok {
+	if _, ok := res[2].Find("vmkping -I vmk1 -c 3 -i 0.2 -W 1 -d -s 8972 192.168.50.11"); !ok {
 		t.Errorf("host c should probe a (ring wraps); captures: %v", commandsOf(res[2]))
 	}
 }
@@ -267,7 +267,7 @@ func TestCollectKeepsFailedProbesAsResults(t *testing.T) {
 	a, b := hostOutputs(""), hostOutputs("")
 	a["esxcli network ip interface ipv4 get"] = vmk1IPv4("192.168.50.11")
 	b["esxcli network ip interface ipv4 get"] = vmk1IPv4("192.168.50.12")
-	jumbo := "vmkping -I vmk1 -c 3 -d -s 8972 192.168.50.12"
+	jumbo := "vmkping -I vmk1 -c 3 -i 0.2 -W 1 -d -s 8972 192.168.50.12"
 	a[jumbo] = lossy
 	f := &fakeRunner{hosts: map[string]map[string]string{"a": a, "b": b}, exits: map[string]int{jumbo: 1}}
 	res := Collect(context.Background(), []hostio.Target{{Name: "a"}, {Name: "b"}}, Options{Runner: f, Probes: true})
@@ -292,7 +292,7 @@ func TestCollectRescanProbesEarlierPeers(t *testing.T) {
 	f := &fakeRunner{hosts: map[string]map[string]string{"a": a, "b": b}}
 	first := Collect(context.Background(), []hostio.Target{{Name: "a"}, {Name: "b"}}, Options{Runner: f, Probes: true})
 	again := Collect(context.Background(), []hostio.Target{{Name: "a"}}, Options{Runner: f, Probes: true, Peers: first})
-	if _, ok := again[0].Find("vmkping -I vmk1 -c 3 -d -s 8972 192.168.50.12"); !ok {
+	if _, ok := again[0].Find("vmkping -I vmk1 -c 3 -i 0.2 -W 1 -d -s 8972 192.168.50.12"); !ok {
 		t.Errorf("rescan of a did not probe b; captures: %v", commandsOf(again[0]))
 	}
 	if f.opens["b"] != 1 {

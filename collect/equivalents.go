@@ -388,7 +388,7 @@ func recognizeVsish(w []string, r Recognized) (Recognized, bool) {
 // line; one without keeps its own line (its output is still a ping). A
 // host name target is not a probe of the catalogue.
 func recognizePing(w []string, r Recognized) (Recognized, bool) {
-	var vmknic, netstack, target string
+	var vmknic, netstack, target, count, interval, wait string
 	payload, df := 56, false
 	for i := 0; i < len(w); i++ {
 		a := w[i]
@@ -413,7 +413,13 @@ func recognizePing(w []string, r Recognized) (Recognized, bool) {
 				n, err := strconv.Atoi(v)
 				payload, ok = n, err == nil
 			}
-		case a == "-c", a == "-i", a == "-t", a == "-W", a == "-w":
+		case a == "-c":
+			count, ok = next()
+		case a == "-i":
+			interval, ok = next()
+		case a == "-W":
+			wait, ok = next()
+		case a == "-t", a == "-w":
 			_, ok = next()
 		case a == "-d":
 			df, ok = true, true
@@ -431,6 +437,12 @@ func recognizePing(w []string, r Recognized) (Recognized, bool) {
 		return Recognized{}, false
 	}
 	r.Kind = hostio.KindVmkping
+	// The catalogue line with the run's own count, interval and wait when
+	// they fit it (a probe of the scan), else the legacy -c 3 form.
+	if c, err := build(hostio.KindVmkping, vmknic, netstack, count, interval, wait, strconv.Itoa(payload), target); err == nil && df && count != "" {
+		r.Line = c.Line
+		return r, true
+	}
 	if c, err := Vmkping(vmknic, netstack, target, payload); err == nil && df {
 		r.Line = c.Line
 		return r, true

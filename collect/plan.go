@@ -3,6 +3,7 @@ package collect
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -207,45 +208,107 @@ func collected(caps []hostio.Capture, k hostio.Kind) (hostio.Capture, bool) {
 	return hostio.Capture{}, false
 }
 
-// probeSourceOf finds the host's PVRDMA vmknic (the /Net/PVRDMAVmknic tag,
-// else the vmknic bound to an RDMA device) and its IPv4 address.
+// probeSourceOf finds the vmknic a host's probes leave from and its IPv4
+// address: a vmknic on the PVRDMA distributed switch (the vDS holding an
+// RDMA device's paired uplink; the tagged /Net/PVRDMAVmknic first, then
+// one bound to an RDMA device, then any with an address), else the tagged
+// vmknic, else the one bound to an RDMA device. Its MTU is the larger of
+// the vmknic's and its vDS's: the size the path is configured to carry.
 func probeSourceOf(caps []hostio.Capture) probeSource {
-	var src probeSource
+	var tagged string
 	if c, ok := collected(caps, hostio.KindPVRDMAVmknicOpt); ok {
 		if s, err := parse.AdvancedSettingList(c.Stdout); err == nil {
-			src.Vmknic = strings.TrimSpace(s.StringValue)
+			tagged = strings.TrimSpace(s.StringValue)
 		}
 	}
-	if src.Vmknic == "" {
-		if c, ok := collected(caps, hostio.KindRDMAVmknicList); ok {
-			if rows, err := parse.RDMAVmknicList(c.Stdout); err == nil && len(rows) > 0 {
-				src.Vmknic = rows[0].Vmknic
+	var bound []string
+	if c, ok := collected(caps, hostio.KindRDMAVmknicList); ok {
+		if rows, err := parse.RDMAVmknicList(c.Stdout); err == nil {
+			for _, r := range rows {
+				bound = append(bound, r.Vmknic)
 			}
 		}
 	}
-	if src.Vmknic == "" {
-		return probeSource{}
-	}
+	var nics []parse.Vmknic
 	if c, ok := collected(caps, hostio.KindIPInterfaceList); ok {
-		if nics, err := parse.IPInterfaceList(c.Stdout); err == nil {
-			for _, n := range nics {
-				if n.Name == src.Vmknic {
-					src.Netstack = n.Netstack
-				}
-			}
-		}
+		nics, _ = parse.IPInterfaceList(c.Stdout)
 	}
+	addr := map[string]string{}
 	if c, ok := collected(caps, hostio.KindIPv4Get); ok {
 		if rows, err := parse.IPv4Get(c.Stdout); err == nil {
 			for _, r := range rows {
-				if r.Name == src.Vmknic && r.Address != "" && r.Address != "0.0.0.0" {
-					src.IP = r.Address
+				if r.Address != "" && r.Address != "0.0.0.0" {
+					addr[r.Name] = r.Address
 				}
 			}
 		}
 	}
-	if src.IP == "" {
+	var dvs []parse.DVSwitch
+	if c, ok := collected(caps, hostio.KindDVSList); ok {
+		dvs, _ = parse.DVSList(c.Stdout)
+	}
+	var uplinks []string
+	if c, ok := collected(caps, hostio.KindRDMADeviceList); ok {
+		if devs, err := parse.RDMADeviceList(c.Stdout); err == nil {
+			for _, active := range []bool{true, false} {
+				for _, d := range devs {
+					if strings.EqualFold(strings.TrimSpace(d.State), "active") == active {
+						uplinks = append(uplinks, d.PairedUplink)
+					}
+				}
+			}
+		}
+	}
+	var pvdvs *parse.DVSwitch
+	for _, u := range uplinks {
+		for i := range dvs {
+			if pvdvs == nil && u != "" && slices.Contains(dvs[i].Uplinks, u) {
+				pvdvs = &dvs[i]
+			}
+		}
+	}
+	nicOf := func(name string) *parse.Vmknic {
+		for i := range nics {
+			if nics[i].Name == name {
+				return &nics[i]
+			}
+		}
+		return nil
+	}
+	var order []string
+	if tagged != "" {
+		order = append(order, tagged)
+	}
+	order = append(order, bound...)
+	for _, n := range nics {
+		order = append(order, n.Name)
+	}
+	pick := ""
+	if pvdvs != nil {
+		for _, name := range order {
+			if n := nicOf(name); n != nil && n.VDSName == pvdvs.Name && addr[name] != "" {
+				pick = name
+				break
+			}
+		}
+	}
+	if pick == "" {
+		pick = tagged
+		if pick == "" && len(bound) > 0 {
+			pick = bound[0]
+		}
+	}
+	if pick == "" || addr[pick] == "" {
 		return probeSource{}
+	}
+	src := probeSource{Vmknic: pick, IP: addr[pick]}
+	if n := nicOf(pick); n != nil {
+		src.Netstack, src.MTU = n.Netstack, n.MTU
+		for _, d := range dvs {
+			if d.Name == n.VDSName && n.VDSName != "" {
+				src.MTU = max(src.MTU, d.MTU)
+			}
+		}
 	}
 	return src
 }

@@ -49,6 +49,8 @@ type HostPath struct {
 	RDMAUplinks []string
 	// Probes are the host's vmkping probes grouped by target, sorted.
 	Probes []ProbePair
+	// Pairs are the paths the host measured, by target (paths.go).
+	Pairs []PathPair
 	// MTU is the Ethernet MTU the path carries.
 	MTU PathMTU
 }
@@ -235,9 +237,13 @@ func probePairs(h *Host) []ProbePair {
 			pp = &ProbePair{Target: p.Target}
 			idx[p.Target] = pp
 		}
+		// The largest probe above 1500 bytes is the jumbo, the largest
+		// up to 1500 the small one (a path MTU search sends many sizes).
 		if p.Payload+28 <= 1500 {
-			pp.Small = p
-		} else {
+			if pp.Small == nil || p.Payload > pp.Small.Payload {
+				pp.Small = p
+			}
+		} else if pp.Jumbo == nil || p.Payload > pp.Jumbo.Payload {
 			pp.Jumbo = p
 		}
 	}
@@ -299,6 +305,7 @@ type DataPath struct {
 	paths []HostPath // by index in Fleet.Hosts
 	index map[*Host]int
 	addrs map[string]PeerAddr
+	stats map[string]PathStats // by host, from the measured pairs
 }
 
 // of reports whether the model was derived from these hosts (the same
@@ -331,6 +338,23 @@ func newDataPath(f *Fleet) *DataPath {
 			}
 		}
 	}
+	for i := range f.Hosts {
+		hp := &d.paths[i]
+		hp.Pairs = pathPairs(&f.Hosts[i], d.Owner)
+		// A measured path below the data path's MTU proves it carries no
+		// more (a search measures what the fixed sizes only bound).
+		if hp.DataVmknic == nil || !hp.MTU.Known {
+			continue
+		}
+		for _, pp := range hp.Pairs {
+			if pp.Blocked() && pp.Searched() && pp.MTU < hp.MTU.MTU {
+				hp.MTU.MTU, hp.MTU.Proved = pp.MTU, true
+				hp.MTU.Parts = append(hp.MTU.Parts, fmt.Sprintf("path MTU %d measured to %s", pp.MTU, pp.Target))
+				hp.MTU.Refs = append(hp.MTU.Refs, pp.First.Ref)
+			}
+		}
+	}
+	d.stats = pathStats(d.Pairs())
 	return d
 }
 

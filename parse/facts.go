@@ -271,6 +271,9 @@ type Ping struct {
 	MessageTooLong bool    `json:"message_too_long"` // "sendto() failed (Message too long)"
 	HasStats       bool    `json:"has_stats"`
 	AvgMs          float64 `json:"avg_ms"`
+	// MinMs and MaxMs are the round-trip line's minimum and maximum.
+	MinMs float64 `json:"min_ms,omitempty"`
+	MaxMs float64 `json:"max_ms,omitempty"`
 	// Failures are the error lines printed instead of replies
 	// ("sendto() failed (...)", "Request timeout for icmp_seq 1").
 	Failures []string `json:"failures,omitempty"`

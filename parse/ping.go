@@ -66,7 +66,9 @@ func Vmkping(text string) (Ping, error) {
 			p.Ref = l.ref()
 		case rePingRTT.MatchString(t):
 			m := rePingRTT.FindStringSubmatch(t)
+			p.MinMs, _ = strconv.ParseFloat(m[1], 64)
 			p.AvgMs, _ = strconv.ParseFloat(m[2], 64)
+			p.MaxMs, _ = strconv.ParseFloat(m[3], 64)
 		default:
 			sk.add(l.ref(), nil, "unexpected ping output: skipped")
 			continue

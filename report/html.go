@@ -39,7 +39,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 		class = "warning"
 	}
 	return htmlTemplate.Execute(w, map[string]any{
-		"R": r, "Groups": sev, "NotEvaluated": ne, "VerdictClass": class, "Plans": r.Plans,
+		"R": r, "Groups": sev, "NotEvaluated": ne, "VerdictClass": class, "Plans": r.Plans, "Matrix": r.Paths.matrix(),
 	})
 }
 
@@ -116,6 +116,8 @@ pre{background:#f6f8fa;padding:.5rem;overflow-x:auto;white-space:pre-wrap;word-b
 .consequence{border-left:3px solid #ccc;margin:.5rem 0 .5rem .5rem;padding:.2rem .8rem}
 .consequence .why{font-weight:600;color:#555}
 ol.plan li{margin:.35rem 0}.resolves{font-size:.85rem;color:#555}
+table.matrix{width:auto}table.matrix td{text-align:center;font-family:ui-monospace,Menlo,Consolas,monospace}
+td.jumbo{background:#e6f4ea}td.std{background:#fdf6e3}td.warning{background:#fde8c8}td.critical{background:#fde8e8;color:#9b1c1c;font-weight:700}td.self,td.none{color:#aaa}
 </style>
 </head>
 <body>
@@ -133,6 +135,26 @@ ol.plan li{margin:.35rem 0}.resolves{font-size:.85rem;color:#555}
 <tr class="{{hostClass .}}"><td>{{.Host}}</td><td>{{.Verdict}}{{range .Notes}}<br><small>note: {{.}}</small>{{end}}</td><td>{{.Version}}</td><td class="num">{{rdmaCell .}}</td><td class="num">{{vmCell .}}</td></tr>
 {{- end}}
 </table>
+{{- if and .R.Paths (not .Matrix)}}
+<h2>Paths</h2>
+<p class="meta">{{len .R.Paths.Hosts}} hosts, {{len .R.Paths.Pairs}} measured pairs: too many for a matrix; fleet minimum path MTU {{.R.Paths.FleetMinMTU}}{{with .R.Paths.MinPair}}, {{.}}{{end}}. The pairs that are not ok:</p>
+<table>
+<tr><th>from</th><th>to</th><th>status</th><th>path MTU</th><th>configured</th></tr>
+{{- range .R.Paths.NotOK}}
+<tr><td>{{.From}}</td><td>{{.To}} ({{.Target}})</td><td>{{.Status}}</td><td class="num">{{.PathMTU}}</td><td class="num">{{.ConfiguredMTU}}</td></tr>
+{{- end}}
+</table>
+{{- end}}
+{{- with .Matrix}}
+<h2>Path matrix</h2>
+<p class="meta">Path MTU in bytes measured from the row's PVRDMA vmknic to the column's (don't-fragment vmkping; fleet minimum {{$.R.Paths.FleetMinMTU}}{{with $.R.Paths.MinPair}}, {{.}}{{end}}). ! blocked on the way, &lt; refused by the sender's vmknic MTU, -- unreachable, ~ lossy, . not probed.</p>
+<table class="matrix">
+<tr><th>from \ to</th>{{range $.R.Paths.Hosts}}<th>{{.}}</th>{{end}}</tr>
+{{- range .}}
+<tr><th>{{.Host}}</th>{{range .Cells}}<td class="{{.Class}}"{{with .Title}} title="{{.}}"{{end}}>{{.Text}}</td>{{end}}</tr>
+{{- end}}
+</table>
+{{- end}}
 {{- $r := .R}}
 {{- range .Groups}}
 <h2><span class="badge {{.Severity}}">{{upper .Severity}}</span> {{len .Findings}} root cause{{if ne (len .Findings) 1}}s{{end}}</h2>

@@ -36,6 +36,9 @@ type Report struct {
 	// Plans is one ordered fix plan per host with findings at warning or
 	// above (since 1.2).
 	Plans []checks.Plan `json:"plans"`
+	// Paths is the measured path matrix (every probed ordered pair of
+	// hosts), when the run probed.
+	Paths *Paths `json:"paths,omitempty"`
 }
 
 // Tool identifies the producer.
@@ -223,6 +226,7 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 		}
 	}
 	r.Findings = causeOrder(r.Findings)
+	r.Paths = BuildPaths(fleet)
 	summarize(r)
 	r.Plans = checks.Plans(fleet, r.Findings)
 	if r.Plans == nil {

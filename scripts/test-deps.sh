@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Installs the programs the integration tests drive, when missing:
-# OpenSSH's sshd (package openssh-server) and tmux. Debian/Ubuntu only.
+# OpenSSH's sshd (package openssh-server), tmux, and for the network
+# namespace test (integration/netns_test.go) ip and ping (iproute2,
+# iputils-ping). Debian/Ubuntu only.
 set -euo pipefail
 need=()
 [ -x /usr/sbin/sshd ] || need+=(openssh-server)
 command -v tmux >/dev/null 2>&1 || need+=(tmux)
+command -v ip >/dev/null 2>&1 || need+=(iproute2)
+command -v ping >/dev/null 2>&1 || need+=(iputils-ping)
 [ ${#need[@]} -eq 0 ] && exit 0
 echo "installing test dependencies: ${need[*]}"
 SUDO=""

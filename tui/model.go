@@ -141,6 +141,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.forward(msg)
 	}
 	top := m.page()
+	if mp, ok := top.(*matrixPage); ok && mp.horizontal(msg) {
+		return nil
+	}
 	if d, ok := m.delta(msg); ok {
 		top.move(d)
 		return nil
@@ -158,6 +161,10 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Topology):
 		if _, on := top.(*topologyPage); !on && top.host() != "" {
 			m.push(newTopologyPage(m.shared, top.host()))
+		}
+	case key.Matches(msg, k.Matrix):
+		if _, on := top.(*matrixPage); !on {
+			m.push(newMatrixPage(m.shared))
 		}
 	case key.Matches(msg, k.Plan):
 		if _, on := top.(*planPage); !on && top.host() != "" {

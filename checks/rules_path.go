@@ -1,0 +1,174 @@
+package checks
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+)
+
+// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the measured paths between the hosts' PVRDMA vmknics (facts/paths.go): path MTU, reachability, latency.
+
+// HighLatencyMs is the average vmkping round trip above which a path is
+// slow for PVRDMA: VMware's vSphere Bitfusion guide recommends at most 50
+// microseconds of network latency between clients and servers (source
+// bitfusion-latency in catalogue.yaml; seed 001).
+const HighLatencyMs = 0.050
+
+// pairSubject names a measured pair: "vmk1 -> esx02".
+func pairSubject(pp *facts.PathPair) string {
+	to := pp.To
+	if to == "" {
+		to = pp.Target
+	}
+	return orPlaceholder(pp.Vmknic, "PVRDMA vmknic") + " -> " + to
+}
+
+// pairEv quotes the probes of a pair that decide it: the largest size
+// that passed and the smallest that did not.
+func pairEv(host string, pp *facts.PathPair) []Evidence {
+	var ev []Evidence
+	for _, p := range pp.Probes {
+		if p.Payload+28 == pp.MTU || p.Payload+28 == pp.Ceiling {
+			e := Ev(host, p.Ref)
+			if p.Payload+28 == pp.Ceiling && p.MessageTooLong {
+				e = sendtoEv(&facts.Host{Host: host}, *p)
+			}
+			ev = append(ev, e)
+		}
+	}
+	if len(ev) == 0 && pp.First != nil {
+		ev = append(ev, Ev(host, pp.First.Ref))
+	}
+	return ev
+}
+
+// pathHop is the hop a blocked pair most likely crosses: what to fix
+// (name) and why the measurements point there.
+type pathHop struct{ name, why string }
+
+// likelyHop names the hop a blocked pair most likely crosses: the link of
+// a host whose every measured path (from it and to it, with at least two
+// peers) is blocked, the one whose paths are blocked at this pair's MTU
+// when both ends are; else a link between the two hosts.
+func likelyHop(paths *facts.DataPath, pp *facts.PathPair) pathHop {
+	var ends []string
+	for _, h := range []string{pp.From, pp.To} {
+		if st := paths.Stats(h); h != "" && st.Peers >= 2 && st.Blocked == st.Measured {
+			ends = append(ends, h)
+		}
+	}
+	same := func(h string) int { return paths.Stats(h).BlockedAt[pp.MTU] }
+	if len(ends) == 2 && same(ends[1]) > same(ends[0]) {
+		ends = ends[1:]
+	}
+	if len(ends) == 1 || len(ends) == 2 && same(ends[0]) > same(ends[1]) {
+		h := ends[0]
+		return pathHop{h + "'s own link (its RDMA uplink and the switch port it is cabled to)",
+			fmt.Sprintf("every measured path from and to %s (%d peers) is blocked", h, paths.Stats(h).Peers)}
+	}
+	to := orPlaceholder(pp.To, pp.Target)
+	if paths.Stats(pp.From).Peers < 2 && paths.Stats(to).Peers < 2 {
+		return pathHop{"the links between " + pp.From + " and " + to,
+			"they have no other measured path, so which of their links (or a switch between them) cannot be told: scan more hosts, or probe with --probes all"}
+	}
+	return pathHop{"a link between " + pp.From + " and " + to,
+		"each of them has other measured paths that are not blocked, so it is a link on this route only (an inter-switch link, a port of a switch between them)"}
+}
+
+func checkPathMTUBlocked(in *Input, r *Reporter) {
+	h, hp := in.Host, in.Path
+	for i := range hp.Pairs {
+		pp := &hp.Pairs[i]
+		if !pp.Reachable() {
+			continue // PATH_UNREACHABLE
+		}
+		subject := pairSubject(pp)
+		if !pp.Blocked() {
+			r.Pass(subject)
+			continue
+		}
+		measured := fmt.Sprintf("carries %d-byte frames", pp.MTU)
+		if pp.Exact {
+			measured += fmt.Sprintf(" (a %d-byte don't-fragment payload passes, %d is lost)", pp.MTU-28, pp.Ceiling-28)
+		} else {
+			measured = fmt.Sprintf("carries at least %d-byte frames but not %d (payload %d passes, %d is lost)", pp.MTU, pp.Ceiling, pp.MTU-28, pp.Ceiling-28)
+		}
+		rdma := facts.RDMAMTUFor(pp.MTU)
+		hop := likelyHop(in.Paths, pp)
+		msg := fmt.Sprintf("%s -> %s %s while %s is configured for %d: the probes left %s and the larger frames were dropped on the way "+
+			"(silent loss, not a local refusal). Likely hop: %s: %s. A %d-byte path allows RDMA MTU %d at most (a 9000-byte path allows 4096)",
+			h.Host, targetLabel(in.Paths, pp.Target), measured, orPlaceholder(pp.Vmknic, "the PVRDMA vmknic"), pp.Configured, h.Host,
+			hop.name, hop.why, pp.MTU, rdma)
+		fix := fmt.Sprintf("Set MTU 9216 on %s first, then on every other switch port and inter-switch link of the PVRDMA network; until then "+
+			"run the PVRDMA adapters at RDMA MTU %d. Verify with: vmkping -I %s -c 3 -d -s %d %s",
+			hop.name, rdma, shellArg(orPlaceholder(pp.Vmknic, "vmk1"), "vmkN"), pp.Configured-28, pp.Target)
+		r.Fail(subject, msg, fix, pairEv(h.Host, pp)...)
+	}
+}
+
+func checkPathUnreachable(in *Input, r *Reporter) {
+	h, hp := in.Host, in.Path
+	for i := range hp.Pairs {
+		pp := &hp.Pairs[i]
+		subject := pairSubject(pp)
+		if pp.Reachable() {
+			r.Pass(subject)
+			continue
+		}
+		if !pp.Searched() {
+			continue // two fixed sizes (an older scan): VMKPING_UNREACHABLE
+		}
+		if pp.Refused && !pp.Lost {
+			continue // nothing left the host: MTU_MISMATCH / VMKPING_UNREACHABLE say why
+		}
+		r.Fail(subject, fmt.Sprintf("%s gets no reply from %s at any size (%d probes from %d down to %d bytes, don't-fragment): "+
+			"the PVRDMA vmknics cannot reach each other", orPlaceholder(pp.Vmknic, "the PVRDMA vmknic"), targetLabel(in.Paths, pp.Target),
+			len(pp.Probes), pp.Probes[len(pp.Probes)-1].Payload, pp.Probes[0].Payload),
+			fmt.Sprintf("On %s: compare `esxcli network ip interface ipv4 get` on both hosts (same subnet or a route), the VLAN of both "+
+				"PVRDMA vmknics' port groups and of the switch ports; then retry: vmkping -I %s -c 3 -d -s 56 %s",
+				h.Host, shellArg(orPlaceholder(pp.Vmknic, "vmk1"), "vmkN"), pp.Target), pairEv(h.Host, pp)...)
+	}
+}
+
+func checkHighLatency(in *Input, r *Reporter) {
+	h, hp := in.Host, in.Path
+	for i := range hp.Pairs {
+		pp := &hp.Pairs[i]
+		if !pp.HasRTT {
+			continue
+		}
+		subject := pairSubject(pp)
+		if pp.RTTAvg <= HighLatencyMs {
+			r.Pass(subject)
+			continue
+		}
+		var ev []Evidence
+		if pp.First != nil && !pp.First.Failed() {
+			ev = append(ev, Ev(h.Host, pp.First.Ref))
+		} else {
+			ev = pairEv(h.Host, pp)
+		}
+		r.Fail(subject, fmt.Sprintf("%s -> %s: vmkping round trip %.3f/%.3f/%.3f ms (min/avg/max), average above the %d µs "+
+			"VMware recommends between Bitfusion clients and servers; vmkping's time includes the hosts' ICMP handling, so this is an upper bound of the network's latency",
+			h.Host, targetLabel(in.Paths, pp.Target), pp.RTTMin, pp.RTTAvg, pp.RTTMax, int(HighLatencyMs*1000)),
+			fmt.Sprintf("Check the route between %s and %s: the number of switch hops, a firewall or router on the way, congested or "+
+				"slower links (esxcli network nic list: speed), and the physical distance; keep PVRDMA hosts on one low-latency fabric.",
+				h.Host, orPlaceholder(pp.To, pp.Target)), ev...)
+	}
+}
+
+// blockedPairsOf returns the host's blocked pairs and the lowest MTU they
+// carry.
+func blockedPairsOf(hp *facts.HostPath) (pairs []*facts.PathPair, lowest int) {
+	for i := range hp.Pairs {
+		if pp := &hp.Pairs[i]; pp.Blocked() {
+			pairs = append(pairs, pp)
+			if lowest == 0 || pp.MTU < lowest {
+				lowest = pp.MTU
+			}
+		}
+	}
+	sort.Slice(pairs, func(i, j int) bool { return pairs[i].Target < pairs[j].Target })
+	return pairs, lowest
+}

@@ -1,0 +1,202 @@
+package checks
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
+)
+
+// probePath adds what the collector records for one pair: the configured
+// size (8972, three packets), then, if it got no reply, the search's
+// one-packet tries, on a path that carries frames up to pass+28 and whose
+// sender refuses payloads above refuse (0: never); replies take rttMs.
+func probePath(h *facts.Host, target string, pass, refuse int, rttMs float64) {
+	mk := func(payload, count int) parse.Ping {
+		line, _ := collect.ProbeLine(collect.ProbeEnd{Vmknic: "vmk1"}, target, payload, count)
+		cmd := line.Line
+		p := parse.Ping{Target: target, Payload: payload, Transmitted: count, HasStats: true}
+		p.Command = cmd
+		switch {
+		case refuse > 0 && payload > refuse:
+			p.LossPercent, p.MessageTooLong = 100, true
+			p.Failures = []string{"sendto() failed (Message too long)"}
+			p.FailureRef = parse.Ref{Command: cmd, Line: 2, Text: "sendto() failed (Message too long)"}
+			p.Ref = ref(cmd, 4, fmt.Sprintf("%d packets transmitted, 0 packets received, 100%% packet loss", count))
+		case payload > pass:
+			p.LossPercent = 100
+			p.Ref = ref(cmd, 3, fmt.Sprintf("%d packets transmitted, 0 packets received, 100%% packet loss", count))
+		default:
+			p.Received = count
+			p.MinMs, p.AvgMs, p.MaxMs = rttMs*0.9, rttMs, rttMs*1.1
+			p.Ref = ref(cmd, 3+count, fmt.Sprintf("%d packets transmitted, %d packets received, 0%% packet loss", count, count))
+		}
+		collected(h, cmd)
+		h.Pings = append(h.Pings, p)
+		return p
+	}
+	first := mk(8972, 3)
+	if first.Received > 0 {
+		return
+	}
+	collect.SearchPathMTU(context.Background(), 8972, func(_ context.Context, payload int) (collect.Try, error) {
+		p := mk(payload, 1)
+		return collect.Try{Passed: p.Received > 0, TooLong: p.MessageTooLong}, nil
+	})
+}
+
+// fleetOf builds n good hosts esx01.. on 192.168.50.11.. whose every
+// ordered pair is probed on the path path(i, j) gives.
+func fleetOf(n int, path func(i, j int) (pass, refuse int, rtt float64)) func() []facts.Host {
+	return func() []facts.Host {
+		var hosts []facts.Host
+		for i := 0; i < n; i++ {
+			hosts = append(hosts, goodHost(fmt.Sprintf("esx%02d", i+1), fmt.Sprintf("192.168.50.%d", 11+i)))
+		}
+		for i := range hosts {
+			for j := range hosts {
+				if i != j {
+					pass, refuse, rtt := path(i, j)
+					probePath(&hosts[i], fmt.Sprintf("192.168.50.%d", 11+j), pass, refuse, rtt)
+				}
+			}
+		}
+		return hosts
+	}
+}
+
+func healthyPath(int, int) (int, int, float64) { return 8972, 0, 0.030 }
+
+func TestRulePathMTUBlocked(t *testing.T) {
+	// esx03's switch port carries 1500: every path from and to it.
+	badPort := func(i, j int) (int, int, float64) {
+		if i == 2 || j == 2 {
+			return 1472, 0, 0.030
+		}
+		return 8972, 0, 0.030
+	}
+	runCases(t, "PATH_MTU_BLOCKED", []ruleCase{
+		{name: "a host's own link, named", hosts: fleetOf(3, badPort), want: []want{
+			{"esx01", "vmk1 -> esx03", StatusFail, Critical, "carries 1500-byte frames (a 1472-byte don't-fragment payload passes, 1473 is lost)", "1 packets received"},
+			{"esx03", "vmk1 -> esx01", StatusFail, Critical, "Likely hop: esx03's own link", ""},
+			{"esx03", "vmk1 -> esx02", StatusFail, Critical, "allows RDMA MTU 1024", ""},
+			{"esx02", "vmk1 -> esx03", StatusFail, Critical, "", ""},
+			{host: "esx01", subject: "vmk1 -> esx02", status: StatusPass},
+		}, exact: true},
+		{name: "one link between two hosts at 4000", hosts: fleetOf(3, func(i, j int) (int, int, float64) {
+			if i+j == 1 { // esx01 <-> esx02
+				return 3972, 0, 0.030
+			}
+			return 8972, 0, 0.030
+		}), want: []want{
+			{"esx01", "vmk1 -> esx02", StatusFail, Critical, "Likely hop: a link between esx01 and esx02: each of them has other measured paths that are not blocked", ""},
+			{"esx02", "vmk1 -> esx01", StatusFail, Critical, "allows RDMA MTU 2048", ""},
+		}, exact: true},
+		{name: "two hosts: which link cannot be told", hosts: fleetOf(2, func(int, int) (int, int, float64) { return 1472, 0, 0.030 }),
+			want: []want{{"esx01", "vmk1 -> esx02", StatusFail, Critical, "Likely hop: the links between esx01 and esx02: they have no other measured path", ""},
+				{"esx02", "vmk1 -> esx01", StatusFail, Critical, "", ""}}, exact: true},
+		{name: "refused by the sender: not a blocked path", hosts: fleetOf(2, func(i, j int) (int, int, float64) {
+			if i == 0 {
+				return 8972, 1472, 0.030 // esx01's vmknic MTU is 1500
+			}
+			return 8972, 0, 0.030
+		}), want: []want{{host: "esx02", subject: "vmk1 -> esx01", status: StatusPass}}, exact: true},
+		{name: "healthy", hosts: fleetOf(3, healthyPath), want: []want{{host: "esx01", subject: "vmk1 -> esx02", status: StatusPass}}, exact: true},
+		{name: "older fixed-size probes still bound the path", hosts: func() []facts.Host {
+			a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
+			addPings(&a, "192.168.50.12", true, false)
+			return []facts.Host{a, b}
+		}, want: []want{{"esx01", "vmk1 -> esx02", StatusFail, Critical, "carries at least 1500-byte frames but not 9000", ""}}, exact: true},
+	})
+}
+
+func TestRulePathUnreachable(t *testing.T) {
+	runCases(t, "PATH_UNREACHABLE", []ruleCase{
+		{name: "no size passes", hosts: fleetOf(2, func(i, j int) (int, int, float64) {
+			if i == 0 {
+				return 0, 0, 0
+			}
+			return 8972, 0, 0.030
+		}), want: []want{
+			{"esx01", "vmk1 -> esx02", StatusFail, Critical, "gets no reply from 192.168.50.12 (esx02 vmk1) at any size (3 probes from 8972 down to 56 bytes", "0 packets received"},
+			{host: "esx02", subject: "vmk1 -> esx01", status: StatusPass},
+		}, exact: true},
+		{name: "older probes are VMKPING_UNREACHABLE's", hosts: func() []facts.Host {
+			a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
+			addPings(&a, "192.168.50.12", false, false)
+			return []facts.Host{a, b}
+		}, want: nil, exact: true},
+	})
+	// One headline: VMKPING_UNREACHABLE leaves a searched pair to it.
+	hosts := fleetOf(2, func(i, j int) (int, int, float64) { return 0, 0, 0 })()
+	for _, f := range runRule(t, "VMKPING_UNREACHABLE", hosts...) {
+		if f.Status == StatusFail {
+			t.Errorf("VMKPING_UNREACHABLE repeats PATH_UNREACHABLE: %s", f.Message)
+		}
+	}
+}
+
+func TestRuleHighLatency(t *testing.T) {
+	runCases(t, "HIGH_LATENCY", []ruleCase{
+		{name: "slow pair", hosts: fleetOf(2, func(i, j int) (int, int, float64) {
+			if i == 0 {
+				return 8972, 0, 0.120
+			}
+			return 8972, 0, 0.030
+		}), want: []want{
+			{"esx01", "vmk1 -> esx02", StatusFail, Warning, "round trip 0.108/0.120/0.132 ms (min/avg/max), average above the 50 µs", "3 packets received"},
+			{host: "esx02", subject: "vmk1 -> esx01", status: StatusPass},
+		}, exact: true},
+		{name: "50 µs is within", hosts: fleetOf(2, func(int, int) (int, int, float64) { return 8972, 0, 0.050 }), want: nil, exact: true},
+		{name: "RTT of the search's tries when the configured size is lost", hosts: fleetOf(2, func(i, j int) (int, int, float64) {
+			return 1472, 0, 0.200
+		}), want: []want{{"esx01", "vmk1 -> esx02", StatusFail, Warning, "0.180/0.200/0.220", ""}}},
+	})
+}
+
+// A blocked path is the one headline of the lost jumbo frames: the
+// adapters above it nest under it, MTU_MISMATCH does not repeat it, and
+// the plan fixes the switch ports once.
+func TestBlockedPathIsTheRootCause(t *testing.T) {
+	hosts := fleetOf(2, func(int, int) (int, int, float64) { return 1472, 0, 0.030 })()
+	fleet := &facts.Fleet{Hosts: hosts}
+	res := Run(fleet)
+	var blocked, above int
+	for _, f := range res.Findings {
+		switch f.RuleID {
+		case "PATH_MTU_BLOCKED":
+			blocked++
+		case "ACTIVE_MTU_ABOVE_PATH":
+			above++
+			if f.CausedBy == nil || f.CausedBy.RuleID != "PATH_MTU_BLOCKED" {
+				t.Errorf("ACTIVE_MTU_ABOVE_PATH not caused by the blocked path: %+v", f.CausedBy)
+			}
+		case "MTU_MISMATCH":
+			if strings.Contains(f.Message, "drops jumbo frames") {
+				t.Errorf("MTU_MISMATCH repeats the blocked path: %s", f.Message)
+			}
+		}
+	}
+	if blocked != 2 || above != 2 {
+		t.Fatalf("blocked %d, above %d:\n%s", blocked, above, dump(res.Findings))
+	}
+	plans := Plans(fleet, res.Findings)
+	if len(plans) != 2 {
+		t.Errorf("%d plans, want one per host", len(plans))
+	}
+	for _, p := range plans {
+		if len(p.Steps) == 0 || p.Steps[0].Action != "fix_path_mtu" || !strings.Contains(p.Steps[0].Text, "RDMA MTU 1024") {
+			t.Errorf("%s: plan %+v", p.Host, p.Steps)
+		}
+		if c := Contradictions(p); len(c) > 0 {
+			t.Errorf("%s: contradictions %v", p.Host, c)
+		}
+	}
+	if m, _ := fleet.DataPath().MinPathMTU(); m != 1500 {
+		t.Errorf("fleet minimum %d", m)
+	}
+}

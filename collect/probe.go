@@ -1,0 +1,321 @@
+package collect
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/catalog"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
+)
+
+// Stage 3: path probes between the hosts' PVRDMA vmknics. For each ordered
+// pair (source host, peer) planned, the source sends the size its data
+// path is configured for (MTU - 28 with don't-fragment, a few packets at a
+// short interval: the RTT); when that is lost or refused, SearchPathMTU
+// finds the largest don't-fragment payload that passes with one packet per
+// try. Every try is an allowlisted vmkping line and a capture of its own,
+// so the facts (and a bundle's replay) see exactly what was sent.
+
+// Probe modes (scan --probes).
+const (
+	ProbesRing = "ring" // each host probes the next RingPeers hosts in name order
+	ProbesAll  = "all"  // every ordered pair
+	ProbesOff  = "off"  // no probes
+)
+
+// ProbeModes are the values of --probes.
+var ProbeModes = []string{ProbesRing, ProbesAll, ProbesOff}
+
+// RTTPackets is the packet count of the configured-size probe of a pair,
+// sent ProbeInterval apart; search tries send one packet. ProbeWait is the
+// seconds vmkping waits for a reply (-W).
+const (
+	RTTPackets    = 3
+	ProbeInterval = "0.2"
+	ProbeWait     = 1
+	// StandardPayload is the payload of a full 1500-byte frame, the first
+	// size a search tries below the configured one.
+	StandardPayload = 1472
+	// MinPayload is vmkping's default payload, tried when the standard
+	// frame is lost too: if it is lost as well, the peer is unreachable.
+	MinPayload = 56
+	// MaxPayload is the payload of a 9000-byte frame, the largest the
+	// catalogue lets a probe send.
+	MaxPayload = 8972
+)
+
+// MaxSearchTries is the most one-packet tries SearchPathMTU makes.
+const MaxSearchTries = catalog.MaxSearchTries
+
+// Try is what one probe told: whether a reply came back, whether the
+// sending host refused the packet itself ("sendto() failed (Message too
+// long)": its vmknic MTU), and the round trip of the replies.
+type Try struct {
+	Payload int
+	Passed  bool
+	TooLong bool
+}
+
+// ProbeFunc sends one don't-fragment packet of payload bytes and reports
+// the outcome; an error means the try could not be made (connection lost,
+// timeout of the scan): the search stops.
+type ProbeFunc func(ctx context.Context, payload int) (Try, error)
+
+// Search is the outcome of SearchPathMTU.
+type Search struct {
+	// Largest is the largest payload that passed (0: none did).
+	Largest int
+	// SmallestLost is the smallest payload known lost or refused (the
+	// configured one when no try was).
+	SmallestLost int
+	Tries        []Try
+	// Stopped is set when a try could not be made; Largest is then a lower
+	// bound only.
+	Stopped error
+}
+
+// SearchPathMTU finds the largest don't-fragment payload that passes,
+// knowing that failed (the configured size, lost or refused) does not:
+// first the standard 1472 (when below failed), then, if that passes, a
+// binary search between it and failed; if it is lost, MinPayload decides
+// whether anything passes (unreachable) before a binary search below 1472.
+// Sizes are assumed monotonic (a path that carries N bytes carries fewer);
+// at most MaxSearchTries tries for failed <= MaxPayload.
+func SearchPathMTU(ctx context.Context, failed int, probe ProbeFunc) Search {
+	var s Search
+	lo, hi := 0, failed // lo passed (0: none known), hi lost
+	try := func(size int) (bool, bool) {
+		if s.Stopped != nil || len(s.Tries) >= MaxSearchTries {
+			return false, false
+		}
+		if err := ctx.Err(); err != nil {
+			s.Stopped = err
+			return false, false
+		}
+		t, err := probe(ctx, size)
+		if err != nil {
+			s.Stopped = err
+			return false, false
+		}
+		t.Payload = size
+		s.Tries = append(s.Tries, t)
+		if t.Passed {
+			lo = max(lo, size)
+		} else {
+			hi = min(hi, size)
+		}
+		return t.Passed, true
+	}
+	for _, first := range []int{StandardPayload, MinPayload} {
+		if first >= hi {
+			continue
+		}
+		passed, ok := try(first)
+		if !ok || passed {
+			break
+		}
+	}
+	if lo > 0 {
+		for hi-lo > 1 {
+			if _, ok := try(lo + (hi-lo)/2); !ok {
+				break
+			}
+		}
+	}
+	s.Largest, s.SmallestLost = lo, hi
+	return s
+}
+
+// ProbeSize is the payload of a full frame of mtu bytes (mtu - 28: 20
+// bytes of IPv4 and 8 of ICMP header), within the catalogue's bounds.
+func ProbeSize(mtu int) int {
+	if mtu <= 0 {
+		return MaxPayload
+	}
+	return min(max(mtu-28, MinPayload), MaxPayload)
+}
+
+// ProbeLine builds a probe: count packets (RTTPackets at ProbeInterval, or
+// one), don't-fragment, ProbeWait seconds for a reply.
+func ProbeLine(src ProbeEnd, peer string, payload, count int) (Command, error) {
+	interval := ""
+	if count > 1 {
+		interval = ProbeInterval
+	}
+	return build(hostio.KindVmkping, src.Vmknic, src.Netstack, strconv.Itoa(count), interval, strconv.Itoa(ProbeWait), strconv.Itoa(payload), peer)
+}
+
+// ProbeEnd is one end of a probed path: a host's PVRDMA vmknic, its
+// netstack and IPv4 address, and the MTU its data path is configured for
+// (the larger of the vmknic's and its distributed switch's).
+type ProbeEnd = probeSource
+
+// ProbePair is one planned ordered pair.
+type ProbePair struct {
+	From, To string
+	Src, Dst ProbeEnd
+}
+
+// probeEnds returns the hosts with a known vmknic address, sorted: the
+// ring the pairs are planned on.
+func probeEnds(names []string, src map[string]probeSource) []string {
+	var ends []string
+	for _, h := range names {
+		if src[h].IP != "" {
+			ends = append(ends, h)
+		}
+	}
+	sort.Strings(ends)
+	return ends
+}
+
+// pairsFor returns host's ordered pairs: for ring its next n peers in name
+// order, for all every peer. The fleet's pairs are ordered by ring distance
+// (every host's next peer, then every host's second, ...) so that a budget
+// cuts evenly across hosts: the pair of host i at distance d is number
+// (d-1)*len(ends)+i, kept when below budget (budget <= 0: no cap). Only
+// the host's own pairs are made, so planning costs O(pairs of the host).
+// dropped counts the host's pairs the budget left out.
+func pairsFor(host string, ends []string, src map[string]probeSource, mode string, n, budget int) (kept []ProbePair, dropped int) {
+	i := sort.SearchStrings(ends, host)
+	if i == len(ends) || ends[i] != host {
+		return nil, 0
+	}
+	dist := len(ends) - 1
+	if mode != ProbesAll {
+		dist = min(dist, n)
+	}
+	for d := 1; d <= dist; d++ {
+		peer := ends[(i+d)%len(ends)]
+		if src[peer].IP == src[host].IP {
+			continue
+		}
+		if budget > 0 && (d-1)*len(ends)+i >= budget {
+			dropped++
+			continue
+		}
+		kept = append(kept, ProbePair{From: host, To: peer, Src: src[host], Dst: src[peer]})
+	}
+	return kept, dropped
+}
+
+// planFor returns host's pairs and a note on the ones the budget left out.
+func (b *probeBoard) planFor(host string, opts Options) ([]ProbePair, []string) {
+	b.mu.Lock()
+	if b.ends == nil {
+		b.ends = probeEnds(b.names, b.sources)
+	}
+	mine, dropped := pairsFor(host, b.ends, b.sources, opts.ProbeMode, opts.ProbePeers, opts.ProbeBudget)
+	b.mu.Unlock()
+	var notes []string
+	if dropped > 0 {
+		notes = append(notes, fmt.Sprintf("probe budget of %d pairs for the fleet reached: %d paths from this host to its peers not probed, %d probed (raise --probe-budget)",
+			opts.ProbeBudget, dropped, len(mine)))
+	}
+	return mine, notes
+}
+
+// probePair runs the probes of one pair: the configured size with
+// RTTPackets packets, then, if no reply came back, the search.
+func (h *hostRun) probePair(ctx context.Context, p ProbePair) []hostio.Capture {
+	var caps []hostio.Capture
+	run := func(payload, count int) (Try, error) {
+		c, err := ProbeLine(p.Src, p.Dst.IP, payload, count)
+		if err != nil {
+			return Try{}, err
+		}
+		if count == 1 {
+			// A search try: the progress counted one command per pair.
+			h.mu.Lock()
+			h.total++
+			h.mu.Unlock()
+		}
+		select {
+		case h.sem <- struct{}{}:
+		case <-ctx.Done():
+			return Try{}, ctx.Err()
+		}
+		capt := h.run(ctx, c)
+		<-h.sem
+		caps = append(caps, capt)
+		h.emit(hostio.PhaseProbing, "")
+		if capt.Status != hostio.StatusCollected {
+			return Try{}, fmt.Errorf("%s: %s", c.Line, capt.Error)
+		}
+		ping, err := parse.Vmkping(capt.Stdout)
+		if err != nil && ping.Target == "" {
+			return Try{}, fmt.Errorf("%s: %v", c.Line, err)
+		}
+		return Try{Payload: payload, Passed: !ping.Failed() && ping.Received > 0, TooLong: ping.MessageTooLong}, nil
+	}
+	size := ProbeSize(max(p.Src.MTU, 0))
+	first, err := run(size, RTTPackets)
+	if err != nil || first.Passed {
+		return caps
+	}
+	SearchPathMTU(ctx, size, func(ctx context.Context, payload int) (Try, error) { return run(payload, 1) })
+	return caps
+}
+
+// runProbes runs a host's pairs, SessionsPerHost probes at a time on its
+// connection, each pair's tries in order, and appends the captures pair
+// by pair in plan order.
+func (h *hostRun) runProbes(ctx context.Context, pairs []ProbePair) {
+	out := make([][]hostio.Capture, len(pairs))
+	done := make(chan struct{})
+	pending := len(pairs)
+	if pending == 0 {
+		return
+	}
+	for i, p := range pairs {
+		go func() {
+			out[i] = h.probePair(ctx, p)
+			h.mu.Lock()
+			pending--
+			last := pending == 0
+			h.mu.Unlock()
+			if last {
+				close(done)
+			}
+		}()
+	}
+	<-done
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, caps := range out {
+		h.res.Captures = append(h.res.Captures, caps...)
+	}
+}
+
+// DryRunProbes describes the probes of a fleet for --dry-run: the pairs
+// a scan of these hosts would probe (host names; addresses are learned
+// from the hosts), and the bound on packets.
+func DryRunProbes(names []string, mode string, ringPeers, budget int) (pairs [][2]string, dropped int) {
+	src := map[string]probeSource{}
+	for i, n := range names {
+		src[n] = probeSource{IP: "0.0.0." + strconv.Itoa(i+1)}
+	}
+	ends := probeEnds(names, src)
+	for _, h := range ends {
+		kept, n := pairsFor(h, ends, src, mode, ringPeers, budget)
+		for _, p := range kept {
+			pairs = append(pairs, [2]string{p.From, p.To})
+		}
+		dropped += n
+	}
+	return pairs, dropped
+}
+
+// ValidProbeMode reports an error for an unknown --probes value.
+func ValidProbeMode(mode string) error {
+	for _, m := range ProbeModes {
+		if m == mode {
+			return nil
+		}
+	}
+	return fmt.Errorf("--probes %q: expected one of %s", mode, strings.Join(ProbeModes, ", "))
+}
