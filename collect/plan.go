@@ -79,6 +79,7 @@ func planStage2(ctx context.Context, caps []hostio.Capture, max int) ([]Command,
 			addEach(catalog.FromPVRDMABackends, wid, idx)
 		}
 	}
+	planVMX(ctx, caps, &p)
 	if n := p.skipped(); n > 0 {
 		var kinds []string
 		for _, s := range stage2NoteOrder() {

@@ -53,6 +53,9 @@ type Host struct {
 	// VMConfigs are the PVRDMA VMs' configurations, from every source that
 	// gave one (.vmx over SSH, vCenter); each entry says its Source.
 	VMConfigs []parse.VMConfig `json:"vm_configs,omitempty"`
+	// PCIDevices are the host's PCI devices (`esxcli hardware pci list`):
+	// passthrough state and names of the GPUs VMs use.
+	PCIDevices []parse.PCIDevice `json:"pci_devices,omitempty"`
 
 	// Sources lists, per command kind, every capture that fed this host.
 	Sources map[hostio.Kind][]Source `json:"sources"`
