@@ -55,3 +55,7 @@ func planVMX(ctx context.Context, caps []hostio.Capture, p *stage2Plan) {
 		p.add(c, err)
 	}
 }
+
+// VMX reads a VM's .vmx from its Config File, refusing a path it cannot
+// pass safely (catalog.VMXCommand says which).
+func VMX(configFile string) (Command, error) { return catalog.VMXCommand(configFile) }
