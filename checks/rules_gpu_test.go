@@ -78,13 +78,13 @@ func TestGPU64bitMMIOOff(t *testing.T) {
 			want: []want{{"esx01", vmName, StatusPass, "", "", ""}}},
 		{name: "off with 48 GB of GPUs: critical, recommends seed 003's 128", exact: true,
 			hosts: one(withGPUs(p40s, []string{"0000:3b:00.0", "0000:d8:00.0"}, "")),
-			want: []want{{"esx01", vmName, StatusFail, Critical, "without 64-bit MMIO", "pciPassthru0.id"}}},
+			want:  []want{{"esx01", vmName, StatusFail, Critical, "without 64-bit MMIO", "pciPassthru0.id"}}},
 		{name: "off, memory unknown: warning that says why", exact: true,
 			hosts: one(withGPUs(map[string]string{"0000:3b:00.0": "GA100 [A100 PCIe]"}, []string{"0000:3b:00.0"}, "")),
-			want: []want{{"esx01", vmName, StatusFail, Warning, "prints no GPU memory size and the device name of pciPassthru0 0000:3b:00.0 (GA100 [A100 PCIe]) does not state one", ""}}},
+			want:  []want{{"esx01", vmName, StatusFail, Warning, "prints no GPU memory size and the device name of pciPassthru0 0000:3b:00.0 (GA100 [A100 PCIe]) does not state one", ""}}},
 		{name: "off with one 8 GB card: info", exact: true,
 			hosts: one(withGPUs(map[string]string{"0000:3b:00.0": "TU104GL [Tesla T4 8GB]"}, []string{"0000:3b:00.0"}, "")),
-			want: []want{{"esx01", vmName, StatusFail, Info, "not for these", ""}}},
+			want:  []want{{"esx01", vmName, StatusFail, Info, "not for these", ""}}},
 	})
 	fs := runRule(t, "GPU_64BIT_MMIO_OFF", one(withGPUs(p40s, []string{"0000:3b:00.0", "0000:d8:00.0"}, ""))()...)
 	for _, f := range fs {
@@ -106,10 +106,10 @@ func TestGPUMMIOTooSmall(t *testing.T) {
 			want: []want{{"esx01", vmName, StatusFail, Warning, "is running, so it powered on with this value", ""}}},
 		{name: "2 x 24 GB at 32, vCenter only (not running here): critical", exact: true,
 			hosts: one(both(withGPUs(p40s, two, fmt.Sprintf(mmio, 32)), notRunning)),
-			want: []want{{"esx01", vmName, StatusFail, Critical, "48 GB of GPU memory", ""}}},
+			want:  []want{{"esx01", vmName, StatusFail, Critical, "48 GB of GPU memory", ""}}},
 		{name: "size unknown from the listing: not evaluated, says why", exact: true,
 			hosts: one(withGPUs(map[string]string{"0000:3b:00.0": "GA100 [A100 PCIe]"}, []string{"0000:3b:00.0"}, fmt.Sprintf(mmio, 64))),
-			want: []want{{"esx01", vmName, StatusNotEvaluated, "", "`esxcli hardware pci list` prints no GPU memory size", ""}}},
+			want:  []want{{"esx01", vmName, StatusNotEvaluated, "", "`esxcli hardware pci list` prints no GPU memory size", ""}}},
 		{name: "64-bit MMIO off: left to GPU_64BIT_MMIO_OFF", hosts: one(withGPUs(p40s, two, "")), exact: true,
 			want: []want{{"esx01", vmName, StatusPass, "", "", ""}}},
 	})

@@ -129,7 +129,7 @@ func TestVMMemoryNotReserved(t *testing.T) {
 			want: []want{{"esx01", vmName, StatusFail, Critical, "\"Reserve all guest memory (All locked)\" not set and no reservation", `memSize = "16384"`}}},
 		{name: "vCenter says unlocked while the .vmx says locked: fires, sources disagree", exact: true,
 			hosts: one(both(withVMX(nil), vcenterCopy(func(c *parse.VMConfig) { c.MemLockedToMax, c.MemReservationMB = false, 0 }))),
-			want: []want{{"esx01", vmName, StatusFail, Critical, "the sources disagree on the memory reservation: the .vmx says locked true, 16384 of 16384 MB reserved, vCenter says locked false, 0 of 16384 MB reserved", ""}}},
+			want:  []want{{"esx01", vmName, StatusFail, Critical, "the sources disagree on the memory reservation: the .vmx says locked true, 16384 of 16384 MB reserved, vCenter says locked false, 0 of 16384 MB reserved", ""}}},
 		{name: "the .vmx could not be read: not evaluated with the reason", exact: true,
 			hosts: one(func(h *facts.Host) {
 				h.VMs = append(h.VMs, parse.VMProcess{DisplayName: vmName, WorldID: "2100788", ConfigFile: "/vmfs/volumes/ds/o'hara/o'hara.vmx"})
@@ -170,7 +170,7 @@ func TestVMHWVersionTooOld(t *testing.T) {
 			want: []want{{"esx01", vmName, StatusPass, "", "", ""}}},
 		{name: "vCenter says vmx-11, the .vmx 19: fires, sources disagree", exact: true,
 			hosts: one(both(withVMX(nil), vcenterCopy(func(c *parse.VMConfig) { c.HWVersion = 11 }))),
-			want: []want{{"esx01", vmName, StatusFail, Critical, "the sources disagree on the hardware version: the .vmx says 19, vCenter says 11", ""}}},
+			want:  []want{{"esx01", vmName, StatusFail, Critical, "the sources disagree on the hardware version: the .vmx says 19, vCenter says 11", ""}}},
 	})
 }
 
@@ -263,10 +263,10 @@ func TestVMDeviceProtocolMismatch(t *testing.T) {
 			want: []want{{"esx01", vm01, StatusPass, "", "", ""}}},
 		{name: "vsish RoCE v1 on a v2-only device: fires", exact: true,
 			hosts: one(both(v2only, func(h *facts.Host) { setProp(h, "RoCE version", "1"); h.PVRDMADevices[0].RoCEVersion = 1 })),
-			want: []want{{"esx01", vm01, StatusFail, Critical, "vsish shows it uses RoCE v1, which vmrdma0 (the RDMA device PVRDMA uses on esx01) does not support", "RoCE version:1"}}},
+			want:  []want{{"esx01", vm01, StatusFail, Critical, "vsish shows it uses RoCE v1, which vmrdma0 (the RDMA device PVRDMA uses on esx01) does not support", "RoCE version:1"}}},
 		{name: "vCenter deviceProtocol rocev1 while vsish shows v2: fires, sources disagree", exact: true,
 			hosts: one(both(v2only, withVMX(nil), vcenterCopy(func(c *parse.VMConfig) { c.Adapters[1].DeviceProtocol = "rocev1" }))),
-			want: []want{{"esx01", vm01, StatusFail, Critical, "the sources disagree on its RoCE version: vCenter says rocev1, vsish shows RoCE v2", ""}}},
+			want:  []want{{"esx01", vm01, StatusFail, Critical, "the sources disagree on its RoCE version: vCenter says rocev1, vsish shows RoCE v2", ""}}},
 	})
 }
 
