@@ -20,6 +20,7 @@ var vmRules = []string{
 // vmPlanSteps returns the vm_settings steps of the host's VM findings (at
 // warning or above) and the VMs they power-cycle.
 func (b *planBuilder) vmPlanSteps() (steps []PlanStep, vms []string) {
+	dupStep := map[string]int{} // passthrough device -> its one step
 	for _, rule := range vmRules {
 		for _, f := range b.of(rule) {
 			if f.CausedBy != nil && b.hasFinding(f.CausedBy.Key()) {
@@ -30,7 +31,21 @@ func (b *planBuilder) vmPlanSteps() (steps []PlanStep, vms []string) {
 				vm = vmOfSubject(f.Subject)
 			}
 			res := append([]Finding{f}, b.consequencesOf(f)...)
-			s := PlanStep{Action: "vm_settings", Text: f.Fix, Resolves: cite(res...), Sets: b.vmEffects(f, vm)}
+			text := f.Fix
+			if rest, ok := strings.CutPrefix(text, offFirst(vm)); ok {
+				text = "On " + shellArg(vm, "the VM") + ": " + rest // the plan's power_off step turned it off
+			}
+			s := PlanStep{Action: "vm_settings", Text: text, Resolves: cite(res...), Sets: b.vmEffects(f, vm)}
+			if f.RuleID == "GPU_DUPLICATE_DEVICE" {
+				// One step per device, whichever VMs list it.
+				_, id, _ := strings.Cut(strings.TrimSuffix(f.Subject, ")"), " (")
+				if i, ok := dupStep[id]; ok {
+					steps[i].Resolves = append(steps[i].Resolves, cite(res...)...)
+					vms = append(vms, vm)
+					continue
+				}
+				dupStep[id] = len(steps)
+			}
 			if f.RuleID == "VM_ADAPTER_DISCONNECTED" {
 				// Connecting an adapter needs no power cycle.
 				steps = append(steps, s)
@@ -87,7 +102,7 @@ func (b *planBuilder) vmEffects(f Finding, vm string) []Effect {
 		return on("pciPassthru.64bitMMIOSizeGB", b.mmioTarget(vm))
 	case "GPU_DUPLICATE_DEVICE":
 		_, id, _ := strings.Cut(strings.TrimSuffix(f.Subject, ")"), " (")
-		return on("passthrough device "+id, "used once, by one VM")
+		return []Effect{{"passthrough device " + id + " on " + b.h.Host, "used once, by one VM"}}
 	}
 	return nil
 }

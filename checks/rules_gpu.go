@@ -157,7 +157,7 @@ func mmioFor(gs []gpuOf) mmioNeed {
 			continue
 		}
 		m.TotalGB += gb
-		m.Sizes = append(m.Sizes, fmt.Sprintf("%d GB (%s)", gb, g.dev.ID))
+		m.Sizes = append(m.Sizes, fmt.Sprintf("%s: %d GB", g.dev.ID, gb))
 	}
 	m.Known = len(m.Unknown) == 0 && m.TotalGB > 0
 	if m.Known {
@@ -219,7 +219,7 @@ func checkGPU64bitMMIOOff(in *Input, r *Reporter) {
 				"so not for these; set it before adding larger GPUs", v.Name, gpuList(gs), m.TotalGB)
 		case !m.Known:
 			sev = Warning
-			msg += fmt.Sprintf(" (needed for GPUs with 16 GB or more; %s)", m.advice())
+			msg += fmt.Sprintf("; it is needed for GPUs with 16 GB or more, and %s", m.advice())
 		}
 		msg += disagreement(v, "pciPassthru.use64bitMMIO", func(c parse.VMConfig) (string, bool) {
 			s, ok := c.ExtraValue("pciPassthru.use64bitMMIO")
@@ -227,8 +227,8 @@ func checkGPU64bitMMIOOff(in *Input, r *Reporter) {
 		})
 		ev := []Evidence{cfgEv(h.Host, c, "pciPassthru.use64bitMMIO", "no pciPassthru.use64bitMMIO: off"), Ev(h.Host, gs[0].dev.Ref)}
 		r.FailSeverity(sev, h.Host, v.Name, msg, offFirst(v.Name)+fmt.Sprintf("vSphere Client: Edit Settings > VM Options > Advanced > Edit "+
-			"Configuration: pciPassthru.use64bitMMIO = TRUE and pciPassthru.64bitMMIOSizeGB = %s (%s); or: govc vm.change -vm %s "+
-			"-e pciPassthru.use64bitMMIO=TRUE -e pciPassthru.64bitMMIOSizeGB=%s", m.sizeText(), m.advice(), govcVM(v.Name), m.sizeText()), ev...)
+			"Configuration: pciPassthru.use64bitMMIO = TRUE and pciPassthru.64bitMMIOSizeGB = %s; or: govc vm.change -vm %s "+
+			"-e pciPassthru.use64bitMMIO=TRUE -e pciPassthru.64bitMMIOSizeGB=%s. The size: %s.", m.sizeText(), govcVM(v.Name), m.sizeText(), m.advice()), ev...)
 	})
 }
 
@@ -353,8 +353,8 @@ func checkGPUDuplicateDevice(in *Input, r *Reporter) {
 			}
 			r.Fail(subject, fmt.Sprintf("%s passes through %s, which %s also passes through: a device in use by one VM keeps the other "+
 				"from powering on", n, id, strings.Join(others, ", ")),
-				fmt.Sprintf("Give each VM its own GPU: with %s powered off, vSphere Client: Edit Settings: replace PCI device %s by a free passthrough "+
-					"device of %s (`esxcli hardware pci list`: Configured Owner VM Passthru).", shellArg(n, "the VM"), id, h.Host), ev...)
+				offFirst(n)+fmt.Sprintf("give each VM its own GPU: in all but one of %s, vSphere Client: Edit Settings: replace PCI device %s "+
+					"by a free passthrough device of %s (`esxcli hardware pci list`: Configured Owner VM Passthru).", joinNames(names), id, h.Host), ev...)
 		}
 	}
 	for _, v := range vmViews(h) {

@@ -151,7 +151,8 @@ func checkVMHWVersionTooOld(in *Input, r *Reporter) {
 			ev = append(ev, cfgEv(h.Host, c, k, ""))
 		}
 		r.Fail(v.Name, msg, offFirst(v.Name)+fmt.Sprintf("upgrade its compatibility to hardware version %d or later (take a snapshot first): "+
-			"vSphere Client: Actions > Compatibility > Upgrade VM Compatibility; or: govc vm.upgrade -vm %s -version %d", need, govcVM(v.Name), max(need, 19)), ev...)
+			"vSphere Client: Actions > Compatibility > Upgrade VM Compatibility; or: govc vm.upgrade -vm %s (the latest version the host "+
+			"supports)", need, govcVM(v.Name)), ev...)
 	})
 }
 
@@ -286,7 +287,7 @@ func checkVMPeersOnDifferentDVS(in *Input, r *Reporter) {
 	mainName := name(mainMember)
 	var names []string
 	for u := range bySwitch {
-		names = append(names, fmt.Sprintf("%s (%d VMs)", name(bySwitch[u][0]), vms(bySwitch[u])))
+		names = append(names, fmt.Sprintf("%s (%s)", name(bySwitch[u][0]), plural(vms(bySwitch[u]), "VM")))
 	}
 	sort.Strings(names)
 	reported := map[string]bool{}
@@ -508,14 +509,14 @@ func checkVMDeviceProtocolMismatch(in *Input, r *Reporter) {
 		if d.Props.Fields["RoCE version"].Line > 0 {
 			runtime = d.RoCEVersion
 		}
-		want, what := runtime, "vsish shows it uses"
+		want, what := runtime, "vsish `RoCE version`"
 		var ev []Evidence
 		if runtime > 0 {
 			ev = append(ev, Ev(h.Host, d.Props.Fields["RoCE version"].Ref))
 		}
 		note := ""
 		if p, c, a, ok := configured(d); ok && roceOf(p) > 0 {
-			want, what = roceOf(p), "its device protocol is"
+			want, what = roceOf(p), "its device protocol in "+sourceName(c)
 			ev = append([]Evidence{adapterEv(h.Host, c, a, "DeviceProtocol", "deviceProtocol = "+p)}, ev...)
 			if runtime > 0 && runtime != roceOf(p) {
 				note = fmt.Sprintf("; the sources disagree on its RoCE version: %s says %s, vsish shows RoCE v%d", sourceName(c), p, runtime)
@@ -530,12 +531,19 @@ func checkVMDeviceProtocolMismatch(in *Input, r *Reporter) {
 			continue
 		}
 		other := 3 - want
-		fix := fmt.Sprintf("Power off %s, set its PVRDMA adapter's device protocol to RoCE v%d (vSphere Client: Edit Settings > network adapter > "+
-			"Device protocol; VirtualVmxnet3Vrdma.deviceProtocol = rocev%d), then power it on.", fixVM(d.VMName, d.WorldID), other, other)
+		fix := offFirst(d.VMName) + fmt.Sprintf("set its PVRDMA adapter's device protocol to RoCE v%d (vSphere Client: Edit Settings > network "+
+			"adapter > Device protocol; VirtualVmxnet3Vrdma.deviceProtocol = rocev%d).", other, other)
 		if len(supports[other]) == 0 {
 			fix = fmt.Sprintf("%s's RDMA device supports neither RoCE version: enable RoCE in its driver (see ROCE_NOT_SUPPORTED).", h.Host)
 		}
-		r.Fail(subject, fmt.Sprintf("%s %s RoCE v%d, which %s (the RDMA device PVRDMA uses on %s) does not support%s",
-			subject, what, want, strings.Join(devs, ", "), h.Host, note), fix, append(ev, protoEv...)...)
+		r.Fail(subject, fmt.Sprintf("%s uses RoCE v%d (%s), which %s (the RDMA device PVRDMA uses on %s) does not support%s",
+			subject, want, what, strings.Join(devs, ", "), h.Host, note), fix, append(ev, protoEv...)...)
 	}
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -263,7 +263,7 @@ func TestVMDeviceProtocolMismatch(t *testing.T) {
 			want: []want{{"esx01", vm01, StatusPass, "", "", ""}}},
 		{name: "vsish RoCE v1 on a v2-only device: fires", exact: true,
 			hosts: one(both(v2only, func(h *facts.Host) { setProp(h, "RoCE version", "1"); h.PVRDMADevices[0].RoCEVersion = 1 })),
-			want:  []want{{"esx01", vm01, StatusFail, Critical, "vsish shows it uses RoCE v1, which vmrdma0 (the RDMA device PVRDMA uses on esx01) does not support", "RoCE version:1"}}},
+			want:  []want{{"esx01", vm01, StatusFail, Critical, "uses RoCE v1 (vsish `RoCE version`), which vmrdma0 (the RDMA device PVRDMA uses on esx01) does not support", "RoCE version:1"}}},
 		{name: "vCenter deviceProtocol rocev1 while vsish shows v2: fires, sources disagree", exact: true,
 			hosts: one(both(v2only, withVMX(nil), vcenterCopy(func(c *parse.VMConfig) { c.Adapters[1].DeviceProtocol = "rocev1" }))),
 			want:  []want{{"esx01", vm01, StatusFail, Critical, "the sources disagree on its RoCE version: vCenter says rocev1, vsish shows RoCE v2", ""}}},
@@ -298,7 +298,7 @@ func TestVMPlanSharesPowerCycle(t *testing.T) {
 	if c := Contradictions(plans[0]); len(c) > 0 {
 		t.Errorf("contradictions %v", c)
 	}
-	if !strings.Contains(plans[0].Steps[0].Text, "VM settings below change only while it is off") {
+	if !strings.Contains(plans[0].Steps[0].Text, "(their settings below change only while they are off)") {
 		t.Errorf("power off step %q", plans[0].Steps[0].Text)
 	}
 }

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -211,12 +212,12 @@ func cfgEv(host string, c parse.VMConfig, field, note string) Evidence {
 		}
 	}
 	if !ok {
-		e := Ev(host, c.Ref)
-		if e.Command == "" {
-			e.Command = c.ConfigFile
+		// The value is absent: the whole configuration is the evidence.
+		cmd := c.Command
+		if cmd == "" {
+			cmd = c.ConfigFile
 		}
-		e.Note = note
-		return e
+		return Evidence{Host: host, Command: cmd, Note: note}
 	}
 	e := Ev(host, r)
 	if e.Command == "" {
@@ -244,11 +245,16 @@ func govcVM(name string) string { return shellArg(name, "VM_NAME") }
 // vmSettingsSubject is the VM a VM or GPU finding's subject names:
 // "db01 (ethernet1)" -> "db01".
 func vmSettingsSubject(s string) string {
-	if i := strings.LastIndex(s, " (ethernet"); i > 0 && strings.HasSuffix(s, ")") {
-		return s[:i]
+	if i := strings.LastIndex(s, " ("); i > 0 && strings.HasSuffix(s, ")") {
+		inner := s[i+2 : len(s)-1]
+		if strings.HasPrefix(inner, "ethernet") || parse.NormalizePCIAddress(inner) != inner || rePCIAddr.MatchString(inner) {
+			return s[:i]
+		}
 	}
 	return vmOfSubject(s)
 }
+
+var rePCIAddr = regexp.MustCompile(`^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$`)
 
 // adapterSubject names a VM's adapter.
 func adapterSubject(vm string, a parse.VMAdapter) string { return fmt.Sprintf("%s (%s)", vm, a.Label) }
