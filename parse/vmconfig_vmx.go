@@ -71,7 +71,7 @@ func (c VMXConfig) VMConfig() VMConfig {
 		return e, ok
 	}
 	if e, ok := ref("Name", "displayName"); ok {
-		v.Name = e.Value
+		v.Name = VMXUnescape(e.Value)
 		v.Ref = e.Ref
 	}
 	if e, ok := ref("UUID", "uuid.bios"); ok {
@@ -140,7 +140,7 @@ func (c VMXConfig) VMConfig() VMConfig {
 		if get("StartConnected", "startConnected") != "" {
 			a.StartConnected, a.StartConnectedSet = c.Bool(p + "startConnected")
 		}
-		a.Network = get("Network", "networkName")
+		a.Network = VMXUnescape(get("Network", "networkName"))
 		a.DVSUUID = get("DVSUUID", "dvs.switchId")
 		a.PortgroupKey = get("PortgroupKey", "dvs.portgroupId")
 		if a.Ref.Line == 0 {
@@ -275,4 +275,25 @@ func sortedKeys(m map[int]bool) []int {
 	}
 	sort.Ints(out)
 	return out
+}
+
+// VMXUnescape decodes the escapes a .vmx writes in values: "|" and two
+// hexadecimal digits stand for one byte ("|22" a double quote, "|7C" the
+// bar itself, "|0A" a newline). Anything else is kept as written.
+func VMXUnescape(s string) string {
+	if !strings.Contains(s, "|") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '|' && i+3 <= len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }

@@ -9,7 +9,7 @@ import (
 const pvrdmaVMX = `.encoding = "UTF-8"
 config.version = "8"
 virtualHW.version = "19"
-displayName = "hpc node 'a' $(x)"
+displayName = "hpc node 'a' $(x) |22q|22 |7C|zz"
 guestOS = "ubuntu-64"
 firmware = "efi"
 memSize = "65536"
@@ -53,7 +53,7 @@ func TestVMConfigFromVMX(t *testing.T) {
 		t.Fatal(err)
 	}
 	eq(t, "source", v.Source, "vmx")
-	eq(t, "name", v.Name, "hpc node 'a' $(x)")
+	eq(t, "name (|XX escapes decoded)", v.Name, "hpc node 'a' $(x) \"q\" ||zz")
 	eq(t, "uuid", v.UUID, "42 1c 6e 8b 3f 2a 9d 01-77 aa 10 20 30 40 50 60")
 	eq(t, "vc.uuid", v.InstanceUUID, "50 1c 2b 3c 4d 5e 6f 70-81 92 a3 b4 c5 d6 e7 f8")
 	eq(t, "hw", v.HWVersion, 19)
