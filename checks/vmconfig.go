@@ -76,35 +76,48 @@ func normUUID(s string) string {
 // then `esxcli vm process list`).
 func vmViews(h *facts.Host) []vmView {
 	var out []vmView
+	byUUID, byName := map[string]int{}, map[string]int{}
+	// join finds the view of a configuration: same BIOS UUID, else (when
+	// either lacks one) same name.
 	join := func(c parse.VMConfig) int {
-		u := normUUID(c.UUID)
-		for i, v := range out {
-			for _, o := range v.Configs {
-				ou := normUUID(o.UUID)
-				if u != "" && ou != "" {
-					if u == ou {
-						return i
-					}
-					continue
-				}
-				if c.Name != "" && c.Name == o.Name {
-					return i
-				}
+		if u := normUUID(c.UUID); u != "" {
+			if i, ok := byUUID[u]; ok {
+				return i
+			}
+		}
+		if i, ok := byName[c.Name]; ok && c.Name != "" {
+			if u, ou := normUUID(c.UUID), normUUID(out[i].Configs[0].UUID); u == "" || ou == "" {
+				return i
 			}
 		}
 		return -1
 	}
 	for _, c := range h.VMConfigs {
-		if i := join(c); i >= 0 {
-			out[i].Configs = append(out[i].Configs, c)
-			continue
+		i := join(c)
+		if i < 0 {
+			i = len(out)
+			out = append(out, vmView{Name: c.Name})
 		}
-		out = append(out, vmView{Name: c.Name, Configs: []parse.VMConfig{c}})
+		out[i].Configs = append(out[i].Configs, c)
+		if u := normUUID(c.UUID); u != "" {
+			if _, ok := byUUID[u]; !ok {
+				byUUID[u] = i
+			}
+		}
+		if _, ok := byName[c.Name]; !ok && c.Name != "" {
+			byName[c.Name] = i
+		}
 	}
+	byFile := map[string]int{}
 	for i := range out {
 		sort.SliceStable(out[i].Configs, func(a, b int) bool {
 			return out[i].Configs[a].Source == "vmx" && out[i].Configs[b].Source != "vmx"
 		})
+		for _, c := range out[i].Configs {
+			if c.ConfigFile != "" {
+				byFile[c.ConfigFile] = i
+			}
+		}
 	}
 	worlds := map[string]bool{}
 	for _, e := range h.PVRDMAListing {
@@ -117,22 +130,15 @@ func vmViews(h *facts.Host) []vmView {
 	}
 	for pi := range h.VMs {
 		p := &h.VMs[pi]
-		idx := -1
-		for i, v := range out {
-			for _, c := range v.Configs {
-				if (c.UUID != "" && normUUID(c.UUID) == normUUID(p.UUID)) || (c.ConfigFile != "" && c.ConfigFile == p.ConfigFile) {
-					idx = i
-				}
-			}
+		idx, ok := byUUID[normUUID(p.UUID)]
+		if !ok || normUUID(p.UUID) == "" {
+			idx, ok = byFile[p.ConfigFile]
 		}
-		if idx < 0 {
-			for i, v := range out {
-				if v.Proc == nil && v.Name == p.DisplayName {
-					idx = i
-				}
-			}
+		if !ok || p.ConfigFile == "" && normUUID(p.UUID) == "" {
+			idx, ok = byName[p.DisplayName]
+			ok = ok && out[idx].Proc == nil
 		}
-		if idx >= 0 {
+		if ok {
 			out[idx].Proc = p
 			out[idx].PVRDMARunning = worlds[p.WorldID]
 			continue

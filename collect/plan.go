@@ -105,7 +105,7 @@ func stage2NoteOrder() []*catalog.Spec {
 	for _, s := range catalog.Specs() {
 		switch {
 		case s.Stage != 2:
-		case s.From == catalog.FromPVRDMABackends:
+		case s.From == catalog.FromPVRDMABackends, s.From == catalog.FromPVRDMAVMs:
 			last = append(last, s)
 		default:
 			first = append(first, s)

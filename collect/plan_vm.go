@@ -3,6 +3,7 @@ package collect
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
@@ -21,7 +22,13 @@ func planVMX(ctx context.Context, caps []hostio.Capture, p *stage2Plan) {
 	if !okLs || !okVM {
 		return
 	}
-	head, _ := headLines(ls.Stdout, 2*p.max)
+	head, rest := headLines(ls.Stdout, 2*p.max)
+	if rest > 0 {
+		// The listing beyond what planning reads: its VMs' .vmx reads are
+		// over the cap too, counted (entries of one VM are listed
+		// together) without holding them.
+		p.over[hostio.KindVMX] += worldsIn(ls.Stdout[len(head):])
+	}
 	entries, _ := parse.VsishLs(head) // its errors are noted by the backend planning
 	worlds := make(map[string]bool, len(entries))
 	for _, e := range entries {
@@ -54,6 +61,20 @@ func planVMX(ctx context.Context, caps []hostio.Capture, p *stage2Plan) {
 		}
 		p.add(c, err)
 	}
+}
+
+// worldsIn counts the VMs of a vsish listing's lines ("<worldID>_<index>/"):
+// the lines whose world ID differs from the line before.
+func worldsIn(text string) int {
+	n, prev := 0, ""
+	for line := range strings.Lines(text) {
+		wid, _, ok := strings.Cut(strings.TrimSpace(line), "_")
+		if !ok || wid == prev {
+			continue
+		}
+		n, prev = n+1, wid
+	}
+	return n
 }
 
 // VMX reads a VM's .vmx from its Config File, refusing a path it cannot
