@@ -61,23 +61,9 @@ var vmSpecs = []*Spec{
 }
 
 func stampVMX(v *parse.VMConfig, l string) {
-	v.Command = l
+	v.SetCommand(l)
 	if v.ConfigFile == "" {
 		v.ConfigFile = strings.TrimSuffix(strings.TrimPrefix(l, "cat '"), "'")
-	}
-	for k, r := range v.Refs {
-		r.Command = l
-		v.Refs[k] = r
-	}
-	for i := range v.Adapters {
-		v.Adapters[i].Command = l
-		for k, r := range v.Adapters[i].Refs {
-			r.Command = l
-			v.Adapters[i].Refs[k] = r
-		}
-	}
-	for i := range v.Passthrough {
-		v.Passthrough[i].Command = l
 	}
 }
 

@@ -2,11 +2,11 @@ package checks
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -61,22 +61,12 @@ func failingRule(res Result, id string) []Finding {
 // Joining a host's VM sources is linear: 4x the VMs, about 4x the memory.
 func TestVMViewsLinear(t *testing.T) {
 	small, large := vmHost(250), vmHost(1000)
-	a := allocs(func() { vmViews(&small) })
-	c := allocs(func() { vmViews(&large) })
+	a := testutil.Allocated(func() { vmViews(&small) })
+	c := testutil.Allocated(func() { vmViews(&large) })
 	if ratio := float64(c) / float64(a); ratio > 6 {
 		t.Errorf("4x the VMs allocate %.1fx (%d -> %d bytes)", ratio, a, c)
 	}
 	if v := vmViews(&large); len(v) != 1000 || v[999].Proc == nil || len(v[999].Configs) != 1 {
 		t.Errorf("%d views", len(v))
 	}
-}
-
-// allocs returns the bytes f allocates (deterministic, unlike its time).
-func allocs(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
 }

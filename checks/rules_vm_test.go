@@ -58,21 +58,8 @@ func addVMX(h *facts.Host, path, text string) {
 		panic(err)
 	}
 	cmd := "cat '" + path + "'"
-	c.Command, c.ConfigFile = cmd, path
-	for k, r := range c.Refs {
-		r.Command = cmd
-		c.Refs[k] = r
-	}
-	for i := range c.Adapters {
-		c.Adapters[i].Command = cmd
-		for k, r := range c.Adapters[i].Refs {
-			r.Command = cmd
-			c.Adapters[i].Refs[k] = r
-		}
-	}
-	for i := range c.Passthrough {
-		c.Passthrough[i].Command = cmd
-	}
+	c.SetCommand(cmd)
+	c.ConfigFile = path
 	collected(h, cmd)
 	h.VMConfigs = append(h.VMConfigs, c)
 }

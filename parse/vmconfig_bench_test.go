@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 )
 
 // bigVMX is a .vmx of a PVRDMA VM with n adapters and n passthrough GPUs
@@ -39,8 +41,8 @@ func BenchmarkVMConfigFromVMX500(b *testing.B) { benchVMX(b, 500) }
 // The .vmx reader's work is linear: 4x the adapters allocate about 4x.
 func TestVMXWorkGrowsLinearly(t *testing.T) {
 	small, large := bigVMX(200), bigVMX(800)
-	a := allocated(func() { VMConfigFromVMX(small) })
-	c := allocated(func() { VMConfigFromVMX(large) })
+	a := testutil.Allocated(func() { VMConfigFromVMX(small) })
+	c := testutil.Allocated(func() { VMConfigFromVMX(large) })
 	if ratio := float64(c) / float64(a); ratio > 6 {
 		t.Errorf("4x the input allocates %.1fx the memory (%d -> %d bytes): not linear", ratio, a, c)
 	}

@@ -13,37 +13,47 @@ import (
 // is not `key = "value"` is skipped and reported in a *PartialError
 // returned with everything the other lines say.
 func VMConfigFromVMX(text string) (VMConfig, error) {
-	c := VMXConfig{index: map[string]int{}}
-	var sk skips
-	n := 0
-	for _, l := range clean(text, false) {
-		t := strings.TrimSpace(l.text)
-		if t == "" || strings.HasPrefix(t, "#") {
-			continue
-		}
-		m := reVMXLine.FindStringSubmatch(l.text)
-		if m == nil {
-			sk.add(l.ref(), errorf(l.no, "expected `key = \"value\"`"), "line skipped")
-			continue
-		}
-		n++
-		v := m[2]
-		if m[3] != "" {
-			v = m[3]
-		}
-		e := VMXEntry{Key: m[1], Value: v, Ref: l.ref()}
-		lk := strings.ToLower(m[1])
-		if i, dup := c.index[lk]; dup {
-			c.Entries[i] = e
-			continue
-		}
-		c.index[lk] = len(c.Entries)
-		c.Entries = append(c.Entries, e)
-	}
+	c, sk, n := readVMX(text)
 	if n == 0 && len(sk) == 0 {
 		return VMConfig{}, errorf(0, "empty .vmx file")
 	}
 	return result(c.VMConfig(), n, sk)
+}
+
+// SetCommand records the command a configuration was read with on it and
+// on every reference it holds (the catalogue's stamp; tests building facts
+// by hand).
+func (v *VMConfig) SetCommand(cmd string) {
+	v.Command = cmd
+	for k, r := range v.Refs {
+		r.Command = cmd
+		v.Refs[k] = r
+	}
+	for i := range v.Adapters {
+		v.Adapters[i].Command = cmd
+		for k, r := range v.Adapters[i].Refs {
+			r.Command = cmd
+			v.Adapters[i].Refs[k] = r
+		}
+	}
+	for i := range v.Passthrough {
+		v.Passthrough[i].Command = cmd
+	}
+}
+
+// VMXEscape writes a value the way a .vmx does (VMXUnescape reads it
+// back): '"', '|' and control characters as "|" and two hex digits.
+func VMXEscape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '"' || c == '|' || c < 0x20 || c == 0x7f {
+			fmt.Fprintf(&b, "|%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 var (

@@ -246,7 +246,7 @@ func (r *Redactor) Learn(results []hostio.HostResult) {
 							r.addNameChecked(TokenVM, esc, tok)
 						}
 						// A .vmx writes '"', '|' and control characters as |XX.
-						if esc := vmxEscape(strings.TrimSpace(name)); esc != strings.TrimSpace(name) {
+						if esc := parse.VMXEscape(strings.TrimSpace(name)); esc != strings.TrimSpace(name) {
 							r.addNameChecked(TokenVM, esc, tok)
 						}
 					}
@@ -714,19 +714,4 @@ func Clone(in []hostio.HostResult) []hostio.HostResult {
 		out[i] = hr
 	}
 	return out
-}
-
-// vmxEscape writes a value the way a .vmx does (parse.VMXUnescape reads
-// it back): '"', '|' and control characters as "|" and two hex digits.
-func vmxEscape(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '"' || c == '|' || c < 0x20 || c == 0x7f {
-			fmt.Fprintf(&b, "|%02X", c)
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
 }
