@@ -51,7 +51,7 @@ func gpus(h *facts.Host, c parse.VMConfig) []gpuOf {
 	for _, d := range c.Passthrough {
 		g := gpuOf{dev: d}
 		for i := range h.PCIDevices {
-			if d.ID != "" && parse.NormalizePCIAddress(h.PCIDevices[i].Address) == d.ID {
+			if d.ID != "" && parse.NormalizePCIAddress(h.PCIDevices[i].Address) == parse.NormalizePCIAddress(d.ID) {
 				g.pci = &h.PCIDevices[i]
 			}
 		}
@@ -305,13 +305,14 @@ func checkGPUDuplicateDevice(in *Input, r *Reporter) {
 		}
 		c := v.Configs[0]
 		for _, d := range c.Passthrough {
-			if d.ID == "" {
+			id := parse.NormalizePCIAddress(d.ID)
+			if id == "" {
 				continue
 			}
-			if byID[d.ID] == nil {
-				order = append(order, d.ID)
+			if byID[id] == nil {
+				order = append(order, id)
 			}
-			byID[d.ID] = append(byID[d.ID], use{v.Name, c, d})
+			byID[id] = append(byID[id], use{v.Name, c, d})
 		}
 	}
 	sort.Strings(order)

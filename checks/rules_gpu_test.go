@@ -134,5 +134,14 @@ func TestGPUDuplicateDevice(t *testing.T) {
 			}),
 			want: []want{{"esx01", vmName + " (0000:3b:00.0)", StatusFail, Critical, "which train also passes through", ""},
 				{"esx01", "train (0000:3b:00.0)", StatusFail, Critical, "which hpc-esx01 also passes through", ""}}},
+		{name: "a powered-off VM vCenter reports with the same GPU (its own address form): fires", exact: true,
+			hosts: one(func(h *facts.Host) {
+				withGPUs(p40s, []string{"0000:3b:00.0"}, fmt.Sprintf(mmio, 128))(h)
+				h.VMConfigs = append(h.VMConfigs, parse.VMConfig{Source: "vcenter", Name: "infer-02", Firmware: "efi",
+					Ref:         parse.Ref{Command: "vCenter: VirtualMachine infer-02 config"},
+					Passthrough: []parse.PassthroughDevice{{Label: "PCI device 0", ID: "0000:3B:00.0", Ref: parse.Ref{Command: "vCenter: VirtualMachine infer-02 config"}}}})
+			}),
+			want: []want{{"esx01", vmName + " (0000:3b:00.0)", StatusFail, Critical, "which infer-02 also passes through", ""},
+				{"esx01", "infer-02 (0000:3b:00.0)", StatusFail, Critical, "which hpc-esx01 also passes through", ""}}},
 	})
 }
