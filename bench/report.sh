@@ -53,7 +53,7 @@ echo "| parallel-ssh | $(parallel-ssh --version 2>&1 | head -1) |"
 echo "| ansible | $(ansible --version 2>/dev/null | head -1) |"
 echo "| network | $NETMODE |"
 echo "| latency | every tool connects through the same userspace TCP delay proxy (\`bench/benchtool proxy\`), which adds $RTT of round-trip time to each connection (bytes delayed $(awk -v r="$RTT_MS" 'BEGIN{print r/2}') ms each way, throughput kept); kernel netem: $NETEM |"
-echo "| hosts | one OpenSSH sshd per host (own port, own ed25519 host key, public-key login as the unprivileged user \`$HUSER\`, \`StrictModes no\`, temporary AuthorizedKeysFile), its PATH holding \`esxcli\`, \`vsish\`, \`vmkping\` links to \`fixtures/standin/esxi-command\`, answering from \`fixtures.Fleet(healthy, N)\` (one folder per host, \`PVRDMA_SCENARIO_HOST\` set with sshd's \`SetEnv\`) |"
+echo "| hosts | one OpenSSH sshd per host (own port, own ed25519 host key, public-key login as the unprivileged user \`$HUSER\`, \`StrictModes no\`, temporary AuthorizedKeysFile), its PATH holding \`esxcli\`, \`vsish\`, \`vmkping\`, \`cat\` links to \`fixtures/standin/esxi-command\`, answering from \`fixtures.Fleet(healthy, N)\` (one folder per host, \`PVRDMA_SCENARIO_HOST\` set with sshd's \`SetEnv\`) |"
 echo
 echo "The command set is the same for every tool: the 19 commands pvrdma-doctor runs on a host of this"
 echo "fleet without probes (14 stage-1 commands, then 5 stage-2 commands that depend on them),"

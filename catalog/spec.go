@@ -117,6 +117,10 @@ type Spec struct {
 	// of Args ("esxcli network nic get -n <vmnicN>").
 	Line string
 	Args []Arg
+	// Quoted: the one argument stands between single quotes in Line (a
+	// path with spaces); the allowlist admits exactly the spec's pattern
+	// there, and FileName writes the argument reversibly (%XX).
+	Quoted bool
 	// Refuse is the error for argument values that fail their patterns:
 	// a format taking every value (%q).
 	Refuse string
@@ -171,6 +175,7 @@ func Lookup(k hostio.Kind) (*Spec, bool) {
 var byKind = map[hostio.Kind]*Spec{}
 
 func init() {
+	specs = append(specs, vmSpecs...)
 	for _, s := range specs {
 		if byKind[s.Kind] != nil {
 			panic("catalog: duplicate kind " + string(s.Kind))
@@ -188,6 +193,10 @@ func init() {
 		}
 		s.allow = regexp.MustCompile(`^` + pat + `$`)
 		file := s.File
+		if s.Quoted {
+			pre, _, _ := strings.Cut(s.Line, s.Args[0].Placeholder)
+			file = regexp.QuoteMeta(strings.Trim(reFileUnsafe.ReplaceAllString(pre, "_"), "_")+"_") + `([A-Za-z0-9.%_-]+)`
+		}
 		if file == "" {
 			file = filePattern(s.Line, s.Args)
 		}
@@ -202,6 +211,9 @@ var reFileUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // characters other than letters, digits, '.', '_' and '-' replaced by '_',
 // plus ".txt". "esxcli rdma device list" -> "esxcli_rdma_device_list.txt".
 func FileName(line string) string {
+	if name, ok := quotedFileName(strings.TrimSpace(line)); ok {
+		return name
+	}
 	return strings.Trim(reFileUnsafe.ReplaceAllString(strings.TrimSpace(line), "_"), "_") + ".txt"
 }
 
@@ -279,6 +291,10 @@ func (s *Spec) FileArgs(base string) ([]string, bool) {
 	m := s.file.FindStringSubmatch(base)
 	if m == nil {
 		return nil, false
+	}
+	if s.Quoted {
+		arg, ok := unescapeFileArg(m[1])
+		return []string{arg}, ok
 	}
 	return m[1:], true
 }

@@ -47,6 +47,8 @@ var causeEdges = []causeEdge{
 	{"ESXI_VERSION_UNSUPPORTED", "NO_RDMA_DEVICE", "an ESXi release without PVRDMA support"},
 	{"ESXI_VERSION_UNSUPPORTED", "PVRDMA_FIREWALL_CLOSED", "an ESXi release without PVRDMA has no pvrdma ruleset"},
 	{"ESXI_VERSION_UNSUPPORTED", "PVRDMA_VMKNIC_UNSET", "an ESXi release without PVRDMA has no /Net/PVRDMAVmknic"},
+	{"VM_DEVICE_PROTOCOL_MISMATCH", "ROCE_VERSION_MISMATCH", "the adapter speaks a RoCE version its host's device does not support, so it differs from its peers'"},
+	{"ROCE_NOT_SUPPORTED", "VM_DEVICE_PROTOCOL_MISMATCH", "a device without RoCE supports no adapter's RoCE version"},
 }
 
 // CanCause returns the rules a rule's findings can cause, sorted.
@@ -169,6 +171,7 @@ func linkCauses(fleet *facts.Fleet, paths *facts.DataPath, fs []Finding) {
 				}
 			}
 		}
+		linkVMCauses(fs, idx, causeOf)
 		// An ESXi release without PVRDMA explains the host's other findings.
 		if v := idx["ESXI_VERSION_UNSUPPORTED"]; len(v) > 0 {
 			for rule, is := range idx {

@@ -28,8 +28,8 @@ type PlanStep struct {
 	N int `json:"step"`
 	// Action is the kind of step: install_rdma, upgrade_esxi, power_off,
 	// set_uplinks, repair_link, tag_vmknic, set_ipv4, open_firewall,
-	// set_mtu, enable_pfc, set_roce_version, check_path, power_on,
-	// guest_mtu, verify.
+	// set_mtu, enable_pfc, set_roce_version, vm_settings, check_path,
+	// power_on, guest_mtu, verify.
 	Action string `json:"action"`
 	// Text says what to do, with the real names filled in.
 	Text string `json:"text"`
@@ -268,6 +268,8 @@ func buildPlan(h *facts.Host, hp *facts.HostPath, fleet *facts.Fleet, fs []Findi
 	for _, f := range roce {
 		cycleVMs = append(cycleVMs, vmOfSubject(f.Subject))
 	}
+	vmSteps, vmVMs := b.vmPlanSteps()
+	cycleVMs = append(cycleVMs, vmVMs...)
 	offVMs := cycleVMs
 	if powerOffAll {
 		offVMs = vms
@@ -280,8 +282,14 @@ func buildPlan(h *facts.Host, hp *facts.HostPath, fleet *facts.Fleet, fs []Findi
 				res = append(res, f)
 			}
 		}
-		b.add(PlanStep{Action: "power_off", Text: fmt.Sprintf("Power off the PVRDMA VMs on %s: %s (PVRDMA's RDMA uplink can only be changed, and an "+
-			"adapter only binds to the HCA, while the VM is off).", h.Host, joinNames(offVMs)),
+		why := "PVRDMA's RDMA uplink can only be changed, and an adapter only binds to the HCA, while the VM is off"
+		switch {
+		case len(vmVMs) > 0 && !powerOffAll && len(dedupe(cycleVMs)) == len(vmVMs):
+			why = "their settings below change only while they are off"
+		case len(vmVMs) > 0:
+			why += "; the VM settings below change only while it is off"
+		}
+		b.add(PlanStep{Action: "power_off", Text: fmt.Sprintf("Power off the PVRDMA VMs on %s: %s (%s).", h.Host, joinNames(offVMs), why),
 			Resolves: cite(res...)})
 	}
 	if installStep != nil {
@@ -301,7 +309,13 @@ func buildPlan(h *facts.Host, hp *facts.HostPath, fleet *facts.Fleet, fs []Findi
 		verify = append(verify, PlanStep{Action: "verify", Command: "esxcli rdma device list",
 			Expect: fmt.Sprintf("%s Active, Paired Uplink %s", chosenDev.Name, chosenDev.PairedUplink)})
 	}
+	for _, s := range vmSteps {
+		b.add(s)
+	}
 	for _, f := range roce {
+		if b.done[f.Key()] {
+			continue // its VM's device protocol step resolves it
+		}
 		b.add(PlanStep{Action: "set_roce_version", Text: fmt.Sprintf("Set the device protocol of %s's PVRDMA adapter to the version the other "+
 			"adapters use (vSphere Client: Edit Settings > network adapter > Device protocol).", vmOfSubject(f.Subject)),
 			Resolves: cite(f), Sets: []Effect{{"device protocol of " + f.Subject, "the fleet's RoCE version"}}})

@@ -228,18 +228,21 @@ func show(v reflect.Value) string {
 	return fmt.Sprint(v.Interface())
 }
 
-// parseCommand parses text as the output of command: with parse's table of
-// commands as typed on ESXi, and for a catalogue command parse does not
-// list, with the catalogue's parser.
+// parseCommand parses text as the output of command: with the parser of
+// the catalogue spec the command line names (what a scan uses), and for a
+// command the collector never runs (another advanced setting, ruleset or
+// vsish folder, the port group list), with parse's table of commands as
+// typed on ESXi.
 func parseCommand(command, text string) (any, error) {
-	v, err := parse.Parse(command, text)
-	var unknown *parse.UnknownCommandError
-	if errors.As(err, &unknown) {
-		if s, ok := catalog.Lookup(catalog.KindOf(command)); ok && s.Parser.Parse != nil {
-			return s.Parser.Parse(text)
-		}
+	line := parse.StripPrompt(command)
+	kind := catalog.KindOf(line)
+	if r, ok := collect.Recognize(line); ok {
+		kind = r.Kind
 	}
-	return v, err
+	if s, ok := catalog.Lookup(kind); ok && s.Parser.Parse != nil {
+		return s.Parser.Parse(text)
+	}
+	return parse.Parse(command, text)
 }
 
 // supportedCommands lists what `parse` reads: parse's table, then the

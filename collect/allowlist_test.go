@@ -2,6 +2,7 @@ package collect
 
 import (
 	"context"
+	mrand "math/rand"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -54,6 +55,8 @@ func realisticOutputs(r *rand.Rand) map[hostio.Kind]string {
 		hostio.KindPVRDMAVmknicOpt: "   Path: /Net/PVRDMAVmknic\n   Type: string\n   String Value: " + pick() + "\n",
 		hostio.KindRDMAVmknicList:  "Device   Vmknic  Netstack\n-------  ------  ----------------\nvmrdma0  " + pick() + "  " + pick() + "\n",
 		hostio.KindIPInterfaceList: "vmk1\n   Name: vmk1\n   Netstack Instance: " + pick() + "\n",
+		hostio.KindVMProcessList: "vm\n   World ID: 1001\n   Display Name: x\n   Config File: /vmfs/volumes/ds/" +
+			strings.ReplaceAll(pick(), "\n", " ") + "/" + strings.ReplaceAll(pick(), "\n", " ") + ".vmx\n",
 		hostio.KindIPv4Get: "Name  IPv4 Address  IPv4 Netmask   IPv4 Broadcast  Address Type  Gateway  DHCP DNS\n" +
 			"----  ------------  -------------  --------------  ------------  -------  --------\n" +
 			pick() + "  " + pick() + "  255.255.255.0  192.168.50.255  STATIC  0.0.0.0  false\n",
@@ -64,7 +67,7 @@ func realisticOutputs(r *rand.Rand) map[hostio.Kind]string {
 // stage 1 output, stage 3 probes from peers' published addresses) passes
 // the allowlist and carries no shell metacharacter.
 func TestPlannedCommandsAlwaysAllowlisted(t *testing.T) {
-	planned := 0
+	planned, vmx := 0, 0
 	check := func(seed uint64) bool {
 		r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 		var hosts [][]hostio.Capture
@@ -111,15 +114,33 @@ func TestPlannedCommandsAlwaysAllowlisted(t *testing.T) {
 				t.Errorf("seed %d: planned a command outside the allowlist: %v", seed, err)
 				return false
 			}
-			if strings.ContainsAny(c.Line, ";|&$`<>\\'\"(){}*?!#~\n\r\t") || KindOf(c.Line) != c.Kind {
+			line := c.Line
+			if c.Kind == hostio.KindVMX {
+				// The one quoted argument: literal to the shell when it
+				// holds no quote, backslash or control character.
+				arg, ok := strings.CutPrefix(line, "cat '")
+				arg, ok2 := strings.CutSuffix(arg, "'")
+				if !ok || !ok2 || strings.ContainsAny(arg, "'\\\n\r\t\x00") || !strings.HasPrefix(arg, "/vmfs/volumes/") {
+					t.Errorf("seed %d: suspicious .vmx line %q", seed, line)
+					return false
+				}
+				vmx++
+				line = "cat x"
+			}
+			if strings.ContainsAny(line, ";|&$`<>\\'\"(){}*?!#~\n\r\t") || KindOf(c.Line) != c.Kind {
 				t.Errorf("seed %d: suspicious planned line %q (kind %s, KindOf %s)", seed, c.Line, c.Kind, KindOf(c.Line))
 				return false
 			}
 		}
 		return true
 	}
-	if err := quick.Check(check, &quick.Config{MaxCount: 3000}); err != nil {
+	// A fixed seed: the counts below are about the generator, and must not
+	// depend on the run's luck.
+	if err := quick.Check(check, &quick.Config{MaxCount: 3000, Rand: mrand.New(mrand.NewSource(1))}); err != nil {
 		t.Fatal(err)
+	}
+	if vmx < 50 {
+		t.Errorf("only %d .vmx reads planned: the generator does not reach the .vmx planner", vmx)
 	}
 	if planned < 3000 {
 		t.Errorf("only %d commands planned over all runs: the generator does not reach the planners", planned)

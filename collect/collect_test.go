@@ -66,10 +66,16 @@ const rdmaList = `Name     Driver      State   MTU   Speed     Paired Uplink  De
 vmrdma0  nmlx5_rdma  Active  4096  100 Gbps  vmnic4         MT28800 Family [ConnectX-5 Ex]
 `
 
+// vmxPath is the .vmx of the test host's one PVRDMA VM.
+const vmxPath = "/vmfs/volumes/663cda3d-e8fee44e-e8fe-b8cef6a1c201/hpc-node01/hpc-node01.vmx"
+
 func hostOutputs(ls string) map[string]string {
 	return map[string]string{
-		"esxcli rdma device list":                                   rdmaList,
-		"vsish -e ls " + PVRDMADevicesDir:                           ls,
+		"esxcli rdma device list":         rdmaList,
+		"vsish -e ls " + PVRDMADevicesDir: ls,
+		"esxcli vm process list": "hpc-node01\n   World ID: 1001474360\n   Process ID: 0\n   VMX Cartel ID: 1001474359\n" +
+			"   UUID: 42 1c 36 2f 61 d6 d1 4b-a2 3e 76 c5 b8 1e 9a 01\n   Display Name: hpc-node01\n" +
+			"   Config File: " + vmxPath + "\n",
 		"esxcli system settings advanced list -o /Net/PVRDMAVmknic": "   Path: /Net/PVRDMAVmknic\n   Type: string\n   Int Value: 0\n   Default Int Value: 0\n   Min Value: 0\n   Max Value: 0\n   String Value: vmk1\n   Default String Value: \n   Valid Characters: \n   Description: Vmknic for PVRDMA\n",
 	}
 }
@@ -92,8 +98,10 @@ func TestCollectPlansStage2FromStage1AndValidatesValues(t *testing.T) {
 		}
 	}
 	// Every stage-2 command of the catalogue runs for what this host's
-	// stage-1 output names: its one PVRDMA device, RDMA device and uplink.
+	// stage-1 output names: its one PVRDMA device (and its VM's .vmx), RDMA
+	// device and uplink.
 	args := map[catalog.Source][]string{
+		catalog.FromPVRDMAVMs:      {vmxPath},
 		catalog.FromPVRDMABackends: {"1001474360", "0"},
 		catalog.FromRDMADevices:    {"vmrdma0"},
 		catalog.FromRDMAUplinks:    {"vmnic4"},

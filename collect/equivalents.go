@@ -126,6 +126,8 @@ func Recognize(typed string) (Recognized, bool) {
 		return recognizeVsish(w[1:], r)
 	case "vmkping", "ping":
 		return recognizePing(w[1:], r)
+	case "cat":
+		return recognizeVMX(line, w, r)
 	}
 	for _, e := range equivalents {
 		if e.Tool == tool && strings.Join(w[1:], " ") == e.Words {

@@ -80,6 +80,7 @@ func planStage2(ctx context.Context, caps []hostio.Capture, max int) ([]Command,
 			addEach(catalog.FromPVRDMABackends, wid, idx)
 		}
 	}
+	planVMX(ctx, caps, &p)
 	if n := p.skipped(); n > 0 {
 		var kinds []string
 		for _, s := range stage2NoteOrder() {
@@ -105,7 +106,7 @@ func stage2NoteOrder() []*catalog.Spec {
 	for _, s := range catalog.Specs() {
 		switch {
 		case s.Stage != 2:
-		case s.From == catalog.FromPVRDMABackends:
+		case s.From == catalog.FromPVRDMABackends, s.From == catalog.FromPVRDMAVMs:
 			last = append(last, s)
 		default:
 			first = append(first, s)

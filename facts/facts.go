@@ -57,6 +57,9 @@ type Host struct {
 	// --vcenter`); its facts fill the kinds SSH gave none of (see
 	// fillFromVCenter).
 	VCenterHost *parse.VCenterHost `json:"vcenter_host,omitempty"`
+	// PCIDevices are the host's PCI devices (`esxcli hardware pci list`):
+	// passthrough state and names of the GPUs VMs use.
+	PCIDevices []parse.PCIDevice `json:"pci_devices,omitempty"`
 
 	// Sources lists, per command kind, every capture that fed this host.
 	Sources map[hostio.Kind][]Source `json:"sources"`

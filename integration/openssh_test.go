@@ -80,7 +80,7 @@ func installStandin(t *testing.T, dir, scenario, host string) {
 	}
 	bin := filepath.Join(dir, "bin")
 	os.MkdirAll(bin, 0o755)
-	for _, n := range []string{"esxcli", "vsish", "vmkping"} {
+	for _, n := range []string{"esxcli", "vsish", "vmkping", "cat"} {
 		if err := os.WriteFile(filepath.Join(bin, n), script, 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -45,6 +45,7 @@ var transcriptSamples = []struct {
 	{"esxcli_network_nic_list__blog_vmk0_recreate_ixgben_igbn.txt", []string{"esxcli network nic list"}, func(h *facts.Host) any { return h.NICs }},
 	{"esxcli_network_nic_list__cactus_esxi670_ntg3.txt", []string{"esxcli network nic list", "esxcli --formatter=csv network nic list"}, func(h *facts.Host) any { return h.NICs }},
 	{"esxcli_network_vswitch_standard_list__cactus_esxi670_2switches.txt", []string{"esxcli network vswitch standard list"}, func(h *facts.Host) any { return h.StandardSwitches }},
+	{"esxcli_hardware_pci_list__cn_blog_x540_ixgbe_lsi_passthru.txt", []string{"esxcli hardware pci list", "localcli hardware pci list"}, func(h *facts.Host) any { return h.PCIDevices }},
 	{"esxcli_system_version_get__cactus_esxi670.txt", []string{"esxcli system version get", "localcli system version get"}, func(h *facts.Host) any { return h.Version }},
 	{"esxcli_vm_process_list__blog_esxi80u3_extend_vmfs.txt", []string{"esxcli vm process list"}, func(h *facts.Host) any { return h.VMs }},
 	{"esxcli_vm_process_list__cactus_esxi670_2vms.txt", []string{"esxcli vm process list", "esxcli --debug vm process list"}, func(h *facts.Host) any { return h.VMs }},
@@ -113,14 +114,13 @@ func TestSamplesAnalyzeAsTranscript(t *testing.T) {
 // not read make no host and no parse error, and the transcript says so.
 func TestSamplesOtherCommandsPassedOver(t *testing.T) {
 	for _, f := range []string{
-		"esxcli_hardware_pci_list__cn_blog_x540_ixgbe_lsi_passthru.txt",
 		"esxcli_network_firewall_ruleset_rule_list__elatov_custom_firewall_esxi65u1.txt",
 		"esxcli_network_vswitch_standard_portgroup_list__cactus_esxi670.txt",
 		"esxcli_system_settings_advanced_list_o__elatov_TcpipDefLROEnabled_esxi60.txt",
 		"vsish_ls__intel_mfd_i40en_rxsecqueues.txt",
 	} {
 		body := sampleBody(t, f)
-		text := asTranscript(body, "esxcli hardware pci list")
+		text := asTranscript(body, "esxcli hardware cpu list")
 		if strings.HasPrefix(f, "vsish") {
 			text = "[root@esx-sample:~] vsish -e ls /net/pNics/vmnic0/rxqueues/queues/0/rss/rxSecQueues\n" + body
 		}

@@ -2,9 +2,10 @@ package parse
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 )
 
 // vmListing generates an `esxcli vm process list` of n VMs.
@@ -61,17 +62,6 @@ func benchTranscript(b *testing.B, size int) {
 func BenchmarkSplitTranscript1MB(b *testing.B)  { benchTranscript(b, 1<<20) }
 func BenchmarkSplitTranscript10MB(b *testing.B) { benchTranscript(b, 10<<20) }
 
-// allocated returns the bytes f allocates (deterministic for a given
-// input, unlike its running time).
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // TestWorkGrowsLinearly checks, without timing anything, that 4x the input
 // allocates about 4x the memory: a reader that re-scans or re-copies the
 // text per record (quadratic) would allocate about 16x. The time per byte
@@ -87,7 +77,7 @@ func TestWorkGrowsLinearly(t *testing.T) {
 		{"transcript", func() { SplitTranscript(trSmall) }, func() { SplitTranscript(trLarge) }},
 	}
 	for _, c := range cases {
-		small, large := allocated(c.small), allocated(c.large)
+		small, large := testutil.Allocated(c.small), testutil.Allocated(c.large)
 		ratio := float64(large) / float64(small)
 		t.Logf("%s: %d -> %d bytes allocated for 4x the input (x%.1f)", c.name, small, large, ratio)
 		if ratio > 6 {

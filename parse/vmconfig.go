@@ -41,6 +41,10 @@ type VMConfig struct {
 	// Extra holds the advanced keys the checks read (vrdma*, pciPassthru*),
 	// as written.
 	Extra map[string]string `json:"extra,omitempty"`
+	// Refs point at where each value was read, by field name
+	// ("HWVersion", "MemReservationMB") or Extra key as written; a rule
+	// cites them as evidence. A source without lines leaves them out.
+	Refs map[string]Ref `json:"refs,omitempty"`
 	Ref
 }
 
@@ -68,6 +72,9 @@ type VMAdapter struct {
 	// DeviceProtocol is "rocev1" or "rocev2" for PVRDMA adapters ("" when
 	// the source does not say).
 	DeviceProtocol string `json:"device_protocol,omitempty"`
+	// Refs point at where each value was read, by field name
+	// ("StartConnected", "Network", "DVSUUID").
+	Refs map[string]Ref `json:"refs,omitempty"`
 	Ref
 }
 

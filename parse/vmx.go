@@ -35,9 +35,21 @@ type PVRDMAAdapter struct {
 var reVMXLine = regexp.MustCompile(`^\s*([A-Za-z0-9_.:\[\]-]+)\s*=\s*(?:"(.*)"|([^"\s]*))\s*$`)
 
 // VMX parses a .vmx file: `key = "value"` lines; blank lines and "#"
-// comments are skipped.
+// comments are skipped. A line of another shape is an error (VMConfigFromVMX
+// is the tolerant reader the scan uses).
 func VMX(text string) (VMXConfig, error) {
-	c := VMXConfig{index: map[string]int{}}
+	c, sk, _ := readVMX(text)
+	if len(sk) > 0 {
+		return VMXConfig{}, errorf(sk[0].Line, "expected `key = \"value\"`, got %q", strings.TrimSpace(sk[0].Text))
+	}
+	return c, nil
+}
+
+// readVMX reads every `key = "value"` line of a .vmx (a repeated key keeps
+// its last value) and lists the lines of another shape; n counts the
+// lines read.
+func readVMX(text string) (c VMXConfig, sk skips, n int) {
+	c = VMXConfig{index: map[string]int{}}
 	for _, l := range clean(text, false) {
 		t := strings.TrimSpace(l.text)
 		if t == "" || strings.HasPrefix(t, "#") {
@@ -45,8 +57,10 @@ func VMX(text string) (VMXConfig, error) {
 		}
 		m := reVMXLine.FindStringSubmatch(l.text)
 		if m == nil {
-			return VMXConfig{}, errorf(l.no, "expected `key = \"value\"`, got %q", t)
+			sk.add(l.ref(), errorf(l.no, "expected `key = \"value\"`"), "line skipped")
+			continue
 		}
+		n++
 		v := m[2]
 		if m[3] != "" {
 			v = m[3]
@@ -60,7 +74,7 @@ func VMX(text string) (VMXConfig, error) {
 		c.index[lk] = len(c.Entries)
 		c.Entries = append(c.Entries, e)
 	}
-	return c, nil
+	return c, sk, n
 }
 
 // Lookup returns the entry of a key, ignoring case.

@@ -253,6 +253,10 @@ func (r *Redactor) Learn(results []hostio.HostResult) {
 						if esc := strings.ReplaceAll(strings.TrimSpace(name), "/", "%2f"); esc != strings.TrimSpace(name) {
 							r.addNameChecked(TokenVM, esc, tok)
 						}
+						// A .vmx writes '"', '|' and control characters as |XX.
+						if esc := parse.VMXEscape(strings.TrimSpace(name)); esc != strings.TrimSpace(name) {
+							r.addNameChecked(TokenVM, esc, tok)
+						}
 					}
 				}
 			}
