@@ -13,8 +13,8 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/catalog"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 	"github.com/pvrdma-doctor/pvrdma-doctor/vcenter"
 	"github.com/pvrdma-doctor/pvrdma-doctor/vcenter/vcsim"
@@ -78,7 +78,7 @@ func scenarioInventory(sc *fixtures.Scenario) vcsim.Inventory {
 		for _, d := range dvss {
 			if !seen[d.Name] {
 				seen[d.Name] = true
-				inv.Switches = append(inv.Switches, vcsim.Switch{Name: d.Name, MaxMTU: int32(d.MTU), Uplinks: []string{"uplink1", "uplink2"}, Portgroups: []string{"pvrdma-pg"}})
+				inv.Switches = append(inv.Switches, vcsim.Switch{Name: d.Name, UUID: d.VDSID, MaxMTU: int32(d.MTU), Uplinks: []string{"uplink1", "uplink2"}, Portgroups: []string{"pvrdma-pg"}})
 			}
 			host.Uplinks[d.Name] = d.Uplinks
 		}
@@ -168,25 +168,26 @@ func demoVM(h *fixtures.Host, p parse.VMProcess, dvs string) vcsim.VM {
 	return vm
 }
 
-// scenarioVMX finds and reads a VM's .vmx among the scenario host's outputs.
+// scenarioVMX reads a VM's .vmx as the scan would: the catalogue's
+// command for its Config File, answered by the scenario host.
 func scenarioVMX(h *fixtures.Host, configFile string) (parse.VMXConfig, bool) {
-	_, rel, ok := strings.Cut(configFile, "] ")
-	if !ok || !strings.HasSuffix(rel, ".vmx") {
+	spec, ok := catalog.Lookup(hostio.KindVMX)
+	if !ok {
 		return parse.VMXConfig{}, false
 	}
-	suffix := strings.TrimSuffix(collect.FileName(rel), ".txt")
-	for _, f := range h.Files() {
-		base := strings.TrimSuffix(f, ".txt")
-		if !strings.HasPrefix(base, "cat_") || !strings.HasSuffix(strings.TrimRight(base, "_"), suffix) {
-			continue
-		}
-		if line, ok := collect.CommandForFile(f); ok {
-			if c, err := parse.VMX(h.Respond(line).Stdout); err == nil || len(c.Entries) > 0 {
-				return c, true
-			}
-		}
+	c, err := spec.Command(configFile)
+	if err != nil {
+		return parse.VMXConfig{}, false
 	}
-	return parse.VMXConfig{}, false
+	r := h.Respond(c.Line)
+	if r.Stdout == "" {
+		return parse.VMXConfig{}, false
+	}
+	vmx, err := parse.VMX(r.Stdout)
+	if err != nil && len(vmx.Entries) == 0 {
+		return parse.VMXConfig{}, false
+	}
+	return vmx, true
 }
 
 var reGuestBits = regexp.MustCompile(`^(.*?)(-64)?$`)

@@ -35,7 +35,10 @@ type Inventory struct {
 
 // Switch is a distributed switch every host joins.
 type Switch struct {
-	Name    string
+	Name string
+	// UUID, when set, replaces the UUID vcsim gives the switch (the "VDS
+	// ID" its hosts print and its VMs' .vmx files name).
+	UUID    string
 	MaxMTU  int32
 	Uplinks []string // uplink port names
 	// Portgroups are its distributed port groups.
@@ -204,6 +207,14 @@ func build(m *simulator.Model, s *simulator.Server, inv Inventory) error {
 			}
 		}
 		sdvs := reg.Get(dvs.Reference()).(*simulator.DistributedVirtualSwitch)
+		if sw.UUID != "" {
+			reg.WithLock(simulator.NewContext(), sdvs, func() {
+				sdvs.Uuid, sdvs.Summary.Uuid = sw.UUID, sw.UUID
+				if cfg, ok := sdvs.Config.(*types.VMwareDVSConfigInfo); ok {
+					cfg.Uuid = sw.UUID
+				}
+			})
+		}
 		di := &dvsInfo{obj: dvs, uuid: sdvs.Uuid, pgs: map[string]string{}}
 		for _, ref := range sdvs.Portgroup {
 			pg := reg.Get(ref).(*simulator.DistributedVirtualPortgroup)
