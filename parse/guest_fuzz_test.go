@@ -65,19 +65,29 @@ func FuzzIBVDevinfo(f *testing.F) {
 		return d.Ref
 	})
 }
-func FuzzIBVDevices(f *testing.F) { fuzzGuestList(f, IBVDevices, func(d VerbsDevice) Ref { return d.Ref }) }
+func FuzzIBVDevices(f *testing.F) {
+	fuzzGuestList(f, IBVDevices, func(d VerbsDevice) Ref { return d.Ref })
+}
 func FuzzRDMALinkShow(f *testing.F) {
 	fuzzGuestList(f, RDMALinkShow, func(d RDMALink) Ref { return d.Ref })
 }
-func FuzzIPLink(f *testing.F)       { fuzzGuestList(f, IPLink, func(d NetLink) Ref { return d.Ref }) }
-func FuzzIPAddr(f *testing.F)       { fuzzGuestList(f, IPAddr, func(d NetAddr) Ref { return d.Ref }) }
-func FuzzSysfsPorts(f *testing.F)   { fuzzGuestList(f, SysfsPorts, func(d SysfsPort) Ref { return d.Ref }) }
-func FuzzSysfsListing(f *testing.F) { fuzzGuestList(f, SysfsListing, func(d VerbsDevice) Ref { return d.Ref }) }
-func FuzzLsmod(f *testing.F)        { fuzzGuestList(f, Lsmod, func(d KernelModule) Ref { return d.Ref }) }
-func FuzzDpkgQuery(f *testing.F)    { fuzzGuestList(f, DpkgQuery, func(d Package) Ref { return d.Ref }) }
-func FuzzRPMQuery(f *testing.F)     { fuzzGuestList(f, RPMQuery, func(d Package) Ref { return d.Ref }) }
-func FuzzDmesgPVRDMA(f *testing.F)  { fuzzGuestList(f, DmesgPVRDMA, func(d DmesgLine) Ref { return d.Ref }) }
-func FuzzPerftestBW(f *testing.F)   { fuzzGuestList(f, PerftestBW, func(d BandwidthResult) Ref { return d.Ref }) }
+func FuzzIPLink(f *testing.F) { fuzzGuestList(f, IPLink, func(d NetLink) Ref { return d.Ref }) }
+func FuzzIPAddr(f *testing.F) { fuzzGuestList(f, IPAddr, func(d NetAddr) Ref { return d.Ref }) }
+func FuzzSysfsPorts(f *testing.F) {
+	fuzzGuestList(f, SysfsPorts, func(d SysfsPort) Ref { return d.Ref })
+}
+func FuzzSysfsListing(f *testing.F) {
+	fuzzGuestList(f, SysfsListing, func(d VerbsDevice) Ref { return d.Ref })
+}
+func FuzzLsmod(f *testing.F)     { fuzzGuestList(f, Lsmod, func(d KernelModule) Ref { return d.Ref }) }
+func FuzzDpkgQuery(f *testing.F) { fuzzGuestList(f, DpkgQuery, func(d Package) Ref { return d.Ref }) }
+func FuzzRPMQuery(f *testing.F)  { fuzzGuestList(f, RPMQuery, func(d Package) Ref { return d.Ref }) }
+func FuzzDmesgPVRDMA(f *testing.F) {
+	fuzzGuestList(f, DmesgPVRDMA, func(d DmesgLine) Ref { return d.Ref })
+}
+func FuzzPerftestBW(f *testing.F) {
+	fuzzGuestList(f, PerftestBW, func(d BandwidthResult) Ref { return d.Ref })
+}
 func FuzzUnameRelease(f *testing.F) {
 	fuzzGuestOne(f, UnameRelease, func(k KernelRelease) Ref { return k.Ref })
 }
