@@ -171,7 +171,7 @@ func Lookup(k hostio.Kind) (*Spec, bool) {
 var byKind = map[hostio.Kind]*Spec{}
 
 func init() {
-	for _, s := range specs {
+	for _, s := range append(append([]*Spec(nil), specs...), guestSpecs...) {
 		if byKind[s.Kind] != nil {
 			panic("catalog: duplicate kind " + string(s.Kind))
 		}
@@ -297,6 +297,13 @@ func KindOf(line string) hostio.Kind {
 	for _, s := range specs {
 		if s.Stage > 1 && s.looksLike(line) {
 			return s.Kind
+		}
+	}
+	if GuestAllowed(line) {
+		for _, s := range guestSpecs {
+			if s.Allowed(line) {
+				return s.Kind
+			}
 		}
 	}
 	return ""

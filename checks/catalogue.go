@@ -63,6 +63,19 @@ var catalogueList = []*Rule{
 	{ID: "TCP_FALLBACK", Severity: Critical, Scope: FleetScope, Check: checkTCPFallback,
 		Needs: []hostio.Kind{hostio.KindPVRDMADeviceLs}},
 	{ID: "ROCE_VERSION_MISMATCH", Severity: Warning, Scope: FleetScope, Check: checkRoCEVersionMismatch},
+	// rules_guest.go (once per scanned Linux guest)
+	{ID: "GUEST_KERNEL_TOO_OLD", Severity: Critical, Scope: GuestScope, Check: checkGuestKernelTooOld,
+		Needs: []hostio.Kind{hostio.KindGuestKernel}},
+	{ID: "GUEST_NO_PVRDMA_DEVICE", Severity: Critical, Scope: GuestScope, Check: checkGuestNoPVRDMADevice,
+		Needs: []hostio.Kind{hostio.KindGuestIBClass, hostio.KindGuestLsmod, hostio.KindGuestModinfo}},
+	{ID: "GUEST_PORT_DOWN", Severity: Critical, Scope: GuestScope, Check: checkGuestPortDown},
+	{ID: "GUEST_MOFED_CONFLICT", Severity: Critical, Scope: GuestScope, Check: checkGuestMOFEDConflict,
+		Needs: []hostio.Kind{hostio.KindGuestDevices, hostio.KindGuestOFED}},
+	{ID: "GUEST_RDMA_CORE_MISSING", Severity: Critical, Scope: GuestScope, Check: checkGuestRDMACoreMissing},
+	{ID: "GUEST_NETDEV_MTU_LIMITS_RDMA_MTU", Severity: Warning, Scope: GuestScope, Check: checkGuestNetdevMTU,
+		Needs: []hostio.Kind{hostio.KindGuestIPLink}},
+	{ID: "GUEST_NO_ROCEV2_GID", Severity: Warning, Scope: GuestScope, Check: checkGuestNoRoCEv2GID,
+		Needs: []hostio.Kind{hostio.KindGuestIPAddr}},
 	// rules_collection.go
 	{ID: CollectionFailed, Severity: Warning, Check: checkCollectionFailed},
 }
@@ -128,7 +141,7 @@ func buildCatalogue(rules []*Rule, text []byte) (map[string]*Rule, error) {
 			r.Applies = pvrdmaReleases
 		}
 		if r.Severity.Rank() == 0 || r.Title == "" || r.Why == "" || r.Fix == "" || r.Check == nil ||
-			(r.Scope != HostScope && r.Scope != FleetScope) {
+			(r.Scope != HostScope && r.Scope != FleetScope && r.Scope != GuestScope) {
 			return nil, fmt.Errorf("incomplete rule %s", r.ID)
 		}
 		m[r.ID] = r

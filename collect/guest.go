@@ -1,0 +1,100 @@
+package collect
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/catalog"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
+)
+
+// Guests: Linux VMs scanned with the guest catalogue (catalog/specs_guest.go)
+// over the same transport, with the same timeouts and caps as hosts; a
+// target's Role picks the catalogue and the allowlist.
+
+// guestStage1 are the fixed commands of the guest catalogue, in run order.
+var guestStage1 = func() []Command {
+	var out []Command
+	for _, s := range catalog.GuestSpecs() {
+		if s.Stage == 1 {
+			c, err := s.Command()
+			if err != nil {
+				panic(err)
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}()
+
+// GuestStage1 returns the fixed commands every guest runs first.
+func GuestStage1() []Command { return append([]Command(nil), guestStage1...) }
+
+// CheckGuestAllowed returns an error unless line is exactly an instance of
+// a guest catalogue command (the guest allowlist).
+func CheckGuestAllowed(line string) error {
+	if strings.ContainsAny(line, "\n\r\x00;|&$`<>\\'\"(){}*?!#~") || !catalog.GuestAllowed(line) {
+		return &ErrNotAllowed{line}
+	}
+	return nil
+}
+
+// CheckAllowedFor checks a line against the allowlist of a target's role:
+// the guest allowlist for guests, the ESXi one for hosts.
+func CheckAllowedFor(role, line string) error {
+	if role == hostio.RoleGuest {
+		return CheckGuestAllowed(line)
+	}
+	return CheckAllowed(line)
+}
+
+// IsGuest reports whether a target is a guest.
+func IsGuest(t hostio.Target) bool { return t.Role == hostio.RoleGuest }
+
+// planGuestStage2 derives a guest's per-device commands from its stage 1:
+// the sysfs port files of every device of `ls /sys/class/infiniband`, each
+// name validated by the command's constructor.
+func planGuestStage2(caps []hostio.Capture, max int) ([]Command, []string) {
+	p := stage2Plan{max: max, seen: map[string]bool{}, over: map[hostio.Kind]int{}}
+	if c, ok := collected(caps, hostio.KindGuestIBClass); ok && c.ExitCode == 0 {
+		devs, err := parse.SysfsListing(c.Stdout)
+		if err != nil {
+			p.note(fmt.Errorf("cannot list the RDMA devices: %w", err))
+		}
+		for _, d := range devs {
+			for _, s := range catalog.GuestSpecs() {
+				if s.Stage == 2 && s.From == catalog.FromGuestRDMADevices {
+					p.add(s.Command(d.Name))
+				}
+			}
+		}
+	}
+	if n := p.skipped(); n > 0 {
+		p.notes = append(p.notes, fmt.Sprintf("%s more follow-up commands not collected (cap of %d per guest)", thousands(n), max))
+	}
+	return p.cmds, p.notes
+}
+
+// guestResult is what a guest command's exit status means: a guest tool
+// that exits non-zero still answered (a tool not installed, a module not
+// found, no RDMA device, a kernel log not readable): the capture is
+// collected with its exit status and stderr, for the facts to read.
+func guestResult(kind hostio.Kind, r hostio.Result) bool {
+	return r.Err == nil && catalog.GuestKind(kind)
+}
+
+// runGuest collects one guest: its stage 1, then the per-device reads.
+func (h *hostRun) runGuest(ctx context.Context) {
+	s1 := GuestStage1()
+	h.total = len(s1)
+	h.emit(hostio.PhaseCollecting, "")
+	h.runAll(ctx, s1)
+	s2, notes := planGuestStage2(h.res.Captures, h.opts.MaxStage2)
+	h.mu.Lock()
+	h.res.Notes = append(h.res.Notes, notes...)
+	h.total += len(s2)
+	h.mu.Unlock()
+	h.runAll(ctx, s2)
+}
