@@ -23,6 +23,8 @@ const FromGuestRDMADevices Source = 100
 // rocep11s0f1): letters, digits and '_', starting with a letter.
 var argGuestRDMADev = Arg{Placeholder: "<dev>", Pattern: `[A-Za-z][A-Za-z0-9_]{0,63}`}
 
+var reGuestRDMADev = regexp.MustCompile(`^` + argGuestRDMADev.Pattern + `$`)
+
 // GuestSysfsPort is the only port the doctor reads: a PVRDMA device has
 // one port (phys_port_cnt 1).
 const GuestSysfsPort = "1"
@@ -40,7 +42,7 @@ func guestSysfsLine(dev string) string {
 }
 
 func buildGuestSysfs(args ...string) (hostio.Command, error) {
-	if len(args) != 1 || !argGuestRDMADev.re.MatchString(args[0]) {
+	if len(args) != 1 || !reGuestRDMADev.MatchString(args[0]) {
 		return hostio.Command{}, fmt.Errorf("refusing to read the sysfs port files of %q: not an RDMA device name", strings.Join(args, " "))
 	}
 	return hostio.Command{Kind: hostio.KindGuestSysfsPort, Line: guestSysfsLine(args[0]), Stage: 2}, nil

@@ -21,7 +21,7 @@ func Build(results []hostio.HostResult) Fleet {
 		f.Hosts = append(f.Hosts, BuildHost(hr))
 	}
 	f.path = newDataPath(&f)
-	linkGuests(&f)
+	f.LinkGuests()
 	return f
 }
 

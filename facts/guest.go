@@ -49,7 +49,7 @@ type Guest struct {
 	// be loaded (stderr of ibv_devices and ibv_devinfo).
 	ProviderWarnings []parse.ProviderWarning `json:"provider_warnings,omitempty"`
 	// Adapters are the guest's PVRDMA devices with their interface, port
-	// state and the host-side adapter of the same MAC (linkGuests).
+	// state and the host-side adapter of the same MAC (LinkGuests).
 	Adapters []GuestAdapter `json:"adapters,omitempty"`
 
 	Sources map[hostio.Kind][]Source `json:"sources"`
@@ -336,10 +336,11 @@ func guestAdapters(g *Guest) []GuestAdapter {
 	return out
 }
 
-// linkGuests ties every guest adapter to the host-side PVRDMA adapter of
+// LinkGuests ties every guest adapter to the host-side PVRDMA adapter of
 // the same MAC (vsish properties), or, when no scanned host runs it, to a
 // VM configuration (.vmx, vCenter) that carries the MAC.
-func linkGuests(f *Fleet) {
+// Build does it; a fleet assembled by hand calls it once.
+func (f *Fleet) LinkGuests() {
 	type at struct{ h, d int }
 	byMAC := map[string]at{}
 	for i := range f.Hosts {

@@ -58,8 +58,8 @@ type HostResult struct {
 	// Transport names how captures were obtained: "ssh", "replay", ...
 	Transport string `json:"transport"`
 	// Role is "" for an ESXi host, RoleGuest for a Linux guest.
-	Role string `json:"role,omitempty"`
-	Status    Status `json:"status"`
+	Role   string `json:"role,omitempty"`
+	Status Status `json:"status"`
 	// Reason explains a not_collected or partial status in one line.
 	Reason   string        `json:"reason,omitempty"`
 	Start    time.Time     `json:"start"`
