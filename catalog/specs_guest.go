@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
@@ -23,40 +22,17 @@ const FromGuestRDMADevices Source = 100
 // rocep11s0f1): letters, digits and '_', starting with a letter.
 var argGuestRDMADev = Arg{Placeholder: "<dev>", Pattern: `[A-Za-z][A-Za-z0-9_]{0,63}`}
 
-var reGuestRDMADev = regexp.MustCompile(`^` + argGuestRDMADev.Pattern + `$`)
 
 // GuestSysfsPort is the only port the doctor reads: a PVRDMA device has
 // one port (phys_port_cnt 1).
 const GuestSysfsPort = "1"
 
-// guestSysfsFiles are the files of /sys/class/infiniband/DEV/ports/1 read
-// (grep -r reads the files of the directories).
-var guestSysfsFiles = []string{"state", "phys_state", "gids", "gid_attrs/types", "gid_attrs/ndevs"}
-
+// guestSysfsLine reads every file of /sys/class/infiniband/DEV/ports/1
+// (state, phys_state, gids/N, gid_attrs/types/N, gid_attrs/ndevs/N, and
+// the port's other attributes) as "PATH:VALUE" lines; files that cannot be
+// read (an unused GID's type) are skipped silently (-s).
 func guestSysfsLine(dev string) string {
-	parts := make([]string, len(guestSysfsFiles))
-	for i, f := range guestSysfsFiles {
-		parts[i] = "/sys/class/infiniband/" + dev + "/ports/" + GuestSysfsPort + "/" + f
-	}
-	return "grep -s -r -H . " + strings.Join(parts, " ")
-}
-
-func buildGuestSysfs(args ...string) (hostio.Command, error) {
-	if len(args) != 1 || !reGuestRDMADev.MatchString(args[0]) {
-		return hostio.Command{}, fmt.Errorf("refusing to read the sysfs port files of %q: not an RDMA device name", strings.Join(args, " "))
-	}
-	return hostio.Command{Kind: hostio.KindGuestSysfsPort, Line: guestSysfsLine(args[0]), Stage: 2}, nil
-}
-
-// devToken stands for the device name while the sysfs command's patterns
-// are made: the first occurrence becomes the argument's group, the others
-// the same pattern (GuestAllowed then checks they are one name).
-const devToken = "DEVTOKEN"
-
-func guestSysfsPattern(quoted string) string {
-	group := "(" + argGuestRDMADev.Pattern + ")"
-	out := strings.Replace(quoted, devToken, group, 1)
-	return strings.ReplaceAll(out, devToken, "(?:"+argGuestRDMADev.Pattern+")")
+	return "grep -s -r -H . /sys/class/infiniband/" + dev + "/ports/" + GuestSysfsPort
 }
 
 func guestCmd(v *parse.Ref, line string) { v.Command = line }
@@ -102,10 +78,7 @@ var guestSpecs = []*Spec{
 	{Kind: hostio.KindGuestSysfsPort, Stage: 2, Line: guestSysfsLine("<dev>"), Args: []Arg{argGuestRDMADev},
 		Refuse: "refusing to read the sysfs port files of %q: not an RDMA device name",
 		From:   FromGuestRDMADevices, When: "every RDMA device of /sys/class/infiniband", Noun: "RDMA device port reads",
-		Example: []string{"vmw_pvrdma0"}, Build: buildGuestSysfs,
-		Template: guestSysfsLine("<dev>"),
-		Allow:    guestSysfsPattern(regexp.QuoteMeta(guestSysfsLine(devToken))),
-		File:     guestSysfsPattern(regexp.QuoteMeta(strings.TrimSuffix(FileName(guestSysfsLine(devToken)), ".txt"))),
+		Example: []string{"vmw_pvrdma0"},
 		Parser: List(parse.SysfsPorts, func(v *parse.SysfsPort, l string) {
 			guestCmd(&v.Ref, l)
 			v.StateRef.Command = l
@@ -122,15 +95,9 @@ func GuestSpecs() []*Spec { return guestSpecs }
 // catalogue command.
 func GuestAllowed(line string) bool {
 	for _, s := range guestSpecs {
-		if !s.Allowed(line) {
-			continue
+		if s.Allowed(line) {
+			return true
 		}
-		if s.Kind == hostio.KindGuestSysfsPort {
-			// Every path of the line names the same device.
-			m := s.allow.FindStringSubmatch(line)
-			return len(m) == 2 && guestSysfsLine(m[1]) == line
-		}
-		return true
 	}
 	return false
 }
@@ -164,4 +131,10 @@ func GuestReadmeTable() string {
 		fmt.Fprintf(&b, "| %s | %s |\n", head, strings.Join(cells, ", "))
 	}
 	return b.String()
+}
+
+// GuestSysfsCommand is the sysfs port read of one guest RDMA device.
+func GuestSysfsCommand(dev string) (hostio.Command, error) {
+	s, _ := Lookup(hostio.KindGuestSysfsPort)
+	return s.Command(dev)
 }

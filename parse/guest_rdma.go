@@ -235,14 +235,16 @@ func RDMALinkShow(text string) ([]RDMALink, error) {
 
 var (
 	// /sys/class/infiniband/vmw_pvrdma0/ports/1/gids/0:fe80:...
-	reSysfsFile  = regexp.MustCompile(`^/sys/class/infiniband/([A-Za-z0-9_]+)/ports/([0-9]+)/(state|phys_state|gids/([0-9]+)|gid_attrs/types/([0-9]+)|gid_attrs/ndevs/([0-9]+)):(.*)$`)
+	reSysfsFile  = regexp.MustCompile(`^/sys/class/infiniband/([A-Za-z0-9_]+)/ports/([0-9]+)/(state|phys_state|gids/([0-9]+)|gid_attrs/types/([0-9]+)|gid_attrs/ndevs/([0-9]+)|[a-z_]+(?:/[A-Za-z0-9_]+)*):(.*)$`)
 	reSysfsGID   = regexp.MustCompile(`^[0-9a-f]{4}(?::[0-9a-f]{4}){7}$`)
 	reSysfsState = regexp.MustCompile(`^([0-9]+):\s*(\S.*)$`)
 )
 
 // SysfsPorts parses the port files of /sys/class/infiniband as
-// `grep -s -r -H . FILES...` prints them ("PATH:VALUE" per line): state,
-// phys_state, gids/N, gid_attrs/types/N and gid_attrs/ndevs/N. Bare GID
+// `grep -s -r -H . /sys/class/infiniband/DEV/ports/N` prints them
+// ("PATH:VALUE" per line): state, phys_state, gids/N, gid_attrs/types/N and
+// gid_attrs/ndevs/N are read; the port's other files (pkeys, rate, lid...)
+// are known and passed over. Bare GID
 // lines (`cat .../gids/*`) are read as the GID table of an unnamed port,
 // in order. Unused (all-zero) GIDs are kept: the rules skip them.
 func SysfsPorts(text string) ([]SysfsPort, error) {

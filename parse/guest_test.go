@@ -10,7 +10,9 @@ const (
 		"/sys/class/infiniband/vmw_pvrdma0/ports/1/gids/1:0000:0000:0000:0000:0000:ffff:c0a8:3215\n" +
 		"/sys/class/infiniband/vmw_pvrdma0/ports/1/gid_attrs/types/0:IB/RoCE v1\n" +
 		"/sys/class/infiniband/vmw_pvrdma0/ports/1/gid_attrs/types/1:RoCE v2\n" +
-		"/sys/class/infiniband/vmw_pvrdma0/ports/1/gid_attrs/ndevs/1:ens224\n"
+		"/sys/class/infiniband/vmw_pvrdma0/ports/1/gid_attrs/ndevs/1:ens224\n" +
+		"/sys/class/infiniband/vmw_pvrdma0/ports/1/pkeys/0:0xffff\n" +
+		"/sys/class/infiniband/vmw_pvrdma0/ports/1/rate:25 Gb/sec (1X EDR)\n"
 	guestIPLink = "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN mode DEFAULT group default qlen 1000\\    link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00\n" +
 		"2: ens192: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc mq state UP mode DEFAULT group default qlen 1000\\    link/ether 00:50:56:8a:01:10 brd ff:ff:ff:ff:ff:ff\\    altname enp11s0\n" +
 		"3: ens224: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 qdisc mq state UP mode DEFAULT group default qlen 1000\\    link/ether 00:50:56:8A:01:A0 brd ff:ff:ff:ff:ff:ff\n"
