@@ -36,6 +36,9 @@ type Report struct {
 	// Plans is one ordered fix plan per host with findings at warning or
 	// above (since 1.2).
 	Plans []checks.Plan `json:"plans"`
+	// Guests are the scanned Linux guests (scan --guests), each with its
+	// PVRDMA adapters beside their host side (guests.go).
+	Guests []Host `json:"guests,omitempty"`
 }
 
 // Tool identifies the producer.
@@ -53,7 +56,9 @@ type RuleMeta struct {
 
 // Summary counts.
 type Summary struct {
-	Hosts             int `json:"hosts"`
+	Hosts int `json:"hosts"`
+	// Guests counts the scanned Linux guests.
+	Guests            int `json:"guests,omitempty"`
 	HostsCollected    int `json:"hosts_collected"`
 	HostsPartial      int `json:"hosts_partial"`
 	HostsNotCollected int `json:"hosts_not_collected"`
@@ -111,6 +116,11 @@ type Host struct {
 	DurationMS       int64           `json:"duration_ms"`
 	Commands         []CommandStatus `json:"commands"`
 	Verdict          string          `json:"verdict"`
+	// Role is "guest" for an entry of Report.Guests.
+	Role string `json:"role,omitempty"`
+	// Adapters are the PVRDMA adapters whose guest was scanned, host side
+	// and guest side together.
+	Adapters []AdapterPair `json:"adapters,omitempty"`
 }
 
 // RDMADeviceCount is the number of RDMA devices the host lists; known is
@@ -214,6 +224,7 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 		}
 		r.Hosts = append(r.Hosts, h)
 	}
+	addGuests(r, results, fleet)
 	for _, f := range r.Findings {
 		if rule, ok := checks.Lookup(f.RuleID); ok {
 			r.Rules[f.RuleID] = RuleMeta{Title: rule.Title, Why: rule.Why, Docs: rule.Docs}
@@ -228,6 +239,9 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 	for i := range r.Hosts {
 		h := &r.Hosts[i]
 		h.Verdict = hostVerdict(h)
+	}
+	for i := range r.Guests {
+		r.Guests[i].Verdict = hostVerdict(&r.Guests[i])
 	}
 	r.Verdict = fleetVerdict(r)
 	return r

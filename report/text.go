@@ -103,7 +103,11 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 		for _, n := range h.Notes {
 			wrap(indent, "note: "+n)
 		}
+		for _, a := range h.Adapters {
+			wrap(indent, a.Text())
+		}
 	}
+	writeTextGuests(&b, p, r, wrap)
 	writeTextRoots(&b, p, r, wrap, opt.Width)
 	var ne []checks.Finding
 	for _, f := range r.Findings {

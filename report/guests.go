@@ -1,0 +1,161 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+)
+
+// Guests in a report: each scanned Linux guest is a Host entry of
+// Report.Guests (the same counts and verdict as a host), and every PVRDMA
+// adapter whose guest was scanned is one AdapterPair: the host side
+// (vsish) and the guest side (the same MAC) together, listed under both
+// the host and the guest.
+
+// AdapterPair is one PVRDMA adapter seen from its host and from its guest.
+type AdapterPair struct {
+	Host   string `json:"host"`
+	VM     string `json:"vm,omitempty"`
+	Index  string `json:"index,omitempty"`
+	MAC    string `json:"mac"`
+	Guest  string `json:"guest"`
+	Device string `json:"device"`
+	// Host side: bound to a physical HCA, RoCE version, Active MTU (nil
+	// when the host's properties were not read).
+	PhysicalHCA *bool `json:"physical_hca,omitempty"`
+	RoCEVersion int   `json:"roce_version,omitempty"`
+	HostMTU     int   `json:"host_active_mtu,omitempty"`
+	// Guest side: port state, interface and its MTU.
+	PortState string `json:"port_state,omitempty"`
+	PortUp    bool   `json:"port_active"`
+	Netdev    string `json:"netdev,omitempty"`
+	NetdevMTU int    `json:"netdev_mtu,omitempty"`
+}
+
+// Text is the pair on one line: "esx01 hpc-node01 (PVRDMA adapter 0): HCA
+// bound, RoCE v2, Active MTU 4096 <-> hpc-node01 vmw_pvrdma0: port ACTIVE,
+// ens224 MTU 9000".
+func (p AdapterPair) Text() string {
+	host := fmt.Sprintf("%s %s (PVRDMA adapter %s)", p.Host, orDash(p.VM, "VM ?", ""), orDash(p.Index, "?", ""))
+	var hs []string
+	if p.PhysicalHCA != nil {
+		if *p.PhysicalHCA {
+			hs = append(hs, "HCA bound")
+		} else {
+			hs = append(hs, "no physical HCA")
+		}
+	}
+	if p.RoCEVersion > 0 {
+		hs = append(hs, fmt.Sprintf("RoCE v%d", p.RoCEVersion))
+	}
+	if p.HostMTU > 0 {
+		hs = append(hs, fmt.Sprintf("Active MTU %d", p.HostMTU))
+	}
+	gs := []string{"port " + orDash(p.PortState, "state unknown", "")}
+	if p.Netdev != "" {
+		gs = append(gs, fmt.Sprintf("%s MTU %d", p.Netdev, p.NetdevMTU))
+	}
+	return fmt.Sprintf("%s: %s <-> %s %s: %s", host, orDash(strings.Join(hs, ", "), "not read", ""), p.Guest, p.Device, strings.Join(gs, ", "))
+}
+
+// addGuests moves the guests' results out of Hosts into Guests and pairs
+// every scanned guest adapter with its host side.
+func addGuests(r *Report, results []hostio.HostResult, fleet *facts.Fleet) {
+	if len(fleet.Guests) == 0 {
+		return
+	}
+	role := map[string]string{}
+	for _, hr := range results {
+		role[hr.Host] = hr.Role
+	}
+	var hosts []Host
+	for _, h := range r.Hosts {
+		if role[h.Host] == hostio.RoleGuest {
+			r.Guests = append(r.Guests, h)
+			continue
+		}
+		hosts = append(hosts, h)
+	}
+	r.Hosts = hosts
+	byName := map[string]*Host{}
+	for i := range r.Hosts {
+		byName[r.Hosts[i].Host] = &r.Hosts[i]
+	}
+	for gi := range fleet.Guests {
+		g := &fleet.Guests[gi]
+		var entry *Host
+		for i := range r.Guests {
+			if r.Guests[i].Host == g.Guest {
+				entry = &r.Guests[i]
+			}
+		}
+		if entry == nil {
+			continue
+		}
+		entry.Role = hostio.RoleGuest
+		if g.Kernel != nil {
+			entry.Version = "Linux " + g.Kernel.Release
+			if g.OS != nil && g.OS.PrettyName != "" {
+				entry.Version += ", " + g.OS.PrettyName
+			}
+		}
+		for _, a := range g.Adapters {
+			p := AdapterPair{Guest: g.Guest, Device: a.Device, MAC: a.MAC, PortState: a.State, PortUp: a.Active, Netdev: a.Netdev, NetdevMTU: a.NetdevMTU}
+			if h, d := fleet.HostSide(a); h != nil {
+				p.Host, p.VM = h.Host, a.VMName
+				if d != nil {
+					hca := d.PhysicalHCA == 1
+					p.Index, p.PhysicalHCA, p.RoCEVersion, p.HostMTU = d.Index, &hca, d.RoCEVersion, d.ActiveMTU
+				}
+			}
+			entry.Adapters = append(entry.Adapters, p)
+			if he := byName[p.Host]; he != nil {
+				he.Adapters = append(he.Adapters, p)
+			}
+		}
+	}
+}
+
+// writeTextGuests renders the GUESTS section of the text report.
+func writeTextGuests(b *strings.Builder, p painter, r *Report, wrap func(string, string)) {
+	if len(r.Guests) == 0 {
+		return
+	}
+	b.WriteString("\n" + p.c("1", "GUESTS") + "\n")
+	for _, g := range r.Guests {
+		code := "32"
+		switch {
+		case g.Status == hostio.StatusNotCollected || g.Critical > 0:
+			code = "31"
+		case g.Warning > 0 || g.Status == hostio.StatusPartial:
+			code = "33"
+		}
+		wrap("  ", p.c(code, g.Host+"  "+keepCounts(g.Verdict)))
+		if g.Version != "" {
+			wrap("      ", p.c("2", g.Version))
+		}
+		if len(g.Adapters) == 0 && g.Status != hostio.StatusNotCollected {
+			wrap("      ", "no PVRDMA device in the guest")
+		}
+		for _, a := range g.Adapters {
+			wrap("      ", a.Text())
+		}
+	}
+}
+
+// writeMarkdownGuests renders the Guests section of the Markdown report.
+func writeMarkdownGuests(b *strings.Builder, r *Report) {
+	if len(r.Guests) == 0 {
+		return
+	}
+	b.WriteString("\n## Guests\n\n| guest | verdict | kernel | adapter: host side <-> guest side |\n|---|---|---|---|\n")
+	for _, g := range r.Guests {
+		var pairs []string
+		for _, a := range g.Adapters {
+			pairs = append(pairs, md(a.Text()))
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", md(g.Host), md(g.Verdict), md(orDash(g.Version, "-", "")), orDash(strings.Join(pairs, "<br>"), "no PVRDMA device", ""))
+	}
+}
