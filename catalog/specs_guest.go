@@ -22,7 +22,6 @@ const FromGuestRDMADevices Source = 100
 // rocep11s0f1): letters, digits and '_', starting with a letter.
 var argGuestRDMADev = Arg{Placeholder: "<dev>", Pattern: `[A-Za-z][A-Za-z0-9_]{0,63}`}
 
-
 // GuestSysfsPort is the only port the doctor reads: a PVRDMA device has
 // one port (phys_port_cnt 1).
 const GuestSysfsPort = "1"
