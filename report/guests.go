@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
@@ -158,4 +159,28 @@ func writeMarkdownGuests(b *strings.Builder, r *Report) {
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", md(g.Host), md(g.Verdict), md(orDash(g.Version, "-", "")), orDash(strings.Join(pairs, "<br>"), "no PVRDMA device", ""))
 	}
+}
+
+// guestVerdict is a host's verdict for a guest, except that a guest whose
+// problems all follow from host-side root causes says where they are.
+func guestVerdict(g *Host, fs []checks.Finding) string {
+	v := hostVerdict(g)
+	if g.Status == hostio.StatusNotCollected || g.Consequences == 0 || g.RootCauses != (SeverityCounts{}) {
+		return v
+	}
+	var on []string
+	seen := map[string]bool{}
+	for _, f := range fs {
+		if f.Host == g.Host && f.Status == checks.StatusFail && f.CausedBy != nil && !seen[f.CausedBy.Host] {
+			seen[f.CausedBy.Host] = true
+			on = append(on, f.CausedBy.Host)
+		}
+	}
+	class, _, _ := strings.Cut(v, ":")
+	return fmt.Sprintf("%s: %s, caused on the host side (%s)", class, plural(g.Consequences, "consequence", "consequences"), strings.Join(on, ", "))
+}
+
+// Entries are the report's hosts, then its guests.
+func (r *Report) Entries() []Host {
+	return append(append([]Host(nil), r.Hosts...), r.Guests...)
 }

@@ -241,7 +241,7 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 		h.Verdict = hostVerdict(h)
 	}
 	for i := range r.Guests {
-		r.Guests[i].Verdict = hostVerdict(&r.Guests[i])
+		r.Guests[i].Verdict = guestVerdict(&r.Guests[i], r.Findings)
 	}
 	r.Verdict = fleetVerdict(r)
 	return r
