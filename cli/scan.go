@@ -23,6 +23,8 @@ type ScanOptions struct {
 	Getenv func(string) string
 
 	Hosts string
+	// Guest holds --guests and the guest credentials (guests.go).
+	Guest GuestFlags
 	// SSH holds the connection, credential, host key and logging flags.
 	SSH            SSHFlags
 	Report         ReportOptions
@@ -89,6 +91,7 @@ bounds"). Ctrl-C or SIGTERM reports what was collected; a second one at once.`,
 func addScanFlags(fl *pflag.FlagSet, opts *ScanOptions) {
 	fl.StringVar(&opts.Hosts, "hosts", "", "comma-separated ESXi hosts: NAME, NAME:PORT, IP or [IPv6]:PORT (or ssh_config Host aliases)")
 	addSSHFlags(fl, &opts.SSH)
+	addGuestFlags(fl, &opts.Guest)
 	fl.IntVar(&opts.Concurrency, "concurrency", 128, "hosts scanned in parallel, one SSH connection each")
 	fl.DurationVar(&opts.CommandTimeout, "command-timeout", 30*time.Second, "time limit for one command: session open, exec reply, output and exit status")
 	fl.DurationVar(&opts.HostTimeout, "host-timeout", 3*time.Minute, "time limit for one host, connect to last command; at the limit its connection is closed")
@@ -104,11 +107,11 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 		return err
 	}
 	if opts.SSH.DryRun {
-		targets, err := scanTargets(opts.Hosts, &opts.SSH)
+		targets, err := allTargets(opts)
 		if err != nil {
 			return err
 		}
-		return runDryRun(opts.IO.Out, opts.Report.Output, targets, &opts.SSH, opts.Getenv, opts.IO, !opts.NoProbes)
+		return runDryRun(opts.IO.Out, opts.Report.Output, targets, &opts.SSH, opts.Getenv, opts.IO, !opts.NoProbes, opts.Guest.User)
 	}
 	p, err := scanPipeline(opts)
 	if err != nil {
@@ -126,17 +129,18 @@ func scanPipeline(opts *ScanOptions) (*Pipeline, error) {
 	if opts.SSH.DryRun {
 		return nil, usageError("--dry-run is only supported by scan")
 	}
-	targets, err := scanTargets(opts.Hosts, &opts.SSH)
+	targets, err := allTargets(opts)
 	if err != nil {
 		return nil, err
 	}
+	hosts, guests := splitRoles(targets)
 	runner := opts.Runner
 	if runner == nil {
-		r, closeRunner, err := sshRunnerFromFlags(opts, targets)
+		r, err := scanRunner(opts, hosts, guests)
 		if err != nil {
 			return nil, err
 		}
-		runner, opts.closeRunner = r, closeRunner
+		runner = r
 	}
 	p := &Pipeline{
 		IO: opts.IO, Getenv: opts.Getenv, Report: &opts.Report, Targets: targets,
@@ -144,7 +148,10 @@ func scanPipeline(opts *ScanOptions) (*Pipeline, error) {
 			Runner: runner, Concurrency: opts.Concurrency, SessionsPerHost: opts.SSH.Sessions, CommandTimeout: opts.CommandTimeout,
 			HostTimeout: opts.HostTimeout, ConnectTimeout: opts.ConnectTimeout, Probes: !opts.NoProbes,
 		},
-		Meta: report.Meta{Source: scanSource(len(targets))},
+		Meta: report.Meta{Source: scanSource(len(hosts))},
+	}
+	if len(guests) > 0 {
+		p.Meta.Source = guestSource(len(hosts), len(guests))
 	}
 	// Progress on a terminal (unless the TUI shows it), log lines otherwise.
 	var logOut io.Writer = opts.IO.ErrOut

@@ -15,19 +15,7 @@ import (
 // target's Role picks the catalogue and the allowlist.
 
 // guestStage1 are the fixed commands of the guest catalogue, in run order.
-var guestStage1 = func() []Command {
-	var out []Command
-	for _, s := range catalog.GuestSpecs() {
-		if s.Stage == 1 {
-			c, err := s.Command()
-			if err != nil {
-				panic(err)
-			}
-			out = append(out, c)
-		}
-	}
-	return out
-}()
+var guestStage1 = stage1Of(catalog.GuestSpecs())
 
 // GuestStage1 returns the fixed commands every guest runs first.
 func GuestStage1() []Command { return append([]Command(nil), guestStage1...) }
@@ -98,3 +86,6 @@ func (h *hostRun) runGuest(ctx context.Context) {
 	h.mu.Unlock()
 	h.runAll(ctx, s2)
 }
+
+// GuestTemplates returns the guest catalogue's per-device command patterns.
+func GuestTemplates() []Template { return templatesOf(catalog.GuestSpecs()) }
