@@ -15,8 +15,22 @@ import (
 // run per RDMA device listed in /sys/class/infiniband, each name checked
 // against argGuestRDMADev first. The facts fill facts.Guest.
 
-// FromGuestRDMADevices: every device of the guest's `ls /sys/class/infiniband`.
-const FromGuestRDMADevices Source = 100
+// The sources of the guest's stage 2: what stage 1 showed that makes a
+// command worth running (a guest is not asked what its stage 1 answered).
+const (
+	// FromGuestRDMADevices: every device of the guest's `ls /sys/class/infiniband`.
+	FromGuestRDMADevices Source = 100 + iota
+	// FromGuestModuleNotLoaded: lsmod does not list vmw_pvrdma.
+	FromGuestModuleNotLoaded
+	// FromGuestPVRDMATrouble: vmw_pvrdma is loaded, and a PVRDMA port is
+	// not ACTIVE or no PVRDMA device is listed (or ibv_devinfo cannot say).
+	FromGuestPVRDMATrouble
+	// FromGuestNoDpkg: dpkg-query is not installed.
+	FromGuestNoDpkg
+	// FromGuestVerbsMissing: the kernel has an RDMA device that
+	// ibv_devinfo does not list (or ibv_devinfo failed).
+	FromGuestVerbsMissing
+)
 
 // argGuestRDMADev is an RDMA device name in a guest (vmw_pvrdma0, mlx5_0,
 // rocep11s0f1): letters, digits and '_', starting with a letter.
@@ -43,7 +57,8 @@ var guestSpecs = []*Spec{
 		Parser: One(parse.OSReleaseFile, false, func(v *parse.OSRelease, l string) { guestCmd(&v.Ref, l); SetRecordCommand(&v.Record, l) }), Fact: "OS"},
 	{Kind: hostio.KindGuestLsmod, Stage: 1, Line: "lsmod",
 		Parser: List(parse.Lsmod, func(v *parse.KernelModule, l string) { guestCmd(&v.Ref, l) }), Fact: "Modules"},
-	{Kind: hostio.KindGuestModinfo, Stage: 1, Line: "modinfo vmw_pvrdma",
+	{Kind: hostio.KindGuestModinfo, Stage: 2, Line: "modinfo vmw_pvrdma", From: FromGuestModuleNotLoaded,
+		When: "vmw_pvrdma is not in lsmod (is the module there at all?)", Noun: "module checks",
 		Parser: One(parse.Modinfo, false, func(v *parse.ModInfo, l string) { guestCmd(&v.Ref, l); SetRecordCommand(&v.Record, l) }), Fact: "PVRDMAModule"},
 	{Kind: hostio.KindGuestDevinfo, Stage: 1, Line: "ibv_devinfo -v",
 		Parser: List(parse.IBVDevinfo, func(v *parse.IBDevice, l string) {
@@ -56,7 +71,8 @@ var guestSpecs = []*Spec{
 				}
 			}
 		}), Fact: "IBDevices"},
-	{Kind: hostio.KindGuestDevices, Stage: 1, Line: "ibv_devices",
+	{Kind: hostio.KindGuestDevices, Stage: 2, Line: "ibv_devices", From: FromGuestVerbsMissing,
+		When: "ibv_devinfo lists fewer devices than /sys/class/infiniband (a provider libibverbs cannot load)", Noun: "verbs listings",
 		Parser: List(parse.IBVDevices, func(v *parse.VerbsDevice, l string) { guestCmd(&v.Ref, l) }), Fact: "VerbsDevices"},
 	{Kind: hostio.KindGuestRDMALink, Stage: 1, Line: "rdma link show",
 		Parser: List(parse.RDMALinkShow, func(v *parse.RDMALink, l string) { guestCmd(&v.Ref, l) }), Fact: "RDMALinks"},
@@ -66,13 +82,15 @@ var guestSpecs = []*Spec{
 		Parser: List(parse.IPAddr, func(v *parse.NetAddr, l string) { guestCmd(&v.Ref, l) }), Fact: "Addrs"},
 	{Kind: hostio.KindGuestIBClass, Stage: 1, Line: "ls /sys/class/infiniband",
 		Parser: List(parse.SysfsListing, func(v *parse.VerbsDevice, l string) { guestCmd(&v.Ref, l) }), Fact: "IBClass"},
-	{Kind: hostio.KindGuestDmesg, Stage: 1, Line: "dmesg",
+	{Kind: hostio.KindGuestDmesg, Stage: 2, Line: "dmesg", From: FromGuestPVRDMATrouble,
+		When: "vmw_pvrdma is loaded but a PVRDMA port is not ACTIVE or no PVRDMA device exists (its kernel messages)", Noun: "kernel logs",
 		Parser: List(parse.DmesgPVRDMA, func(v *parse.DmesgLine, l string) { guestCmd(&v.Ref, l) }), Fact: "Dmesg"},
 	{Kind: hostio.KindGuestOFED, Stage: 1, Line: "ofed_info -s",
 		Parser: One(parse.OFEDInfoS, false, func(v *parse.OFEDInfo, l string) { guestCmd(&v.Ref, l) }), Fact: "OFED"},
 	{Kind: hostio.KindGuestDpkg, Stage: 1, Line: "dpkg-query -W",
 		Parser: List(parse.DpkgQuery, func(v *parse.Package, l string) { guestCmd(&v.Ref, l) }), Fact: "Packages"},
-	{Kind: hostio.KindGuestRPM, Stage: 1, Line: "rpm -qa",
+	{Kind: hostio.KindGuestRPM, Stage: 2, Line: "rpm -qa", From: FromGuestNoDpkg,
+		When: "dpkg-query is not installed (an RPM distribution)", Noun: "package lists",
 		Parser: List(parse.RPMQuery, func(v *parse.Package, l string) { guestCmd(&v.Ref, l) }), Fact: "Packages"},
 	{Kind: hostio.KindGuestSysfsPort, Stage: 2, Line: guestSysfsLine("<dev>"), Args: []Arg{argGuestRDMADev},
 		Refuse: "refusing to read the sysfs port files of %q: not an RDMA device name",
@@ -125,7 +143,7 @@ func GuestReadmeTable() string {
 		}
 		head := "1 (every guest)"
 		if stage == 2 {
-			head = "2 (per RDMA device of `ls /sys/class/infiniband`)"
+			head = "2 (per RDMA device of `ls /sys/class/infiniband`; the others only when stage 1 shows they are needed: see --dry-run)"
 		}
 		fmt.Fprintf(&b, "| %s | %s |\n", head, strings.Join(cells, ", "))
 	}

@@ -238,9 +238,18 @@ func checkGuestMOFEDConflict(in *Input, r *Reporter) {
 			broken = append(broken, Ev(g.Guest, w.Ref))
 		}
 	}
+	// The devices libibverbs can open: ibv_devices' list when it ran (it
+	// runs when ibv_devinfo lists fewer devices than sysfs), else
+	// ibv_devinfo's, which enumerates the same way.
 	verbs := map[string]bool{}
-	for _, d := range g.VerbsDevices {
+	for _, d := range g.IBDevices {
 		verbs[d.Name] = true
+	}
+	if len(g.Sources[hostio.KindGuestDevices]) > 0 {
+		verbs = map[string]bool{}
+		for _, d := range g.VerbsDevices {
+			verbs[d.Name] = true
+		}
 	}
 	var missing []string
 	for _, a := range g.Adapters {
@@ -248,8 +257,8 @@ func checkGuestMOFEDConflict(in *Input, r *Reporter) {
 			missing = append(missing, a.Device)
 		}
 	}
-	if ok, _ := g.Installed(hostio.KindGuestDevices); !ok {
-		r.NotEvaluated(g.Guest, "MLNX_OFED is installed but `ibv_devices` is not, so whether libibverbs can open the PVRDMA device is unknown")
+	if ok, _ := g.Installed(hostio.KindGuestDevinfo); !ok {
+		r.NotEvaluated(g.Guest, "MLNX_OFED is installed but `ibv_devinfo` is not, so whether libibverbs can open the PVRDMA device is unknown")
 		return
 	}
 	if len(broken) == 0 && len(missing) == 0 {
@@ -258,7 +267,7 @@ func checkGuestMOFEDConflict(in *Input, r *Reporter) {
 	}
 	msg := fmt.Sprintf("%s has MLNX_OFED user-space libraries (%s), which carry no vmw_pvrdma provider", g.Guest, mofed[0].Text)
 	if len(missing) > 0 {
-		msg += fmt.Sprintf(": `ibv_devices` does not list %s, which the kernel has", joinNames(missing))
+		msg += fmt.Sprintf(": libibverbs does not list %s, which the kernel has", joinNames(missing))
 	} else {
 		msg += ": libibverbs cannot load the vmw_pvrdma provider"
 	}
@@ -318,7 +327,7 @@ func checkGuestRDMACoreMissing(in *Input, r *Reporter) {
 	if len(have) > 0 {
 		msg += fmt.Sprintf(" (installed: %s)", strings.Join(have, ", "))
 	}
-	if ok, prog := g.Installed(hostio.KindGuestDevices); !ok {
+	if ok, prog := g.Installed(hostio.KindGuestDevinfo); !ok {
 		msg += fmt.Sprintf("; %s is not installed either", prog)
 	}
 	fix := "Install rdma-core as seeds 000/001 do: on Ubuntu/Debian `sudo apt-get install -y rdma-core ibverbs-providers ibverbs-utils infiniband-diags perftest`; " +

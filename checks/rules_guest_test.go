@@ -254,7 +254,7 @@ func TestGuestMOFEDConflict(t *testing.T) {
 	g := guestFacts("vm1", out)
 	res := runGuestRules(t, guestRuleIDs, []facts.Host{guestHost("esx01", 1)}, g)
 	f := findRule(res.Findings, "GUEST_MOFED_CONFLICT")
-	if f == nil || f.Severity != Critical || !strings.Contains(f.Message, "does not list vmw_pvrdma0") {
+	if f == nil || f.Severity != Critical || !strings.Contains(f.Message, "libibverbs does not list vmw_pvrdma0") {
 		t.Fatalf("%+v", f)
 	}
 	if !strings.Contains(f.Fix, "apt-get purge -y ibverbs-providers ibverbs-utils libibverbs-dev libibverbs1") || !strings.Contains(f.Fix, "-t jammy") {
@@ -274,10 +274,10 @@ func TestGuestMOFEDConflict(t *testing.T) {
 func TestGuestRDMACoreMissing(t *testing.T) {
 	out := healthyGuestOutputs()
 	out[hostio.KindGuestDpkg] = guestOut{stdout: "bash\t5.1-6ubuntu1\n"}
-	out[hostio.KindGuestDevices] = guestOut{stderr: "bash: line 1: ibv_devices: command not found\n", exit: 127}
+	out[hostio.KindGuestDevinfo] = guestOut{stderr: "bash: line 1: ibv_devinfo: command not found\n", exit: 127}
 	res := runGuestRules(t, []string{"GUEST_RDMA_CORE_MISSING"}, nil, guestFacts("vm1", out))
 	f := findRule(res.Findings, "GUEST_RDMA_CORE_MISSING")
-	if f == nil || f.Status != StatusFail || !strings.Contains(f.Message, "ibv_devices is not installed") || !strings.Contains(f.Fix, "apt-get install -y rdma-core ibverbs-providers") {
+	if f == nil || f.Status != StatusFail || !strings.Contains(f.Message, "ibv_devinfo is not installed") || !strings.Contains(f.Fix, "apt-get install -y rdma-core ibverbs-providers") {
 		t.Fatalf("%+v", f)
 	}
 	// RHEL with libibverbs: fine.

@@ -66,13 +66,20 @@ known_hosts; unknown hosts are refused unless --accept-new-host-keys.
 A host that hangs or floods costs at most --host-timeout: its connection is
 then closed, and output is capped (4 MiB and 500,000 lines a command, 16 MiB
 a host, 512 follow-up commands a host); README.md ("Timeouts and memory
-bounds"). Ctrl-C or SIGTERM reports what was collected; a second one at once.`,
+bounds"). Ctrl-C or SIGTERM reports what was collected; a second one at once.
+
+--guests (or --guests-file) also scans Linux VMs with PVRDMA adapters, with
+a read-only guest command list of its own (uname, lsmod, ibv_devinfo, rdma
+link, ip, sysfs, package lists; README.md "Guests"), credentials of their own
+(--guest-user, --guest-identity, --guest-password-*) and the same host key
+checks; each guest adapter is reported beside its host side (same MAC).`,
 		Example: `  export PVRDMA_DOCTOR_PASSWORD='...'
   pvrdma-doctor scan --hosts esx01,esx02:2222 --user root --password-env PVRDMA_DOCTOR_PASSWORD
   pvrdma-doctor scan --hosts esx01,esx02 --output json > report.json
   pvrdma-doctor scan --hosts-file hosts.txt -i ~/.ssh/esxi_ed25519 --accept-new-host-keys
   pvrdma-doctor scan --hosts-file hosts.txt --dry-run
-  pvrdma-doctor scan --hosts esx01,esx02 --password-env PVRDMA_DOCTOR_PASSWORD --bundle support.tar.gz`,
+  pvrdma-doctor scan --hosts esx01,esx02 --password-env PVRDMA_DOCTOR_PASSWORD --bundle support.tar.gz
+  pvrdma-doctor scan --hosts esx01 --guests hpc-node01,hpc-node02 --guest-user ubuntu --guest-identity ~/.ssh/hpc_ed25519`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runScan(cmd.Context(), opts)

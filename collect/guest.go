@@ -41,28 +41,74 @@ func CheckAllowedFor(role, line string) error {
 // IsGuest reports whether a target is a guest.
 func IsGuest(t hostio.Target) bool { return t.Role == hostio.RoleGuest }
 
-// planGuestStage2 derives a guest's per-device commands from its stage 1:
-// the sysfs port files of every device of `ls /sys/class/infiniband`, each
-// name validated by the command's constructor.
+// planGuestStage2 derives a guest's follow-up commands from its stage 1:
+// the sysfs port files of every device of `ls /sys/class/infiniband` (each
+// name validated by the command's constructor), and the commands only
+// worth running when stage 1 shows a need (guestNeeds).
 func planGuestStage2(caps []hostio.Capture, max int) ([]Command, []string) {
 	p := stage2Plan{max: max, seen: map[string]bool{}, over: map[hostio.Kind]int{}}
+	var devs []parse.VerbsDevice
 	if c, ok := collected(caps, hostio.KindGuestIBClass); ok && c.ExitCode == 0 {
-		devs, err := parse.SysfsListing(c.Stdout)
+		var err error
+		devs, err = parse.SysfsListing(c.Stdout)
 		if err != nil {
 			p.note(fmt.Errorf("cannot list the RDMA devices: %w", err))
 		}
-		for _, d := range devs {
-			for _, s := range catalog.GuestSpecs() {
-				if s.Stage == 2 && s.From == catalog.FromGuestRDMADevices {
-					p.add(s.Command(d.Name))
-				}
+	}
+	needs := guestNeeds(caps, len(devs))
+	for _, s := range catalog.GuestSpecs() {
+		switch {
+		case s.Stage != 2:
+		case s.From == catalog.FromGuestRDMADevices:
+			for _, d := range devs {
+				p.add(s.Command(d.Name))
 			}
+		case needs[s.From]:
+			p.add(s.Command())
 		}
 	}
 	if n := p.skipped(); n > 0 {
 		p.notes = append(p.notes, fmt.Sprintf("%s more follow-up commands not collected (cap of %d per guest)", thousands(n), max))
 	}
 	return p.cmds, p.notes
+}
+
+// guestNeeds says which conditional guest commands stage 1 calls for:
+// modinfo when vmw_pvrdma is not loaded, dmesg when it is loaded but a
+// PVRDMA port is not ACTIVE or there is no PVRDMA device, rpm when there
+// is no dpkg, ibv_devices when ibv_devinfo lists fewer devices than sysfs.
+// An output that cannot be read counts as "needed".
+func guestNeeds(caps []hostio.Capture, sysfsDevs int) map[catalog.Source]bool {
+	need := map[catalog.Source]bool{}
+	loaded := false
+	if c, ok := collected(caps, hostio.KindGuestLsmod); ok && c.ExitCode == 0 {
+		mods, _ := parse.Lsmod(c.Stdout)
+		for _, m := range mods {
+			loaded = loaded || m.Name == "vmw_pvrdma"
+		}
+	}
+	need[catalog.FromGuestModuleNotLoaded] = !loaded
+	verbs, pvrdma, down := -1, 0, false
+	if c, ok := collected(caps, hostio.KindGuestDevinfo); ok && !parse.ToolMissing(c.ExitCode, c.Stderr) {
+		devs, err := parse.IBVDevinfo(c.Stdout)
+		if _, partial := parse.Skipped(err); err == nil || partial {
+			verbs = len(devs)
+			for _, d := range devs {
+				if strings.HasPrefix(d.Name, "vmw_pvrdma") || strings.EqualFold(d.VendorID, "0x15ad") {
+					pvrdma++
+					for _, p := range d.Ports {
+						down = down || p.StateNum != 4
+					}
+				}
+			}
+		}
+	}
+	need[catalog.FromGuestPVRDMATrouble] = loaded && (verbs < 0 || pvrdma == 0 || down)
+	need[catalog.FromGuestVerbsMissing] = verbs < sysfsDevs
+	if c, ok := collected(caps, hostio.KindGuestDpkg); !ok || parse.ToolMissing(c.ExitCode, c.Stderr) || c.ExitCode != 0 {
+		need[catalog.FromGuestNoDpkg] = true
+	}
+	return need
 }
 
 // guestResult is what a guest command's exit status means: a guest tool
