@@ -89,7 +89,7 @@ func guestNeeds(caps []hostio.Capture, sysfsDevs int) map[catalog.Source]bool {
 	}
 	need[catalog.FromGuestModuleNotLoaded] = !loaded
 	verbs, pvrdma, down := -1, 0, false
-	if c, ok := collected(caps, hostio.KindGuestDevinfo); ok && !parse.ToolMissing(c.ExitCode, c.Stderr) {
+	if c, ok := collected(caps, hostio.KindGuestDevinfo); ok && !parse.ToolMissing(c.ExitCode, c.Stderr, "ibv_devinfo") {
 		devs, err := parse.IBVDevinfo(c.Stdout)
 		if _, partial := parse.Skipped(err); err == nil || partial {
 			verbs = len(devs)
@@ -105,7 +105,7 @@ func guestNeeds(caps []hostio.Capture, sysfsDevs int) map[catalog.Source]bool {
 	}
 	need[catalog.FromGuestPVRDMATrouble] = loaded && (verbs < 0 || pvrdma == 0 || down)
 	need[catalog.FromGuestVerbsMissing] = verbs < sysfsDevs
-	if c, ok := collected(caps, hostio.KindGuestDpkg); !ok || parse.ToolMissing(c.ExitCode, c.Stderr) || c.ExitCode != 0 {
+	if c, ok := collected(caps, hostio.KindGuestDpkg); !ok || parse.ToolMissing(c.ExitCode, c.Stderr, "dpkg-query") || c.ExitCode != 0 {
 		need[catalog.FromGuestNoDpkg] = true
 	}
 	return need

@@ -173,11 +173,11 @@ func (g *Guest) readCapture(kind hostio.Kind, c hostio.Capture, src *Source) {
 	}
 	stderr := strings.TrimSpace(c.Stderr)
 	switch {
-	case parse.ToolMissing(c.ExitCode, stderr):
+	case parse.ToolMissing(c.ExitCode, stderr, program(c.Command)):
 		if g.NotInstalled == nil {
 			g.NotInstalled = map[hostio.Kind]string{}
 		}
-		g.NotInstalled[kind] = strings.Fields(c.Command)[0]
+		g.NotInstalled[kind] = program(c.Command)
 		src.Parsed = true
 		return
 	case kind == hostio.KindGuestModinfo && c.ExitCode != 0 && parse.ModuleNotFound(stderr):
@@ -382,4 +382,12 @@ func (f *Fleet) LinkGuests() {
 // normMAC lowercases a MAC address and accepts '-' separators.
 func normMAC(s string) string {
 	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "-", ":")
+}
+
+// program is the program a command line runs.
+func program(line string) string {
+	if f := strings.Fields(line); len(f) > 0 {
+		return f[0]
+	}
+	return ""
 }

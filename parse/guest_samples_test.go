@@ -238,7 +238,8 @@ var guestCases = map[string]func(t *testing.T, text string){
 		eq(t, "name", p[0].Name, "rdma-core")
 		eq(t, "version", p[0].Version, "17.2-3.el7")
 		eq(t, "arch", p[0].Arch, "x86_64")
-		eq(t, "ofed_info missing", ToolMissing(0, "-bash: ofed_info: command not found"), true)
+		eq(t, "ofed_info missing", ToolMissing(1, "-bash: ofed_info: command not found", "ofed_info"), true)
+		eq(t, "another program's noise", ToolMissing(0, "bash: line 1: cat: command not found", "uname"), false)
 	},
 	"rdma__orbstack-172-no-netlink-rdma.txt": func(t *testing.T, text string) {
 		_, err := RDMALinkShow(text)

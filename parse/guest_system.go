@@ -282,14 +282,24 @@ func DmesgDenied(stderr string) bool {
 }
 
 // ToolMissing reports whether a command's result says its program is not
-// installed: exit status 127, or the shell's "command not found" / "not
-// found" message.
-func ToolMissing(exit int, stderr string) bool {
+// installed: exit status 127 (the shell's "command not found"), or a
+// non-zero exit whose stderr says "PROGRAM: command not found" (or
+// busybox's "PROGRAM: not found"). Noise a login shell prints about other
+// programs (a .bashrc calling a tool that is missing) is not it.
+func ToolMissing(exit int, stderr, program string) bool {
 	if exit == 127 {
 		return true
 	}
-	s := strings.TrimSpace(stderr)
-	return strings.HasSuffix(s, ": command not found") || strings.HasSuffix(s, ": not found") && strings.Count(s, "\n") == 0
+	if exit == 0 || program == "" {
+		return false
+	}
+	for _, l := range strings.Split(stderr, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasSuffix(l, program+": command not found") || strings.HasSuffix(l, " "+program+": not found") || l == program+": not found" {
+			return true
+		}
+	}
+	return false
 }
 
 // reBashPrompt is the prompt of a RHEL-family bash ("[user@host ~]$ cmd"),
