@@ -82,7 +82,7 @@ func buildGuestPlan(g *facts.Guest, fs []Finding) Plan {
 		}
 	}
 	if len(reloadFor) > 0 || reload {
-		text := "Reload vmw_pvrdma after the other InfiniBand modules (seeds 000/001): " + guestModuleReload + "."
+		text := "Reload vmw_pvrdma after the other InfiniBand modules, in the order of seeds 000/001."
 		step := PlanStep{Action: "reload_pvrdma", Text: text, Command: guestModuleReload, Resolves: cite(reloadFor...),
 			Sets: []Effect{{g.Guest + " vmw_pvrdma", "loaded after the InfiniBand modules"}}}
 		b.add(step)
