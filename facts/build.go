@@ -114,11 +114,7 @@ func BuildHost(hr hostio.HostResult) Host {
 					err = nil
 				}
 				if err != nil {
-					pe := ParseError{Command: c.Command, Message: err.Error()}
-					var perr *parse.Error
-					if errors.As(err, &perr) {
-						pe.Line, pe.Message = perr.Line, perr.Msg
-					}
+					pe := parseErrorOf(c.Command, err)
 					h.Errors = append(h.Errors, pe)
 					src.Error = pe.String()
 				} else if !src.Parsed {
@@ -145,4 +141,14 @@ func joinVMs(h *Host) {
 			h.PVRDMADevices[i].VMName = n
 		}
 	}
+}
+
+// parseErrorOf is the ParseError of an output a parser could not read.
+func parseErrorOf(command string, err error) ParseError {
+	pe := ParseError{Command: command, Message: err.Error()}
+	var perr *parse.Error
+	if errors.As(err, &perr) {
+		pe.Line, pe.Message = perr.Line, perr.Msg
+	}
+	return pe
 }

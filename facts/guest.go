@@ -1,7 +1,6 @@
 package facts
 
 import (
-	"errors"
 	"reflect"
 	"strconv"
 	"strings"
@@ -209,11 +208,7 @@ func (g *Guest) readCapture(kind hostio.Kind, c hostio.Capture, src *Source) {
 		return
 	}
 	if err != nil {
-		pe := ParseError{Command: c.Command, Message: err.Error()}
-		var perr *parse.Error
-		if errors.As(err, &perr) {
-			pe.Line, pe.Message = perr.Line, perr.Msg
-		}
+		pe := parseErrorOf(c.Command, err)
 		g.Errors = append(g.Errors, pe)
 		src.Error = pe.String()
 		return

@@ -31,22 +31,7 @@ func installGuestStandin(t *testing.T, dir, scenario, guest string) {
 			t.Fatal(err)
 		}
 	}
-	src := filepath.Join(repoRoot(t), "fixtures", "scenarios", scenario, guest)
-	dst := filepath.Join(dir, "scenario", guest)
-	os.MkdirAll(dst, 0o755)
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	copyScenarioHost(t, dir, scenario, guest)
 }
 
 // A scan of an ESXi stand-in host (esx01 of mixed) and of one of its VMs'

@@ -24,29 +24,12 @@ func seedGuest(f *testing.F) {
 
 func fuzzGuestList[T any](f *testing.F, p func(string) ([]T, error), ref func(T) Ref) {
 	seedGuest(f)
-	f.Fuzz(func(t *testing.T, text string) {
-		v, err := p(text)
-		if err != nil && !checkErr(t, text, err) {
-			if v != nil {
-				t.Fatalf("facts returned with an error: %v", v)
-			}
-			return
-		}
-		for _, x := range v {
-			if r := ref(x); r.Line != 0 {
-				checkRef(t, text, r)
-			}
-		}
-	})
+	fuzzListBody(f, p, ref)
 }
 
 func fuzzGuestOne[T any](f *testing.F, p func(string) (T, error), ref func(T) Ref) {
 	seedGuest(f)
-	f.Fuzz(func(t *testing.T, text string) {
-		v, err := p(text)
-		if err != nil && !checkErr(t, text, err) {
-			return
-		}
+	fuzzOneBody(f, p, func(t *testing.T, text string, v T) {
 		if r := ref(v); r.Line != 0 {
 			checkRef(t, text, r)
 		}
