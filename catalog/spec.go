@@ -171,7 +171,7 @@ func Lookup(k hostio.Kind) (*Spec, bool) {
 var byKind = map[hostio.Kind]*Spec{}
 
 func init() {
-	for _, s := range append(append([]*Spec(nil), specs...), guestSpecs...) {
+	for _, s := range append(append(append([]*Spec(nil), specs...), guestSpecs...), bandwidthSpecs...) {
 		if byKind[s.Kind] != nil {
 			panic("catalog: duplicate kind " + string(s.Kind))
 		}

@@ -81,3 +81,35 @@ func readREADME() (string, error) {
 	b, err := os.ReadFile("../README.md")
 	return string(b), err
 }
+
+// The bandwidth test's commands are on no read-only allowlist: only on the
+// bandwidth test's own connections, and only with valid values.
+func TestBandwidthCommands(t *testing.T) {
+	srv, err := catalog.BandwidthServer("vmw_pvrdma0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, err := catalog.BandwidthClient("vmw_pvrdma0", "192.168.50.101")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{srv.Line, cli.Line} {
+		if collect.CheckAllowed(l) == nil || collect.CheckGuestAllowed(l) == nil {
+			t.Errorf("%q is on a read-only allowlist", l)
+		}
+		if collect.CheckAllowedFor(hostio.RoleGuestBandwidth, l) != nil {
+			t.Errorf("%q refused on the bandwidth test's connection", l)
+		}
+	}
+	if collect.CheckAllowedFor(hostio.RoleGuestBandwidth, "esxcli rdma device list") == nil {
+		t.Error("an ESXi command on the bandwidth connection")
+	}
+	for _, bad := range [][2]string{{"x;reboot", "192.168.50.101"}, {"vmw_pvrdma0", "192.168.50.101; reboot"}, {"vmw_pvrdma0", "999.1.1.1"}, {"vmw_pvrdma0", "fe80::1"}} {
+		if _, err := catalog.BandwidthClient(bad[0], bad[1]); err == nil {
+			t.Errorf("client %q %q accepted", bad[0], bad[1])
+		}
+	}
+	if collect.CheckAllowedFor(hostio.RoleGuestBandwidth, "timeout 30 ib_send_bw --report_gbits -F -D 5 -d vmw_pvrdma0 999.1.1.1") == nil {
+		t.Error("an invalid address passes the bandwidth allowlist")
+	}
+}

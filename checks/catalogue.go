@@ -76,6 +76,7 @@ var catalogueList = []*Rule{
 		Needs: []hostio.Kind{hostio.KindGuestIPLink}},
 	{ID: "GUEST_NO_ROCEV2_GID", Severity: Warning, Scope: GuestScope, Check: checkGuestNoRoCEv2GID,
 		Needs: []hostio.Kind{hostio.KindGuestIPAddr}},
+	{ID: "GUEST_BANDWIDTH_LOW", Severity: Warning, Scope: GuestScope, Check: checkGuestBandwidthLow},
 	// rules_collection.go
 	{ID: CollectionFailed, Severity: Warning, Check: checkCollectionFailed},
 }

@@ -456,3 +456,44 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// checkGuestBandwidthLow compares the opt-in bandwidth test (the guest as
+// the client) with the line rate of the uplink its host-side adapter uses.
+func checkGuestBandwidthLow(in *Input, r *Reporter) {
+	g := in.Guest
+	if len(g.Bandwidth) == 0 {
+		return // the test was not run (it is opt-in)
+	}
+	best := g.Bandwidth[0]
+	for _, b := range g.Bandwidth {
+		if b.MsgBytes > best.MsgBytes {
+			best = b
+		}
+	}
+	subject := g.Guest + " (ib_send_bw)"
+	var lineMbps int
+	var ev []Evidence
+	for _, a := range g.Adapters {
+		if h, _ := in.Fleet.HostSide(a); h != nil && lineMbps == 0 {
+			if hp := in.Paths.For(h); hp != nil && len(hp.Usable) > 0 {
+				lineMbps = hp.Usable[0].SpeedMbps
+				ev = append(ev, Ev(h.Host, hp.Usable[0].Ref))
+			}
+		}
+	}
+	if lineMbps == 0 {
+		r.NotEvaluated(subject, fmt.Sprintf("ib_send_bw measured %.2f Gb/s, but the line rate of its host's RDMA uplink is unknown (host not scanned, or no usable RDMA device)", best.AvgGbps))
+		return
+	}
+	line := float64(lineMbps) / 1000
+	pct := 100 * best.AvgGbps / line
+	if pct >= 50 {
+		r.Pass(subject)
+		return
+	}
+	r.Fail(subject, fmt.Sprintf("ib_send_bw from %s measured %.2f Gb/s (%d-byte messages), %.0f%% of the %.0f Gb/s line rate of its host's RDMA uplink; "+
+		"seed 002 expects close to line rate on large messages", g.Guest, best.AvgGbps, best.MsgBytes, pct, line),
+		"Check the host side first (PHYSICAL_HCA_UNAVAILABLE, TCP_FALLBACK, PFC and MTU findings of the hosts), then the guests' RoCE MTU "+
+			"(`ibv_devinfo -d DEV | grep active_mtu`) and that no other traffic shares the uplink; run the test again.",
+		append([]Evidence{Ev(g.Guest, best.Ref)}, ev...)...)
+}

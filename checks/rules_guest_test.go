@@ -360,4 +360,26 @@ func TestGuestKernelTooOld(t *testing.T) {
 	}
 }
 
-var _ = parse.Ref{}
+
+func TestGuestBandwidthLow(t *testing.T) {
+	g := guestFacts("vm1", healthyGuestOutputs())
+	h := guestHost("esx01", 1)
+	h.RDMADevices[0].SpeedMbps = 100000
+	run := func(gbps float64) *Finding {
+		g.Bandwidth = []parse.BandwidthResult{{Device: "vmw_pvrdma0", MsgBytes: 65536, AvgGbps: gbps,
+			Ref: parse.Ref{Command: "timeout 30 ib_send_bw --report_gbits -F -D 5 -d vmw_pvrdma0 192.168.50.22", Line: 20, Text: " 65536 ..."}}}
+		res := runGuestRules(t, []string{"GUEST_BANDWIDTH_LOW"}, []facts.Host{h}, g)
+		all := append(res.Findings, res.Passed...)
+		return findRule(all, "GUEST_BANDWIDTH_LOW")
+	}
+	if f := run(12.5); f == nil || f.Status != StatusFail || !strings.Contains(f.Message, "12.50 Gb/s (65536-byte messages), 12% of the 100 Gb/s line rate") {
+		t.Errorf("low: %+v", f)
+	}
+	if f := run(96.31); f == nil || f.Status != StatusPass {
+		t.Errorf("line rate: %+v", f)
+	}
+	g.Bandwidth = nil
+	if res := runGuestRules(t, []string{"GUEST_BANDWIDTH_LOW"}, []facts.Host{h}, g); len(res.Findings)+len(res.Passed) != 0 {
+		t.Errorf("not run: %+v", res)
+	}
+}

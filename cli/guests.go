@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/sshrun"
@@ -33,6 +34,8 @@ type GuestFlags struct {
 	PasswordEnv  string
 	PasswordFile string
 	AskPassword  bool
+	// Bandwidth is --bandwidth-test: SERVER:CLIENT pairs (bandwidth.go).
+	Bandwidth string
 }
 
 func addGuestFlags(fl *pflag.FlagSet, g *GuestFlags) {
@@ -43,6 +46,7 @@ func addGuestFlags(fl *pflag.FlagSet, g *GuestFlags) {
 	fl.StringVar(&g.PasswordEnv, "guest-password-env", "", "read the guests' SSH password from environment variable `VAR` (default: the hosts' password)")
 	fl.StringVar(&g.PasswordFile, "guest-password-file", "", "read the guests' SSH password from the first line of `FILE`")
 	fl.BoolVar(&g.AskPassword, "guest-ask-password", false, "prompt for the guests' SSH password on the terminal (no echo)")
+	fl.StringVar(&g.Bandwidth, "bandwidth-test", "", fmt.Sprintf("after the scan, run ib_send_bw (%ds, bounded by timeout %ds) between guests: `SERVER:CLIENT[,...]`; the one test that is not read-only", catalog.BandwidthSeconds, catalog.BandwidthTimeout))
 }
 
 // given reports whether any guest was asked for.
@@ -120,7 +124,7 @@ type roleRunner struct{ hosts, guests hostio.Runner }
 func (r roleRunner) Name() string { return r.hosts.Name() }
 
 func (r roleRunner) pick(t hostio.Target) hostio.Runner {
-	if t.Role == hostio.RoleGuest {
+	if t.Role == hostio.RoleGuest || t.Role == hostio.RoleGuestBandwidth {
 		return r.guests
 	}
 	return r.hosts

@@ -154,3 +154,59 @@ func TestScanGuestsDryRunAndFlags(t *testing.T) {
 		t.Errorf("hostile guest name: exit %d %s", code, errOut)
 	}
 }
+
+// --bandwidth-test runs ib_send_bw between two guests after the scan (and
+// only with the flag), bounded by timeout(1), and reports the result
+// against the uplink's line rate; --dry-run lists it.
+func TestScanBandwidthTest(t *testing.T) {
+	l, dir := startScanLab(t, "healthy", lab.Options{})
+	kh := filepath.Join(dir, "known_hosts")
+	if err := l.WriteKnownHosts(kh); err != nil {
+		t.Fatal(err)
+	}
+	gf := writeGuestsFile(t, l, dir, kh)
+	sent := func(name string) []string {
+		var out []string
+		for _, c := range l.Stats(name).Commands {
+			if strings.Contains(c, "ib_send_bw") {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	code, _, errOut := runScanCLI(t, dir, "--known-hosts", kh, "--password-env", "PD_PW", "--guests-file", gf, "-o", "json")
+	if code != ExitOK || len(sent("hpc-node01"))+len(sent("hpc-node03")) != 0 {
+		t.Fatalf("without the flag: exit %d, ib_send_bw sent %v %v; %s", code, sent("hpc-node01"), sent("hpc-node03"), errOut)
+	}
+	code, out, errOut := runScanCLI(t, dir, "--known-hosts", kh, "--password-env", "PD_PW", "--guests-file", gf,
+		"--bandwidth-test", "hpc-node01:hpc-node03", "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if s, c := sent("hpc-node01"), sent("hpc-node03"); len(s) != 1 || len(c) != 1 ||
+		s[0] != "timeout 30 ib_send_bw --report_gbits -F -D 5 -d vmw_pvrdma0" ||
+		c[0] != "timeout 30 ib_send_bw --report_gbits -F -D 5 -d vmw_pvrdma0 192.168.50.101" {
+		t.Fatalf("server %q, client %q", s, c)
+	}
+	for _, h := range l.Hosts() {
+		if len(sent(h.Name)) > 0 {
+			t.Errorf("host %s was sent ib_send_bw", h.Name)
+		}
+	}
+	r := decodeReport(t, out)
+	passed := false
+	for _, f := range r.Passed {
+		passed = passed || (f.RuleID == "GUEST_BANDWIDTH_LOW" && f.Host == "hpc-node03")
+	}
+	if !passed {
+		t.Errorf("GUEST_BANDWIDTH_LOW did not pass for hpc-node03 (96.31 of 100 Gb/s): %+v", r.Findings)
+	}
+	code, out, _ = runScanCLI(t, dir, "--dry-run", "--guests-file", gf, "--bandwidth-test", "hpc-node01:hpc-node03")
+	if code != ExitOK || !strings.Contains(out, "hpc-node03 (client)  timeout 30 ib_send_bw --report_gbits -F -D 5 -d <dev> <server IPv4>") {
+		t.Errorf("dry run: exit %d\n%s", code, out)
+	}
+	code, _, errOut = runScanCLI(t, dir, "--dry-run", "--guests-file", gf, "--bandwidth-test", "hpc-node01:esx01")
+	if code != ExitUsage || !strings.Contains(errOut, "esx01 is not a guest") {
+		t.Errorf("a host in a pair: exit %d %s", code, errOut)
+	}
+}

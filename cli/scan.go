@@ -118,7 +118,16 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 		if err != nil {
 			return err
 		}
-		return runDryRun(opts.IO.Out, opts.Report.Output, targets, &opts.SSH, opts.Getenv, opts.IO, !opts.NoProbes, opts.Guest.User)
+		_, guests := splitRoles(targets)
+		pairs, err := parseBWPairs(opts.Guest.Bandwidth, guests)
+		if err != nil {
+			return err
+		}
+		if err := runDryRun(opts.IO.Out, opts.Report.Output, targets, &opts.SSH, opts.Getenv, opts.IO, !opts.NoProbes, opts.Guest.User); err != nil {
+			return err
+		}
+		dryRunBandwidth(opts.IO.Out, opts.Report.Output, pairs)
+		return nil
 	}
 	p, err := scanPipeline(opts)
 	if err != nil {
@@ -159,6 +168,16 @@ func scanPipeline(opts *ScanOptions) (*Pipeline, error) {
 	}
 	if len(guests) > 0 {
 		p.Meta.Source = guestSource(len(hosts), len(guests))
+	}
+	pairs, err := parseBWPairs(opts.Guest.Bandwidth, guests)
+	if err != nil {
+		return nil, err
+	}
+	if len(pairs) > 0 {
+		if p.useTUI() {
+			return nil, usageError("--bandwidth-test needs a report output (-o text, json, ...), not the interactive view")
+		}
+		p.AfterCollect = bandwidthStep(runner, targets, pairs)
 	}
 	// Progress on a terminal (unless the TUI shows it), log lines otherwise.
 	var logOut io.Writer = opts.IO.ErrOut

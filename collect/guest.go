@@ -32,7 +32,18 @@ func CheckGuestAllowed(line string) error {
 // CheckAllowedFor checks a line against the allowlist of a target's role:
 // the guest allowlist for guests, the ESXi one for hosts.
 func CheckAllowedFor(role, line string) error {
-	if role == hostio.RoleGuest {
+	switch role {
+	case hostio.RoleGuest:
+		return CheckGuestAllowed(line)
+	case hostio.RoleGuestBandwidth:
+		// The opt-in bandwidth test's connections: the guest allowlist and
+		// the two ib_send_bw shapes (catalog/specs_bandwidth.go).
+		if strings.ContainsAny(line, "\n\r\x00;|&$`<>\\'\"(){}*?!#~") {
+			return &ErrNotAllowed{line}
+		}
+		if catalog.BandwidthAllowed(line) {
+			return nil
+		}
 		return CheckGuestAllowed(line)
 	}
 	return CheckAllowed(line)

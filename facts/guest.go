@@ -34,6 +34,11 @@ type Guest struct {
 	Dmesg        []parse.DmesgLine    `json:"dmesg,omitempty"`
 	OFED         *parse.OFEDInfo      `json:"ofed,omitempty"`
 	Packages     []parse.Package      `json:"packages,omitempty"`
+	// Bandwidth are the results of the opt-in bandwidth test run with this
+	// guest as the client (scan --bandwidth-test), BandwidthServer its
+	// server side's.
+	Bandwidth       []parse.BandwidthResult `json:"bandwidth,omitempty"`
+	BandwidthServer []parse.BandwidthResult `json:"bandwidth_server,omitempty"`
 
 	// NotInstalled names, per command kind, the program the guest does not
 	// have (exit 127, "command not found"): a fact, not a failure.

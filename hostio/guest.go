@@ -23,3 +23,15 @@ const (
 	KindGuestDpkg      Kind = "guest_dpkg"
 	KindGuestRPM       Kind = "guest_rpm"
 )
+
+// RoleGuestBandwidth marks the connections of the opt-in bandwidth test
+// (scan --bandwidth-test): the guest allowlist plus the two ib_send_bw
+// command shapes, which are the only commands the doctor sends that are
+// not read-only.
+const RoleGuestBandwidth = "guest-bandwidth"
+
+// The bandwidth test's commands.
+const (
+	KindGuestBWServer Kind = "guest_ib_send_bw_server"
+	KindGuestBWClient Kind = "guest_ib_send_bw_client"
+)

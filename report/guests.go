@@ -102,6 +102,10 @@ func addGuests(r *Report, results []hostio.HostResult, fleet *facts.Fleet) {
 				entry.Version += ", " + g.OS.PrettyName
 			}
 		}
+		for _, b := range g.Bandwidth {
+			f := strings.Fields(b.Command)
+			entry.Bandwidth = append(entry.Bandwidth, BandwidthLine{To: f[len(f)-1], Device: b.Device, MsgBytes: b.MsgBytes, AvgGbps: b.AvgGbps})
+		}
 		for _, a := range g.Adapters {
 			p := AdapterPair{Guest: g.Guest, Device: a.Device, MAC: a.MAC, PortState: a.State, PortUp: a.Active, Netdev: a.Netdev, NetdevMTU: a.NetdevMTU}
 			if h, d := fleet.HostSide(a); h != nil {
@@ -136,7 +140,19 @@ func writeTextGuests(b *strings.Builder, p painter, r *Report, wrap func(string,
 		for _, a := range g.Adapters {
 			wrap("      ", a.Text())
 		}
+		for _, b := range g.Bandwidth {
+			wrap("      ", fmt.Sprintf("ib_send_bw to %s: %.2f Gb/s average (%d-byte messages)", b.To, b.AvgGbps, b.MsgBytes))
+		}
 	}
+}
+
+// BandwidthLine is one result of the opt-in bandwidth test, on the client.
+type BandwidthLine struct {
+	// To is the server's address.
+	To       string  `json:"to"`
+	Device   string  `json:"device,omitempty"`
+	MsgBytes int64   `json:"msg_bytes"`
+	AvgGbps  float64 `json:"avg_gbps"`
 }
 
 // writeMarkdownGuests renders the Guests section of the Markdown report.

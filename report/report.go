@@ -121,6 +121,8 @@ type Host struct {
 	// Adapters are the PVRDMA adapters whose guest was scanned, host side
 	// and guest side together.
 	Adapters []AdapterPair `json:"adapters,omitempty"`
+	// Bandwidth are a guest's results of the opt-in bandwidth test.
+	Bandwidth []BandwidthLine `json:"bandwidth,omitempty"`
 }
 
 // RDMADeviceCount is the number of RDMA devices the host lists; known is
