@@ -360,7 +360,6 @@ func TestGuestKernelTooOld(t *testing.T) {
 	}
 }
 
-
 func TestGuestBandwidthLow(t *testing.T) {
 	g := guestFacts("vm1", healthyGuestOutputs())
 	h := guestHost("esx01", 1)
