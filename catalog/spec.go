@@ -176,7 +176,7 @@ var byKind = map[hostio.Kind]*Spec{}
 
 func init() {
 	specs = append(specs, vmSpecs...)
-	for _, s := range specs {
+	for _, s := range append(append(append([]*Spec(nil), specs...), guestSpecs...), bandwidthSpecs...) {
 		if byKind[s.Kind] != nil {
 			panic("catalog: duplicate kind " + string(s.Kind))
 		}
@@ -313,6 +313,13 @@ func KindOf(line string) hostio.Kind {
 	for _, s := range specs {
 		if s.Stage > 1 && s.looksLike(line) {
 			return s.Kind
+		}
+	}
+	if GuestAllowed(line) {
+		for _, s := range guestSpecs {
+			if s.Allowed(line) {
+				return s.Kind
+			}
 		}
 	}
 	return apiKindOf(line)

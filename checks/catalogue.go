@@ -81,6 +81,20 @@ var catalogueList = []*Rule{
 	{ID: "GPU_64BIT_MMIO_OFF", Severity: Critical, Check: checkGPU64bitMMIOOff},
 	{ID: "GPU_MMIO_TOO_SMALL", Severity: Critical, Check: checkGPUMMIOTooSmall},
 	{ID: "GPU_DUPLICATE_DEVICE", Severity: Critical, Check: checkGPUDuplicateDevice},
+	// rules_guest.go (once per scanned Linux guest)
+	{ID: "GUEST_KERNEL_TOO_OLD", Severity: Critical, Scope: GuestScope, Check: checkGuestKernelTooOld,
+		Needs: []hostio.Kind{hostio.KindGuestKernel}},
+	{ID: "GUEST_NO_PVRDMA_DEVICE", Severity: Critical, Scope: GuestScope, Check: checkGuestNoPVRDMADevice,
+		Needs: []hostio.Kind{hostio.KindGuestIBClass, hostio.KindGuestLsmod}},
+	{ID: "GUEST_PORT_DOWN", Severity: Critical, Scope: GuestScope, Check: checkGuestPortDown},
+	{ID: "GUEST_MOFED_CONFLICT", Severity: Critical, Scope: GuestScope, Check: checkGuestMOFEDConflict,
+		Needs: []hostio.Kind{hostio.KindGuestDevinfo, hostio.KindGuestOFED}},
+	{ID: "GUEST_RDMA_CORE_MISSING", Severity: Critical, Scope: GuestScope, Check: checkGuestRDMACoreMissing},
+	{ID: "GUEST_NETDEV_MTU_LIMITS_RDMA_MTU", Severity: Warning, Scope: GuestScope, Check: checkGuestNetdevMTU,
+		Needs: []hostio.Kind{hostio.KindGuestIPLink}},
+	{ID: "GUEST_NO_ROCEV2_GID", Severity: Warning, Scope: GuestScope, Check: checkGuestNoRoCEv2GID,
+		Needs: []hostio.Kind{hostio.KindGuestIPAddr}},
+	{ID: "GUEST_BANDWIDTH_LOW", Severity: Warning, Scope: GuestScope, Check: checkGuestBandwidthLow},
 	// rules_collection.go
 	{ID: CollectionFailed, Severity: Warning, Check: checkCollectionFailed},
 }
@@ -146,7 +160,7 @@ func buildCatalogue(rules []*Rule, text []byte) (map[string]*Rule, error) {
 			r.Applies = pvrdmaReleases
 		}
 		if r.Severity.Rank() == 0 || r.Title == "" || r.Why == "" || r.Fix == "" || r.Check == nil ||
-			(r.Scope != HostScope && r.Scope != FleetScope) {
+			(r.Scope != HostScope && r.Scope != FleetScope && r.Scope != GuestScope) {
 			return nil, fmt.Errorf("incomplete rule %s", r.ID)
 		}
 		m[r.ID] = r

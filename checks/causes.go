@@ -186,6 +186,8 @@ func linkCauses(fleet *facts.Fleet, paths *facts.DataPath, fs []Finding) {
 			}
 		}
 	}
+	// Guest findings and the host findings of the same adapter.
+	linkGuestCauses(fleet, fs)
 	// Severity along the links (chains are at most two deep; iterate to a
 	// fixed point anyway).
 	key := map[string]int{}

@@ -95,6 +95,8 @@ type Scope string
 const (
 	HostScope  Scope = "host"
 	FleetScope Scope = "fleet"
+	// GuestScope rules run once per scanned Linux guest (rules_guest.go).
+	GuestScope Scope = "guest"
 )
 
 // Rule is one check of the catalogue (catalogue.go lists them all; each
@@ -139,6 +141,8 @@ type Input struct {
 	// hosts where every need is available (every host when the rule has no
 	// Needs).
 	Ready []int
+	// Guest is set for guest rules.
+	Guest *facts.Guest
 }
 
 // CollectionFailed is the ID of the rule that reports what could not be
@@ -252,6 +256,9 @@ func SortFindings(fs []Finding) {
 // collected, or missing one of the rule's Needs, gets one not-evaluated
 // result with the reason), once for a fleet rule.
 func evaluate(rule *Rule, fleet *facts.Fleet, paths *facts.DataPath) []Finding {
+	if rule.Scope == GuestScope {
+		return evaluateGuests(rule, fleet, paths)
+	}
 	if rule.Scope == FleetScope {
 		rep := &Reporter{rule: rule}
 		in := &Input{Fleet: fleet, Paths: paths}

@@ -82,6 +82,7 @@ func Plans(fleet *facts.Fleet, fs []Finding) []Plan {
 			out = append(out, p)
 		}
 	}
+	out = append(out, guestPlans(fleet, byHost)...)
 	sort.Slice(out, func(i, j int) bool { return out[i].Host < out[j].Host })
 	return out
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/diff"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 	"github.com/pvrdma-doctor/pvrdma-doctor/redact"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
@@ -43,6 +44,8 @@ func findingLines(fs []checks.Finding, f func(string) string) []string {
 	sort.Strings(out)
 	return out
 }
+
+var reGuestIDs = regexp.MustCompile(`(?:inet |link/ether )([0-9a-f.:]+)`)
 
 var reScenarioIDs = regexp.MustCompile(`(?i)\b(?:[0-9]{1,3}\.){3}[0-9]{1,3}\b|\b[0-9a-f]{2}(?::[0-9a-f]{2}){5}\b|/vmfs/volumes/[^\s]+`)
 
@@ -106,6 +109,16 @@ func TestScanBundleAnalyzeRoundTripOverSSH(t *testing.T) {
 			for _, hr := range scanned.Results {
 				ids = append(ids, hr.Host)
 				for _, c := range hr.Captures {
+					if hr.Role == hostio.RoleGuest {
+						// A guest's identifiers are its addresses and MACs;
+						// its version strings look like addresses but are not.
+						for _, m := range reGuestIDs.FindAllStringSubmatch(c.Stdout, -1) {
+							if !strings.HasPrefix(m[1], "127.") && m[1] != "00:00:00:00:00:00" {
+								ids = append(ids, m[1])
+							}
+						}
+						continue
+					}
 					for _, m := range reScenarioIDs.FindAllString(c.Stdout+" "+c.Command, -1) {
 						if !strings.HasPrefix(m, "255.") && m != "0.0.0.0" && !strings.HasPrefix(m, "4.23.") {
 							ids = append(ids, m)

@@ -107,6 +107,11 @@ func labTargets(l *lab.Lab) ([]hostio.Target, *sshrun.SSHRunner) {
 		targets[i] = hostio.Target{Name: h.Name, Addr: h.Addr}
 		byName[h.Name] = h
 	}
+	// The lab's Linux guests are scanned too (scan --guests).
+	for _, g := range l.Guests() {
+		targets = append(targets, hostio.Target{Name: g.Name, Addr: g.Addr, Role: hostio.RoleGuest})
+		byName[g.Name] = g
+	}
 	runner := &sshrun.SSHRunner{
 		ClientConfig: func(t hostio.Target) (*ssh.ClientConfig, error) {
 			h := byName[t.Name]

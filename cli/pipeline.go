@@ -109,6 +109,9 @@ type Pipeline struct {
 	// (scan --bundle) or, in the TUI, after the user quits; its error makes
 	// the run fail with ExitError.
 	Export func(*Analysis) error
+	// AfterCollect, when set, runs on a live scan's results before they are
+	// analysed (the opt-in bandwidth test).
+	AfterCollect func(context.Context, []hostio.HostResult) []hostio.HostResult
 }
 
 // Run collects (unless results were given), analyzes, presents the report
@@ -127,6 +130,8 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		results = collect.Collect(ctx, p.Targets, copts)
 		if ctx.Err() != nil {
 			p.Meta.Notes = append(p.Meta.Notes, "scan interrupted: hosts and commands that had not finished are reported as not collected")
+		} else if p.AfterCollect != nil {
+			results = p.AfterCollect(ctx, results)
 		}
 	}
 	a := analyze(results, p.Meta, p.Report.cfg)

@@ -10,7 +10,8 @@ import (
 func TestRulesExplainShowsTheCauseGraph(t *testing.T) {
 	code, out, _ := runCLI(t, "", "rules", "explain", "NO_RDMA_DEVICE")
 	flat := strings.Join(strings.Fields(out), " ")
-	if code != ExitOK || !strings.Contains(flat, "Can cause (reported nested under it, \"and therefore ...\"): - PHYSICAL_HCA_UNAVAILABLE:") ||
+	if code != ExitOK || !strings.Contains(flat, "Can cause (reported nested under it, \"and therefore ...\"): - GUEST_PORT_DOWN:") ||
+		!strings.Contains(flat, "- PHYSICAL_HCA_UNAVAILABLE: without an RDMA device") ||
 		!strings.Contains(flat, "- TCP_FALLBACK: without an RDMA device, cross-host PVRDMA traffic falls back to TCP") ||
 		!strings.Contains(flat, "Can be caused by (then reported under that root cause): - ESXI_VERSION_UNSUPPORTED") {
 		t.Errorf("exit %d:\n%s", code, out)

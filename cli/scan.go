@@ -23,6 +23,8 @@ type ScanOptions struct {
 	Getenv func(string) string
 
 	Hosts string
+	// Guest holds --guests and the guest credentials (guests.go).
+	Guest GuestFlags
 	// SSH holds the connection, credential, host key and logging flags.
 	SSH SSHFlags
 	// VCenter holds --vcenter and its credential and trust flags.
@@ -85,7 +87,13 @@ matrix alone.
 A host that hangs or floods costs at most --host-timeout: its connection is
 then closed, and output is capped (4 MiB and 500,000 lines a command, 16 MiB
 a host, 512 follow-up commands a host); README.md ("Timeouts and memory
-bounds"). Ctrl-C or SIGTERM reports what was collected; a second one at once.`,
+bounds"). Ctrl-C or SIGTERM reports what was collected; a second one at once.
+
+--guests (or --guests-file) also scans Linux VMs with PVRDMA adapters, with
+a read-only guest command list of its own (uname, lsmod, ibv_devinfo, rdma
+link, ip, sysfs, package lists; README.md "Guests"), credentials of their own
+(--guest-user, --guest-identity, --guest-password-*) and the same host key
+checks; each guest adapter is reported beside its host side (same MAC).`,
 		Example: `  export PVRDMA_DOCTOR_PASSWORD='...'
   pvrdma-doctor scan --hosts esx01,esx02:2222 --user root --password-env PVRDMA_DOCTOR_PASSWORD
   pvrdma-doctor scan --hosts esx01,esx02 --output json > report.json
@@ -93,7 +101,9 @@ bounds"). Ctrl-C or SIGTERM reports what was collected; a second one at once.`,
   pvrdma-doctor scan --hosts-file hosts.txt --dry-run
   pvrdma-doctor scan --hosts esx01,esx02 --password-env PVRDMA_DOCTOR_PASSWORD --bundle support.tar.gz
   pvrdma-doctor scan --vcenter vc01 --cluster gpu --vcenter-password-env VC_PW --password-env PVRDMA_DOCTOR_PASSWORD
-  pvrdma-doctor scan --vcenter vc01 --vcenter-thumbprint AB:CD:... --vcenter-password-file ~/.vcpw --dry-run`,
+  pvrdma-doctor scan --vcenter vc01 --vcenter-thumbprint AB:CD:... --vcenter-password-file ~/.vcpw --dry-run
+
+  pvrdma-doctor scan --hosts esx01 --guests hpc-node01,hpc-node02 --guest-user ubuntu --guest-identity ~/.ssh/hpc_ed25519`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runScan(cmd.Context(), opts)
@@ -112,6 +122,7 @@ bounds"). Ctrl-C or SIGTERM reports what was collected; a second one at once.`,
 func addScanFlags(fl *pflag.FlagSet, opts *ScanOptions) {
 	fl.StringVar(&opts.Hosts, "hosts", "", "comma-separated ESXi hosts: NAME, NAME:PORT, IP or [IPv6]:PORT (or ssh_config Host aliases)")
 	addSSHFlags(fl, &opts.SSH)
+	addGuestFlags(fl, &opts.Guest)
 	fl.IntVar(&opts.Concurrency, "concurrency", 128, "hosts scanned in parallel, one SSH connection each")
 	fl.DurationVar(&opts.CommandTimeout, "command-timeout", 30*time.Second, "time limit for one command: session open, exec reply, output and exit status")
 	fl.DurationVar(&opts.HostTimeout, "host-timeout", 3*time.Minute, "time limit for one host, connect to last command; at the limit its connection is closed")
@@ -160,7 +171,16 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 		if err != nil {
 			return err
 		}
-		return runDryRun(opts.IO.Out, opts.Report.Output, targets, &opts.SSH, opts.Getenv, opts.IO, probePlan{mode: mode, budget: opts.ProbeBudget}, extra)
+		_, guests := splitRoles(targets)
+		pairs, err := parseBWPairs(opts.Guest.Bandwidth, guests)
+		if err != nil {
+			return err
+		}
+		if err := runDryRun(opts.IO.Out, opts.Report.Output, targets, &opts.SSH, opts.Getenv, opts.IO, probePlan{mode: mode, budget: opts.ProbeBudget}, extra, opts.Guest.User); err != nil {
+			return err
+		}
+		dryRunBandwidth(opts.IO.Out, opts.Report.Output, pairs)
+		return nil
 	}
 	p, err := scanPipeline(ctx, opts)
 	if err != nil {
@@ -181,14 +201,12 @@ func scanPipeline(ctx context.Context, opts *ScanOptions) (*Pipeline, error) {
 	if err := opts.VCenter.validate(); err != nil {
 		return nil, err
 	}
-	var targets []hostio.Target
-	var err error
-	if opts.VCenter.URL == "" || opts.Hosts != "" || opts.SSH.HostsFile != "" {
-		if targets, err = scanTargets(opts.Hosts, &opts.SSH); err != nil {
-			return nil, err
-		}
+	targets, err := allTargets(opts)
+	if err != nil {
+		return nil, err
 	}
-	vc, vcNotes, err := scanVCenter(ctx, opts, targets)
+	given, _ := splitRoles(targets)
+	vc, vcNotes, err := scanVCenter(ctx, opts, given)
 	if err != nil {
 		return nil, err
 	}
@@ -199,16 +217,17 @@ func scanPipeline(ctx context.Context, opts *ScanOptions) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
+	hosts, guests := splitRoles(targets)
 	runner := opts.Runner
 	if runner == nil {
-		r, closeRunner, err := sshRunnerFromFlags(opts, targets)
+		r, err := scanRunner(opts, hosts, guests)
 		if err != nil {
 			if vc != nil {
 				vc.close()
 			}
 			return nil, err
 		}
-		runner, opts.closeRunner = r, closeRunner
+		runner = r
 	}
 	if vc != nil {
 		opts.Bundle.Identifiers = append(opts.Bundle.Identifiers, vc.identifiers(opts.VCenter.User)...)
@@ -228,10 +247,23 @@ func scanPipeline(ctx context.Context, opts *ScanOptions) (*Pipeline, error) {
 			HostTimeout: opts.HostTimeout, ConnectTimeout: opts.ConnectTimeout, Probes: mode != collect.ProbesOff,
 			ProbeMode: mode, ProbeBudget: opts.ProbeBudget,
 		},
-		Meta: report.Meta{Source: scanSource(len(targets)), Notes: vcNotes},
+		Meta: report.Meta{Source: scanSource(len(hosts)), Notes: vcNotes},
 	}
 	if vc != nil {
 		p.Collect.Extra = vc.extra
+	}
+	if len(guests) > 0 {
+		p.Meta.Source = guestSource(len(hosts), len(guests))
+	}
+	pairs, err := parseBWPairs(opts.Guest.Bandwidth, guests)
+	if err != nil {
+		return nil, err
+	}
+	if len(pairs) > 0 {
+		if p.useTUI() {
+			return nil, usageError("--bandwidth-test needs a report output (-o text, json, ...), not the interactive view")
+		}
+		p.AfterCollect = bandwidthStep(runner, targets, pairs)
 	}
 	// Progress on a terminal (unless the TUI shows it), log lines otherwise.
 	var logOut io.Writer = opts.IO.ErrOut

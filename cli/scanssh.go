@@ -300,9 +300,19 @@ func (f *SSHFlags) sshSetup(getenv func(string) string, io *IOStreams, dryRun bo
 // sshRunnerFromFlags builds the SSH transport from scan's flags; close
 // releases the agent connection and the jump hosts.
 func sshRunnerFromFlags(opts *ScanOptions, targets []hostio.Target) (*sshrun.SSHRunner, func(), error) {
-	s, cleanup, err := opts.SSH.sshSetup(opts.Getenv, opts.IO, false)
+	return sshRunnerWith(opts, &opts.SSH, targets, nil)
+}
+
+// sshRunnerWith builds an SSH transport from the flags f (the hosts', or
+// the guests' credentials), adjust changing the setup before use.
+func sshRunnerWith(opts *ScanOptions, f *SSHFlags, targets []hostio.Target, adjust func(*sshrun.SSHSetup)) (*sshrun.SSHRunner, func(), error) {
+	s, cleanup, err := f.sshSetup(opts.Getenv, opts.IO, false)
 	if err != nil {
 		return nil, nil, err
+	}
+	own := s.HostKeys
+	if adjust != nil {
+		adjust(s)
 	}
 	// Resolve every target now: ProxyJump errors are usage errors, and a
 	// scan with nothing to log in with stops here.
@@ -317,7 +327,7 @@ func sshRunnerFromFlags(opts *ScanOptions, targets []hostio.Target) (*sshrun.SSH
 		usable = usable || s.Credentials.HasPassword || len(rt.Host.Config.Auth) > 0
 		ids = append(ids, routeIdentifiers(rt)...)
 	}
-	opts.Bundle.Identifiers = ids
+	opts.Bundle.Identifiers = append(opts.Bundle.Identifiers, ids...)
 	if !usable && opts.VCenter.URL == "" {
 		// (With --vcenter, hosts SSH cannot log into are read through the API.)
 		cleanup()
@@ -328,7 +338,11 @@ func sshRunnerFromFlags(opts *ScanOptions, targets []hostio.Target) (*sshrun.SSH
 	return r, func() {
 		r.Close()
 		cleanup()
-		// Say which host keys were trusted on first use, as OpenSSH does.
+		// Say which host keys were trusted on first use, as OpenSSH does
+		// (once: a database shared with another transport is its to report).
+		if s.HostKeys != own {
+			return
+		}
 		for _, line := range s.HostKeys.Recorded() {
 			fmt.Fprintln(opts.IO.ErrOut, line)
 		}
@@ -363,6 +377,7 @@ func stderrTTY(s *IOStreams) bool {
 // dryRunHost is one host of `scan --dry-run -o json`.
 type dryRunHost struct {
 	Host      string             `json:"host"`
+	Role      string             `json:"role,omitempty"`
 	User      string             `json:"user"`
 	Address   string             `json:"address"`
 	Via       []string           `json:"via,omitempty"`
@@ -380,24 +395,25 @@ type probePlan struct {
 
 // runDryRun prints what a scan would run on every host, without
 // connecting or reading credentials.
-func runDryRun(w io.Writer, format string, targets []hostio.Target, f *SSHFlags, getenv func(string) string, ios *IOStreams, pp probePlan, extra map[string]any) error {
+func runDryRun(w io.Writer, format string, targets []hostio.Target, f *SSHFlags, getenv func(string) string, ios *IOStreams, pp probePlan, extra map[string]any, guestUser string) error {
 	probes := pp.mode != collect.ProbesOff
 	s, _, err := f.sshSetup(getenv, ios, true)
 	if err != nil {
 		return err
 	}
+	esxHosts, _ := splitRoles(targets) // guests are not probed
 	var tpls []collect.Template
 	for _, tp := range collect.Templates() {
-		if tp.Stage == 3 && (!probes || len(targets) < 2) {
+		if tp.Stage == 3 && (!probes || len(esxHosts) < 2) {
 			continue
 		}
 		tpls = append(tpls, tp)
 	}
 	peersOf := map[string][]string{}
 	dropped := 0
-	if probes && len(targets) > 1 {
+	if probes && len(esxHosts) > 1 {
 		var names []string
-		for _, t := range targets {
+		for _, t := range esxHosts {
 			names = append(names, t.Name)
 		}
 		var pairs [][2]string
@@ -413,6 +429,13 @@ func runDryRun(w io.Writer, format string, targets []hostio.Target, f *SSHFlags,
 			return usageError("%v", err)
 		}
 		h := dryRunHost{Host: t.Name, User: rt.Host.Config.User, Address: rt.Host.Addr, Stage1: collect.Stage1(), Templates: tpls, Probes: peersOf[t.Name]}
+		if t.Role == hostio.RoleGuest {
+			h.Role = hostio.RoleGuest
+			h.Stage1, h.Templates = dryRunGuestCommands()
+			if guestUser != "" {
+				h.User = guestUser
+			}
+		}
 		for _, j := range rt.Jumps {
 			h.Via = append(h.Via, j.Config.User+"@"+j.Addr)
 		}
@@ -434,7 +457,11 @@ func runDryRun(w io.Writer, format string, targets []hostio.Target, f *SSHFlags,
 		if len(h.Via) > 0 {
 			via = " via " + strings.Join(h.Via, " -> ")
 		}
-		fmt.Fprintf(w, "\n%s (%s@%s%s)\n", h.Host, h.User, h.Address, via)
+		role := ""
+		if h.Role == hostio.RoleGuest {
+			role = "guest "
+		}
+		fmt.Fprintf(w, "\n%s%s (%s@%s%s)\n", role, h.Host, h.User, h.Address, via)
 		for _, c := range h.Stage1 {
 			fmt.Fprintf(w, "  1  %s\n", c.Line)
 		}

@@ -227,8 +227,8 @@ func vcenterDryRun(w io.Writer, f *VCenterFlags) map[string]any {
 // with --vcenter alone a stand-in for the hosts vCenter would list; extra
 // is the vCenter plan for the JSON output.
 func dryRunTargets(opts *ScanOptions) ([]hostio.Target, map[string]any, error) {
-	if opts.VCenter.URL == "" {
-		targets, err := scanTargets(opts.Hosts, &opts.SSH)
+	targets, err := allTargets(opts)
+	if err != nil || opts.VCenter.URL == "" {
 		return targets, nil, err
 	}
 	var w io.Writer = opts.IO.Out
@@ -237,10 +237,9 @@ func dryRunTargets(opts *ScanOptions) ([]hostio.Target, map[string]any, error) {
 	}
 	extra := map[string]any{"vcenter": vcenterDryRun(w, &opts.VCenter)}
 	if opts.Hosts == "" && opts.SSH.HostsFile == "" {
-		return []hostio.Target{{Name: "HOST-LISTED-BY-VCENTER"}}, extra, nil
+		targets = append([]hostio.Target{{Name: "HOST-LISTED-BY-VCENTER"}}, targets...)
 	}
-	targets, err := scanTargets(opts.Hosts, &opts.SSH)
-	return targets, extra, err
+	return targets, extra, nil
 }
 
 // scanVCenter reads vCenter when --vcenter is given. When it cannot be

@@ -236,7 +236,7 @@ func (h *hostRun) emit(p hostio.Phase, err string) {
 }
 
 func collectHost(ctx context.Context, t hostio.Target, opts Options, slots chan struct{}, board *probeBoard, register func(*hostRun)) hostio.HostResult {
-	res := &hostio.HostResult{Host: t.Name, Address: t.Addr, Transport: opts.Runner.Name(), Start: opts.Now()}
+	res := &hostio.HostResult{Host: t.Name, Address: t.Addr, Transport: opts.Runner.Name(), Start: opts.Now(), Role: t.Role}
 	h := &hostRun{opts: opts, target: t, res: res, sem: make(chan struct{}, opts.SessionsPerHost), start: res.Start}
 	register(h)
 	log := opts.Logger.With("host", t.Name)
@@ -320,6 +320,12 @@ func collectHost(ctx context.Context, t hostio.Target, opts Options, slots chan 
 	stopClose := context.AfterFunc(hctx, func() { conn.Close() })
 	defer stopClose()
 
+	if IsGuest(t) {
+		h.runGuest(hctx)
+		h.endReason(ctx, hctx, conn)
+		return finish(hostio.PhaseDone)
+	}
+
 	// Stage 1.
 	s1 := Stage1()
 	h.total = len(s1)
@@ -360,15 +366,22 @@ func collectHost(ctx context.Context, t hostio.Target, opts Options, slots chan 
 		}
 	}
 	wg.Wait()
+	h.endReason(ctx, hctx, conn)
+	return finish(hostio.PhaseDone)
+}
+
+// endReason says why a host's collection ended early, if it did: the
+// connection was lost, or the host timeout was reached.
+func (h *hostRun) endReason(ctx, hctx context.Context, conn hostio.Conn) {
+	res := h.res
 	if l, ok := conn.(interface{ LostAfter() (int, bool) }); ok && res.Reason == "" {
 		if n, lost := l.LostAfter(); lost {
 			res.Reason = fmt.Sprintf("connection lost after %d commands; %d commands not collected", n, h.notCollected())
 		}
 	}
 	if hctx.Err() != nil && ctx.Err() == nil && res.Reason == "" {
-		res.Reason = fmt.Sprintf("host timeout (%s) reached; remaining commands abandoned", opts.HostTimeout)
+		res.Reason = fmt.Sprintf("host timeout (%s) reached; remaining commands abandoned", h.opts.HostTimeout)
 	}
-	return finish(hostio.PhaseDone)
 }
 
 func (h *hostRun) notCollected() int {
@@ -445,7 +458,7 @@ func ctxReason(ctx context.Context) string {
 
 func (h *hostRun) run(ctx context.Context, c Command) hostio.Capture {
 	capt := hostio.Capture{Host: h.target.Name, Command: c.Line, Kind: c.Kind, Start: h.opts.Now()}
-	if err := CheckAllowed(c.Line); err != nil {
+	if err := CheckAllowedFor(h.target.Role, c.Line); err != nil {
 		capt.Status = hostio.StatusSkipped
 		capt.Error = err.Error()
 		return capt
@@ -482,6 +495,8 @@ func (h *hostRun) run(ctx context.Context, c Command) hostio.Capture {
 		// A probe that got no (or not all) replies is a result, not a
 		// collection failure: ping exits non-zero on loss, and its output
 		// is the evidence of the broken path. ExitCode keeps the status.
+		capt.Status = hostio.StatusCollected
+	case r.ExitCode != 0 && guestResult(c.Kind, r):
 		capt.Status = hostio.StatusCollected
 	case r.ExitCode != 0:
 		capt.Status = hostio.StatusFailed
@@ -536,6 +551,9 @@ type probeSource struct {
 func newProbeBoard(targets []hostio.Target, peers []hostio.HostResult, enabled bool) *probeBoard {
 	b := &probeBoard{pending: map[string]bool{}, sources: map[string]probeSource{}, ready: make(chan struct{})}
 	for _, t := range targets {
+		if IsGuest(t) {
+			continue // guests do not probe
+		}
 		b.pending[t.Name] = true
 		b.names = append(b.names, t.Name)
 	}

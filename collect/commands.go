@@ -16,9 +16,12 @@ type Command = hostio.Command
 const PVRDMADevicesDir = catalog.PVRDMADevicesDir
 
 // stage1 are the fixed commands of the catalogue, in run order.
-var stage1 = func() []Command {
+var stage1 = stage1Of(catalog.Specs())
+
+// stage1Of returns the fixed commands of a catalogue, in run order.
+func stage1Of(specs []*catalog.Spec) []Command {
 	var out []Command
-	for _, s := range catalog.Specs() {
+	for _, s := range specs {
 		if s.Stage == 1 {
 			c, err := s.Command()
 			if err != nil {
@@ -28,7 +31,7 @@ var stage1 = func() []Command {
 		}
 	}
 	return out
-}()
+}
 
 // Stage1 returns the fixed commands every host runs first.
 func Stage1() []Command { return append([]Command(nil), stage1...) }

@@ -57,16 +57,17 @@ func (r *Replay) Open(ctx context.Context, t hostio.Target) (hostio.Conn, error)
 			byLine[c.Command] = c
 		}
 	}
-	return &replayConn{caps: byLine, notes: h.Notes}, nil
+	return &replayConn{caps: byLine, notes: h.Notes, role: h.Role}, nil
 }
 
 type replayConn struct {
+	role  string
 	caps  map[string]hostio.Capture
 	notes []string
 }
 
 func (c *replayConn) Run(ctx context.Context, line string) hostio.Result {
-	if err := CheckAllowed(line); err != nil {
+	if err := CheckAllowedFor(c.role, line); err != nil {
 		return hostio.Result{Err: err}
 	}
 	if err := ctx.Err(); err != nil {

@@ -20,9 +20,12 @@ type Template struct {
 }
 
 // Templates returns the stage 2 and 3 command patterns, in run order.
-func Templates() []Template {
+func Templates() []Template { return templatesOf(catalog.Specs()) }
+
+// templatesOf returns the stage 2 and 3 patterns of a catalogue.
+func templatesOf(specs []*catalog.Spec) []Template {
 	var out []Template
-	for _, s := range catalog.Specs() {
+	for _, s := range specs {
 		if s.Stage < 2 {
 			continue
 		}

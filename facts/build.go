@@ -14,9 +14,14 @@ import (
 func Build(results []hostio.HostResult) Fleet {
 	f := Fleet{Hosts: make([]Host, 0, len(results))}
 	for _, hr := range results {
+		if hr.Role == hostio.RoleGuest {
+			f.Guests = append(f.Guests, BuildGuest(hr))
+			continue
+		}
 		f.Hosts = append(f.Hosts, BuildHost(hr))
 	}
 	f.path = newDataPath(&f)
+	f.LinkGuests()
 	return f
 }
 
@@ -25,12 +30,17 @@ func Build(results []hostio.HostResult) Fleet {
 // replaced), every fact stamped with the capture's command line. It
 // returns a *parse.PartialError after adding the facts that could be read.
 func apply(spec *catalog.Spec, h *Host, text, cmd string) error {
+	return applyTo(spec, reflect.ValueOf(h).Elem(), text, cmd)
+}
+
+// applyTo is apply on any facts struct (Host, Guest) holding spec's Fact.
+func applyTo(spec *catalog.Spec, dst reflect.Value, text, cmd string) error {
 	v, err := spec.Parser.Parse(text)
 	if v == nil {
 		return err
 	}
 	v = spec.Parser.Stamp(v, cmd)
-	field := reflect.ValueOf(h).Elem().FieldByIndex(factField(spec))
+	field := dst.FieldByIndex(factFieldOf(dst.Type(), spec))
 	val := reflect.ValueOf(v)
 	switch {
 	case field.Kind() == reflect.Pointer:
@@ -52,13 +62,17 @@ var factFields sync.Map // hostio.Kind -> []int
 
 // factField returns the index of the Host field a spec's Fact names. The
 // catalogue's test checks that every spec names a field of the right type.
-func factField(spec *catalog.Spec) []int {
+func factField(spec *catalog.Spec) []int { return factFieldOf(reflect.TypeFor[Host](), spec) }
+
+// factFieldOf is factField in a facts struct of type t (kinds are unique
+// across the host and guest catalogues, so the cache is by kind).
+func factFieldOf(t reflect.Type, spec *catalog.Spec) []int {
 	if ix, ok := factFields.Load(spec.Kind); ok {
 		return ix.([]int)
 	}
-	f, ok := reflect.TypeFor[Host]().FieldByName(spec.Fact)
+	f, ok := t.FieldByName(spec.Fact)
 	if !ok {
-		panic("facts: catalogue kind " + string(spec.Kind) + " names no Host field " + spec.Fact)
+		panic("facts: catalogue kind " + string(spec.Kind) + " names no " + t.Name() + " field " + spec.Fact)
 	}
 	factFields.Store(spec.Kind, f.Index)
 	return f.Index
@@ -100,11 +114,7 @@ func BuildHost(hr hostio.HostResult) Host {
 					err = nil
 				}
 				if err != nil {
-					pe := ParseError{Command: c.Command, Message: err.Error()}
-					var perr *parse.Error
-					if errors.As(err, &perr) {
-						pe.Line, pe.Message = perr.Line, perr.Msg
-					}
+					pe := parseErrorOf(c.Command, err)
 					h.Errors = append(h.Errors, pe)
 					src.Error = pe.String()
 				} else if !src.Parsed {
@@ -168,4 +178,14 @@ func equalIndex(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// parseErrorOf is the ParseError of an output a parser could not read.
+func parseErrorOf(command string, err error) ParseError {
+	pe := ParseError{Command: command, Message: err.Error()}
+	var perr *parse.Error
+	if errors.As(err, &perr) {
+		pe.Line, pe.Message = perr.Line, perr.Msg
+	}
+	return pe
 }

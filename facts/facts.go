@@ -16,6 +16,9 @@ import (
 // Fleet is the facts of every host of one scan or bundle.
 type Fleet struct {
 	Hosts []Host `json:"hosts"`
+	// Guests are the Linux guests scanned (scan --guests), each tied to
+	// its host-side PVRDMA adapters by MAC (guest.go).
+	Guests []Guest `json:"guests,omitempty"`
 	// path is the data-path model Build derives (see DataPath).
 	path *DataPath
 }

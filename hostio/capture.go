@@ -61,7 +61,9 @@ type HostResult struct {
 	Address string `json:"address,omitempty"`
 	// Transport names how captures were obtained: "ssh", "replay", ...
 	Transport string `json:"transport"`
-	Status    Status `json:"status"`
+	// Role is "" for an ESXi host, RoleGuest for a Linux guest.
+	Role   string `json:"role,omitempty"`
+	Status Status `json:"status"`
 	// Reason explains a not_collected or partial status in one line.
 	Reason   string        `json:"reason,omitempty"`
 	Start    time.Time     `json:"start"`

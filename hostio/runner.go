@@ -15,6 +15,8 @@ type Target struct {
 	Name string `json:"name"`
 	// Addr is what to dial, host:port. Empty means Name on port 22.
 	Addr string `json:"addr,omitempty"`
+	// Role is "" for an ESXi host, RoleGuest for a Linux guest.
+	Role string `json:"role,omitempty"`
 }
 
 // Runner opens connections to hosts. Implementations: SSH (this package),

@@ -85,6 +85,13 @@ func installStandin(t *testing.T, dir, scenario, host string) {
 			t.Fatal(err)
 		}
 	}
+	copyScenarioHost(t, dir, scenario, host)
+}
+
+// copyScenarioHost copies a scenario's host (or guest) folder to
+// dir/scenario/<host>.
+func copyScenarioHost(t *testing.T, dir, scenario, host string) {
+	t.Helper()
 	src := filepath.Join(repoRoot(t), "fixtures", "scenarios", scenario, host)
 	dst := filepath.Join(dir, "scenario", host)
 	if err := os.MkdirAll(dst, 0o755); err != nil {

@@ -87,6 +87,11 @@ func checkRecord(t *testing.T, text string, r Record) {
 // points at a real line.
 func fuzzList[T any](f *testing.F, p func(string) ([]T, error), ref func(T) Ref) {
 	seed(f)
+	fuzzListBody(f, p, ref)
+}
+
+// fuzzListBody is fuzzList after seeding.
+func fuzzListBody[T any](f *testing.F, p func(string) ([]T, error), ref func(T) Ref) {
 	f.Fuzz(func(t *testing.T, text string) {
 		v, err := p(text)
 		if err != nil && !checkErr(t, text, err) {
@@ -103,6 +108,11 @@ func fuzzList[T any](f *testing.F, p func(string) ([]T, error), ref func(T) Ref)
 
 func fuzzOne[T any](f *testing.F, p func(string) (T, error), check func(*testing.T, string, T)) {
 	seed(f)
+	fuzzOneBody(f, p, check)
+}
+
+// fuzzOneBody is fuzzOne after seeding.
+func fuzzOneBody[T any](f *testing.F, p func(string) (T, error), check func(*testing.T, string, T)) {
 	f.Fuzz(func(t *testing.T, text string) {
 		v, err := p(text)
 		if err != nil && !checkErr(t, text, err) {

@@ -497,6 +497,7 @@ func (r *Redactor) Text(s string) string {
 	s = rePath.ReplaceAllStringFunc(s, r.path)
 	s = reUUIDSpaced.ReplaceAllStringFunc(s, r.uuid)
 	s = reUUIDDashed.ReplaceAllStringFunc(s, r.uuid)
+	s = reGID.ReplaceAllStringFunc(s, r.gid)
 	s = reMAC.ReplaceAllStringFunc(s, r.mac)
 	s = replaceBounded(s, reIPv6, r.ipv6)
 	s = replaceBounded(s, reIPv4, r.ipv4)

@@ -155,6 +155,15 @@ td.jumbo{background:#e6f4ea}td.std{background:#fdf6e3}td.warning{background:#fde
 {{- end}}
 </table>
 {{- end}}
+{{- if .R.Guests}}
+<h2>Guests</h2>
+<table>
+<tr><th>guest</th><th>verdict</th><th>kernel</th><th>adapter: host side &lt;-&gt; guest side</th></tr>
+{{- range .R.Guests}}
+<tr class="{{hostClass .}}"><td>{{.Host}}</td><td>{{.Verdict}}</td><td>{{.Version}}</td><td>{{range $i, $a := .Adapters}}{{if $i}}<br>{{end}}{{$a.Text}}{{else}}no PVRDMA device{{end}}</td></tr>
+{{- end}}
+</table>
+{{- end}}
 {{- $r := .R}}
 {{- range .Groups}}
 <h2><span class="badge {{.Severity}}">{{upper .Severity}}</span> {{len .Findings}} root cause{{if ne (len .Findings) 1}}s{{end}}</h2>

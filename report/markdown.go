@@ -86,6 +86,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 			fmt.Fprintf(&b, "- **%s**: %s\n", md(h.Host), md(n))
 		}
 	}
+	writeMarkdownGuests(&b, r)
 	writeMarkdownRoots(&b, r)
 	writeMarkdownPlans(&b, r)
 	var ne []checks.Finding

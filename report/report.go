@@ -39,6 +39,9 @@ type Report struct {
 	// Paths is the measured path matrix (every probed ordered pair of
 	// hosts), when the run probed.
 	Paths *Paths `json:"paths,omitempty"`
+	// Guests are the scanned Linux guests (scan --guests), each with its
+	// PVRDMA adapters beside their host side (guests.go).
+	Guests []Host `json:"guests,omitempty"`
 }
 
 // Tool identifies the producer.
@@ -56,7 +59,9 @@ type RuleMeta struct {
 
 // Summary counts.
 type Summary struct {
-	Hosts             int `json:"hosts"`
+	Hosts int `json:"hosts"`
+	// Guests counts the scanned Linux guests.
+	Guests            int `json:"guests,omitempty"`
 	HostsCollected    int `json:"hosts_collected"`
 	HostsPartial      int `json:"hosts_partial"`
 	HostsNotCollected int `json:"hosts_not_collected"`
@@ -114,6 +119,13 @@ type Host struct {
 	DurationMS       int64           `json:"duration_ms"`
 	Commands         []CommandStatus `json:"commands"`
 	Verdict          string          `json:"verdict"`
+	// Role is "guest" for an entry of Report.Guests.
+	Role string `json:"role,omitempty"`
+	// Adapters are the PVRDMA adapters whose guest was scanned, host side
+	// and guest side together.
+	Adapters []AdapterPair `json:"adapters,omitempty"`
+	// Bandwidth are a guest's results of the opt-in bandwidth test.
+	Bandwidth []BandwidthLine `json:"bandwidth,omitempty"`
 }
 
 // RDMADeviceCount is the number of RDMA devices the host lists; known is
@@ -220,6 +232,7 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 		}
 		r.Hosts = append(r.Hosts, h)
 	}
+	addGuests(r, results, fleet)
 	for _, f := range r.Findings {
 		if rule, ok := checks.Lookup(f.RuleID); ok {
 			r.Rules[f.RuleID] = RuleMeta{Title: rule.Title, Why: rule.Why, Docs: rule.Docs}
@@ -235,6 +248,9 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 	for i := range r.Hosts {
 		h := &r.Hosts[i]
 		h.Verdict = hostVerdict(h)
+	}
+	for i := range r.Guests {
+		r.Guests[i].Verdict = guestVerdict(&r.Guests[i], r.Findings)
 	}
 	r.Verdict = fleetVerdict(r)
 	return r

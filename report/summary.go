@@ -15,9 +15,12 @@ import (
 // causes it (checks.Finding.CausedBy); a cause that was suppressed leaves
 // its consequences as root causes.
 func summarize(r *Report) {
-	idx := map[string]int{}
-	for i, h := range r.Hosts {
-		idx[h.Host] = i
+	idx := map[string]*Host{}
+	for i := range r.Hosts {
+		idx[r.Hosts[i].Host] = &r.Hosts[i]
+	}
+	for i := range r.Guests {
+		idx[r.Guests[i].Host] = &r.Guests[i]
 	}
 	present := map[string]bool{}
 	for _, f := range r.Findings {
@@ -27,16 +30,12 @@ func summarize(r *Report) {
 	}
 	s := &r.Summary
 	*s = Summary{}
-	for i := range r.Hosts {
-		h := &r.Hosts[i]
+	for _, h := range idx {
 		h.Critical, h.Warning, h.Info, h.NotEvaluated, h.CollectionFailed, h.Consequences = 0, 0, 0, 0, 0, 0
 		h.RootCauses = SeverityCounts{}
 	}
 	for _, f := range r.Findings {
-		var h *Host
-		if i, ok := idx[f.Host]; ok {
-			h = &r.Hosts[i]
-		}
+		h := idx[f.Host]
 		switch {
 		case f.Status == checks.StatusNotEvaluated:
 			s.NotEvaluated++
@@ -60,6 +59,7 @@ func summarize(r *Report) {
 		}
 	}
 	s.Hosts = len(r.Hosts)
+	s.Guests = len(r.Guests)
 	s.Passed = len(r.Passed)
 	s.Suppressed = len(r.Suppressed)
 	for _, h := range r.Hosts {

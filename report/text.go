@@ -72,13 +72,7 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 		nameW = max(nameW, len(h.Host))
 	}
 	for _, h := range r.Hosts {
-		code := "32"
-		switch {
-		case h.Status == hostio.StatusNotCollected || h.Critical > 0:
-			code = "31"
-		case h.Warning > 0 || h.Status == hostio.StatusPartial:
-			code = "33"
-		}
+		code := h.colorCode()
 		// The verdict wraps in the column after the name, so that
 		// continuation lines stay within the width too. Names too long to
 		// leave a column of 40 cells put the verdict under the name.
@@ -103,7 +97,11 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 		for _, n := range h.Notes {
 			wrap(indent, "note: "+n)
 		}
+		for _, a := range h.Adapters {
+			wrap(indent, a.Text())
+		}
 	}
+	writeTextGuests(&b, p, r, wrap)
 	writeTextRoots(&b, p, r, wrap, opt.Width)
 	var ne []checks.Finding
 	for _, f := range r.Findings {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // writeTextRoots writes, for each host with findings, its root causes
@@ -12,14 +13,14 @@ import (
 // ("and therefore ...") with their evidence, then the host's fix plan.
 func writeTextRoots(b *strings.Builder, p painter, r *Report, wrap func(string, string), width int) {
 	roots := r.RootFindings()
-	for _, h := range r.Hosts {
+	for _, h := range r.Entries() {
 		var mine []checks.Finding
 		for _, f := range roots {
 			if f.Host == h.Host {
 				mine = append(mine, f)
 			}
 		}
-		if len(mine) == 0 {
+		if len(mine) == 0 && (h.Role != hostio.RoleGuest || checks.PlanFor(r.Plans, h.Host) == nil) {
 			continue
 		}
 		code := "1;32"
@@ -39,6 +40,8 @@ func writeTextRoots(b *strings.Builder, p painter, r *Report, wrap func(string, 
 		}
 		if problems > 0 {
 			wrap("  ", p.c("1", fmt.Sprintf("ROOT CAUSES (%d)", problems)))
+		} else if h.Role == hostio.RoleGuest {
+			wrap("  ", p.c("1", "NO ROOT CAUSE IN THE GUEST (its findings are shown under their host-side causes)"))
 		} else {
 			wrap("  ", p.c("1", "NOT COLLECTED"))
 		}
@@ -70,7 +73,7 @@ func writeTextRoots(b *strings.Builder, p painter, r *Report, wrap func(string, 
 	}
 	// Findings about hosts outside the host list (none in practice).
 	known := map[string]bool{}
-	for _, h := range r.Hosts {
+	for _, h := range r.Entries() {
 		known[h.Host] = true
 	}
 	for _, f := range roots {

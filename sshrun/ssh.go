@@ -129,7 +129,7 @@ func (r *SSHRunner) Open(ctx context.Context, t hostio.Target) (hostio.Conn, err
 	if err != nil {
 		return nil, err
 	}
-	conn := &sshConn{client: client, lost: make(chan struct{}), budget: newBudget("host", r.maxHostOutput(), r.scanBudget()), maxCmd: r.maxCommandOutput()}
+	conn := &sshConn{role: t.Role, client: client, lost: make(chan struct{}), budget: newBudget("host", r.maxHostOutput(), r.scanBudget()), maxCmd: r.maxCommandOutput()}
 	go func() {
 		client.Wait()
 		close(conn.lost)
@@ -212,6 +212,8 @@ func describeHandshakeError(hop Hop, via string, err error, ctxEnded bool) error
 type sshConn struct {
 	client *ssh.Client
 	once   sync.Once
+	// role is the target's (hostio.RoleGuest: the guest allowlist).
+	role string
 	// lost is closed when the connection ends (closed by us or dropped).
 	lost   chan struct{}
 	closed atomic.Bool
@@ -313,7 +315,7 @@ func (c *sshConn) Run(ctx context.Context, line string) (res hostio.Result) {
 			res.Err = fmt.Errorf("%w (%v)", ctx.Err(), res.Err)
 		}
 	}()
-	if err := collect.CheckAllowed(line); err != nil {
+	if err := collect.CheckAllowedFor(c.role, line); err != nil {
 		return hostio.Result{Err: err, ExitCode: -1}
 	}
 	if w := c.wedged.Load(); w != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // hostPage is one host: its verdict, details and notes, its findings as a
@@ -72,10 +73,14 @@ func (p *hostPage) head() []string {
 	case analyzed:
 		out = append(out, " "+hostVerdictStyle(h).Render(sanitize(h.Verdict)))
 		detail := []string{}
-		if h.Version != "" {
-			detail = append(detail, "ESXi "+h.Version)
+		if h.Role == hostio.RoleGuest {
+			detail = guestDetail(h)
+		} else {
+			if h.Version != "" {
+				detail = append(detail, "ESXi "+h.Version)
+			}
+			detail = append(detail, countOrUnknown(h.RDMADeviceCount)("RDMA device"), countOrUnknown(h.PVRDMAVMCount)("PVRDMA VM"))
 		}
-		detail = append(detail, countOrUnknown(h.RDMADeviceCount)("RDMA device"), countOrUnknown(h.PVRDMAVMCount)("PVRDMA VM"))
 		if h.Transport != "" {
 			detail = append(detail, "via "+h.Transport)
 		}
@@ -84,6 +89,7 @@ func (p *hostPage) head() []string {
 		for _, n := range h.Notes {
 			out = append(out, labeled("! note:", n, p.s.width, stWarn)...)
 		}
+		out = append(out, adapterPairLines(h, p.s.width)...)
 	default:
 		out = append(out, " "+stBold.Render(sanitize(host)+": "+collectionText(r)), " "+stDim.Render("findings appear when this host has been collected and analyzed"))
 	}

@@ -38,6 +38,7 @@ type shared struct {
 	rep       *report.Report
 	fleet     *facts.Fleet
 	repHosts  map[string]int              // host -> index in rep.Hosts
+	repGuests map[string]int              // guest -> index in rep.Guests
 	byHost    map[string][]checks.Finding // host -> findings (fail and not evaluated)
 	factsHost map[string]*facts.Host
 
@@ -167,6 +168,10 @@ func (s *shared) apply(a analysisMsg) {
 	for i, h := range a.rep.Hosts {
 		s.repHosts[h.Host] = i
 	}
+	s.repGuests = make(map[string]int, len(a.rep.Guests))
+	for i, g := range a.rep.Guests {
+		s.repGuests[g.Host] = i
+	}
 	s.byHost = map[string][]checks.Finding{}
 	for _, f := range a.rep.Findings {
 		s.byHost[f.Host] = append(s.byHost[f.Host], f)
@@ -186,6 +191,9 @@ func (s *shared) reportHost(name string) (*report.Host, bool) {
 	}
 	i, ok := s.repHosts[name]
 	if !ok {
+		if g, ok := s.repGuests[name]; ok {
+			return &s.rep.Guests[g], true
+		}
 		return nil, false
 	}
 	return &s.rep.Hosts[i], true

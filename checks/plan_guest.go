@@ -1,0 +1,112 @@
+package checks
+
+import (
+	"fmt"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+)
+
+// A guest's fix plan: what to do inside one Linux guest, in order (the
+// host side first when a host finding causes a guest one, then the
+// kernel, the verbs libraries, the driver, the interface, the port), each
+// step citing the findings it resolves. Steps never undo each other: the
+// driver is reloaded once, after everything that needs a reload.
+
+// guestPlans builds one plan per guest with findings at warning or above.
+func guestPlans(fleet *facts.Fleet, byHost map[string][]Finding) []Plan {
+	var out []Plan
+	for gi := range fleet.Guests {
+		g := &fleet.Guests[gi]
+		var serious []Finding
+		for _, f := range byHost[g.Guest] {
+			if f.Severity.Rank() >= Warning.Rank() {
+				serious = append(serious, f)
+			}
+		}
+		if len(serious) == 0 {
+			continue
+		}
+		if p := buildGuestPlan(g, serious); len(p.Steps) > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func buildGuestPlan(g *facts.Guest, fs []Finding) Plan {
+	b := &planBuilder{fs: fs, done: map[string]bool{}}
+	reload := false
+	var reloadFor []Finding
+	// 1. The host side first: a guest finding caused by a host finding is
+	// fixed on the host (its own plan), not in the guest.
+	for _, f := range fs {
+		if f.CausedBy != nil && f.CausedBy.Host != g.Guest {
+			b.add(PlanStep{Action: "host_side", Text: fmt.Sprintf("Fix the host side first: %s on %s (%s) causes %s here; follow %s's plan, then reload the driver in %s (below).",
+				f.CausedBy.RuleID, f.CausedBy.Host, f.CausedBy.Subject, f.RuleID, f.CausedBy.Host, g.Guest), Resolves: cite(f)})
+			reload = true
+		}
+	}
+	// 2. Kernel.
+	if k := b.of("GUEST_KERNEL_TOO_OLD"); len(k) > 0 {
+		b.add(PlanStep{Action: "upgrade_guest_kernel", Text: k[0].Fix, Resolves: cite(k...),
+			Sets: []Effect{{g.Guest + " kernel", ">= 4.6"}}})
+	}
+	// 3. Verbs libraries: MOFED out, rdma-core in.
+	if m := b.of("GUEST_MOFED_CONFLICT"); len(m) > 0 {
+		b.add(PlanStep{Action: "remove_mofed", Text: m[0].Fix, Resolves: cite(m...),
+			Sets: []Effect{{g.Guest + " verbs libraries", "rdma-core"}}})
+	}
+	if m := b.of("GUEST_RDMA_CORE_MISSING"); len(m) > 0 {
+		b.add(PlanStep{Action: "install_rdma_core", Text: m[0].Fix, Resolves: cite(m...),
+			Sets: []Effect{{g.Guest + " verbs libraries", "rdma-core"}}})
+	}
+	// 4. The driver module.
+	if m := b.of("GUEST_NO_PVRDMA_DEVICE"); len(m) > 0 {
+		b.add(PlanStep{Action: "load_pvrdma", Text: m[0].Fix, Resolves: cite(m...),
+			Sets: []Effect{{g.Guest + " vmw_pvrdma", "loaded after the InfiniBand modules"}}})
+	}
+	// 5. Interfaces: MTU and address (each needs the reload below).
+	for _, f := range b.of("GUEST_NETDEV_MTU_LIMITS_RDMA_MTU") {
+		b.add(PlanStep{Action: "guest_mtu", Text: f.Fix, Resolves: cite(f)})
+		reload = true
+	}
+	for _, f := range b.of("GUEST_NO_ROCEV2_GID") {
+		b.add(PlanStep{Action: "guest_ip", Text: f.Fix, Resolves: cite(f)})
+		reload = true
+	}
+	// 6. The port: the module reload order of seeds 000/001, made
+	// persistent, once for everything above.
+	for _, f := range b.of("GUEST_PORT_DOWN") {
+		if f.CausedBy == nil {
+			reloadFor = append(reloadFor, f)
+		}
+	}
+	if len(reloadFor) > 0 || reload {
+		text := "Reload vmw_pvrdma after the other InfiniBand modules, in the order of seeds 000/001."
+		step := PlanStep{Action: "reload_pvrdma", Text: text, Command: guestModuleReload, Resolves: cite(reloadFor...),
+			Sets: []Effect{{g.Guest + " vmw_pvrdma", "loaded after the InfiniBand modules"}}}
+		b.add(step)
+		if len(reloadFor) > 0 {
+			b.add(PlanStep{Action: "persist_module_order", Text: guestModulePersist,
+				Sets: []Effect{{g.Guest + " module order at boot", "vmw_pvrdma last"}}})
+		}
+	}
+	// Anything left: its own fix.
+	for _, f := range b.fs {
+		if f.Severity.Rank() >= Warning.Rank() && !b.done[f.Key()] {
+			b.add(PlanStep{Action: "check_guest", Text: f.Fix, Resolves: cite(f)})
+		}
+	}
+	for _, a := range g.Adapters {
+		b.steps = append(b.steps, PlanStep{Action: "verify", Command: "ibv_devinfo -d " + a.Device, Expect: "state: PORT_ACTIVE (4) on port 1",
+			Text: fmt.Sprintf("Verify: `ibv_devinfo -d %s` shows state PORT_ACTIVE (4) on port 1.", a.Device)})
+	}
+	if len(b.steps) > 0 {
+		b.steps = append(b.steps, PlanStep{Action: "verify", Command: "pvrdma-doctor scan --guests " + g.Guest + " (with its host)",
+			Expect: "no critical or warning finding", Text: "Scan " + g.Guest + " and its host again: no critical or warning finding should remain."})
+	}
+	for i := range b.steps {
+		b.steps[i].N = i + 1
+	}
+	return Plan{Host: g.Guest, Steps: b.steps}
+}
