@@ -16,7 +16,7 @@ import (
 
 // SchemaVersion of the JSON report; documented in docs/report-schema.md.
 // Bump the minor for added fields, the major for anything that breaks readers.
-const SchemaVersion = "1.2"
+const SchemaVersion = "1.3"
 
 // Report is everything a run produced, ready to render.
 type Report struct {
