@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
@@ -175,7 +176,11 @@ func Lookup(k hostio.Kind) (*Spec, bool) {
 var byKind = map[hostio.Kind]*Spec{}
 
 func init() {
+	// The VM specs join in stage order (a stable sort keeps each stage's
+	// order: the .vmx reads stay the last stage-2 commands, the first the
+	// per-host cap leaves out).
 	specs = append(specs, vmSpecs...)
+	sort.SliceStable(specs, func(i, j int) bool { return specs[i].Stage < specs[j].Stage })
 	for _, s := range append(append(append([]*Spec(nil), specs...), guestSpecs...), bandwidthSpecs...) {
 		if byKind[s.Kind] != nil {
 			panic("catalog: duplicate kind " + string(s.Kind))
