@@ -85,13 +85,23 @@ func (m *Model) progressText() string {
 	if done+failed < n {
 		return fmt.Sprintf("collecting: %d of %d hosts finished", done+failed, n)
 	}
+	what := fmt.Sprintf("%d hosts", n)
+	guests := 0
+	for _, r := range m.rows {
+		if r.result != nil && r.result.Role == hostio.RoleGuest {
+			guests++
+		}
+	}
+	if guests > 0 {
+		what = fmt.Sprintf("%d hosts, %d guests", n-guests, guests)
+	}
 	if m.analyzing || m.dirty {
-		return fmt.Sprintf("%d hosts · analyzing", n)
+		return what + " · analyzing"
 	}
 	if m.opts.Rescan == nil && len(m.opts.Results) > 0 {
-		return fmt.Sprintf("%d hosts analyzed", n)
+		return what + " analyzed"
 	}
-	return fmt.Sprintf("%d hosts scanned", n)
+	return what + " scanned"
 }
 
 // footerLine hints the keys that lead on from the current screen, as many

@@ -234,7 +234,10 @@ func (p *overviewPage) row(cols []column, r *hostRow, selected bool) string {
 				n, known = h.PVRDMAVMCount()
 			}
 			cells[i] = strconv.Itoa(n)
-			if !known {
+			switch {
+			case h.Role == hostio.RoleGuest && (c.title == "RDMA" || c.title == "VMS"):
+				cells[i] = "-" // host-side counts: a guest has none
+			case !known:
 				cells[i] = "?" // its listing was not collected
 			}
 		}
