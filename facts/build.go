@@ -93,11 +93,7 @@ func BuildHost(hr hostio.HostResult) Host {
 		Sources:   map[hostio.Kind][]Source{},
 	}
 	for _, c := range hr.Captures {
-		kind := c.Kind
-		if kind == "" {
-			kind = catalog.KindOf(c.Command)
-		}
-		src := Source{Command: c.Command, Status: c.Status, Error: c.Error, Filter: c.Filter}
+		kind, src := sourceOf(c)
 		if c.OK() {
 			spec, ok := catalog.Lookup(kind)
 			switch {
@@ -188,4 +184,14 @@ func parseErrorOf(command string, err error) ParseError {
 		pe.Line, pe.Message = perr.Line, perr.Msg
 	}
 	return pe
+}
+
+// sourceOf is a capture's kind (from its command line when the capture
+// does not say) and the Source it is recorded as.
+func sourceOf(c hostio.Capture) (hostio.Kind, Source) {
+	kind := c.Kind
+	if kind == "" {
+		kind = catalog.KindOf(c.Command)
+	}
+	return kind, Source{Command: c.Command, Status: c.Status, Error: c.Error, Filter: c.Filter}
 }

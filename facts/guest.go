@@ -146,11 +146,7 @@ func BuildGuest(hr hostio.HostResult) Guest {
 		Notes: append([]string(nil), hr.Notes...), Sources: map[hostio.Kind][]Source{},
 	}
 	for _, c := range hr.Captures {
-		kind := c.Kind
-		if kind == "" {
-			kind = catalog.KindOf(c.Command)
-		}
-		src := Source{Command: c.Command, Status: c.Status, Error: c.Error, Filter: c.Filter}
+		kind, src := sourceOf(c)
 		if c.OK() {
 			g.readCapture(kind, c, &src)
 		}
