@@ -188,7 +188,7 @@ func runLabServe(ctx context.Context, opts *LabServeOptions) error {
 	fmt.Fprintf(out, "  pvrdma-doctor scan --hosts-file %s --known-hosts %s --user %s --password-env PVRDMA_DOCTOR_PASSWORD\n\n",
 		textsafe.ShellQuote(hostsFile), textsafe.ShellQuote(knownHosts), textsafe.ShellQuote(opts.User))
 	if !opts.NoVCenter {
-		vc, err := startScenarioVCenter(sc)
+		vc, err := startScenarioVCenter(sc, l.Guests())
 		if err != nil {
 			return fmt.Errorf("starting the simulated vCenter: %w", err)
 		}

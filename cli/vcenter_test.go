@@ -28,7 +28,7 @@ func startVCenter(t *testing.T, scenario string) (string, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv := scenarioInventory(sc)
+	inv := scenarioInventory(sc, nil)
 	inv.User, inv.Password = "admin@vsphere.local", vcPassword
 	s, err := vcsim.Start(inv)
 	if err != nil {
