@@ -136,8 +136,11 @@ func guestAddr(s string) (netip.Addr, error) {
 		shown = textsafe.Line(s[:64]) + "..."
 	}
 	a, err := netip.ParseAddr(s)
-	if err != nil || a.Zone() != "" {
+	if err != nil {
 		return netip.Addr{}, fmt.Errorf("%q is not an IP address", shown)
+	}
+	if a.Zone() != "" {
+		return netip.Addr{}, fmt.Errorf("%q is scoped to an interface of the guest", shown)
 	}
 	a = a.Unmap()
 	switch {
