@@ -2,6 +2,7 @@ package cli
 
 import (
 	"net"
+	"os"
 	"strconv"
 	"strings"
 
@@ -83,4 +84,22 @@ func withGuest(vm *vcsim.VM, g *fixtures.Host, addr string) {
 	}
 	vm.Adapters = append([]vcsim.Adapter{mgmt}, vm.Adapters...)
 	vm.Guest = &vcsim.Guest{HostName: vm.Name, IPAddress: addr, IPs: ips}
+}
+
+// appendGuestKnownHosts adds the lab guests' host keys to a known_hosts
+// file (lab serve: the guests a scan finds through vCenter are checked).
+func appendGuestKnownHosts(l *lab.Lab, path string) error {
+	var b strings.Builder
+	for _, g := range l.Guests() {
+		b.WriteString(g.KnownHostsLine + "\n")
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(b.String()); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"net"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -211,4 +214,43 @@ func TestHostileGuestAddresses(t *testing.T) {
 	if strings.Contains(all, "plain") {
 		t.Errorf("a VM without a PVRDMA adapter is reported:\n%s", all)
 	}
+}
+
+// lab serve prints a --guests-from-vcenter command that works as printed:
+// the guests are found through the simulated vCenter, their host keys
+// are in the written known_hosts.
+func TestLabServeGuestsFromVCenter(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut := &syncBuffer{}, &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	root := NewRootCmd(&Factory{IO: &IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut}, Getenv: func(string) string { return "" }})
+	root.SetArgs([]string{"lab", "serve", "--scenario", "mixed", "--out-dir", dir, "--password", "Lab-Passw0rd"})
+	errc := make(chan error, 1)
+	go func() { errc <- root.ExecuteContext(ctx) }()
+	text := waitFor(t, out, "Press Ctrl-C to stop.", errc)
+	pw := regexp.MustCompile(`export VC_PASSWORD=(\S+)`).FindStringSubmatch(text)
+	cmd := regexp.MustCompile(`(pvrdma-doctor scan .*\\\n.*\\\n.*--guests-from-vcenter --guest-port \d+)\n`).FindStringSubmatch(text)
+	if pw == nil || cmd == nil {
+		t.Fatalf("no guest discovery command in:\n%s", text)
+	}
+	args := strings.Fields(strings.ReplaceAll(cmd[1], "\\\n", " "))[1:]
+	var sout, serr bytes.Buffer
+	env := map[string]string{"PVRDMA_DOCTOR_PASSWORD": "Lab-Passw0rd", "VC_PASSWORD": pw[1]}
+	code := Run(append(args, "--ssh-config", filepath.Join(dir, "none"), "-o", "json"), &IOStreams{In: strings.NewReader(""), Out: &sout, ErrOut: &serr},
+		func(k string) string { return env[k] })
+	if code != ExitCritical {
+		t.Fatalf("printed command: exit %d\n%s", code, serr.String())
+	}
+	r := decodeReport(t, sout.String())
+	if len(r.Guests) != 7 {
+		t.Errorf("%d guests scanned; notes %q", len(r.Guests), r.Notes)
+	}
+	for _, g := range r.Guests {
+		if g.Status != hostio.StatusCollected {
+			t.Errorf("guest %s: %s %s", g.Host, g.Status, g.Reason)
+		}
+	}
+	cancel()
+	waitServeStopped(t, errc, "lab serve did not stop on context cancel")
 }
