@@ -3,8 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"net"
 	"path/filepath"
@@ -15,11 +13,9 @@ import (
 	"testing"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
-	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
-	"github.com/pvrdma-doctor/pvrdma-doctor/vcenter/vcsim"
 )
 
 // scan --vcenter --guests-from-vcenter against the lab: the simulated
@@ -34,23 +30,12 @@ func TestScanGuestsFromVCenter(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeGuestsFile(t, l, dir, kh) // their known_hosts entries
-	sc, err := fixtures.Load("mixed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	inv := scenarioInventory(sc, guestAddrs(l.Guests()))
-	inv.User, inv.Password = "admin@vsphere.local", vcPassword
-	s, err := vcsim.Start(inv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	sum := sha256.Sum256(s.Server.Certificate().Raw)
+	url, thumb := startVCenterGuests(t, "mixed", l.Guests())
 	env := map[string]string{"PD_PW": testPassword, "VC_PW": vcPassword}
 	port := strconv.Itoa(l.GuestPort())
 	code, out, errOut := runVCenterScan(t, dir, env, "--hosts-file", filepath.Join(dir, "hosts"), "--known-hosts", kh,
-		"--password-env", "PD_PW", "--vcenter", s.URL.String(), "--vcenter-password-env", "VC_PW",
-		"--vcenter-thumbprint", hex.EncodeToString(sum[:]), "--cluster", "pvrdma-demo",
+		"--password-env", "PD_PW", "--vcenter", url, "--vcenter-password-env", "VC_PW",
+		"--vcenter-thumbprint", thumb, "--cluster", "pvrdma-demo",
 		"--guests-from-vcenter", "--guest-port", port, "-o", "json")
 	if code != ExitCritical {
 		t.Fatalf("exit %d; stderr:\n%s", code, errOut)
