@@ -85,13 +85,21 @@ func runDemo(ctx context.Context, opts *DemoOptions) error {
 	}
 	if !opts.NoVCenter {
 		// A simulated vCenter beside the hosts, read as scan --vcenter reads one.
-		vc, closeVC, err := demoVCenter(ctx, sc)
+		vc, closeVC, err := demoVCenter(ctx, sc, l.Guests())
 		if err != nil {
 			return fmt.Errorf("starting the simulated vCenter: %w", err)
 		}
 		defer closeVC()
 		p.Collect.Extra = vc.extra
 		p.Meta.Notes = append(p.Meta.Notes, vc.notes...)
+		if port := l.GuestPort(); port > 0 {
+			// The guests are those vCenter names, at the addresses VMware
+			// Tools reports (scan --guests-from-vcenter).
+			hosts, _ := splitRoles(targets)
+			found, notes := vcenterGuestTargets(discoverGuests(vc.captures), port, hosts)
+			p.Targets = append(hosts, found...)
+			p.Meta.Notes = append(p.Meta.Notes, notes...)
+		}
 	}
 	p.attachBundle(opts.Bundle)
 	return p.Run(ctx)

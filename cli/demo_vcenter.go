@@ -14,6 +14,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
+	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 	"github.com/pvrdma-doctor/pvrdma-doctor/vcenter"
@@ -32,10 +33,13 @@ type scenarioVCenter struct {
 // startScenarioVCenter starts the simulated vCenter of a scenario: its
 // hosts, their distributed switches and PVRDMA VMs, as the scenario's own
 // outputs describe them, on 127.0.0.1 over TLS, with a random password.
-func startScenarioVCenter(sc *fixtures.Scenario) (*scenarioVCenter, error) {
+//
+// guests are the lab's guests: each VM with one reports its addresses
+// through VMware Tools (demo_vcenter_guests.go).
+func startScenarioVCenter(sc *fixtures.Scenario, guests []lab.HostInfo) (*scenarioVCenter, error) {
 	pw := make([]byte, 12)
 	_, _ = rand.Read(pw)
-	inv := scenarioInventory(sc)
+	inv := scenarioInventory(sc, guestAddrs(guests))
 	inv.User, inv.Password = "administrator@vsphere.local", hex.EncodeToString(pw)
 	s, err := vcsim.Start(inv)
 	if err != nil {
@@ -48,8 +52,8 @@ func startScenarioVCenter(sc *fixtures.Scenario) (*scenarioVCenter, error) {
 // demoVCenter starts the scenario's simulated vCenter and reads it as
 // `scan --vcenter` reads a real one: over TLS with the certificate
 // pinned, one PropertyCollector pass per type.
-func demoVCenter(ctx context.Context, sc *fixtures.Scenario) (*vcenterData, func(), error) {
-	s, err := startScenarioVCenter(sc)
+func demoVCenter(ctx context.Context, sc *fixtures.Scenario, guests []lab.HostInfo) (*vcenterData, func(), error) {
+	s, err := startScenarioVCenter(sc, guests)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -67,8 +71,9 @@ func demoVCenter(ctx context.Context, sc *fixtures.Scenario) (*vcenterData, func
 // vswitch dvs vmware list`), their PVRDMA VMs (the VMs of `esxcli vm
 // process list` whose world has a PVRDMA backend in the vsish listing),
 // each VM's .vmx when the scenario has it, its PVRDMA vmknic setting and
-// firewall ruleset.
-func scenarioInventory(sc *fixtures.Scenario) vcsim.Inventory {
+// firewall ruleset; a VM whose guest is served at guests[name] reports
+// the guest's addresses.
+func scenarioInventory(sc *fixtures.Scenario, guests map[string]string) vcsim.Inventory {
 	inv := vcsim.Inventory{Cluster: "pvrdma-demo"}
 	seen := map[string]bool{}
 	for _, h := range sc.Hosts {
@@ -107,7 +112,16 @@ func scenarioInventory(sc *fixtures.Scenario) vcsim.Inventory {
 			if !worlds[p.WorldID] || dvsName == "" {
 				continue
 			}
-			host.VMs = append(host.VMs, demoVM(h, p, dvsName))
+			vm := demoVM(h, p, dvsName)
+			if addr := guests[p.DisplayName]; addr != "" {
+				// A VM with a lab guest: its PVRDMA MACs (the .vmx's),
+				// management NIC and VMware Tools' addresses.
+				if vmx, ok := scenarioVMX(h, p.ConfigFile); ok {
+					vmxMACs(&vm, vmx)
+				}
+				withGuest(&vm, sc.Guest(p.DisplayName), addr)
+			}
+			host.VMs = append(host.VMs, vm)
 		}
 		inv.Hosts = append(inv.Hosts, host)
 	}

@@ -20,10 +20,10 @@ import (
 // --guest-password-*; by default the hosts'); their host keys are checked
 // against the same known_hosts, with the same policy.
 //
-// Discovery hook: a guest's address is not in anything the ESXi host scan
-// reads (vsish, esxcli, .vmx). When a source that knows it is scanned (a
-// vCenter's guest.ipAddress, issue 14b), its VM configurations can name the
-// guests; until then guests are given with --guests / --guests-file.
+// A guest's address is not in anything the ESXi host scan reads (vsish,
+// esxcli, .vmx): guests are given with --guests / --guests-file, or found
+// through vCenter (VMware Tools' guest.net) with --guests-from-vcenter
+// (guests_vcenter.go).
 
 // GuestFlags are the guest flags of scan (and bundle).
 type GuestFlags struct {
@@ -36,6 +36,10 @@ type GuestFlags struct {
 	AskPassword  bool
 	// Bandwidth is --bandwidth-test: SERVER:CLIENT pairs (bandwidth.go).
 	Bandwidth string
+	// FromVCenter is --guests-from-vcenter, Port --guest-port
+	// (guests_vcenter.go).
+	FromVCenter bool
+	Port        int
 }
 
 func addGuestFlags(fl *pflag.FlagSet, g *GuestFlags) {
@@ -46,6 +50,8 @@ func addGuestFlags(fl *pflag.FlagSet, g *GuestFlags) {
 	fl.StringVar(&g.PasswordEnv, "guest-password-env", "", "read the guests' SSH password from environment variable `VAR` (default: the hosts' password)")
 	fl.StringVar(&g.PasswordFile, "guest-password-file", "", "read the guests' SSH password from the first line of `FILE`")
 	fl.BoolVar(&g.AskPassword, "guest-ask-password", false, "prompt for the guests' SSH password on the terminal (no echo)")
+	fl.BoolVar(&g.FromVCenter, "guests-from-vcenter", false, "with --vcenter: also scan every powered-on PVRDMA VM at the address VMware Tools reports (its management NIC, IPv4 first)")
+	fl.IntVar(&g.Port, "guest-port", defaultGuestPort, "SSH `PORT` of the guests found by --guests-from-vcenter")
 	fl.StringVar(&g.Bandwidth, "bandwidth-test", "", fmt.Sprintf("after the scan, run ib_send_bw (%ds, bounded by timeout %ds) between guests: `SERVER:CLIENT[,...]`; the one test that is not read-only", catalog.BandwidthSeconds, catalog.BandwidthTimeout))
 }
 

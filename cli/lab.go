@@ -165,6 +165,9 @@ func runLabServe(ctx context.Context, opts *LabServeOptions) error {
 	if err := l.WriteKnownHosts(knownHosts); err != nil {
 		return err
 	}
+	if err := appendGuestKnownHosts(l, knownHosts); err != nil {
+		return err
+	}
 
 	out := opts.IO.Out
 	hosts := l.Hosts()
@@ -188,7 +191,7 @@ func runLabServe(ctx context.Context, opts *LabServeOptions) error {
 	fmt.Fprintf(out, "  pvrdma-doctor scan --hosts-file %s --known-hosts %s --user %s --password-env PVRDMA_DOCTOR_PASSWORD\n\n",
 		textsafe.ShellQuote(hostsFile), textsafe.ShellQuote(knownHosts), textsafe.ShellQuote(opts.User))
 	if !opts.NoVCenter {
-		vc, err := startScenarioVCenter(sc)
+		vc, err := startScenarioVCenter(sc, l.Guests())
 		if err != nil {
 			return fmt.Errorf("starting the simulated vCenter: %w", err)
 		}
@@ -200,6 +203,14 @@ func runLabServe(ctx context.Context, opts *LabServeOptions) error {
 			"      --vcenter %s --vcenter-user %s --vcenter-password-env VC_PASSWORD --vcenter-thumbprint %s --cluster %s\n\n",
 			textsafe.ShellQuote(hostsFile), textsafe.ShellQuote(knownHosts), textsafe.ShellQuote(opts.User),
 			vc.URL.Host, textsafe.ShellQuote(vc.User), vc.Thumbprint, textsafe.ShellQuote(vc.Cluster))
+		if port := l.GuestPort(); port > 0 {
+			fmt.Fprintf(out, "With the Linux guests vCenter reports (VMware Tools addresses; same password):\n\n"+
+				"  pvrdma-doctor scan --hosts-file %s --known-hosts %s --user %s --password-env PVRDMA_DOCTOR_PASSWORD \\\n"+
+				"      --vcenter %s --vcenter-user %s --vcenter-password-env VC_PASSWORD --vcenter-thumbprint %s --cluster %s \\\n"+
+				"      --guests-from-vcenter --guest-port %d\n\n",
+				textsafe.ShellQuote(hostsFile), textsafe.ShellQuote(knownHosts), textsafe.ShellQuote(opts.User),
+				vc.URL.Host, textsafe.ShellQuote(vc.User), vc.Thumbprint, textsafe.ShellQuote(vc.Cluster), port)
+		}
 	}
 	fmt.Fprintln(out, "Press Ctrl-C to stop.")
 

@@ -93,7 +93,11 @@ bounds"). Ctrl-C or SIGTERM reports what was collected; a second one at once.
 a read-only guest command list of its own (uname, lsmod, ibv_devinfo, rdma
 link, ip, sysfs, package lists; README.md "Guests"), credentials of their own
 (--guest-user, --guest-identity, --guest-password-*) and the same host key
-checks; each guest adapter is reported beside its host side (same MAC).`,
+checks; each guest adapter is reported beside its host side (same MAC).
+With --vcenter, --guests-from-vcenter finds the guests itself: every
+powered-on PVRDMA VM at the address VMware Tools reports for a NIC that is
+not its PVRDMA adapter (IPv4 first; else guest.ipAddress), on --guest-port;
+VMs without a known address are listed in the report as not scanned.`,
 		Example: `  export PVRDMA_DOCTOR_PASSWORD='...'
   pvrdma-doctor scan --hosts esx01,esx02:2222 --user root --password-env PVRDMA_DOCTOR_PASSWORD
   pvrdma-doctor scan --hosts esx01,esx02 --output json > report.json
@@ -103,7 +107,8 @@ checks; each guest adapter is reported beside its host side (same MAC).`,
   pvrdma-doctor scan --vcenter vc01 --cluster gpu --vcenter-password-env VC_PW --password-env PVRDMA_DOCTOR_PASSWORD
   pvrdma-doctor scan --vcenter vc01 --vcenter-thumbprint AB:CD:... --vcenter-password-file ~/.vcpw --dry-run
 
-  pvrdma-doctor scan --hosts esx01 --guests hpc-node01,hpc-node02 --guest-user ubuntu --guest-identity ~/.ssh/hpc_ed25519`,
+  pvrdma-doctor scan --hosts esx01 --guests hpc-node01,hpc-node02 --guest-user ubuntu --guest-identity ~/.ssh/hpc_ed25519
+  pvrdma-doctor scan --vcenter vc01 --vcenter-password-env VC_PW --guests-from-vcenter --guest-user ubuntu --guest-identity ~/.ssh/hpc_ed25519`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runScan(cmd.Context(), opts)
@@ -162,6 +167,9 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 	if err := opts.VCenter.validate(); err != nil {
 		return err
 	}
+	if err := checkGuestDiscovery(opts); err != nil {
+		return err
+	}
 	mode, err := opts.probeMode()
 	if err != nil {
 		return err
@@ -201,6 +209,9 @@ func scanPipeline(ctx context.Context, opts *ScanOptions) (*Pipeline, error) {
 	if err := opts.VCenter.validate(); err != nil {
 		return nil, err
 	}
+	if err := checkGuestDiscovery(opts); err != nil {
+		return nil, err
+	}
 	targets, err := allTargets(opts)
 	if err != nil {
 		return nil, err
@@ -213,6 +224,7 @@ func scanPipeline(ctx context.Context, opts *ScanOptions) (*Pipeline, error) {
 	if vc != nil {
 		targets = mergeTargets(targets, vc.hosts)
 	}
+	targets, vcNotes = withVCenterGuests(opts, vc, targets, vcNotes)
 	mode, err := opts.probeMode()
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -238,6 +239,15 @@ func dryRunTargets(opts *ScanOptions) ([]hostio.Target, map[string]any, error) {
 	extra := map[string]any{"vcenter": vcenterDryRun(w, &opts.VCenter)}
 	if opts.Hosts == "" && opts.SSH.HostsFile == "" {
 		targets = append([]hostio.Target{{Name: "HOST-LISTED-BY-VCENTER"}}, targets...)
+	}
+	if opts.Guest.FromVCenter {
+		// guests_vcenter.go
+		extra["guests_from_vcenter"] = map[string]any{"port": opts.Guest.Port, "known": "after the vCenter read",
+			"properties": []string{"runtime.powerState", "guest.net", "guest.ipAddress"}}
+		if w != nil {
+			fmt.Fprint(w, dryRunVCenterGuests(opts.Guest.Port))
+		}
+		targets = append(targets, hostio.Target{Name: "GUEST-LISTED-BY-VCENTER", Addr: net.JoinHostPort("GUEST-LISTED-BY-VCENTER", strconv.Itoa(opts.Guest.Port)), Role: hostio.RoleGuest})
 	}
 	return targets, extra, nil
 }

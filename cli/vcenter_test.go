@@ -24,11 +24,18 @@ const vcPassword = "vc-Secret-42"
 // and certificate thumbprint.
 func startVCenter(t *testing.T, scenario string) (string, string) {
 	t.Helper()
+	return startVCenterGuests(t, scenario, nil)
+}
+
+// startVCenterGuests is startVCenter whose VMs report the given lab
+// guests' addresses (VMware Tools).
+func startVCenterGuests(t *testing.T, scenario string, guests []lab.HostInfo) (string, string) {
+	t.Helper()
 	sc, err := fixtures.Load(scenario)
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv := scenarioInventory(sc)
+	inv := scenarioInventory(sc, guestAddrs(guests))
 	inv.User, inv.Password = "admin@vsphere.local", vcPassword
 	s, err := vcsim.Start(inv)
 	if err != nil {

@@ -48,6 +48,21 @@ type VCenterVM struct {
 	Adapters    []VCenterAdapter     `json:"adapters,omitempty"`
 	Passthrough []VCenterPassthrough `json:"passthrough,omitempty"`
 	PowerState  string               `json:"runtime.powerState,omitempty"`
+	// The guest's network identity as VMware Tools reports it (empty
+	// when Tools does not run).
+	GuestHostName string `json:"guest.hostName,omitempty"`
+	GuestIP       string `json:"guest.ipAddress,omitempty"`
+	ToolsStatus   string `json:"guest.toolsRunningStatus,omitempty"`
+	// GuestNet is guest.net, one entry per guest NIC.
+	GuestNet []VCenterGuestNIC `json:"guest.net,omitempty"`
+}
+
+// VCenterGuestNIC is one GuestNicInfo of guest.net.
+type VCenterGuestNIC struct {
+	MAC       string   `json:"macAddress,omitempty"`
+	IPs       []string `json:"ipAddress,omitempty"`
+	Connected *bool    `json:"connected,omitempty"`
+	Network   string   `json:"network,omitempty"`
 }
 
 // VCenterAdapter is one virtual ethernet card of a VM.
@@ -277,6 +292,8 @@ func VCenterVMConfig(text string) ([]VMConfig, error) {
 		if vm.MemLockedToMax != nil {
 			c.MemLockedToMax, c.MemLockedToMaxSet = *vm.MemLockedToMax, true
 		}
+		c.PowerState = vm.PowerState
+		c.Guest = vcenterGuest(vm)
 		if len(vm.ExtraConfig) > 0 {
 			c.Extra = map[string]string{}
 			for k, v := range vm.ExtraConfig {
@@ -302,6 +319,24 @@ func VCenterVMConfig(text string) ([]VMConfig, error) {
 		out = append(out, c)
 	}
 	return result(out, len(out), sk)
+}
+
+// vcenterGuest is what VMware Tools reports of the guest (nil: nothing).
+// Values are kept as vCenter gives them: whoever dials an address
+// validates it first (they come from the guest).
+func vcenterGuest(vm VCenterVM) *VMGuest {
+	if vm.GuestHostName == "" && vm.GuestIP == "" && vm.ToolsStatus == "" && len(vm.GuestNet) == 0 {
+		return nil
+	}
+	g := &VMGuest{HostName: vm.GuestHostName, IPAddress: vm.GuestIP, ToolsRunningStatus: vm.ToolsStatus}
+	for _, n := range vm.GuestNet {
+		nic := VMGuestNIC{MAC: strings.ToLower(n.MAC), IPs: append([]string(nil), n.IPs...), Network: n.Network}
+		if n.Connected != nil {
+			nic.Connected, nic.ConnectedSet = *n.Connected, true
+		}
+		g.NICs = append(g.NICs, nic)
+	}
+	return g
 }
 
 // VCenterHostConfig reads `vcenter host config` into the facts of the

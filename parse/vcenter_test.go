@@ -66,8 +66,18 @@ func FuzzVCenterVMConfig(f *testing.F) {
 	res, lock := int64(1024), true
 	f.Add(RenderVCenterVMs(VCenterVMDoc{Host: "h", VMs: []VCenterVM{{Name: "a", MemReservationMB: &res, MemLockedToMax: &lock,
 		Adapters: []VCenterAdapter{{Label: "n1", Type: "vrdma"}, {Label: "n1"}}, Passthrough: []VCenterPassthrough{{Label: "p", ID: "0000:3b:00.0"}}}, {Name: "b"}}}))
+	f.Add(RenderVCenterVMs(VCenterVMDoc{Host: "h", VMs: []VCenterVM{{Name: "g", PowerState: "poweredOn", GuestHostName: "g 1; rm",
+		GuestIP: "fe80::1%ens192", ToolsStatus: "guestToolsRunning", GuestNet: []VCenterGuestNIC{{MAC: "00:50:56:AA:00:01",
+			IPs: []string{"10.0.0.1", "$(id)"}, Connected: &lock, Network: "VM Network"}, {}}}}}))
 	fuzzOne(f, VCenterVMConfig, func(t *testing.T, text string, vms []VMConfig) {
 		for _, v := range vms {
+			if g := v.Guest; g != nil {
+				for _, n := range g.NICs {
+					if n.MAC != strings.ToLower(n.MAC) {
+						t.Errorf("guest NIC MAC %q not lower case", n.MAC)
+					}
+				}
+			}
 			for _, r := range append([]Ref{v.Ref}, refsOf(v)...) {
 				if r.Line > 0 {
 					checkRef(t, text, r)
@@ -116,4 +126,34 @@ func FuzzVCenterHostConfig(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestVCenterVMConfigGuest(t *testing.T) {
+	on := true
+	text := RenderVCenterVMs(VCenterVMDoc{Host: "esx01", VMs: []VCenterVM{
+		{Name: "vm1", PowerState: "poweredOn", GuestHostName: "vm1.lab", GuestIP: "10.0.0.5", ToolsStatus: "guestToolsRunning",
+			GuestNet: []VCenterGuestNIC{{MAC: "00:50:56:AA:00:01", IPs: []string{"10.0.0.5", "fe80::1"}, Connected: &on, Network: "VM Network"},
+				{MAC: "00:50:56:aa:00:02", IPs: []string{"192.168.50.5"}}}},
+		{Name: "vm2", PowerState: "poweredOff"},
+	}})
+	vms, err := VCenterVMConfig(text)
+	if err != nil || len(vms) != 2 {
+		t.Fatalf("%v %+v", err, vms)
+	}
+	g := vms[0].Guest
+	if vms[0].PowerState != "poweredOn" || g == nil || g.HostName != "vm1.lab" || g.IPAddress != "10.0.0.5" || g.ToolsRunningStatus != "guestToolsRunning" {
+		t.Fatalf("vm1 %+v guest %+v", vms[0], g)
+	}
+	if len(g.NICs) != 2 || g.NICs[0].MAC != "00:50:56:aa:00:01" || !g.NICs[0].Connected || !g.NICs[0].ConnectedSet ||
+		g.NICs[0].Network != "VM Network" || len(g.NICs[0].IPs) != 2 || g.NICs[1].ConnectedSet || g.NICs[1].IPs[0] != "192.168.50.5" {
+		t.Errorf("NICs %+v", g.NICs)
+	}
+	if vms[1].Guest != nil || vms[1].PowerState != "poweredOff" {
+		t.Errorf("vm2 %+v", vms[1])
+	}
+	// A document from before the guest fields still reads.
+	old := `{"host":"esx01","vms":[` + "\n" + `{"name":"vm3"}` + "\n]}\n"
+	if vms, err := VCenterVMConfig(old); err != nil || len(vms) != 1 || vms[0].Guest != nil {
+		t.Errorf("old document: %v %+v", err, vms)
+	}
 }

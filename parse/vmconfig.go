@@ -45,7 +45,32 @@ type VMConfig struct {
 	// ("HWVersion", "MemReservationMB") or Extra key as written; a rule
 	// cites them as evidence. A source without lines leaves them out.
 	Refs map[string]Ref `json:"refs,omitempty"`
+	// PowerState is runtime.powerState (vCenter only: "poweredOn", ...).
+	PowerState string `json:"power_state,omitempty"`
+	// Guest is the guest's network identity from VMware Tools (vCenter
+	// only; nil when vCenter reports none).
+	Guest *VMGuest `json:"guest,omitempty"`
 	Ref
+}
+
+// VMGuest is what VMware Tools reports of a guest (guest.hostName,
+// guest.ipAddress, guest.toolsRunningStatus, guest.net). The values come
+// from inside the VM: untrusted, never dialled or quoted unvalidated.
+type VMGuest struct {
+	HostName           string       `json:"host_name,omitempty"`
+	IPAddress          string       `json:"ip_address,omitempty"`
+	ToolsRunningStatus string       `json:"tools_running_status,omitempty"`
+	NICs               []VMGuestNIC `json:"nics,omitempty"`
+}
+
+// VMGuestNIC is one guest NIC: its MAC (lower case; the MAC of one of
+// the VM's adapters), its addresses and port group.
+type VMGuestNIC struct {
+	MAC          string   `json:"mac,omitempty"`
+	IPs          []string `json:"ips,omitempty"`
+	Connected    bool     `json:"connected,omitempty"`
+	ConnectedSet bool     `json:"connected_set,omitempty"`
+	Network      string   `json:"network,omitempty"`
 }
 
 // VMAdapter is one virtual network adapter of a VM.

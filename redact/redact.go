@@ -229,6 +229,11 @@ func (r *Redactor) Learn(results []hostio.HostResult) {
 				vms, _ := parse.VCenterVMConfig(c.Stdout)
 				for _, vm := range vms {
 					r.learnName(TokenVM, vm.Name)
+					if vm.Guest != nil {
+						// The guest's own name (VMware Tools' guest.hostName);
+						// its addresses are redacted by their format.
+						r.learnName(TokenHost, vm.Guest.HostName)
+					}
 				}
 				continue
 			}

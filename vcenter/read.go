@@ -33,7 +33,8 @@ var (
 		"config.network.vnic", "config.network.proxySwitch", "config.firewall", "configManager.advancedOption"}
 	VMProps = []string{"name", "runtime.host", "runtime.powerState", "config.uuid", "config.instanceUuid",
 		"config.files.vmPathName", "config.version", "config.guestId", "config.firmware", "config.hardware.memoryMB",
-		"config.hardware.device", "config.memoryAllocation", "config.memoryReservationLockedToMax", "config.extraConfig"}
+		"config.hardware.device", "config.memoryAllocation", "config.memoryReservationLockedToMax", "config.extraConfig",
+		"guest.hostName", "guest.ipAddress", "guest.toolsRunningStatus", "guest.net"}
 	DVSProps       = []string{"name", "uuid", "config", "summary.hostMember"}
 	PortgroupProps = []string{"name", "key"}
 )
@@ -238,6 +239,13 @@ func (inv *inventory) vm(vm *mo.VirtualMachine) (parse.VCenterVM, bool) {
 		out.MemReservationMB = &r
 	}
 	out.MemLockedToMax = cfg.MemoryReservationLockedToMax
+	if g := vm.Guest; g != nil {
+		out.GuestHostName, out.GuestIP, out.ToolsStatus = g.HostName, g.IpAddress, g.ToolsRunningStatus
+		for _, n := range g.Net {
+			conn := n.Connected
+			out.GuestNet = append(out.GuestNet, parse.VCenterGuestNIC{MAC: n.MacAddress, IPs: n.IpAddress, Connected: &conn, Network: n.Network})
+		}
+	}
 	for _, o := range cfg.ExtraConfig {
 		ov := o.GetOptionValue()
 		k := strings.ToLower(ov.Key)

@@ -74,6 +74,19 @@ type VM struct {
 	Passthrough                            []types.VirtualPCIPassthroughDeviceBackingInfo
 	// PoweredOff leaves the VM off (adapters then report not connected).
 	PoweredOff bool
+	// Guest, when set, is what VMware Tools reports (injected after power
+	// on: vcsim models no Tools).
+	Guest *Guest
+}
+
+// Guest is a VM's guest identity as VMware Tools reports it.
+type Guest struct {
+	HostName  string
+	IPAddress string
+	// ToolsRunningStatus defaults to guestToolsRunning.
+	ToolsRunningStatus string
+	// IPs are each adapter's addresses, by index in VM.Adapters.
+	IPs map[int][]string
 }
 
 // Adapter is a network adapter: PVRDMA (Protocol set, or PVRDMA true) on a
@@ -85,6 +98,8 @@ type Adapter struct {
 	Portgroup      string
 	Disconnected   bool
 	NoStartConnect bool
+	// MAC, when set, is the adapter's address (else vcsim generates one).
+	MAC string
 }
 
 // Server is a running simulated vCenter.
@@ -285,7 +300,7 @@ func build(m *simulator.Model, s *simulator.Server, inv Inventory) error {
 			}
 		}
 		for _, vm := range hs.VMs {
-			if err := createVM(ctx, c, folders, pool, h, vm, func(sw, pg string) (string, string, error) {
+			if err := createVM(ctx, c, reg, folders, pool, h, vm, func(sw, pg string) (string, string, error) {
 				di := switches[sw]
 				if di == nil {
 					return "", "", fmt.Errorf("VM %s: no switch %q", vm.Name, sw)
@@ -310,7 +325,7 @@ func wait(t *object.Task, err error) error {
 	return t.Wait(context.Background())
 }
 
-func createVM(ctx context.Context, c *govmomi.Client, folders *object.DatacenterFolders, pool *object.ResourcePool,
+func createVM(ctx context.Context, c *govmomi.Client, reg *simulator.Registry, folders *object.DatacenterFolders, pool *object.ResourcePool,
 	h *object.HostSystem, vm VM, port func(sw, pg string) (string, string, error)) error {
 	spec := types.VirtualMachineConfigSpec{Name: vm.Name, Uuid: vm.UUID, Version: vm.Version, GuestId: vm.GuestID,
 		Firmware: vm.Firmware, MemoryMB: vm.MemoryMB, NumCPUs: 2,
@@ -348,6 +363,9 @@ func createVM(ctx context.Context, c *govmomi.Client, folders *object.Datacenter
 		}
 		card := d.(types.BaseVirtualEthernetCard).GetVirtualEthernetCard()
 		card.Key = int32(-100 - i)
+		if a.MAC != "" {
+			card.MacAddress, card.AddressType = a.MAC, string(types.VirtualEthernetCardMacTypeManual)
+		}
 		card.Connectable = &types.VirtualDeviceConnectInfo{Connected: !a.Disconnected, StartConnected: !a.NoStartConnect, AllowGuestControl: true}
 		devices = append(devices, d)
 	}
@@ -371,7 +389,34 @@ func createVM(ctx context.Context, c *govmomi.Client, folders *object.Datacenter
 	if vm.PoweredOff {
 		return nil
 	}
-	return wait(object.NewVirtualMachine(c.Client, info.Result.(types.ManagedObjectReference)).PowerOn(ctx))
+	ref := info.Result.(types.ManagedObjectReference)
+	if err := wait(object.NewVirtualMachine(c.Client, ref).PowerOn(ctx)); err != nil {
+		return err
+	}
+	if vm.Guest != nil {
+		setGuest(reg, ref, vm)
+	}
+	return nil
+}
+
+// setGuest injects what VMware Tools would report: vcsim keeps one
+// guest.net entry per adapter (in device order, no addresses).
+func setGuest(reg *simulator.Registry, ref types.ManagedObjectReference, vm VM) {
+	svm := reg.Get(ref).(*simulator.VirtualMachine)
+	g := vm.Guest
+	reg.WithLock(simulator.NewContext(), svm, func() {
+		status := g.ToolsRunningStatus
+		if status == "" {
+			status = string(types.VirtualMachineToolsRunningStatusGuestToolsRunning)
+		}
+		svm.Guest.ToolsRunningStatus, svm.Guest.HostName, svm.Guest.IpAddress = status, g.HostName, g.IPAddress
+		svm.Summary.Guest.ToolsRunningStatus, svm.Summary.Guest.HostName, svm.Summary.Guest.IpAddress = status, g.HostName, g.IPAddress
+		for i := range svm.Guest.Net {
+			if i < len(vm.Adapters) {
+				svm.Guest.Net[i].IpAddress = slices.Clone(g.IPs[i])
+			}
+		}
+	})
 }
 
 // SetConnectionState sets a host's runtime.connectionState (a host vCenter
