@@ -239,7 +239,8 @@ while read -r name; do
   echo "    \$name:" >> \$inv
   echo "      ansible_host: $HADDR" >> \$inv
   echo "      ansible_port: \$((20000+i))" >> \$inv
-  echo "      pvcmd: '\$(paste -sd';' $W/fleet/cmds/\$name | sed 's/;/ ; /g')'" >> \$inv
+  # YAML single quotes: a quote in the command (cat '<.vmx path>') is doubled.
+  echo "      pvcmd: '\$(paste -sd';' $W/fleet/cmds/\$name | sed "s/;/ ; /g; s/'/''/g")'" >> \$inv
 done < $W/fleet/names
 export ANSIBLE_CONFIG=$W/ansible.cfg ANSIBLE_HOST_KEY_CHECKING=True ANSIBLE_REMOTE_USER=$HUSER \
   ANSIBLE_PRIVATE_KEY_FILE=$W/client ANSIBLE_SSH_ARGS="-F $W/ssh_config" ANSIBLE_FORKS=\$n \
