@@ -43,6 +43,7 @@ var causeEdges = []causeEdge{
 	{"PFC_DISABLED", "RDMA_ERRORS", "without lossless Ethernet, congestion drops RoCE packets, which the device counts as errors"},
 	{"MTU_MISMATCH", "ACTIVE_MTU_ABOVE_PATH", "the path drops jumbo frames, so RoCE packets above 1500 bytes are lost"},
 	{"PATH_MTU_BLOCKED", "ACTIVE_MTU_ABOVE_PATH", "a link on the path drops frames above the measured path MTU, so the larger RoCE packets are lost"},
+	{"MTU_MISMATCH", "LOW_MTU", "the PVRDMA vmknic's MTU caps the RDMA MTU the host reports for its adapters (1500 allows 1024)"},
 	{"PATH_MTU_BLOCKED", "LOW_MTU", "adapters on a host whose paths carry less than the vDS MTU run at a lower RDMA MTU than their peers"},
 	{"ESXI_VERSION_UNSUPPORTED", "NO_RDMA_DEVICE", "an ESXi release without PVRDMA support"},
 	{"ESXI_VERSION_UNSUPPORTED", "PVRDMA_FIREWALL_CLOSED", "an ESXi release without PVRDMA has no pvrdma ruleset"},
@@ -159,6 +160,12 @@ func linkCauses(fleet *facts.Fleet, paths *facts.DataPath, fs []Finding) {
 				}
 			}
 		}
+		// The host's PVRDMA vmknic below its vDS's MTU: PVRDMA reports the
+		// port MTU from the ESXi side, so the vmknic caps the adapters' RDMA
+		// MTU (a guest interface already at the path MTU cannot raise it).
+		if h != nil {
+			linkVmknicMTU(h, paths.For(h), fs, idx["MTU_MISMATCH"], idx["LOW_MTU"], causeOf)
+		}
 		// A measured path below the configured MTU: the blocked link is the
 		// cause of the adapters' MTU findings on the hosts at both ends.
 		for _, rule := range []string{"ACTIVE_MTU_ABOVE_PATH", "LOW_MTU"} {
@@ -256,4 +263,30 @@ func ThereforeText(f Finding) string {
 		return ""
 	}
 	return "and therefore " + m
+}
+
+// linkVmknicMTU makes MTU_MISMATCH on the host's PVRDMA vmknic the cause of
+// the host's LOW_MTU findings whose Active MTU is within what the vmknic's
+// MTU allows.
+func linkVmknicMTU(h *facts.Host, hp *facts.HostPath, fs []Finding, mismatch, low []int, causeOf func(int) *Cause) {
+	v := hp.DataVmknic
+	if v == nil || v.MTU <= 0 {
+		return
+	}
+	capped := facts.RDMAMTUFor(v.MTU)
+	for _, j := range mismatch {
+		if fs[j].Subject != v.Name {
+			continue
+		}
+		for _, i := range low {
+			if fs[i].CausedBy != nil {
+				continue
+			}
+			for _, d := range h.PVRDMADevices {
+				if vmLabel(d) == fs[i].Subject && d.ActiveMTU > 0 && d.ActiveMTU <= capped {
+					fs[i].CausedBy = causeOf(j)
+				}
+			}
+		}
+	}
 }

@@ -162,3 +162,37 @@ func TestContradictionsDetected(t *testing.T) {
 		t.Errorf("Contradictions = %v", c)
 	}
 }
+
+// The host's PVRDMA vmknic at 1500 on a 9000 vDS: its adapters report RDMA
+// MTU 1024 (PVRDMA reports the port MTU from the ESXi side), so LOW_MTU
+// follows from MTU_MISMATCH and the plan raises the vmknic, with no step in
+// the guest (whose interface may well be at 9000 already). An Active MTU
+// above what the vmknic allows is not explained by it.
+func TestCausesVmknicMTUCapsLowMTU(t *testing.T) {
+	for _, c := range []struct {
+		active string
+		linked bool
+	}{{"1024", true}, {"2048", false}} {
+		a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
+		b.Vmknics[1].MTU = 1500
+		b.Vmknics[1].Record = rec(cmdIfList, "Name", "vmk1", "Portset", "DvsPortset-0", "VDS Name", "rdma-dvs", "MTU", "1500")
+		setProp(&b, "Active MTU", c.active)
+		res := Run(&facts.Fleet{Hosts: []facts.Host{a, b}})
+		low := one1(t, res, "LOW_MTU", "esx02")
+		mm := one1(t, res, "MTU_MISMATCH", "esx02")
+		if got := low.CausedBy != nil && low.CausedBy.Key() == mm.Key(); got != c.linked {
+			t.Errorf("Active MTU %s: LOW_MTU caused by %+v, want linked to MTU_MISMATCH = %v", c.active, low.CausedBy, c.linked)
+		}
+		var actions []string
+		for _, p := range Plans(&facts.Fleet{Hosts: []facts.Host{a, b}}, res.Findings) {
+			if p.Host == "esx02" {
+				for _, s := range p.Steps {
+					actions = append(actions, s.Action)
+				}
+			}
+		}
+		if hasGuest := strings.Contains(strings.Join(actions, ","), "guest_mtu"); hasGuest == c.linked {
+			t.Errorf("Active MTU %s: plan %v (a guest_mtu step only when the vmknic does not explain it)", c.active, actions)
+		}
+	}
+}
