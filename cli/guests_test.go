@@ -112,6 +112,20 @@ func TestScanGuestsOverSSH(t *testing.T) {
 			t.Errorf("guest %s: role %q status %s %q", g.Host, g.Role, g.Status, g.Reason)
 		}
 	}
+	// A healthy guest is OK, and one whose adapter has no HCA on its host
+	// (hpc-node07 on esx04) says where the problem is.
+	for _, g := range r.Guests {
+		switch g.Host {
+		case "hpc-node06":
+			if g.Verdict != "OK" {
+				t.Errorf("hpc-node06 verdict %q, want OK", g.Verdict)
+			}
+		case "hpc-node07":
+			if !strings.HasPrefix(g.Verdict, "OK inside the guest") || !strings.Contains(g.Verdict, "no physical HCA on the host side (esx04)") {
+				t.Errorf("hpc-node07 verdict %q", g.Verdict)
+			}
+		}
+	}
 
 	// An unknown guest host key stops a strict scan of that guest.
 	if err := l.WriteKnownHosts(kh); err != nil { // the hosts only

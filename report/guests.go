@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
@@ -174,6 +175,20 @@ func writeMarkdownGuests(b *strings.Builder, r *Report) {
 // problems all follow from host-side root causes says where they are.
 func guestVerdict(g *Host, fs []checks.Finding) string {
 	v := hostVerdict(g)
+	if strings.HasPrefix(v, "OK") {
+		// Nothing wrong inside the guest, but an adapter the host cannot
+		// back with an HCA still falls back to TCP: say where to look.
+		var on []string
+		for _, a := range g.Adapters {
+			if a.PhysicalHCA != nil && !*a.PhysicalHCA && !slices.Contains(on, a.Host) {
+				on = append(on, a.Host)
+			}
+		}
+		if len(on) > 0 {
+			return v + " inside the guest; its PVRDMA adapter has no physical HCA on the host side (" + strings.Join(on, ", ") + ")"
+		}
+		return v
+	}
 	if g.Status == hostio.StatusNotCollected || g.Consequences == 0 || g.RootCauses != (SeverityCounts{}) {
 		return v
 	}
