@@ -33,6 +33,22 @@ func pvrdmaViews(h *facts.Host, r *Reporter, f func(v vmView)) {
 	}
 }
 
+// firstBad returns the first of the VM's configurations (.vmx first) that
+// gives the value a rule reads (has; nil: every configuration gives it)
+// and fails the rule (bad), and whether any configuration gives the value.
+func firstBad(v vmView, has, bad func(c parse.VMConfig) bool) (first *parse.VMConfig, known bool) {
+	for i, c := range v.Configs {
+		if has != nil && !has(c) {
+			continue
+		}
+		known = true
+		if bad(c) {
+			return &v.Configs[i], true
+		}
+	}
+	return nil, known
+}
+
 // With the VM powered off: the prefix of every VM-settings fix.
 func offFirst(vm string) string {
 	return fmt.Sprintf("Power off %s, then ", shellArg(vm, "the VM"))
@@ -41,14 +57,10 @@ func offFirst(vm string) string {
 func checkVMMemoryNotReserved(in *Input, r *Reporter) {
 	h := in.Host
 	pvrdmaViews(h, r, func(v vmView) {
-		var bad *parse.VMConfig
-		for i, c := range v.Configs {
+		bad, _ := firstBad(v, nil, func(c parse.VMConfig) bool {
 			full := c.MemoryMB > 0 && c.MemReservationSet && c.MemReservationMB >= c.MemoryMB
-			if !(c.MemLockedToMaxSet && c.MemLockedToMax) && !full {
-				bad = &v.Configs[i]
-				break
-			}
-		}
+			return !(c.MemLockedToMaxSet && c.MemLockedToMax) && !full
+		})
 		if bad == nil {
 			r.Pass(v.Name)
 			return
@@ -121,17 +133,10 @@ func hwNeeded(c parse.VMConfig) (int, string) {
 func checkVMHWVersionTooOld(in *Input, r *Reporter) {
 	h := in.Host
 	pvrdmaViews(h, r, func(v vmView) {
-		var bad *parse.VMConfig
-		known := false
-		for i, c := range v.Configs {
-			if c.HWVersion == 0 {
-				continue
-			}
-			known = true
-			if need, _ := hwNeeded(c); c.HWVersion < need && bad == nil {
-				bad = &v.Configs[i]
-			}
-		}
+		bad, known := firstBad(v, func(c parse.VMConfig) bool { return c.HWVersion != 0 }, func(c parse.VMConfig) bool {
+			need, _ := hwNeeded(c)
+			return c.HWVersion < need
+		})
 		if !known {
 			r.NotEvaluated(v.Name, "no source gives its virtual hardware version")
 			return
@@ -410,18 +415,9 @@ func guestFamily(id string) string {
 func checkVMGuestNotLinux64(in *Input, r *Reporter) {
 	h := in.Host
 	pvrdmaViews(h, r, func(v vmView) {
-		var bad *parse.VMConfig
-		fam := ""
-		known := false
-		for i, c := range v.Configs {
-			if c.GuestOS == "" {
-				continue
-			}
-			known = true
-			if f := guestFamily(c.GuestOS); f != "linux64" && bad == nil {
-				bad, fam = &v.Configs[i], f
-			}
-		}
+		bad, known := firstBad(v, func(c parse.VMConfig) bool { return c.GuestOS != "" }, func(c parse.VMConfig) bool {
+			return guestFamily(c.GuestOS) != "linux64"
+		})
 		if !known {
 			r.NotEvaluated(v.Name, "no source gives its guest OS type")
 			return
@@ -431,6 +427,7 @@ func checkVMGuestNotLinux64(in *Input, r *Reporter) {
 			return
 		}
 		c := *bad
+		fam := guestFamily(c.GuestOS)
 		sev, what := Critical, map[string]string{
 			"windows": "a Windows guest: PVRDMA has no Windows driver (Linux guests only)",
 			"other":   "not Linux: PVRDMA's guest driver (vmw_pvrdma) is Linux-only",
