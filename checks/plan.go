@@ -496,14 +496,21 @@ func buildPlan(h *facts.Host, hp *facts.HostPath, fleet *facts.Fleet, fs []Findi
 		v.Text = fmt.Sprintf("Verify: `%s` shows %s.", v.Command, v.Expect)
 		b.steps = append(b.steps, v)
 	}
+	return b.finish(h.Host, "pvrdma-doctor scan --hosts "+h.Host+" (and its peers)", h.Host+" and its peers")
+}
+
+// finish ends the plan of subject (a host or a guest): when it has steps,
+// a last one runs scan, the command that scans what again, to show that
+// no critical or warning finding remains; then it numbers the steps from 1.
+func (b *planBuilder) finish(subject, scan, what string) Plan {
 	if len(b.steps) > 0 {
-		b.steps = append(b.steps, PlanStep{Action: "verify", Command: "pvrdma-doctor scan --hosts " + h.Host + " (and its peers)",
-			Expect: "no critical or warning finding", Text: "Scan " + h.Host + " and its peers again: no critical or warning finding should remain."})
+		b.steps = append(b.steps, PlanStep{Action: "verify", Command: scan,
+			Expect: "no critical or warning finding", Text: "Scan " + what + " again: no critical or warning finding should remain."})
 	}
 	for i := range b.steps {
 		b.steps[i].N = i + 1
 	}
-	return Plan{Host: h.Host, Steps: b.steps}
+	return Plan{Host: subject, Steps: b.steps}
 }
 
 func citedAsOptional(steps []PlanStep, f Finding) bool {

@@ -47,24 +47,12 @@ func buildGuestPlan(g *facts.Guest, fs []Finding) Plan {
 		}
 	}
 	// 2. Kernel.
-	if k := b.of("GUEST_KERNEL_TOO_OLD"); len(k) > 0 {
-		b.add(PlanStep{Action: "upgrade_guest_kernel", Text: k[0].Fix, Resolves: cite(k...),
-			Sets: []Effect{{g.Guest + " kernel", ">= 4.6"}}})
-	}
+	b.oneStepFor("GUEST_KERNEL_TOO_OLD", "upgrade_guest_kernel", Effect{g.Guest + " kernel", ">= 4.6"})
 	// 3. Verbs libraries: MOFED out, rdma-core in.
-	if m := b.of("GUEST_MOFED_CONFLICT"); len(m) > 0 {
-		b.add(PlanStep{Action: "remove_mofed", Text: m[0].Fix, Resolves: cite(m...),
-			Sets: []Effect{{g.Guest + " verbs libraries", "rdma-core"}}})
-	}
-	if m := b.of("GUEST_RDMA_CORE_MISSING"); len(m) > 0 {
-		b.add(PlanStep{Action: "install_rdma_core", Text: m[0].Fix, Resolves: cite(m...),
-			Sets: []Effect{{g.Guest + " verbs libraries", "rdma-core"}}})
-	}
+	b.oneStepFor("GUEST_MOFED_CONFLICT", "remove_mofed", Effect{g.Guest + " verbs libraries", "rdma-core"})
+	b.oneStepFor("GUEST_RDMA_CORE_MISSING", "install_rdma_core", Effect{g.Guest + " verbs libraries", "rdma-core"})
 	// 4. The driver module.
-	if m := b.of("GUEST_NO_PVRDMA_DEVICE"); len(m) > 0 {
-		b.add(PlanStep{Action: "load_pvrdma", Text: m[0].Fix, Resolves: cite(m...),
-			Sets: []Effect{{g.Guest + " vmw_pvrdma", "loaded after the InfiniBand modules"}}})
-	}
+	b.oneStepFor("GUEST_NO_PVRDMA_DEVICE", "load_pvrdma", Effect{g.Guest + " vmw_pvrdma", "loaded after the InfiniBand modules"})
 	// 5. Interfaces: MTU and address (each needs the reload below).
 	for _, f := range b.of("GUEST_NETDEV_MTU_LIMITS_RDMA_MTU") {
 		b.add(PlanStep{Action: "guest_mtu", Text: f.Fix, Resolves: cite(f)})
@@ -101,12 +89,13 @@ func buildGuestPlan(g *facts.Guest, fs []Finding) Plan {
 		b.steps = append(b.steps, PlanStep{Action: "verify", Command: "ibv_devinfo -d " + a.Device, Expect: "state: PORT_ACTIVE (4) on port 1",
 			Text: fmt.Sprintf("Verify: `ibv_devinfo -d %s` shows state PORT_ACTIVE (4) on port 1.", a.Device)})
 	}
-	if len(b.steps) > 0 {
-		b.steps = append(b.steps, PlanStep{Action: "verify", Command: "pvrdma-doctor scan --guests " + g.Guest + " (with its host)",
-			Expect: "no critical or warning finding", Text: "Scan " + g.Guest + " and its host again: no critical or warning finding should remain."})
+	return b.finish(g.Guest, "pvrdma-doctor scan --guests "+g.Guest+" (with its host)", g.Guest+" and its host")
+}
+
+// oneStepFor adds one step for all the findings of a rule about the whole
+// guest (the first one's fix serves them all), leaving set.
+func (b *planBuilder) oneStepFor(rule, action string, set Effect) {
+	if fs := b.of(rule); len(fs) > 0 {
+		b.add(PlanStep{Action: action, Text: fs[0].Fix, Resolves: cite(fs...), Sets: []Effect{set}})
 	}
-	for i := range b.steps {
-		b.steps[i].N = i + 1
-	}
-	return Plan{Host: g.Guest, Steps: b.steps}
 }

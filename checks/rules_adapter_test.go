@@ -53,32 +53,23 @@ func TestRulePhysicalHCAUnavailable(t *testing.T) {
 }
 
 func TestRuleTCPFallback(t *testing.T) {
-	two := func(f func(b *facts.Host)) func() []facts.Host {
-		return func() []facts.Host {
-			a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
-			if f != nil {
-				f(&b)
-			}
-			return []facts.Host{a, b}
-		}
-	}
 	noHCA := func(h *facts.Host) { setProp(h, "Physical HCA available", "0") }
 	runCases(t, "TCP_FALLBACK", []ruleCase{
-		{name: "fires when a peer host has no RDMA device", hosts: two(func(b *facts.Host) { b.RDMADevices = nil; noHCA(b) }),
+		{name: "fires when a peer host has no RDMA device", hosts: two(func(_, b *facts.Host) { b.RDMADevices = nil; noHCA(b) }),
 			want: []want{{"esx02", "esx02 (hpc-esx02)", StatusFail, Critical, "reach their peers on esx01 over TCP: esx02 has no RDMA device", "Physical HCA available"}}, exact: true},
-		{name: "fires when its device is Down", hosts: two(func(b *facts.Host) { b.RDMADevices[0].State = "Down"; noHCA(b) }),
+		{name: "fires when its device is Down", hosts: two(func(_, b *facts.Host) { b.RDMADevices[0].State = "Down"; noHCA(b) }),
 			want: []want{{"esx02", "esx02 (hpc-esx02)", StatusFail, Critical, "esx02 has no Active RDMA device", "vmrdma0"}}, exact: true},
-		{name: "fires when the Active device is not on the PVRDMA switch", hosts: two(func(b *facts.Host) { b.RDMADevices[0].PairedUplink = "vmnic5"; noHCA(b) }),
+		{name: "fires when the Active device is not on the PVRDMA switch", hosts: two(func(_, b *facts.Host) { b.RDMADevices[0].PairedUplink = "vmnic5"; noHCA(b) }),
 			want: []want{{"esx02", "esx02 (hpc-esx02)", StatusFail, Critical, "paired with vmnic5, which is not an uplink of rdma-dvs", "Uplinks: vmnic4"}}, exact: true},
 		// vsish is the primary evidence: adapters without HCA fall back even
 		// though the device list looks fine, and the finding says so.
-		{name: "vsish says no HCA while the device is usable: fires, sources disagree", hosts: two(noHCA),
+		{name: "vsish says no HCA while the device is usable: fires, sources disagree", hosts: two(func(_, b *facts.Host) { noHCA(b) }),
 			want: []want{{"esx02", "esx02 (hpc-esx02)", StatusFail, Critical, "the sources disagree", "Physical HCA available"}}, exact: true},
 		// vsish says HCA while the device list shows none: no fallback, info.
-		{name: "vsish says HCA while no device is listed: info, sources disagree", hosts: two(func(b *facts.Host) { b.RDMADevices = nil }),
+		{name: "vsish says HCA while no device is listed: info, sources disagree", hosts: two(func(_, b *facts.Host) { b.RDMADevices = nil }),
 			want: []want{{"esx02", "esx02 (hpc-esx02)", StatusFail, Info, "the sources disagree on esx02", "Physical HCA available"}}, exact: true},
 		// Without vsish properties, the device list decides.
-		{name: "device list decides without vsish", hosts: two(func(b *facts.Host) {
+		{name: "device list decides without vsish", hosts: two(func(_, b *facts.Host) {
 			b.RDMADevices = nil
 			b.PVRDMADevices[0].Props = rec(cmdProps, "RoCE version", "2")
 		}), want: []want{{"esx02", "esx02 (hpc-esx02)", StatusFail, Critical, "esx02 has no RDMA device", ""}}, exact: true},
@@ -88,7 +79,7 @@ func TestRuleTCPFallback(t *testing.T) {
 		{name: "single host: info, scan the peers", hosts: one(func(h *facts.Host) { h.RDMADevices = nil; noHCA(h) }),
 			want: []want{{"esx01", "esx01 (hpc-esx01)", StatusFail, Info, "scan the peer hosts", "Physical HCA available"}}, exact: true},
 		{name: "single healthy host passes", hosts: one(nil), want: []want{{host: "esx01", subject: "esx01", status: StatusPass}}, exact: true},
-		{name: "not evaluated without the device list and vsish", hosts: two(func(b *facts.Host) {
+		{name: "not evaluated without the device list and vsish", hosts: two(func(_, b *facts.Host) {
 			missing(b, cmdRDMAList)
 			b.PVRDMADevices[0].Props = rec(cmdProps, "RoCE version", "2")
 		}), want: []want{{host: "esx02", subject: "esx02", status: StatusNotEvaluated, msg: "`esxcli rdma device list` failed"}}, exact: true},
@@ -137,17 +128,11 @@ func TestRuleRoCEVersionMismatch(t *testing.T) {
 		h.PVRDMADevices[0].Props = rec(cmdProps, "Physical HCA available", "1", "RoCE version", "1", "Active MTU", "4096")
 	}
 	runCases(t, "ROCE_VERSION_MISMATCH", []ruleCase{
-		{name: "fires on the v1 adapter", hosts: func() []facts.Host {
-			a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
-			v1(&b)
-			return []facts.Host{a, b}
-		}, want: []want{
+		{name: "fires on the v1 adapter", hosts: two(func(_, b *facts.Host) { v1(b) }), want: []want{
 			{"esx02", "hpc-esx02 (PVRDMA adapter 0)", StatusFail, Warning, "uses RoCE v1 while 1 other PVRDMA adapter(s) use RoCE v2", "RoCE version: 1"},
 			{host: "esx01", subject: "hpc-esx01 (PVRDMA adapter 0)", status: StatusPass},
 		}, exact: true},
-		{name: "passes", hosts: func() []facts.Host {
-			return []facts.Host{goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")}
-		}, want: []want{
+		{name: "passes", hosts: two(nil), want: []want{
 			{host: "esx01", subject: "hpc-esx01 (PVRDMA adapter 0)", status: StatusPass},
 			{host: "esx02", subject: "hpc-esx02 (PVRDMA adapter 0)", status: StatusPass},
 		}, exact: true},

@@ -8,15 +8,6 @@ import (
 )
 
 func TestRuleLowMTU(t *testing.T) {
-	two := func(f func(a, b *facts.Host)) func() []facts.Host {
-		return func() []facts.Host {
-			a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
-			if f != nil {
-				f(&a, &b)
-			}
-			return []facts.Host{a, b}
-		}
-	}
 	runCases(t, "LOW_MTU", []ruleCase{
 		// Below the other adapters on the vDS: connections negotiate down.
 		{name: "warning at 1024 when peers run 4096", hosts: two(func(a, _ *facts.Host) { setProp(a, "Active MTU", "1024") }),
@@ -74,21 +65,12 @@ func TestRuleLowMTU(t *testing.T) {
 }
 
 func TestRuleMTUMismatch(t *testing.T) {
-	two := func(f func(a, b *facts.Host)) func() []facts.Host {
-		return func() []facts.Host {
-			a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
-			addPings(&a, "192.168.50.12", true, true)
-			addPings(&b, "192.168.50.11", true, true)
-			f(&a, &b)
-			return []facts.Host{a, b}
-		}
-	}
 	setVmkMTU := func(h *facts.Host, mtu string) {
 		h.Vmknics[1].MTU, _ = strconv.Atoi(mtu)
 		h.Vmknics[1].Record = rec(cmdIfList, "Name", "vmk1", "VDS Name", "rdma-dvs", "MTU", mtu)
 	}
 	runCases(t, "MTU_MISMATCH", []ruleCase{
-		{name: "vmknic below vDS, peers higher, jumbo probes fail locally (warning)", hosts: two(func(a, _ *facts.Host) {
+		{name: "vmknic below vDS, peers higher, jumbo probes fail locally (warning)", hosts: probed(func(a, _ *facts.Host) {
 			setVmkMTU(a, "1500")
 			a.Pings = nil
 			addPings(a, "192.168.50.12", true, false)
@@ -98,20 +80,20 @@ func TestRuleMTUMismatch(t *testing.T) {
 		}, exact: true},
 		// Safer reading: a jumbo probe failing from a jumbo vmknic while
 		// small probes work proves the network drops jumbo frames: critical.
-		{name: "network drops jumbo (critical)", hosts: two(func(a, _ *facts.Host) {
+		{name: "network drops jumbo (critical)", hosts: probed(func(a, _ *facts.Host) {
 			a.Pings = nil
 			addPings(a, "192.168.50.12", true, false)
 		}), want: []want{
 			{"esx01", "vmk1", StatusFail, Critical, "vmkping -d -s 8972 from vmk1 to 192.168.50.12 (esx02 vmk1) gets no reply while 1472-byte probes do: the packets left esx01 and the network between the hosts drops jumbo frames", "0 packets received"},
 		}},
-		{name: "peer path MTU lower", hosts: two(func(_, b *facts.Host) {
+		{name: "peer path MTU lower", hosts: probed(func(_, b *facts.Host) {
 			b.DVSwitches[0].MTU = 1500
 			b.Vmknics[1].MTU = 1500
 		}), want: []want{
 			{"esx02", "vmk1", StatusFail, Warning, "esx02's PVRDMA data path MTU is 1500 (rdma-dvs MTU 1500, vmnic4 MTU 9000)", "MTU"},
 			{host: "esx01", subject: "vmk1", status: StatusPass},
 		}, exact: true},
-		{name: "passes", hosts: two(func(_, _ *facts.Host) {}), want: []want{
+		{name: "passes", hosts: probed(nil), want: []want{
 			{host: "esx01", subject: "vmk1", status: StatusPass}, {host: "esx02", subject: "vmk1", status: StatusPass},
 		}, exact: true},
 		{name: "not evaluated", hosts: one(func(h *facts.Host) { missing(h, cmdIfList) }),

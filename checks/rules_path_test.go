@@ -71,6 +71,17 @@ func fleetOf(n int, path func(i, j int) (pass, refuse int, rtt float64)) func() 
 
 func healthyPath(int, int) (int, int, float64) { return 8972, 0, 0.030 }
 
+// fromFirst: esx01's probes find pass, refuse and rtt on every path, the
+// other hosts' paths are healthy.
+func fromFirst(pass, refuse int, rtt float64) func(i, j int) (int, int, float64) {
+	return func(i, j int) (int, int, float64) {
+		if i == 0 {
+			return pass, refuse, rtt
+		}
+		return healthyPath(i, j)
+	}
+}
+
 func TestRulePathMTUBlocked(t *testing.T) {
 	// esx03's switch port carries 1500: every path from and to it.
 	badPort := func(i, j int) (int, int, float64) {
@@ -99,37 +110,21 @@ func TestRulePathMTUBlocked(t *testing.T) {
 		{name: "two hosts: which link cannot be told", hosts: fleetOf(2, func(int, int) (int, int, float64) { return 1472, 0, 0.030 }),
 			want: []want{{"esx01", "vmk1 -> esx02", StatusFail, Critical, "Likely hop: the links between esx01 and esx02: they have no other measured path", ""},
 				{"esx02", "vmk1 -> esx01", StatusFail, Critical, "", ""}}, exact: true},
-		{name: "refused by the sender: not a blocked path", hosts: fleetOf(2, func(i, j int) (int, int, float64) {
-			if i == 0 {
-				return 8972, 1472, 0.030 // esx01's vmknic MTU is 1500
-			}
-			return 8972, 0, 0.030
-		}), want: []want{{host: "esx02", subject: "vmk1 -> esx01", status: StatusPass}}, exact: true},
+		// esx01's vmknic MTU is 1500: its jumbo probes are refused.
+		{name: "refused by the sender: not a blocked path", hosts: fleetOf(2, fromFirst(8972, 1472, 0.030)),
+			want: []want{{host: "esx02", subject: "vmk1 -> esx01", status: StatusPass}}, exact: true},
 		{name: "healthy", hosts: fleetOf(3, healthyPath), want: []want{{host: "esx01", subject: "vmk1 -> esx02", status: StatusPass}}, exact: true},
-		{name: "older fixed-size probes still bound the path", hosts: func() []facts.Host {
-			a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
-			addPings(&a, "192.168.50.12", true, false)
-			return []facts.Host{a, b}
-		}, want: []want{{"esx01", "vmk1 -> esx02", StatusFail, Critical, "carries at least 1500-byte frames but not 9000", ""}}, exact: true},
+		{name: "older fixed-size probes still bound the path", hosts: two(func(a, _ *facts.Host) { addPings(a, "192.168.50.12", true, false) }), want: []want{{"esx01", "vmk1 -> esx02", StatusFail, Critical, "carries at least 1500-byte frames but not 9000", ""}}, exact: true},
 	})
 }
 
 func TestRulePathUnreachable(t *testing.T) {
 	runCases(t, "PATH_UNREACHABLE", []ruleCase{
-		{name: "no size passes", hosts: fleetOf(2, func(i, j int) (int, int, float64) {
-			if i == 0 {
-				return 0, 0, 0
-			}
-			return 8972, 0, 0.030
-		}), want: []want{
+		{name: "no size passes", hosts: fleetOf(2, fromFirst(0, 0, 0)), want: []want{
 			{"esx01", "vmk1 -> esx02", StatusFail, Critical, "gets no reply from 192.168.50.12 (esx02 vmk1) at any size (3 probes from 8972 down to 56 bytes", "0 packets received"},
 			{host: "esx02", subject: "vmk1 -> esx01", status: StatusPass},
 		}, exact: true},
-		{name: "older probes are VMKPING_UNREACHABLE's", hosts: func() []facts.Host {
-			a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
-			addPings(&a, "192.168.50.12", false, false)
-			return []facts.Host{a, b}
-		}, want: nil, exact: true},
+		{name: "older probes are VMKPING_UNREACHABLE's", hosts: two(func(a, _ *facts.Host) { addPings(a, "192.168.50.12", false, false) }), want: nil, exact: true},
 	})
 	// One headline: VMKPING_UNREACHABLE leaves a searched pair to it.
 	hosts := fleetOf(2, func(i, j int) (int, int, float64) { return 0, 0, 0 })()
@@ -142,12 +137,7 @@ func TestRulePathUnreachable(t *testing.T) {
 
 func TestRuleHighLatency(t *testing.T) {
 	runCases(t, "HIGH_LATENCY", []ruleCase{
-		{name: "slow pair", hosts: fleetOf(2, func(i, j int) (int, int, float64) {
-			if i == 0 {
-				return 8972, 0, 0.120
-			}
-			return 8972, 0, 0.030
-		}), want: []want{
+		{name: "slow pair", hosts: fleetOf(2, fromFirst(8972, 0, 0.120)), want: []want{
 			{"esx01", "vmk1 -> esx02", StatusFail, Warning, "round trip 0.108/0.120/0.132 ms (min/avg/max), average above the 50 µs", "3 packets received"},
 			{host: "esx02", subject: "vmk1 -> esx01", status: StatusPass},
 		}, exact: true},

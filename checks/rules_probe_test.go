@@ -10,15 +10,6 @@ import (
 // A vmkping result says what it proves: refused by the sending host
 // (sendto() Message too long), unreachable (sendto() says so), or no reply.
 func TestVmkpingRefusalUnreachableAndSilence(t *testing.T) {
-	two := func(f func(a *facts.Host)) func() []facts.Host {
-		return func() []facts.Host {
-			a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
-			addPings(&a, "192.168.50.12", true, true)
-			addPings(&b, "192.168.50.11", true, true)
-			f(&a)
-			return []facts.Host{a, b}
-		}
-	}
 	fail := func(p *parse.Ping, line string) {
 		p.Received, p.LossPercent = 0, 100
 		p.Failures = []string{line, line, line}
@@ -28,19 +19,19 @@ func TestVmkpingRefusalUnreachableAndSilence(t *testing.T) {
 	const subj = "vmk1 -> 192.168.50.12 (esx02 vmk1)"
 	peer := want{host: "esx02", subject: "vmk1 -> 192.168.50.11 (esx01 vmk1)", status: StatusPass}
 	runCases(t, "VMKPING_UNREACHABLE", []ruleCase{
-		{name: "refused locally: warning, quoting sendto", hosts: two(func(a *facts.Host) {
+		{name: "refused locally: warning, quoting sendto", hosts: probed(func(a, _ *facts.Host) {
 			fail(&a.Pings[0], "sendto() failed (Message too long)")
 			a.Pings[0].MessageTooLong = true
 		}), want: []want{{"esx01", subj, StatusFail, Warning, "refused its own 1472-byte probe", "sendto() failed (Message too long)"}, peer}, exact: true},
-		{name: "unreachable: critical, quoting sendto", hosts: two(func(a *facts.Host) { fail(&a.Pings[0], "sendto() failed (Host is down)") }),
+		{name: "unreachable: critical, quoting sendto", hosts: probed(func(a, _ *facts.Host) { fail(&a.Pings[0], "sendto() failed (Host is down)") }),
 			want: []want{{"esx01", subj, StatusFail, Critical, "cannot reach", "sendto() failed (Host is down)"}, peer}, exact: true},
-		{name: "silent loss: critical, no reply", hosts: two(func(a *facts.Host) {
+		{name: "silent loss: critical, no reply", hosts: probed(func(a, _ *facts.Host) {
 			a.Pings[0].Received, a.Pings[0].LossPercent = 0, 100
 		}), want: []want{{"esx01", subj, StatusFail, Critical, "gets no reply from", ""}, peer}, exact: true},
-		{name: "replies: pass", hosts: two(func(*facts.Host) {}), want: []want{{host: "esx01", subject: subj, status: StatusPass}, peer}, exact: true},
+		{name: "replies: pass", hosts: probed(nil), want: []want{{host: "esx01", subject: subj, status: StatusPass}, peer}, exact: true},
 	})
 	// The quoted sendto() line carries its command.
-	a := two(func(a *facts.Host) { fail(&a.Pings[0], "sendto() failed (Host is down)") })()
+	a := probed(func(a, _ *facts.Host) { fail(&a.Pings[0], "sendto() failed (Host is down)") })()
 	for _, f := range runRule(t, "VMKPING_UNREACHABLE", a...) {
 		if f.Status == StatusFail && (f.Evidence[0].Command != cmdPingSmall || f.Evidence[0].Line != 2) {
 			t.Errorf("sendto evidence %+v", f.Evidence[0])
@@ -50,12 +41,10 @@ func TestVmkpingRefusalUnreachableAndSilence(t *testing.T) {
 
 func TestRuleVmkpingUnreachable(t *testing.T) {
 	runCases(t, "VMKPING_UNREACHABLE", []ruleCase{
-		{name: "fires", hosts: func() []facts.Host {
-			a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
-			addPings(&a, "192.168.50.12", false, false)
-			addPings(&b, "192.168.50.11", true, true)
-			return []facts.Host{a, b}
-		}, want: []want{
+		{name: "fires", hosts: two(func(a, b *facts.Host) {
+			addPings(a, "192.168.50.12", false, false)
+			addPings(b, "192.168.50.11", true, true)
+		}), want: []want{
 			{"esx01", "vmk1 -> 192.168.50.12 (esx02 vmk1)", StatusFail, Critical, "gets no reply from 192.168.50.12", "0 packets received"},
 			{host: "esx02", subject: "vmk1 -> 192.168.50.11 (esx01 vmk1)", status: StatusPass},
 		}, exact: true},
@@ -67,9 +56,7 @@ func TestRuleVmkpingUnreachable(t *testing.T) {
 			want: []want{{host: "esx01", subject: "vmk1 -> 192.168.50.12", status: StatusPass}}, exact: true},
 		{name: "not evaluated", hosts: one(func(h *facts.Host) { missing(h, cmdPingSmall) }),
 			want: []want{{host: "esx01", subject: cmdPingSmall, status: StatusNotEvaluated, msg: "probe failed"}}, exact: true},
-		{name: "not evaluated without probes to peers", hosts: func() []facts.Host {
-			return []facts.Host{goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")}
-		}, want: []want{
+		{name: "not evaluated without probes to peers", hosts: two(nil), want: []want{
 			{host: "esx01", subject: "esx01", status: StatusNotEvaluated, msg: "no vmkping probes were run"},
 			{host: "esx02", subject: "esx02", status: StatusNotEvaluated, msg: "no vmkping probes were run"},
 		}, exact: true},

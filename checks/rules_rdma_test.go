@@ -13,21 +13,15 @@ func TestRuleNoRDMADevice(t *testing.T) {
 	runCases(t, "NO_RDMA_DEVICE", []ruleCase{
 		// Sources disagree (critical cross-host / info same-host): critical
 		// when another scanned host runs PVRDMA VMs...
-		{name: "critical with PVRDMA peers", hosts: func() []facts.Host {
-			a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
-			noDev(&b)
-			return []facts.Host{a, b}
-		}, want: []want{
+		{name: "critical with PVRDMA peers", hosts: two(func(_, b *facts.Host) { noDev(b) }), want: []want{
 			{"esx02", "esx02", StatusFail, Critical, "while esx01 also runs PVRDMA VMs", "2100788_0/"},
 			{host: "esx01", subject: "esx01", status: StatusPass},
 		}, exact: true},
 		// ...info when this host is the only one with PVRDMA VMs.
-		{name: "info without PVRDMA peers", hosts: func() []facts.Host {
-			a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
-			noDev(&a)
+		{name: "info without PVRDMA peers", hosts: two(func(a, b *facts.Host) {
+			noDev(a)
 			b.PVRDMAListing, b.PVRDMADevices = nil, nil
-			return []facts.Host{a, b}
-		}, want: []want{{"esx01", "esx01", StatusFail, Info, "same host only", "2100788_0/"}}, exact: true},
+		}), want: []want{{"esx01", "esx01", StatusFail, Info, "same host only", "2100788_0/"}}, exact: true},
 		{name: "passes without PVRDMA VMs", hosts: one(func(h *facts.Host) { noDev(h); h.PVRDMAListing, h.PVRDMADevices = nil, nil }),
 			want: []want{{host: "esx01", subject: "esx01", status: StatusPass}}, exact: true},
 		{name: "not evaluated", hosts: one(func(h *facts.Host) { missing(h, cmdRDMAList) }),

@@ -257,3 +257,27 @@ func one(f func(h *facts.Host)) func() []facts.Host {
 		return []facts.Host{h}
 	}
 }
+
+// two is one for a fleet of two good hosts, esx01 (192.168.50.11) and
+// esx02 (192.168.50.12), which f (when not nil) changes.
+func two(f func(a, b *facts.Host)) func() []facts.Host {
+	return func() []facts.Host {
+		a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
+		if f != nil {
+			f(&a, &b)
+		}
+		return []facts.Host{a, b}
+	}
+}
+
+// probed is two where each host has probed the other (small and jumbo
+// probes answered) before f (when not nil) changes them.
+func probed(f func(a, b *facts.Host)) func() []facts.Host {
+	return two(func(a, b *facts.Host) {
+		addPings(a, "192.168.50.12", true, true)
+		addPings(b, "192.168.50.11", true, true)
+		if f != nil {
+			f(a, b)
+		}
+	})
+}

@@ -33,6 +33,30 @@ func pvrdmaViews(h *facts.Host, r *Reporter, f func(v vmView)) {
 	}
 }
 
+// failingConfig returns the first of the VM's configurations (.vmx first)
+// that gives the value a rule reads (has; nil: every configuration gives
+// it) and fails the rule (bad). Without one (ok false) it reports the VM:
+// not evaluated (unknown says why) when no configuration gives the value,
+// passed when none fails.
+func failingConfig(v vmView, r *Reporter, unknown string, has, bad func(c parse.VMConfig) bool) (c parse.VMConfig, ok bool) {
+	known := false
+	for _, c := range v.Configs {
+		if has != nil && !has(c) {
+			continue
+		}
+		known = true
+		if bad(c) {
+			return c, true
+		}
+	}
+	if known {
+		r.Pass(v.Name)
+	} else {
+		r.NotEvaluated(v.Name, unknown)
+	}
+	return parse.VMConfig{}, false
+}
+
 // With the VM powered off: the prefix of every VM-settings fix.
 func offFirst(vm string) string {
 	return fmt.Sprintf("Power off %s, then ", shellArg(vm, "the VM"))
@@ -41,19 +65,13 @@ func offFirst(vm string) string {
 func checkVMMemoryNotReserved(in *Input, r *Reporter) {
 	h := in.Host
 	pvrdmaViews(h, r, func(v vmView) {
-		var bad *parse.VMConfig
-		for i, c := range v.Configs {
+		c, ok := failingConfig(v, r, "", nil, func(c parse.VMConfig) bool {
 			full := c.MemoryMB > 0 && c.MemReservationSet && c.MemReservationMB >= c.MemoryMB
-			if !(c.MemLockedToMaxSet && c.MemLockedToMax) && !full {
-				bad = &v.Configs[i]
-				break
-			}
-		}
-		if bad == nil {
-			r.Pass(v.Name)
+			return !(c.MemLockedToMaxSet && c.MemLockedToMax) && !full
+		})
+		if !ok {
 			return
 		}
-		c := *bad
 		lock := "not set"
 		if c.MemLockedToMaxSet {
 			lock = strconv.FormatBool(c.MemLockedToMax)
@@ -121,26 +139,12 @@ func hwNeeded(c parse.VMConfig) (int, string) {
 func checkVMHWVersionTooOld(in *Input, r *Reporter) {
 	h := in.Host
 	pvrdmaViews(h, r, func(v vmView) {
-		var bad *parse.VMConfig
-		known := false
-		for i, c := range v.Configs {
-			if c.HWVersion == 0 {
-				continue
-			}
-			known = true
-			if need, _ := hwNeeded(c); c.HWVersion < need && bad == nil {
-				bad = &v.Configs[i]
-			}
-		}
-		if !known {
-			r.NotEvaluated(v.Name, "no source gives its virtual hardware version")
+		c, ok := failingConfig(v, r, "no source gives its virtual hardware version",
+			func(c parse.VMConfig) bool { return c.HWVersion != 0 },
+			func(c parse.VMConfig) bool { need, _ := hwNeeded(c); return c.HWVersion < need })
+		if !ok {
 			return
 		}
-		if bad == nil {
-			r.Pass(v.Name)
-			return
-		}
-		c := *bad
 		need, why := hwNeeded(c)
 		msg := fmt.Sprintf("%s runs virtual hardware version %d: %s", v.Name, c.HWVersion, why)
 		msg += disagreement(v, "the hardware version", func(c parse.VMConfig) (string, bool) {
@@ -410,27 +414,13 @@ func guestFamily(id string) string {
 func checkVMGuestNotLinux64(in *Input, r *Reporter) {
 	h := in.Host
 	pvrdmaViews(h, r, func(v vmView) {
-		var bad *parse.VMConfig
-		fam := ""
-		known := false
-		for i, c := range v.Configs {
-			if c.GuestOS == "" {
-				continue
-			}
-			known = true
-			if f := guestFamily(c.GuestOS); f != "linux64" && bad == nil {
-				bad, fam = &v.Configs[i], f
-			}
-		}
-		if !known {
-			r.NotEvaluated(v.Name, "no source gives its guest OS type")
+		c, ok := failingConfig(v, r, "no source gives its guest OS type",
+			func(c parse.VMConfig) bool { return c.GuestOS != "" },
+			func(c parse.VMConfig) bool { return guestFamily(c.GuestOS) != "linux64" })
+		if !ok {
 			return
 		}
-		if bad == nil {
-			r.Pass(v.Name)
-			return
-		}
-		c := *bad
+		fam := guestFamily(c.GuestOS)
 		sev, what := Critical, map[string]string{
 			"windows": "a Windows guest: PVRDMA has no Windows driver (Linux guests only)",
 			"other":   "not Linux: PVRDMA's guest driver (vmw_pvrdma) is Linux-only",
