@@ -428,26 +428,30 @@ func Constant(name string) func(reflect.Value) string {
 // ReadmeTable renders the README's table of the commands run on a host,
 // from the catalogue; maxStage2 is the collector's per-host cap.
 func ReadmeTable(maxStage2 int) string {
-	heads := map[int]string{
-		1: "1 (every host)",
-		2: fmt.Sprintf("2 (per item found in stage 1; at most %d per host)", maxStage2),
-		3: "3 (path probes; `--probes off` skips)",
-	}
 	var b strings.Builder
 	b.WriteString("| stage | commands |\n|---|---|\n")
-	for stage := 1; stage <= 3; stage++ {
-		var cells []string
-		for _, s := range specs {
-			if s.Stage == stage {
-				cells = append(cells, s.ReadmeText())
-			}
-		}
-		fmt.Fprintf(&b, "| %s | %s |\n", heads[stage], strings.Join(cells, ", "))
-	}
+	stageRows(&b, specs,
+		"1 (every host)",
+		fmt.Sprintf("2 (per item found in stage 1; at most %d per host)", maxStage2),
+		"3 (path probes; `--probes off` skips)")
 	var api []string
 	for _, s := range apiSpecs {
 		api = append(api, "`"+s.Line+"`: "+s.README)
 	}
 	fmt.Fprintf(&b, "| vCenter (`--vcenter`; the vSphere API, nothing runs on the hosts) | %s |\n", strings.Join(api, "; "))
 	return b.String()
+}
+
+// stageRows writes a README table row per stage (heads[0] names stage 1):
+// the README text of the stage's specs, in catalogue order.
+func stageRows(b *strings.Builder, list []*Spec, heads ...string) {
+	for i, head := range heads {
+		var cells []string
+		for _, s := range list {
+			if s.Stage == i+1 {
+				cells = append(cells, s.ReadmeText())
+			}
+		}
+		fmt.Fprintf(b, "| %s | %s |\n", head, strings.Join(cells, ", "))
+	}
 }

@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
@@ -134,19 +133,9 @@ func GuestKind(k hostio.Kind) bool {
 func GuestReadmeTable() string {
 	var b strings.Builder
 	b.WriteString("| guest stage | commands |\n|---|---|\n")
-	for stage := 1; stage <= 2; stage++ {
-		var cells []string
-		for _, s := range guestSpecs {
-			if s.Stage == stage {
-				cells = append(cells, s.ReadmeText())
-			}
-		}
-		head := "1 (every guest)"
-		if stage == 2 {
-			head = "2 (per RDMA device of `ls /sys/class/infiniband`; the others only when stage 1 shows they are needed: see --dry-run)"
-		}
-		fmt.Fprintf(&b, "| %s | %s |\n", head, strings.Join(cells, ", "))
-	}
+	stageRows(&b, guestSpecs,
+		"1 (every guest)",
+		"2 (per RDMA device of `ls /sys/class/infiniband`; the others only when stage 1 shows they are needed: see --dry-run)")
 	return b.String()
 }
 

@@ -24,7 +24,7 @@ const (
 var apiSpecs = []*Spec{
 	{Kind: hostio.KindVCenterVMs, Stage: 1, Line: VCenterVMLine,
 		README: "per VM with a PVRDMA adapter or PCI passthrough device, `config` (adapters, hardware version, guest OS, memory reservation, extraConfig `vrdma*`/`pciPassthru*`, firmware, passthrough devices) and `runtime.host`",
-		Parser: List(parse.VCenterVMConfig, stampVMConfig), Fact: "VMConfigs"},
+		Parser: List(parse.VCenterVMConfig, (*parse.VMConfig).SetCommand), Fact: "VMConfigs"},
 	{Kind: hostio.KindVCenterHost, Stage: 1, Line: VCenterHostLine,
 		README: "per host `config.network` (`rdmaDevice`, `vnic`, `proxySwitch`), `Net.PVRDMAVmknic` (its OptionManager), `config.firewall`; per vDS `config.maxMtu` and uplink names",
 		Parser: One(parse.VCenterHostConfig, false, stampVCenterHost), Fact: "VCenterHost"},
@@ -52,16 +52,6 @@ func apiKindOf(line string) hostio.Kind {
 		}
 	}
 	return ""
-}
-
-func stampVMConfig(v *parse.VMConfig, l string) {
-	v.Command = l
-	for i := range v.Adapters {
-		v.Adapters[i].Command = l
-	}
-	for i := range v.Passthrough {
-		v.Passthrough[i].Command = l
-	}
 }
 
 func stampVCenterHost(v *parse.VCenterHost, l string) {
