@@ -1,24 +1,13 @@
 package parse
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// guestSample reads a real guest capture of testdata/guest (copied from
-// ../shared/samples/guest), its "#@" header stripped.
-func guestSample(t testing.TB, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "guest", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return stripHeader(string(b))
-}
-
-// guestCases are every real guest capture with the values it must give.
+// guestCases are every real guest capture of testdata/guest (copied from
+// ../shared/samples/guest) with the values it must give.
 var guestCases = map[string]func(t *testing.T, text string){
 	"cat_sysfs_gids__rocm-ernic-amd_emrdma-empty-gid0.txt": func(t *testing.T, text string) {
 		p, err := SysfsPorts(text)
@@ -293,6 +282,6 @@ func TestGuestSamples(t *testing.T) {
 			t.Errorf("sample %s has no case", name)
 			continue
 		}
-		t.Run(name, func(t *testing.T) { check(t, guestSample(t, name)) })
+		t.Run(name, func(t *testing.T) { check(t, sample(t, filepath.Join("guest", name))) })
 	}
 }

@@ -39,6 +39,18 @@ func sample(t testing.TB, name string) string {
 	return stripHeader(string(b))
 }
 
+// samples returns every .txt sample of testdata/dir ("" for testdata
+// itself), headers stripped, in file name order.
+func samples(tb testing.TB, dir string) []string {
+	tb.Helper()
+	files, _ := filepath.Glob(filepath.Join("testdata", dir, "*.txt"))
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = sample(tb, filepath.Join(dir, filepath.Base(f)))
+	}
+	return out
+}
+
 func stripHeader(s string) string {
 	if !strings.HasPrefix(s, "#@") {
 		return s
