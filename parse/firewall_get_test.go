@@ -3,10 +3,7 @@ package parse
 import "testing"
 
 func TestFirewallGet(t *testing.T) {
-	v, err := FirewallGet("   Default Action: DROP\n   Enabled: false\n   Loaded: true\n")
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := parsed(t, FirewallGet, "   Default Action: DROP\n   Enabled: false\n   Loaded: true\n")
 	if v.Enabled || !v.Loaded || v.DefaultAction != "DROP" || v.Record.RefOf("Enabled").Line != 2 {
 		t.Errorf("%+v", v)
 	}

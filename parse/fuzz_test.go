@@ -2,21 +2,13 @@ package parse
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
 
 // seed adds every testdata sample (header stripped) and a few variants.
 func seed(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "*.txt"))
-	for _, p := range files {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		body := stripHeader(string(b))
+	for _, body := range samples(f, "") {
 		f.Add(body)
 		f.Add(strings.ReplaceAll(body, "\n", "\r\n"))
 	}
@@ -67,6 +59,10 @@ func checkRef(t *testing.T, text string, r Ref) {
 		t.Fatalf("ref line %d text %q, input has %q", r.Line, r.Text, ls[r.Line-1].text)
 	}
 }
+
+// evidence is a Ref itself: promoted to every fact type that embeds one,
+// it gives the fuzz helpers each fact's evidence (NIC.evidence).
+func (r Ref) evidence() Ref { return r }
 
 func checkRecord(t *testing.T, text string, r Record) {
 	t.Helper()
@@ -123,13 +119,13 @@ func fuzzOneBody[T any](f *testing.F, p func(string) (T, error), check func(*tes
 }
 
 func FuzzRDMADeviceList(f *testing.F) {
-	fuzzList(f, RDMADeviceList, func(d RDMADevice) Ref { return d.Ref })
+	fuzzList(f, RDMADeviceList, RDMADevice.evidence)
 }
 func FuzzRDMAProtocolList(f *testing.F) {
-	fuzzList(f, RDMAProtocolList, func(d RDMAProtocol) Ref { return d.Ref })
+	fuzzList(f, RDMAProtocolList, RDMAProtocol.evidence)
 }
 func FuzzRDMAVmknicList(f *testing.F) {
-	fuzzList(f, RDMAVmknicList, func(d RDMAVmknic) Ref { return d.Ref })
+	fuzzList(f, RDMAVmknicList, RDMAVmknic.evidence)
 }
 func FuzzVMProcessList(f *testing.F) {
 	fuzzList(f, VMProcessList, func(d VMProcess) Ref {
@@ -139,24 +135,24 @@ func FuzzVMProcessList(f *testing.F) {
 		return d.Ref
 	})
 }
-func FuzzVsishLs(f *testing.F) { fuzzList(f, VsishLs, func(d VsishEntry) Ref { return d.Ref }) }
+func FuzzVsishLs(f *testing.F) { fuzzList(f, VsishLs, VsishEntry.evidence) }
 func FuzzIPInterfaceList(f *testing.F) {
-	fuzzList(f, IPInterfaceList, func(d Vmknic) Ref { return d.Ref })
+	fuzzList(f, IPInterfaceList, Vmknic.evidence)
 }
-func FuzzIPv4Get(f *testing.F) { fuzzList(f, IPv4Get, func(d IPv4Interface) Ref { return d.Ref }) }
-func FuzzNICList(f *testing.F) { fuzzList(f, NICList, func(d NIC) Ref { return d.Ref }) }
-func FuzzDVSList(f *testing.F) { fuzzList(f, DVSList, func(d DVSwitch) Ref { return d.Ref }) }
+func FuzzIPv4Get(f *testing.F) { fuzzList(f, IPv4Get, IPv4Interface.evidence) }
+func FuzzNICList(f *testing.F) { fuzzList(f, NICList, NIC.evidence) }
+func FuzzDVSList(f *testing.F) { fuzzList(f, DVSList, DVSwitch.evidence) }
 func FuzzStandardSwitchList(f *testing.F) {
-	fuzzList(f, StandardSwitchList, func(d StandardSwitch) Ref { return d.Ref })
+	fuzzList(f, StandardSwitchList, StandardSwitch.evidence)
 }
 func FuzzFirewallRulesetList(f *testing.F) {
-	fuzzList(f, FirewallRulesetList, func(d FirewallRuleset) Ref { return d.Ref })
+	fuzzList(f, FirewallRulesetList, FirewallRuleset.evidence)
 }
 func FuzzFirewallRuleList(f *testing.F) {
-	fuzzList(f, FirewallRuleList, func(d FirewallRule) Ref { return d.Ref })
+	fuzzList(f, FirewallRuleList, FirewallRule.evidence)
 }
 func FuzzHardwarePCIList(f *testing.F) {
-	fuzzList(f, HardwarePCIList, func(d PCIDevice) Ref { return d.Ref })
+	fuzzList(f, HardwarePCIList, PCIDevice.evidence)
 }
 
 func FuzzRDMAStatsGet(f *testing.F) {
@@ -268,5 +264,5 @@ func FuzzReadRecords(f *testing.F) {
 	})
 }
 func FuzzPortgroupList(f *testing.F) {
-	fuzzList(f, PortgroupList, func(d Portgroup) Ref { return d.Ref })
+	fuzzList(f, PortgroupList, Portgroup.evidence)
 }

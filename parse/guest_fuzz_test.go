@@ -1,21 +1,12 @@
 package parse
 
-import (
-	"os"
-	"path/filepath"
-	"testing"
-)
+import "testing"
 
 // seedGuest adds every guest sample and the guest test inputs.
 func seedGuest(f *testing.F) {
 	seed(f)
-	files, _ := filepath.Glob(filepath.Join("testdata", "guest", "*.txt"))
-	for _, p := range files {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(stripHeader(string(b)))
+	for _, body := range samples(f, "guest") {
+		f.Add(body)
 	}
 	for _, s := range []string{guestSysfs, guestIPLink, guestIPAddr, guestDevinfo, guestOSRelease, guestDpkg, guestLsmod, guestModinfo} {
 		f.Add(s)
@@ -49,33 +40,33 @@ func FuzzIBVDevinfo(f *testing.F) {
 	})
 }
 func FuzzIBVDevices(f *testing.F) {
-	fuzzGuestList(f, IBVDevices, func(d VerbsDevice) Ref { return d.Ref })
+	fuzzGuestList(f, IBVDevices, VerbsDevice.evidence)
 }
 func FuzzRDMALinkShow(f *testing.F) {
-	fuzzGuestList(f, RDMALinkShow, func(d RDMALink) Ref { return d.Ref })
+	fuzzGuestList(f, RDMALinkShow, RDMALink.evidence)
 }
-func FuzzIPLink(f *testing.F) { fuzzGuestList(f, IPLink, func(d NetLink) Ref { return d.Ref }) }
-func FuzzIPAddr(f *testing.F) { fuzzGuestList(f, IPAddr, func(d NetAddr) Ref { return d.Ref }) }
+func FuzzIPLink(f *testing.F) { fuzzGuestList(f, IPLink, NetLink.evidence) }
+func FuzzIPAddr(f *testing.F) { fuzzGuestList(f, IPAddr, NetAddr.evidence) }
 func FuzzSysfsPorts(f *testing.F) {
-	fuzzGuestList(f, SysfsPorts, func(d SysfsPort) Ref { return d.Ref })
+	fuzzGuestList(f, SysfsPorts, SysfsPort.evidence)
 }
 func FuzzSysfsListing(f *testing.F) {
-	fuzzGuestList(f, SysfsListing, func(d VerbsDevice) Ref { return d.Ref })
+	fuzzGuestList(f, SysfsListing, VerbsDevice.evidence)
 }
-func FuzzLsmod(f *testing.F)     { fuzzGuestList(f, Lsmod, func(d KernelModule) Ref { return d.Ref }) }
-func FuzzDpkgQuery(f *testing.F) { fuzzGuestList(f, DpkgQuery, func(d Package) Ref { return d.Ref }) }
-func FuzzRPMQuery(f *testing.F)  { fuzzGuestList(f, RPMQuery, func(d Package) Ref { return d.Ref }) }
+func FuzzLsmod(f *testing.F)     { fuzzGuestList(f, Lsmod, KernelModule.evidence) }
+func FuzzDpkgQuery(f *testing.F) { fuzzGuestList(f, DpkgQuery, Package.evidence) }
+func FuzzRPMQuery(f *testing.F)  { fuzzGuestList(f, RPMQuery, Package.evidence) }
 func FuzzDmesgPVRDMA(f *testing.F) {
-	fuzzGuestList(f, DmesgPVRDMA, func(d DmesgLine) Ref { return d.Ref })
+	fuzzGuestList(f, DmesgPVRDMA, DmesgLine.evidence)
 }
 func FuzzPerftestBW(f *testing.F) {
-	fuzzGuestList(f, PerftestBW, func(d BandwidthResult) Ref { return d.Ref })
+	fuzzGuestList(f, PerftestBW, BandwidthResult.evidence)
 }
 func FuzzUnameRelease(f *testing.F) {
-	fuzzGuestOne(f, UnameRelease, func(k KernelRelease) Ref { return k.Ref })
+	fuzzGuestOne(f, UnameRelease, KernelRelease.evidence)
 }
 func FuzzOSReleaseFile(f *testing.F) {
-	fuzzGuestOne(f, OSReleaseFile, func(o OSRelease) Ref { return o.Ref })
+	fuzzGuestOne(f, OSReleaseFile, OSRelease.evidence)
 }
-func FuzzModinfo(f *testing.F)   { fuzzGuestOne(f, Modinfo, func(m ModInfo) Ref { return m.Ref }) }
-func FuzzOFEDInfoS(f *testing.F) { fuzzGuestOne(f, OFEDInfoS, func(o OFEDInfo) Ref { return o.Ref }) }
+func FuzzModinfo(f *testing.F)   { fuzzGuestOne(f, Modinfo, ModInfo.evidence) }
+func FuzzOFEDInfoS(f *testing.F) { fuzzGuestOne(f, OFEDInfoS, OFEDInfo.evidence) }

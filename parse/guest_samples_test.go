@@ -1,28 +1,16 @@
 package parse
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// guestSample reads a real guest capture of testdata/guest (copied from
-// ../shared/samples/guest), its "#@" header stripped.
-func guestSample(t testing.TB, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "guest", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return stripHeader(string(b))
-}
-
-// guestCases are every real guest capture with the values it must give.
+// guestCases are every real guest capture of testdata/guest (copied from
+// ../shared/samples/guest) with the values it must give.
 var guestCases = map[string]func(t *testing.T, text string){
 	"cat_sysfs_gids__rocm-ernic-amd_emrdma-empty-gid0.txt": func(t *testing.T, text string) {
-		p, err := SysfsPorts(text)
-		noErr(t, err)
+		p := parsed(t, SysfsPorts, text)
 		eq(t, "ports", len(p), 1)
 		eq(t, "gids", len(p[0].GIDs), 1)
 		eq(t, "gid 0 (author's comment dropped)", p[0].GIDs[0].GID, "0000:0000:0000:0000:0000:0000:0000:0000")
@@ -41,13 +29,11 @@ var guestCases = map[string]func(t *testing.T, text string){
 		eq(t, "gid 3 zero", GIDZero(p[0].GIDs[3].GID), true)
 	},
 	"dmesg__rocm-ernic-msix-amd_emrdma-probe-fail-ENOMEM.txt": func(t *testing.T, text string) {
-		d, err := DmesgPVRDMA(text)
-		noErr(t, err)
+		d := parsed(t, DmesgPVRDMA, text)
 		eq(t, "fork lines are another driver's", len(d), 0)
 	},
 	"dmesg__rocm-ernic-next-steps-vmw_pvrdma-probe-fail.txt": func(t *testing.T, text string) {
-		d, err := DmesgPVRDMA(text)
-		noErr(t, err)
+		d := parsed(t, DmesgPVRDMA, text)
 		eq(t, "lines", len(d), 2)
 		eq(t, "pci", d[0].PCI, "0000:00:04.0")
 		eq(t, "message", d[0].Message, "driver needs RoCE v1 or v2 support")
@@ -62,8 +48,7 @@ var guestCases = map[string]func(t *testing.T, text string){
 		eq(t, "message", v[0].Message, "device version 17, driver version 20")
 	},
 	"ib_send_bw__byteps-371-mlx5-server.txt": func(t *testing.T, text string) {
-		r, err := PerftestBW(text)
-		noErr(t, err)
+		r := parsed(t, PerftestBW, text)
 		eq(t, "truncated after the header: no rows", len(r), 0)
 	},
 	"ib_write_bw__ibm-storage-ceph-docs-bnxt-server.txt": func(t *testing.T, text string) {
@@ -71,8 +56,7 @@ var guestCases = map[string]func(t *testing.T, text string){
 		eq(t, "server without rows", len(r), 0)
 	},
 	"ib_write_bw__perftest-132-mlx5-client-quoted.txt": func(t *testing.T, text string) {
-		r, err := PerftestBW(text)
-		noErr(t, err)
+		r := parsed(t, PerftestBW, text)
 		eq(t, "rows", len(r), 3)
 		eq(t, "device", r[0].Device, "mlx5_0")
 		eq(t, "bytes", r[2].MsgBytes, int64(8))
@@ -87,20 +71,17 @@ var guestCases = map[string]func(t *testing.T, text string){
 		eq(t, "driver", w[0].Driver, "bnxt_re")
 	},
 	"ibv_devices__k8s-rdma-sriov-dev-plugin-30.txt": func(t *testing.T, text string) {
-		d, err := IBVDevices(text)
-		noErr(t, err)
+		d := parsed(t, IBVDevices, text)
 		eq(t, "devices", len(d), 1)
 		eq(t, "name", d[0].Name, "mlx5_0")
 		eq(t, "guid", d[0].NodeGUID, "98039b03003b0346")
 	},
 	"ibv_devices__meta-openembedded-86-empty.txt": func(t *testing.T, text string) {
-		d, err := IBVDevices(text)
-		noErr(t, err)
+		d := parsed(t, IBVDevices, text)
 		eq(t, "devices", len(d), 0)
 	},
 	"ibv_devices__rxe-dev-51-no-provider.txt": func(t *testing.T, text string) {
-		d, err := IBVDevices(text)
-		noErr(t, err)
+		d := parsed(t, IBVDevices, text)
 		eq(t, "devices", len(d), 0)
 		w := ProviderWarnings(text)
 		eq(t, "warnings", len(w), 2)
@@ -108,8 +89,7 @@ var guestCases = map[string]func(t *testing.T, text string){
 		eq(t, "device", w[1].Device, "/sys/class/infiniband_verbs/uverbs0")
 	},
 	"ibv_devinfo__azhpc-images-pr44-azure-vm.txt": func(t *testing.T, text string) {
-		d, err := IBVDevinfo(text)
-		noErr(t, err)
+		d := parsed(t, IBVDevinfo, text)
 		eq(t, "devices", len(d), 2)
 		eq(t, "name", d[0].Name, "rdmaP23800p0s2")
 		eq(t, "state", d[0].Ports[0].State, "PORT_ACTIVE")
@@ -121,8 +101,7 @@ var guestCases = map[string]func(t *testing.T, text string){
 		eq(t, "part id", d[1].VendorPartID, "4120")
 	},
 	"ibv_devinfo__heioy-books-mlx4-tabs.txt": func(t *testing.T, text string) {
-		d, err := IBVDevinfo(text)
-		noErr(t, err)
+		d := parsed(t, IBVDevinfo, text)
 		eq(t, "devices", len(d), 2)
 		eq(t, "ports", len(d[0].Ports), 2)
 		eq(t, "port 2", d[0].Ports[1].Port, 2)
@@ -132,14 +111,12 @@ var guestCases = map[string]func(t *testing.T, text string){
 		eq(t, "port count", d[1].PhysPortCnt, 2)
 	},
 	"ibv_devinfo__sriov-cni-348-bnxt-abi-warning.txt": func(t *testing.T, text string) {
-		d, err := IBVDevinfo(text)
-		noErr(t, err)
+		d := parsed(t, IBVDevinfo, text)
 		eq(t, "no devices", len(d), 0)
 		eq(t, "abi warnings", len(ProviderWarnings(text)), 2)
 	},
 	"ibv_devinfo_v__heioy-books-mlx4-port2.txt": func(t *testing.T, text string) {
-		d, err := IBVDevinfo(text)
-		noErr(t, err)
+		d := parsed(t, IBVDevinfo, text)
 		eq(t, "devices", len(d), 1)
 		eq(t, "ports", len(d[0].Ports), 1)
 		p := d[0].Ports[0]
@@ -165,8 +142,7 @@ var guestCases = map[string]func(t *testing.T, text string){
 		eq(t, "phys", p.PhysState, "LINK_UP")
 	},
 	"ibv_devinfo_v__magnate3-rxe0.txt": func(t *testing.T, text string) {
-		d, err := IBVDevinfo(text)
-		noErr(t, err)
+		d := parsed(t, IBVDevinfo, text)
 		eq(t, "name", d[0].Name, "rxe0")
 		p := d[0].Ports[0]
 		eq(t, "active mtu", p.ActiveMTU, 1024)
@@ -174,16 +150,14 @@ var guestCases = map[string]func(t *testing.T, text string){
 		eq(t, "gid 1 index", p.GIDs[1].Index, 1)
 	},
 	"ip_addr__aci-containers-ens192-vlan-mtu9000.txt": func(t *testing.T, text string) {
-		l, err := IPLink(text)
-		noErr(t, err)
+		l := parsed(t, IPLink, text)
 		eq(t, "links", len(l), 1)
 		eq(t, "name", l[0].Name, "ens192.4093")
 		eq(t, "parent", l[0].Parent, "ens192")
 		eq(t, "mtu", l[0].MTU, 9000)
 		eq(t, "mac", l[0].MAC, "00:50:56:97:da:24")
 		eq(t, "up", l[0].Up(), true)
-		a, err := IPAddr(text)
-		noErr(t, err)
+		a := parsed(t, IPAddr, text)
 		eq(t, "addrs", len(a), 2)
 		eq(t, "v4", a[0].Address, "10.0.128.64")
 		eq(t, "prefix", a[0].Prefix, 16)
@@ -194,46 +168,39 @@ var guestCases = map[string]func(t *testing.T, text string){
 		w := ProviderWarnings(text)
 		eq(t, "warnings", len(w), 6)
 		eq(t, "vmw_pvrdma provider", w[0].Driver, "vmw_pvrdma")
-		d, err := IBVDevinfo(text)
-		noErr(t, err)
+		d := parsed(t, IBVDevinfo, text)
 		eq(t, "no devices", len(d), 0)
 	},
 	"lsmod_grep__rocm-ernic-msix-amd_emrdma.txt": func(t *testing.T, text string) {
-		m, err := Lsmod(text)
-		noErr(t, err)
+		m := parsed(t, Lsmod, text)
 		eq(t, "modules", len(m), 3)
 		eq(t, "ib_core users", strings.Join(m[2].Users, ","), "amd_emrdma,ib_uverbs")
 		eq(t, "ib_core used by", m[2].UsedBy, 2)
 	},
 	"lsmod_grep_mlx__pve-vm-passthrough-mlx4core-only.txt": func(t *testing.T, text string) {
-		m, err := Lsmod(text)
-		noErr(t, err)
+		m := parsed(t, Lsmod, text)
 		eq(t, "modules", len(m), 1)
 		eq(t, "name", m[0].Name, "mlx4_core")
 		eq(t, "size", m[0].Size, int64(311296))
 	},
 	"lsmod_grep_rxe__rxe-dev-51.txt": func(t *testing.T, text string) {
-		m, err := Lsmod(text)
-		noErr(t, err)
+		m := parsed(t, Lsmod, text)
 		eq(t, "modules", len(m), 4)
 		eq(t, "ib_core users", len(m[3].Users), 6)
 	},
 	"modinfo_vmxnet3__insights-core-test-fixture.txt": func(t *testing.T, text string) {
-		m, err := Modinfo(text)
-		noErr(t, err)
+		m := parsed(t, Modinfo, text)
 		eq(t, "filename", m.Filename, "/lib/modules/3.10.0-957.10.1.el7.x86_64/kernel/drivers/net/vmxnet3/vmxnet3.ko.xz")
 		eq(t, "version", m.Version, "1.4.14.0-k")
 		eq(t, "depends empty", m.Depends, "")
 		eq(t, "vermagic", m.Vermagic, "3.10.0-957.10.1.el7.x86_64 SMP mod_unload modversions")
 	},
 	"ofed_info_s__k8s-rdma-sriov-dev-plugin-30.txt": func(t *testing.T, text string) {
-		o, err := OFEDInfoS(text)
-		noErr(t, err)
+		o := parsed(t, OFEDInfoS, text)
 		eq(t, "version (colon dropped)", o.Version, "MLNX_OFED_LINUX-5.0-2.1.8.0")
 	},
 	"pkg_listing__ompi-9957-inbox-rdma-core-no-ofed.txt": func(t *testing.T, text string) {
-		p, err := RPMQuery(text)
-		noErr(t, err)
+		p := parsed(t, RPMQuery, text)
 		eq(t, "packages (the transcript's first command)", len(p), 1)
 		eq(t, "name", p[0].Name, "rdma-core")
 		eq(t, "version", p[0].Version, "17.2-3.el7")
@@ -246,8 +213,7 @@ var guestCases = map[string]func(t *testing.T, text string){
 		wantParseError(t, err, 1)
 	},
 	"rdma_link_show__3fs-pr283-mlx5.txt": func(t *testing.T, text string) {
-		l, err := RDMALinkShow(text)
-		noErr(t, err)
+		l := parsed(t, RDMALinkShow, text)
 		eq(t, "links", len(l), 2)
 		eq(t, "dev", l[1].Device, "mlx5_1")
 		eq(t, "port", l[1].Port, 1)
@@ -256,8 +222,7 @@ var guestCases = map[string]func(t *testing.T, text string){
 		eq(t, "netdev (trailing space)", l[1].Netdev, "p1p2")
 	},
 	"rdma_link_show__ibm-storage-ceph-docs-bnxt.txt": func(t *testing.T, text string) {
-		l, err := RDMALinkShow(text)
-		noErr(t, err)
+		l := parsed(t, RDMALinkShow, text)
 		eq(t, "netdev", l[0].Netdev, "eno12399np0")
 	},
 	// show_gids is Mellanox's script, not a command the doctor runs: the
@@ -270,13 +235,6 @@ var guestCases = map[string]func(t *testing.T, text string){
 		_, err := SysfsPorts(text)
 		wantParseError(t, err, 0)
 	},
-}
-
-func noErr(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatalf("unexpected error: %v", err)
-	}
 }
 
 // TestGuestSamples runs every real guest capture through its parser, and
@@ -293,6 +251,6 @@ func TestGuestSamples(t *testing.T) {
 			t.Errorf("sample %s has no case", name)
 			continue
 		}
-		t.Run(name, func(t *testing.T) { check(t, guestSample(t, name)) })
+		t.Run(name, func(t *testing.T) { check(t, sample(t, filepath.Join("guest", name))) })
 	}
 }

@@ -13,24 +13,36 @@ var reKernelRelease = regexp.MustCompile(`^([0-9]+)\.([0-9]+)(?:\.([0-9]+))?[-.+
 
 // UnameRelease parses `uname -r` ("5.15.0-91-generic").
 func UnameRelease(text string) (KernelRelease, error) {
+	m, at, err := oneLine(text, reKernelRelease, "a kernel release like 5.15.0-91-generic", "no kernel release")
+	if err != nil {
+		return KernelRelease{}, err
+	}
+	k := KernelRelease{Release: m[0], Ref: at}
+	k.Major, _ = strconv.Atoi(m[1])
+	k.Minor, _ = strconv.Atoi(m[2])
+	if m[3] != "" {
+		k.Patch, _ = strconv.Atoi(m[3])
+	}
+	return k, nil
+}
+
+// oneLine reads the output of a command that prints one line: the first
+// non-blank line, trimmed, must match re. It returns the submatches and
+// where the line was read, or an error saying what was expected (want)
+// or, for empty output, what is missing (none).
+func oneLine(text string, re *regexp.Regexp, want, none string) ([]string, Ref, error) {
 	for _, l := range guestClean(text) {
 		t := strings.TrimSpace(l.text)
 		if t == "" {
 			continue
 		}
-		m := reKernelRelease.FindStringSubmatch(t)
+		m := re.FindStringSubmatch(t)
 		if m == nil {
-			return KernelRelease{}, errorf(l.no, "expected a kernel release like 5.15.0-91-generic, got %q", t)
+			return nil, Ref{}, errorf(l.no, "expected %s, got %q", want, t)
 		}
-		k := KernelRelease{Release: t, Ref: l.ref()}
-		k.Major, _ = strconv.Atoi(m[1])
-		k.Minor, _ = strconv.Atoi(m[2])
-		if m[3] != "" {
-			k.Patch, _ = strconv.Atoi(m[3])
-		}
-		return k, nil
+		return m, l.ref(), nil
 	}
-	return KernelRelease{}, errorf(0, "empty output: no kernel release")
+	return nil, Ref{}, errorf(0, "empty output: %s", none)
 }
 
 var reOSReleaseLine = regexp.MustCompile(`^([A-Z][A-Z0-9_]*)=(.*)$`)
@@ -174,18 +186,11 @@ var reOFED = regexp.MustCompile(`^((?:MLNX_OFED_LINUX|MLNX_EN|OFED(?:-internal)?
 
 // OFEDInfoS parses `ofed_info -s` ("MLNX_OFED_LINUX-5.0-2.1.8.0:").
 func OFEDInfoS(text string) (OFEDInfo, error) {
-	for _, l := range guestClean(text) {
-		t := strings.TrimSpace(l.text)
-		if t == "" {
-			continue
-		}
-		m := reOFED.FindStringSubmatch(t)
-		if m == nil {
-			return OFEDInfo{}, errorf(l.no, "expected an OFED version like MLNX_OFED_LINUX-5.0-2.1.8.0:, got %q", t)
-		}
-		return OFEDInfo{Version: m[1], Ref: l.ref()}, nil
+	m, at, err := oneLine(text, reOFED, "an OFED version like MLNX_OFED_LINUX-5.0-2.1.8.0:", "no OFED version")
+	if err != nil {
+		return OFEDInfo{}, err
 	}
-	return OFEDInfo{}, errorf(0, "empty output: no OFED version")
+	return OFEDInfo{Version: m[1], Ref: at}, nil
 }
 
 // DpkgQuery parses `dpkg-query -W` (default format "${binary:Package}\t${Version}":

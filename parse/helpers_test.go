@@ -8,15 +8,20 @@ import (
 	"testing"
 )
 
-// sample reads testdata/name and strips its "#@" header (up to "#@ ---").
+// parsed parses text with f; an error (a partial one too) fails the test.
+func parsed[T any](t testing.TB, f func(string) (T, error), text string) T {
+	t.Helper()
+	v, err := f(text)
+	if err != nil {
+		t.Fatalf("unexpected error: %v", err)
+	}
+	return v
+}
+
 // parseSample parses the sample file name with f; an error fails the test.
 func parseSample[T any](t testing.TB, f func(string) (T, error), name string) T {
 	t.Helper()
-	v, err := f(sample(t, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
+	return parsed(t, f, sample(t, name))
 }
 
 // parseSampleN parses the sample file name with f and wants n rows; an
@@ -30,6 +35,7 @@ func parseSampleN[T any](t testing.TB, f func(string) ([]T, error), name string,
 	return v
 }
 
+// sample reads testdata/name and strips its "#@" header (up to "#@ ---").
 func sample(t testing.TB, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
@@ -37,6 +43,18 @@ func sample(t testing.TB, name string) string {
 		t.Fatal(err)
 	}
 	return stripHeader(string(b))
+}
+
+// samples returns every .txt sample of testdata/dir ("" for testdata
+// itself), headers stripped, in file name order.
+func samples(tb testing.TB, dir string) []string {
+	tb.Helper()
+	files, _ := filepath.Glob(filepath.Join("testdata", dir, "*.txt"))
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = sample(tb, filepath.Join(dir, filepath.Base(f)))
+	}
+	return out
 }
 
 func stripHeader(s string) string {

@@ -87,6 +87,34 @@ func readItems(text string, lay layout, keys, required []string) ([]Record, skip
 	return out, s, nil
 }
 
+// readList reads the output of a list command (readItems) and converts
+// each record to a fact with conv (see recordsTo).
+func readList[T any](text string, lay layout, keys, required []string, skipped string, conv func(Record, *errs) T) ([]T, error) {
+	recs, sk, err := readItems(text, lay, keys, required)
+	if err != nil {
+		return nil, err
+	}
+	return recordsTo(recs, sk, skipped, conv)
+}
+
+// recordsTo converts records to facts with conv, whose field conversions
+// (e.int, e.bool) note the first bad value in e: a record with one is left
+// out and added to sk with the reason skipped ("vmknic skipped"). The
+// facts come back through result.
+func recordsTo[T any](recs []Record, sk skips, skipped string, conv func(Record, *errs) T) ([]T, error) {
+	var out []T
+	for _, r := range recs {
+		var e errs
+		v := conv(r, &e)
+		if e.err != nil {
+			sk.add(r.Ref, e.err, skipped)
+			continue
+		}
+		out = append(out, v)
+	}
+	return result(out, len(out), sk)
+}
+
 // missingKey returns the first required key rec lacks.
 func missingKey(rec Record, required []string) (string, bool) {
 	for _, k := range required {

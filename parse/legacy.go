@@ -203,19 +203,7 @@ func cleanLegacy(text string) ([]line, skips) {
 // (a table: Name, Virtual Switch, Active Clients, VLAN ID).
 func PortgroupList(text string) ([]Portgroup, error) {
 	keys := []string{"Name", "Virtual Switch", "Active Clients", "VLAN ID"}
-	recs, sk, err := readItems(text, layoutTable, keys, []string{"Name", "Virtual Switch"})
-	if err != nil {
-		return nil, err
-	}
-	var out []Portgroup
-	for _, r := range recs {
-		var e errs
-		p := Portgroup{Name: r.Get("Name"), VSwitch: r.Get("Virtual Switch"), ActiveClients: e.int(r, "Active Clients"), VLAN: e.int(r, "VLAN ID"), Ref: r.Ref}
-		if e.err != nil {
-			sk.add(r.Ref, e.err, "port group row skipped")
-			continue
-		}
-		out = append(out, p)
-	}
-	return result(out, len(out), sk)
+	return readList(text, layoutTable, keys, []string{"Name", "Virtual Switch"}, "port group row skipped", func(r Record, e *errs) Portgroup {
+		return Portgroup{Name: r.Get("Name"), VSwitch: r.Get("Virtual Switch"), ActiveClients: e.int(r, "Active Clients"), VLAN: e.int(r, "VLAN ID"), Ref: r.Ref}
+	})
 }

@@ -20,14 +20,8 @@ func IPInterfaceList(text string) ([]Vmknic, error) {
 	if v, err, ok := fromEsxcfgVmknic(text, func(n []Vmknic, _ []IPv4Interface) []Vmknic { return n }); ok {
 		return v, err
 	}
-	recs, sk, err := readItems(text, layoutRecords, vmknicKeys, []string{"Name", "MTU"})
-	if err != nil {
-		return nil, err
-	}
-	var out []Vmknic
-	for _, r := range recs {
-		var e errs
-		v := Vmknic{
+	return readList(text, layoutRecords, vmknicKeys, []string{"Name", "MTU"}, "vmknic skipped", func(r Record, e *errs) Vmknic {
+		return Vmknic{
 			Name:      r.Get("Name"),
 			MAC:       r.Get("MAC Address"),
 			Enabled:   e.bool(r, "Enabled"),
@@ -40,13 +34,7 @@ func IPInterfaceList(text string) ([]Vmknic, error) {
 			Record:    r,
 			Ref:       r.Ref,
 		}
-		if e.err != nil {
-			sk.add(r.Ref, e.err, "vmknic skipped")
-			continue
-		}
-		out = append(out, v)
-	}
-	return result(out, len(out), sk)
+	})
 }
 
 // IPv4Get parses `esxcli network ip interface ipv4 get` (a table).
@@ -55,14 +43,8 @@ func IPv4Get(text string) ([]IPv4Interface, error) {
 		return v, err
 	}
 	keys := []string{"Name", "IPv4 Address", "IPv4 Netmask", "IPv4 Broadcast", "Address Type", "Gateway", "DHCP DNS"}
-	recs, sk, err := readItems(text, layoutTable, keys, []string{"Name", "IPv4 Address"})
-	if err != nil {
-		return nil, err
-	}
-	var out []IPv4Interface
-	for _, r := range recs {
-		var e errs
-		v := IPv4Interface{
+	return readList(text, layoutTable, keys, []string{"Name", "IPv4 Address"}, "IPv4 row skipped", func(r Record, e *errs) IPv4Interface {
+		return IPv4Interface{
 			Name:        r.Get("Name"),
 			Address:     r.Get("IPv4 Address"),
 			Netmask:     r.Get("IPv4 Netmask"),
@@ -72,13 +54,7 @@ func IPv4Get(text string) ([]IPv4Interface, error) {
 			DHCPDNS:     e.bool(r, "DHCP DNS"),
 			Ref:         r.Ref,
 		}
-		if e.err != nil {
-			sk.add(r.Ref, e.err, "IPv4 row skipped")
-			continue
-		}
-		out = append(out, v)
-	}
-	return result(out, len(out), sk)
+	})
 }
 
 var nicKeys = []string{"Name", "PCI Device", "Driver", "Admin Status", "Link Status", "Speed", "Duplex", "MAC Address", "MTU", "Description"}
@@ -109,9 +85,7 @@ func NICList(text string) ([]NIC, error) {
 			return nil, err
 		}
 	}
-	var out []NIC
-	for _, r := range recs {
-		var e errs
+	return recordsTo(recs, sk, "NIC row skipped", func(r Record, e *errs) NIC {
 		n := NIC{
 			Name:        r.Get("Name"),
 			PCIDevice:   r.Get("PCI Device"),
@@ -128,14 +102,9 @@ func NICList(text string) ([]NIC, error) {
 		if !ok && e.err == nil {
 			e.err = errorf(r.RefOf("Speed").Line, "Speed: expected a speed in Mbps, got %q", r.Get("Speed"))
 		}
-		if e.err != nil {
-			sk.add(r.Ref, e.err, "NIC row skipped")
-			continue
-		}
 		n.SpeedMbps = sp
-		out = append(out, n)
-	}
-	return result(out, len(out), sk)
+		return n
+	})
 }
 
 var nicGetKeys = []string{"Advertised Auto Negotiation", "Advertised Link Modes", "Auto Negotiation", "Backing DPUId", "Cable Type", "Current Message Level", "Driver Info", "Bus Info", "Driver", "Firmware Version", "Version", "Link Detected", "Link Status", "Name", "PHYAddress", "Pause Autonegotiate", "Pause RX", "Pause TX", "Supported Ports", "Supports Auto Negotiation", "Supports Pause", "Supports Wakeon", "Transceiver", "Virtual Address", "Wakeon"}
@@ -211,21 +180,9 @@ func DVSList(text string) ([]DVSwitch, error) {
 		vss, dvs := readEsxcfgVswitch(ls, &sk)
 		return result(dvs, len(dvs)+len(vss), sk)
 	}
-	recs, sk, err := readItems(text, layoutRecords, dvsKeys, []string{"Name", "MTU"})
-	if err != nil {
-		return nil, err
-	}
-	var out []DVSwitch
-	for _, r := range recs {
-		var e errs
-		d := DVSwitch{Name: r.Get("Name"), VDSID: r.Get("VDS ID"), MTU: e.int(r, "MTU"), Uplinks: splitList(r.Get("Uplinks")), Record: r, Ref: r.Ref}
-		if e.err != nil {
-			sk.add(r.Ref, e.err, "switch skipped")
-			continue
-		}
-		out = append(out, d)
-	}
-	return result(out, len(out), sk)
+	return readList(text, layoutRecords, dvsKeys, []string{"Name", "MTU"}, "switch skipped", func(r Record, e *errs) DVSwitch {
+		return DVSwitch{Name: r.Get("Name"), VDSID: r.Get("VDS ID"), MTU: e.int(r, "MTU"), Uplinks: splitList(r.Get("Uplinks")), Record: r, Ref: r.Ref}
+	})
 }
 
 var vssKeys = []string{"Name", "Class", "Num Ports", "Used Ports", "Configured Ports", "MTU", "CDP Status", "Beacon Enabled", "Beacon Interval", "Beacon Threshold", "Beacon Required By", "Uplinks", "Portgroups"}
@@ -236,21 +193,9 @@ func StandardSwitchList(text string) ([]StandardSwitch, error) {
 		vss, dvs := readEsxcfgVswitch(ls, &sk)
 		return result(vss, len(dvs)+len(vss), sk)
 	}
-	recs, sk, err := readItems(text, layoutRecords, vssKeys, []string{"Name", "MTU"})
-	if err != nil {
-		return nil, err
-	}
-	var out []StandardSwitch
-	for _, r := range recs {
-		var e errs
-		s := StandardSwitch{Name: r.Get("Name"), MTU: e.int(r, "MTU"), Uplinks: splitList(r.Get("Uplinks")), Portgroups: splitList(r.Get("Portgroups")), Record: r, Ref: r.Ref}
-		if e.err != nil {
-			sk.add(r.Ref, e.err, "switch skipped")
-			continue
-		}
-		out = append(out, s)
-	}
-	return result(out, len(out), sk)
+	return readList(text, layoutRecords, vssKeys, []string{"Name", "MTU"}, "switch skipped", func(r Record, e *errs) StandardSwitch {
+		return StandardSwitch{Name: r.Get("Name"), MTU: e.int(r, "MTU"), Uplinks: splitList(r.Get("Uplinks")), Portgroups: splitList(r.Get("Portgroups")), Record: r, Ref: r.Ref}
+	})
 }
 
 // hasDashLine reports whether one of the first lines under a header is a

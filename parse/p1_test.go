@@ -15,10 +15,7 @@ vmrdma2  bnxtroce    Active  1024   25 Gbps  vmnic6         Broadcom NetXtreme-E
 `
 
 func TestRDMADeviceList(t *testing.T) {
-	devs, err := RDMADeviceList(rdmaList)
-	if err != nil {
-		t.Fatal(err)
-	}
+	devs := parsed(t, RDMADeviceList, rdmaList)
 	if len(devs) != 3 {
 		t.Fatalf("got %d devices", len(devs))
 	}

@@ -269,10 +269,7 @@ func TestRDMAOtherTables(t *testing.T) {
 	if err != nil || len(v) != 2 || v[0].Vmknic != "vmk1" || v[0].NetStack != "defaultTcpipStack" || v[1].Vmknic != "" {
 		t.Fatalf("%+v %v", v, err)
 	}
-	st, err := RDMAStatsGet("   Packets received: 1200\n   Packets sent: 1100\n   Bytes received: 3456789012345\n   Error packets received: 0\n   Recieved CNP: 7\n")
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := parsed(t, RDMAStatsGet, "   Packets received: 1200\n   Packets sent: 1100\n   Bytes received: 3456789012345\n   Error packets received: 0\n   Recieved CNP: 7\n")
 	eq(t, "counters", len(st.Counters), 5)
 	eq(t, "bytes", st.Counters["Bytes received"], int64(3456789012345))
 	eq(t, "misspelled key kept", st.Counters["Recieved CNP"], int64(7))

@@ -11,13 +11,7 @@ var rdmaDeviceKeys = []string{"Name", "Driver", "State", "MTU", "Speed", "Paired
 
 // RDMADeviceList parses `esxcli rdma device list`.
 func RDMADeviceList(text string) ([]RDMADevice, error) {
-	recs, sk, err := readItems(text, layoutTable, rdmaDeviceKeys, []string{"Name", "Driver", "State", "MTU", "Paired Uplink"})
-	if err != nil {
-		return nil, err
-	}
-	var out []RDMADevice
-	for _, r := range recs {
-		var e errs
+	return readList(text, layoutTable, rdmaDeviceKeys, []string{"Name", "Driver", "State", "MTU", "Paired Uplink"}, "RDMA device row skipped", func(r Record, e *errs) RDMADevice {
 		d := RDMADevice{
 			Name:         r.Get("Name"),
 			Driver:       r.Get("Driver"),
@@ -32,14 +26,9 @@ func RDMADeviceList(text string) ([]RDMADevice, error) {
 		if !ok && e.err == nil {
 			e.err = errorf(r.RefOf("Speed").Line, "Speed: expected a speed like \"100 Gbps\", got %q", d.Speed)
 		}
-		if e.err != nil {
-			sk.add(r.Ref, e.err, "RDMA device row skipped")
-			continue
-		}
 		d.SpeedMbps = mbps
-		out = append(out, d)
-	}
-	return result(out, len(out), sk)
+		return d
+	})
 }
 
 var reSpeed = regexp.MustCompile(`^(?i)([0-9]+(?:\.[0-9]+)?)\s*(t|g|m|k)?(?:b(?:it)?s?(?:/s|ps)?)?$`)
@@ -72,21 +61,9 @@ func SpeedMbps(s string) (int, bool) {
 
 // RDMAProtocolList parses `esxcli rdma device protocol list`.
 func RDMAProtocolList(text string) ([]RDMAProtocol, error) {
-	recs, sk, err := readItems(text, layoutTable, []string{"Device", "RoCE v1", "RoCE v2", "iWARP"}, []string{"Device", "RoCE v1", "RoCE v2"})
-	if err != nil {
-		return nil, err
-	}
-	var out []RDMAProtocol
-	for _, r := range recs {
-		var e errs
-		p := RDMAProtocol{Device: r.Get("Device"), RoCEv1: e.bool(r, "RoCE v1"), RoCEv2: e.bool(r, "RoCE v2"), IWARP: e.bool(r, "iWARP"), Ref: r.Ref}
-		if e.err != nil {
-			sk.add(r.Ref, e.err, "protocol row skipped")
-			continue
-		}
-		out = append(out, p)
-	}
-	return result(out, len(out), sk)
+	return readList(text, layoutTable, []string{"Device", "RoCE v1", "RoCE v2", "iWARP"}, []string{"Device", "RoCE v1", "RoCE v2"}, "protocol row skipped", func(r Record, e *errs) RDMAProtocol {
+		return RDMAProtocol{Device: r.Get("Device"), RoCEv1: e.bool(r, "RoCE v1"), RoCEv2: e.bool(r, "RoCE v2"), IWARP: e.bool(r, "iWARP"), Ref: r.Ref}
+	})
 }
 
 // RDMAVmknicList parses `esxcli rdma device vmknic list`.

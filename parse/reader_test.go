@@ -43,10 +43,7 @@ func TestReadTableDashColumns(t *testing.T) {
 		"vmrdma0  vmnic4          4096  MT28800 Family [ConnectX-5 Ex]   \n" +
 		"vmrdma1                  1024  \n" +
 		"\n"
-	tb, err := ReadTable(in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tb := parsed(t, ReadTable, in)
 	if !reflect.DeepEqual(tb.Header, []string{"Name", "Paired Uplink", "MTU", "Description"}) {
 		t.Fatalf("header %q", tb.Header)
 	}
@@ -104,10 +101,7 @@ func TestReadRecordsNested(t *testing.T) {
 		"\r\n" +
 		"Name: with colon\r\n" +
 		"   Name: other\r\n"
-	recs, err := ReadRecords(in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := parsed(t, ReadRecords, in)
 	if len(recs) != 2 {
 		t.Fatalf("records: %d", len(recs))
 	}

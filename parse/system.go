@@ -60,51 +60,25 @@ func FirewallRulesetList(text string) ([]FirewallRuleset, error) {
 			return nil, err
 		}
 	}
-	var out []FirewallRuleset
-	for _, r := range recs {
-		var e errs
-		rs := FirewallRuleset{Name: r.Get("Name"), Enabled: e.bool(r, "Enabled"), Ref: r.Ref}
-		if e.err != nil {
-			sk.add(r.Ref, e.err, "ruleset row skipped")
-			continue
-		}
-		out = append(out, rs)
-	}
-	return result(out, len(out), sk)
+	return recordsTo(recs, sk, "ruleset row skipped", func(r Record, e *errs) FirewallRuleset {
+		return FirewallRuleset{Name: r.Get("Name"), Enabled: e.bool(r, "Enabled"), Ref: r.Ref}
+	})
 }
 
 // FirewallRuleList parses `esxcli network firewall ruleset rule list -r NAME`.
 func FirewallRuleList(text string) ([]FirewallRule, error) {
 	keys := []string{"Ruleset", "Direction", "Protocol", "Port Type", "Port Begin", "Port End"}
-	recs, sk, err := readItems(text, layoutTable, keys, keys[:3])
-	if err != nil {
-		return nil, err
-	}
-	var out []FirewallRule
-	for _, r := range recs {
-		var e errs
-		fr := FirewallRule{Ruleset: r.Get("Ruleset"), Direction: r.Get("Direction"), Protocol: r.Get("Protocol"), PortType: r.Get("Port Type"), PortBegin: e.int(r, "Port Begin"), PortEnd: e.int(r, "Port End"), Ref: r.Ref}
-		if e.err != nil {
-			sk.add(r.Ref, e.err, "rule row skipped")
-			continue
-		}
-		out = append(out, fr)
-	}
-	return result(out, len(out), sk)
+	return readList(text, layoutTable, keys, keys[:3], "rule row skipped", func(r Record, e *errs) FirewallRule {
+		return FirewallRule{Ruleset: r.Get("Ruleset"), Direction: r.Get("Direction"), Protocol: r.Get("Protocol"), PortType: r.Get("Port Type"), PortBegin: e.int(r, "Port Begin"), PortEnd: e.int(r, "Port End"), Ref: r.Ref}
+	})
 }
 
 var pciKeys = []string{"Address", "Segment", "Bus", "Slot", "Function", "VMkernel Name", "Vendor Name", "Device Name", "Configured Owner", "Current Owner", "Vendor ID", "Device ID", "SubVendor ID", "SubDevice ID", "Device Class", "Device Class Name", "Module Name", "Passthru Capable", "Slot Description"}
 
 // HardwarePCIList parses `esxcli hardware pci list`.
 func HardwarePCIList(text string) ([]PCIDevice, error) {
-	recs, sk, err := readItems(text, layoutRecords, pciKeys, []string{"Address"})
-	if err != nil {
-		return nil, err
-	}
-	var out []PCIDevice
-	for _, r := range recs {
-		var e errs
-		p := PCIDevice{
+	return readList(text, layoutRecords, pciKeys, []string{"Address"}, "PCI device skipped", func(r Record, e *errs) PCIDevice {
+		return PCIDevice{
 			Address:         r.Get("Address"),
 			VMkernelName:    r.Get("VMkernel Name"),
 			VendorName:      r.Get("Vendor Name"),
@@ -120,11 +94,5 @@ func HardwarePCIList(text string) ([]PCIDevice, error) {
 			Record:          r,
 			Ref:             r.Ref,
 		}
-		if e.err != nil {
-			sk.add(r.Ref, e.err, "PCI device skipped")
-			continue
-		}
-		out = append(out, p)
-	}
-	return result(out, len(out), sk)
+	})
 }

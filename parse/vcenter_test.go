@@ -38,10 +38,7 @@ func TestVCenterHostConfig(t *testing.T) {
 		Options:     map[string]string{PVRDMAVmknicOption: ""},
 		Rulesets:    []VCenterRuleset{{Key: "pvrdma", Rules: []VCenterRule{{Port: 28250, EndPort: 28761, Direction: "inbound", Protocol: "tcp", PortType: "dst"}}}},
 	})
-	h, err := VCenterHostConfig(text)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := parsed(t, VCenterHostConfig, text)
 	if h.RDMADevices[0].State != "Active_defer" || h.RDMADevices[0].Speed != "25 Gbps" || h.RDMADevices[0].Line != 3 {
 		t.Errorf("%+v", h.RDMADevices)
 	}

@@ -10,22 +10,16 @@ var vmKeys = []string{"World ID", "Process ID", "VMX Cartel ID", "UUID", "Displa
 // without "Display Name:". A VM whose block cannot be read is left out and
 // listed in a *PartialError returned with the others.
 func VMProcessList(text string) ([]VMProcess, error) {
-	recs, sk, err := readItems(text, layoutRecords, vmKeys, []string{"World ID"})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]VMProcess, 0, len(recs))
-	for _, r := range recs {
+	return readList(text, layoutRecords, vmKeys, []string{"World ID"}, "VM skipped", func(r Record, e *errs) VMProcess {
 		name := r.Get("Display Name")
 		if _, ok := r.Fields["Display Name"]; !ok || name == "" {
 			name = r.Title
 		}
 		wid := r.Get("World ID")
 		if wid == "" || strings.Trim(wid, "0123456789") != "" {
-			sk.add(r.Ref, errorf(r.RefOf("World ID").Line, "VM %q: World ID %q is not a number", name, wid), "VM skipped")
-			continue
+			e.err = errorf(r.RefOf("World ID").Line, "VM %q: World ID %q is not a number", name, wid)
 		}
-		out = append(out, VMProcess{
+		return VMProcess{
 			DisplayName: name,
 			Title:       r.Title,
 			WorldID:     wid,
@@ -34,10 +28,6 @@ func VMProcessList(text string) ([]VMProcess, error) {
 			UUID:        r.Get("UUID"),
 			ConfigFile:  r.Get("Config File"),
 			Ref:         r.Ref,
-		})
-	}
-	if len(out) == 0 {
-		out = nil
-	}
-	return result(out, len(out), sk)
+		}
+	})
 }

@@ -48,10 +48,7 @@ pciPassthru.64bitMMIOSizeGB = "128"
 `
 
 func TestVMConfigFromVMX(t *testing.T) {
-	v, err := VMConfigFromVMX(pvrdmaVMX)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := parsed(t, VMConfigFromVMX, pvrdmaVMX)
 	eq(t, "source", v.Source, "vmx")
 	eq(t, "name (|XX escapes decoded)", v.Name, "hpc node 'a' $(x) \"q\" ||zz")
 	eq(t, "uuid", v.UUID, "42 1c 6e 8b 3f 2a 9d 01-77 aa 10 20 30 40 50 60")
@@ -118,10 +115,7 @@ func TestVMConfigFromVMXPartial(t *testing.T) {
 		t.Error("garbage is not a partial .vmx")
 	}
 	// The sample of a real .vmx.
-	s, err := VMConfigFromVMX(sample(t, "vmx__intel_mfd_esxi_base_vmx_hw13.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := parseSample(t, VMConfigFromVMX, "vmx__intel_mfd_esxi_base_vmx_hw13.txt")
 	eq(t, "sample hw", s.HWVersion, 13)
 	eq(t, "sample guest", s.GuestOS, "other-64")
 	eq(t, "sample pin", s.MemLockedToMax, true)
