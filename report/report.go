@@ -90,13 +90,9 @@ type SeverityCounts struct {
 
 // Host is one host's collection status and finding counts.
 type Host struct {
-	Host      string        `json:"host"`
-	Address   string        `json:"address,omitempty"`
-	Transport string        `json:"transport,omitempty"`
-	Status    hostio.Status `json:"status"`
-	Reason    string        `json:"reason,omitempty"`
-	Notes     []string      `json:"notes,omitempty"`
-	Version   string        `json:"esxi_version,omitempty"`
+	Host string `json:"host"`
+	facts.Collection
+	Version string `json:"esxi_version,omitempty"`
 	// NumRDMADevices and NumPVRDMAVMs are nil when unknown: the listing
 	// they count (`esxcli rdma device list`, the vsish PVRDMA device
 	// listing) was not collected or not parsed. Read them with
@@ -211,8 +207,7 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 		byHost[fleet.Hosts[i].Host] = &fleet.Hosts[i]
 	}
 	for _, hr := range results {
-		h := Host{Host: hr.Host, Address: hr.Address, Transport: hr.Transport, Status: hr.Status, Reason: hr.Reason,
-			Notes: hr.Notes, DurationMS: hr.Duration.Milliseconds()}
+		h := Host{Host: hr.Host, Collection: facts.CollectionOf(hr), DurationMS: hr.Duration.Milliseconds()}
 		for _, c := range hr.Captures {
 			h.Commands = append(h.Commands, CommandStatus{Command: c.Command, Status: c.Status, ExitCode: c.ExitCode,
 				DurationMS: c.Duration.Milliseconds(), Error: c.Error, Transport: c.Transport})
