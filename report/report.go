@@ -338,6 +338,51 @@ func (r *Report) VerdictClass() string {
 	return "healthy"
 }
 
+// level is how bad the fleet verdict or a host's line is, which colours
+// it: the CSS class in HTML, a terminal colour in text (ansi).
+type level string
+
+const (
+	levelCritical level = "critical"
+	levelWarning  level = "warning"
+	levelOK       level = "ok"
+)
+
+// verdictLevel is the fleet verdict's level: critical when broken or
+// nothing could be checked, warning when degraded or incomplete.
+func (r *Report) verdictLevel() level {
+	switch r.VerdictClass() {
+	case "broken", "nothing_checked":
+		return levelCritical
+	case "degraded", "incomplete":
+		return levelWarning
+	}
+	return levelOK
+}
+
+// level is a host's (or guest's) level: critical when broken or not
+// collected, warning when degraded or partial.
+func (h Host) level() level {
+	switch {
+	case h.Status == hostio.StatusNotCollected || h.Critical > 0:
+		return levelCritical
+	case h.Warning > 0 || h.Status == hostio.StatusPartial:
+		return levelWarning
+	}
+	return levelOK
+}
+
+// ansi is the terminal colour of a level: red, yellow or green.
+func (l level) ansi() string {
+	switch l {
+	case levelCritical:
+		return "31"
+	case levelWarning:
+		return "33"
+	}
+	return "32"
+}
+
 func fleetVerdict(r *Report) string {
 	s := r.Summary
 	if r.VerdictClass() == "nothing_checked" {
