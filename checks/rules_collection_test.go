@@ -76,7 +76,7 @@ func TestCollectionFailedOfflineInput(t *testing.T) {
 func TestRuleCollectionFailed(t *testing.T) {
 	runCases(t, "COLLECTION_FAILED", []ruleCase{
 		{name: "fires for a host not collected", hosts: func() []facts.Host {
-			return []facts.Host{{Host: "esx05", Status: hostio.StatusNotCollected, Reason: "connection refused", Sources: map[hostio.Kind][]facts.Source{}}}
+			return []facts.Host{{Host: "esx05", Collection: facts.Collection{Status: hostio.StatusNotCollected, Reason: "connection refused"}, Sources: map[hostio.Kind][]facts.Source{}}}
 		}, want: []want{{host: "esx05", subject: "esx05", status: StatusFail, severity: Warning, msg: "connection refused"}}},
 		{name: "fires for a failed command", hosts: one(func(h *facts.Host) { missing(h, cmdDCB4) }),
 			want: []want{{"esx01", cmdDCB4, StatusFail, Warning, "exit status 1", ""}}, exact: true},

@@ -354,7 +354,7 @@ func TestGuestKernelTooOld(t *testing.T) {
 		t.Errorf("%+v", f)
 	}
 	// A guest that could not be reached: every guest rule not evaluated, once.
-	res = runGuestRules(t, guestRuleIDs, nil, facts.Guest{Guest: "vm2", Status: hostio.StatusNotCollected, Reason: "connection refused"})
+	res = runGuestRules(t, guestRuleIDs, nil, facts.Guest{Guest: "vm2", Collection: facts.Collection{Status: hostio.StatusNotCollected, Reason: "connection refused"}})
 	if len(res.Findings) != len(guestRuleIDs) || !strings.Contains(res.Findings[0].Message, "guest not collected: connection refused") {
 		t.Errorf("%+v", res.Findings)
 	}

@@ -70,7 +70,7 @@ func missing(h *facts.Host, cmd string) {
 }
 
 func goodHost(name string, ip string) facts.Host {
-	h := facts.Host{Host: name, Status: hostio.StatusCollected, Sources: map[hostio.Kind][]facts.Source{}}
+	h := facts.Host{Host: name, Collection: facts.Collection{Status: hostio.StatusCollected}, Sources: map[hostio.Kind][]facts.Source{}}
 	collected(&h, cmdRDMAList, cmdProto, cmdIfList, cmdIPv4, cmdDVS, cmdTag, cmdFirewall, cmdLs, cmdVersion, cmdVMKBind,
 		cmdNICList, cmdProps, cmdNICGet4, cmdDCB4, cmdStats0)
 	h.Version = &parse.SystemVersion{Product: "VMware ESXi", Version: "8.0.3", Build: "24022510", Ref: ref(cmdVersion, 2, "   Version: 8.0.3")}

@@ -83,15 +83,7 @@ func factFieldOf(t reflect.Type, spec *catalog.Spec) []int {
 // an output that cannot be parsed becomes a ParseError (its facts are
 // dropped, never half-filled).
 func BuildHost(hr hostio.HostResult) Host {
-	h := Host{
-		Host:      hr.Host,
-		Address:   hr.Address,
-		Transport: hr.Transport,
-		Status:    hr.Status,
-		Reason:    hr.Reason,
-		Notes:     append([]string(nil), hr.Notes...),
-		Sources:   map[hostio.Kind][]Source{},
-	}
+	h := Host{Host: hr.Host, Collection: CollectionOf(hr), Sources: map[hostio.Kind][]Source{}}
 	for _, c := range hr.Captures {
 		kind, src := sourceOf(c)
 		if c.OK() {

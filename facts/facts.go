@@ -25,12 +25,8 @@ type Fleet struct {
 
 // Host is everything known about one ESXi host.
 type Host struct {
-	Host      string        `json:"host"`
-	Address   string        `json:"address,omitempty"`
-	Transport string        `json:"transport,omitempty"`
-	Status    hostio.Status `json:"status"`
-	Reason    string        `json:"reason,omitempty"`
-	Notes     []string      `json:"notes,omitempty"`
+	Host string `json:"host"`
+	Collection
 
 	Version          *parse.SystemVersion    `json:"version,omitempty"`
 	RDMADevices      []parse.RDMADevice      `json:"rdma_devices"`
@@ -68,6 +64,29 @@ type Host struct {
 	Sources map[hostio.Kind][]Source `json:"sources"`
 	// Errors are outputs that could not be parsed.
 	Errors []ParseError `json:"parse_errors,omitempty"`
+}
+
+// Collection is how one host or guest was collected, as its
+// hostio.HostResult says: the address dialled, the transport, the outcome
+// with its reason, and the transport's remarks. Host, Guest and the
+// report's host entries embed it (the JSON keeps its fields flat).
+type Collection struct {
+	Address   string        `json:"address,omitempty"`
+	Transport string        `json:"transport,omitempty"`
+	Status    hostio.Status `json:"status"`
+	Reason    string        `json:"reason,omitempty"`
+	Notes     []string      `json:"notes,omitempty"`
+}
+
+// CollectionOf is the collection of a host result (its notes copied).
+func CollectionOf(hr hostio.HostResult) Collection {
+	return Collection{
+		Address:   hr.Address,
+		Transport: hr.Transport,
+		Status:    hr.Status,
+		Reason:    hr.Reason,
+		Notes:     append([]string(nil), hr.Notes...),
+	}
 }
 
 // Source is one capture as seen by the facts builder.

@@ -13,12 +13,8 @@ import (
 // Guest is everything known about one Linux guest (a VM with a PVRDMA
 // adapter), from the guest catalogue (catalog/specs_guest.go).
 type Guest struct {
-	Guest     string        `json:"guest"`
-	Address   string        `json:"address,omitempty"`
-	Transport string        `json:"transport,omitempty"`
-	Status    hostio.Status `json:"status"`
-	Reason    string        `json:"reason,omitempty"`
-	Notes     []string      `json:"notes,omitempty"`
+	Guest string `json:"guest"`
+	Collection
 
 	Kernel       *parse.KernelRelease `json:"kernel,omitempty"`
 	OS           *parse.OSRelease     `json:"os,omitempty"`
@@ -113,7 +109,7 @@ func (f *Fleet) HostSide(a GuestAdapter) (*Host, *parse.PVRDMADevice) {
 // the guest (as Host.Available). A tool that is not installed is a fact:
 // its kind counts as available.
 func (g *Guest) Available(kinds ...hostio.Kind) (bool, string) {
-	h := Host{Status: g.Status, Reason: g.Reason, Sources: g.Sources}
+	h := Host{Collection: g.Collection, Sources: g.Sources}
 	ok, why := h.Available(kinds...)
 	if !ok && g.Status == hostio.StatusNotCollected {
 		why = strings.Replace(why, "host not collected", "guest not collected", 1)
@@ -141,10 +137,7 @@ func (g *Guest) HasModule(name string) (parse.KernelModule, bool) {
 // BuildGuest parses every capture of one guest, as BuildHost does for a
 // host, then derives its PVRDMA adapters.
 func BuildGuest(hr hostio.HostResult) Guest {
-	g := Guest{
-		Guest: hr.Host, Address: hr.Address, Transport: hr.Transport, Status: hr.Status, Reason: hr.Reason,
-		Notes: append([]string(nil), hr.Notes...), Sources: map[hostio.Kind][]Source{},
-	}
+	g := Guest{Guest: hr.Host, Collection: CollectionOf(hr), Sources: map[hostio.Kind][]Source{}}
 	for _, c := range hr.Captures {
 		kind, src := sourceOf(c)
 		if c.OK() {

@@ -131,7 +131,7 @@ func writeTextGuests(b *strings.Builder, p painter, r *Report, wrap func(string,
 	}
 	b.WriteString("\n" + p.c("1", "GUESTS") + "\n")
 	for _, g := range r.Guests {
-		wrap("  ", p.c(g.colorCode(), g.Host+"  "+keepCounts(g.Verdict)))
+		wrap("  ", p.c(g.level().ansi(), g.Host+"  "+keepCounts(g.Verdict)))
 		if g.Version != "" {
 			wrap("      ", p.c("2", g.Version))
 		}
@@ -207,16 +207,4 @@ func guestVerdict(g *Host, fs []checks.Finding) string {
 // Entries are the report's hosts, then its guests.
 func (r *Report) Entries() []Host {
 	return append(append([]Host(nil), r.Hosts...), r.Guests...)
-}
-
-// colorCode is the terminal colour of a host's (or guest's) line: red when
-// broken or not collected, yellow when degraded or partial, else green.
-func (h Host) colorCode() string {
-	switch {
-	case h.Status == hostio.StatusNotCollected || h.Critical > 0:
-		return "31"
-	case h.Warning > 0 || h.Status == hostio.StatusPartial:
-		return "33"
-	}
-	return "32"
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
 
 // WriteHTML writes the report as one self-contained HTML page (inline CSS,
@@ -31,15 +30,8 @@ func WriteHTML(w io.Writer, r *Report) error {
 			ne = append(ne, f)
 		}
 	}
-	class := "ok"
-	switch r.VerdictClass() {
-	case "broken", "nothing_checked":
-		class = "critical"
-	case "degraded", "incomplete":
-		class = "warning"
-	}
 	return htmlTemplate.Execute(w, map[string]any{
-		"R": r, "Groups": sev, "NotEvaluated": ne, "VerdictClass": class, "Plans": r.Plans, "Matrix": r.Paths.matrix(),
+		"R": r, "Groups": sev, "NotEvaluated": ne, "VerdictClass": r.verdictLevel(), "Plans": r.Plans, "Matrix": r.Paths.matrix(),
 	})
 }
 
@@ -48,15 +40,7 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"evidence": func(e checks.Evidence) string {
 		return EvidenceLine(e)
 	},
-	"hostClass": func(h Host) string {
-		switch {
-		case h.Status == hostio.StatusNotCollected || h.Critical > 0:
-			return "critical"
-		case h.Warning > 0 || h.Status == hostio.StatusPartial:
-			return "warning"
-		}
-		return "ok"
-	},
+	"hostClass":    Host.level,
 	"rdmaCell":     func(h Host) string { return cellCount(h.RDMADeviceCount()) },
 	"vmCell":       func(h Host) string { return cellCount(h.PVRDMAVMCount()) },
 	"notEvaluated": func(m string) string { return strings.TrimPrefix(m, "not evaluated: ") },

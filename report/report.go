@@ -90,13 +90,9 @@ type SeverityCounts struct {
 
 // Host is one host's collection status and finding counts.
 type Host struct {
-	Host      string        `json:"host"`
-	Address   string        `json:"address,omitempty"`
-	Transport string        `json:"transport,omitempty"`
-	Status    hostio.Status `json:"status"`
-	Reason    string        `json:"reason,omitempty"`
-	Notes     []string      `json:"notes,omitempty"`
-	Version   string        `json:"esxi_version,omitempty"`
+	Host string `json:"host"`
+	facts.Collection
+	Version string `json:"esxi_version,omitempty"`
 	// NumRDMADevices and NumPVRDMAVMs are nil when unknown: the listing
 	// they count (`esxcli rdma device list`, the vsish PVRDMA device
 	// listing) was not collected or not parsed. Read them with
@@ -211,8 +207,7 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 		byHost[fleet.Hosts[i].Host] = &fleet.Hosts[i]
 	}
 	for _, hr := range results {
-		h := Host{Host: hr.Host, Address: hr.Address, Transport: hr.Transport, Status: hr.Status, Reason: hr.Reason,
-			Notes: hr.Notes, DurationMS: hr.Duration.Milliseconds()}
+		h := Host{Host: hr.Host, Collection: facts.CollectionOf(hr), DurationMS: hr.Duration.Milliseconds()}
 		for _, c := range hr.Captures {
 			h.Commands = append(h.Commands, CommandStatus{Command: c.Command, Status: c.Status, ExitCode: c.ExitCode,
 				DurationMS: c.Duration.Milliseconds(), Error: c.Error, Transport: c.Transport})
@@ -341,6 +336,51 @@ func (r *Report) VerdictClass() string {
 		return "incomplete"
 	}
 	return "healthy"
+}
+
+// level is how bad the fleet verdict or a host's line is, which colours
+// it: the CSS class in HTML, a terminal colour in text (ansi).
+type level string
+
+const (
+	levelCritical level = "critical"
+	levelWarning  level = "warning"
+	levelOK       level = "ok"
+)
+
+// verdictLevel is the fleet verdict's level: critical when broken or
+// nothing could be checked, warning when degraded or incomplete.
+func (r *Report) verdictLevel() level {
+	switch r.VerdictClass() {
+	case "broken", "nothing_checked":
+		return levelCritical
+	case "degraded", "incomplete":
+		return levelWarning
+	}
+	return levelOK
+}
+
+// level is a host's (or guest's) level: critical when broken or not
+// collected, warning when degraded or partial.
+func (h Host) level() level {
+	switch {
+	case h.Status == hostio.StatusNotCollected || h.Critical > 0:
+		return levelCritical
+	case h.Warning > 0 || h.Status == hostio.StatusPartial:
+		return levelWarning
+	}
+	return levelOK
+}
+
+// ansi is the terminal colour of a level: red, yellow or green.
+func (l level) ansi() string {
+	switch l {
+	case levelCritical:
+		return "31"
+	case levelWarning:
+		return "33"
+	}
+	return "32"
 }
 
 func fleetVerdict(r *Report) string {

@@ -58,21 +58,14 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	}
 	wrap("", fmt.Sprintf("%s %s — %s", p.c("1", "pvrdma-doctor"), r.Tool.Version, r.Source))
 	b.WriteString("\n")
-	verdictCode := "1;32"
-	switch r.VerdictClass() {
-	case "broken", "nothing_checked":
-		verdictCode = "1;31"
-	case "degraded", "incomplete":
-		verdictCode = "1;33"
-	}
-	wrap("", p.c(verdictCode, keepCounts(r.Verdict)))
+	wrap("", p.c("1;"+r.verdictLevel().ansi(), keepCounts(r.Verdict)))
 	b.WriteString("\n" + p.c("1", "HOSTS") + "\n")
 	nameW := 4
 	for _, h := range r.Hosts {
 		nameW = max(nameW, len(h.Host))
 	}
 	for _, h := range r.Hosts {
-		code := h.colorCode()
+		code := h.level().ansi()
 		// The verdict wraps in the column after the name, so that
 		// continuation lines stay within the width too. Names too long to
 		// leave a column of 40 cells put the verdict under the name.
