@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
@@ -28,17 +27,14 @@ func TestScanHostileHostsEndToEnd(t *testing.T) {
 		{"binary garbage", lab.Hostile{Streams: []lab.Stream{{Fill: lab.FillBinary, Bytes: 64 << 10}}}, ""},
 		{"300,000 listed devices", lab.Hostile{Streams: []lab.Stream{{Prefix: "vsish -e ls", Fill: lab.FillDevices, Count: 300000}}}, "not collected (cap of 512 per host)"},
 	}
-	sc, err := fixtures.Load("healthy")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := loadScenario(t, "healthy")
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, dir := startLabFiles(t, sc, lab.Options{Password: "pw", Faults: map[string]lab.Fault{"esx01": {Hostile: tc.fault}}})
 			var out, errOut bytes.Buffer
 			start := time.Now()
 			peak := lab.HeapGrowth(func() {
-				RunContext(context.Background(), []string{"scan", "--hosts-file", dir + "/hosts.txt", "--known-hosts", dir + "/known_hosts",
+				RunContext(context.Background(), []string{"scan", "--hosts-file", dir + "/hosts", "--known-hosts", dir + "/known_hosts",
 					"--password-env", "PW", "--output", "json", "--command-timeout", "2s", "--host-timeout", "6s"},
 					&IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, func(k string) string {
 						if k == "PW" {
@@ -81,10 +77,7 @@ func TestScanHostileHostsEndToEnd(t *testing.T) {
 // An interrupted scan (Ctrl-C cancels the context) still reports what it
 // collected, says it was interrupted, and exits "incomplete".
 func TestInterruptedScanStillReports(t *testing.T) {
-	sc, err := fixtures.Load("healthy")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := loadScenario(t, "healthy")
 	l, dir := startLabFiles(t, sc, lab.Options{Password: "pw", Faults: map[string]lab.Fault{"esx02": {Hang: []string{"esxcli network nic list"}}}})
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
@@ -96,7 +89,7 @@ func TestInterruptedScanStillReports(t *testing.T) {
 		cancel()
 	}()
 	var out, errOut bytes.Buffer
-	code := RunContext(ctx, []string{"scan", "--hosts-file", dir + "/hosts.txt", "--known-hosts", dir + "/known_hosts",
+	code := RunContext(ctx, []string{"scan", "--hosts-file", dir + "/hosts", "--known-hosts", dir + "/known_hosts",
 		"--password-env", "PW", "--output", "json", "--no-probes"},
 		&IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, func(k string) string {
 			if k == "PW" {

@@ -14,7 +14,6 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
-	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 )
 
@@ -93,15 +92,8 @@ func TestBundleOutputKeepsTokenMap(t *testing.T) {
 // fingerprints (issue #18). The hosts are reached under customer-like
 // names through a dialler that maps them to the loopback lab.
 func TestRedactedBundleHidesWhatTheDoctorAdds(t *testing.T) {
-	sc, err := fixtures.Load("mixed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := lab.Start(sc, lab.Options{User: "jsmith", Password: "pw"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	sc := loadScenario(t, "mixed")
+	l := startTestLab(t, sc, lab.Options{User: "jsmith", Password: "pw"})
 	addr := map[string]string{}
 	keys := map[string]ssh.PublicKey{}
 	for _, h := range l.Hosts() {
