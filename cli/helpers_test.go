@@ -14,25 +14,25 @@ import (
 // Helpers shared by the command tests: running the CLI in-process and
 // starting the simulated lab.
 
-// execCLI runs pvrdma-doctor in-process with stdin as its standard input
-// and env as its environment (nil: empty), and returns the exit status
-// and what it wrote to standard output and standard error.
-func execCLI(stdin string, env map[string]string, args []string) (code int, out, errOut string) {
+// execCLI runs pvrdma-doctor in-process under ctx with stdin as its
+// standard input and env as its environment (nil: empty), and returns the
+// exit status and what it wrote to standard output and standard error.
+func execCLI(ctx context.Context, stdin string, env map[string]string, args []string) (code int, out, errOut string) {
 	var o, e bytes.Buffer
-	code = Run(args, &IOStreams{In: strings.NewReader(stdin), Out: &o, ErrOut: &e}, func(k string) string { return env[k] })
+	code = RunContext(ctx, args, &IOStreams{In: strings.NewReader(stdin), Out: &o, ErrOut: &e}, func(k string) string { return env[k] })
 	return code, o.String(), e.String()
 }
 
 // runCLI runs pvrdma-doctor in-process on stdin, with an empty environment.
 func runCLI(t *testing.T, stdin string, args ...string) (code int, out, errOut string) {
 	t.Helper()
-	return execCLI(stdin, nil, args)
+	return execCLI(context.Background(), stdin, nil, args)
 }
 
 // runWithEnv runs pvrdma-doctor in-process with an empty standard input
 // and env as its environment.
 func runWithEnv(env map[string]string, args ...string) (int, string, string) {
-	return execCLI("", env, args)
+	return execCLI(context.Background(), "", env, args)
 }
 
 // loadScenario loads an embedded scenario, or fails the test.
