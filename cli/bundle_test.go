@@ -18,7 +18,6 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/diff"
-	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
@@ -55,15 +54,8 @@ var reScenarioIDs = regexp.MustCompile(`(?i)\b(?:[0-9]{1,3}\.){3}[0-9]{1,3}\b|\b
 // host name, address, MAC, VM name or datastore path of the scenario.
 func TestScanBundleAnalyzeRoundTripOverSSH(t *testing.T) {
 	const password = "Known-Lab-Passw0rd!"
-	sc, err := fixtures.Load("mixed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := lab.Start(sc, lab.Options{Password: password})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	sc := loadScenario(t, "mixed")
+	l := startTestLab(t, sc, lab.Options{Password: password})
 	targets, runner := labTargets(l)
 	// With the simulated vCenter: its captures go into the bundle too.
 	vc, closeVC, err := demoVCenter(t.Context(), sc, l.Guests())
@@ -339,17 +331,15 @@ func TestBundleHonoursConfigSuppressions(t *testing.T) {
 		if !redact {
 			args = append(args, "--no-redact")
 		}
-		var stdout, stderr bytes.Buffer
-		Run(args, &IOStreams{In: strings.NewReader(""), Out: &stdout, ErrOut: &stderr}, func(string) string { return "" })
+		_, stdout, stderr := runCLI(t, "", args...)
 		var live report.Report
-		if err := json.Unmarshal(stdout.Bytes(), &live); err != nil {
-			t.Fatalf("demo JSON: %v\n%s", err, stderr.String())
+		if err := json.Unmarshal([]byte(stdout), &live); err != nil {
+			t.Fatalf("demo JSON: %v\n%s", err, stderr)
 		}
 		if live.Summary.Suppressed != 1 {
 			t.Fatalf("live run: %d suppressed, want 1", live.Summary.Suppressed)
 		}
-		stdout.Reset()
-		Run([]string{"analyze", out, "--output", "json"}, &IOStreams{In: strings.NewReader(""), Out: &stdout, ErrOut: &stderr}, func(string) string { return "" })
+		runCLI(t, "", "analyze", out, "--output", "json")
 		// analyze re-runs today's rules without the config; the bundle's own
 		// report.json is what the user saw.
 		var fromBundle report.Report
@@ -384,15 +374,9 @@ func TestBundleFlagsCheckedBeforeScanning(t *testing.T) {
 		// An existing token map would be overwritten: refused up front.
 		{"demo", "--output", "json", "--bundle", taken},
 	} {
-		var out, errOut bytes.Buffer
-		code := Run(args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, func(k string) string {
-			if k == "PW" {
-				return "pw"
-			}
-			return ""
-		})
-		if code != ExitUsage || out.Len() != 0 {
-			t.Errorf("%v: exit %d with %d bytes of report; want a usage error before any scan (stderr %q)", args, code, out.Len(), errOut.String())
+		code, out, errOut := runWithEnv(map[string]string{"PW": "pw"}, args...)
+		if code != ExitUsage || len(out) != 0 {
+			t.Errorf("%v: exit %d with %d bytes of report; want a usage error before any scan (stderr %q)", args, code, len(out), errOut)
 		}
 	}
 }

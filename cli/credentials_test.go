@@ -20,7 +20,6 @@ import (
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 )
 
@@ -58,12 +57,6 @@ func leaks(arts map[string][]byte, secrets ...string) []string {
 		}
 	}
 	return found
-}
-
-func runWithEnv(env map[string]string, args ...string) (int, string, string) {
-	var out, errOut bytes.Buffer
-	code := Run(args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, func(k string) string { return env[k] })
-	return code, out.String(), errOut.String()
 }
 
 // The credential part of the adversarial campaign: scans of the simulated
@@ -234,22 +227,6 @@ func TestNoProcessSpawnedAndNoPasswordFlag(t *testing.T) {
 // known_hosts file.
 func startLab(t *testing.T, scenario string, opts lab.Options) (dir, knownHosts string) {
 	t.Helper()
-	sc, err := fixtures.Load(scenario)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := lab.Start(sc, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	dir = t.TempDir()
-	knownHosts = filepath.Join(dir, "known_hosts")
-	if err := l.WriteHostsFile(filepath.Join(dir, "hosts")); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.WriteKnownHosts(knownHosts); err != nil {
-		t.Fatal(err)
-	}
-	return dir, knownHosts
+	l, dir := startLabDir(t, loadScenario(t, scenario), opts)
+	return dir, labKnownHosts(t, l, dir)
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
-	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
@@ -23,10 +22,7 @@ import (
 // trip, 2 ms per command): context for bench/RESULTS.md ("Guests"), not
 // the measure, which is the in-process demo (zero latency).
 func BenchmarkDemoScanGuests(b *testing.B) {
-	sc, err := fixtures.Load("mixed")
-	if err != nil {
-		b.Fatal(err)
-	}
+	sc := loadScenario(b, "mixed")
 	for _, lan := range []struct {
 		prefix string
 		opts   lab.Options

@@ -42,10 +42,7 @@ func writeGuestsFile(t *testing.T, l *lab.Lab, dir, kh string) string {
 // cause, the one under a host without HCA nested under the host.
 func TestScanGuestsOverSSH(t *testing.T) {
 	l, dir := startScanLab(t, "mixed", lab.Options{})
-	kh := filepath.Join(dir, "known_hosts")
-	if err := l.WriteKnownHosts(kh); err != nil {
-		t.Fatal(err)
-	}
+	kh := labKnownHosts(t, l, dir)
 	gf := writeGuestsFile(t, l, dir, kh)
 	code, out, errOut := runScanCLI(t, dir, "--known-hosts", kh, "--password-env", "PD_PW", "--guests-file", gf,
 		"--guest-password-env", "PD_PW", "-o", "json")
@@ -174,10 +171,7 @@ func TestScanGuestsDryRunAndFlags(t *testing.T) {
 // against the uplink's line rate; --dry-run lists it.
 func TestScanBandwidthTest(t *testing.T) {
 	l, dir := startScanLab(t, "healthy", lab.Options{})
-	kh := filepath.Join(dir, "known_hosts")
-	if err := l.WriteKnownHosts(kh); err != nil {
-		t.Fatal(err)
-	}
+	kh := labKnownHosts(t, l, dir)
 	gf := writeGuestsFile(t, l, dir, kh)
 	sent := func(name string) []string {
 		var out []string

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"net"
 	"path/filepath"
@@ -25,10 +23,7 @@ import (
 // vCenter knows no address of as not scanned.
 func TestScanGuestsFromVCenter(t *testing.T) {
 	l, dir := startScanLab(t, "mixed", lab.Options{})
-	kh := filepath.Join(dir, "known_hosts")
-	if err := l.WriteKnownHosts(kh); err != nil {
-		t.Fatal(err)
-	}
+	kh := labKnownHosts(t, l, dir)
 	writeGuestsFile(t, l, dir, kh) // their known_hosts entries
 	url, thumb := startVCenterGuests(t, "mixed", l.Guests())
 	env := map[string]string{"PD_PW": testPassword, "VC_PW": vcPassword}
@@ -96,10 +91,7 @@ func TestScanGuestsFromVCenter(t *testing.T) {
 // Guest discovery needs --vcenter; --guest-port only applies to it.
 func TestGuestsFromVCenterFlags(t *testing.T) {
 	run := func(args ...string) (int, string, string) {
-		var out, errOut strings.Builder
-		code := Run(append([]string{"scan"}, args...), &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
-			func(string) string { return "" })
-		return code, out.String(), errOut.String()
+		return runCLI(t, "", append([]string{"scan"}, args...)...)
 	}
 	for _, c := range []struct {
 		args []string
@@ -206,28 +198,18 @@ func TestHostileGuestAddresses(t *testing.T) {
 // are in the written known_hosts.
 func TestLabServeGuestsFromVCenter(t *testing.T) {
 	dir := t.TempDir()
-	out, errOut := &syncBuffer{}, &syncBuffer{}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	root := NewRootCmd(&Factory{IO: &IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut}, Getenv: func(string) string { return "" }})
-	root.SetArgs([]string{"lab", "serve", "--scenario", "mixed", "--out-dir", dir, "--password", "Lab-Passw0rd"})
-	errc := make(chan error, 1)
-	go func() { errc <- root.ExecuteContext(ctx) }()
-	text := waitFor(t, out, "Press Ctrl-C to stop.", errc)
+	serve := serveLab(t, "--scenario", "mixed", "--out-dir", dir, "--password", "Lab-Passw0rd")
+	text := serve.Text
 	pw := regexp.MustCompile(`export VC_PASSWORD=(\S+)`).FindStringSubmatch(text)
 	cmd := regexp.MustCompile(`(pvrdma-doctor scan .*\\\n.*\\\n.*--guests-from-vcenter --guest-port \d+)\n`).FindStringSubmatch(text)
 	if pw == nil || cmd == nil {
 		t.Fatalf("no guest discovery command in:\n%s", text)
 	}
-	args := strings.Fields(strings.ReplaceAll(cmd[1], "\\\n", " "))[1:]
-	var sout, serr bytes.Buffer
-	env := map[string]string{"PVRDMA_DOCTOR_PASSWORD": "Lab-Passw0rd", "VC_PASSWORD": pw[1]}
-	code := Run(append(args, "--ssh-config", filepath.Join(dir, "none"), "-o", "json"), &IOStreams{In: strings.NewReader(""), Out: &sout, ErrOut: &serr},
-		func(k string) string { return env[k] })
+	code, sout, serr := runPrinted(cmd[1], dir, map[string]string{"PVRDMA_DOCTOR_PASSWORD": "Lab-Passw0rd", "VC_PASSWORD": pw[1]})
 	if code != ExitCritical {
-		t.Fatalf("printed command: exit %d\n%s", code, serr.String())
+		t.Fatalf("printed command: exit %d\n%s", code, serr)
 	}
-	r := decodeReport(t, sout.String())
+	r := decodeReport(t, sout)
 	if len(r.Guests) != 7 {
 		t.Errorf("%d guests scanned; notes %q", len(r.Guests), r.Notes)
 	}
@@ -236,6 +218,5 @@ func TestLabServeGuestsFromVCenter(t *testing.T) {
 			t.Errorf("guest %s: %s %s", g.Host, g.Status, g.Reason)
 		}
 	}
-	cancel()
-	waitServeStopped(t, errc, "lab serve did not stop on context cancel")
+	serve.stop(t, "lab serve did not stop on context cancel")
 }

@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
@@ -28,27 +26,18 @@ func TestScanHostileHostsEndToEnd(t *testing.T) {
 		{"binary garbage", lab.Hostile{Streams: []lab.Stream{{Fill: lab.FillBinary, Bytes: 64 << 10}}}, ""},
 		{"300,000 listed devices", lab.Hostile{Streams: []lab.Stream{{Prefix: "vsish -e ls", Fill: lab.FillDevices, Count: 300000}}}, "not collected (cap of 512 per host)"},
 	}
-	sc, err := fixtures.Load("healthy")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := loadScenario(t, "healthy")
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, dir := startLabFiles(t, sc, lab.Options{Password: "pw", Faults: map[string]lab.Fault{"esx01": {Hostile: tc.fault}}})
-			var out, errOut bytes.Buffer
+			var out, errOut string
 			start := time.Now()
 			peak := lab.HeapGrowth(func() {
-				RunContext(context.Background(), []string{"scan", "--hosts-file", dir + "/hosts.txt", "--known-hosts", dir + "/known_hosts",
-					"--password-env", "PW", "--output", "json", "--command-timeout", "2s", "--host-timeout", "6s"},
-					&IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, func(k string) string {
-						if k == "PW" {
-							return "pw"
-						}
-						return ""
-					})
+				_, out, errOut = runWithEnv(map[string]string{"PW": "pw"}, "scan", "--hosts-file", dir+"/hosts", "--known-hosts", dir+"/known_hosts",
+					"--password-env", "PW", "--output", "json", "--command-timeout", "2s", "--host-timeout", "6s")
 			})
 			elapsed := time.Since(start)
-			t.Logf("%s: %s, heap +%d MiB, report %d KB", tc.name, elapsed.Round(time.Millisecond), peak>>20, out.Len()>>10)
+			t.Logf("%s: %s, heap +%d MiB, report %d KB", tc.name, elapsed.Round(time.Millisecond), peak>>20, len(out)>>10)
 			if elapsed > 9*time.Second {
 				t.Errorf("scan took %s; host timeout 6s", elapsed)
 			}
@@ -57,12 +46,12 @@ func TestScanHostileHostsEndToEnd(t *testing.T) {
 			if peak > 320<<20 {
 				t.Errorf("heap grew by %d MiB; bound 320 MiB", peak>>20)
 			}
-			if out.Len() > 8<<20 {
-				t.Errorf("report of %d MB", out.Len()>>20)
+			if len(out) > 8<<20 {
+				t.Errorf("report of %d MB", len(out)>>20)
 			}
 			var r report.Report
-			if err := json.Unmarshal(out.Bytes(), &r); err != nil {
-				t.Fatalf("no JSON report: %v; stderr %s", err, errOut.String())
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatalf("no JSON report: %v; stderr %s", err, errOut)
 			}
 			if len(r.Hosts) != 2 {
 				t.Fatalf("%d hosts reported", len(r.Hosts))
@@ -81,10 +70,7 @@ func TestScanHostileHostsEndToEnd(t *testing.T) {
 // An interrupted scan (Ctrl-C cancels the context) still reports what it
 // collected, says it was interrupted, and exits "incomplete".
 func TestInterruptedScanStillReports(t *testing.T) {
-	sc, err := fixtures.Load("healthy")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := loadScenario(t, "healthy")
 	l, dir := startLabFiles(t, sc, lab.Options{Password: "pw", Faults: map[string]lab.Fault{"esx02": {Hang: []string{"esxcli network nic list"}}}})
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
@@ -95,21 +81,14 @@ func TestInterruptedScanStillReports(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 		cancel()
 	}()
-	var out, errOut bytes.Buffer
-	code := RunContext(ctx, []string{"scan", "--hosts-file", dir + "/hosts.txt", "--known-hosts", dir + "/known_hosts",
-		"--password-env", "PW", "--output", "json", "--no-probes"},
-		&IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, func(k string) string {
-			if k == "PW" {
-				return "pw"
-			}
-			return ""
-		})
+	code, out, errOut := execCLI(ctx, "", map[string]string{"PW": "pw"}, []string{"scan", "--hosts-file", dir + "/hosts",
+		"--known-hosts", dir + "/known_hosts", "--password-env", "PW", "--output", "json", "--no-probes"})
 	if code != ExitIncomplete {
-		t.Errorf("exit %d, want %d; stderr %s", code, ExitIncomplete, errOut.String())
+		t.Errorf("exit %d, want %d; stderr %s", code, ExitIncomplete, errOut)
 	}
 	var r report.Report
-	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
-		t.Fatalf("no report after the interrupt: %v\n%s", err, out.String())
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("no report after the interrupt: %v\n%s", err, out)
 	}
 	if !strings.Contains(strings.Join(r.Notes, " "), "interrupted") {
 		t.Errorf("report notes do not say the scan was interrupted: %v", r.Notes)

@@ -22,11 +22,7 @@ import (
 // scanLab starts the simulated lab for a scenario and scans it over SSH.
 func scanLab(t *testing.T, sc *fixtures.Scenario, opts lab.Options, copts collect.Options) (*lab.Lab, *Analysis) {
 	t.Helper()
-	l, err := lab.Start(sc, opts)
-	if err != nil {
-		t.Fatalf("lab.Start: %v", err)
-	}
-	t.Cleanup(func() { l.Close() })
+	l := startTestLab(t, sc, opts)
 	targets, runner := labTargets(l)
 	copts.Runner = runner
 	copts.Probes = true
@@ -51,10 +47,7 @@ func findingKeys(fs []checks.Finding) []string {
 func TestScenarioFindingsOverSSH(t *testing.T) {
 	for _, name := range fixtures.Names() {
 		t.Run(name, func(t *testing.T) {
-			sc, err := fixtures.Load(name)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sc := loadScenario(t, name)
 			_, a := scanLab(t, sc, lab.Options{}, collect.Options{})
 			var want []string
 			for _, e := range sc.Expect {
@@ -114,12 +107,7 @@ func TestScenarioFindingsOverSSH(t *testing.T) {
 }
 
 func TestDemoExitCodesAndJSON(t *testing.T) {
-	run := func(args ...string) (int, string, string) {
-		var out, errOut bytes.Buffer
-		code := Run(args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, func(string) string { return "" })
-		return code, out.String(), errOut.String()
-	}
-	code, out, errOut := run("demo", "--scenario", "healthy", "--output", "json")
+	code, out, errOut := runCLI(t, "", "demo", "--scenario", "healthy", "--output", "json")
 	if code != ExitOK {
 		t.Fatalf("healthy: exit %d, stderr %s", code, errOut)
 	}
@@ -136,7 +124,7 @@ func TestDemoExitCodesAndJSON(t *testing.T) {
 		}
 	}
 
-	code, out, _ = run("demo", "--output", "json")
+	code, out, _ = runCLI(t, "", "demo", "--output", "json")
 	if code != ExitCritical {
 		t.Errorf("mixed: exit %d, want %d", code, ExitCritical)
 	}
@@ -176,7 +164,7 @@ func TestDemoExitCodesAndJSON(t *testing.T) {
 	if partial != 1 {
 		t.Errorf("mixed: %d hosts partial, want 1 (esx05 refuses SSH, read from vCenter)", partial)
 	}
-	code, out, _ = run("demo", "--output", "json", "--no-vcenter")
+	code, out, _ = runCLI(t, "", "demo", "--output", "json", "--no-vcenter")
 	r = report.Report{}
 	if err := json.Unmarshal([]byte(out), &r); err != nil || code != ExitCritical {
 		t.Fatalf("mixed --no-vcenter: exit %d, %v", code, err)
@@ -194,7 +182,7 @@ func TestDemoExitCodesAndJSON(t *testing.T) {
 		t.Errorf("mixed --no-vcenter: %d hosts not collected, want 1 (esx05 refuses SSH)", notCollected)
 	}
 
-	if code, _, errOut := run("demo", "--scenario", "nope"); code != ExitUsage || !strings.Contains(errOut, "mixed") {
+	if code, _, errOut := runCLI(t, "", "demo", "--scenario", "nope"); code != ExitUsage || !strings.Contains(errOut, "mixed") {
 		t.Errorf("unknown scenario: exit %d, stderr %q", code, errOut)
 	}
 }
@@ -203,10 +191,7 @@ func TestDemoExitCodesAndJSON(t *testing.T) {
 // never reaches a command line: every command the hosts received is on the
 // allowlist and carries none of it.
 func TestHostileVMNameNeverReachesACommandLine(t *testing.T) {
-	sc, err := fixtures.Load("mixed")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := loadScenario(t, "mixed")
 	l, a := scanLab(t, sc, lab.Options{}, collect.Options{})
 	var hostile string
 	for _, h := range a.Fleet.Hosts {
@@ -242,10 +227,7 @@ func TestHostileVMNameNeverReachesACommandLine(t *testing.T) {
 // that never answers are "not collected" with the reason; the others are
 // scanned normally.
 func TestUnreachableHostsAreReportedAndTheScanGoesOn(t *testing.T) {
-	sc, err := fixtures.Load("mixed")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := loadScenario(t, "mixed")
 	_, a := scanLab(t, sc, lab.Options{Faults: map[string]lab.Fault{
 		"esx01": {RejectAuth: true},
 		"esx02": {Silent: true},

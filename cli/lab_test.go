@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"net"
 	"os"
@@ -52,15 +51,8 @@ func waitFor(t *testing.T, buf *syncBuffer, substr string, errc <-chan error) st
 
 func TestLabServeViaRootCommand(t *testing.T) {
 	dir := t.TempDir()
-	out, errOut := &syncBuffer{}, &syncBuffer{}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	root := NewRootCmd(&Factory{IO: &IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut}, Getenv: func(string) string { return "" }})
-	root.SetArgs([]string{"lab", "serve", "--scenario", "healthy", "--out-dir", dir, "--password", "pa ss'word",
-		"--keyboard-interactive-only"})
-	errc := make(chan error, 1)
-	go func() { errc <- root.ExecuteContext(ctx) }()
-	text := waitFor(t, out, "Press Ctrl-C to stop.", errc)
+	serve := serveLab(t, "--scenario", "healthy", "--out-dir", dir, "--password", "pa ss'word", "--keyboard-interactive-only")
+	text := serve.Text
 
 	m := regexp.MustCompile(`(?m)^esx01\s+(127\.0\.0\.1:\d+)\s+root\s+pa ss'word\s+(SHA256:\S+)\s+-$`).FindStringSubmatch(text)
 	if m == nil {
@@ -115,18 +107,13 @@ func TestLabServeViaRootCommand(t *testing.T) {
 	if vm == nil {
 		t.Fatalf("no vCenter scan command in:\n%s", text)
 	}
-	args := strings.Fields(strings.ReplaceAll(vm[2], "\\\n", " "))[1:]
-	var sout, serr bytes.Buffer
-	env := map[string]string{"PVRDMA_DOCTOR_PASSWORD": "pa ss'word", "VC_PASSWORD": vm[1]}
-	code := Run(append(args, "--ssh-config", filepath.Join(dir, "none"), "-o", "json"), &IOStreams{In: strings.NewReader(""), Out: &sout, ErrOut: &serr},
-		func(k string) string { return env[k] })
-	if code != ExitOK || !strings.Contains(sout.String(), `"vcenter vm config"`) || !strings.Contains(sout.String(), "certificate pinned") {
-		t.Errorf("printed vCenter scan: exit %d\n%s\n%s", code, serr.String(), sout.String())
+	code, sout, serr := runPrinted(vm[2], dir, map[string]string{"PVRDMA_DOCTOR_PASSWORD": "pa ss'word", "VC_PASSWORD": vm[1]})
+	if code != ExitOK || !strings.Contains(sout, `"vcenter vm config"`) || !strings.Contains(sout, "certificate pinned") {
+		t.Errorf("printed vCenter scan: exit %d\n%s\n%s", code, serr, sout)
 	}
-	cancel()
-	waitServeStopped(t, errc, "lab serve did not stop on context cancel")
-	if !strings.Contains(errOut.String(), "lab stopped") {
-		t.Errorf("stderr: %q", errOut.String())
+	serve.stop(t, "lab serve did not stop on context cancel")
+	if !strings.Contains(serve.ErrOut.String(), "lab stopped") {
+		t.Errorf("stderr: %q", serve.ErrOut.String())
 	}
 	if _, err := ssh.Dial("tcp", addr, &ssh.ClientConfig{User: "root", HostKeyCallback: ssh.InsecureIgnoreHostKey(), Timeout: time.Second}); err == nil {
 		t.Error("host still serving after stop")
@@ -177,16 +164,13 @@ func TestLabServeUsageErrors(t *testing.T) {
 		{"lab", "serve", "--hosts", "-3"},
 		{"lab", "serve", "extra"},
 	} {
-		var out, errOut bytes.Buffer
-		code := Run(args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, func(string) string { return "" })
+		code, _, errOut := runCLI(t, "", args...)
 		if code != ExitUsage {
-			t.Errorf("%v: exit %d, want %d (stderr %q)", args, code, ExitUsage, errOut.String())
+			t.Errorf("%v: exit %d, want %d (stderr %q)", args, code, ExitUsage, errOut)
 		}
 	}
-	var out, errOut bytes.Buffer
-	code := Run([]string{"lab", "serve", "--scenario-dir", filepath.Join(t.TempDir(), "missing")},
-		&IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, func(string) string { return "" })
-	if code != ExitError || !strings.Contains(errOut.String(), "scenario directory") {
-		t.Errorf("missing scenario dir: exit %d, stderr %q", code, errOut.String())
+	code, _, errOut := runCLI(t, "", "lab", "serve", "--scenario-dir", filepath.Join(t.TempDir(), "missing"))
+	if code != ExitError || !strings.Contains(errOut, "scenario directory") {
+		t.Errorf("missing scenario dir: exit %d, stderr %q", code, errOut)
 	}
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -14,14 +13,6 @@ Name     Driver      State   MTU   Speed     Paired Uplink  Description
 -------  ----------  ------  ----  --------  -------------  -----------
 vmrdma0  nmlx5_rdma  Active  1024  100 Gbps  vmnic4         MT28800 Family [ConnectX-5 Ex]
 `
-
-func runCLI(t *testing.T, stdin string, args ...string) (code int, out, errOut string) {
-	t.Helper()
-	var o, e bytes.Buffer
-	io := &IOStreams{In: strings.NewReader(stdin), Out: &o, ErrOut: &e}
-	code = Run(args, io, func(string) string { return "" })
-	return code, o.String(), e.String()
-}
 
 func TestParseCmdJSONFromStdin(t *testing.T) {
 	code, out, errOut := runCLI(t, rdmaOut, "parse", "--command", "esxcli rdma device list", "--output", "json", "-")

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -14,11 +12,7 @@ import (
 
 func runPathsCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	env := map[string]string{"PD_PW": testPassword}
-	code := Run(append([]string{"paths"}, args...), &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
-		func(k string) string { return env[k] })
-	return code, out.String(), errOut.String()
+	return runWithEnv(map[string]string{"PD_PW": testPassword}, append([]string{"paths"}, args...)...)
 }
 
 // `paths` over real SSH against the lab: every ordered pair probed (all
@@ -84,20 +78,12 @@ func TestPathsAgainstLabServeBadPort(t *testing.T) {
 		t.Fatalf("%v %v", ports, err)
 	}
 	dir := t.TempDir()
-	out := &syncBuffer{}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	root := NewRootCmd(&Factory{IO: &IOStreams{In: strings.NewReader(""), Out: out, ErrOut: &syncBuffer{}}, Getenv: func(string) string { return "" }})
-	root.SetArgs([]string{"lab", "serve", "--hosts", "4", "--bad-port", "esx0002=4000", "--out-dir", dir, "--password", testPassword})
-	errc := make(chan error, 1)
-	go func() { errc <- root.ExecuteContext(ctx) }()
-	waitFor(t, out, "Press Ctrl-C to stop.", errc)
+	serve := serveLab(t, "--hosts", "4", "--bad-port", "esx0002=4000", "--out-dir", dir, "--password", testPassword)
 	code, text, errOut := runPathsCLI(t, "--hosts-file", filepath.Join(dir, "hosts.txt"), "--known-hosts", filepath.Join(dir, "known_hosts"),
 		"--password-env", "PD_PW", "--ssh-config", filepath.Join(dir, "none"))
 	if code != ExitCritical || !strings.Contains(text, "esx0002     4000!       -   4000!   4000!") ||
 		!strings.Contains(text, "fleet minimum 4000") {
 		t.Errorf("exit %d\n%s\n%s", code, text, errOut)
 	}
-	cancel()
-	waitServeStopped(t, errc, "lab serve did not stop")
+	serve.stop(t, "lab serve did not stop")
 }

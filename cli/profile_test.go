@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,22 +13,18 @@ import (
 func TestProfileFlags(t *testing.T) {
 	dir := t.TempDir()
 	cpu, mem := filepath.Join(dir, "cpu.out"), filepath.Join(dir, "mem.out")
-	var out, errOut bytes.Buffer
-	io := &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
-	env := func(string) string { return "" }
 	// analyze of a missing file fails.
-	code := Run([]string{"--cpuprofile", cpu, "--memprofile", mem, "analyze", filepath.Join(dir, "missing.tar.gz")}, io, env)
+	code, out, _ := runCLI(t, "", "--cpuprofile", cpu, "--memprofile", mem, "analyze", filepath.Join(dir, "missing.tar.gz"))
 	if code == ExitOK {
-		t.Fatalf("analyze of a missing file succeeded: %s", out.String())
+		t.Fatalf("analyze of a missing file succeeded: %s", out)
 	}
 	for _, f := range []string{cpu, mem} {
 		if st, err := os.Stat(f); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v (want a non-empty profile)", filepath.Base(f), err)
 		}
 	}
-	out.Reset()
-	Run([]string{"--help"}, io, env)
-	if strings.Contains(out.String(), "profile") {
-		t.Errorf("--help shows the hidden profiling flags:\n%s", out.String())
+	_, out, _ = runCLI(t, "", "--help")
+	if strings.Contains(out, "profile") {
+		t.Errorf("--help shows the hidden profiling flags:\n%s", out)
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
-	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 )
 
@@ -93,15 +92,8 @@ func TestBundleOutputKeepsTokenMap(t *testing.T) {
 // fingerprints (issue #18). The hosts are reached under customer-like
 // names through a dialler that maps them to the loopback lab.
 func TestRedactedBundleHidesWhatTheDoctorAdds(t *testing.T) {
-	sc, err := fixtures.Load("mixed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := lab.Start(sc, lab.Options{User: "jsmith", Password: "pw"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	sc := loadScenario(t, "mixed")
+	l := startTestLab(t, sc, lab.Options{User: "jsmith", Password: "pw"})
 	addr := map[string]string{}
 	keys := map[string]ssh.PublicKey{}
 	for _, h := range l.Hosts() {
@@ -137,42 +129,26 @@ func TestRedactedBundleHidesWhatTheDoctorAdds(t *testing.T) {
 	writeTestFile(t, hosts, "esx01 esx01-mgmt.corp.example.com:2201\nesx03 10.20.30.40:2203\n")
 	out := filepath.Join(t.TempDir(), "b.tar.gz")
 
-	var stdout, stderr bytes.Buffer
-	code := RunContext(context.Background(), []string{"scan", "--hosts", "esx02", "--hosts-file", hosts, "--user", "jsmith",
-		"--password-env", "PW", "--output", "json", "--no-probes", "--bundle", out},
-		&IOStreams{In: strings.NewReader(""), Out: &stdout, ErrOut: &stderr}, func(k string) string {
-			switch k {
-			case "PW":
-				return "pw"
-			case "USER":
-				return "jsmith"
-			}
-			return ""
-		})
+	code, stdout, stderr := runWithEnv(map[string]string{"PW": "pw", "USER": "jsmith"}, "scan", "--hosts", "esx02", "--hosts-file", hosts,
+		"--user", "jsmith", "--password-env", "PW", "--output", "json", "--no-probes", "--bundle", out)
 	if code == ExitError || code == ExitUsage {
-		t.Fatalf("exit %d: %s", code, stderr.String())
+		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	// The unredacted report does name them: the test would catch a leak.
 	secrets := []string{"jsmith", "corp.example.com", "esx01-mgmt", "esx02-real", "10.20.30.40", home, kh,
 		ssh.FingerprintSHA256(keys["esx03"]), strings.TrimPrefix(ssh.FingerprintSHA256(keys["esx03"]), "SHA256:")}
 	for _, s := range []string{"jsmith", "esx01-mgmt.corp.example.com", ssh.FingerprintSHA256(keys["esx03"])} {
-		if !strings.Contains(stdout.String(), s) {
+		if !strings.Contains(stdout, s) {
 			t.Errorf("the report does not mention %q: the bundle check below proves nothing", s)
 		}
 	}
 	// The same scan bundled with --no-redact, then redacted by `redact`,
 	// which knows only what the results say.
 	raw := filepath.Join(t.TempDir(), "raw.tar.gz")
-	code = RunContext(context.Background(), []string{"scan", "--hosts", "esx02", "--hosts-file", hosts, "--user", "jsmith",
-		"--password-env", "PW", "--output", "json", "--no-probes", "--bundle", raw, "--no-redact"},
-		&IOStreams{In: strings.NewReader(""), Out: &stdout, ErrOut: &stderr}, func(k string) string {
-			if k == "PW" {
-				return "pw"
-			}
-			return ""
-		})
+	code, _, stderr = runWithEnv(map[string]string{"PW": "pw"}, "scan", "--hosts", "esx02", "--hosts-file", hosts, "--user", "jsmith",
+		"--password-env", "PW", "--output", "json", "--no-probes", "--bundle", raw, "--no-redact")
 	if code == ExitError || code == ExitUsage {
-		t.Fatalf("--no-redact scan: exit %d: %s", code, stderr.String())
+		t.Fatalf("--no-redact scan: exit %d: %s", code, stderr)
 	}
 	redacted := filepath.Join(t.TempDir(), "redacted.tar.gz")
 	if code, _, errOut := runCLI(t, "", "redact", raw, redacted); code != ExitOK {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"encoding/xml"
 	"os"
@@ -15,11 +14,9 @@ import (
 
 func runRulesCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
 	// HOME points at an empty folder: no default config file applies.
 	t.Setenv("HOME", t.TempDir())
-	code := Run(args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, func(string) string { return "" })
-	return code, out.String(), errOut.String()
+	return runCLI(t, "", args...)
 }
 
 func TestRulesList(t *testing.T) {

@@ -14,7 +14,6 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
-	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
@@ -25,34 +24,17 @@ const testPassword = "lab-password-123"
 
 func startScanLab(t *testing.T, scenario string, opts lab.Options) (*lab.Lab, string) {
 	t.Helper()
-	sc, err := fixtures.Load(scenario)
-	if err != nil {
-		t.Fatal(err)
-	}
 	opts.Password = testPassword
-	l, err := lab.Start(sc, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	dir := t.TempDir()
-	if err := l.WriteHostsFile(filepath.Join(dir, "hosts")); err != nil {
-		t.Fatal(err)
-	}
-	return l, dir
+	return startLabDir(t, loadScenario(t, scenario), opts)
 }
 
 // runScanCLI runs `pvrdma-doctor scan` with an empty ssh config and no
 // agent, and the password in PD_PW.
 func runScanCLI(t *testing.T, dir string, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
 	base := []string{"scan", "--hosts-file", filepath.Join(dir, "hosts"), "--ssh-config", filepath.Join(dir, "ssh_config"),
 		"--connect-timeout", "5s"}
-	env := map[string]string{"PD_PW": testPassword}
-	code := Run(append(base, args...), &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
-		func(k string) string { return env[k] })
-	return code, out.String(), errOut.String()
+	return runWithEnv(map[string]string{"PD_PW": testPassword}, append(base, args...)...)
 }
 
 func decodeReport(t *testing.T, out string) report.Report {
@@ -78,10 +60,7 @@ func TestScanCommandOverSSH(t *testing.T) {
 	l, dir := startScanLab(t, "mixed", lab.Options{KeyboardInteractiveOnly: true, Faults: map[string]lab.Fault{
 		"esx03": {DropAfter: 4},
 	}})
-	kh := filepath.Join(dir, "known_hosts")
-	if err := l.WriteKnownHosts(kh); err != nil {
-		t.Fatal(err)
-	}
+	kh := labKnownHosts(t, l, dir)
 	// One session at a time, so that exactly 4 commands complete before the drop.
 	code, out, errOut := runScanCLI(t, dir, "--known-hosts", kh, "--password-env", "PD_PW", "-o", "json", "--log-format", "json",
 		"--sessions-per-host", "1")
@@ -260,8 +239,7 @@ func TestScanSSHConfigAliasAndKeyFile(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "ssh_config"), []byte(cfg.String()), 0o600)
 	os.WriteFile(filepath.Join(dir, "hosts"), []byte(hosts.String()), 0o600)
-	kh := filepath.Join(dir, "known_hosts")
-	l.WriteKnownHosts(kh)
+	kh := labKnownHosts(t, l, dir)
 	code, out, errOut := runScanCLI(t, dir, "--known-hosts", kh, "-o", "json")
 	if code != ExitOK {
 		t.Fatalf("exit %d; stderr %s\n%s", code, errOut, out)

@@ -78,12 +78,9 @@ func TestMainHelper(t *testing.T) {
 // SIGTERM to a real process scanning a wedged host (timeouts of an hour)
 // ends the scan at once with the report of the healthy host, exit 5.
 func TestSIGTERMReportsWedgedScan(t *testing.T) {
-	sc, err := fixtures.Load("healthy")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := loadScenario(t, "healthy")
 	l, dir := startLabFiles(t, sc, lab.Options{Password: "pw", Faults: map[string]lab.Fault{"esx01": {Hostile: lab.Hostile{WedgeSessions: true}}}})
-	argv, _ := json.Marshal([]string{"scan", "--hosts-file", dir + "/hosts.txt", "--known-hosts", dir + "/known_hosts",
+	argv, _ := json.Marshal([]string{"scan", "--hosts-file", dir + "/hosts", "--known-hosts", dir + "/known_hosts",
 		"--password-env", "PW", "--output", "json", "--no-probes", "--command-timeout", "1h", "--host-timeout", "1h"})
 	cmd := exec.Command(os.Args[0], "-test.run=^TestMainHelper$")
 	cmd.Env = append(os.Environ(), "PVRDMA_DOCTOR_TEST_MAIN="+string(argv), "PW=pw", "HOME="+dir)
@@ -104,7 +101,7 @@ func TestSIGTERMReportsWedgedScan(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	cmd.Process.Signal(syscall.SIGTERM)
 	signalled := time.Now()
-	err = cmd.Wait()
+	err := cmd.Wait()
 	if d := time.Since(signalled); d > 5*time.Second {
 		t.Errorf("exited %s after SIGTERM", d)
 	}
@@ -124,20 +121,10 @@ func TestSIGTERMReportsWedgedScan(t *testing.T) {
 }
 
 // startLabFiles starts a lab of sc (closed with the test) and writes its
-// hosts.txt and known_hosts into the returned directory.
+// hosts and known_hosts files into the returned directory.
 func startLabFiles(t *testing.T, sc *fixtures.Scenario, opts lab.Options) (*lab.Lab, string) {
 	t.Helper()
-	l, err := lab.Start(sc, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	dir := t.TempDir()
-	if err := l.WriteHostsFile(dir + "/hosts.txt"); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.WriteKnownHosts(dir + "/known_hosts"); err != nil {
-		t.Fatal(err)
-	}
+	l, dir := startLabDir(t, sc, opts)
+	labKnownHosts(t, l, dir)
 	return l, dir
 }

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
@@ -31,10 +30,7 @@ func startVCenter(t *testing.T, scenario string) (string, string) {
 // guests' addresses (VMware Tools).
 func startVCenterGuests(t *testing.T, scenario string, guests []lab.HostInfo) (string, string) {
 	t.Helper()
-	sc, err := fixtures.Load(scenario)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := loadScenario(t, scenario)
 	inv := scenarioInventory(sc, guestAddrs(guests))
 	inv.User, inv.Password = "admin@vsphere.local", vcPassword
 	s, err := vcsim.Start(inv)
@@ -48,11 +44,8 @@ func startVCenterGuests(t *testing.T, scenario string, guests []lab.HostInfo) (s
 
 func runVCenterScan(t *testing.T, dir string, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
 	base := []string{"scan", "--ssh-config", filepath.Join(dir, "ssh_config"), "--connect-timeout", "5s", "--vcenter-user", "admin@vsphere.local"}
-	code := Run(append(base, args...), &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
-		func(k string) string { return env[k] })
-	return code, out.String(), errOut.String()
+	return runWithEnv(env, append(base, args...)...)
 }
 
 // scan --vcenter over the real API protocol: the hosts of the hosts file
@@ -61,10 +54,7 @@ func runVCenterScan(t *testing.T, dir string, env map[string]string, args ...str
 // transport and how vCenter's certificate was trusted.
 func TestScanWithVCenter(t *testing.T) {
 	l, dir := startScanLab(t, "mixed", lab.Options{})
-	kh := filepath.Join(dir, "known_hosts")
-	if err := l.WriteKnownHosts(kh); err != nil {
-		t.Fatal(err)
-	}
+	kh := labKnownHosts(t, l, dir)
 	url, thumb := startVCenter(t, "mixed")
 	env := map[string]string{"PD_PW": testPassword}
 	pwFile := filepath.Join(dir, "vcpw")
@@ -163,10 +153,7 @@ func TestScanWithVCenter(t *testing.T) {
 // vCenter's failures are clear, and lose nothing else of the scan.
 func TestScanVCenterErrors(t *testing.T) {
 	l, dir := startScanLab(t, "healthy", lab.Options{})
-	kh := filepath.Join(dir, "known_hosts")
-	if err := l.WriteKnownHosts(kh); err != nil {
-		t.Fatal(err)
-	}
+	kh := labKnownHosts(t, l, dir)
 	url, thumb := startVCenter(t, "healthy")
 	env := map[string]string{"PD_PW": testPassword, "VC_PW": vcPassword, "BAD": "nope"}
 	ssh := []string{"--known-hosts", kh, "--password-env", "PD_PW", "-o", "json"}

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
-	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
@@ -15,10 +14,7 @@ import (
 // only the exact path, so a mangled line would fail), the VM named with a
 // single quote is never asked for, and the host's note says why.
 func TestVMXOverSSHHostileNames(t *testing.T) {
-	sc, err := fixtures.Load("vmconfig")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := loadScenario(t, "vmconfig")
 	l, a := scanLab(t, sc, lab.Options{}, collect.Options{})
 	const read, refused = `gpu "lab" $(reboot) node`, "o'brien-node"
 	var sent []string

@@ -20,17 +20,7 @@ var guestCommands = []string{"uname", "cat", "lsmod", "modinfo", "ibv_devinfo", 
 // names in dir/gbin and copies the scenario's guest folder.
 func installGuestStandin(t *testing.T, dir, scenario, guest string) {
 	t.Helper()
-	script, err := os.ReadFile(filepath.Join(repoRoot(t), "fixtures", "standin", "guest-command"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "gbin")
-	os.MkdirAll(bin, 0o755)
-	for _, n := range guestCommands {
-		if err := os.WriteFile(filepath.Join(bin, n), script, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	installScript(t, "guest-command", filepath.Join(dir, "gbin"), guestCommands)
 	copyScenarioHost(t, dir, scenario, guest)
 }
 
