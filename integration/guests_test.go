@@ -9,18 +9,17 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/cli"
+	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/standin"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 )
-
-// guestCommands are the names the guest stand-in is installed under.
-var guestCommands = []string{"uname", "cat", "lsmod", "modinfo", "ibv_devinfo", "ibv_devices", "rdma", "ip", "ls", "dmesg",
-	"ofed_info", "dpkg-query", "rpm", "grep"}
 
 // installGuestStandin puts the guest stand-in under the guest command
 // names in dir/gbin and copies the scenario's guest folder.
 func installGuestStandin(t *testing.T, dir, scenario, guest string) {
 	t.Helper()
-	installScript(t, "guest-command", filepath.Join(dir, "gbin"), guestCommands)
+	if err := standin.Guest.Install(filepath.Join(dir, "gbin")); err != nil {
+		t.Fatal(err)
+	}
 	copyScenarioHost(t, dir, scenario, guest)
 }
 

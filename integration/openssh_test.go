@@ -36,6 +36,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/cli"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
+	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/standin"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
@@ -74,24 +75,10 @@ func worldDir(t *testing.T) string {
 // dir/bin and copies the scenario's host folder to dir/scenario/<host>.
 func installStandin(t *testing.T, dir, scenario, host string) {
 	t.Helper()
-	installScript(t, "esxi-command", filepath.Join(dir, "bin"), []string{"esxcli", "vsish", "vmkping", "cat"})
-	copyScenarioHost(t, dir, scenario, host)
-}
-
-// installScript copies the stand-in script fixtures/standin/<script> into
-// bin under each of names.
-func installScript(t *testing.T, script, bin string, names []string) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(repoRoot(t), "fixtures", "standin", script))
-	if err != nil {
+	if err := standin.ESXi.Install(filepath.Join(dir, "bin")); err != nil {
 		t.Fatal(err)
 	}
-	os.MkdirAll(bin, 0o755)
-	for _, n := range names {
-		if err := os.WriteFile(filepath.Join(bin, n), b, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	copyScenarioHost(t, dir, scenario, host)
 }
 
 // copyScenarioHost copies a scenario's host (or guest) folder to
