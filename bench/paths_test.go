@@ -32,12 +32,7 @@ func pathLab(tb testing.TB, n int, bad map[int]int, rtt time.Duration) (*fixture
 // scanLab scans every host of a lab over real SSH.
 func scanLab(tb testing.TB, sc *fixtures.Scenario, opts lab.Options, co collect.Options) []hostio.HostResult {
 	tb.Helper()
-	l, err := lab.Start(sc, opts)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { l.Close() })
-	targets, runner := labRunner(tb, l)
+	targets, runner := labRunner(tb, lab.StartTB(tb, sc, opts))
 	co.Runner = runner
 	co.Logger = slog.New(slog.DiscardHandler)
 	return collect.Collect(context.Background(), targets, co)

@@ -55,7 +55,7 @@ var reScenarioIDs = regexp.MustCompile(`(?i)\b(?:[0-9]{1,3}\.){3}[0-9]{1,3}\b|\b
 func TestScanBundleAnalyzeRoundTripOverSSH(t *testing.T) {
 	const password = "Known-Lab-Passw0rd!"
 	sc := loadScenario(t, "mixed")
-	l := startTestLab(t, sc, lab.Options{Password: password})
+	l := lab.StartTB(t, sc, lab.Options{Password: password})
 	targets, runner := labTargets(l)
 	// With the simulated vCenter: its captures go into the bundle too.
 	vc, closeVC, err := demoVCenter(t.Context(), sc, l.Guests())

@@ -45,22 +45,11 @@ func loadScenario(tb testing.TB, name string) *fixtures.Scenario {
 	return sc
 }
 
-// startTestLab starts the lab of sc, closed with the test.
-func startTestLab(t *testing.T, sc *fixtures.Scenario, opts lab.Options) *lab.Lab {
-	t.Helper()
-	l, err := lab.Start(sc, opts)
-	if err != nil {
-		t.Fatalf("lab.Start: %v", err)
-	}
-	t.Cleanup(func() { l.Close() })
-	return l
-}
-
 // startLabDir starts the lab of sc (closed with the test) and writes its
 // hosts file to dir/hosts of a new folder dir.
 func startLabDir(t *testing.T, sc *fixtures.Scenario, opts lab.Options) (*lab.Lab, string) {
 	t.Helper()
-	l := startTestLab(t, sc, opts)
+	l := lab.StartTB(t, sc, opts)
 	dir := t.TempDir()
 	if err := l.WriteHostsFile(filepath.Join(dir, "hosts")); err != nil {
 		t.Fatal(err)

@@ -22,7 +22,7 @@ import (
 // scanLab starts the simulated lab for a scenario and scans it over SSH.
 func scanLab(t *testing.T, sc *fixtures.Scenario, opts lab.Options, copts collect.Options) (*lab.Lab, *Analysis) {
 	t.Helper()
-	l := startTestLab(t, sc, opts)
+	l := lab.StartTB(t, sc, opts)
 	targets, runner := labTargets(l)
 	copts.Runner = runner
 	copts.Probes = true

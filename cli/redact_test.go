@@ -93,7 +93,7 @@ func TestBundleOutputKeepsTokenMap(t *testing.T) {
 // names through a dialler that maps them to the loopback lab.
 func TestRedactedBundleHidesWhatTheDoctorAdds(t *testing.T) {
 	sc := loadScenario(t, "mixed")
-	l := startTestLab(t, sc, lab.Options{User: "jsmith", Password: "pw"})
+	l := lab.StartTB(t, sc, lab.Options{User: "jsmith", Password: "pw"})
 	addr := map[string]string{}
 	keys := map[string]ssh.PublicKey{}
 	for _, h := range l.Hosts() {

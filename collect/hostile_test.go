@@ -169,7 +169,7 @@ func TestHostileHosts(t *testing.T) {
 	sc := loadScenario(t, "healthy")
 	for _, tc := range hostileCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			l := startLab(t, sc, lab.Options{Faults: map[string]lab.Fault{"esx01": {Hostile: tc.fault}}})
+			l := lab.StartTB(t, sc, lab.Options{Faults: map[string]lab.Fault{"esx01": {Hostile: tc.fault}}})
 			r := newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: password(l)})
 			var res map[string]hostio.HostResult
 			var elapsed time.Duration
@@ -199,7 +199,7 @@ func TestHostileHosts(t *testing.T) {
 // healthy host's result.
 func TestCancelEndsWedgedScan(t *testing.T) {
 	sc := loadScenario(t, "healthy")
-	l := startLab(t, sc, lab.Options{Faults: map[string]lab.Fault{"esx01": {Hostile: lab.Hostile{WedgeSessions: true}}}})
+	l := lab.StartTB(t, sc, lab.Options{Faults: map[string]lab.Fault{"esx01": {Hostile: lab.Hostile{WedgeSessions: true}}}})
 	r := newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: password(l)})
 	ctx, cancel := context.WithCancel(context.Background())
 	var healthyDone time.Time
@@ -266,7 +266,7 @@ func (s stuckRunner) Close() error    { return nil }
 // as a lost connection) and the host says its timeout was reached.
 func TestHostTimeoutClosesTheConnection(t *testing.T) {
 	sc := loadScenario(t, "healthy")
-	l := startLab(t, sc, lab.Options{Faults: map[string]lab.Fault{"esx01": {Hang: []string{"esxcli network nic list"}}}})
+	l := lab.StartTB(t, sc, lab.Options{Faults: map[string]lab.Fault{"esx01": {Hang: []string{"esxcli network nic list"}}}})
 	r := newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: password(l)})
 	hostTimeout := raceSlowdown * time.Second
 	start := time.Now()

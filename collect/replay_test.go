@@ -19,7 +19,7 @@ import (
 // reason, and a hung command times out again.
 func TestReplayReproducesAScan(t *testing.T) {
 	sc := loadScenario(t, "mixed")
-	l := startLab(t, sc, lab.Options{Faults: map[string]lab.Fault{"esx02": {Hang: []string{"esxcli network nic list"}}}})
+	l := lab.StartTB(t, sc, lab.Options{Faults: map[string]lab.Fault{"esx02": {Hang: []string{"esxcli network nic list"}}}})
 	opts := collect.Options{Probes: true, CommandTimeout: 2 * time.Second}
 	live := scan(t, newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: password(l)}), labTargets(l), opts)
 

@@ -32,16 +32,6 @@ import (
 // credentials, known_hosts) against the simulated lab: real SSH servers on
 // loopback.
 
-func startLab(t *testing.T, sc *fixtures.Scenario, opts lab.Options) *lab.Lab {
-	t.Helper()
-	l, err := lab.Start(sc, opts)
-	if err != nil {
-		t.Fatalf("lab.Start: %v", err)
-	}
-	t.Cleanup(func() { l.Close() })
-	return l
-}
-
 func loadScenario(t *testing.T, name string) *fixtures.Scenario {
 	t.Helper()
 	sc, err := fixtures.Load(name)
@@ -125,7 +115,7 @@ func writeFile(t *testing.T, path, content string, mode os.FileMode) {
 // and how to accept it; nothing runs on the host. With accept-new the key
 // is recorded (file created 0600) and a second, strict scan verifies it.
 func TestUnknownHostKeyRefusedThenAcceptNewRecordsIt(t *testing.T) {
-	l := startLab(t, loadScenario(t, "healthy"), lab.Options{})
+	l := lab.StartTB(t, loadScenario(t, "healthy"), lab.Options{})
 	kh := filepath.Join(t.TempDir(), "sub", "known_hosts")
 
 	res := scan(t, newRunner(t, setupOpts{knownHosts: kh, creds: password(l)}), labTargets(l), collect.Options{})
@@ -179,7 +169,7 @@ func TestUnknownHostKeyRefusedThenAcceptNewRecordsIt(t *testing.T) {
 // A changed host key is refused under every policy but insecure, naming the
 // known_hosts line; accept-new does not overwrite it.
 func TestChangedHostKeyAlwaysRefused(t *testing.T) {
-	l := startLab(t, loadScenario(t, "healthy"), lab.Options{})
+	l := lab.StartTB(t, loadScenario(t, "healthy"), lab.Options{})
 	kh := filepath.Join(t.TempDir(), "known_hosts")
 	// A comment line first, so the recorded line numbers are 2 and 3.
 	var b strings.Builder
@@ -273,7 +263,7 @@ func TestKnownHostsFileStates(t *testing.T) {
 
 // Many hosts accepted concurrently into one file: one intact line each.
 func TestAcceptNewConcurrentAppends(t *testing.T) {
-	l := startLab(t, fixtures.Fleet(loadScenario(t, "healthy"), 40), lab.Options{})
+	l := lab.StartTB(t, fixtures.Fleet(loadScenario(t, "healthy"), 40), lab.Options{})
 	kh := filepath.Join(t.TempDir(), "known_hosts")
 	writeFile(t, kh, "# no trailing newline", 0o600)
 	res := scan(t, newRunner(t, setupOpts{knownHosts: kh, policy: sshrun.HostKeyAcceptNew, creds: password(l)}),
@@ -303,7 +293,7 @@ func TestAcceptNewConcurrentAppends(t *testing.T) {
 // accept the password; a wrong password is reported as such and, on a
 // server offering both methods, sent only once.
 func TestKeyboardInteractiveOnlyAndWrongPassword(t *testing.T) {
-	l := startLab(t, loadScenario(t, "healthy"), lab.Options{KeyboardInteractiveOnly: true})
+	l := lab.StartTB(t, loadScenario(t, "healthy"), lab.Options{KeyboardInteractiveOnly: true})
 	res := scan(t, newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: password(l)}), labTargets(l), collect.Options{})
 	for name, r := range res {
 		if r.Status != hostio.StatusCollected {
@@ -478,7 +468,7 @@ func TestPublicKeyFromFileAndAgent(t *testing.T) {
 		}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := startLab(t, loadScenario(t, "healthy"), lab.Options{AuthorizedKeys: []ssh.PublicKey{tc.authorized}})
+			l := lab.StartTB(t, loadScenario(t, "healthy"), lab.Options{AuthorizedKeys: []ssh.PublicKey{tc.authorized}})
 			res := scan(t, newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: tc.creds(t)}), labTargets(l), collect.Options{})
 			r := res["esx01"]
 			if tc.wantOK && r.Status != hostio.StatusCollected {
@@ -532,7 +522,7 @@ func shortTempDir(t *testing.T) string {
 // file; the report keeps the name the user typed; --user overrides User.
 func TestSSHConfigAlias(t *testing.T) {
 	key, signer := newKey(t)
-	l := startLab(t, loadScenario(t, "healthy"), lab.Options{User: "admin", AuthorizedKeys: []ssh.PublicKey{signer.PublicKey()}})
+	l := lab.StartTB(t, loadScenario(t, "healthy"), lab.Options{User: "admin", AuthorizedKeys: []ssh.PublicKey{signer.PublicKey()}})
 	dir := t.TempDir()
 	writeKey(t, filepath.Join(dir, "lab_key"), key, "")
 	h := hostInfo(t, l, "esx01")
@@ -567,7 +557,7 @@ func TestSSHConfigAlias(t *testing.T) {
 // is verified against known_hosts and logs in with a key.
 func TestProxyJumpSharesOneBastionConnection(t *testing.T) {
 	key, signer := newKey(t)
-	l := startLab(t, loadScenario(t, "mixed"), lab.Options{})
+	l := lab.StartTB(t, loadScenario(t, "mixed"), lab.Options{})
 	b := newBastion(t, signer.PublicKey())
 	dir := t.TempDir()
 	writeKey(t, filepath.Join(dir, "jump_key"), key, "")
@@ -760,7 +750,7 @@ func newBastion(t *testing.T, authorized ssh.PublicKey) *bastion {
 // host whose sshd allows fewer sessions than we open queues and completes.
 func TestDropHangAndSessionLimit(t *testing.T) {
 	sc := loadScenario(t, "healthy")
-	l := startLab(t, sc, lab.Options{
+	l := lab.StartTB(t, sc, lab.Options{
 		Faults: map[string]lab.Fault{
 			"esx01": {DropAfter: 5},
 			"esx02": {Hang: []string{"esxcli network nic list"}},
@@ -820,7 +810,7 @@ func TestLargeFleetOneConnectionPerHost(t *testing.T) {
 		t.Skip("200 SSH servers")
 	}
 	sc := fixtures.Fleet(loadScenario(t, "mixed"), 200)
-	l := startLab(t, sc, lab.Options{})
+	l := lab.StartTB(t, sc, lab.Options{})
 	kh := filepath.Join(t.TempDir(), "known_hosts")
 	if err := l.WriteKnownHosts(kh); err != nil {
 		t.Fatal(err)
@@ -841,7 +831,7 @@ func TestLargeFleetOneConnectionPerHost(t *testing.T) {
 // The transport refuses a line outside the allowlist before it opens a
 // session: the host sees neither a session nor a command.
 func TestTransportRefusesNonAllowlistedLineBeforeSession(t *testing.T) {
-	l := startLab(t, loadScenario(t, "healthy"), lab.Options{})
+	l := lab.StartTB(t, loadScenario(t, "healthy"), lab.Options{})
 	r := newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: password(l)})
 	h := hostInfo(t, l, "esx01")
 	conn, err := r.Open(context.Background(), hostio.Target{Name: h.Name, Addr: h.Addr})
