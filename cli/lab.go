@@ -17,6 +17,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/vclab"
 	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
 )
 
@@ -191,7 +192,7 @@ func runLabServe(ctx context.Context, opts *LabServeOptions) error {
 	fmt.Fprintf(out, "  pvrdma-doctor scan --hosts-file %s --known-hosts %s --user %s --password-env PVRDMA_DOCTOR_PASSWORD\n\n",
 		textsafe.ShellQuote(hostsFile), textsafe.ShellQuote(knownHosts), textsafe.ShellQuote(opts.User))
 	if !opts.NoVCenter {
-		vc, err := startScenarioVCenter(sc, l.Guests())
+		vc, err := vclab.Start(sc, l.Guests(), "", "")
 		if err != nil {
 			return fmt.Errorf("starting the simulated vCenter: %w", err)
 		}
@@ -273,4 +274,22 @@ func parseBadPorts(vals []string, n int) (map[int]int, error) {
 		ports[k-1] = m
 	}
 	return ports, nil
+}
+
+// appendGuestKnownHosts adds the lab guests' host keys to a known_hosts
+// file (lab serve: the guests a scan finds through vCenter are checked).
+func appendGuestKnownHosts(l *lab.Lab, path string) error {
+	var b strings.Builder
+	for _, g := range l.Guests() {
+		b.WriteString(g.KnownHostsLine + "\n")
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(b.String()); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

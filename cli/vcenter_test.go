@@ -2,8 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"net"
 	"os"
@@ -12,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/vclab"
 	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
-	"github.com/pvrdma-doctor/pvrdma-doctor/vcenter/vcsim"
 )
 
 const vcPassword = "vc-Secret-42"
@@ -31,15 +29,12 @@ func startVCenter(t *testing.T, scenario string) (string, string) {
 func startVCenterGuests(t *testing.T, scenario string, guests []lab.HostInfo) (string, string) {
 	t.Helper()
 	sc := loadScenario(t, scenario)
-	inv := scenarioInventory(sc, guestAddrs(guests))
-	inv.User, inv.Password = "admin@vsphere.local", vcPassword
-	s, err := vcsim.Start(inv)
+	s, err := vclab.Start(sc, guests, "admin@vsphere.local", vcPassword)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	sum := sha256.Sum256(s.Server.Certificate().Raw)
-	return s.URL.String(), hex.EncodeToString(sum[:])
+	return s.URL.String(), s.Thumbprint
 }
 
 func runVCenterScan(t *testing.T, dir string, env map[string]string, args ...string) (int, string, string) {
