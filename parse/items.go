@@ -102,15 +102,19 @@ func readList[T any](text string, lay layout, keys, required []string, skipped s
 // out and added to sk with the reason skipped ("vmknic skipped"). The
 // facts come back through result.
 func recordsTo[T any](recs []Record, sk skips, skipped string, conv func(Record, *errs) T) ([]T, error) {
-	var out []T
+	out := make([]T, 0, len(recs))
+	var e errs // one for all records (conv takes its address)
 	for _, r := range recs {
-		var e errs
+		e = errs{}
 		v := conv(r, &e)
 		if e.err != nil {
 			sk.add(r.Ref, e.err, skipped)
 			continue
 		}
 		out = append(out, v)
+	}
+	if len(out) == 0 {
+		out = nil // no facts: nil, as every list parser returns it
 	}
 	return result(out, len(out), sk)
 }
