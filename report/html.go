@@ -31,7 +31,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 		}
 	}
 	return htmlTemplate.Execute(w, map[string]any{
-		"R": r, "Groups": sev, "NotEvaluated": ne, "VerdictClass": r.verdictLevel(), "Plans": r.Plans, "Matrix": r.Paths.matrix(),
+		"R": r, "Groups": sev, "NotEvaluated": ne, "VerdictClass": r.VerdictLevel(), "Plans": r.Plans, "Matrix": r.Paths.matrix(),
 	})
 }
 

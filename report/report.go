@@ -338,46 +338,47 @@ func (r *Report) VerdictClass() string {
 	return "healthy"
 }
 
-// level is how bad the fleet verdict or a host's line is, which colours
-// it: the CSS class in HTML, a terminal colour in text (ansi).
-type level string
+// Level is how bad the fleet verdict or a host's line is, which colours
+// it: the CSS class in HTML, a terminal colour in text (ansi), a style in
+// the TUI.
+type Level string
 
 const (
-	levelCritical level = "critical"
-	levelWarning  level = "warning"
-	levelOK       level = "ok"
+	LevelCritical Level = "critical"
+	LevelWarning  Level = "warning"
+	LevelOK       Level = "ok"
 )
 
-// verdictLevel is the fleet verdict's level: critical when broken or
+// VerdictLevel is the fleet verdict's level: critical when broken or
 // nothing could be checked, warning when degraded or incomplete.
-func (r *Report) verdictLevel() level {
+func (r *Report) VerdictLevel() Level {
 	switch r.VerdictClass() {
 	case "broken", "nothing_checked":
-		return levelCritical
+		return LevelCritical
 	case "degraded", "incomplete":
-		return levelWarning
+		return LevelWarning
 	}
-	return levelOK
+	return LevelOK
 }
 
 // level is a host's (or guest's) level: critical when broken or not
 // collected, warning when degraded or partial.
-func (h Host) level() level {
+func (h Host) level() Level {
 	switch {
 	case h.Status == hostio.StatusNotCollected || h.Critical > 0:
-		return levelCritical
+		return LevelCritical
 	case h.Warning > 0 || h.Status == hostio.StatusPartial:
-		return levelWarning
+		return LevelWarning
 	}
-	return levelOK
+	return LevelOK
 }
 
 // ansi is the terminal colour of a level: red, yellow or green.
-func (l level) ansi() string {
+func (l Level) ansi() string {
 	switch l {
-	case levelCritical:
+	case LevelCritical:
 		return "31"
-	case levelWarning:
+	case LevelWarning:
 		return "33"
 	}
 	return "32"

@@ -58,7 +58,7 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	}
 	wrap("", fmt.Sprintf("%s %s — %s", p.c("1", "pvrdma-doctor"), r.Tool.Version, r.Source))
 	b.WriteString("\n")
-	wrap("", p.c("1;"+r.verdictLevel().ansi(), keepCounts(r.Verdict)))
+	wrap("", p.c("1;"+r.VerdictLevel().ansi(), keepCounts(r.Verdict)))
 	b.WriteString("\n" + p.c("1", "HOSTS") + "\n")
 	nameW := 4
 	for _, h := range r.Hosts {

@@ -34,10 +34,10 @@ func sevStyle(s checks.Severity) lipgloss.Style {
 }
 
 func verdictStyle(r *report.Report) lipgloss.Style {
-	switch r.VerdictClass() {
-	case "broken", "nothing_checked":
+	switch r.VerdictLevel() {
+	case report.LevelCritical:
 		return stCrit
-	case "degraded", "incomplete":
+	case report.LevelWarning:
 		return stWarn
 	}
 	return stOK
