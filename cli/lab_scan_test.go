@@ -31,17 +31,6 @@ func scanLab(t *testing.T, sc *fixtures.Scenario, opts lab.Options, copts collec
 	return l, analyze(results, report.Meta{Source: "test", Now: time.Unix(0, 0)})
 }
 
-func findingKeys(fs []checks.Finding) []string {
-	var out []string
-	for _, f := range fs {
-		if f.Status == checks.StatusFail {
-			out = append(out, fmt.Sprintf("%s %s %s", f.RuleID, f.Host, f.Subject))
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
 // Every scenario is scanned over real SSH and yields exactly the findings
 // its scenario.yaml says it was designed to trigger.
 func TestScenarioFindingsOverSSH(t *testing.T) {

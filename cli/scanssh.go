@@ -297,12 +297,6 @@ func (f *SSHFlags) sshSetup(getenv func(string) string, io *IOStreams, dryRun bo
 	return s, cleanup, nil
 }
 
-// sshRunnerFromFlags builds the SSH transport from scan's flags; close
-// releases the agent connection and the jump hosts.
-func sshRunnerFromFlags(opts *ScanOptions, targets []hostio.Target) (*sshrun.SSHRunner, func(), error) {
-	return sshRunnerWith(opts, &opts.SSH, targets, nil)
-}
-
 // sshRunnerWith builds an SSH transport from the flags f (the hosts', or
 // the guests' credentials), adjust changing the setup before use.
 func sshRunnerWith(opts *ScanOptions, f *SSHFlags, targets []hostio.Target, adjust func(*sshrun.SSHSetup)) (*sshrun.SSHRunner, func(), error) {
