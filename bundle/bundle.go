@@ -23,9 +23,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/analysis"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 

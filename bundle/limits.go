@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
 // Limits bound what is read of an archive or a folder, so that a hostile

@@ -19,7 +19,7 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
 // Files are the regular files of an archive or a folder, read within

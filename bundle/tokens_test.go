@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
-	"github.com/pvrdma-doctor/pvrdma-doctor/redact"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/redact"
 )
 
 // A token map whose tokens are real names of the results is refused: the

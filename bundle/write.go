@@ -13,8 +13,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
-	"github.com/pvrdma-doctor/pvrdma-doctor/redact"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/redact"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/offline"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
-	"github.com/pvrdma-doctor/pvrdma-doctor/offline"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"gopkg.in/yaml.v3"
 )
 

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 )
 
 // The cause graph: one problem on a host often shows up as several

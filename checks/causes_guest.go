@@ -1,7 +1,7 @@
 package checks
 
 import (
-	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 )
 
 // The guest side of the cause graph: a guest adapter and its host-side

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"unicode"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
-	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/textsafe"
 )
 
 // Fixes are pasted into a shell (ESXi's busybox sh) by people who read

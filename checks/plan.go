@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 

@@ -3,7 +3,7 @@ package checks
 import (
 	"fmt"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 )
 
 // A guest's fix plan: what to do inside one Linux guest, in order (the

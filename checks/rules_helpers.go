@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
-	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 

@@ -3,7 +3,7 @@ package checks
 import (
 	"testing"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
 func TestSourceForNamesTheCommand(t *testing.T) {

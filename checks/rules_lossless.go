@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
 // The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): lossless Ethernet on the RoCE uplinks, and the RDMA error counters that show its absence.

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 )
 
-// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the measured paths between the hosts' PVRDMA vmknics (facts/paths.go): path MTU, reachability, latency.
+// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the measured paths between the hosts' PVRDMA vmknics (internal/facts/paths.go): path MTU, reachability, latency.
 
 // HighLatencyMs is the average vmkping round trip above which a path is
 // slow for PVRDMA: VMware's vSphere Bitfusion guide recommends at most 50

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
-	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 

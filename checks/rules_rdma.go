@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
 // The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the host's RDMA devices: present, Active, RoCE-capable.

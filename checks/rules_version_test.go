@@ -3,7 +3,7 @@ package checks
 import (
 	"testing"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 )
 
 func TestRuleESXiVersion(t *testing.T) {

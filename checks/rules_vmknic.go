@@ -3,7 +3,7 @@ package checks
 import (
 	"fmt"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
 // The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the vmknic tagged for PVRDMA (/Net/PVRDMAVmknic): set, where it sits, its address.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
 func TestRecognizeEquivalentForms(t *testing.T) {

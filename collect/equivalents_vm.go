@@ -3,8 +3,8 @@ package collect
 import (
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/catalog"
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
 // recognizeVMX recognizes `cat PATH.vmx` as typed in a pasted session:

@@ -3,7 +3,7 @@ package collect
 import (
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/catalog"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 )
 
 // CommandForFile returns the catalogue command line whose output is stored

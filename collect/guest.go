@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/catalog"
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
-// Guests: Linux VMs scanned with the guest catalogue (catalog/specs_guest.go)
+// Guests: Linux VMs scanned with the guest catalogue (internal/catalog/specs_guest.go)
 // over the same transport, with the same timeouts and caps as hosts; a
 // target's Role picks the catalogue and the allowlist.
 
@@ -37,7 +37,7 @@ func CheckAllowedFor(role, line string) error {
 		return CheckGuestAllowed(line)
 	case hostio.RoleGuestBandwidth:
 		// The opt-in bandwidth test's connections: the guest allowlist and
-		// the two ib_send_bw shapes (catalog/specs_bandwidth.go).
+		// the two ib_send_bw shapes (internal/catalog/specs_bandwidth.go).
 		if strings.ContainsAny(line, "\n\r\x00;|&$`<>\\'\"(){}*?!#~") {
 			return &ErrNotAllowed{line}
 		}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
 func guestCap(k hostio.Kind, stdout, stderr string, exit int) hostio.Capture {

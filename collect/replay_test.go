@@ -8,8 +8,8 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
-	"github.com/pvrdma-doctor/pvrdma-doctor/sshrun"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/sshrun"
 )
 
 // A scan replayed from its own captures, with no network, gives the same

@@ -23,9 +23,9 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/sshrun"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
-	"github.com/pvrdma-doctor/pvrdma-doctor/sshrun"
 )
 
 // These tests drive the production SSH transport (NewSSHRunner: ssh_config,

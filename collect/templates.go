@@ -1,8 +1,8 @@
 package collect
 
 import (
-	"github.com/pvrdma-doctor/pvrdma-doctor/catalog"
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
 // Template is a stage 2 or 3 command as a pattern with placeholders: what

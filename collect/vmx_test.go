@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/catalog"
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
 // Real VM names hold spaces, quotes and shell syntax: such a path is read,

@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/textsafe"
 )
 
 // line is one line of the original text with its 1-based line number.

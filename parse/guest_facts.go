@@ -1,7 +1,7 @@
 package parse
 
 // The facts of a Linux guest (a VM with a PVRDMA adapter), read from the
-// output of the guest commands of the catalogue (catalog/specs_guest.go).
+// output of the guest commands of the catalogue (internal/catalog/specs_guest.go).
 // Formats: the tools' documented output and the real captures in
 // ../shared/samples/guest (tested in guest_samples_test.go).
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
 // A host whose `esxcli rdma device list` failed has an unknown number of

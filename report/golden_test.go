@@ -10,10 +10,10 @@ import (
 
 	"github.com/charmbracelet/x/exp/golden"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/analysis"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 

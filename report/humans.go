@@ -1,6 +1,6 @@
 package report
 
-import "github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
+import "github.com/pvrdma-doctor/pvrdma-doctor/internal/textsafe"
 
 // ForHumans returns a copy of r for a human-readable sink (text, Markdown,
 // HTML): every string in it, whatever field it is in, has its control,

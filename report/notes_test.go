@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
-	"github.com/pvrdma-doctor/pvrdma-doctor/sshrun"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/sshrun"
 )
 
 // A host reached with --insecure-ignore-host-key carries a note that every

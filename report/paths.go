@@ -5,8 +5,8 @@ import (
 	"io"
 	"sort"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
-	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/textsafe"
 )
 
 // Paths is the measured path matrix of a run: every ordered pair of hosts

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
 // One summary for every format: the verdict, the JSON summary, the host

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the programs the integration tests drive, when missing:
 # OpenSSH's sshd (package openssh-server), tmux, and for the network
-# namespace test (integration/netns_test.go) ip and ping (iproute2,
+# namespace test (internal/integration/netns_test.go) ip and ping (iproute2,
 # iputils-ping). Debian/Ubuntu only.
 set -euo pipefail
 need=()

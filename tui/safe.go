@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/textsafe"
 )
 
 // shownFix is a finding's fix as the finding view shows it and as "copy

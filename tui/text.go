@@ -8,7 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/textsafe"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/textsafe"
 )
 
 // Text helpers: host text made safe for a cell row, fitted to a width,

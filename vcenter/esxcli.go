@@ -15,7 +15,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
 // APIRunner runs the esxcli commands of the collection through the vSphere

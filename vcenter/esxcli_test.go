@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
-	"github.com/pvrdma-doctor/pvrdma-doctor/facts"
-	"github.com/pvrdma-doctor/pvrdma-doctor/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 

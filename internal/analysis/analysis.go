@@ -1,0 +1,55 @@
+// Package analysis is the pure half of the pipeline, the same live and
+// offline: captures -> facts -> findings (with the config's overrides and
+// suppressions) -> report. scan, analyze, demo, diff, the TUI's rescans,
+// support bundles, tests and benchmarks all go through Run.
+package analysis
+
+import (
+	"time"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/config"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+)
+
+// Analysis is one run of the pipeline over a set of host results.
+type Analysis struct {
+	Results []hostio.HostResult
+	Fleet   *facts.Fleet
+	Checks  checks.Result
+	// Suppressed are the findings the config moved out of Checks.
+	Suppressed []checks.Finding
+	Report     *report.Report
+}
+
+// Options are what a run needs besides the captures.
+type Options struct {
+	// Meta is the report's header: source, tool version, input notes and
+	// the clock (Now; zero means time.Now()).
+	Meta report.Meta
+	// Config, when set, overrides severities and suppresses findings
+	// before the report is built; its notes join the report's.
+	Config *config.Config
+}
+
+// Run builds the facts, runs the checks, applies the config and builds the
+// report. It reads nothing but its arguments (and the clock, when
+// Meta.Now is zero).
+func Run(results []hostio.HostResult, opts Options) *Analysis {
+	fleet := facts.Build(results)
+	res := checks.Run(&fleet)
+	meta := opts.Meta
+	if meta.Now.IsZero() {
+		meta.Now = time.Now()
+	}
+	var suppressed []checks.Finding
+	if opts.Config != nil {
+		applied := opts.Config.Apply(res, meta.Now)
+		res, suppressed = applied.Result, applied.Suppressed
+		meta.Notes = append(append([]string(nil), meta.Notes...), applied.Notes...)
+	}
+	return &Analysis{Results: results, Fleet: &fleet, Checks: res, Suppressed: suppressed,
+		Report: report.Build(results, &fleet, res, suppressed, meta)}
+}

@@ -1,0 +1,154 @@
+package catalog_test
+
+import (
+	"flag"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+)
+
+var update = flag.Bool("update", false, "rewrite README.md's command table from the catalogue")
+
+// Every spec is complete: it builds its example, the allowlist accepts it,
+// its stored file name maps back to it, KindOf and Recognize name it, its
+// parser sets a facts.Host field of its fact type, and a stage 2 command
+// says where its arguments come from.
+func TestEverySpecIsComplete(t *testing.T) {
+	host := reflect.TypeFor[facts.Host]()
+	ranks := map[int]hostio.Kind{}
+	for _, s := range catalog.Specs() {
+		t.Run(string(s.Kind), func(t *testing.T) {
+			if s.Kind == "" || s.Stage < 1 || s.Stage > 3 || s.Line == "" {
+				t.Fatalf("kind %q, stage %d, line %q", s.Kind, s.Stage, s.Line)
+			}
+			c, err := s.Command(s.Example...)
+			if err != nil {
+				t.Fatalf("example %q: %v", s.Example, err)
+			}
+			if c.Kind != s.Kind || c.Stage != s.Stage {
+				t.Errorf("example command %+v", c)
+			}
+			if err := collect.CheckAllowed(c.Line); err != nil || !s.Allowed(c.Line) {
+				t.Errorf("example %q not allowlisted: %v", c.Line, err)
+			}
+			if got := catalog.KindOf(c.Line); got != s.Kind {
+				t.Errorf("KindOf(%q) = %q", c.Line, got)
+			}
+			if back, ok := collect.CommandForFile(collect.FileName(c.Line)); !ok || back != c.Line {
+				t.Errorf("file %s maps back to %q, %v", collect.FileName(c.Line), back, ok)
+			}
+			if rc, ok := collect.Recognize(c.Line); !ok || rc.Kind != s.Kind || rc.Line != c.Line {
+				t.Errorf("Recognize(%q) = %+v, %v", c.Line, rc, ok)
+			}
+			if s.Stage > 1 {
+				if s.When == "" || s.From == catalog.FromNothing || s.TemplateLine() == "" {
+					t.Errorf("stage %d without When %q, From %d or template", s.Stage, s.When, s.From)
+				}
+				if s.Build == nil && (len(s.Args) == 0 || s.Refuse == "") {
+					t.Errorf("stage %d command without Args or Refuse", s.Stage)
+				}
+				bad := make([]string, len(s.Example))
+				for i := range bad {
+					bad[i] = "x;reboot"
+				}
+				if _, err := s.Command(bad...); err == nil || !strings.HasPrefix(err.Error(), "refusing") {
+					t.Errorf("hostile arguments: %v", err)
+				}
+			}
+			if s.Stage == 2 && s.Noun == "" {
+				t.Error("stage 2 command without the Noun of its cap note")
+			}
+			if s.Parser.Parse == nil || s.Parser.Stamp == nil || s.Parser.Type == nil {
+				t.Fatal("no parser")
+			}
+			f, ok := host.FieldByName(s.Fact)
+			if !ok {
+				t.Fatalf("Fact %q is no facts.Host field", s.Fact)
+			}
+			if k := f.Type.Kind(); (k != reflect.Slice && k != reflect.Pointer) || f.Type.Elem() != s.Parser.Type {
+				t.Errorf("facts.Host.%s is %s; the parser reads %s", s.Fact, f.Type, s.Parser.Type)
+			}
+			if s.Diff != nil {
+				if s.Diff.Key == nil {
+					t.Error("diff without a key")
+				}
+				if other, dup := ranks[s.Diff.Rank]; dup {
+					t.Errorf("diff rank %d also used by %s", s.Diff.Rank, other)
+				}
+				ranks[s.Diff.Rank] = s.Kind
+			}
+		})
+	}
+}
+
+// Every command has a realistic output in the simulated lab ("healthy"
+// scenario), and it parses into its fact without error.
+func TestEverySpecParsesItsLabOutput(t *testing.T) {
+	sc, err := fixtures.Load("healthy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sc.Host("esx01")
+	for _, s := range catalog.Specs() {
+		var line string
+		for _, name := range h.Files() {
+			if l, ok := collect.CommandForFile(name); ok && catalog.KindOf(l) == s.Kind {
+				line = l
+				break
+			}
+		}
+		if line == "" {
+			t.Errorf("%s: the lab's esx01 has no output of it", s.Kind)
+			continue
+		}
+		r := h.Respond(line)
+		hr := hostio.HostResult{Host: "esx01", Status: hostio.StatusCollected, Captures: []hostio.Capture{
+			{Host: "esx01", Command: line, Kind: s.Kind, Stdout: r.Stdout, Status: hostio.StatusCollected}}}
+		fh := facts.BuildHost(hr)
+		if len(fh.Errors) > 0 {
+			t.Errorf("%s: %v", line, fh.Errors)
+		}
+		v := reflect.ValueOf(fh).FieldByName(s.Fact)
+		if v.IsZero() || (v.Kind() == reflect.Slice && v.Len() == 0) {
+			t.Errorf("%s: facts.Host.%s not set", line, s.Fact)
+		}
+	}
+}
+
+const readmeStart = "| stage | commands |\n"
+
+// README.md's table of the commands run on a host is the catalogue's.
+// Regenerate it with: go test ./catalog -run TestReadmeTable -update
+func TestReadmeTable(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	i := strings.Index(readme, readmeStart)
+	if i < 0 {
+		t.Fatalf("README.md has no table starting %q", readmeStart)
+	}
+	j := strings.Index(readme[i:], "\n\n")
+	if j < 0 {
+		t.Fatal("README.md's command table does not end with a blank line")
+	}
+	got, want := readme[i:i+j+1], catalog.ReadmeTable(collect.DefaultMaxStage2)
+	if got == want {
+		return
+	}
+	if *update {
+		if err := os.WriteFile("../../README.md", []byte(readme[:i]+want+readme[i+j+1:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("README.md's command table differs from the catalogue; regenerate it with\n\tgo test ./catalog -run TestReadmeTable -update\ngot:\n%s\nwant:\n%s", got, want)
+}

@@ -1,0 +1,457 @@
+// Package catalog is the command catalogue: one Spec per command
+// pvrdma-doctor may ever send to a host. Everything that knows about a
+// command reads it from here: the collector (the allowlist, KindOf, the
+// stage-2 plan, dry-run templates, file names), the recognition of the
+// spellings admins type (collect.Recognize), the facts builder (which
+// parser reads an output and which fact it sets), diff (how two facts of
+// a kind are matched) and the README's command table.
+//
+// Adding a command is adding a Spec (see docs/ARCHITECTURE.md).
+package catalog
+
+import (
+	"fmt"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
+)
+
+// Arg is a value a stage 2 or 3 command takes from host output. Its
+// placeholder appears in the spec's Line; the value must match Pattern
+// exactly before it can reach a command line.
+type Arg struct {
+	// Placeholder is how the value appears in Line ("<vmnicN>").
+	Placeholder string
+	// Pattern is the regular expression a value must match (anchored).
+	Pattern string
+	re      *regexp.Regexp
+}
+
+// Source is where the arguments of a stage 2 command come from.
+type Source int
+
+// The sources of stage 2 arguments, each read from one stage 1 output.
+const (
+	FromNothing Source = iota
+	// FromRDMADevices: every device of `esxcli rdma device list`.
+	FromRDMADevices
+	// FromRDMAUplinks: every uplink paired with an RDMA device.
+	FromRDMAUplinks
+	// FromPVRDMABackends: every <worldID>_<index> entry of the vsish listing.
+	FromPVRDMABackends
+	// FromPeers: the PVRDMA vmknic addresses of the peers (stage 3).
+	FromPeers
+)
+
+// OptRole says what an option of a typed command does.
+type OptRole int
+
+const (
+	// OptFilter limits the output to the items named by the value.
+	OptFilter OptRole = iota
+	// OptArg is an argument of the catalogue line (a spec Arg, in order).
+	OptArg
+	// OptFixed must have the value Value for the typed command to be the
+	// catalogue command (another advanced option is another command).
+	OptFixed
+)
+
+// Option is one option of an esxcli command, with its spellings.
+type Option struct {
+	Short, Long string
+	Role        OptRole
+	// Value, for OptFixed: the value required. Fold compares it ignoring
+	// case and a trailing "/".
+	Value string
+	Fold  bool
+}
+
+// Form is one way an admin may type the command: esxcli (also localcli and
+// vCLI's esxcli) with its options in any order, or a legacy tool whose
+// output carries the same facts.
+type Form struct {
+	// Tool is "esxcli" or a legacy tool ("esxcfg-nics").
+	Tool string
+	// Words are the esxcli namespace and command ("network nic list"), or
+	// the legacy tool's exact arguments ("-l").
+	Words string
+	Opts  []Option
+	// Also lists further kinds whose facts the same output carries
+	// (esxcfg-vmknic -l: vmknics and their IPv4 addresses).
+	Also []hostio.Kind
+}
+
+// Parser reads a command's output. Parse returns the parser's typed value
+// (what `pvrdma-doctor parse` prints); with a *parse.PartialError the facts
+// that could be read come with it, any other error loses the output. Stamp
+// records on a parsed value the command line it came from (and the values
+// the line carries, such as a device name the output does not repeat).
+type Parser struct {
+	Parse func(text string) (any, error)
+	Stamp func(v any, line string) any
+	// Type is the type of one fact (the element of a list).
+	Type reflect.Type
+}
+
+// DiffKey says how diff compares the facts of a kind between two scans.
+type DiffKey struct {
+	// Rank orders the kinds in a diff (lower first).
+	Rank int
+	// What prefixes an item's key where the key alone is unclear ("VM").
+	What string
+	// Key names one item: two items with the same key are the same thing.
+	Key func(v reflect.Value) string
+	// Skip are fields that change between scans without meaning anything
+	// (world IDs, ping times).
+	Skip []string
+}
+
+// Spec is everything about one command of the catalogue.
+type Spec struct {
+	Kind  hostio.Kind
+	Stage int
+	// Line is the command line; in stage 2 and 3 with the placeholders
+	// of Args ("esxcli network nic get -n <vmnicN>").
+	Line string
+	Args []Arg
+	// Quoted: the one argument stands between single quotes in Line (a
+	// path with spaces); the allowlist admits exactly the spec's pattern
+	// there, and FileName writes the argument reversibly (%XX).
+	Quoted bool
+	// Refuse is the error for argument values that fail their patterns:
+	// a format taking every value (%q).
+	Refuse string
+	// From is where the arguments of a stage 2 command come from.
+	From Source
+	// When says for what each instance of a stage 2/3 command runs.
+	When string
+	// Noun names the instances in the note of a host over the stage-2 cap
+	// ("uplink details").
+	Noun string
+	// Example are argument values for the dry-run example and the tests.
+	Example []string
+	// Template, Allow (the allowlist pattern), File (the pattern of stored
+	// outputs' names, groups in Build's argument order) and Build override
+	// what is derived from Line and Args, for commands with optional parts
+	// (vmkping).
+	Template string
+	Allow    string
+	File     string
+	Build    func(args ...string) (hostio.Command, error)
+	// Prefixes make KindOf name this kind for lines starting with them
+	// (vmkping typed by hand, with any options).
+	Prefixes []string
+	// README is the command as the README's table shows it ("" = Line).
+	README string
+	// Forms are the equivalent spellings recognized in offline inputs.
+	Forms []Form
+	// Parser reads the output; Fact names the facts.Host field it sets
+	// (a slice is appended to, a pointer replaced).
+	Parser Parser
+	Fact   string
+	// Diff, when set, compares this fact in `pvrdma-doctor diff`.
+	Diff *DiffKey
+
+	allow *regexp.Regexp
+	file  *regexp.Regexp
+}
+
+// PVRDMADevicesDir is where vsish lists the PVRDMA backends of running VMs.
+const PVRDMADevicesDir = "/vmkModules/vrdma/pvrdmaDevices/"
+
+// Specs returns the catalogue in run order (stage 1 in the order its
+// commands are sent, then stage 2 and 3).
+func Specs() []*Spec { return specs }
+
+// Lookup returns the spec of a kind.
+func Lookup(k hostio.Kind) (*Spec, bool) {
+	s, ok := byKind[k]
+	return s, ok
+}
+
+var byKind = map[hostio.Kind]*Spec{}
+
+func init() {
+	// The VM specs join in stage order (a stable sort keeps each stage's
+	// order: the .vmx reads stay the last stage-2 commands, the first the
+	// per-host cap leaves out).
+	specs = append(specs, vmSpecs...)
+	sort.SliceStable(specs, func(i, j int) bool { return specs[i].Stage < specs[j].Stage })
+	for _, s := range append(append(append([]*Spec(nil), specs...), guestSpecs...), bandwidthSpecs...) {
+		if byKind[s.Kind] != nil {
+			panic("catalog: duplicate kind " + string(s.Kind))
+		}
+		byKind[s.Kind] = s
+		for i := range s.Args {
+			s.Args[i].re = regexp.MustCompile(`^` + s.Args[i].Pattern + `$`)
+		}
+		pat := s.Allow
+		if pat == "" {
+			pat = regexp.QuoteMeta(s.Line)
+			for _, a := range s.Args {
+				pat = strings.Replace(pat, regexp.QuoteMeta(a.Placeholder), "("+a.Pattern+")", 1)
+			}
+		}
+		s.allow = regexp.MustCompile(`^` + pat + `$`)
+		file := s.File
+		if s.Quoted {
+			pre, _, _ := strings.Cut(s.Line, s.Args[0].Placeholder)
+			file = regexp.QuoteMeta(strings.Trim(reFileUnsafe.ReplaceAllString(pre, "_"), "_")+"_") + `([A-Za-z0-9.%_-]+)`
+		}
+		if file == "" {
+			file = filePattern(s.Line, s.Args)
+		}
+		s.file = regexp.MustCompile(`^` + file + `$`)
+	}
+}
+
+var reFileUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// FileName is the file a command's output is stored under, in scenarios,
+// saved-output folders and bundles: the command line with every run of
+// characters other than letters, digits, '.', '_' and '-' replaced by '_',
+// plus ".txt". "esxcli rdma device list" -> "esxcli_rdma_device_list.txt".
+func FileName(line string) string {
+	if name, ok := quotedFileName(strings.TrimSpace(line)); ok {
+		return name
+	}
+	return strings.Trim(reFileUnsafe.ReplaceAllString(strings.TrimSpace(line), "_"), "_") + ".txt"
+}
+
+// filePattern is the pattern of the file names (without ".txt") of a
+// command's instances: the literal parts as FileName writes them, each
+// argument a group. Arguments are validated to shapes FileName keeps, so
+// the mapping is exact.
+func filePattern(line string, args []Arg) string {
+	var b strings.Builder
+	rest := line
+	for i, a := range args {
+		lit, after, _ := strings.Cut(rest, a.Placeholder)
+		lit = reFileUnsafe.ReplaceAllString(lit, "_")
+		if i == 0 {
+			lit = strings.TrimLeft(lit, "_")
+		}
+		b.WriteString(regexp.QuoteMeta(lit) + "(" + a.Pattern + ")")
+		rest = after
+	}
+	if len(args) == 0 {
+		return regexp.QuoteMeta(strings.TrimSuffix(FileName(line), ".txt"))
+	}
+	b.WriteString(regexp.QuoteMeta(strings.TrimRight(reFileUnsafe.ReplaceAllString(rest, "_"), "_")))
+	return b.String()
+}
+
+// Fixed reports whether the command takes no arguments.
+func (s *Spec) Fixed() bool { return len(s.Args) == 0 && s.Build == nil }
+
+// Allowed reports whether line is exactly an instance of this command.
+func (s *Spec) Allowed(line string) bool { return s.allow.MatchString(line) }
+
+// Command builds the command line for argument values, each validated
+// against its pattern first.
+func (s *Spec) Command(args ...string) (hostio.Command, error) {
+	if s.Build != nil {
+		return s.Build(args...)
+	}
+	if len(args) != len(s.Args) {
+		return hostio.Command{}, fmt.Errorf("%s takes %d arguments, got %d", s.Kind, len(s.Args), len(args))
+	}
+	line := s.Line
+	for i, a := range s.Args {
+		if !a.re.MatchString(args[i]) {
+			vals := make([]any, len(args))
+			for j := range args {
+				vals[j] = args[j]
+			}
+			return hostio.Command{}, fmt.Errorf(s.Refuse, vals...)
+		}
+		line = strings.Replace(line, a.Placeholder, args[i], 1)
+	}
+	return hostio.Command{Kind: s.Kind, Line: line, Stage: s.Stage}, nil
+}
+
+// TemplateLine is the command with its placeholders, as dry-run shows it.
+func (s *Spec) TemplateLine() string {
+	if s.Template != "" {
+		return s.Template
+	}
+	return s.Line
+}
+
+// ReadmeText is the command as the README's table shows it.
+func (s *Spec) ReadmeText() string {
+	if s.README != "" {
+		return s.README
+	}
+	return "`" + s.TemplateLine() + "`"
+}
+
+// FileArgs returns the argument values of a stored output's file name
+// (collect.FileName without ".txt"), ok=false when it is not this command.
+func (s *Spec) FileArgs(base string) ([]string, bool) {
+	m := s.file.FindStringSubmatch(base)
+	if m == nil {
+		return nil, false
+	}
+	if s.Quoted {
+		arg, ok := unescapeFileArg(m[1])
+		return []string{arg}, ok
+	}
+	return m[1:], true
+}
+
+// KindOf returns the kind of a command line: an allowlisted line, or a
+// line of the shape of a stage 2/3 command with other arguments (its esxcli
+// namespace, the text around its placeholders, or one of its Prefixes);
+// "" if unknown.
+func KindOf(line string) hostio.Kind {
+	line = strings.TrimSpace(line)
+	for _, s := range specs {
+		if s.Allowed(line) {
+			return s.Kind
+		}
+	}
+	for _, s := range specs {
+		if s.Stage > 1 && s.looksLike(line) {
+			return s.Kind
+		}
+	}
+	if GuestAllowed(line) {
+		for _, s := range guestSpecs {
+			if s.Allowed(line) {
+				return s.Kind
+			}
+		}
+	}
+	return apiKindOf(line)
+}
+
+func (s *Spec) looksLike(line string) bool {
+	for _, p := range s.Prefixes {
+		if strings.HasPrefix(line, p) {
+			return true
+		}
+	}
+	for _, f := range s.Forms {
+		if f.Tool == "esxcli" && strings.HasPrefix(line, "esxcli "+f.Words) {
+			return true
+		}
+	}
+	if len(s.Args) > 0 && len(s.Forms) == 0 {
+		pre, _, _ := strings.Cut(s.Line, s.Args[0].Placeholder)
+		_, suf, _ := strings.Cut(s.Line, s.Args[len(s.Args)-1].Placeholder)
+		return strings.HasPrefix(line, pre) && strings.HasSuffix(line, suf)
+	}
+	return false
+}
+
+// Stamping helpers shared by the specs.
+
+// List adapts a parser of a list output.
+func List[T any](p func(string) ([]T, error), stamp func(v *T, line string)) Parser {
+	return Parser{
+		Parse: adapt(p),
+		Stamp: func(v any, line string) any {
+			items := v.([]T)
+			for i := range items {
+				stamp(&items[i], line)
+			}
+			return items
+		},
+		Type: reflect.TypeFor[T](),
+	}
+}
+
+// One adapts a parser of a single record; strict makes a partial parse
+// lose the output too.
+func One[T any](p func(string) (T, error), strict bool, stamp func(v *T, line string)) Parser {
+	parseFn := adapt(p)
+	if strict {
+		parseFn = func(text string) (any, error) {
+			v, err := p(text)
+			if err != nil {
+				return nil, err
+			}
+			return v, nil
+		}
+	}
+	return Parser{
+		Parse: parseFn,
+		Stamp: func(v any, line string) any {
+			x := v.(T)
+			stamp(&x, line)
+			return x
+		},
+		Type: reflect.TypeFor[T](),
+	}
+}
+
+func adapt[T any](p func(string) (T, error)) func(string) (any, error) {
+	return func(text string) (any, error) {
+		v, err := p(text)
+		if _, partial := parse.Skipped(err); err != nil && !partial {
+			return nil, err
+		}
+		return v, err
+	}
+}
+
+// SetRecordCommand sets Command on a record's Ref, every field and every
+// nested record.
+func SetRecordCommand(r *parse.Record, cmd string) {
+	r.Command = cmd
+	for k, f := range r.Fields {
+		f.Command = cmd
+		r.Fields[k] = f
+	}
+	for _, items := range r.Nested {
+		for i := range items {
+			SetRecordCommand(&items[i], cmd)
+		}
+	}
+}
+
+// ByField keys diff items by a field's value.
+func ByField(name string) func(reflect.Value) string {
+	return func(v reflect.Value) string { return fmt.Sprint(v.FieldByName(name).Interface()) }
+}
+
+// Constant keys a single fact (there is one per host).
+func Constant(name string) func(reflect.Value) string {
+	return func(reflect.Value) string { return name }
+}
+
+// ReadmeTable renders the README's table of the commands run on a host,
+// from the catalogue; maxStage2 is the collector's per-host cap.
+func ReadmeTable(maxStage2 int) string {
+	var b strings.Builder
+	b.WriteString("| stage | commands |\n|---|---|\n")
+	stageRows(&b, specs,
+		"1 (every host)",
+		fmt.Sprintf("2 (per item found in stage 1; at most %d per host)", maxStage2),
+		"3 (path probes; `--probes off` skips)")
+	var api []string
+	for _, s := range apiSpecs {
+		api = append(api, "`"+s.Line+"`: "+s.README)
+	}
+	fmt.Fprintf(&b, "| vCenter (`--vcenter`; the vSphere API, nothing runs on the hosts) | %s |\n", strings.Join(api, "; "))
+	return b.String()
+}
+
+// stageRows writes a README table row per stage (heads[0] names stage 1):
+// the README text of the stage's specs, in catalogue order.
+func stageRows(b *strings.Builder, list []*Spec, heads ...string) {
+	for i, head := range heads {
+		var cells []string
+		for _, s := range list {
+			if s.Stage == i+1 {
+				cells = append(cells, s.ReadmeText())
+			}
+		}
+		fmt.Fprintf(b, "| %s | %s |\n", head, strings.Join(cells, ", "))
+	}
+}

@@ -1,0 +1,277 @@
+package catalog
+
+import (
+	"fmt"
+	"net/netip"
+	"reflect"
+	"regexp"
+	"strconv"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
+)
+
+// Argument shapes: every value learned from a host is one of these before
+// it reaches a command line.
+var (
+	argWorldID = Arg{Placeholder: "<worldID>", Pattern: `[0-9]{1,12}`}
+	argIndex   = Arg{Placeholder: "<index>", Pattern: `[0-9]{1,12}`}
+	argRDMADev = Arg{Placeholder: "<vmrdmaN>", Pattern: `vmrdma[0-9]{1,4}`}
+	argVmnic   = Arg{Placeholder: "<vmnicN>", Pattern: `vmnic[0-9]{1,4}`}
+)
+
+// Options shared by several commands.
+var (
+	optDevice    = Option{Short: "-d", Long: "--device"}
+	optInterface = Option{Short: "-i", Long: "--interface-name"}
+	optNetstack  = Option{Short: "-N", Long: "--netstack"}
+	optRuleset   = Option{Short: "-r", Long: "--ruleset-id"}
+	optDeviceArg = Option{Short: "-d", Long: "--device", Role: OptArg}
+	optNicArg    = Option{Short: "-n", Long: "--nic-name", Role: OptArg}
+)
+
+func esxcli(words string, opts ...Option) []Form {
+	return []Form{{Tool: "esxcli", Words: words, Opts: opts}}
+}
+
+func cmdOnly(v *parse.Ref, line string) { v.Command = line }
+
+var (
+	reDeviceArg = regexp.MustCompile(`-d\s+(vmrdma[0-9]+)`)
+	reNicArg    = regexp.MustCompile(`-n\s+(vmnic[0-9]+)`)
+	// rePVRDMAPath takes the world ID and adapter index from the command
+	// path, which is authoritative over the block's own keys.
+	rePVRDMAPath = regexp.MustCompile(`/pvrdmaDevices/([0-9]+)_([0-9]+)/properties\s*$`)
+)
+
+// specs is the catalogue. Stage 1 runs in this order; stage 2 commands run
+// in this order of kinds (collect plans them).
+var specs = []*Spec{
+	{Kind: hostio.KindSystemVersion, Stage: 1, Line: "esxcli system version get",
+		Forms:  esxcli("system version get"),
+		Parser: One(parse.SystemVersionGet, false, func(v *parse.SystemVersion, l string) { v.Command = l }), Fact: "Version",
+		Diff: &DiffKey{Rank: 0, Key: Constant("ESXi"), Skip: []string{"Product"}}},
+	{Kind: hostio.KindRDMADeviceList, Stage: 1, Line: "esxcli rdma device list",
+		Forms:  esxcli("rdma device list"),
+		Parser: List(parse.RDMADeviceList, func(v *parse.RDMADevice, l string) { v.Command = l }), Fact: "RDMADevices",
+		Diff: &DiffKey{Rank: 10, Key: ByField("Name")}},
+	{Kind: hostio.KindRDMAProtocolList, Stage: 1, Line: "esxcli rdma device protocol list",
+		Forms:  esxcli("rdma device protocol list", optDevice),
+		Parser: List(parse.RDMAProtocolList, func(v *parse.RDMAProtocol, l string) { v.Command = l }), Fact: "RDMAProtocols",
+		Diff: &DiffKey{Rank: 11, What: "protocols of", Key: ByField("Device")}},
+	{Kind: hostio.KindRDMAVmknicList, Stage: 1, Line: "esxcli rdma device vmknic list",
+		Forms:  esxcli("rdma device vmknic list", optDevice),
+		Parser: List(parse.RDMAVmknicList, func(v *parse.RDMAVmknic, l string) { v.Command = l }), Fact: "RDMAVmknics",
+		Diff: &DiffKey{Rank: 12, What: "RDMA binding of", Key: ByField("Device")}},
+	{Kind: hostio.KindVMProcessList, Stage: 1, Line: "esxcli vm process list",
+		Forms:  esxcli("vm process list"),
+		Parser: List(parse.VMProcessList, func(v *parse.VMProcess, l string) { v.Command = l }), Fact: "VMs",
+		Diff: &DiffKey{Rank: 13, What: "VM", Key: ByField("DisplayName"), Skip: []string{"WorldID", "ProcessID", "CartelID"}}},
+	{Kind: hostio.KindPVRDMADeviceLs, Stage: 1, Line: "vsish -e ls " + PVRDMADevicesDir,
+		Parser: List(parse.VsishLs, func(v *parse.VsishEntry, l string) { v.Command = l }), Fact: "PVRDMAListing"},
+	{Kind: hostio.KindIPInterfaceList, Stage: 1, Line: "esxcli network ip interface list",
+		Forms: append(esxcli("network ip interface list", optInterface, optNetstack),
+			Form{Tool: "esxcfg-vmknic", Words: "-l", Also: []hostio.Kind{hostio.KindIPv4Get}}),
+		Parser: List(parse.IPInterfaceList, func(v *parse.Vmknic, l string) { v.Command = l; SetRecordCommand(&v.Record, l) }), Fact: "Vmknics",
+		Diff: &DiffKey{Rank: 15, Key: ByField("Name")}},
+	{Kind: hostio.KindIPv4Get, Stage: 1, Line: "esxcli network ip interface ipv4 get",
+		Forms:  esxcli("network ip interface ipv4 get", optInterface, optNetstack),
+		Parser: List(parse.IPv4Get, func(v *parse.IPv4Interface, l string) { v.Command = l }), Fact: "IPv4",
+		Diff: &DiffKey{Rank: 16, Key: ByField("Name")}},
+	{Kind: hostio.KindNICList, Stage: 1, Line: "esxcli network nic list",
+		Forms:  append(esxcli("network nic list"), Form{Tool: "esxcfg-nics", Words: "-l"}),
+		Parser: List(parse.NICList, func(v *parse.NIC, l string) { v.Command = l }), Fact: "NICs",
+		Diff: &DiffKey{Rank: 17, Key: ByField("Name")}},
+	{Kind: hostio.KindDVSList, Stage: 1, Line: "esxcli network vswitch dvs vmware list",
+		Forms:  esxcli("network vswitch dvs vmware list", Option{Short: "-v", Long: "--vds-name"}),
+		Parser: List(parse.DVSList, func(v *parse.DVSwitch, l string) { v.Command = l; SetRecordCommand(&v.Record, l) }), Fact: "DVSwitches",
+		Diff: &DiffKey{Rank: 20, What: "DVS", Key: ByField("Name")}},
+	{Kind: hostio.KindStandardSwitchList, Stage: 1, Line: "esxcli network vswitch standard list",
+		Forms: append(esxcli("network vswitch standard list", Option{Short: "-v", Long: "--vswitch-name"}),
+			Form{Tool: "esxcfg-vswitch", Words: "-l", Also: []hostio.Kind{hostio.KindDVSList}}),
+		Parser: List(parse.StandardSwitchList, func(v *parse.StandardSwitch, l string) { v.Command = l; SetRecordCommand(&v.Record, l) }), Fact: "StandardSwitches",
+		Diff: &DiffKey{Rank: 21, What: "vSwitch", Key: ByField("Name")}},
+	{Kind: hostio.KindPVRDMAVmknicOpt, Stage: 1, Line: "esxcli system settings advanced list -o /Net/PVRDMAVmknic",
+		Forms:  esxcli("system settings advanced list", Option{Short: "-o", Long: "--option", Role: OptFixed, Value: "/Net/PVRDMAVmknic", Fold: true}),
+		Parser: One(parse.AdvancedSettingList, false, func(v *parse.AdvancedSetting, l string) { v.Command = l; SetRecordCommand(&v.Record, l) }),
+		Fact:   "PVRDMAVmknic",
+		Diff:   &DiffKey{Rank: 1, Key: ByField("Path"), Skip: []string{"Path", "Type"}}},
+	{Kind: hostio.KindFirewallRulesets, Stage: 1, Line: "esxcli network firewall ruleset list",
+		Forms:  esxcli("network firewall ruleset list", optRuleset),
+		Parser: List(parse.FirewallRulesetList, func(v *parse.FirewallRuleset, l string) { v.Command = l }), Fact: "Rulesets",
+		Diff: &DiffKey{Rank: 22, What: "firewall ruleset", Key: ByField("Name")}},
+	{Kind: hostio.KindFirewallRules, Stage: 1, Line: "esxcli network firewall ruleset rule list -r pvrdma",
+		Forms:  esxcli("network firewall ruleset rule list", Option{Short: "-r", Long: "--ruleset-id", Role: OptFixed, Value: "pvrdma"}),
+		Parser: List(parse.FirewallRuleList, func(v *parse.FirewallRule, l string) { cmdOnly(&v.Ref, l) }), Fact: "PVRDMARules",
+		Diff: &DiffKey{Rank: 23, What: "firewall rule", Key: func(v reflect.Value) string {
+			r := v.Interface().(parse.FirewallRule)
+			return fmt.Sprintf("%s %s %s %d-%d", r.Ruleset, r.Direction, r.Protocol, r.PortBegin, r.PortEnd)
+		}}},
+	{Kind: hostio.KindFirewallGlobal, Stage: 1, Line: "esxcli network firewall get",
+		Forms:  esxcli("network firewall get"),
+		Parser: One(parse.FirewallGet, true, func(v *parse.FirewallGlobal, l string) { v.Command = l; SetRecordCommand(&v.Record, l) }), Fact: "Firewall"},
+
+	{Kind: hostio.KindPVRDMAProperties, Stage: 2, Line: "vsish -e cat " + PVRDMADevicesDir + "<worldID>_<index>/properties",
+		Args: []Arg{argWorldID, argIndex}, Refuse: "refusing PVRDMA device %q_%q: world ID and index must be digits",
+		From: FromPVRDMABackends, Noun: "PVRDMA device properties", Example: []string{"1001474360", "0"},
+		When:   "for each PVRDMA adapter listed by `vsish -e ls " + PVRDMADevicesDir + "` (<worldID>, <index>: digits)",
+		Parser: One(parse.PVRDMAProperties, false, stampPVRDMA), Fact: "PVRDMADevices",
+		Diff: &DiffKey{Rank: 14, What: "VM", Key: func(v reflect.Value) string {
+			d := v.Interface().(parse.PVRDMADevice)
+			name := d.VMName
+			if name == "" {
+				name = "world " + d.WorldID
+			}
+			return name + " adapter " + d.Index
+		}, Skip: []string{"WorldID", "VMName", "Index"}}},
+	{Kind: hostio.KindRDMAStats, Stage: 2, Line: "esxcli rdma device stats get -d <vmrdmaN>",
+		Args: []Arg{argRDMADev}, Refuse: "refusing RDMA device name %q: expected vmrdmaN",
+		From: FromRDMADevices, Noun: "RDMA device counters", Example: []string{"vmrdma0"},
+		When:   "for each RDMA device listed by `esxcli rdma device list`",
+		Forms:  esxcli("rdma device stats get", optDeviceArg),
+		Parser: One(parse.RDMAStatsGet, false, stampRDMAStats), Fact: "RDMAStats"},
+	{Kind: hostio.KindNICGet, Stage: 2, Line: "esxcli network nic get -n <vmnicN>",
+		Args: []Arg{argVmnic}, Refuse: "refusing uplink name %q: expected vmnicN",
+		From: FromRDMAUplinks, Noun: "uplink details", Example: []string{"vmnic4"},
+		When:   "for each uplink paired with an RDMA device",
+		Forms:  esxcli("network nic get", optNicArg),
+		Parser: One(parse.NICGet, false, func(v *parse.NICDetail, l string) { v.Command = l; SetRecordCommand(&v.Record, l) }), Fact: "NICDetails",
+		Diff: &DiffKey{Rank: 18, Key: ByField("Name")}},
+	{Kind: hostio.KindDCBStatus, Stage: 2, Line: "esxcli network nic dcb status get -n <vmnicN>",
+		Args: []Arg{argVmnic}, Refuse: "refusing uplink name %q: expected vmnicN",
+		From: FromRDMAUplinks, Noun: "uplink DCB states", Example: []string{"vmnic4"},
+		When:   "for each uplink paired with an RDMA device",
+		Forms:  esxcli("network nic dcb status get", optNicArg),
+		Parser: One(parse.DCBStatusGet, false, stampDCB), Fact: "DCB",
+		Diff: &DiffKey{Rank: 19, What: "DCB of", Key: ByField("Nic")}},
+
+	{Kind: "nic_stats", Stage: 2, Line: "esxcli network nic stats get -n <vmnicN>",
+		Args: []Arg{argVmnic}, Refuse: "refusing uplink name %q: expected vmnicN",
+		From: FromRDMAUplinks, Noun: "uplink counters", Example: []string{"vmnic4"},
+		When:   "for each uplink paired with an RDMA device",
+		Forms:  esxcli("network nic stats get", optNicArg),
+		Parser: One(parse.NICStatsGet, false, stampNICStats), Fact: "NICStats",
+		// Traffic grows between any two scans; drops and errors are what
+		// a diff should show.
+		Diff: &DiffKey{Rank: 25, What: "counters of", Key: ByField("Nic"),
+			Skip: []string{"PacketsReceived", "PacketsSent", "BytesReceived", "BytesSent"}}},
+	{Kind: hostio.KindVmkping, Stage: 3, Line: "vmkping -I <vmkN> -c <count> [-i <interval>] [-W <wait>] -d -s <payload> <peer>",
+		From:     FromPeers,
+		Template: "vmkping -I <vmkN> [-S <netstack>] -c <1|3> [-i 0.2] [-W 1] -d -s <payload 1..8972> <peer IPv4>",
+		When:     "from the PVRDMA vmknic to the PVRDMA vmknic of peers (--probes ring|all; the size search adds -c 1 tries)",
+		Example:  []string{"vmk1", "", "3", "0.2", "1", "8972", "192.168.50.12"},
+		Allow:    `vmkping -I (vmk[0-9]{1,4})(?: -S ([A-Za-z][A-Za-z0-9_-]{0,63}))? -c ([1-9]|10)(?: -i (0\.[0-9]{1,3}|1))?(?: -W ([1-9]))? -d -s ([0-9]{1,4}) ([0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3})`,
+		File:     `vmkping_-I_(vmk[0-9]{1,4})(?:_-S_([A-Za-z][A-Za-z0-9_-]{0,63}))?_-c_([1-9]|10)(?:_-i_(0\.[0-9]{1,3}|1))?(?:_-W_([1-9]))?_-d_-s_([0-9]{1,4})_([0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3})`,
+		Build:    buildVmkping,
+		Prefixes: []string{"vmkping", "ping "},
+		README: "`vmkping -I vmkN [-S netstack] -c 3 -i 0.2 -W 1 -d -s <MTU-28> <peer>` from each host's PVRDMA vmknic to its peers' (the next three in name order, or every peer with `--probes all`); " +
+			"when that size is lost, a search of `-c 1 -W 1` tries (at most " + strconv.Itoa(MaxSearchTries) + ") for the largest payload that passes",
+		Parser: One(parse.Vmkping, false, func(v *parse.Ping, l string) { v.Command = l }), Fact: "Pings",
+		Diff: &DiffKey{Rank: 24, Key: func(v reflect.Value) string { return v.Interface().(parse.Ping).Command }, Skip: []string{"AvgMs", "MinMs", "MaxMs"}}},
+}
+
+func stampPVRDMA(v *parse.PVRDMADevice, l string) {
+	v.Command = l
+	SetRecordCommand(&v.Props, l)
+	if m := rePVRDMAPath.FindStringSubmatch(l); m != nil {
+		v.WorldID, v.Index = m[1], m[2]
+	}
+}
+
+func stampRDMAStats(v *parse.RDMAStats, l string) {
+	SetRecordCommand(&v.Record, l)
+	fromLine(&v.Device, reDeviceArg, l)
+}
+
+func stampNICStats(v *parse.NICStats, l string) {
+	SetRecordCommand(&v.Record, l)
+	fromLine(&v.Nic, reNicArg, l)
+}
+
+func stampDCB(v *parse.DCBStatus, l string) {
+	v.Command = l
+	SetRecordCommand(&v.Record, l)
+	fromLine(&v.Nic, reNicArg, l)
+}
+
+// fromLine sets an empty name from the command line's argument (the
+// output does not always repeat the device or uplink it is about).
+func fromLine(dst *string, re *regexp.Regexp, line string) {
+	if *dst != "" {
+		return
+	}
+	if m := re.FindStringSubmatch(line); m != nil {
+		*dst = m[1]
+	}
+}
+
+var (
+	reVmknic   = regexp.MustCompile(`^vmk[0-9]{1,4}$`)
+	reNetstack = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
+)
+
+// MaxSearchTries bounds the one-packet tries of a path MTU search after
+// the configured size was lost (collect.SearchPathMTU): the standard
+// 1472-byte payload, then a binary search of the rest (ceil(log2(8972-1472))
+// = 13), or of 1..1471.
+const MaxSearchTries = 14
+
+// buildVmkping builds a path probe from, in order: vmknic, netstack (""
+// or defaultTcpipStack: none), packet count (1..10; "" = 3), interval
+// ("" = vmkping's default of 1 s, else 0.001..1 s), reply wait ("" = none,
+// else 1..9 s), ICMP payload size, peer IPv4 address (the order of the
+// line and of its stored file name's groups). The legacy form of four
+// arguments (vmknic, netstack, payload, peer) is `-c 3` without -i and -W.
+func buildVmkping(args ...string) (hostio.Command, error) {
+	if len(args) == 4 {
+		args = []string{args[0], args[1], "3", "", "", args[2], args[3]}
+	}
+	if len(args) != 7 {
+		return hostio.Command{}, fmt.Errorf("vmkping takes 7 arguments, got %d", len(args))
+	}
+	vmknic, netstack, count, interval, wait, peer := args[0], args[1], args[2], args[3], args[4], args[6]
+	payload, err := strconv.Atoi(args[5])
+	if !reVmknic.MatchString(vmknic) {
+		return hostio.Command{}, fmt.Errorf("refusing vmknic %q: expected vmkN", vmknic)
+	}
+	addr, perr := netip.ParseAddr(peer)
+	if perr != nil || !addr.Is4() {
+		return hostio.Command{}, fmt.Errorf("refusing peer address %q: expected an IPv4 address", peer)
+	}
+	if err != nil || payload < 1 || payload > 8972 {
+		return hostio.Command{}, fmt.Errorf("refusing payload %s: expected 1..8972", args[5])
+	}
+	if count == "" {
+		count = "3"
+	}
+	if n, err := strconv.Atoi(count); err != nil || n < 1 || n > 10 || strconv.Itoa(n) != count {
+		return hostio.Command{}, fmt.Errorf("refusing packet count %q: expected 1..10", count)
+	}
+	if interval != "" && !reInterval.MatchString(interval) {
+		return hostio.Command{}, fmt.Errorf("refusing interval %q: expected 0.001..0.999 or 1 (seconds)", interval)
+	}
+	if wait != "" && !reWait.MatchString(wait) {
+		return hostio.Command{}, fmt.Errorf("refusing reply wait %q: expected 1..9 (seconds)", wait)
+	}
+	line := "vmkping -I " + vmknic
+	if netstack != "" && netstack != "defaultTcpipStack" {
+		if !reNetstack.MatchString(netstack) {
+			return hostio.Command{}, fmt.Errorf("refusing netstack %q", netstack)
+		}
+		line += " -S " + netstack
+	}
+	line += " -c " + count
+	if interval != "" {
+		line += " -i " + interval
+	}
+	if wait != "" {
+		line += " -W " + wait
+	}
+	line += " -d -s " + strconv.Itoa(payload) + " " + addr.String()
+	return hostio.Command{Kind: hostio.KindVmkping, Line: line, Stage: 3}, nil
+}
+
+var (
+	reInterval = regexp.MustCompile(`^(0\.[0-9]{1,3}|1)$`)
+	reWait     = regexp.MustCompile(`^[1-9]$`)
+)

@@ -1,0 +1,227 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/config"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/redact"
+	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+)
+
+func init() { register("bundle", newCmdBundle) }
+
+// BundleFlags are the export flags shared by scan --bundle, bundle and redact.
+type BundleFlags struct {
+	// Path is the bundle to write ("" for none).
+	Path string
+	// NoRedact keeps host names, addresses and VM names in the bundle.
+	NoRedact bool
+	// Tokens is an earlier token map to reuse (same tokens across bundles).
+	Tokens string
+	// AlreadyRedacted: the results come from a redacted bundle (analyze):
+	// they are exported as they are, without a second redaction or a
+	// token map, and the manifest still says redacted.
+	AlreadyRedacted bool
+	// Identifiers are what the scan itself adds to the results (SSH
+	// users, dialled addresses, local paths), redacted with the rest.
+	Identifiers []redact.Token
+	// Config is the config file the run uses (severity overrides and
+	// suppressions), so the bundle's report matches what the user saw.
+	// Set by the command after its flags are validated; nil for none.
+	Config *config.Config
+}
+
+// addRedactFlags registers --no-redact and --tokens.
+func addRedactFlags(fl *pflag.FlagSet, b *BundleFlags) {
+	fl.BoolVar(&b.NoRedact, "no-redact", false, "keep host names, IP/MAC addresses, UUIDs, VM names and datastore paths in the bundle (the manifest says so)")
+	fl.StringVar(&b.Tokens, "tokens", "", "reuse the token map `FILE` of an earlier bundle, so that the same host gets the same token (for diff)")
+}
+
+// loadTokens reads a token map written next to an earlier bundle.
+func loadTokens(path string) (*redact.TokenMap, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := hostio.ReadFileCapped(path, hostio.MaxTokenMapFile)
+	if err != nil {
+		return nil, fmt.Errorf("--tokens: %w", err)
+	}
+	var tm redact.TokenMap
+	if err := json.Unmarshal(b, &tm); err != nil {
+		return nil, fmt.Errorf("--tokens %s: not a token map: %w", path, err)
+	}
+	return &tm, nil
+}
+
+// bundleOptions are the bundle writer's options for a run described by meta.
+func bundleOptions(meta report.Meta, bf BundleFlags) (bundle.Options, error) {
+	tm, err := loadTokens(bf.Tokens)
+	if err != nil {
+		return bundle.Options{}, err
+	}
+	if tm != nil && bf.NoRedact {
+		return bundle.Options{}, usageError("--tokens makes no sense with --no-redact")
+	}
+	if bf.AlreadyRedacted && (tm != nil || bf.NoRedact) {
+		return bundle.Options{}, usageError("the input is already redacted: --tokens and --no-redact do not apply")
+	}
+	return bundle.Options{
+		Redact: !bf.NoRedact && !bf.AlreadyRedacted, AlreadyRedacted: bf.AlreadyRedacted, Tokens: tm, ToolVersion: Version, Now: meta.Now, Source: meta.Source,
+		Analyze: func(rs []hostio.HostResult, redact func(string) string) bundle.Analysis {
+			m := meta
+			m.Source = redact(m.Source)
+			m.Notes = nil
+			for _, n := range meta.Notes {
+				m.Notes = append(m.Notes, redact(n))
+			}
+			a := analyze(rs, m, bf.Config.Redacted(redact))
+			return *a
+		},
+		HTML:        bundleHTML,
+		Identifiers: bf.Identifiers,
+	}, nil
+}
+
+// bundleHTML renders report.html inside bundles.
+var bundleHTML = report.WriteHTML
+
+// checkTokenMapFree refuses to write a redacted bundle to path when the
+// token map of an earlier bundle is already there: overwriting it would lose
+// the only way to read a bundle that may already have been shared. Reusing
+// that same map (--tokens pointing at it) is fine: the new map extends it.
+func checkTokenMapFree(path string, bf BundleFlags) error {
+	if bf.NoRedact || bf.AlreadyRedacted {
+		return nil
+	}
+	tp := bundle.TokensPath(path)
+	st, err := os.Stat(tp)
+	if err != nil {
+		return nil
+	}
+	if bf.Tokens != "" {
+		if reused, err := os.Stat(bf.Tokens); err == nil && os.SameFile(st, reused) {
+			return nil
+		}
+	}
+	return usageError("%s already exists: it is the token map of an earlier bundle, and writing %s would overwrite it; "+
+		"choose another output file, or move the old bundle and its token map away first", tp, path)
+}
+
+// writeBundle writes results to path and tells the user where it went.
+func writeBundle(path string, results []hostio.HostResult, meta report.Meta, bf BundleFlags, errOut io.Writer) error {
+	if err := checkTokenMapFree(path, bf); err != nil {
+		return err
+	}
+	opts, err := bundleOptions(meta, bf)
+	if err != nil {
+		return err
+	}
+	w, err := bundle.WriteFile(path, results, opts)
+	if err != nil && w == nil {
+		return fmt.Errorf("writing the bundle: %w", err)
+	}
+	switch {
+	case bf.AlreadyRedacted:
+		fmt.Fprintf(errOut, "Bundle written to %s, kept as it was: the input was already redacted, so it was not redacted again and no token map was written (the original map stays with whoever made the bundle).\n", path)
+	case w.Tokens != nil:
+		fmt.Fprintf(errOut, "Bundle written to %s (redacted). Token map: %s - keep it private, never send it with the bundle.\n",
+			path, bundle.TokensPath(path))
+	default:
+		fmt.Fprintf(errOut, "Bundle written to %s (NOT redacted: it contains host names, addresses and VM names).\n", path)
+	}
+	return err
+}
+
+// bundleExporter is the Pipeline.Bundle hook (the TUI's export action); it
+// prints nothing, the TUI owns the screen and shows the outcome.
+func bundleExporter(meta report.Meta, bf BundleFlags) func(string, []hostio.HostResult) error {
+	return func(path string, results []hostio.HostResult) error {
+		return writeBundle(path, results, meta, bf, io.Discard)
+	}
+}
+
+// BundleOptions are the flags and dependencies of `bundle`.
+type BundleOptions struct {
+	Scan ScanOptions
+}
+
+func newCmdBundle(f *Factory) *cobra.Command {
+	opts := &BundleOptions{Scan: ScanOptions{IO: f.IO, Getenv: f.Getenv}}
+	cmd := &cobra.Command{
+		Use:   "bundle --hosts HOST[,HOST...] -o FILE.tar.gz",
+		Short: "Collect a support bundle from ESXi hosts (redacted by default)",
+		Long: `Bundle scans the hosts exactly like 'scan' (same SSH options, same read-only
+commands) and writes everything to one .tar.gz instead of showing a report:
+every raw command output, the per-command status, the parsed facts, the
+findings and the report (JSON and HTML), with a manifest holding the SHA-256
+of every file.
+
+Host names, IP and MAC addresses, UUIDs, VM names and datastore paths are
+replaced by consistent fake tokens (host-001, 198.18.50.11, 02:00:00:00:00:01,
+vm-0001, ...) so that the bundle can be shared; the map back to the real
+names is written next to the bundle (FILE.tar.gz.tokens.json, mode 0600) and
+never inside it. Passwords and keys never enter a bundle.
+
+Analyse a bundle anywhere, later, with the rules of that pvrdma-doctor
+version:  pvrdma-doctor analyze FILE.tar.gz
+
+The exit status is 0 when the bundle was written, whatever it found.`,
+		Example: `  export PVRDMA_DOCTOR_PASSWORD='...'
+  pvrdma-doctor bundle --hosts esx01,esx02 --password-env PVRDMA_DOCTOR_PASSWORD -o support.tar.gz
+  pvrdma-doctor bundle --hosts esx01 --password-env PVRDMA_DOCTOR_PASSWORD -o today.tar.gz --tokens last-week.tar.gz.tokens.json
+  pvrdma-doctor bundle --hosts esx01 --password-env PVRDMA_DOCTOR_PASSWORD -o internal.tar.gz --no-redact`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runBundle(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	addScanFlags(fl, &opts.Scan)
+	fl.StringVarP(&opts.Scan.Bundle.Path, "output", "o", "", "bundle file to write, e.g. `support.tar.gz` (required)")
+	addRedactFlags(fl, &opts.Scan.Bundle)
+	return cmd
+}
+
+func runBundle(ctx context.Context, opts *BundleOptions) error {
+	if opts.Scan.Bundle.Path == "" {
+		return usageError("-o FILE.tar.gz is required: where to write the bundle")
+	}
+	if _, err := loadTokens(opts.Scan.Bundle.Tokens); err != nil {
+		return usageError("%v", err)
+	}
+	if err := checkTokenMapFree(opts.Scan.Bundle.Path, opts.Scan.Bundle); err != nil {
+		return err
+	}
+	p, err := scanPipeline(ctx, &opts.Scan)
+	if err != nil {
+		return err
+	}
+	if opts.Scan.closeRunner != nil {
+		defer opts.Scan.closeRunner()
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	copts := p.Collect
+	copts.Abort = abortOf(ctx)
+	results := collect.Collect(ctx, p.Targets, copts)
+	a := analyze(results, p.Meta)
+	if err := writeBundle(opts.Scan.Bundle.Path, results, p.Meta, opts.Scan.Bundle, opts.Scan.IO.ErrOut); err != nil {
+		if _, ok := err.(*exitCodeError); ok {
+			return err
+		}
+		return WithExitCode(ExitError, err)
+	}
+	fmt.Fprintln(opts.Scan.IO.Out, a.Report.Verdict)
+	return nil
+}

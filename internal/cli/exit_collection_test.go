@@ -1,0 +1,31 @@
+package cli
+
+import (
+	"testing"
+	"time"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+)
+
+// An output that could not be parsed on a collected host is a
+// COLLECTION_FAILED warning: counted apart from the problems (schema 1.2),
+// it still exits 3 with the default --fail-on, and 0 with --fail-on critical.
+func TestExitCodeCountsCollectionFailed(t *testing.T) {
+	results := []hostio.HostResult{{Host: "esx01", Status: hostio.StatusCollected}}
+	fleet := facts.Build(results)
+	f := checks.Finding{RuleID: "COLLECTION_FAILED", Severity: checks.Warning, Status: checks.StatusFail, Host: "esx01",
+		Subject: "esxcli network nic list", Message: "output could not be parsed"}
+	r := report.Build(results, &fleet, checks.Result{Findings: []checks.Finding{f}}, nil, report.Meta{Now: time.Unix(0, 0)})
+	if r.Summary.Warning != 0 || r.Summary.CollectionFailed != 1 {
+		t.Fatalf("summary %+v", r.Summary)
+	}
+	if got := exitCodeFor(r, checks.Warning); got != ExitWarning {
+		t.Errorf("exit %d, want %d", got, ExitWarning)
+	}
+	if got := exitCodeFor(r, checks.Critical); got != ExitOK {
+		t.Errorf("--fail-on critical: exit %d, want %d", got, ExitOK)
+	}
+}

@@ -1,0 +1,231 @@
+package cli
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/textsafe"
+	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
+)
+
+// Guests discovered from vCenter (`scan --vcenter ... --guests-from-vcenter`):
+// every powered-on VM with a PVRDMA adapter whose guest address VMware
+// Tools reports (guest.net, guest.ipAddress in the `vcenter vm config`
+// capture) becomes a guest target. The address dialled is one of a NIC
+// that is not a PVRDMA adapter (the management network), IPv4 first, else
+// guest.ipAddress. Addresses come from inside the VM: each is parsed as
+// an IP address (no zones, no names, nothing else) before it becomes a
+// target, and is only ever dialled, never written into a command line.
+
+// defaultGuestPort is the SSH port of guests discovered from vCenter.
+const defaultGuestPort = 22
+
+// discoveredGuest is one PVRDMA VM vCenter knows, with the address to
+// scan it at, or why it is not scanned.
+type discoveredGuest struct {
+	VM, Host string
+	Addr     string // IP address, canonical form; "" when not scanned
+	Skip     string // why not scanned
+}
+
+// reTargetName is a VM name that can name a guest target as it is.
+var reTargetName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
+
+// discoverGuests reads the PVRDMA VMs of each host's `vcenter vm config`
+// capture, in host then VM order.
+func discoverGuests(captures map[string][]hostio.Capture) []discoveredGuest {
+	hosts := make([]string, 0, len(captures))
+	for h := range captures {
+		hosts = append(hosts, h)
+	}
+	sort.Strings(hosts)
+	var out []discoveredGuest
+	for _, h := range hosts {
+		for _, c := range captures[h] {
+			if c.Kind != hostio.KindVCenterVMs || c.Status != hostio.StatusCollected {
+				continue
+			}
+			vms, _ := parse.VCenterVMConfig(c.Stdout)
+			for _, vm := range vms {
+				if d, ok := guestOf(vm); ok {
+					d.Host = h
+					out = append(out, d)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// guestOf picks a PVRDMA VM's address; ok is false for a VM without a
+// PVRDMA adapter.
+func guestOf(vm parse.VMConfig) (discoveredGuest, bool) {
+	d := discoveredGuest{VM: vm.Name}
+	pvrdma := map[string]bool{}
+	for _, a := range vm.Adapters {
+		if a.Type == "vrdma" {
+			pvrdma[strings.ToLower(a.MAC)] = true
+		}
+	}
+	if len(pvrdma) == 0 {
+		return d, false
+	}
+	if vm.PowerState != "poweredOn" {
+		d.Skip = "powered off"
+		if vm.PowerState != "" && vm.PowerState != "poweredOff" {
+			d.Skip = "not powered on (" + vm.PowerState + ")"
+		}
+		return d, true
+	}
+	g := vm.Guest
+	if g == nil {
+		d.Skip = "no guest address known (VMware Tools not running?)"
+		return d, true
+	}
+	var mgmt []string
+	for _, n := range g.NICs {
+		if pvrdma[n.MAC] || n.ConnectedSet && !n.Connected {
+			continue
+		}
+		mgmt = append(mgmt, n.IPs...)
+	}
+	var refused []string
+	pick := func(cands []string) string {
+		var v6 string
+		for _, c := range cands {
+			a, err := guestAddr(c)
+			if err != nil {
+				refused = append(refused, err.Error())
+				continue
+			}
+			if a.Is4() {
+				return a.String()
+			}
+			if v6 == "" {
+				v6 = a.String()
+			}
+		}
+		return v6
+	}
+	d.Addr = pick(mgmt)
+	if d.Addr == "" && g.IPAddress != "" {
+		d.Addr = pick([]string{g.IPAddress})
+	}
+	if d.Addr == "" {
+		d.Skip = "no guest address known (VMware Tools not running?)"
+		if len(refused) > 0 {
+			d.Skip = "no usable guest address (" + strings.Join(refused, "; ") + ")"
+		}
+	}
+	return d, true
+}
+
+// guestAddr validates one address VMware Tools reports: an IPv4 or IPv6
+// address and nothing else (no zone, port, name or prefix length), that
+// can be dialled without an interface (not link-local, multicast,
+// unspecified).
+func guestAddr(s string) (netip.Addr, error) {
+	shown := textsafe.Line(s)
+	if len(s) > 64 {
+		shown = textsafe.Line(s[:64]) + "..."
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Addr{}, fmt.Errorf("%q is not an IP address", shown)
+	}
+	if a.Zone() != "" {
+		return netip.Addr{}, fmt.Errorf("%q is scoped to an interface of the guest", shown)
+	}
+	a = a.Unmap()
+	switch {
+	case a.IsLinkLocalUnicast():
+		return netip.Addr{}, fmt.Errorf("%s is link-local", a)
+	case a.IsUnspecified(), a.IsMulticast(), a.IsInterfaceLocalMulticast():
+		return netip.Addr{}, fmt.Errorf("%s cannot be dialled", a)
+	}
+	return a, nil
+}
+
+// vcenterGuestTargets turns the discovered guests into guest targets (SSH
+// on port), leaving out those given by --guests (by name or address) and
+// those whose name is a host's; notes say which PVRDMA VMs are not
+// scanned and why.
+func vcenterGuestTargets(found []discoveredGuest, port int, given []hostio.Target) (targets []hostio.Target, notes []string) {
+	taken := map[string]bool{}
+	for _, t := range given {
+		taken[t.Name] = true
+		if h, _, err := net.SplitHostPort(t.DialAddr()); err == nil {
+			taken[h] = true
+		}
+	}
+	var skipped []string
+	for _, d := range found {
+		vm := fmt.Sprintf("%s (on %s)", textsafe.Line(d.VM), d.Host)
+		if d.Addr == "" {
+			skipped = append(skipped, vm+": "+d.Skip)
+			continue
+		}
+		name := d.VM
+		if !reTargetName.MatchString(name) {
+			// A VM name that is not a plain host name: the guest is
+			// named by its address.
+			name = d.Addr
+		}
+		if taken[name] {
+			name = d.Addr // the VM's name is a host's or another guest's
+		}
+		if taken[name] || taken[d.Addr] {
+			continue // given by --guests
+		}
+		taken[name], taken[d.Addr] = true, true
+		targets = append(targets, hostio.Target{Name: name, Addr: net.JoinHostPort(d.Addr, strconv.Itoa(port)), Role: hostio.RoleGuest})
+	}
+	notes = append(notes, fmt.Sprintf("guests from vCenter: %s of %s with a VMware Tools address (SSH port %d)",
+		plural(len(targets), "guest", "guests"), plural(len(found), "PVRDMA VM", "PVRDMA VMs"), port))
+	for _, s := range skipped {
+		notes = append(notes, "not scanned: "+s)
+	}
+	return targets, notes
+}
+
+// checkGuestDiscovery checks --guests-from-vcenter and --guest-port.
+func checkGuestDiscovery(opts *ScanOptions) error {
+	g := &opts.Guest
+	if g.FromVCenter && opts.VCenter.URL == "" {
+		return usageError("--guests-from-vcenter needs --vcenter URL (the guest addresses are VMware Tools', read through vCenter)")
+	}
+	if g.Port != defaultGuestPort && !g.FromVCenter {
+		return usageError("--guest-port is the port of guests discovered by --guests-from-vcenter (give other guests as NAME:PORT)")
+	}
+	if g.Port < 1 || g.Port > 65535 {
+		return usageError("--guest-port %d: the port must be 1 to 65535", g.Port)
+	}
+	return nil
+}
+
+// withVCenterGuests adds the guests vCenter names (--guests-from-vcenter)
+// to the targets, and its notes to notes.
+func withVCenterGuests(opts *ScanOptions, vc *vcenterData, targets []hostio.Target, notes []string) ([]hostio.Target, []string) {
+	if !opts.Guest.FromVCenter {
+		return targets, notes
+	}
+	if vc == nil {
+		return targets, append(notes, "guests from vCenter: none, vCenter was not read")
+	}
+	found, more := vcenterGuestTargets(discoverGuests(vc.captures), opts.Guest.Port, targets)
+	return append(targets, found...), append(notes, more...)
+}
+
+// dryRunVCenterGuests says what --guests-from-vcenter would scan.
+func dryRunVCenterGuests(port int) string {
+	return fmt.Sprintf("Guests from vCenter: every powered-on PVRDMA VM whose guest address VMware Tools reports\n"+
+		"(guest.net: a NIC that is not the PVRDMA adapter first, IPv4 first; else guest.ipAddress), over SSH\n"+
+		"on port %d. Which VMs and addresses is known only after the vCenter read; VMs without an\n"+
+		"address are listed in the report as not scanned.\n", port)
+}

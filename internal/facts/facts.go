@@ -1,0 +1,213 @@
+// Package facts assembles the typed facts of each host from its captures:
+// it routes every capture to its parser (package parse), records parse
+// errors, and remembers which inputs are missing and why, so that checks can
+// say "not evaluated" instead of passing silently.
+package facts
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
+)
+
+// Fleet is the facts of every host of one scan or bundle.
+type Fleet struct {
+	Hosts []Host `json:"hosts"`
+	// Guests are the Linux guests scanned (scan --guests), each tied to
+	// its host-side PVRDMA adapters by MAC (guest.go).
+	Guests []Guest `json:"guests,omitempty"`
+	// path is the data-path model Build derives (see DataPath).
+	path *DataPath
+}
+
+// Host is everything known about one ESXi host.
+type Host struct {
+	Host string `json:"host"`
+	Collection
+
+	Version          *parse.SystemVersion    `json:"version,omitempty"`
+	RDMADevices      []parse.RDMADevice      `json:"rdma_devices"`
+	RDMAProtocols    []parse.RDMAProtocol    `json:"rdma_protocols"`
+	RDMAVmknics      []parse.RDMAVmknic      `json:"rdma_vmknics"`
+	RDMAStats        []parse.RDMAStats       `json:"rdma_stats"`
+	VMs              []parse.VMProcess       `json:"vms"`
+	PVRDMAListing    []parse.VsishEntry      `json:"pvrdma_listing"`
+	PVRDMADevices    []parse.PVRDMADevice    `json:"pvrdma_devices"`
+	Vmknics          []parse.Vmknic          `json:"vmknics"`
+	IPv4             []parse.IPv4Interface   `json:"ipv4"`
+	NICs             []parse.NIC             `json:"nics"`
+	NICDetails       []parse.NICDetail       `json:"nic_details"`
+	DCB              []parse.DCBStatus       `json:"dcb"`
+	NICStats         []parse.NICStats        `json:"nic_stats,omitempty"`
+	DVSwitches       []parse.DVSwitch        `json:"dv_switches"`
+	StandardSwitches []parse.StandardSwitch  `json:"standard_switches"`
+	PVRDMAVmknic     *parse.AdvancedSetting  `json:"pvrdma_vmknic,omitempty"`
+	Rulesets         []parse.FirewallRuleset `json:"firewall_rulesets"`
+	PVRDMARules      []parse.FirewallRule    `json:"pvrdma_rules"`
+	Firewall         *parse.FirewallGlobal   `json:"firewall,omitempty"`
+	Pings            []parse.Ping            `json:"pings"`
+	// VMConfigs are the PVRDMA VMs' configurations, from every source that
+	// gave one (.vmx over SSH, vCenter); each entry says its Source.
+	VMConfigs []parse.VMConfig `json:"vm_configs,omitempty"`
+	// VCenterHost is the host's configuration read from vCenter (`scan
+	// --vcenter`); its facts fill the kinds SSH gave none of (see
+	// fillFromVCenter).
+	VCenterHost *parse.VCenterHost `json:"vcenter_host,omitempty"`
+	// PCIDevices are the host's PCI devices (`esxcli hardware pci list`):
+	// passthrough state and names of the GPUs VMs use.
+	PCIDevices []parse.PCIDevice `json:"pci_devices,omitempty"`
+
+	// Sources lists, per command kind, every capture that fed this host.
+	Sources map[hostio.Kind][]Source `json:"sources"`
+	// Errors are outputs that could not be parsed.
+	Errors []ParseError `json:"parse_errors,omitempty"`
+}
+
+// Collection is how one host or guest was collected, as its
+// hostio.HostResult says: the address dialled, the transport, the outcome
+// with its reason, and the transport's remarks. Host, Guest and the
+// report's host entries embed it (the JSON keeps its fields flat).
+type Collection struct {
+	Address   string        `json:"address,omitempty"`
+	Transport string        `json:"transport,omitempty"`
+	Status    hostio.Status `json:"status"`
+	Reason    string        `json:"reason,omitempty"`
+	Notes     []string      `json:"notes,omitempty"`
+}
+
+// CollectionOf is the collection of a host result (its notes copied).
+func CollectionOf(hr hostio.HostResult) Collection {
+	return Collection{
+		Address:   hr.Address,
+		Transport: hr.Transport,
+		Status:    hr.Status,
+		Reason:    hr.Reason,
+		Notes:     append([]string(nil), hr.Notes...),
+	}
+}
+
+// Source is one capture as seen by the facts builder.
+type Source struct {
+	Command string        `json:"command"`
+	Status  hostio.Status `json:"status"`
+	Error   string        `json:"error,omitempty"`
+	// Parsed is true when the output was collected and parsed (wholly, or
+	// partly when Skipped lists what could not be read).
+	Parsed bool `json:"parsed"`
+	// Skipped lists the blocks, rows and lines of the output that could not
+	// be read (or that its author elided): the facts read are kept, but
+	// checks that need this command are not evaluated on an incomplete
+	// picture.
+	Skipped []parse.Skip `json:"skipped,omitempty"`
+	// Filter is what a filtered form of the command covers (see
+	// hostio.Capture.Filter); empty when the output is complete.
+	Filter string `json:"filter,omitempty"`
+}
+
+// filterAware are the kinds whose rules ask Covers before concluding from
+// an item's absence; a filtered output of any other kind does not make its
+// kind available.
+var filterAware = map[hostio.Kind]bool{hostio.KindIPv4Get: true, hostio.KindFirewallRulesets: true}
+
+// Covers reports whether the outputs of kind cover item: an unfiltered
+// output covers everything, a filtered one (`ipv4 get -i vmk1`, `ruleset
+// list -r pvrdma`) only the items it names. why says what was shown
+// instead, for a "not evaluated" finding.
+func (h *Host) Covers(kind hostio.Kind, item string) (ok bool, why string) {
+	var shown []string
+	for _, s := range h.Sources[kind] {
+		if !s.Parsed {
+			continue
+		}
+		if s.Filter == "" {
+			return true, ""
+		}
+		for _, f := range strings.Fields(s.Filter) {
+			if f == item {
+				return true, ""
+			}
+		}
+		shown = append(shown, "`"+s.Command+"`")
+	}
+	if len(shown) == 0 {
+		return true, ""
+	}
+	return false, fmt.Sprintf("only %s was read, which does not show %s", strings.Join(shown, ", "), item)
+}
+
+// Partial reports whether some of the output was skipped.
+func (s Source) Partial() bool { return len(s.Skipped) > 0 }
+
+// SkippedSummary says in one line which lines of the output were skipped.
+func (s Source) SkippedSummary() string {
+	var lines []string
+	for i, sk := range s.Skipped {
+		if i == 3 {
+			lines = append(lines, fmt.Sprintf("and %d more", len(s.Skipped)-3))
+			break
+		}
+		lines = append(lines, sk.String())
+	}
+	return strings.Join(lines, "; ")
+}
+
+// ParseError is an output that could not be understood.
+type ParseError struct {
+	Command string `json:"command"`
+	Line    int    `json:"line"`
+	Message string `json:"message"`
+}
+
+func (e ParseError) String() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s: line %d: %s", e.Command, e.Line, e.Message)
+	}
+	return fmt.Sprintf("%s: %s", e.Command, e.Message)
+}
+
+// Available reports whether every given kind was collected and parsed on
+// this host. When it was not, why says which input is missing and why, in a
+// form fit for a "not evaluated" finding.
+func (h *Host) Available(kinds ...hostio.Kind) (ok bool, why string) {
+	if h.Status == hostio.StatusNotCollected {
+		return false, "host not collected: " + h.Reason
+	}
+	var missing []string
+	for _, k := range kinds {
+		srcs := h.Sources[k]
+		if len(srcs) == 0 {
+			missing = append(missing, "`"+collect.Describe(k)+"` was not run")
+			continue
+		}
+		for _, s := range srcs {
+			if s.Parsed && s.Filter != "" && !filterAware[k] {
+				missing = append(missing, fmt.Sprintf("only the filtered `%s` was read (it shows %s, not everything)", s.Command, s.Filter))
+				continue
+			}
+			if s.Parsed && s.Partial() {
+				missing = append(missing, fmt.Sprintf("`%s` output only partly readable (%s)", s.Command, s.SkippedSummary()))
+				continue
+			}
+			if s.Parsed {
+				continue
+			}
+			switch {
+			case s.Status != hostio.StatusCollected:
+				msg := fmt.Sprintf("`%s` %s", s.Command, strings.ReplaceAll(string(s.Status), "_", " "))
+				if s.Error != "" {
+					msg += " (" + s.Error + ")"
+				}
+				missing = append(missing, msg)
+			default:
+				missing = append(missing, fmt.Sprintf("`%s` output could not be parsed (%s)", s.Command, s.Error))
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return false, strings.Join(missing, "; ")
+	}
+	return true, ""
+}

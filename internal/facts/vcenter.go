@@ -1,0 +1,53 @@
+package facts
+
+import (
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
+)
+
+// fillFromVCenter uses the host configuration read from vCenter for every
+// kind of fact that SSH (or esxcli over the API) gave none of: RDMA
+// devices and their protocols, vmknics and their IPv4 addresses,
+// distributed switches, Net.PVRDMAVmknic, the firewall rulesets and the
+// pvrdma rules. A kind filled this way has vCenter as its source (what
+// failed before stays in the host's captures); a kind read over SSH keeps
+// its SSH facts (where the two disagree, the SSH output is what the host
+// itself said).
+func fillFromVCenter(h *Host) {
+	vc := h.VCenterHost
+	if vc == nil {
+		return
+	}
+	src := Source{Command: catalog.VCenterHostLine, Status: hostio.StatusCollected, Parsed: true}
+	fill := func(k hostio.Kind, set func()) {
+		for _, s := range h.Sources[k] {
+			if s.Parsed {
+				return
+			}
+		}
+		set()
+		h.Sources[k] = []Source{src}
+	}
+	fill(hostio.KindRDMADeviceList, func() { h.RDMADevices = append([]parse.RDMADevice(nil), vc.RDMADevices...) })
+	fill(hostio.KindRDMAProtocolList, func() { h.RDMAProtocols = append([]parse.RDMAProtocol(nil), vc.RDMAProtocols...) })
+	fill(hostio.KindIPInterfaceList, func() { h.Vmknics = append([]parse.Vmknic(nil), vc.Vmknics...) })
+	fill(hostio.KindIPv4Get, func() { h.IPv4 = append([]parse.IPv4Interface(nil), vc.IPv4...) })
+	fill(hostio.KindDVSList, func() { h.DVSwitches = append([]parse.DVSwitch(nil), vc.DVSwitches...) })
+	fill(hostio.KindFirewallRulesets, func() { h.Rulesets = append([]parse.FirewallRuleset(nil), vc.Rulesets...) })
+	if hasRuleset(vc.Rulesets, "pvrdma") {
+		fill(hostio.KindFirewallRules, func() { h.PVRDMARules = append([]parse.FirewallRule(nil), vc.PVRDMARules...) })
+	}
+	if vc.PVRDMAVmknic != nil {
+		fill(hostio.KindPVRDMAVmknicOpt, func() { v := *vc.PVRDMAVmknic; h.PVRDMAVmknic = &v })
+	}
+}
+
+func hasRuleset(rs []parse.FirewallRuleset, name string) bool {
+	for _, r := range rs {
+		if r.Name == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,33 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
+)
+
+// A host read from vCenter only (SSH off): its VMs' names are learned from
+// the vCenter capture and redacted everywhere, and the capture still parses.
+func TestVCenterVMNamesRedacted(t *testing.T) {
+	text := parse.RenderVCenterVMs(parse.VCenterVMDoc{Host: "esx-prod-17", VMs: []parse.VCenterVM{
+		{Name: "payroll-db-01", UUID: "4203c2a1-1111-2222-3333-444455556666", ConfigFile: "[ds1] payroll-db-01/payroll-db-01.vmx",
+			GuestHostName: "pdb01.corp.example.com", GuestIP: "10.44.3.21",
+			GuestNet: []parse.VCenterGuestNIC{{MAC: "00:50:56:8b:01:a0", IPs: []string{"10.44.3.21", "fd00:44::21"}}}}}})
+	in := []hostio.HostResult{{Host: "esx-prod-17", Status: hostio.StatusPartial, Captures: []hostio.Capture{
+		{Host: "esx-prod-17", Command: "vcenter vm config", Kind: hostio.KindVCenterVMs, Stdout: text, Status: hostio.StatusCollected}}}}
+	r := NewRedactor()
+	r.Learn(in)
+	out := r.Results(in)
+	got := out[0].Captures[0].Stdout
+	for _, secret := range []string{"payroll-db-01", "esx-prod-17", "4203c2a1", "pdb01", "10.44.3.21", "fd00:44::21", "00:50:56:8b:01:a0"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("%q left in the redacted capture:\n%s", secret, got)
+		}
+	}
+	vms, err := parse.VCenterVMConfig(got)
+	if err != nil || len(vms) != 1 || !strings.HasPrefix(vms[0].Name, "vm-") || vms[0].Guest == nil || len(vms[0].Guest.NICs) != 1 {
+		t.Errorf("redacted capture: %v %+v", err, vms)
+	}
+}
