@@ -122,24 +122,3 @@ func (b *planBuilder) mmioTarget(vm string) string {
 	}
 	return "SIZE_GB"
 }
-
-// linkVMCauses links one host's VM findings to their causes: an adapter
-// whose RoCE version its host's device does not support explains its
-// ROCE_VERSION_MISMATCH; a device without RoCE explains every adapter's
-// protocol mismatch.
-func linkVMCauses(fs []Finding, idx map[string][]int, causeOf func(int) *Cause) {
-	for _, i := range idx["ROCE_VERSION_MISMATCH"] {
-		for _, j := range idx["VM_DEVICE_PROTOCOL_MISMATCH"] {
-			if fs[j].Subject == fs[i].Subject {
-				fs[i].CausedBy = causeOf(j)
-			}
-		}
-	}
-	if nr := idx["ROCE_NOT_SUPPORTED"]; len(nr) > 0 {
-		for _, j := range idx["VM_DEVICE_PROTOCOL_MISMATCH"] {
-			if fs[j].CausedBy == nil {
-				fs[j].CausedBy = causeOf(nr[0])
-			}
-		}
-	}
-}

@@ -86,21 +86,6 @@ func hostSideHealthy(in *Input, a facts.GuestAdapter) (healthy, known bool, ev [
 	return true, true, ev, fmt.Sprintf("its host-side adapter on %s is bound to a physical HCA", h.Host)
 }
 
-func checkGuestKernelTooOld(in *Input, r *Reporter) {
-	g := in.Guest
-	if g.Kernel == nil {
-		r.NotEvaluated(g.Guest, "`uname -r` gave no kernel release")
-		return
-	}
-	if g.Kernel.AtLeast(4, 6) {
-		r.Pass(g.Guest)
-		return
-	}
-	r.Fail(g.Guest, fmt.Sprintf("%s runs Linux %s; the vmw_pvrdma driver needs kernel 4.6 or later", g.Guest, g.Kernel.Release),
-		fmt.Sprintf("Upgrade %s to a distribution kernel of 4.6 or later that ships vmw_pvrdma (CONFIG_INFINIBAND_VMWARE_PVRDMA), "+
-			"e.g. Ubuntu 18.04+ or RHEL 8+, then reboot.", g.Guest), Ev(g.Guest, g.Kernel.Ref))
-}
-
 // hostAdapterByNetdev finds, for a guest without a PVRDMA device, the
 // host-side PVRDMA adapter whose MAC one of the guest's interfaces carries
 // (the vmxnet3 half of the adapter exists without vmw_pvrdma).
@@ -182,7 +167,11 @@ func checkGuestPortDown(in *Input, r *Reporter) {
 		case healthy:
 			msg += " while " + hwhy + ": the guest driver is the cause (vmw_pvrdma loaded before the other InfiniBand modules)"
 		case known:
-			msg += "; " + hwhy
+			// No HCA behind the adapter makes PVRDMA fall back to TCP (seed
+			// 004); it does not take the guest's port down, so the host side
+			// is a separate finding, not the cause.
+			msg += "; " + hwhy + ", but that does not take a port down (without an HCA, PVRDMA traffic falls back to TCP, seed 004, " +
+				"and the port stays ACTIVE): the likely cause is in the guest (vmw_pvrdma loaded before the other InfiniBand modules, seeds 000/001)"
 		default:
 			msg += "; its host side was not scanned"
 		}

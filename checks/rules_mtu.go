@@ -6,6 +6,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
 // The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): MTU along the PVRDMA data path: the path itself, and the adapters' RoCE MTU against it.
@@ -60,12 +61,41 @@ func checkLowMTU(in *Input, r *Reporter) {
 		} else {
 			msg += fmt.Sprintf("; every adapter on %s runs at %d, as in VMware's reference setup", sw.Name, d.ActiveMTU)
 		}
-		r.FailSeverity(sev, h.Host, vmLabel(d), msg,
-			fmt.Sprintf("In %s: check `ibv_devinfo -d vmw_pvrdma0 | grep mtu` (active_mtu) and the MTU of the PVRDMA adapter's Ethernet interface "+
-				"(`ip link show`; the RoCE MTU follows it); set it to %d (ip link set dev IFACE mtu %d, and persist it), then reload the driver: "+
-				"modprobe -r vmw_pvrdma && modprobe vmw_pvrdma (or reboot the guest).", orPlaceholder(d.VMName, "the guest"), path.MTU, path.MTU),
-			ev...)
+		fix := fmt.Sprintf("In %s: check `ibv_devinfo -d vmw_pvrdma0 | grep mtu` (active_mtu) and the MTU of the PVRDMA adapter's Ethernet interface "+
+			"(`ip link show`; the RoCE MTU follows it); set it to %d (ip link set dev IFACE mtu %d, and persist it), then reload the driver: "+
+			"modprobe -r vmw_pvrdma && modprobe vmw_pvrdma (or reboot the guest).", orPlaceholder(d.VMName, "the guest"), path.MTU, path.MTU)
+		// The known cause is the guest interface's MTU: say what the
+		// guest shows, or that it was not scanned.
+		switch g, a := guestSide(in.Fleet, h, d); {
+		case a == nil:
+			msg += "; the usual cause is the MTU of the guest's PVRDMA interface (the guest was not scanned: scan --guests shows it)"
+		case a.NetdevMTU > 0 && facts.RDMAMTUFor(a.NetdevMTU) > d.ActiveMTU:
+			msg += fmt.Sprintf("; the cause is unknown: %s's interface %s is at MTU %d, which allows %d, so the guest's MTU does not cap it "+
+				"(a port keeps the MTU it had when vmw_pvrdma loaded: a reload picks up a later change)",
+				g.Guest, a.Netdev, a.NetdevMTU, facts.RDMAMTUFor(a.NetdevMTU))
+			ev = append(ev, Ev(g.Guest, a.NetdevRef))
+			fix = fmt.Sprintf("In %s (its interface %s is already at MTU %d): reload the driver so that the port picks up the interface's MTU: "+
+				"`sudo /sbin/modprobe -r vmw_pvrdma; sudo /sbin/modprobe vmw_pvrdma`; then `ibv_devinfo -d %s | grep active_mtu` should show %d. "+
+				"If it stays %d, nothing pvrdma-doctor read explains it: compare the adapter's settings with one that runs at %d.",
+				g.Guest, shellArg(a.Netdev, "IFACE"), a.NetdevMTU, shellArg(a.Device, "DEVICE"), min(want, facts.RDMAMTUFor(a.NetdevMTU)), d.ActiveMTU, want)
+		}
+		r.FailSeverity(sev, h.Host, vmLabel(d), msg, fix, ev...)
 	}
+}
+
+// guestSide returns the scanned guest and guest adapter of a host-side
+// PVRDMA adapter (nil when its guest was not scanned).
+func guestSide(fleet *facts.Fleet, h *facts.Host, d parse.PVRDMADevice) (*facts.Guest, *facts.GuestAdapter) {
+	for gi := range fleet.Guests {
+		g := &fleet.Guests[gi]
+		for ai := range g.Adapters {
+			a := &g.Adapters[ai]
+			if hh, dd := fleet.HostSide(*a); hh == h && dd != nil && dd.WorldID == d.WorldID && dd.Index == d.Index {
+				return g, a
+			}
+		}
+	}
+	return nil, nil
 }
 
 func checkActiveMTUAbovePath(in *Input, r *Reporter) {

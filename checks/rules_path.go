@@ -44,8 +44,9 @@ func pairEv(host string, pp *facts.PathPair) []Evidence {
 }
 
 // pathHop is the hop a blocked pair most likely crosses: what to fix
-// (name) and why the measurements point there.
-type pathHop struct{ name, why string }
+// (name) and why the measurements point there; key is the same for every
+// pair that points at the same hop (in either direction).
+type pathHop struct{ name, why, key string }
 
 // likelyHop names the hop a blocked pair most likely crosses: the link of
 // a host whose every measured path (from it and to it, with at least two
@@ -65,15 +66,16 @@ func likelyHop(paths *facts.DataPath, pp *facts.PathPair) pathHop {
 	if len(ends) == 1 || len(ends) == 2 && same(ends[0]) > same(ends[1]) {
 		h := ends[0]
 		return pathHop{h + "'s own link (its RDMA uplink and the switch port it is cabled to)",
-			fmt.Sprintf("every measured path from and to %s (%d peers) is blocked", h, paths.Stats(h).Peers)}
+			fmt.Sprintf("every measured path from and to %s (%d peers) is blocked", h, paths.Stats(h).Peers), "own:" + h}
 	}
 	to := orPlaceholder(pp.To, pp.Target)
+	between := "between:" + min(pp.From, to) + "|" + max(pp.From, to)
 	if paths.Stats(pp.From).Peers < 2 && paths.Stats(to).Peers < 2 {
 		return pathHop{"the links between " + pp.From + " and " + to,
-			"they have no other measured path, so which of their links (or a switch between them) cannot be told: scan more hosts, or probe with --probes all"}
+			"they have no other measured path, so which of their links (or a switch between them) cannot be told: scan more hosts, or probe with --probes all", between}
 	}
 	return pathHop{"a link between " + pp.From + " and " + to,
-		"each of them has other measured paths that are not blocked, so it is a link on this route only (an inter-switch link, a port of a switch between them)"}
+		"each of them has other measured paths that are not blocked, so it is a link on this route only (an inter-switch link, a port of a switch between them)", between}
 }
 
 func checkPathMTUBlocked(in *Input, r *Reporter) {
