@@ -364,14 +364,21 @@ func checkGuestNetdevMTU(in *Input, r *Reporter) {
 		msg := fmt.Sprintf("%s's interface %s has MTU %d, which caps its RoCE MTU at %d", a.Device, a.Netdev, a.NetdevMTU, capMTU)
 		sev := Warning
 		target := 9000
+		fixFirst := ""
 		if pathMTU > 0 {
-			msg += fmt.Sprintf(" while the host's PVRDMA data path carries %d-byte frames (RoCE %d)", pathMTU, allowed)
+			hp := in.Paths.For(h)
+			if hp.MTU.Measured {
+				msg += fmt.Sprintf(" while the host's PVRDMA data path carries %d-byte frames (RoCE %d)", pathMTU, allowed)
+			} else {
+				msg += fmt.Sprintf(" while the host's PVRDMA data path is configured for %d-byte frames (RoCE %d; %s)", pathMTU, allowed, notMeasured(hp))
+			}
 			target = pathMTU
+			fixFirst = jumboTestFirst(hp)
 		} else {
 			msg += " (its host's data path was not scanned)"
 			sev = Info
 		}
-		fix := fmt.Sprintf("In %s: `sudo ip link set dev %s mtu %d` and persist it (netplan `mtu: %d` / ifcfg `MTU=%d`), then reload the driver so that "+
+		fix := fixFirst + fmt.Sprintf("In %s: `sudo ip link set dev %s mtu %d` and persist it (netplan `mtu: %d` / ifcfg `MTU=%d`), then reload the driver so that "+
 			"the port picks it up: `sudo /sbin/modprobe -r vmw_pvrdma; sudo /sbin/modprobe vmw_pvrdma`.",
 			g.Guest, shellArg(a.Netdev, "IFACE"), target, target, target)
 		r.FailSeverity(sev, g.Guest, label, msg, fix, ev...)

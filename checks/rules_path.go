@@ -24,6 +24,18 @@ func pairSubject(pp *facts.PathPair) string {
 	return orPlaceholder(pp.Vmknic, "PVRDMA vmknic") + " -> " + to
 }
 
+// probedNet says where a pair's probes ran, and whether that is the RDMA
+// fabric (both vmknics on their host's PVRDMA vDS, with an RDMA uplink).
+func probedNet(pp *facts.PathPair) string {
+	switch {
+	case pp.Net.Fabric():
+		return "probed from " + pp.Net.String() + ", across the RDMA fabric"
+	case pp.Net.DataPath:
+		return "probed from " + pp.Net.String() + " to a vmknic that is not on a PVRDMA vDS with an RDMA uplink: not the RDMA fabric alone"
+	}
+	return "probed from " + pp.Net.String() + ", not across an RDMA uplink: another network than the RDMA fabric"
+}
+
 // pairEv quotes the probes of a pair that decide it: the largest size
 // that passed and the smallest that did not.
 func pairEv(host string, pp *facts.PathPair) []Evidence {
@@ -105,6 +117,19 @@ func checkPathMTUBlocked(in *Input, r *Reporter) {
 		fix := fmt.Sprintf("Set MTU 9216 on %s first, then on every other switch port and inter-switch link of the PVRDMA network; until then "+
 			"run the PVRDMA adapters at RDMA MTU %d. Verify with: vmkping -I %s -c 3 -d -s %d %s",
 			hop.name, rdma, shellArg(orPlaceholder(pp.Vmknic, "vmk1"), "vmkN"), pp.Configured-28, pp.Target)
+		if !pp.Net.Fabric() {
+			// Another network than the RDMA fabric: what it drops says
+			// nothing about the RDMA frames (severity follows relevance).
+			msg = fmt.Sprintf("%s -> %s %s while %s is configured for %d (%s): the probes left %s and the larger frames were dropped "+
+				"on the way, on a network PVRDMA's RDMA traffic does not cross, so this is information only; the RDMA fabric's path MTU "+
+				"is not measured by these probes", h.Host, targetLabel(in.Paths, pp.Target), measured, orPlaceholder(pp.Vmknic, "the PVRDMA vmknic"),
+				pp.Configured, probedNet(pp), h.Host)
+			fix = fmt.Sprintf("Nothing for RDMA on this evidence. To measure the RDMA fabric, probe between vmknics on the PVRDMA vDS at both ends "+
+				"(vmkping -I vmkN -d -s 8972 PEER from a vmknic on it; create one at MTU 9000 if there is none); for this network, set MTU %d on "+
+				"its switch ports only if something on it needs jumbo frames.", pp.Configured)
+			r.FailSeverity(Info, h.Host, subject, msg, fix, pairEv(h.Host, pp)...)
+			continue
+		}
 		r.Fail(subject, msg, fix, pairEv(h.Host, pp)...)
 	}
 }
@@ -151,11 +176,13 @@ func checkHighLatency(in *Input, r *Reporter) {
 		} else {
 			ev = pairEv(h.Host, pp)
 		}
-		r.Fail(subject, fmt.Sprintf("%s -> %s: vmkping round trip %.3f/%.3f/%.3f ms (min/avg/max), average above the %d µs "+
-			"VMware recommends between Bitfusion clients and servers; vmkping's time includes the hosts' ICMP handling, so this is an upper bound of the network's latency",
-			h.Host, targetLabel(in.Paths, pp.Target), pp.RTTMin, pp.RTTAvg, pp.RTTMax, int(HighLatencyMs*1000)),
-			fmt.Sprintf("Check the route between %s and %s: the number of switch hops, a firewall or router on the way, congested or "+
-				"slower links (esxcli network nic list: speed), and the physical distance; keep PVRDMA hosts on one low-latency fabric.",
+		r.Fail(subject, fmt.Sprintf("%s -> %s: vmkping round trip %.3f/%.3f/%.3f ms (min/avg/max), average above the %d µs VMware recommends "+
+			"between Bitfusion clients and servers. This is an upper bound, not the RDMA latency: vmkping's ICMP echo crosses both hosts' "+
+			"vmkernel network stacks (%s), so it says nothing is wrong by itself; no RDMA latency was measured",
+			h.Host, targetLabel(in.Paths, pp.Target), pp.RTTMin, pp.RTTAvg, pp.RTTMax, int(HighLatencyMs*1000), probedNet(pp)),
+			fmt.Sprintf("Nothing on this evidence alone. Measure the RDMA latency between PVRDMA VMs on %s and %s with perftest's ib_send_lat "+
+				"(`ib_send_lat` in one guest, `ib_send_lat SERVER-IP` in the other, seed 000); only if it is above what the application needs "+
+				"(50 µs for Bitfusion), shorten the path: switch hops, a router or firewall on the way, slower links (esxcli network nic list: speed).",
 				h.Host, orPlaceholder(pp.To, pp.Target)), ev...)
 	}
 }
