@@ -2,6 +2,7 @@ package facts
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -108,8 +109,13 @@ func probeNet(h *Host, hp *HostPath, name string) ProbeNet {
 			}
 		}
 		if hp.Switch != nil && hp.Switch.Name == v.VDSName {
+			// Only a vDS whose every uplink is an RDMA uplink sends the
+			// probes through one: a teamed non-RDMA uplink may carry them.
 			n.RDMAUplinks = hp.RDMAUplinks
 			n.DataPath = len(hp.RDMAUplinks) > 0
+			for _, u := range n.Uplinks {
+				n.DataPath = n.DataPath && slices.Contains(hp.RDMAUplinks, u)
+			}
 		}
 	default:
 		n.Switch = v.Portset
