@@ -374,6 +374,15 @@ func checkGuestNetdevMTU(in *Input, r *Reporter) {
 			}
 			target = pathMTU
 			fixFirst = jumboTestFirst(hp)
+			// As LOW_MTU: a warning when other adapters on the vDS run
+			// higher (connections with this one negotiate down), else
+			// information (seed 002's reference runs every adapter at 1024).
+			if hp.Switch != nil {
+				if top, _ := topActiveMTU(in.Fleet, in.Paths, hp.Switch.Name); top <= capMTU {
+					sev = Info
+					msg += fmt.Sprintf("; every adapter on %s runs at %d or less, as in VMware's reference setup", hp.Switch.Name, capMTU)
+				}
+			}
 		} else {
 			msg += " (its host's data path was not scanned)"
 			sev = Info

@@ -313,6 +313,15 @@ func TestGuestNetdevMTUExplainsLowMTU(t *testing.T) {
 	if !strings.Contains(gf.Fix, "ip link set dev ens224 mtu 9000") {
 		t.Errorf("fix %q", gf.Fix)
 	}
+	// Its adapter is the only one on the vDS, at 1024 like seed 002's
+	// reference setup: information; beside a peer at 4096: a warning.
+	if gf.Severity != Info || !strings.Contains(gf.Message, "as in VMware's reference setup") {
+		t.Errorf("alone at 1024: %s %q", gf.Severity, gf.Message)
+	}
+	res = runGuestRules(t, []string{"GUEST_NETDEV_MTU_LIMITS_RDMA_MTU", "LOW_MTU"}, []facts.Host{h, goodHost("esx02", "192.168.50.12")}, g)
+	if gf := findRule(res.Findings, "GUEST_NETDEV_MTU_LIMITS_RDMA_MTU"); gf == nil || gf.Severity != Warning {
+		t.Errorf("beside a peer at 4096: %+v", gf)
+	}
 	// 9000 in the guest: passes.
 	res = runGuestRules(t, []string{"GUEST_NETDEV_MTU_LIMITS_RDMA_MTU"}, []facts.Host{guestHost("esx01", 1)}, guestFacts("vm1", healthyGuestOutputs()))
 	if len(res.Findings) != 0 {
