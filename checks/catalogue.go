@@ -51,6 +51,8 @@ var catalogueList = []*Rule{
 	{ID: "ACTIVE_MTU_ABOVE_PATH", Severity: Warning, Check: checkActiveMTUAbovePath},
 	{ID: "MTU_MISMATCH", Severity: Warning, Check: checkMTUMismatch,
 		Needs: []hostio.Kind{hostio.KindIPInterfaceList, hostio.KindDVSList, hostio.KindPVRDMAVmknicOpt, hostio.KindRDMAVmknicList}},
+	{ID: "JUMBO_FRAMES_NOT_CONFIGURED", Severity: Info, Check: checkJumboNotConfigured,
+		Needs: []hostio.Kind{hostio.KindDVSList, hostio.KindRDMADeviceList}},
 	// rules_lossless.go
 	{ID: "PFC_DISABLED", Severity: Warning, Check: checkPFCDisabled,
 		Needs: []hostio.Kind{hostio.KindRDMADeviceList}},
@@ -61,7 +63,7 @@ var catalogueList = []*Rule{
 	// rules_path.go
 	{ID: "PATH_MTU_BLOCKED", Severity: Critical, Check: checkPathMTUBlocked},
 	{ID: "PATH_UNREACHABLE", Severity: Critical, Check: checkPathUnreachable},
-	{ID: "HIGH_LATENCY", Severity: Warning, Check: checkHighLatency},
+	{ID: "HIGH_LATENCY", Severity: Info, Check: checkHighLatency},
 	// rules_adapter.go
 	{ID: "PHYSICAL_HCA_UNAVAILABLE", Severity: Critical, Check: checkPhysicalHCAUnavailable},
 	{ID: "TCP_FALLBACK", Severity: Critical, Scope: FleetScope, Check: checkTCPFallback,
@@ -76,6 +78,8 @@ var catalogueList = []*Rule{
 	{ID: "VM_ADAPTER_DISCONNECTED", Severity: Critical, Check: checkVMAdapterDisconnected},
 	{ID: "VM_DEVICE_PROTOCOL_MISMATCH", Severity: Critical, Check: checkVMDeviceProtocolMismatch,
 		Needs: []hostio.Kind{hostio.KindRDMADeviceList, hostio.KindRDMAProtocolList}},
+	// rules_native.go
+	{ID: "NATIVE_ENDPOINTS_UNAVAILABLE", Severity: Warning, Check: checkNativeEndpointsUnavailable},
 	// rules_gpu.go
 	{ID: "GPU_FIRMWARE_NOT_EFI", Severity: Critical, Check: checkGPUFirmwareNotEFI},
 	{ID: "GPU_64BIT_MMIO_OFF", Severity: Critical, Check: checkGPU64bitMMIOOff},

@@ -1,10 +1,13 @@
 package checks
 
 import (
+	"bytes"
+	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
+	"gopkg.in/yaml.v3"
 )
 
 // The cause graph: one problem on a host often shows up as several
@@ -12,6 +15,14 @@ import (
 // adapter on it has no physical HCA). Each finding may name the finding
 // that causes it; reports lead with root causes and nest the consequences
 // under them, with their evidence, never dropping them.
+//
+// A link is a claim: every kind of link (causeEdges) cites the documents
+// that say the effect follows from the cause (a seed or a vendor document
+// of catalogue.yaml's sources), the catalogue refuses to load an edge
+// without one, and linkCauses drops any link no edge declares. A link is
+// only made where the facts tie the two findings together (the same
+// adapter, the device PVRDMA uses, the same hop); where nothing known
+// explains a finding it stays a root cause and says so.
 
 // Cause names the finding that causes another: rule, host and subject.
 type Cause struct {
@@ -28,28 +39,53 @@ type causeEdge struct {
 	Cause, Effect string
 	// Why says, in a few words, why the effect follows ("and therefore ...").
 	Why string
+	// Sources are the catalogue.yaml source keys of the documents that say
+	// the effect follows from the cause.
+	Sources []string
 }
 
 // causeEdges are every link linkCauses can make, for `rules explain`.
 var causeEdges = []causeEdge{
-	{"NO_RDMA_DEVICE", "TCP_FALLBACK", "without an RDMA device, cross-host PVRDMA traffic falls back to TCP"},
-	{"NO_RDMA_DEVICE", "PHYSICAL_HCA_UNAVAILABLE", "without an RDMA device, no PVRDMA adapter on the host can bind to an HCA"},
-	{"RDMA_UPLINK_NOT_ON_DVS", "TCP_FALLBACK", "the PVRDMA vDS has no Active RDMA uplink, so the host's PVRDMA traffic falls back to TCP"},
-	{"RDMA_UPLINK_NOT_ON_DVS", "PHYSICAL_HCA_UNAVAILABLE", "the adapters cannot bind to an HCA that is not an uplink of their vDS"},
-	{"RDMA_DEVICE_DOWN", "TCP_FALLBACK", "the PVRDMA vDS's only RDMA device is down, so the host's PVRDMA traffic falls back to TCP"},
-	{"RDMA_DEVICE_DOWN", "PHYSICAL_HCA_UNAVAILABLE", "the adapters lose their HCA while its device is down"},
-	{"ROCE_NOT_SUPPORTED", "TCP_FALLBACK", "a device without RoCE cannot carry PVRDMA traffic"},
-	{"ROCE_NOT_SUPPORTED", "PHYSICAL_HCA_UNAVAILABLE", "a device without RoCE cannot back a PVRDMA adapter"},
-	{"PFC_DISABLED", "RDMA_ERRORS", "without lossless Ethernet, congestion drops RoCE packets, which the device counts as errors"},
-	{"MTU_MISMATCH", "ACTIVE_MTU_ABOVE_PATH", "the path drops jumbo frames, so RoCE packets above 1500 bytes are lost"},
-	{"PATH_MTU_BLOCKED", "ACTIVE_MTU_ABOVE_PATH", "a link on the path drops frames above the measured path MTU, so the larger RoCE packets are lost"},
-	{"MTU_MISMATCH", "LOW_MTU", "the PVRDMA vmknic's MTU caps the RDMA MTU the host reports for its adapters (1500 allows 1024)"},
-	{"PATH_MTU_BLOCKED", "LOW_MTU", "adapters on a host whose paths carry less than the vDS MTU run at a lower RDMA MTU than their peers"},
-	{"ESXI_VERSION_UNSUPPORTED", "NO_RDMA_DEVICE", "an ESXi release without PVRDMA support"},
-	{"ESXI_VERSION_UNSUPPORTED", "PVRDMA_FIREWALL_CLOSED", "an ESXi release without PVRDMA has no pvrdma ruleset"},
-	{"ESXI_VERSION_UNSUPPORTED", "PVRDMA_VMKNIC_UNSET", "an ESXi release without PVRDMA has no /Net/PVRDMAVmknic"},
-	{"VM_DEVICE_PROTOCOL_MISMATCH", "ROCE_VERSION_MISMATCH", "the adapter speaks a RoCE version its host's device does not support, so it differs from its peers'"},
-	{"ROCE_NOT_SUPPORTED", "VM_DEVICE_PROTOCOL_MISMATCH", "a device without RoCE supports no adapter's RoCE version"},
+	{"NO_RDMA_DEVICE", "TCP_FALLBACK", "without an RDMA device, cross-host PVRDMA traffic falls back to TCP",
+		[]string{"seed-004-vsphere-rdma", "rdma-overview-65"}},
+	{"NO_RDMA_DEVICE", "PHYSICAL_HCA_UNAVAILABLE", "without an RDMA device, no PVRDMA adapter on the host can bind to an HCA",
+		[]string{"seed-004-vsphere-rdma", "pvrdma-hpc-study"}},
+	{"RDMA_UPLINK_NOT_ON_DVS", "TCP_FALLBACK", "the PVRDMA vDS has no Active RDMA uplink, so the host's PVRDMA traffic falls back to TCP",
+		[]string{"seed-004-vsphere-rdma"}},
+	{"RDMA_UPLINK_NOT_ON_DVS", "PHYSICAL_HCA_UNAVAILABLE", "the adapters cannot bind to an HCA that is not an uplink of their vDS",
+		[]string{"seed-004-vsphere-rdma", "pvrdma-hpc-study"}},
+	{"RDMA_DEVICE_DOWN", "TCP_FALLBACK", "the PVRDMA vDS's only RDMA device is down, so the host's PVRDMA traffic falls back to TCP",
+		[]string{"seed-004-vsphere-rdma"}},
+	{"RDMA_DEVICE_DOWN", "PHYSICAL_HCA_UNAVAILABLE", "the adapters lose their HCA while its device is down",
+		[]string{"seed-004-vsphere-rdma", "pvrdma-hpc-study"}},
+	{"ROCE_NOT_SUPPORTED", "TCP_FALLBACK", "a device without RoCE cannot carry PVRDMA traffic",
+		[]string{"pvrdma-hpc-study", "seed-004-vsphere-rdma"}},
+	{"ROCE_NOT_SUPPORTED", "PHYSICAL_HCA_UNAVAILABLE", "a device without RoCE cannot back a PVRDMA adapter",
+		[]string{"pvrdma-hpc-study"}},
+	{"PFC_DISABLED", "RDMA_ERRORS", "without lossless Ethernet, congestion drops RoCE packets, which the device counts as errors",
+		[]string{"seed-004-vsphere-rdma", "lossless-nvme-70", "mellanox-pfc"}},
+	{"MTU_MISMATCH", "ACTIVE_MTU_ABOVE_PATH", "the path drops jumbo frames, so RoCE packets above 1500 bytes are lost",
+		[]string{"seed-000-max-mtu", "linux-ib-addr"}},
+	{"PATH_MTU_BLOCKED", "ACTIVE_MTU_ABOVE_PATH", "a link on the path drops frames above the measured path MTU, so the larger RoCE packets are lost",
+		[]string{"seed-000-max-mtu", "linux-ib-addr"}},
+	{"PATH_MTU_BLOCKED", "PATH_MTU_BLOCKED", "the same hop drops the jumbo frames of every path that crosses it",
+		[]string{"seed-000-max-mtu"}},
+	{"ESXI_VERSION_UNSUPPORTED", "NO_RDMA_DEVICE", "an ESXi release without PVRDMA support",
+		[]string{"seed-004-vsphere-rdma", "rdma-overview-65"}},
+	{"ESXI_VERSION_UNSUPPORTED", "PVRDMA_FIREWALL_CLOSED", "an ESXi release without PVRDMA has no pvrdma ruleset",
+		[]string{"seed-004-vsphere-rdma", "tag-vmknic-70"}},
+	{"ESXI_VERSION_UNSUPPORTED", "PVRDMA_VMKNIC_UNSET", "an ESXi release without PVRDMA has no /Net/PVRDMAVmknic",
+		[]string{"seed-004-vsphere-rdma", "tag-vmknic-70"}},
+	{"VM_DEVICE_PROTOCOL_MISMATCH", "ROCE_VERSION_MISMATCH", "the adapter speaks a RoCE version its host's device does not support, so it differs from its peers'",
+		[]string{"vrdma-api", "pvrdma-hpc-study"}},
+	{"ROCE_NOT_SUPPORTED", "VM_DEVICE_PROTOCOL_MISMATCH", "the device PVRDMA uses has no RoCE, so it supports no adapter's RoCE version",
+		[]string{"pvrdma-hpc-study", "vrdma-api"}},
+	// Guests: a guest adapter and its host-side adapter (same MAC) are one
+	// adapter.
+	{"GUEST_NETDEV_MTU_LIMITS_RDMA_MTU", "LOW_MTU", "the guest interface's MTU caps the adapter's RoCE MTU",
+		[]string{"linux-ib-addr", "linux-vmw-pvrdma"}},
+	{"GUEST_KERNEL_TOO_OLD", "GUEST_NO_PVRDMA_DEVICE", "a kernel without the vmw_pvrdma module creates no PVRDMA device",
+		[]string{"vm-admin-67", "seed-002-hpc-study"}},
 }
 
 // CanCause returns the rules a rule's findings can cause, sorted.
@@ -82,9 +118,57 @@ func CauseWhy(cause, effect string) string {
 	return ""
 }
 
+// CauseSources are the documents (as catalogue.yaml words them) that say
+// the effect follows from the cause (nil if no edge).
+func CauseSources(cause, effect string) []string { return edgeDocs[[2]string{cause, effect}] }
+
+// edgeDocs resolves every edge's sources once, when the package loads: an
+// edge without a source, with an unknown one, or between unknown rules is
+// a programming error (a panic that every test shows).
+var edgeDocs = func() map[[2]string][]string {
+	var prose struct {
+		Sources map[string]string `yaml:"sources"`
+	}
+	if err := yaml.NewDecoder(bytes.NewReader(catalogueYAML)).Decode(&prose); err != nil {
+		panic(fmt.Errorf("catalogue.yaml: %w", err))
+	}
+	m, err := resolveEdges(causeEdges, prose.Sources, catalogue)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}()
+
+// resolveEdges checks every edge and returns its sources' texts by
+// (cause, effect).
+func resolveEdges(edges []causeEdge, sources map[string]string, rules map[string]*Rule) (map[[2]string][]string, error) {
+	m := map[[2]string][]string{}
+	for _, e := range edges {
+		k := [2]string{e.Cause, e.Effect}
+		if _, dup := m[k]; dup {
+			return nil, fmt.Errorf("cause edge %s -> %s declared twice", e.Cause, e.Effect)
+		}
+		if rules[e.Cause] == nil || rules[e.Effect] == nil {
+			return nil, fmt.Errorf("cause edge %s -> %s names a rule that does not exist", e.Cause, e.Effect)
+		}
+		if e.Why == "" || len(e.Sources) == 0 {
+			return nil, fmt.Errorf("cause edge %s -> %s has no reason or no source: a link nobody documented is an invented cause", e.Cause, e.Effect)
+		}
+		for _, key := range e.Sources {
+			doc, ok := sources[key]
+			if !ok {
+				return nil, fmt.Errorf("cause edge %s -> %s: unknown source %q in catalogue.yaml", e.Cause, e.Effect, key)
+			}
+			m[k] = append(m[k], doc)
+		}
+	}
+	return m, nil
+}
+
 // hcaCauses are the rules, in order of preference, that explain why a
-// host's PVRDMA adapters have no physical HCA: the first one found is the
-// root cause of the host's TCP_FALLBACK and PHYSICAL_HCA_UNAVAILABLE.
+// host's PVRDMA adapters have no physical HCA: the first one found (about
+// a device PVRDMA uses) is the root cause of the host's TCP_FALLBACK and
+// PHYSICAL_HCA_UNAVAILABLE.
 var hcaCauses = []string{"NO_RDMA_DEVICE", "RDMA_UPLINK_NOT_ON_DVS", "RDMA_DEVICE_DOWN", "ROCE_NOT_SUPPORTED"}
 
 // linkCauses sets CausedBy on the findings that follow from another
@@ -122,13 +206,19 @@ func linkCauses(fleet *facts.Fleet, paths *facts.DataPath, fs []Finding) {
 	}
 	for name, idx := range byHost {
 		h := host(name)
+		var hp *facts.HostPath
+		if h != nil {
+			hp = paths.For(h)
+		}
 		// The HCA root: the first rule of hcaCauses that fired on the host
-		// (RDMA_DEVICE_DOWN only for a device on the data path).
+		// about a device PVRDMA uses (an info RDMA_DEVICE_DOWN or
+		// ROCE_NOT_SUPPORTED is about a device it does not use), when no
+		// device the adapters could bind to is left.
 		hca := -1
 		for _, rule := range hcaCauses {
 			for _, i := range idx[rule] {
-				if rule == "RDMA_DEVICE_DOWN" && fs[i].Severity == Info {
-					continue // a device PVRDMA does not use
+				if (rule == "RDMA_DEVICE_DOWN" || rule == "ROCE_NOT_SUPPORTED") && fs[i].Severity == Info {
+					continue
 				}
 				hca = i
 				break
@@ -137,9 +227,15 @@ func linkCauses(fleet *facts.Fleet, paths *facts.DataPath, fs []Finding) {
 				break
 			}
 		}
-		if hca >= 0 && (h == nil || len(paths.For(h).Usable) == 0) {
+		if hca >= 0 && (hp == nil || !bindable(hp, fs, idx["ROCE_NOT_SUPPORTED"])) {
 			for _, rule := range []string{"TCP_FALLBACK", "PHYSICAL_HCA_UNAVAILABLE"} {
 				for _, i := range idx[rule] {
+					// A TCP_FALLBACK on a host where vsish shows an adapter
+					// bound to an HCA reports that the sources disagree,
+					// not a fallback: nothing follows from the device.
+					if rule == "TCP_FALLBACK" && h != nil && anyHCA(h) {
+						continue
+					}
 					fs[i].CausedBy = causeOf(hca)
 				}
 			}
@@ -152,33 +248,24 @@ func linkCauses(fleet *facts.Fleet, paths *facts.DataPath, fs []Finding) {
 				}
 			}
 		}
-		// An Active MTU above what the path proved: the path drops jumbo frames.
+		// An Active MTU above what the path proved: the path drops jumbo
+		// frames. MTU_MISMATCH is critical only when jumbo probes from the
+		// data-path vmknic were lost on the way (what proved the path);
+		// else the blocked pair that measured the path MTU the adapter is
+		// above.
 		for _, i := range idx["ACTIVE_MTU_ABOVE_PATH"] {
 			for _, j := range idx["MTU_MISMATCH"] {
 				if fs[j].Severity == Critical {
 					fs[i].CausedBy = causeOf(j)
 				}
 			}
-		}
-		// The host's PVRDMA vmknic below its vDS's MTU: PVRDMA reports the
-		// port MTU from the ESXi side, so the vmknic caps the adapters' RDMA
-		// MTU (a guest interface already at the path MTU cannot raise it).
-		if h != nil {
-			linkVmknicMTU(h, paths.For(h), fs, idx["MTU_MISMATCH"], idx["LOW_MTU"], causeOf)
-		}
-		// A measured path below the configured MTU: the blocked link is the
-		// cause of the adapters' MTU findings on the hosts at both ends.
-		for _, rule := range []string{"ACTIVE_MTU_ABOVE_PATH", "LOW_MTU"} {
-			for _, i := range idx[rule] {
-				if fs[i].CausedBy != nil {
-					continue
-				}
-				if is := idx["PATH_MTU_BLOCKED"]; len(is) > 0 {
-					fs[i].CausedBy = causeOf(is[0])
+			if fs[i].CausedBy == nil && h != nil {
+				if j := blockedPairBelow(h, hp, fs, idx["PATH_MTU_BLOCKED"], fs[i].Subject); j >= 0 {
+					fs[i].CausedBy = causeOf(j)
 				}
 			}
 		}
-		linkVMCauses(fs, idx, causeOf)
+		linkVMCauses(fs, idx, hp, causeOf)
 		// An ESXi release without PVRDMA explains the host's other findings.
 		if v := idx["ESXI_VERSION_UNSUPPORTED"]; len(v) > 0 {
 			for rule, is := range idx {
@@ -193,14 +280,20 @@ func linkCauses(fleet *facts.Fleet, paths *facts.DataPath, fs []Finding) {
 			}
 		}
 	}
+	// Blocked paths that cross the same hop: one root, the rest under it.
+	linkSameHop(paths, fs)
 	// Guest findings and the host findings of the same adapter.
 	linkGuestCauses(fleet, fs)
-	// Severity along the links (chains are at most two deep; iterate to a
-	// fixed point anyway).
+	// Only declared edges link (never an invented cause); then severity
+	// along the links (chains are at most three deep; iterate to a fixed
+	// point anyway).
 	key := map[string]int{}
 	for i, f := range fs {
 		if f.Status == StatusFail {
 			key[f.Key()] = i
+		}
+		if c := f.CausedBy; c != nil && (CauseWhy(c.RuleID, f.RuleID) == "" || c.Key() == f.Key()) {
+			fs[i].CausedBy = nil
 		}
 	}
 	for changed, n := true, 0; changed && n < 8; n++ {
@@ -221,6 +314,143 @@ func linkCauses(fleet *facts.Fleet, paths *facts.DataPath, fs []Finding) {
 			}
 		}
 	}
+}
+
+// anyHCA reports whether vsish shows one of the host's PVRDMA adapters
+// bound to a physical HCA.
+func anyHCA(h *facts.Host) bool {
+	for _, d := range h.PVRDMADevices {
+		if d.Props.Fields["Physical HCA available"].Line > 0 && d.PhysicalHCA != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// bindable reports whether the host has a device its PVRDMA adapters can
+// bind to: Active, an uplink of the PVRDMA vDS, and with RoCE (no
+// ROCE_NOT_SUPPORTED finding names it).
+func bindable(hp *facts.HostPath, fs []Finding, noRoCE []int) bool {
+	for _, d := range hp.Usable {
+		ok := true
+		for _, j := range noRoCE {
+			if fs[j].Subject == d.Name {
+				ok = false
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// blockedPairBelow returns the PATH_MTU_BLOCKED finding (index into fs,
+// -1 for none) of the host's blocked pair, measured from its data-path
+// vmknic, with the lowest path MTU, when that path carries less than the
+// adapter named subject needs: the pair that proved its path MTU.
+func blockedPairBelow(h *facts.Host, hp *facts.HostPath, fs []Finding, blocked []int, subject string) int {
+	need := 0
+	for _, d := range h.PVRDMADevices {
+		if vmLabel(d) == subject {
+			need = d.ActiveMTU + 96
+		}
+	}
+	if need == 0 || hp == nil || hp.DataVmknic == nil {
+		return -1
+	}
+	best, at := 0, -1
+	for i := range hp.Pairs {
+		pp := &hp.Pairs[i]
+		if !pp.Blocked() || pp.Vmknic != hp.DataVmknic.Name || pp.MTU >= need || (best > 0 && pp.MTU >= best) {
+			continue
+		}
+		for _, j := range blocked {
+			if fs[j].Subject == pairSubject(pp) {
+				best, at = pp.MTU, j
+			}
+		}
+	}
+	return at
+}
+
+// linkSameHop nests the blocked paths whose likely hop is the same (a
+// host's own link, or the links between two hosts, in either direction)
+// under the first of them: one switch port that drops jumbo frames is one
+// root cause, however many paths cross it.
+func linkSameHop(paths *facts.DataPath, fs []Finding) {
+	if paths == nil {
+		return
+	}
+	idx := map[string]int{}
+	for i, f := range fs {
+		if f.Status == StatusFail && !f.Suppressed && f.RuleID == "PATH_MTU_BLOCKED" {
+			idx[f.Host+"|"+f.Subject] = i
+		}
+	}
+	if len(idx) < 2 {
+		return
+	}
+	type member struct {
+		i   int
+		key string
+	}
+	groups := map[string][]member{}
+	for _, pp := range paths.Pairs() {
+		i, ok := idx[pp.From+"|"+pairSubject(pp)]
+		if !ok {
+			continue
+		}
+		hop := likelyHop(paths, pp).key
+		groups[hop] = append(groups[hop], member{i, fs[i].Host + "|" + fs[i].Subject})
+	}
+	for _, ms := range groups {
+		if len(ms) < 2 {
+			continue
+		}
+		sort.Slice(ms, func(a, b int) bool { return ms[a].key < ms[b].key })
+		root := ms[0].i
+		for _, m := range ms[1:] {
+			if fs[m.i].CausedBy == nil {
+				fs[m.i].CausedBy = &Cause{RuleID: fs[root].RuleID, Host: fs[root].Host, Subject: fs[root].Subject}
+			}
+		}
+	}
+}
+
+// linkVMCauses links one host's VM findings to their causes: an adapter
+// whose RoCE version its host's device does not support explains its
+// ROCE_VERSION_MISMATCH; a device PVRDMA uses without RoCE explains
+// every adapter's protocol mismatch.
+func linkVMCauses(fs []Finding, idx map[string][]int, hp *facts.HostPath, causeOf func(int) *Cause) {
+	for _, i := range idx["ROCE_VERSION_MISMATCH"] {
+		for _, j := range idx["VM_DEVICE_PROTOCOL_MISMATCH"] {
+			if fs[j].Subject == fs[i].Subject {
+				fs[i].CausedBy = causeOf(j)
+			}
+		}
+	}
+	// A device without RoCE explains the adapters' protocol mismatch only
+	// when it is a device PVRDMA uses (VM_DEVICE_PROTOCOL_MISMATCH judges
+	// the usable devices).
+	for _, j := range idx["VM_DEVICE_PROTOCOL_MISMATCH"] {
+		for _, n := range idx["ROCE_NOT_SUPPORTED"] {
+			if fs[j].CausedBy == nil && hp != nil && usableDevice(hp, fs[n].Subject) {
+				fs[j].CausedBy = causeOf(n)
+			}
+		}
+	}
+}
+
+// usableDevice reports whether an RDMA device is one PVRDMA can use on the
+// host (Active, paired with an uplink of the PVRDMA vDS).
+func usableDevice(hp *facts.HostPath, name string) bool {
+	for _, d := range hp.Usable {
+		if d.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // pairedUplink returns the paired uplink of an RDMA device ("" if unknown).
@@ -263,30 +493,4 @@ func ThereforeText(f Finding) string {
 		return ""
 	}
 	return "and therefore " + m
-}
-
-// linkVmknicMTU makes MTU_MISMATCH on the host's PVRDMA vmknic the cause of
-// the host's LOW_MTU findings whose Active MTU is within what the vmknic's
-// MTU allows.
-func linkVmknicMTU(h *facts.Host, hp *facts.HostPath, fs []Finding, mismatch, low []int, causeOf func(int) *Cause) {
-	v := hp.DataVmknic
-	if v == nil || v.MTU <= 0 {
-		return
-	}
-	capped := facts.RDMAMTUFor(v.MTU)
-	for _, j := range mismatch {
-		if fs[j].Subject != v.Name {
-			continue
-		}
-		for _, i := range low {
-			if fs[i].CausedBy != nil {
-				continue
-			}
-			for _, d := range h.PVRDMADevices {
-				if vmLabel(d) == fs[i].Subject && d.ActiveMTU > 0 && d.ActiveMTU <= capped {
-					fs[i].CausedBy = causeOf(j)
-				}
-			}
-		}
-	}
 }

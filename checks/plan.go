@@ -283,12 +283,24 @@ func buildPlan(h *facts.Host, hp *facts.HostPath, fleet *facts.Fleet, fs []Findi
 				res = append(res, f)
 			}
 		}
-		why := "PVRDMA's RDMA uplink can only be changed, and an adapter only binds to the HCA, while the VM is off"
+		// Why the VMs go off: the RDMA uplink and its device change only
+		// with the PVRDMA VMs powered off (KB 328676), and an adapter
+		// binds to the HCA when its VM powers on (a power cycle rebinds it).
+		var whys []string
+		if uplinkStep != nil || installStep != nil || len(linkSteps) > 0 {
+			whys = append(whys, "PVRDMA's RDMA uplink and its device can only be changed while the PVRDMA VMs are powered off")
+		}
+		if len(whys) > 0 || len(res) > 0 || len(b.of("TCP_FALLBACK")) > 0 {
+			whys = append(whys, "an adapter binds to the HCA when its VM powers on")
+		}
+		why := strings.Join(whys, ", and ")
 		switch {
 		case len(vmVMs) > 0 && !powerOffAll && len(dedupe(cycleVMs)) == len(vmVMs):
 			why = "their settings below change only while they are off"
-		case len(vmVMs) > 0:
+		case len(vmVMs) > 0 && why != "":
 			why += "; the VM settings below change only while it is off"
+		case why == "":
+			why = "their adapters' settings below change only while they are off"
 		}
 		b.add(PlanStep{Action: "power_off", Text: fmt.Sprintf("Power off the PVRDMA VMs on %s: %s (%s).", h.Host, joinNames(offVMs), why),
 			Resolves: cite(res...)})

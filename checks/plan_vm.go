@@ -13,7 +13,7 @@ import (
 // vmRules are the rules whose fixes change VM settings.
 var vmRules = []string{
 	"VM_GUEST_NOT_LINUX64", "VM_HW_VERSION_TOO_OLD", "VM_MEMORY_NOT_RESERVED", "VM_PVRDMA_NOT_ON_DVS",
-	"VM_PEERS_ON_DIFFERENT_DVS", "VM_ADAPTER_DISCONNECTED", "VM_DEVICE_PROTOCOL_MISMATCH",
+	"VM_PEERS_ON_DIFFERENT_DVS", "VM_ADAPTER_DISCONNECTED", "VM_DEVICE_PROTOCOL_MISMATCH", "NATIVE_ENDPOINTS_UNAVAILABLE",
 	"GPU_FIRMWARE_NOT_EFI", "GPU_64BIT_MMIO_OFF", "GPU_MMIO_TOO_SMALL", "GPU_DUPLICATE_DEVICE",
 }
 
@@ -121,25 +121,4 @@ func (b *planBuilder) mmioTarget(vm string) string {
 		}
 	}
 	return "SIZE_GB"
-}
-
-// linkVMCauses links one host's VM findings to their causes: an adapter
-// whose RoCE version its host's device does not support explains its
-// ROCE_VERSION_MISMATCH; a device without RoCE explains every adapter's
-// protocol mismatch.
-func linkVMCauses(fs []Finding, idx map[string][]int, causeOf func(int) *Cause) {
-	for _, i := range idx["ROCE_VERSION_MISMATCH"] {
-		for _, j := range idx["VM_DEVICE_PROTOCOL_MISMATCH"] {
-			if fs[j].Subject == fs[i].Subject {
-				fs[i].CausedBy = causeOf(j)
-			}
-		}
-	}
-	if nr := idx["ROCE_NOT_SUPPORTED"]; len(nr) > 0 {
-		for _, j := range idx["VM_DEVICE_PROTOCOL_MISMATCH"] {
-			if fs[j].CausedBy == nil {
-				fs[j].CausedBy = causeOf(nr[0])
-			}
-		}
-	}
 }

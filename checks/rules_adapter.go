@@ -37,8 +37,15 @@ func checkPhysicalHCAUnavailable(in *Input, r *Reporter) {
 			continue
 		}
 		ev := []Evidence{Ev(h.Host, field.Ref)}
-		r.Fail(vmLabel(d), fmt.Sprintf("%s has no physical HCA behind its PVRDMA adapter; cross-host RDMA falls back to TCP", vmLabel(d)),
-			hcaFix(h, in.Path), ev...)
+		msg := fmt.Sprintf("%s has no physical HCA behind its PVRDMA adapter; cross-host RDMA falls back to TCP", vmLabel(d))
+		if u := bindableDevice(h, in.Path); u != nil && in.Path.Switch != nil {
+			// The host has a device the adapter could bind to: nothing
+			// collected says why it did not.
+			msg += fmt.Sprintf(". %s (paired with %s) is Active on %s, so nothing collected explains it; an adapter binds to the HCA when "+
+				"its VM powers on, so it may have powered on before the device was up", u.Name, u.PairedUplink, in.Path.Switch.Name)
+			ev = append(ev, Ev(h.Host, u.Ref))
+		}
+		r.Fail(vmLabel(d), msg, hcaFix(h, in.Path), ev...)
 	}
 }
 
@@ -208,6 +215,23 @@ func checkRoCEVersionMismatch(in *Input, r *Reporter) {
 				"Device protocol; VirtualVmxnet3Vrdma.deviceProtocol = rocev%d), check `esxcli rdma device protocol list` on %s shows RoCE v%d true, then power it on.",
 				fixVM(a.d.VMName, a.d.WorldID), top, top, a.h.Host, top), ev...)
 	}
+}
+
+// bindableDevice returns a device PVRDMA adapters can bind to: Active, an
+// uplink of the PVRDMA vDS, with RoCE (not listed without it); nil if none.
+func bindableDevice(h *facts.Host, hp *facts.HostPath) *parse.RDMADevice {
+	for i, d := range hp.Usable {
+		ok := true
+		for _, p := range h.RDMAProtocols {
+			if p.Device == d.Name && !p.RoCEv1 && !p.RoCEv2 {
+				ok = false
+			}
+		}
+		if ok {
+			return &hp.Usable[i]
+		}
+	}
+	return nil
 }
 
 // rdmaListEvidence points at the RDMA device list: the non-active devices,

@@ -11,8 +11,16 @@ import (
 
 func TestRulePhysicalHCAUnavailable(t *testing.T) {
 	runCases(t, "PHYSICAL_HCA_UNAVAILABLE", []ruleCase{
+		// The host's device is Active on the vDS: the cause is unknown, and
+		// the finding says so.
 		{name: "fires on Physical HCA available:0", hosts: one(func(h *facts.Host) { setProp(h, "Physical HCA available", "0") }),
-			want: []want{{"esx01", vm01, StatusFail, Critical, "has no physical HCA", "Physical HCA available:0"}}, exact: true},
+			want: []want{{"esx01", vm01, StatusFail, Critical, "has no physical HCA behind its PVRDMA adapter; cross-host RDMA falls back to TCP. " +
+				"vmrdma0 (paired with vmnic4) is Active on rdma-dvs, so nothing collected explains it", "Physical HCA available:0"}}, exact: true},
+		// A device without RoCE explains it (ROCE_NOT_SUPPORTED): no "unknown".
+		{name: "the device has no RoCE: not unknown", hosts: one(func(h *facts.Host) {
+			setProp(h, "Physical HCA available", "0")
+			noRoCE(h)
+		}), want: []want{{"esx01", vm01, StatusFail, Critical, "cross-host RDMA falls back to TCP", ""}}, exact: true},
 		{name: "passes on 1", hosts: one(nil),
 			want: []want{{host: "esx01", subject: vm01, status: StatusPass}}, exact: true},
 		{name: "nothing to check without PVRDMA VMs", hosts: one(func(h *facts.Host) {
@@ -144,3 +152,14 @@ func TestRuleRoCEVersionMismatch(t *testing.T) {
 }
 
 // Every rule carries the metadata `rules explain` shows.
+
+func TestPhysicalHCAUnknownCauseOnlyWhenNothingExplainsIt(t *testing.T) {
+	h := goodHost("esx01", "192.168.50.11")
+	setProp(&h, "Physical HCA available", "0")
+	noRoCE(&h)
+	for _, f := range runRule(t, "PHYSICAL_HCA_UNAVAILABLE", h) {
+		if f.Status == StatusFail && strings.Contains(f.Message, "nothing collected explains it") {
+			t.Errorf("a device without RoCE explains it: %s", f.Message)
+		}
+	}
+}

@@ -86,21 +86,6 @@ func hostSideHealthy(in *Input, a facts.GuestAdapter) (healthy, known bool, ev [
 	return true, true, ev, fmt.Sprintf("its host-side adapter on %s is bound to a physical HCA", h.Host)
 }
 
-func checkGuestKernelTooOld(in *Input, r *Reporter) {
-	g := in.Guest
-	if g.Kernel == nil {
-		r.NotEvaluated(g.Guest, "`uname -r` gave no kernel release")
-		return
-	}
-	if g.Kernel.AtLeast(4, 6) {
-		r.Pass(g.Guest)
-		return
-	}
-	r.Fail(g.Guest, fmt.Sprintf("%s runs Linux %s; the vmw_pvrdma driver needs kernel 4.6 or later", g.Guest, g.Kernel.Release),
-		fmt.Sprintf("Upgrade %s to a distribution kernel of 4.6 or later that ships vmw_pvrdma (CONFIG_INFINIBAND_VMWARE_PVRDMA), "+
-			"e.g. Ubuntu 18.04+ or RHEL 8+, then reboot.", g.Guest), Ev(g.Guest, g.Kernel.Ref))
-}
-
 // hostAdapterByNetdev finds, for a guest without a PVRDMA device, the
 // host-side PVRDMA adapter whose MAC one of the guest's interfaces carries
 // (the vmxnet3 half of the adapter exists without vmw_pvrdma).
@@ -182,7 +167,11 @@ func checkGuestPortDown(in *Input, r *Reporter) {
 		case healthy:
 			msg += " while " + hwhy + ": the guest driver is the cause (vmw_pvrdma loaded before the other InfiniBand modules)"
 		case known:
-			msg += "; " + hwhy
+			// No HCA behind the adapter makes PVRDMA fall back to TCP (seed
+			// 004); it does not take the guest's port down, so the host side
+			// is a separate finding, not the cause.
+			msg += "; " + hwhy + ", but that does not take a port down (without an HCA, PVRDMA traffic falls back to TCP, seed 004, " +
+				"and the port stays ACTIVE): the likely cause is in the guest (vmw_pvrdma loaded before the other InfiniBand modules, seeds 000/001)"
 		default:
 			msg += "; its host side was not scanned"
 		}
@@ -375,14 +364,30 @@ func checkGuestNetdevMTU(in *Input, r *Reporter) {
 		msg := fmt.Sprintf("%s's interface %s has MTU %d, which caps its RoCE MTU at %d", a.Device, a.Netdev, a.NetdevMTU, capMTU)
 		sev := Warning
 		target := 9000
+		fixFirst := ""
 		if pathMTU > 0 {
-			msg += fmt.Sprintf(" while the host's PVRDMA data path carries %d-byte frames (RoCE %d)", pathMTU, allowed)
+			hp := in.Paths.For(h)
+			if hp.MTU.Measured {
+				msg += fmt.Sprintf(" while the host's PVRDMA data path carries %d-byte frames (RoCE %d)", pathMTU, allowed)
+			} else {
+				msg += fmt.Sprintf(" while the host's PVRDMA data path is configured for %d-byte frames (RoCE %d; %s)", pathMTU, allowed, notMeasured(hp))
+			}
 			target = pathMTU
+			fixFirst = jumboTestFirst(hp)
+			// As LOW_MTU: a warning when other adapters on the vDS run
+			// higher (connections with this one negotiate down), else
+			// information (seed 002's reference runs every adapter at 1024).
+			if hp.Switch != nil {
+				if top, _ := topActiveMTU(in.Fleet, in.Paths, hp.Switch.Name); top <= capMTU {
+					sev = Info
+					msg += fmt.Sprintf("; every adapter on %s runs at %d or less, as in VMware's reference setup", hp.Switch.Name, capMTU)
+				}
+			}
 		} else {
 			msg += " (its host's data path was not scanned)"
 			sev = Info
 		}
-		fix := fmt.Sprintf("In %s: `sudo ip link set dev %s mtu %d` and persist it (netplan `mtu: %d` / ifcfg `MTU=%d`), then reload the driver so that "+
+		fix := fixFirst + fmt.Sprintf("In %s: `sudo ip link set dev %s mtu %d` and persist it (netplan `mtu: %d` / ifcfg `MTU=%d`), then reload the driver so that "+
 			"the port picks it up: `sudo /sbin/modprobe -r vmw_pvrdma; sudo /sbin/modprobe vmw_pvrdma`.",
 			g.Guest, shellArg(a.Netdev, "IFACE"), target, target, target)
 		r.FailSeverity(sev, g.Guest, label, msg, fix, ev...)

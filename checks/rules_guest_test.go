@@ -156,20 +156,23 @@ func TestGuestPortDown(t *testing.T) {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
 
-	// Host without HCA: the host finding is the root, the guest's nests.
+	// Host without HCA: PVRDMA falls back to TCP there (seed 004), which
+	// does not take a port down; both are root causes, and the guest's
+	// plan is the reload order of seeds 000/001, not "fix the host first".
 	res = runGuestRules(t, []string{"GUEST_PORT_DOWN", "PHYSICAL_HCA_UNAVAILABLE"}, []facts.Host{guestHost("esx01", 0)}, g)
 	f = findRule(res.Findings, "GUEST_PORT_DOWN")
-	if f == nil || f.CausedBy == nil || f.CausedBy.RuleID != "PHYSICAL_HCA_UNAVAILABLE" || f.CausedBy.Host != "esx01" {
-		t.Fatalf("port down under a host without HCA: %+v", f)
+	if f == nil || f.CausedBy != nil || f.Severity != Critical {
+		t.Fatalf("port down beside a host without HCA: %+v", f)
 	}
-	for _, r := range RootCauses(res.Findings) {
-		if r.Host == "vm1" {
-			t.Errorf("the guest is blamed: %+v", r)
-		}
+	if !strings.Contains(f.Message, "has no physical HCA, but that does not take a port down") || !strings.Contains(f.Message, "seeds 000/001") {
+		t.Errorf("message %q", f.Message)
+	}
+	if hca := findRule(res.Findings, "PHYSICAL_HCA_UNAVAILABLE"); hca == nil || hca.CausedBy != nil {
+		t.Errorf("the host side is a root cause of its own: %+v", hca)
 	}
 	plans := Plans(&facts.Fleet{Hosts: []facts.Host{guestHost("esx01", 0)}, Guests: []facts.Guest{g}}, res.Findings)
 	gp := PlanFor(plans, "vm1")
-	if gp == nil || gp.Steps[0].Action != "host_side" {
+	if gp == nil || gp.Steps[0].Action != "reload_pvrdma" || gp.Steps[1].Action != "persist_module_order" {
 		t.Fatalf("guest plan %+v", gp)
 	}
 	for _, p := range plans {
@@ -210,13 +213,7 @@ func TestGuestPlanHealthyHostPortDown(t *testing.T) {
 
 func TestGuestNoPVRDMADevice(t *testing.T) {
 	out := healthyGuestOutputs()
-	out[hostio.KindGuestModinfo] = guestOut{stderr: "modinfo: ERROR: Module vmw_pvrdma not found.\n", exit: 1}
-	out[hostio.KindGuestLsmod] = guestOut{stdout: "Module                  Size  Used by\nvmxnet3                65536  0\n"}
-	out[hostio.KindGuestIBClass] = guestOut{stderr: "ls: cannot access '/sys/class/infiniband': No such file or directory\n", exit: 2}
-	out[hostio.KindGuestDevinfo] = guestOut{stderr: "No IB devices found\n", exit: 255}
-	out[hostio.KindGuestDevices] = guestOut{stdout: "    device          \t   node GUID\n    ------          \t----------------\n"}
-	out[hostio.KindGuestRDMALink] = guestOut{}
-	delete(out, hostio.KindGuestSysfsPort)
+	noPVRDMA(out)
 	g := guestFacts("vm1", out)
 	if !g.ModuleMissing || len(g.Adapters) != 0 {
 		t.Fatalf("module missing %v adapters %+v", g.ModuleMissing, g.Adapters)
@@ -316,6 +313,15 @@ func TestGuestNetdevMTUExplainsLowMTU(t *testing.T) {
 	if !strings.Contains(gf.Fix, "ip link set dev ens224 mtu 9000") {
 		t.Errorf("fix %q", gf.Fix)
 	}
+	// Its adapter is the only one on the vDS, at 1024 like seed 002's
+	// reference setup: information; beside a peer at 4096: a warning.
+	if gf.Severity != Info || !strings.Contains(gf.Message, "as in VMware's reference setup") {
+		t.Errorf("alone at 1024: %s %q", gf.Severity, gf.Message)
+	}
+	res = runGuestRules(t, []string{"GUEST_NETDEV_MTU_LIMITS_RDMA_MTU", "LOW_MTU"}, []facts.Host{h, goodHost("esx02", "192.168.50.12")}, g)
+	if gf := findRule(res.Findings, "GUEST_NETDEV_MTU_LIMITS_RDMA_MTU"); gf == nil || gf.Severity != Warning {
+		t.Errorf("beside a peer at 4096: %+v", gf)
+	}
 	// 9000 in the guest: passes.
 	res = runGuestRules(t, []string{"GUEST_NETDEV_MTU_LIMITS_RDMA_MTU"}, []facts.Host{guestHost("esx01", 1)}, guestFacts("vm1", healthyGuestOutputs()))
 	if len(res.Findings) != 0 {
@@ -340,16 +346,77 @@ func TestGuestNoRoCEv2GID(t *testing.T) {
 	}
 }
 
+// noPVRDMA makes a guest's kernel lack vmw_pvrdma (modinfo: not found).
+func noPVRDMA(out map[hostio.Kind]guestOut) {
+	out[hostio.KindGuestModinfo] = guestOut{stderr: "modinfo: ERROR: Module vmw_pvrdma not found.\n", exit: 1}
+	out[hostio.KindGuestLsmod] = guestOut{stdout: "Module                  Size  Used by\nvmxnet3                65536  0\n"}
+	out[hostio.KindGuestIBClass] = guestOut{stderr: "ls: cannot access '/sys/class/infiniband': No such file or directory\n", exit: 2}
+	out[hostio.KindGuestDevinfo] = guestOut{stderr: "No IB devices found\n", exit: 255}
+	out[hostio.KindGuestDevices] = guestOut{stdout: "    device          \t   node GUID\n    ------          \t----------------\n"}
+	out[hostio.KindGuestRDMALink] = guestOut{}
+	delete(out, hostio.KindGuestSysfsPort)
+}
+
+// Seed 002 lists the releases that backport vmw_pvrdma (and ran its own
+// test bed on CentOS 7.6, kernel 3.10.0-957): the kernel version alone
+// proves nothing.
 func TestGuestKernelTooOld(t *testing.T) {
-	out := healthyGuestOutputs()
-	out[hostio.KindGuestKernel] = guestOut{stdout: "4.4.0-210-generic\n"}
-	res := runGuestRules(t, []string{"GUEST_KERNEL_TOO_OLD"}, nil, guestFacts("vm1", out))
-	f := findRule(res.Findings, "GUEST_KERNEL_TOO_OLD")
-	if f == nil || f.Status != StatusFail || f.Evidence[0].Text != "4.4.0-210-generic" {
-		t.Fatalf("%+v", f)
+	osr := func(id, version, pretty string) string {
+		return "NAME=\"" + pretty + "\"\nID=\"" + id + "\"\nVERSION_ID=\"" + version + "\"\nPRETTY_NAME=\"" + pretty + "\"\n"
 	}
+	centos7 := osr("centos", "7", "CentOS Linux 7 (Core)")
+	for _, c := range []struct {
+		name, osRelease, kernel string
+		noDriver, noModinfo     bool
+		sev                     Severity // "" passes
+		msg                     string
+	}{
+		{name: "CentOS 7.6 with a working vmw_pvrdma (seed 002's test bed): passes", osRelease: centos7, kernel: "3.10.0-957.el7.x86_64"},
+		{name: "CentOS 7.6 without the module: listed, passes (GUEST_NO_PVRDMA_DEVICE reports it)", osRelease: centos7, kernel: "3.10.0-957.el7.x86_64", noDriver: true},
+		{name: "CentOS 7.1 without the module: critical", osRelease: centos7, kernel: "3.10.0-229.el7.x86_64", noDriver: true, sev: Critical,
+			msg: "CentOS Linux 7 (Core), 7.1 by its kernel 3.10.0-229.el7.x86_64"},
+		{name: "CentOS 7.1, module unknown: warning", osRelease: centos7, kernel: "3.10.0-229.el7.x86_64", noDriver: true, noModinfo: true, sev: Warning,
+			msg: "whether its kernel has a vmw_pvrdma module is unknown"},
+		{name: "RHEL 7.2 (os-release gives the minor release): passes", osRelease: osr("rhel", "7.2", "Red Hat Enterprise Linux Server 7.2 (Maipo)"),
+			kernel: "3.10.0-327.el7.x86_64", noDriver: true},
+		{name: "Oracle Linux 7 with UEK R4: passes", osRelease: osr("ol", "7.9", "Oracle Linux Server 7.9"), kernel: "4.1.12-124.48.6.el7uek.x86_64", noDriver: true},
+		{name: "Oracle Linux 7 with the Red Hat compatible kernel, no module: critical", osRelease: osr("ol", "7.9", "Oracle Linux Server 7.9"),
+			kernel: "3.10.0-1160.el7.x86_64", noDriver: true, sev: Critical, msg: "Oracle Linux Server 7.9"},
+		{name: "Ubuntu 14.04: passes", osRelease: osr("ubuntu", "14.04", "Ubuntu 14.04.6 LTS"), kernel: "3.13.0-170-generic", noDriver: true},
+		{name: "SLES 12 SP1: passes", osRelease: osr("sles", "12.1", "SUSE Linux Enterprise Server 12 SP1"), kernel: "3.12.49-11-default", noDriver: true},
+		{name: "SLES 12 GA, no module: critical", osRelease: osr("sles", "12", "SUSE Linux Enterprise Server 12"), kernel: "3.12.28-4-default", noDriver: true,
+			sev: Critical, msg: "SLES 12 SP3 or later"},
+		{name: "Debian 8, no module: critical", osRelease: osr("debian", "8", "Debian GNU/Linux 8 (jessie)"), kernel: "3.16.0-4-amd64", noDriver: true,
+			sev: Critical, msg: "Linux 3.16.0-4-amd64 (Debian GNU/Linux 8 (jessie)), older than 4.6"},
+		{name: "an unlisted old kernel whose module is there: passes", osRelease: osr("debian", "8", "Debian GNU/Linux 8 (jessie)"), kernel: "4.4.0-210-generic"},
+		{name: "4.6 or later without the module: passes (GUEST_NO_PVRDMA_DEVICE reports it)", osRelease: osr("fedora", "39", "Fedora Linux 39"),
+			kernel: "6.5.6-300.fc39.x86_64", noDriver: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := healthyGuestOutputs()
+			out[hostio.KindGuestKernel] = guestOut{stdout: c.kernel + "\n"}
+			out[hostio.KindGuestOSRelease] = guestOut{stdout: c.osRelease}
+			if c.noDriver {
+				noPVRDMA(out)
+			}
+			if c.noModinfo {
+				delete(out, hostio.KindGuestModinfo)
+			}
+			res := runGuestRules(t, []string{"GUEST_KERNEL_TOO_OLD"}, nil, guestFacts("vm1", out))
+			f := findRule(append(res.Findings, res.Passed...), "GUEST_KERNEL_TOO_OLD")
+			switch {
+			case f == nil:
+				t.Fatal("no result")
+			case c.sev == "" && f.Status != StatusPass:
+				t.Errorf("want a pass: %+v", f)
+			case c.sev != "" && (f.Status != StatusFail || f.Severity != c.sev || !strings.Contains(f.Message+" "+f.Fix, c.msg) || f.Evidence[0].Text != c.kernel):
+				t.Errorf("want %s containing %q: %+v", c.sev, c.msg, f)
+			}
+		})
+	}
+	out := healthyGuestOutputs()
 	delete(out, hostio.KindGuestKernel)
-	res = runGuestRules(t, []string{"GUEST_KERNEL_TOO_OLD"}, nil, guestFacts("vm1", out))
+	res := runGuestRules(t, []string{"GUEST_KERNEL_TOO_OLD"}, nil, guestFacts("vm1", out))
 	if f := findRule(res.Findings, "GUEST_KERNEL_TOO_OLD"); f == nil || f.Status != StatusNotEvaluated {
 		t.Errorf("%+v", f)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
 // The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): MTU along the PVRDMA data path: the path itself, and the adapters' RoCE MTU against it.
@@ -48,9 +49,13 @@ func checkLowMTU(in *Input, r *Reporter) {
 			continue
 		}
 		ev := append([]Evidence{Ev(h.Host, field.Ref)}, evs(h.Host, path.Refs)...)
-		msg := fmt.Sprintf("%s runs at RDMA MTU %d while its data path carries %d-byte frames (%s), which allows %d: "+
+		carries := fmt.Sprintf("carries %d-byte frames (%s)", path.MTU, strings.Join(path.Parts, ", "))
+		if !path.Measured {
+			carries = fmt.Sprintf("is configured for %d-byte frames (%s; %s)", path.MTU, strings.Join(path.Parts, ", "), notMeasured(hp))
+		}
+		msg := fmt.Sprintf("%s runs at RDMA MTU %d while its data path %s, which allows %d: "+
 			"%d times as many packets per message, which costs packet rate for small and medium messages (large transfers still come close to line rate)",
-			vmLabel(d), d.ActiveMTU, path.MTU, strings.Join(path.Parts, ", "), want, want/d.ActiveMTU)
+			vmLabel(d), d.ActiveMTU, carries, want, want/d.ActiveMTU)
 		sev := Info
 		if top, peer := topActiveMTU(in.Fleet, in.Paths, sw.Name); top > d.ActiveMTU {
 			sev = Warning
@@ -60,12 +65,70 @@ func checkLowMTU(in *Input, r *Reporter) {
 		} else {
 			msg += fmt.Sprintf("; every adapter on %s runs at %d, as in VMware's reference setup", sw.Name, d.ActiveMTU)
 		}
-		r.FailSeverity(sev, h.Host, vmLabel(d), msg,
-			fmt.Sprintf("In %s: check `ibv_devinfo -d vmw_pvrdma0 | grep mtu` (active_mtu) and the MTU of the PVRDMA adapter's Ethernet interface "+
-				"(`ip link show`; the RoCE MTU follows it); set it to %d (ip link set dev IFACE mtu %d, and persist it), then reload the driver: "+
-				"modprobe -r vmw_pvrdma && modprobe vmw_pvrdma (or reboot the guest).", orPlaceholder(d.VMName, "the guest"), path.MTU, path.MTU),
-			ev...)
+		fix := fmt.Sprintf("In %s: check `ibv_devinfo -d vmw_pvrdma0 | grep mtu` (active_mtu) and the MTU of the PVRDMA adapter's Ethernet interface "+
+			"(`ip link show`; the RoCE MTU follows it); set it to %d (ip link set dev IFACE mtu %d, and persist it), then reload the driver: "+
+			"modprobe -r vmw_pvrdma && modprobe vmw_pvrdma (or reboot the guest).", orPlaceholder(d.VMName, "the guest"), path.MTU, path.MTU)
+		// The known cause is the guest interface's MTU: say what the
+		// guest shows, or that it was not scanned.
+		switch g, a := guestSide(in.Fleet, h, d); {
+		case a == nil:
+			msg += "; the usual cause is the MTU of the guest's PVRDMA interface (the guest was not scanned: scan --guests shows it)"
+		case a.NetdevMTU > 0 && facts.RDMAMTUFor(a.NetdevMTU) > d.ActiveMTU:
+			msg += fmt.Sprintf("; the cause is unknown: %s's interface %s is at MTU %d, which allows %d, so the guest's MTU does not cap it "+
+				"(a port keeps the MTU it had when vmw_pvrdma loaded: a reload picks up a later change)",
+				g.Guest, a.Netdev, a.NetdevMTU, facts.RDMAMTUFor(a.NetdevMTU))
+			ev = append(ev, Ev(g.Guest, a.NetdevRef))
+			fix = fmt.Sprintf("In %s (its interface %s is already at MTU %d): reload the driver so that the port picks up the interface's MTU: "+
+				"`sudo /sbin/modprobe -r vmw_pvrdma; sudo /sbin/modprobe vmw_pvrdma`; then `ibv_devinfo -d %s | grep active_mtu` should show %d. "+
+				"If it stays %d, nothing pvrdma-doctor read explains it: compare the adapter's settings with one that runs at %d.",
+				g.Guest, shellArg(a.Netdev, "IFACE"), a.NetdevMTU, shellArg(a.Device, "DEVICE"), min(want, facts.RDMAMTUFor(a.NetdevMTU)), d.ActiveMTU, want)
+		}
+		r.FailSeverity(sev, h.Host, vmLabel(d), msg, jumboTestFirst(hp)+fix, ev...)
 	}
+}
+
+// notMeasured says why the RDMA fabric's path MTU of a host is not
+// measured: no probe crossed an RDMA uplink to or from it.
+func notMeasured(hp *facts.HostPath) string {
+	for i := range hp.Pairs {
+		if pp := &hp.Pairs[i]; !pp.Net.Fabric() {
+			return "the RDMA fabric's path MTU is not measured: the probes ran from " + pp.Net.String() + ", not across an RDMA uplink"
+		}
+	}
+	return "the RDMA fabric's path MTU is not measured: no probe crossed its RDMA uplink"
+}
+
+// jumboTestFirst is the start of a fix that raises an MTU to the data
+// path's configured one when nothing measured the RDMA fabric: prove it
+// carries jumbo frames first (seed 000's test), else the larger RoCE
+// packets are lost on the way ("" when the fabric was measured).
+func jumboTestFirst(hp *facts.HostPath) string {
+	if hp == nil || !hp.MTU.Known || hp.MTU.Measured || hp.MTU.MTU <= 1500 {
+		return ""
+	}
+	sw := "the PVRDMA vDS"
+	if hp.Switch != nil {
+		sw = hp.Switch.Name
+	}
+	return fmt.Sprintf("Only if a jumbo test across the RDMA fabric passes (nothing measured it): from a vmknic on %s at each end "+
+		"(create one at MTU %d if there is none) `vmkping -I vmkN -d -s %d PEER` must get replies, or, between two PVRDMA guests with "+
+		"their interfaces at %d, seed 000's test `ping -M do -s %d -c 3 PEER`; if it fails, fix the switch ports first. Then: ",
+		sw, hp.MTU.MTU, hp.MTU.MTU-28, hp.MTU.MTU, hp.MTU.MTU-28)
+}
+
+// guestSide returns the scanned guest and guest adapter of a host-side
+// PVRDMA adapter (nil when its guest was not scanned).
+func guestSide(fleet *facts.Fleet, h *facts.Host, d parse.PVRDMADevice) (*facts.Guest, *facts.GuestAdapter) {
+	for gi := range fleet.Guests {
+		g := &fleet.Guests[gi]
+		for ai := range g.Adapters {
+			a := &g.Adapters[ai]
+			if hh, dd := fleet.HostSide(*a); hh == h && dd != nil && dd.WorldID == d.WorldID && dd.Index == d.Index {
+				return g, a
+			}
+		}
+	}
+	return nil, nil
 }
 
 func checkActiveMTUAbovePath(in *Input, r *Reporter) {
@@ -196,6 +259,49 @@ func checkMTUMismatch(in *Input, r *Reporter) {
 		return
 	}
 	r.FailSeverity(sev, h.Host, subject, strings.Join(reasons, "; "), "On "+h.Host+": "+strings.Join(fixes, "; ")+".", ev...)
+}
+
+// checkJumboNotConfigured says (info) when a host's PVRDMA data path is
+// configured below jumbo frames: the PVRDMA vDS and its RDMA uplinks as
+// configured (not what probes proved: PATH_MTU_BLOCKED and MTU_MISMATCH
+// report a network that drops what the hosts send), and what RoCE MTU that
+// caps. The seeds set MTU 9000 on the switch ports and the vDS (seed 000,
+// seed 001); nothing is broken at 1500.
+func checkJumboNotConfigured(in *Input, r *Reporter) {
+	h, hp := in.Host, in.Path
+	sw := hp.Switch
+	if sw == nil || sw.MTU <= 0 {
+		return // MTU_MISMATCH says why the path is unknown
+	}
+	if use, _, _ := pvrdmaInUse(h, hp); !use {
+		return
+	}
+	configured := sw.MTU
+	parts := []string{fmt.Sprintf("%s at MTU %d", sw.Name, sw.MTU)}
+	ev := []Evidence{Ev(h.Host, sw.Record.RefOf("MTU"))}
+	for _, u := range hp.RDMAUplinks {
+		if n := h.NICNamed(u); n != nil && n.MTU > 0 {
+			configured = min(configured, n.MTU)
+			parts = append(parts, fmt.Sprintf("its RDMA uplink %s at %d", u, n.MTU))
+			ev = append(ev, Ev(h.Host, n.Ref))
+		}
+	}
+	if v := hp.DataVmknic; v != nil && v.MTU > 0 {
+		parts = append(parts, fmt.Sprintf("%s at %d", v.Name, v.MTU))
+	}
+	roce := facts.RDMAMTUFor(configured)
+	if roce >= 4096 {
+		r.Pass(sw.Name)
+		return
+	}
+	r.Fail(sw.Name, fmt.Sprintf("jumbo frames are not configured on %s's PVRDMA data path (%s): RoCE is capped at RDMA MTU %d "+
+		"(4096 needs frames of 4192 bytes or more after RoCE's 96 bytes of headers); the seeds set MTU 9000 on the switch ports and the vDS. "+
+		"Nothing is broken: large transfers still come close to line rate, small and medium messages cost more packets",
+		h.Host, strings.Join(parts, ", "), roce),
+		fmt.Sprintf("If the workload needs it, set MTU 9000 end to end, the physical network first: the switch ports of the RDMA uplinks "+
+			"(9216), then %s (vSphere Client: %s > Settings > Edit > Advanced > MTU 9000), the vmknics on it (esxcli network ip interface set "+
+			"-i vmkN -m 9000); prove it with `vmkping -I vmkN -d -s 8972 PEER` between the hosts; then set the PVRDMA guests' interfaces to "+
+			"9000 and reload vmw_pvrdma.", sw.Name, sw.Name), ev...)
 }
 
 type adapterRef struct {

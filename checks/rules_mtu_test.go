@@ -2,10 +2,39 @@ package checks
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
+
+// MTU advice is conditional on a jumbo test across the RDMA fabric when no
+// probe measured it.
+func TestLowMTUAdviceNeedsAMeasuredFabric(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		hosts       func() []facts.Host
+		conditional bool
+	}{
+		{"not measured", two(func(a, _ *facts.Host) { setProp(a, "Active MTU", "1024") }), true},
+		{"measured", probed(func(a, _ *facts.Host) { setProp(a, "Active MTU", "1024") }), false},
+	} {
+		var f *Finding
+		for _, x := range runRule(t, "LOW_MTU", c.hosts()...) {
+			if x.Status == StatusFail {
+				f = &x
+			}
+		}
+		if f == nil {
+			t.Fatalf("%s: no LOW_MTU", c.name)
+		}
+		if got := strings.HasPrefix(f.Fix, "Only if a jumbo test across the RDMA fabric passes"); got != c.conditional ||
+			(c.conditional && !strings.Contains(f.Fix, "vmkping -I vmkN -d -s 8972 PEER") && !strings.Contains(f.Fix, "ping -M do -s 8972")) {
+			t.Errorf("%s: fix %q", c.name, f.Fix)
+		}
+	}
+}
 
 func TestRuleLowMTU(t *testing.T) {
 	runCases(t, "LOW_MTU", []ruleCase{
@@ -27,7 +56,25 @@ func TestRuleLowMTU(t *testing.T) {
 			setProp(a, "Active MTU", "1024")
 			a.Vmknics[1].MTU = 1500
 			a.Vmknics[1].Record = rec(cmdIfList, "Name", "vmk1", "MTU", "1500")
-		}), want: []want{{"esx01", vm01, StatusFail, Warning, "its data path carries 9000-byte frames (rdma-dvs MTU 9000)", "Active MTU:1024"}}},
+		}), want: []want{{"esx01", vm01, StatusFail, Warning, "its data path is configured for 9000-byte frames (rdma-dvs MTU 9000; the RDMA fabric's path MTU is not measured: no probe crossed its RDMA uplink)", "Active MTU:1024"}}},
+		// Probes across the fabric at 9000: the path carries it, the advice
+		// is plain.
+		{name: "probed across the fabric: the path carries 9000", hosts: probed(func(a, _ *facts.Host) { setProp(a, "Active MTU", "1024") }),
+			want: []want{{"esx01", vm01, StatusFail, Warning, "its data path carries 9000-byte frames (rdma-dvs MTU 9000)", "Active MTU:1024"}}, exact: true},
+		// Seed 002's setup: the probes run from vmk0 on vSwitch0, the
+		// management network, which says nothing about the RDMA fabric.
+		{name: "probed from vmk0 on vSwitch0: not measured", hosts: two(func(a, b *facts.Host) {
+			for _, h := range []*facts.Host{a, b} {
+				setProp(h, "Active MTU", "1024")
+				h.PVRDMAVmknic.StringValue = "vmk0"
+				h.StandardSwitches = []parse.StandardSwitch{{Name: "vSwitch0", MTU: 1500, Uplinks: []string{"vmnic0"}}}
+			}
+			probePathFrom(a, "vmk0", "10.10.0.12", 1472, 1472, 0.030)
+			b.IPv4[0].Address = "10.10.0.12"
+		}), want: []want{
+			{"esx01", vm01, StatusFail, Info, "the RDMA fabric's path MTU is not measured: the probes ran from vmk0 on vSwitch0 (uplinks vmnic0), not across an RDMA uplink", ""},
+			{"esx02", "hpc-esx02 (PVRDMA adapter 0)", StatusFail, Info, "the RDMA fabric's path MTU is not measured: no probe crossed its RDMA uplink", ""},
+		}, exact: true},
 		// A jumbo probe lost on the network proves the physical path is 1500.
 		{name: "passes at 1024 when the jumbo probe is lost", hosts: one(func(h *facts.Host) {
 			setProp(h, "Active MTU", "1024")
@@ -98,5 +145,34 @@ func TestRuleMTUMismatch(t *testing.T) {
 		}, exact: true},
 		{name: "not evaluated", hosts: one(func(h *facts.Host) { missing(h, cmdIfList) }),
 			want: []want{{host: "esx01", subject: "esx01", status: StatusNotEvaluated, msg: cmdIfList}}, exact: true},
+	})
+}
+
+func TestRuleJumboFramesNotConfigured(t *testing.T) {
+	at := func(mtu int) func(h *facts.Host) {
+		return func(h *facts.Host) {
+			h.DVSwitches[0].MTU = mtu
+			h.DVSwitches[0].Record = rec(cmdDVS, "Name", "rdma-dvs", "MTU", strconv.Itoa(mtu), "Uplinks", "vmnic4")
+			h.NICs[0].MTU = mtu
+			h.Vmknics[1].MTU = mtu
+		}
+	}
+	runCases(t, "JUMBO_FRAMES_NOT_CONFIGURED", []ruleCase{
+		{name: "everything at 1500: info, RoCE capped at 1024", hosts: one(at(1500)), want: []want{{"esx01", "rdma-dvs", StatusFail, Info,
+			"jumbo frames are not configured on esx01's PVRDMA data path (rdma-dvs at MTU 1500, its RDMA uplink vmnic4 at 1500, vmk1 at 1500): RoCE is capped at RDMA MTU 1024",
+			"MTU: 1500"}}, exact: true},
+		{name: "4000: capped at 2048", hosts: one(at(4000)), want: []want{{"esx01", "rdma-dvs", StatusFail, Info, "capped at RDMA MTU 2048", ""}}, exact: true},
+		{name: "9000: passes", hosts: one(nil), want: []want{{host: "esx01", subject: "rdma-dvs", status: StatusPass}}, exact: true},
+		// The reference setup: vmk0 at 1500 is tagged, the vDS is at 9000.
+		{name: "a 1500 vmknic on a 9000 vDS: passes", hosts: one(func(h *facts.Host) { h.Vmknics[1].MTU = 1500 }),
+			want: []want{{host: "esx01", subject: "rdma-dvs", status: StatusPass}}, exact: true},
+		{name: "the uplink left at 1500 under a 9000 vDS: capped", hosts: one(func(h *facts.Host) { h.NICs[0].MTU = 1500 }),
+			want: []want{{"esx01", "rdma-dvs", StatusFail, Info, "its RDMA uplink vmnic4 at 1500", ""}}, exact: true},
+		{name: "no PVRDMA on the host: silent", hosts: one(func(h *facts.Host) {
+			at(1500)(h)
+			h.PVRDMADevices, h.PVRDMAListing, h.PVRDMAVmknic.StringValue = nil, nil, ""
+		}), want: nil, exact: true},
+		{name: "not evaluated without the vDS list", hosts: one(func(h *facts.Host) { missing(h, cmdDVS); h.DVSwitches = nil }),
+			want: []want{{host: "esx01", subject: "esx01", status: StatusNotEvaluated, msg: cmdDVS}}, exact: true},
 	})
 }

@@ -24,6 +24,18 @@ func pairSubject(pp *facts.PathPair) string {
 	return orPlaceholder(pp.Vmknic, "PVRDMA vmknic") + " -> " + to
 }
 
+// probedNet says where a pair's probes ran, and whether that is the RDMA
+// fabric (both vmknics on their host's PVRDMA vDS, with an RDMA uplink).
+func probedNet(pp *facts.PathPair) string {
+	switch {
+	case pp.Net.Fabric():
+		return "probed from " + pp.Net.String() + ", across the RDMA fabric"
+	case pp.Net.DataPath:
+		return "probed from " + pp.Net.String() + " to a vmknic that is not on a PVRDMA vDS with an RDMA uplink: not the RDMA fabric alone"
+	}
+	return "probed from " + pp.Net.String() + ", not across an RDMA uplink: another network than the RDMA fabric"
+}
+
 // pairEv quotes the probes of a pair that decide it: the largest size
 // that passed and the smallest that did not.
 func pairEv(host string, pp *facts.PathPair) []Evidence {
@@ -44,8 +56,9 @@ func pairEv(host string, pp *facts.PathPair) []Evidence {
 }
 
 // pathHop is the hop a blocked pair most likely crosses: what to fix
-// (name) and why the measurements point there.
-type pathHop struct{ name, why string }
+// (name) and why the measurements point there; key is the same for every
+// pair that points at the same hop (in either direction).
+type pathHop struct{ name, why, key string }
 
 // likelyHop names the hop a blocked pair most likely crosses: the link of
 // a host whose every measured path (from it and to it, with at least two
@@ -65,15 +78,16 @@ func likelyHop(paths *facts.DataPath, pp *facts.PathPair) pathHop {
 	if len(ends) == 1 || len(ends) == 2 && same(ends[0]) > same(ends[1]) {
 		h := ends[0]
 		return pathHop{h + "'s own link (its RDMA uplink and the switch port it is cabled to)",
-			fmt.Sprintf("every measured path from and to %s (%d peers) is blocked", h, paths.Stats(h).Peers)}
+			fmt.Sprintf("every measured path from and to %s (%d peers) is blocked", h, paths.Stats(h).Peers), "own:" + h}
 	}
 	to := orPlaceholder(pp.To, pp.Target)
+	between := "between:" + min(pp.From, to) + "|" + max(pp.From, to)
 	if paths.Stats(pp.From).Peers < 2 && paths.Stats(to).Peers < 2 {
 		return pathHop{"the links between " + pp.From + " and " + to,
-			"they have no other measured path, so which of their links (or a switch between them) cannot be told: scan more hosts, or probe with --probes all"}
+			"they have no other measured path, so which of their links (or a switch between them) cannot be told: scan more hosts, or probe with --probes all", between}
 	}
 	return pathHop{"a link between " + pp.From + " and " + to,
-		"each of them has other measured paths that are not blocked, so it is a link on this route only (an inter-switch link, a port of a switch between them)"}
+		"each of them has other measured paths that are not blocked, so it is a link on this route only (an inter-switch link, a port of a switch between them)", between}
 }
 
 func checkPathMTUBlocked(in *Input, r *Reporter) {
@@ -103,6 +117,19 @@ func checkPathMTUBlocked(in *Input, r *Reporter) {
 		fix := fmt.Sprintf("Set MTU 9216 on %s first, then on every other switch port and inter-switch link of the PVRDMA network; until then "+
 			"run the PVRDMA adapters at RDMA MTU %d. Verify with: vmkping -I %s -c 3 -d -s %d %s",
 			hop.name, rdma, shellArg(orPlaceholder(pp.Vmknic, "vmk1"), "vmkN"), pp.Configured-28, pp.Target)
+		if !pp.Net.Fabric() {
+			// Another network than the RDMA fabric: what it drops says
+			// nothing about the RDMA frames (severity follows relevance).
+			msg = fmt.Sprintf("%s -> %s %s while %s is configured for %d (%s): the probes left %s and the larger frames were dropped "+
+				"on the way, on a network PVRDMA's RDMA traffic does not cross, so this is information only; the RDMA fabric's path MTU "+
+				"is not measured by these probes", h.Host, targetLabel(in.Paths, pp.Target), measured, orPlaceholder(pp.Vmknic, "the PVRDMA vmknic"),
+				pp.Configured, probedNet(pp), h.Host)
+			fix = fmt.Sprintf("Nothing for RDMA on this evidence. To measure the RDMA fabric, probe between vmknics on the PVRDMA vDS at both ends "+
+				"(vmkping -I vmkN -d -s 8972 PEER from a vmknic on it; create one at MTU 9000 if there is none); for this network, set MTU %d on "+
+				"its switch ports only if something on it needs jumbo frames.", pp.Configured)
+			r.FailSeverity(Info, h.Host, subject, msg, fix, pairEv(h.Host, pp)...)
+			continue
+		}
 		r.Fail(subject, msg, fix, pairEv(h.Host, pp)...)
 	}
 }
@@ -149,11 +176,13 @@ func checkHighLatency(in *Input, r *Reporter) {
 		} else {
 			ev = pairEv(h.Host, pp)
 		}
-		r.Fail(subject, fmt.Sprintf("%s -> %s: vmkping round trip %.3f/%.3f/%.3f ms (min/avg/max), average above the %d µs "+
-			"VMware recommends between Bitfusion clients and servers; vmkping's time includes the hosts' ICMP handling, so this is an upper bound of the network's latency",
-			h.Host, targetLabel(in.Paths, pp.Target), pp.RTTMin, pp.RTTAvg, pp.RTTMax, int(HighLatencyMs*1000)),
-			fmt.Sprintf("Check the route between %s and %s: the number of switch hops, a firewall or router on the way, congested or "+
-				"slower links (esxcli network nic list: speed), and the physical distance; keep PVRDMA hosts on one low-latency fabric.",
+		r.Fail(subject, fmt.Sprintf("%s -> %s: vmkping round trip %.3f/%.3f/%.3f ms (min/avg/max), average above the %d µs VMware recommends "+
+			"between Bitfusion clients and servers. This is an upper bound, not the RDMA latency: vmkping's ICMP echo crosses both hosts' "+
+			"vmkernel network stacks (%s), so it says nothing is wrong by itself; no RDMA latency was measured",
+			h.Host, targetLabel(in.Paths, pp.Target), pp.RTTMin, pp.RTTAvg, pp.RTTMax, int(HighLatencyMs*1000), probedNet(pp)),
+			fmt.Sprintf("Nothing on this evidence alone. Measure the RDMA latency between PVRDMA VMs on %s and %s with perftest's ib_send_lat "+
+				"(`ib_send_lat` in one guest, `ib_send_lat SERVER-IP` in the other, seed 000); only if it is above what the application needs "+
+				"(50 µs for Bitfusion), shorten the path: switch hops, a router or firewall on the way, slower links (esxcli network nic list: speed).",
 				h.Host, orPlaceholder(pp.To, pp.Target)), ev...)
 	}
 }

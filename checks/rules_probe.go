@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
@@ -17,7 +18,12 @@ func checkVmkpingUnreachable(in *Input, r *Reporter) {
 	if len(srcs) == 0 {
 		for _, o := range fleet.Hosts {
 			if o.Host != h.Host && o.Status != hostio.StatusNotCollected {
-				r.NotEvaluated(h.Host, "no vmkping probes were run from this host (--no-probes, or no peer PVRDMA vmknic address was known)")
+				why := "no vmkping probes were run from this host (probes off: --probes off, or no peer PVRDMA vmknic address was known)"
+				if reason, ok := sshUnreached(h); ok {
+					// Reached through vCenter only: vmkping is no esxcli command.
+					why = fmt.Sprintf("vmkping runs only over SSH, and %s was not reached over SSH (%s)", h.Host, reason)
+				}
+				r.NotEvaluated(h.Host, why)
 				return
 			}
 		}
@@ -67,6 +73,19 @@ func checkVmkpingUnreachable(in *Input, r *Reporter) {
 			r.NotEvaluated(s.Command, "probe "+strings.ReplaceAll(string(s.Status), "_", " ")+": "+s.Error)
 		}
 	}
+}
+
+// sshUnreached returns why the host's SSH connection failed when its data
+// came from another source (vCenter) instead.
+func sshUnreached(h *facts.Host) (string, bool) {
+	for _, srcs := range h.Sources {
+		for _, s := range srcs {
+			if collect.HostUnreached(s.Error) {
+				return strings.TrimPrefix(s.Error, collect.ErrHostUnreached), true
+			}
+		}
+	}
+	return "", false
 }
 
 // sendtoEv quotes the line where vmkping printed why it could not send.

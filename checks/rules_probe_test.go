@@ -3,7 +3,9 @@ package checks
 import (
 	"testing"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -57,8 +59,18 @@ func TestRuleVmkpingUnreachable(t *testing.T) {
 		{name: "not evaluated", hosts: one(func(h *facts.Host) { missing(h, cmdPingSmall) }),
 			want: []want{{host: "esx01", subject: cmdPingSmall, status: StatusNotEvaluated, msg: "probe failed"}}, exact: true},
 		{name: "not evaluated without probes to peers", hosts: two(nil), want: []want{
-			{host: "esx01", subject: "esx01", status: StatusNotEvaluated, msg: "no vmkping probes were run"},
+			{host: "esx01", subject: "esx01", status: StatusNotEvaluated, msg: "no vmkping probes were run from this host (probes off: --probes off, or"},
 			{host: "esx02", subject: "esx02", status: StatusNotEvaluated, msg: "no vmkping probes were run"},
+		}, exact: true},
+		// Reached through vCenter only (SSH refused): vmkping needs SSH,
+		// which is the reason, not a deprecated flag.
+		{name: "not evaluated: SSH refused, data from vCenter", hosts: two(func(_, b *facts.Host) {
+			b.Sources[hostio.KindSystemVersion] = []facts.Source{{Command: cmdVersion, Status: hostio.StatusSkipped,
+				Error: collect.ErrHostUnreached + "cannot connect to 10.0.0.2:22: connection refused"}}
+		}), want: []want{
+			{host: "esx01", subject: "esx01", status: StatusNotEvaluated, msg: "no vmkping probes were run"},
+			{host: "esx02", subject: "esx02", status: StatusNotEvaluated,
+				msg: "vmkping runs only over SSH, and esx02 was not reached over SSH (cannot connect to 10.0.0.2:22: connection refused)"},
 		}, exact: true},
 		{name: "single host: nothing to probe", hosts: one(nil), want: nil, exact: true},
 	})

@@ -2,7 +2,6 @@ package checks
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -104,35 +103,15 @@ func checkVMMemoryNotReserved(in *Input, r *Reporter) {
 	})
 }
 
-var reNativeEndpoint = regexp.MustCompile(`^(?i)vrdma[0-9]+\.nativeEndpointSupport$`)
-
-// nativeEndpoints returns the Extra key enabling native endpoints ("" if none).
-func nativeEndpoints(c parse.VMConfig) string {
-	var keys []string
-	for k, val := range c.Extra {
-		if reNativeEndpoint.MatchString(k) && strings.EqualFold(strings.TrimSpace(val), "true") {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	if len(keys) == 0 {
-		return ""
-	}
-	return keys[0]
-}
-
 // Hardware versions: PVRDMA needs 13 (vSphere 6.5); native endpoints 18
-// (vSphere 7.0 U1).
+// (vSphere 7.0 U1: NATIVE_ENDPOINTS_UNAVAILABLE, rules_native.go).
 const (
 	minHWPVRDMA = 13
 	minHWNative = 18
 )
 
-// hwNeeded is the hardware version a configuration needs, and why.
-func hwNeeded(c parse.VMConfig) (int, string) {
-	if k := nativeEndpoints(c); k != "" {
-		return minHWNative, k + " = TRUE (native endpoints) needs hardware version 18 or later"
-	}
+// hwNeeded is the hardware version a PVRDMA VM needs, and why.
+func hwNeeded(parse.VMConfig) (int, string) {
 	return minHWPVRDMA, "PVRDMA needs hardware version 13 or later"
 }
 
@@ -151,9 +130,6 @@ func checkVMHWVersionTooOld(in *Input, r *Reporter) {
 			return strconv.Itoa(c.HWVersion), c.HWVersion > 0
 		})
 		ev := []Evidence{cfgEv(h.Host, c, "HWVersion", "")}
-		if k := nativeEndpoints(c); k != "" {
-			ev = append(ev, cfgEv(h.Host, c, k, ""))
-		}
 		r.Fail(v.Name, msg, offFirst(v.Name)+fmt.Sprintf("upgrade its compatibility to hardware version %d or later (take a snapshot first): "+
 			"vSphere Client: Actions > Compatibility > Upgrade VM Compatibility; or: govc vm.upgrade -vm %s (the latest version the host "+
 			"supports)", need, govcVM(v.Name)), ev...)

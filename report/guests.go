@@ -187,6 +187,20 @@ func guestVerdict(g *Host, fs []checks.Finding) string {
 		if len(on) > 0 {
 			return v + " inside the guest; its PVRDMA adapter has no physical HCA on the host side (" + strings.Join(on, ", ") + ")"
 		}
+		// Or a host-side finding about its adapter (an RDMA MTU below
+		// its peers' that nothing in the guest explains).
+		for _, a := range g.Adapters {
+			subject := fmt.Sprintf("%s (PVRDMA adapter %s)", a.VM, a.Index)
+			for _, f := range fs {
+				if f.Host == a.Host && f.Subject == subject && f.Status == checks.StatusFail && !f.Suppressed && f.Severity.Rank() >= checks.Warning.Rank() {
+					what := "has " + f.RuleID
+					if f.RuleID == "LOW_MTU" && a.HostMTU > 0 {
+						what = fmt.Sprintf("runs at RDMA MTU %d", a.HostMTU)
+					}
+					return fmt.Sprintf("%s inside the guest; its PVRDMA adapter %s on the host side (%s: %s)", v, what, a.Host, f.RuleID)
+				}
+			}
+		}
 		return v
 	}
 	if g.Status == hostio.StatusNotCollected || g.Consequences == 0 || g.RootCauses != (SeverityCounts{}) {

@@ -122,6 +122,7 @@ td.jumbo{background:#e6f4ea}td.std{background:#fdf6e3}td.warning{background:#fde
 {{- if and .R.Paths (not .Matrix)}}
 <h2>Paths</h2>
 <p class="meta">{{len .R.Paths.Hosts}} hosts, {{len .R.Paths.Pairs}} measured pairs: too many for a matrix; fleet minimum path MTU {{.R.Paths.FleetMinMTU}}{{with .R.Paths.MinPair}}, {{.}}{{end}}. The pairs that are not ok:</p>
+{{with .R.Paths.NotFabric}}<p class="meta">{{.}}.</p>{{end}}
 <table>
 <tr><th>from</th><th>to</th><th>status</th><th>path MTU</th><th>configured</th></tr>
 {{- range .R.Paths.NotOK}}
@@ -132,6 +133,7 @@ td.jumbo{background:#e6f4ea}td.std{background:#fdf6e3}td.warning{background:#fde
 {{- with .Matrix}}
 <h2>Path matrix</h2>
 <p class="meta">Path MTU in bytes measured from the row's PVRDMA vmknic to the column's (don't-fragment vmkping; fleet minimum {{$.R.Paths.FleetMinMTU}}{{with $.R.Paths.MinPair}}, {{.}}{{end}}). ! blocked on the way, &lt; refused by the sender's vmknic MTU, -- unreachable, ~ lossy, . not probed.</p>
+{{with $.R.Paths.NotFabric}}<p class="meta">{{.}}.</p>{{end}}
 <table class="matrix">
 <tr><th>from \ to</th>{{range $.R.Paths.Hosts}}<th>{{.}}</th>{{end}}</tr>
 {{- range .}}

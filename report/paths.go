@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/textsafe"
@@ -18,7 +19,12 @@ type Paths struct {
 	// none reachable), and MinPair the pair it was measured on.
 	FleetMinMTU int    `json:"fleet_min_mtu"`
 	MinPair     string `json:"fleet_min_pair,omitempty"`
-	Pairs       []Pair `json:"pairs"`
+	// NotFabric says which probes did not cross the RDMA fabric (a vmknic
+	// off the PVRDMA vDS, such as vmk0 on vSwitch0 in VMware's guides) and
+	// that what they measured is not the RDMA fabric's path MTU ("" when
+	// every pair crossed it).
+	NotFabric string `json:"not_fabric,omitempty"`
+	Pairs     []Pair `json:"pairs"`
 
 	index map[[2]string]int // (from, to) -> index in Pairs, made on first use
 }
@@ -44,8 +50,15 @@ type Pair struct {
 	ConfiguredMTU int  `json:"configured_mtu"`
 	PathMTU       int  `json:"path_mtu"`
 	Exact         bool `json:"exact"`
-	// RDMAMTU is the largest RoCE MTU the path carries (4096 for 9000).
-	RDMAMTU     int      `json:"rdma_mtu"`
+	// RDMAMTU is the largest RoCE MTU the path carries (4096 for 9000; 0
+	// when the probes did not cross the RDMA fabric: Fabric false).
+	RDMAMTU int `json:"rdma_mtu"`
+	// Network is where the probes ran ("vmk1 on rdma-dvs (RDMA uplink
+	// vmnic4)", "vmk0 on vSwitch0 (uplinks vmnic0)"); Fabric whether both
+	// ends' vmknics sit on their PVRDMA vDS: only then is it the RDMA
+	// fabric's path.
+	Network     string   `json:"network,omitempty"`
+	Fabric      bool     `json:"fabric"`
 	RTTMinMs    *float64 `json:"rtt_min_ms,omitempty"`
 	RTTAvgMs    *float64 `json:"rtt_avg_ms,omitempty"`
 	RTTMaxMs    *float64 `json:"rtt_max_ms,omitempty"`
@@ -83,9 +96,24 @@ func BuildPaths(fleet *facts.Fleet) *Paths {
 		}
 	}
 	sort.Strings(p.Hosts)
+	// offEnd: the hosts whose vmknic is off the RDMA fabric, and where
+	// their probes ran.
+	offEnd := map[string]string{}
 	for _, pp := range pairs {
 		x := Pair{From: pp.From, To: pp.To, Vmknic: pp.Vmknic, Target: pp.Target, ConfiguredMTU: pp.Configured, PathMTU: pp.MTU,
-			Exact: pp.Exact, RDMAMTU: facts.RDMAMTUFor(pp.MTU), LossPercent: pp.Loss}
+			Exact: pp.Exact, LossPercent: pp.Loss, Network: pp.Net.String(), Fabric: pp.Net.Fabric()}
+		if x.Fabric {
+			x.RDMAMTU = facts.RDMAMTUFor(pp.MTU)
+		} else {
+			// The ends off the fabric: the source's network is known, a
+			// peer's only from its own probes.
+			if !pp.Net.DataPath {
+				offEnd[pp.From] = x.Network
+			}
+			if _, ok := offEnd[orIP(pp.To, pp.Target)]; !pp.Net.PeerDataPath && !ok {
+				offEnd[orIP(pp.To, pp.Target)] = ""
+			}
+		}
 		switch {
 		case !pp.Reachable():
 			x.Status = PairUnreachable
@@ -117,7 +145,44 @@ func BuildPaths(fleet *facts.Fleet) *Paths {
 		p.FleetMinMTU = m
 		p.MinPair = at.From + " -> " + orIP(at.To, at.Target)
 	}
+	if len(offEnd) > 0 {
+		byNet := map[string][]string{}
+		var nets []string
+		for h, n := range offEnd {
+			if byNet[n] == nil {
+				nets = append(nets, n)
+			}
+			byNet[n] = append(byNet[n], h)
+		}
+		sort.Strings(nets)
+		var ends []string
+		for _, n := range nets {
+			hs := byNet[n]
+			sort.Strings(hs)
+			e := strings.Join(hs, ", ")
+			if n != "" {
+				e += " (probed from " + n + ")"
+			}
+			ends = append(ends, e)
+		}
+		what := "Not every probe crossed the RDMA fabric"
+		if countFabric(p.Pairs) == 0 {
+			what = "No probe crossed the RDMA fabric"
+		}
+		p.NotFabric = fmt.Sprintf("%s: the paths from and to %s, whose vmknic is not on a PVRDMA vDS with an RDMA uplink, are another "+
+			"network's; the RDMA fabric's path MTU is not measured by them", what, strings.Join(ends, "; "))
+	}
 	return p
+}
+
+func countFabric(ps []Pair) int {
+	n := 0
+	for _, x := range ps {
+		if x.Fabric {
+			n++
+		}
+	}
+	return n
 }
 
 func orIP(host, ip string) string {
@@ -189,7 +254,11 @@ func WritePathsText(w io.Writer, p *Paths) {
 	for _, h := range hosts {
 		colW = max(colW, len(h)+1)
 	}
-	fmt.Fprintf(w, "Path MTU (bytes) from row to column; fleet minimum %d (%s)\n\n", p.FleetMinMTU, textsafe.Line(p.MinPair))
+	fmt.Fprintf(w, "Path MTU (bytes) from row to column; fleet minimum %d (%s)\n", p.FleetMinMTU, textsafe.Line(p.MinPair))
+	if p.NotFabric != "" {
+		fmt.Fprintln(w, textsafe.Line(p.NotFabric)+".")
+	}
+	fmt.Fprintln(w)
 	if len(p.Hosts) > MatrixMaxHosts {
 		fmt.Fprintf(w, "%d hosts, %d measured pairs: too many for a matrix (more than %d hosts); the pairs that are not ok follow (-o json has them all).\n",
 			len(p.Hosts), len(p.Pairs), MatrixMaxHosts)
@@ -227,9 +296,18 @@ func writeNotOK(w io.Writer, p *Paths) {
 	}
 	fmt.Fprintln(w)
 	for _, x := range bad {
-		fmt.Fprintf(w, "%s -> %s (%s): %s, path MTU %d of %d configured%s (RDMA MTU %d)%s\n", textsafe.Line(x.From), textsafe.Line(orIP(x.To, x.Target)),
-			textsafe.Line(x.Target), x.Status, x.PathMTU, x.ConfiguredMTU, exactText(x), x.RDMAMTU, rttText(x))
+		fmt.Fprintf(w, "%s -> %s (%s): %s, path MTU %d of %d configured%s (%s)%s\n", textsafe.Line(x.From), textsafe.Line(orIP(x.To, x.Target)),
+			textsafe.Line(x.Target), x.Status, x.PathMTU, x.ConfiguredMTU, exactText(x), textsafe.Line(x.RDMAText()), rttText(x))
 	}
+}
+
+// RDMAText says what a pair's path MTU means for RDMA: "RDMA MTU 4096",
+// or, for probes that did not cross the RDMA fabric, where they ran.
+func (x Pair) RDMAText() string {
+	if x.Fabric {
+		return fmt.Sprintf("RDMA MTU %d", x.RDMAMTU)
+	}
+	return "not the RDMA fabric: from " + x.Network
 }
 
 func exactText(x Pair) string {

@@ -24,12 +24,18 @@ func (s *shared) causeIn(f checks.Finding) bool {
 	return false
 }
 
-// treeRule is the RULE cell of the host screen: consequences are drawn
+// treeRule is the RULE cell of host's screen: consequences are drawn
 // under their cause ("└ TCP_FALLBACK"), which the report order puts right
-// above them.
-func (s *shared) treeRule(f checks.Finding) string {
-	if s.causeIn(f) {
+// above them when it is a finding of the same host; a consequence of a
+// finding of another host or guest is marked "← " (its cause is on that
+// screen, the finding screen names it), never drawn under a row it does not
+// follow from.
+func (s *shared) treeRule(f checks.Finding, host string) string {
+	switch {
+	case s.causeIn(f) && f.CausedBy.Host == host:
 		return "└ " + sanitize(f.RuleID)
+	case s.causeIn(f):
+		return "← " + sanitize(f.RuleID)
 	}
 	return sanitize(f.RuleID)
 }
@@ -40,7 +46,11 @@ func (s *shared) causeLines(f checks.Finding, w int) []string {
 	var out []string
 	if s.causeIn(f) {
 		c := f.CausedBy
-		out = append(out, labeled("Caused by:", fmt.Sprintf("%s %s — fix that first (its plan step resolves this too)", sanitize(c.RuleID), sanitize(c.Subject)), w, stLabel)...)
+		on := ""
+		if c.Host != f.Host {
+			on = " on " + sanitize(c.Host)
+		}
+		out = append(out, labeled("Caused by:", fmt.Sprintf("%s %s%s — fix that first (its plan step resolves this too)", sanitize(c.RuleID), sanitize(c.Subject), on), w, stLabel)...)
 	}
 	if s.rep == nil {
 		return out

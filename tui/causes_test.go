@@ -44,3 +44,26 @@ func TestHostScreenCauseTreeAndPlan(t *testing.T) {
 	press(t, m, "esc", "j", "enter")
 	mustContain(t, screen(m), "Caused by:", "TEST_TCP_FALLBACK esx02 (hpc-node04)")
 }
+
+// A consequence whose cause is a finding of another host (a guest's
+// interface MTU under esx01's LOW_MTU) is not drawn under the row above it
+// on esx01's screen, which it does not follow from.
+func TestTreeRuleCauseOnAnotherHost(t *testing.T) {
+	root := checks.Finding{RuleID: "PHYSICAL_HCA_UNAVAILABLE", Status: checks.StatusFail, Host: "esx01", Subject: "hpc-node02 (PVRDMA adapter 0)"}
+	guest := checks.Finding{RuleID: "GUEST_NETDEV_MTU_LIMITS_RDMA_MTU", Status: checks.StatusFail, Host: "hpc-node03", Subject: "vmw_pvrdma0"}
+	low := checks.Finding{RuleID: "LOW_MTU", Status: checks.StatusFail, Host: "esx01", Subject: "hpc-node03 (PVRDMA adapter 0)",
+		CausedBy: &checks.Cause{RuleID: guest.RuleID, Host: guest.Host, Subject: guest.Subject}}
+	same := checks.Finding{RuleID: "TCP_FALLBACK", Status: checks.StatusFail, Host: "esx01", Subject: "esx01 (hpc-node02)",
+		CausedBy: &checks.Cause{RuleID: root.RuleID, Host: root.Host, Subject: root.Subject}}
+	s := &shared{rep: &report.Report{Findings: []checks.Finding{root, same, guest, low}},
+		byHost: map[string][]checks.Finding{"esx01": {root, same, low}, "hpc-node03": {guest}}}
+	if got := s.treeRule(same, "esx01"); got != "└ TCP_FALLBACK" {
+		t.Errorf("same-host consequence: %q", got)
+	}
+	if got := s.treeRule(low, "esx01"); got != "← LOW_MTU" {
+		t.Errorf("consequence of another host's finding: %q", got)
+	}
+	if got := s.treeRule(root, "esx01"); got != "PHYSICAL_HCA_UNAVAILABLE" {
+		t.Errorf("root: %q", got)
+	}
+}

@@ -127,7 +127,7 @@ func (p *hostPage) View() []string {
 		if f.Status == checks.StatusNotEvaluated {
 			msg = strings.TrimPrefix(msg, "not evaluated: ")
 		}
-		cells := []string{sev, p.s.treeRule(f), sanitize(f.Subject), sanitize(msg)}
+		cells := []string{sev, p.s.treeRule(f, p.name), sanitize(f.Subject), sanitize(msg)}
 		if i == p.cursor {
 			out = append(out, stSelected.Render("▶ "+renderCells(cols, cells)))
 			continue
@@ -145,7 +145,7 @@ func (p *hostPage) View() []string {
 func (p *hostPage) columns(fs []checks.Finding) []column {
 	rw, sw := 4, 7
 	for _, f := range fs {
-		rw = max(rw, ansi.StringWidth(p.s.treeRule(f)))
+		rw = max(rw, ansi.StringWidth(p.s.treeRule(f, p.name)))
 		sw = max(sw, ansi.StringWidth(f.Subject))
 	}
 	rw = min(rw, 28)

@@ -104,8 +104,17 @@ func (p *matrixPage) colsShown() int {
 const matrixHead = 3 // title, legend, column header
 const matrixFoot = 2 // blank, the selected pair
 
+// note is what the probes did not measure (the RDMA fabric when they ran
+// from a vmknic off the PVRDMA vDS), wrapped: it sits under the legend.
+func (p *matrixPage) note() []string {
+	if m := p.paths(); m != nil && m.NotFabric != "" {
+		return wrap(sanitize(m.NotFabric)+".", p.s.width-2)
+	}
+	return nil
+}
+
 func (p *matrixPage) listRows() int {
-	if r := p.s.bodyHeight() - matrixHead - matrixFoot; r > 1 {
+	if r := p.s.bodyHeight() - matrixHead - matrixFoot - len(p.note()); r > 1 {
 		return r
 	}
 	return 1
@@ -163,6 +172,9 @@ func (p *matrixPage) View() []string {
 		" " + stBold.Render(fmt.Sprintf("Path MTU from row to column · fleet minimum %d (%s)", m.FleetMinMTU, sanitize(m.MinPair))),
 		" " + stDim.Render("green 9000 · blue less · red ! blocked / -- unreachable · orange < refused by the sender, ~ lossy · . not probed"),
 	}
+	for _, l := range p.note() {
+		lines = append(lines, " "+stWarn.Render(l))
+	}
 	head := " " + fmt.Sprintf("%-*s", nw, "from\\to")
 	end := min(p.col0+p.colsShown(), len(hs))
 	for j := p.col0; j < end; j++ {
@@ -212,8 +224,8 @@ func (p *matrixPage) selectedLine() string {
 }
 
 func pairSummary(x *report.Pair) string {
-	s := fmt.Sprintf("%s -> %s: %s, path MTU %d of %d configured (RDMA MTU %d)", sanitize(x.From), sanitize(x.To), x.Status, x.PathMTU,
-		x.ConfiguredMTU, x.RDMAMTU)
+	s := fmt.Sprintf("%s -> %s: %s, path MTU %d of %d configured (%s)", sanitize(x.From), sanitize(x.To), x.Status, x.PathMTU,
+		x.ConfiguredMTU, sanitize(x.RDMAText()))
 	if !x.Exact && x.PathMTU > 0 && x.PathMTU < x.ConfiguredMTU {
 		s += ", at least"
 	}

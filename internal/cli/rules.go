@@ -93,6 +93,17 @@ type RuleDoc struct {
 	// and the rules whose findings can cause this rule's (the cause graph).
 	CanCause []string `json:"can_cause"`
 	CausedBy []string `json:"can_be_caused_by"`
+	// Edges are those links, each with why the effect follows and the
+	// documents that say so.
+	Edges []EdgeDoc `json:"cause_edges"`
+}
+
+// EdgeDoc is one link of the cause graph that involves the rule.
+type EdgeDoc struct {
+	Cause   string   `json:"cause"`
+	Effect  string   `json:"effect"`
+	Why     string   `json:"why"`
+	Sources []string `json:"sources"`
 }
 
 func ruleDoc(r *checks.Rule) RuleDoc {
@@ -108,8 +119,17 @@ func ruleDoc(r *checks.Rule) RuleDoc {
 	if causedBy == nil {
 		causedBy = []string{}
 	}
+	edges := []EdgeDoc{}
+	for _, c := range causes {
+		edges = append(edges, EdgeDoc{Cause: r.ID, Effect: c, Why: checks.CauseWhy(r.ID, c), Sources: checks.CauseSources(r.ID, c)})
+	}
+	for _, c := range causedBy {
+		if c != r.ID { // a rule that causes its own kind is listed once
+			edges = append(edges, EdgeDoc{Cause: c, Effect: r.ID, Why: checks.CauseWhy(c, r.ID), Sources: checks.CauseSources(c, r.ID)})
+		}
+	}
 	return RuleDoc{ID: r.ID, Severity: string(r.Severity), Title: r.Title, Why: r.Why, Fix: r.Fix, Docs: docs, Applies: r.Applies, Scope: scope,
-		CanCause: causes, CausedBy: causedBy}
+		CanCause: causes, CausedBy: causedBy, Edges: edges}
 }
 
 func runRulesList(opts *RulesOptions) error {
@@ -190,25 +210,36 @@ func runRulesExplain(opts *RulesOptions) error {
 	b.WriteString("\nHOW TO FIX\n")
 	wrap("  ", rule.Fix)
 	b.WriteString("  (findings carry the exact command with this host's names filled in)\n")
+	// doc writes one document: a URL is never wrapped (it must stay
+	// clickable and copyable), the words after it are.
+	doc := func(indent, label, d string) {
+		if u, rest, _ := strings.Cut(d, " "); strings.HasPrefix(u, "http") {
+			b.WriteString(indent + label + u + "\n")
+			if rest != "" {
+				wrap(indent+"  ", rest)
+			}
+			return
+		}
+		wrap(indent, label+d)
+	}
 	if len(rule.Docs) > 0 {
 		b.WriteString("\nDOCUMENTATION\n")
 		for _, d := range rule.Docs {
-			// A URL is never wrapped (it must stay clickable and copyable).
-			if u, rest, _ := strings.Cut(d, " "); strings.HasPrefix(u, "http") {
-				b.WriteString("  - " + u + "\n")
-				if rest != "" {
-					wrap("    ", rest)
-				}
-				continue
-			}
-			wrap("  ", "- "+d)
+			doc("  ", "- ", d)
 		}
 	}
 	b.WriteString("\nCAUSES AND CONSEQUENCES\n")
+	// Each link cites the documents that say the effect follows.
+	sources := func(cause, effect string) {
+		for _, d := range checks.CauseSources(cause, effect) {
+			doc("        ", "source: ", d)
+		}
+	}
 	if cs := checks.CanCause(rule.ID); len(cs) > 0 {
 		b.WriteString("  Can cause (reported nested under it, \"and therefore ...\"):\n")
 		for _, c := range cs {
 			wrap("    ", "- "+c+": "+checks.CauseWhy(rule.ID, c))
+			sources(rule.ID, c)
 		}
 	} else {
 		b.WriteString("  Can cause: no other rule's findings.\n")
@@ -217,6 +248,7 @@ func runRulesExplain(opts *RulesOptions) error {
 		b.WriteString("  Can be caused by (then reported under that root cause):\n")
 		for _, c := range cs {
 			wrap("    ", "- "+c+": "+checks.CauseWhy(c, rule.ID))
+			sources(c, rule.ID)
 		}
 	} else {
 		b.WriteString("  Can be caused by: no other rule's findings (always a root cause).\n")

@@ -26,8 +26,8 @@ func TestVMXOverSSHHostileNames(t *testing.T) {
 			}
 		}
 	}
-	if len(sent) != 7 {
-		t.Errorf("esx01 got %d .vmx reads, want 7 (8 PVRDMA VMs, one refused): %q", len(sent), sent)
+	if len(sent) != 9 {
+		t.Errorf("esx01 got %d .vmx reads, want 9 (10 PVRDMA VMs, one refused): %q", len(sent), sent)
 	}
 	for _, c := range sent {
 		if strings.Contains(c, refused) {

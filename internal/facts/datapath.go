@@ -71,6 +71,12 @@ type PathMTU struct {
 	Refs  []parse.Ref
 	// Proved is set when a probe proved the path carries no more than MTU.
 	Proved bool
+	// Measured is set when probes across the RDMA fabric (both ends'
+	// vmknics on their PVRDMA vDS) measured it, from or to this host: one
+	// that got a reply at MTU, or Proved. When it is not, MTU is only
+	// what the host's switch and uplinks are configured for: the fabric
+	// (the physical switch ports) may carry less.
+	Measured bool
 }
 
 // ProbePair is the small and the jumbo probe to one target.
@@ -341,16 +347,50 @@ func newDataPath(f *Fleet) *DataPath {
 	for i := range f.Hosts {
 		hp := &d.paths[i]
 		hp.Pairs = pathPairs(&f.Hosts[i], d.Owner)
+		for j := range hp.Pairs {
+			hp.Pairs[j].Net = probeNet(&f.Hosts[i], hp, hp.Pairs[j].Vmknic)
+		}
+	}
+	host := map[string]int{}
+	for i := range f.Hosts {
+		host[f.Hosts[i].Host] = i
+	}
+	for i := range f.Hosts {
+		hp := &d.paths[i]
+		for j := range hp.Pairs {
+			pp := &hp.Pairs[j]
+			if o, ok := d.addrs[pp.Target]; ok {
+				if k, ok := host[o.Host]; ok {
+					pp.Net.PeerDataPath = probeNet(&f.Hosts[k], &d.paths[k], o.Vmknic).DataPath
+				}
+			}
+		}
 		// A measured path below the data path's MTU proves it carries no
-		// more (a search measures what the fixed sizes only bound).
+		// more (a search measures what the fixed sizes only bound); only
+		// probes across the RDMA fabric say anything about it.
 		if hp.DataVmknic == nil || !hp.MTU.Known {
 			continue
 		}
 		for _, pp := range hp.Pairs {
-			if pp.Blocked() && pp.Searched() && pp.MTU < hp.MTU.MTU {
+			if pp.Blocked() && pp.Searched() && pp.MTU < hp.MTU.MTU && pp.Vmknic == hp.DataVmknic.Name {
 				hp.MTU.MTU, hp.MTU.Proved = pp.MTU, true
 				hp.MTU.Parts = append(hp.MTU.Parts, fmt.Sprintf("path MTU %d measured to %s", pp.MTU, pp.Target))
 				hp.MTU.Refs = append(hp.MTU.Refs, pp.First.Ref)
+			}
+		}
+	}
+	// Measured: a pair across the fabric from or to the host got a reply
+	// at the host's configured MTU (or the fabric was proved to carry less).
+	for i := range d.paths {
+		d.paths[i].MTU.Measured = d.paths[i].MTU.Proved
+	}
+	for _, pp := range d.Pairs() {
+		if !pp.Net.Fabric() {
+			continue
+		}
+		for _, end := range []string{pp.From, pp.To} {
+			if k, ok := host[end]; ok && d.paths[k].MTU.Known && pp.MTU >= d.paths[k].MTU.MTU {
+				d.paths[k].MTU.Measured = true
 			}
 		}
 	}

@@ -2,8 +2,10 @@ package facts
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
@@ -41,6 +43,89 @@ type PathPair struct {
 	Probes []*parse.Ping
 	// First is the configured-size probe (nil in odd inputs).
 	First *parse.Ping
+	// Net is the network the probes crossed: only a pair whose vmknics sit
+	// on the PVRDMA vDS at both ends measures the RDMA fabric.
+	Net ProbeNet
+}
+
+// ProbeNet is the network a pair's probes cross: the source vmknic, its
+// switch and the switch's uplinks on the source host, and whether each
+// end's vmknic sits on its host's PVRDMA vDS with an RDMA uplink (then the
+// probes leave and arrive through the RDMA uplinks, over the RDMA fabric).
+// VMware's setup guides tag vmk0, the management vmknic on vSwitch0: its
+// probes cross the management network, not the RDMA fabric.
+type ProbeNet struct {
+	Vmknic, Switch string
+	Uplinks        []string
+	// RDMAUplinks are the source vDS's uplinks paired with an RDMA device.
+	RDMAUplinks []string
+	// DataPath: the source vmknic is on the PVRDMA vDS, which has an RDMA
+	// uplink; PeerDataPath: so is the target's (false when the target is
+	// no vmknic of the fleet).
+	DataPath, PeerDataPath bool
+}
+
+// Fabric reports whether the probes crossed the RDMA uplinks at both ends:
+// they measure the RDMA fabric.
+func (n ProbeNet) Fabric() bool { return n.DataPath && n.PeerDataPath }
+
+// String says where the probes ran: "vmk1 on rdma-dvs (RDMA uplink
+// vmnic4)", "vmk0 on vSwitch0 (uplinks vmnic0, vmnic1)".
+func (n ProbeNet) String() string {
+	s := orWord(n.Vmknic, "the PVRDMA vmknic")
+	if n.Switch != "" {
+		s += " on " + n.Switch
+	}
+	switch {
+	case n.DataPath && len(n.RDMAUplinks) > 0:
+		s += " (RDMA uplink " + strings.Join(n.RDMAUplinks, ", ") + ")"
+	case len(n.Uplinks) > 0:
+		s += " (uplinks " + strings.Join(n.Uplinks, ", ") + ")"
+	}
+	return s
+}
+
+func orWord(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}
+
+// probeNet is the network of probes sent from vmknic name of h (hp its
+// path).
+func probeNet(h *Host, hp *HostPath, name string) ProbeNet {
+	n := ProbeNet{Vmknic: name}
+	v := h.VmknicNamed(name)
+	if v == nil {
+		return n
+	}
+	switch {
+	case v.VDSName != "":
+		n.Switch = v.VDSName
+		for _, d := range h.DVSwitches {
+			if d.Name == v.VDSName {
+				n.Uplinks = d.Uplinks
+			}
+		}
+		if hp.Switch != nil && hp.Switch.Name == v.VDSName {
+			// Only a vDS whose every uplink is an RDMA uplink sends the
+			// probes through one: a teamed non-RDMA uplink may carry them.
+			n.RDMAUplinks = hp.RDMAUplinks
+			n.DataPath = len(hp.RDMAUplinks) > 0
+			for _, u := range n.Uplinks {
+				n.DataPath = n.DataPath && slices.Contains(hp.RDMAUplinks, u)
+			}
+		}
+	default:
+		n.Switch = v.Portset
+		for _, vs := range h.StandardSwitches {
+			if vs.Name == v.Portset {
+				n.Uplinks = vs.Uplinks
+			}
+		}
+	}
+	return n
 }
 
 // Reachable reports whether any probe got a reply.
