@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"gopkg.in/yaml.v3"
 )
@@ -23,39 +24,39 @@ import (
 var catalogueList = []*Rule{
 	// rules_version.go
 	{ID: "ESXI_VERSION_UNSUPPORTED", Severity: Critical, Check: checkESXiVersionUnsupported,
-		Needs: []hostio.Kind{hostio.KindSystemVersion}},
+		Needs: []hostio.Kind{catalog.KindSystemVersion}},
 	// rules_rdma.go
 	{ID: "NO_RDMA_DEVICE", Severity: Critical, Check: checkNoRDMADevice,
-		Needs: []hostio.Kind{hostio.KindRDMADeviceList, hostio.KindPVRDMADeviceLs}},
+		Needs: []hostio.Kind{catalog.KindRDMADeviceList, catalog.KindPVRDMADeviceLs}},
 	{ID: "RDMA_DEVICE_DOWN", Severity: Critical, Check: checkRDMADeviceDown,
-		Needs: []hostio.Kind{hostio.KindRDMADeviceList}},
+		Needs: []hostio.Kind{catalog.KindRDMADeviceList}},
 	{ID: "ROCE_NOT_SUPPORTED", Severity: Critical, Check: checkRoCENotSupported,
-		Needs: []hostio.Kind{hostio.KindRDMADeviceList, hostio.KindRDMAProtocolList}},
+		Needs: []hostio.Kind{catalog.KindRDMADeviceList, catalog.KindRDMAProtocolList}},
 	// rules_vmknic.go
 	{ID: "PVRDMA_VMKNIC_UNSET", Severity: Critical, NeedsSubject: vmknicSetting, Check: checkVmknicUnset,
-		Needs: []hostio.Kind{hostio.KindPVRDMAVmknicOpt, hostio.KindIPInterfaceList}},
+		Needs: []hostio.Kind{catalog.KindPVRDMAVmknicOpt, catalog.KindIPInterfaceList}},
 	{ID: "PVRDMA_VMKNIC_NOT_ON_DVS", Severity: Info, Check: checkVmknicNotOnDVS,
-		Needs: []hostio.Kind{hostio.KindPVRDMAVmknicOpt, hostio.KindIPInterfaceList, hostio.KindDVSList, hostio.KindRDMADeviceList}},
+		Needs: []hostio.Kind{catalog.KindPVRDMAVmknicOpt, catalog.KindIPInterfaceList, catalog.KindDVSList, catalog.KindRDMADeviceList}},
 	{ID: "PVRDMA_VMKNIC_NO_IPV4", Severity: Critical, Check: checkVmknicNoIPv4,
-		Needs: []hostio.Kind{hostio.KindPVRDMAVmknicOpt, hostio.KindIPInterfaceList, hostio.KindIPv4Get}},
+		Needs: []hostio.Kind{catalog.KindPVRDMAVmknicOpt, catalog.KindIPInterfaceList, catalog.KindIPv4Get}},
 	// rules_firewall.go
 	{ID: "PVRDMA_FIREWALL_CLOSED", Severity: Critical, NeedsSubject: "pvrdma", Check: checkFirewallClosed,
-		Needs: []hostio.Kind{hostio.KindFirewallRulesets}},
+		Needs: []hostio.Kind{catalog.KindFirewallRulesets}},
 	// rules_switch.go
 	{ID: "RDMA_UPLINK_NOT_ON_DVS", Severity: Critical, Check: checkRDMAUplinkNotOnDVS,
-		Needs: []hostio.Kind{hostio.KindRDMADeviceList, hostio.KindDVSList, hostio.KindIPInterfaceList, hostio.KindPVRDMAVmknicOpt}},
+		Needs: []hostio.Kind{catalog.KindRDMADeviceList, catalog.KindDVSList, catalog.KindIPInterfaceList, catalog.KindPVRDMAVmknicOpt}},
 	{ID: "DVS_MULTIPLE_UPLINKS", Severity: Warning, Check: checkDVSMultipleUplinks,
-		Needs: []hostio.Kind{hostio.KindDVSList, hostio.KindIPInterfaceList, hostio.KindRDMADeviceList, hostio.KindPVRDMAVmknicOpt}},
+		Needs: []hostio.Kind{catalog.KindDVSList, catalog.KindIPInterfaceList, catalog.KindRDMADeviceList, catalog.KindPVRDMAVmknicOpt}},
 	// rules_mtu.go
 	{ID: "LOW_MTU", Severity: Warning, Check: checkLowMTU},
 	{ID: "ACTIVE_MTU_ABOVE_PATH", Severity: Warning, Check: checkActiveMTUAbovePath},
 	{ID: "MTU_MISMATCH", Severity: Warning, Check: checkMTUMismatch,
-		Needs: []hostio.Kind{hostio.KindIPInterfaceList, hostio.KindDVSList, hostio.KindPVRDMAVmknicOpt, hostio.KindRDMAVmknicList}},
+		Needs: []hostio.Kind{catalog.KindIPInterfaceList, catalog.KindDVSList, catalog.KindPVRDMAVmknicOpt, catalog.KindRDMAVmknicList}},
 	// rules_lossless.go
 	{ID: "PFC_DISABLED", Severity: Warning, Check: checkPFCDisabled,
-		Needs: []hostio.Kind{hostio.KindRDMADeviceList}},
+		Needs: []hostio.Kind{catalog.KindRDMADeviceList}},
 	{ID: "RDMA_ERRORS", Severity: Warning, Check: checkRDMAErrors,
-		Needs: []hostio.Kind{hostio.KindRDMADeviceList}},
+		Needs: []hostio.Kind{catalog.KindRDMADeviceList}},
 	// rules_probe.go
 	{ID: "VMKPING_UNREACHABLE", Severity: Critical, Check: checkVmkpingUnreachable},
 	// rules_path.go
@@ -65,7 +66,7 @@ var catalogueList = []*Rule{
 	// rules_adapter.go
 	{ID: "PHYSICAL_HCA_UNAVAILABLE", Severity: Critical, Check: checkPhysicalHCAUnavailable},
 	{ID: "TCP_FALLBACK", Severity: Critical, Scope: FleetScope, Check: checkTCPFallback,
-		Needs: []hostio.Kind{hostio.KindPVRDMADeviceLs}},
+		Needs: []hostio.Kind{catalog.KindPVRDMADeviceLs}},
 	{ID: "ROCE_VERSION_MISMATCH", Severity: Warning, Scope: FleetScope, Check: checkRoCEVersionMismatch},
 	// rules_vm.go
 	{ID: "VM_MEMORY_NOT_RESERVED", Severity: Critical, Check: checkVMMemoryNotReserved},
@@ -75,7 +76,7 @@ var catalogueList = []*Rule{
 	{ID: "VM_PEERS_ON_DIFFERENT_DVS", Severity: Warning, Scope: FleetScope, Check: checkVMPeersOnDifferentDVS},
 	{ID: "VM_ADAPTER_DISCONNECTED", Severity: Critical, Check: checkVMAdapterDisconnected},
 	{ID: "VM_DEVICE_PROTOCOL_MISMATCH", Severity: Critical, Check: checkVMDeviceProtocolMismatch,
-		Needs: []hostio.Kind{hostio.KindRDMADeviceList, hostio.KindRDMAProtocolList}},
+		Needs: []hostio.Kind{catalog.KindRDMADeviceList, catalog.KindRDMAProtocolList}},
 	// rules_gpu.go
 	{ID: "GPU_FIRMWARE_NOT_EFI", Severity: Critical, Check: checkGPUFirmwareNotEFI},
 	{ID: "GPU_64BIT_MMIO_OFF", Severity: Critical, Check: checkGPU64bitMMIOOff},
@@ -83,17 +84,17 @@ var catalogueList = []*Rule{
 	{ID: "GPU_DUPLICATE_DEVICE", Severity: Critical, Check: checkGPUDuplicateDevice},
 	// rules_guest.go (once per scanned Linux guest)
 	{ID: "GUEST_KERNEL_TOO_OLD", Severity: Critical, Scope: GuestScope, Check: checkGuestKernelTooOld,
-		Needs: []hostio.Kind{hostio.KindGuestKernel}},
+		Needs: []hostio.Kind{catalog.KindGuestKernel}},
 	{ID: "GUEST_NO_PVRDMA_DEVICE", Severity: Critical, Scope: GuestScope, Check: checkGuestNoPVRDMADevice,
-		Needs: []hostio.Kind{hostio.KindGuestIBClass, hostio.KindGuestLsmod}},
+		Needs: []hostio.Kind{catalog.KindGuestIBClass, catalog.KindGuestLsmod}},
 	{ID: "GUEST_PORT_DOWN", Severity: Critical, Scope: GuestScope, Check: checkGuestPortDown},
 	{ID: "GUEST_MOFED_CONFLICT", Severity: Critical, Scope: GuestScope, Check: checkGuestMOFEDConflict,
-		Needs: []hostio.Kind{hostio.KindGuestDevinfo, hostio.KindGuestOFED}},
+		Needs: []hostio.Kind{catalog.KindGuestDevinfo, catalog.KindGuestOFED}},
 	{ID: "GUEST_RDMA_CORE_MISSING", Severity: Critical, Scope: GuestScope, Check: checkGuestRDMACoreMissing},
 	{ID: "GUEST_NETDEV_MTU_LIMITS_RDMA_MTU", Severity: Warning, Scope: GuestScope, Check: checkGuestNetdevMTU,
-		Needs: []hostio.Kind{hostio.KindGuestIPLink}},
+		Needs: []hostio.Kind{catalog.KindGuestIPLink}},
 	{ID: "GUEST_NO_ROCEV2_GID", Severity: Warning, Scope: GuestScope, Check: checkGuestNoRoCEv2GID,
-		Needs: []hostio.Kind{hostio.KindGuestIPAddr}},
+		Needs: []hostio.Kind{catalog.KindGuestIPAddr}},
 	{ID: "GUEST_BANDWIDTH_LOW", Severity: Warning, Scope: GuestScope, Check: checkGuestBandwidthLow},
 	// rules_collection.go
 	{ID: CollectionFailed, Severity: Warning, Check: checkCollectionFailed},

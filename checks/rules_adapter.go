@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
@@ -15,9 +16,9 @@ import (
 
 func checkPhysicalHCAUnavailable(in *Input, r *Reporter) {
 	h := in.Host
-	if ok, why := h.Available(hostio.KindPVRDMADeviceLs, hostio.KindPVRDMAProperties); !ok {
-		if len(h.PVRDMAListing) == 0 && len(h.Sources[hostio.KindPVRDMAProperties]) == 0 {
-			if ok2, _ := h.Available(hostio.KindPVRDMADeviceLs); ok2 {
+	if ok, why := h.Available(catalog.KindPVRDMADeviceLs, catalog.KindPVRDMAProperties); !ok {
+		if len(h.PVRDMAListing) == 0 && len(h.Sources[catalog.KindPVRDMAProperties]) == 0 {
+			if ok2, _ := h.Available(catalog.KindPVRDMADeviceLs); ok2 {
 				return // no PVRDMA VMs on this host: nothing to check
 			}
 		}
@@ -67,7 +68,7 @@ func checkTCPFallback(in *Input, r *Reporter) {
 				hi.hcaOff = append(hi.hcaOff, d)
 			}
 		}
-		ok, why := h.Available(hostio.KindRDMADeviceList)
+		ok, why := h.Available(catalog.KindRDMADeviceList)
 		hi.devKnown = ok
 		hi.usable = ok && len(hp.Usable) > 0
 		if !ok && len(hi.hcaOne)+len(hi.hcaOff) == 0 {
@@ -164,7 +165,7 @@ func checkRoCEVersionMismatch(in *Input, r *Reporter) {
 	versions := map[int][]string{}
 	for i := range fleet.Hosts {
 		h := &fleet.Hosts[i]
-		if ok, why := h.Available(hostio.KindPVRDMADeviceLs, hostio.KindPVRDMAProperties); !ok {
+		if ok, why := h.Available(catalog.KindPVRDMADeviceLs, catalog.KindPVRDMAProperties); !ok {
 			if len(h.PVRDMAListing) > 0 || h.Status == hostio.StatusNotCollected {
 				r.NotEvaluatedOn(h.Host, h.Host, why)
 			}
@@ -218,7 +219,7 @@ func rdmaListEvidence(h *facts.Host) []Evidence {
 		ev = append(ev, Ev(h.Host, d.Ref))
 	}
 	if len(ev) == 0 {
-		for _, s := range h.Sources[hostio.KindRDMADeviceList] {
+		for _, s := range h.Sources[catalog.KindRDMADeviceList] {
 			ev = append(ev, Evidence{Host: h.Host, Command: s.Command, Note: "no RDMA device listed"})
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
@@ -51,8 +52,8 @@ func pvrdmaInUse(h *facts.Host, p *facts.HostPath) (use, known bool, why string)
 	if p.Tagged != "" {
 		return true, true, ""
 	}
-	okLs, whyLs := h.Available(hostio.KindPVRDMADeviceLs)
-	okTag, whyTag := h.Available(hostio.KindPVRDMAVmknicOpt)
+	okLs, whyLs := h.Available(catalog.KindPVRDMADeviceLs)
+	okTag, whyTag := h.Available(catalog.KindPVRDMAVmknicOpt)
 	if okLs && okTag {
 		return false, true, ""
 	}
@@ -179,9 +180,9 @@ func orPlaceholder(v, placeholder string) string {
 // argPlaceholder is the placeholder of a stage-2 template for its argument.
 func argPlaceholder(kind hostio.Kind) string {
 	switch kind {
-	case hostio.KindRDMAStats:
+	case catalog.KindRDMAStats:
 		return "vmrdmaN"
-	case hostio.KindNICGet, hostio.KindDCBStatus:
+	case catalog.KindNICGet, catalog.KindDCBStatus:
 		return "vmnicN"
 	}
 	return ""

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 )
 
 // The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): lossless Ethernet on the RoCE uplinks, and the RDMA error counters that show its absence.
@@ -18,8 +18,8 @@ func checkPFCDisabled(in *Input, r *Reporter) {
 			continue
 		}
 		seen[nic] = true
-		okNIC, whyNIC := sourceFor(h, hostio.KindNICGet, nic)
-		okDCB, whyDCB := sourceFor(h, hostio.KindDCBStatus, nic)
+		okNIC, whyNIC := sourceFor(h, catalog.KindNICGet, nic)
+		okDCB, whyDCB := sourceFor(h, catalog.KindDCBStatus, nic)
 		det := nicDetail(h, nic)
 		dcb := dcbFor(h, nic)
 		pause := okNIC && det != nil && det.PauseRX && det.PauseTX
@@ -77,7 +77,7 @@ func checkPFCDisabled(in *Input, r *Reporter) {
 func checkRDMAErrors(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
 	for _, d := range h.RDMADevices {
-		if ok, why := sourceFor(h, hostio.KindRDMAStats, d.Name); !ok {
+		if ok, why := sourceFor(h, catalog.KindRDMAStats, d.Name); !ok {
 			r.NotEvaluated(d.Name, why)
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
@@ -13,17 +14,17 @@ import (
 func checkLowMTU(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
 	if len(h.PVRDMADevices) == 0 {
-		if ok, why := h.Available(hostio.KindPVRDMADeviceLs, hostio.KindPVRDMAProperties); !ok && len(h.Sources[hostio.KindPVRDMAProperties]) > 0 {
+		if ok, why := h.Available(catalog.KindPVRDMADeviceLs, catalog.KindPVRDMAProperties); !ok && len(h.Sources[catalog.KindPVRDMAProperties]) > 0 {
 			r.NotEvaluated(h.Host, why)
 		}
 		return
 	}
-	if ok, _ := h.Available(hostio.KindRDMADeviceList); ok && len(hp.Usable) == 0 {
+	if ok, _ := h.Available(catalog.KindRDMADeviceList); ok && len(hp.Usable) == 0 {
 		return // traffic falls back to TCP: TCP_FALLBACK / PHYSICAL_HCA_UNAVAILABLE report it
 	}
 	path := hp.MTU
 	if !path.Known {
-		_, why := h.Available(hostio.KindDVSList, hostio.KindRDMADeviceList)
+		_, why := h.Available(catalog.KindDVSList, catalog.KindRDMADeviceList)
 		if why == "" {
 			why = "the PVRDMA distributed switch could not be identified, so the data path MTU is unknown"
 		}

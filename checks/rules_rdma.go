@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 )
 
 // The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the host's RDMA devices: present, Active, RoCE-capable.
@@ -15,7 +15,7 @@ func checkNoRDMADevice(in *Input, r *Reporter) {
 		r.Pass(h.Host)
 		return
 	}
-	ev := sourceEv(h, hostio.KindRDMADeviceList, "no RDMA device listed")
+	ev := sourceEv(h, catalog.KindRDMADeviceList, "no RDMA device listed")
 	if len(h.PVRDMAListing) > 0 {
 		ev = append(ev, Ev(h.Host, h.PVRDMAListing[0].Ref))
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 )
 
 // The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the PVRDMA distributed switch and its uplinks.
@@ -44,7 +44,7 @@ func checkRDMAUplinkNotOnDVS(in *Input, r *Reporter) {
 		}
 		ev := []Evidence{Ev(h.Host, d.Ref)}
 		if sw == nil {
-			ev = append(ev, sourceEv(h, hostio.KindDVSList, "no distributed switch on this host")...)
+			ev = append(ev, sourceEv(h, catalog.KindDVSList, "no distributed switch on this host")...)
 			r.Fail(d.Name, fmt.Sprintf("%s's uplink %s is on no distributed switch: %s has no vDS", d.Name, d.PairedUplink, h.Host),
 				fmt.Sprintf("Add %s to the PVRDMA vDS with %s as its only uplink (vSphere Client: Networking > vDS > Add and Manage Hosts), then power-cycle the PVRDMA VMs.",
 					h.Host, d.PairedUplink), ev...)

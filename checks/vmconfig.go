@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
-	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -156,7 +156,7 @@ func vmxMissing(h *facts.Host, p *parse.VMProcess) string {
 	if err != nil {
 		return fmt.Sprintf("its .vmx was not read: %v", err)
 	}
-	for _, s := range h.Sources[hostio.KindVMX] {
+	for _, s := range h.Sources[catalog.KindVMX] {
 		if s.Command != c.Line {
 			continue
 		}

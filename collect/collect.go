@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
@@ -491,7 +492,7 @@ func (h *hostRun) run(ctx context.Context, c Command) hostio.Capture {
 	case r.Err != nil:
 		capt.Status = hostio.StatusFailed
 		capt.Error = r.Err.Error()
-	case r.ExitCode != 0 && c.Kind == hostio.KindVmkping && strings.Contains(capt.Stdout, "PING "):
+	case r.ExitCode != 0 && c.Kind == catalog.KindVmkping && strings.Contains(capt.Stdout, "PING "):
 		// A probe that got no (or not all) replies is a result, not a
 		// collection failure: ping exits non-zero on loss, and its output
 		// is the evidence of the broken path. ExitCode keeps the status.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/sshrun"
 )
@@ -128,7 +129,7 @@ func hostileCases() []hostileCase {
 			check: func(t *testing.T, r hostio.HostResult) {
 				props := 0
 				for _, c := range r.Captures {
-					if c.Kind == hostio.KindPVRDMAProperties {
+					if c.Kind == catalog.KindPVRDMAProperties {
 						props++
 					}
 				}
@@ -159,7 +160,7 @@ func oneCapped(cmd, want string) func(t *testing.T, r hostio.HostResult) {
 func assertOthersCollected(t *testing.T, r hostio.HostResult, except string) {
 	t.Helper()
 	for _, c := range r.Captures {
-		if c.Command != except && c.Status != hostio.StatusCollected && c.Kind != hostio.KindVmkping {
+		if c.Command != except && c.Status != hostio.StatusCollected && c.Kind != catalog.KindVmkping {
 			t.Errorf("%q: %s %q; only %q should fail", c.Command, c.Status, c.Error, except)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/sshrun"
 )
@@ -64,7 +65,7 @@ func TestReplayReproducesAScan(t *testing.T) {
 // command it never recorded as a failure, never with made-up output.
 func TestReplayRefusesAndDoesNotInvent(t *testing.T) {
 	r := collect.NewReplay([]hostio.HostResult{{Host: "esx01", Status: hostio.StatusCollected, Captures: []hostio.Capture{
-		{Command: "esxcli rdma device list", Kind: hostio.KindRDMADeviceList, Stdout: "x\n", Status: hostio.StatusCollected},
+		{Command: "esxcli rdma device list", Kind: catalog.KindRDMADeviceList, Stdout: "x\n", Status: hostio.StatusCollected},
 	}}})
 	if _, err := r.Open(context.Background(), hostio.Target{Name: "esx09"}); err == nil {
 		t.Error("opened a host with no recorded captures")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
@@ -216,11 +217,11 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 			if fh.Version != nil {
 				h.Version = strings.TrimSpace(fh.Version.Version + " " + fh.Version.Build)
 			}
-			if ok, _ := fh.Available(hostio.KindRDMADeviceList); ok {
+			if ok, _ := fh.Available(catalog.KindRDMADeviceList); ok {
 				n := len(fh.RDMADevices)
 				h.NumRDMADevices, h.RDMADevices = &n, n
 			}
-			if ok, _ := fh.Available(hostio.KindPVRDMADeviceLs); ok {
+			if ok, _ := fh.Available(catalog.KindPVRDMADeviceLs); ok {
 				n := countVMs(fh)
 				h.NumPVRDMAVMs, h.PVRDMAVMs = &n, n
 			}

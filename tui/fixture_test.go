@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
@@ -86,8 +87,8 @@ func testFleet() *facts.Fleet {
 	// the report knows their device and VM counts.
 	listed := func() map[hostio.Kind][]facts.Source {
 		return map[hostio.Kind][]facts.Source{
-			hostio.KindRDMADeviceList: {{Command: cmdRDMAList, Status: hostio.StatusCollected, Parsed: true}},
-			hostio.KindPVRDMADeviceLs: {{Command: "vsish -e ls /vmkModules/vrdma/pvrdmaDevices", Status: hostio.StatusCollected, Parsed: true}},
+			catalog.KindRDMADeviceList: {{Command: cmdRDMAList, Status: hostio.StatusCollected, Parsed: true}},
+			catalog.KindPVRDMADeviceLs: {{Command: "vsish -e ls /vmkModules/vrdma/pvrdmaDevices", Status: hostio.StatusCollected, Parsed: true}},
 		}
 	}
 	return &facts.Fleet{Hosts: []facts.Host{

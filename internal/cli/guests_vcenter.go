@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/textsafe"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
@@ -48,7 +49,7 @@ func discoverGuests(captures map[string][]hostio.Capture) []discoveredGuest {
 	var out []discoveredGuest
 	for _, h := range hosts {
 		for _, c := range captures[h] {
-			if c.Kind != hostio.KindVCenterVMs || c.Status != hostio.StatusCollected {
+			if c.Kind != catalog.KindVCenterVMs || c.Status != hostio.StatusCollected {
 				continue
 			}
 			vms, _ := parse.VCenterVMConfig(c.Stdout)

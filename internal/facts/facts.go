@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
@@ -110,7 +111,7 @@ type Source struct {
 // filterAware are the kinds whose rules ask Covers before concluding from
 // an item's absence; a filtered output of any other kind does not make its
 // kind available.
-var filterAware = map[hostio.Kind]bool{hostio.KindIPv4Get: true, hostio.KindFirewallRulesets: true}
+var filterAware = map[hostio.Kind]bool{catalog.KindIPv4Get: true, catalog.KindFirewallRulesets: true}
 
 // Covers reports whether the outputs of kind cover item: an unfiltered
 // output covers everything, a filtered one (`ipv4 get -i vmk1`, `ruleset

@@ -158,7 +158,7 @@ func (g *Guest) readCapture(kind hostio.Kind, c hostio.Capture, src *Source) {
 		src.Error = "no parser"
 		return
 	}
-	if kind == hostio.KindGuestDevinfo || kind == hostio.KindGuestDevices {
+	if kind == catalog.KindGuestDevinfo || kind == catalog.KindGuestDevices {
 		for _, w := range parse.ProviderWarnings(c.Stderr) {
 			w.Command = c.Command + " (stderr)"
 			g.ProviderWarnings = append(g.ProviderWarnings, w)
@@ -173,17 +173,17 @@ func (g *Guest) readCapture(kind hostio.Kind, c hostio.Capture, src *Source) {
 		g.NotInstalled[kind] = program(c.Command)
 		src.Parsed = true
 		return
-	case kind == hostio.KindGuestModinfo && c.ExitCode != 0 && parse.ModuleNotFound(stderr):
+	case kind == catalog.KindGuestModinfo && c.ExitCode != 0 && parse.ModuleNotFound(stderr):
 		g.ModuleMissing = true
 		g.ModuleMissingRef = parse.Ref{Command: c.Command + " (stderr)", Line: 1, Text: firstLineOf(stderr)}
 		src.Parsed = true
 		return
-	case kind == hostio.KindGuestDmesg && c.ExitCode != 0 && parse.DmesgDenied(stderr):
+	case kind == catalog.KindGuestDmesg && c.ExitCode != 0 && parse.DmesgDenied(stderr):
 		g.DmesgDenied = true
 		src.Parsed = true
 		return
-	case kind == hostio.KindGuestDevinfo && c.ExitCode != 0 && strings.Contains(c.Stdout+c.Stderr, "No IB devices found"),
-		kind == hostio.KindGuestIBClass && c.ExitCode != 0 && strings.Contains(stderr, "No such file or directory"):
+	case kind == catalog.KindGuestDevinfo && c.ExitCode != 0 && strings.Contains(c.Stdout+c.Stderr, "No IB devices found"),
+		kind == catalog.KindGuestIBClass && c.ExitCode != 0 && strings.Contains(stderr, "No such file or directory"):
 		// No RDMA device at all: an empty list is the fact.
 		src.Parsed = true
 		return

@@ -20,6 +20,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/redact"
@@ -188,7 +189,7 @@ func identifiers(t *testing.T, rs []hostio.HostResult) []string {
 					set[strings.TrimSpace(m)] = true
 				}
 			}
-			if c.Kind == hostio.KindVMProcessList {
+			if c.Kind == catalog.KindVMProcessList {
 				vms, err := parse.VMProcessList(c.Stdout)
 				if err != nil {
 					t.Fatal(err)
@@ -383,7 +384,7 @@ func TestTranscript(t *testing.T) {
 		t.Errorf("ignored %v, read %+v", in.Ignored, in.Read)
 	}
 	c, ok := in.Results[0].Find("esxcli vm process list")
-	if !ok || c.Kind != hostio.KindVMProcessList {
+	if !ok || c.Kind != catalog.KindVMProcessList {
 		t.Fatalf("vm list: %+v", c)
 	}
 	fl := facts.Build(in.Results)

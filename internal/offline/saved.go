@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
@@ -137,7 +138,7 @@ func sortCaptures(cs []hostio.Capture) {
 	}
 	stage := func(k hostio.Kind) int {
 		switch k {
-		case hostio.KindVmkping:
+		case catalog.KindVmkping:
 			return 3
 		}
 		return 2
