@@ -85,16 +85,67 @@ type Form struct {
 	Also []hostio.Kind
 }
 
-// Parser reads a command's output. Parse returns the parser's typed value
-// (what `pvrdma-doctor parse` prints); with a *parse.PartialError the facts
-// that could be read come with it, any other error loses the output. Stamp
-// records on a parsed value the command line it came from (and the values
-// the line carries, such as a device name the output does not repeat).
+// Parser reads a command's output into the fact its spec fills. Parse
+// returns the parser's typed value (what `pvrdma-doctor parse` prints);
+// with a *parse.PartialError the facts that could be read come with it,
+// any other error loses the output. Stamp records on a parsed value the
+// command line it came from (and the values the line carries, such as a
+// device name the output does not repeat). List, One and Each build it
+// from a typed parser, a stamp and the field it fills, so that the parser's
+// type and the field's are one type, checked by the compiler.
 type Parser struct {
 	Parse func(text string) (any, error)
 	Stamp func(v any, line string) any
 	// Type is the type of one fact (the element of a list).
 	Type reflect.Type
+	// Facts is the facts struct the parser fills (HostFacts, GuestFacts).
+	Facts reflect.Type
+	// add puts a parsed, stamped value into a *Facts; field returns a
+	// pointer to the field on one (*[]T or **T); both report false for
+	// another struct.
+	add   func(dst, v any) bool
+	field func(dst any) (any, bool)
+}
+
+// Fill parses text, stamps line on every fact read and adds them to dst,
+// a pointer to the parser's facts struct (*HostFacts, *GuestFacts): a list
+// is appended to, a single fact replaced. With a *parse.PartialError the
+// facts that could be read are added; with any other error nothing is.
+func (p Parser) Fill(dst any, text, line string) error {
+	v, err := p.Parse(text)
+	if v == nil {
+		return err
+	}
+	if !p.add(dst, p.Stamp(v, line)) {
+		return fmt.Errorf("catalog: %s fills a %s, not a %T", p.Type, p.Facts, dst)
+	}
+	return err
+}
+
+// Fills reports whether the parser fills dst (a *HostFacts or a
+// *GuestFacts).
+func (p Parser) Fills(dst any) bool {
+	_, ok := p.field(dst)
+	return ok
+}
+
+// Field is the field of dst (a pointer to the parser's facts struct) that
+// the parser fills: a slice, or a pointer to a single fact; ok=false when
+// dst is another struct.
+func (p Parser) Field(dst any) (reflect.Value, bool) {
+	ptr, ok := p.field(dst)
+	if !ok {
+		return reflect.Value{}, false
+	}
+	return reflect.ValueOf(ptr).Elem(), true
+}
+
+// SameField reports whether two parsers fill the same field of dst (the
+// SSH and vCenter sources of VM configurations).
+func SameField(a, b Parser, dst any) bool {
+	x, ok1 := a.field(dst)
+	y, ok2 := b.field(dst)
+	return ok1 && ok2 && x == y
 }
 
 // DiffKey says how diff compares the facts of a kind between two scans.
@@ -149,10 +200,9 @@ type Spec struct {
 	README string
 	// Forms are the equivalent spellings recognized in offline inputs.
 	Forms []Form
-	// Parser reads the output; Fact names the facts.Host field it sets
-	// (a slice is appended to, a pointer replaced).
+	// Parser reads the output into the field of HostFacts (GuestFacts)
+	// it fills (a slice is appended to, a pointer replaced).
 	Parser Parser
-	Fact   string
 	// Diff, when set, compares this fact in `pvrdma-doctor diff`.
 	Diff *DiffKey
 
@@ -351,8 +401,9 @@ func (s *Spec) looksLike(line string) bool {
 
 // Stamping helpers shared by the specs.
 
-// List adapts a parser of a list output.
-func List[T any](p func(string) ([]T, error), stamp func(v *T, line string)) Parser {
+// List adapts a parser of a list output whose items are appended to the
+// list field into returns ("the RDMA devices").
+func List[D, T any](p func(string) ([]T, error), stamp func(v *T, line string), into func(*D) *[]T) Parser {
 	return Parser{
 		Parse: adapt(p),
 		Stamp: func(v any, line string) any {
@@ -362,31 +413,90 @@ func List[T any](p func(string) ([]T, error), stamp func(v *T, line string)) Par
 			}
 			return items
 		},
-		Type: reflect.TypeFor[T](),
+		Type:  reflect.TypeFor[T](),
+		Facts: reflect.TypeFor[D](),
+		add: func(dst, v any) bool {
+			d, ok := dst.(*D)
+			if ok {
+				f := into(d)
+				*f = append(*f, v.([]T)...)
+			}
+			return ok
+		},
+		field: fieldOf(into),
 	}
 }
 
-// One adapts a parser of a single record; strict makes a partial parse
-// lose the output too.
-func One[T any](p func(string) (T, error), strict bool, stamp func(v *T, line string)) Parser {
-	parseFn := adapt(p)
-	if strict {
-		parseFn = func(text string) (any, error) {
-			v, err := p(text)
-			if err != nil {
-				return nil, err
-			}
-			return v, nil
-		}
-	}
+// One adapts a parser of a single record that replaces the single fact
+// into returns ("the ESXi version"); strict makes a partial parse lose
+// the output too.
+func One[D, T any](p func(string) (T, error), strict bool, stamp func(v *T, line string), into func(*D) **T) Parser {
 	return Parser{
-		Parse: parseFn,
-		Stamp: func(v any, line string) any {
-			x := v.(T)
-			stamp(&x, line)
-			return x
+		Parse: record(p, strict),
+		Stamp: stampOne(stamp),
+		Type:  reflect.TypeFor[T](),
+		Facts: reflect.TypeFor[D](),
+		add: func(dst, v any) bool {
+			d, ok := dst.(*D)
+			if ok {
+				x := v.(T)
+				*into(d) = &x
+			}
+			return ok
 		},
-		Type: reflect.TypeFor[T](),
+		field: fieldOf(into),
+	}
+}
+
+// Each adapts a parser of a single record that is appended to the list
+// field into returns (a stage-2 command run once per device: "the
+// counters of each RDMA device").
+func Each[D, T any](p func(string) (T, error), stamp func(v *T, line string), into func(*D) *[]T) Parser {
+	return Parser{
+		Parse: record(p, false),
+		Stamp: stampOne(stamp),
+		Type:  reflect.TypeFor[T](),
+		Facts: reflect.TypeFor[D](),
+		add: func(dst, v any) bool {
+			d, ok := dst.(*D)
+			if ok {
+				f := into(d)
+				*f = append(*f, v.(T))
+			}
+			return ok
+		},
+		field: fieldOf(into),
+	}
+}
+
+func fieldOf[D, F any](into func(*D) F) func(any) (any, bool) {
+	return func(dst any) (any, bool) {
+		d, ok := dst.(*D)
+		if !ok {
+			return nil, false
+		}
+		return into(d), true
+	}
+}
+
+func record[T any](p func(string) (T, error), strict bool) func(string) (any, error) {
+	if !strict {
+		return adapt(p)
+	}
+	return func(text string) (any, error) {
+		v, err := p(text)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	}
+}
+
+func stampOne[T any](stamp func(v *T, line string)) func(any, string) any {
+	return func(v any, line string) any {
+		x := v.(T)
+		stamp(&x, line)
+		return x
 	}
 }
 

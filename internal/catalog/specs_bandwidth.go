@@ -42,11 +42,11 @@ var bandwidthSpecs = []*Spec{
 	{Kind: KindGuestBWServer, Stage: 3, Line: bwPrefix + "<dev>", Template: bwPrefix + "<dev>",
 		Allow:  regexp.QuoteMeta(bwPrefix) + "(" + argGuestRDMADev.Pattern + ")",
 		When:   "--bandwidth-test: on the server guest of a pair, its PVRDMA device",
-		Parser: List(parse.PerftestBW, func(v *parse.BandwidthResult, l string) { v.Command = l }), Fact: "BandwidthServer"},
+		Parser: List(parse.PerftestBW, func(v *parse.BandwidthResult, l string) { v.Command = l }, func(f *GuestFacts) *[]parse.BandwidthResult { return &f.BandwidthServer })},
 	{Kind: KindGuestBWClient, Stage: 3, Line: bwPrefix + "<dev> <server IPv4>", Template: bwPrefix + "<dev> <server IPv4>",
 		Allow:  regexp.QuoteMeta(bwPrefix) + "(" + argGuestRDMADev.Pattern + ") ([0-9]{1,3}(?:\\.[0-9]{1,3}){3})",
 		When:   "--bandwidth-test: on the client guest of a pair, to the server's PVRDMA interface address",
-		Parser: List(parse.PerftestBW, func(v *parse.BandwidthResult, l string) { v.Command = l }), Fact: "Bandwidth"},
+		Parser: List(parse.PerftestBW, func(v *parse.BandwidthResult, l string) { v.Command = l }, func(f *GuestFacts) *[]parse.BandwidthResult { return &f.Bandwidth })},
 }
 
 // BandwidthSpecs returns the bandwidth test's two commands.

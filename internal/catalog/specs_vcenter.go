@@ -34,10 +34,10 @@ const (
 var apiSpecs = []*Spec{
 	{Kind: KindVCenterVMs, Stage: 1, Line: VCenterVMLine,
 		README: "per VM with a PVRDMA adapter or PCI passthrough device, `config` (adapters, hardware version, guest OS, memory reservation, extraConfig `vrdma*`/`pciPassthru*`, firmware, passthrough devices) and `runtime.host`",
-		Parser: List(parse.VCenterVMConfig, (*parse.VMConfig).SetCommand), Fact: "VMConfigs"},
+		Parser: List(parse.VCenterVMConfig, (*parse.VMConfig).SetCommand, func(f *HostFacts) *[]parse.VMConfig { return &f.VMConfigs })},
 	{Kind: KindVCenterHost, Stage: 1, Line: VCenterHostLine,
 		README: "per host `config.network` (`rdmaDevice`, `vnic`, `proxySwitch`), `Net.PVRDMAVmknic` (its OptionManager), `config.firewall`; per vDS `config.maxMtu` and uplink names",
-		Parser: One(parse.VCenterHostConfig, false, stampVCenterHost), Fact: "VCenterHost"},
+		Parser: One(parse.VCenterHostConfig, false, stampVCenterHost, func(f *HostFacts) **parse.VCenterHost { return &f.VCenterHost })},
 }
 
 // APISpecs returns the specs of what the vCenter source reads.

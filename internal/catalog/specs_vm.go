@@ -54,7 +54,7 @@ var vmSpecs = []*Spec{
 		Parser: List(parse.HardwarePCIList, func(v *parse.PCIDevice, l string) {
 			v.Command = l
 			SetRecordCommand(&v.Record, l)
-		}), Fact: "PCIDevices",
+		}, func(f *HostFacts) *[]parse.PCIDevice { return &f.PCIDevices }),
 		Diff: &DiffKey{Rank: 26, What: "PCI device", Key: ByField("Address"), Skip: []string{"Record"}}},
 	{Kind: KindVMX, Stage: 2, Line: "cat '" + argVMXPath.Placeholder + "'",
 		Args: []Arg{argVMXPath}, Quoted: true,
@@ -65,8 +65,8 @@ var vmSpecs = []*Spec{
 		When: "for each VM with a PVRDMA adapter (its World ID in the vsish listing): its `Config File` from `esxcli vm process list`, " +
 			"single-quoted (a path with a single quote or a control character is refused, with the reason)",
 		README: "`cat '<Config File>'` (the .vmx of each PVRDMA VM, path from `esxcli vm process list`, under /vmfs/volumes/ only)",
-		Parser: One(parse.VMConfigFromVMX, false, stampVMX), Fact: "VMConfigs",
-		Diff: &DiffKey{Rank: 27, What: "VM configuration", Key: ByField("ConfigFile"), Skip: []string{"Refs"}}},
+		Parser: Each(parse.VMConfigFromVMX, stampVMX, func(f *HostFacts) *[]parse.VMConfig { return &f.VMConfigs }),
+		Diff:   &DiffKey{Rank: 27, What: "VM configuration", Key: ByField("ConfigFile"), Skip: []string{"Refs"}}},
 }
 
 func stampVMX(v *parse.VMConfig, l string) {

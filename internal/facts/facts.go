@@ -28,38 +28,7 @@ type Fleet struct {
 type Host struct {
 	Host string `json:"host"`
 	Collection
-
-	Version          *parse.SystemVersion    `json:"version,omitempty"`
-	RDMADevices      []parse.RDMADevice      `json:"rdma_devices"`
-	RDMAProtocols    []parse.RDMAProtocol    `json:"rdma_protocols"`
-	RDMAVmknics      []parse.RDMAVmknic      `json:"rdma_vmknics"`
-	RDMAStats        []parse.RDMAStats       `json:"rdma_stats"`
-	VMs              []parse.VMProcess       `json:"vms"`
-	PVRDMAListing    []parse.VsishEntry      `json:"pvrdma_listing"`
-	PVRDMADevices    []parse.PVRDMADevice    `json:"pvrdma_devices"`
-	Vmknics          []parse.Vmknic          `json:"vmknics"`
-	IPv4             []parse.IPv4Interface   `json:"ipv4"`
-	NICs             []parse.NIC             `json:"nics"`
-	NICDetails       []parse.NICDetail       `json:"nic_details"`
-	DCB              []parse.DCBStatus       `json:"dcb"`
-	NICStats         []parse.NICStats        `json:"nic_stats,omitempty"`
-	DVSwitches       []parse.DVSwitch        `json:"dv_switches"`
-	StandardSwitches []parse.StandardSwitch  `json:"standard_switches"`
-	PVRDMAVmknic     *parse.AdvancedSetting  `json:"pvrdma_vmknic,omitempty"`
-	Rulesets         []parse.FirewallRuleset `json:"firewall_rulesets"`
-	PVRDMARules      []parse.FirewallRule    `json:"pvrdma_rules"`
-	Firewall         *parse.FirewallGlobal   `json:"firewall,omitempty"`
-	Pings            []parse.Ping            `json:"pings"`
-	// VMConfigs are the PVRDMA VMs' configurations, from every source that
-	// gave one (.vmx over SSH, vCenter); each entry says its Source.
-	VMConfigs []parse.VMConfig `json:"vm_configs,omitempty"`
-	// VCenterHost is the host's configuration read from vCenter (`scan
-	// --vcenter`); its facts fill the kinds SSH gave none of (see
-	// fillFromVCenter).
-	VCenterHost *parse.VCenterHost `json:"vcenter_host,omitempty"`
-	// PCIDevices are the host's PCI devices (`esxcli hardware pci list`):
-	// passthrough state and names of the GPUs VMs use.
-	PCIDevices []parse.PCIDevice `json:"pci_devices,omitempty"`
+	catalog.HostFacts
 
 	// Sources lists, per command kind, every capture that fed this host.
 	Sources map[hostio.Kind][]Source `json:"sources"`
