@@ -148,10 +148,9 @@ func SameField(a, b Parser, dst any) bool {
 	return ok1 && ok2 && x == y
 }
 
-// DiffKey says how diff compares the facts of a kind between two scans.
+// DiffKey says how diff compares the facts of a kind between two scans
+// (in catalogue order).
 type DiffKey struct {
-	// Rank orders the kinds in a diff (lower first).
-	Rank int
 	// What prefixes an item's key where the key alone is unclear ("VM").
 	What string
 	// Key names one item: two items with the same key are the same thing.

@@ -55,7 +55,7 @@ var vmSpecs = []*Spec{
 			v.Command = l
 			SetRecordCommand(&v.Record, l)
 		}, func(f *HostFacts) *[]parse.PCIDevice { return &f.PCIDevices }),
-		Diff: &DiffKey{Rank: 26, What: "PCI device", Key: ByField("Address"), Skip: []string{"Record"}}},
+		Diff: &DiffKey{What: "PCI device", Key: ByField("Address"), Skip: []string{"Record"}}},
 	{Kind: KindVMX, Stage: 2, Line: "cat '" + argVMXPath.Placeholder + "'",
 		Args: []Arg{argVMXPath}, Quoted: true,
 		Refuse: "refusing .vmx path %q: expected an absolute path under /vmfs/volumes/ ending in .vmx, without a single quote, " +
@@ -66,7 +66,7 @@ var vmSpecs = []*Spec{
 			"single-quoted (a path with a single quote or a control character is refused, with the reason)",
 		README: "`cat '<Config File>'` (the .vmx of each PVRDMA VM, path from `esxcli vm process list`, under /vmfs/volumes/ only)",
 		Parser: Each(parse.VMConfigFromVMX, stampVMX, func(f *HostFacts) *[]parse.VMConfig { return &f.VMConfigs }),
-		Diff:   &DiffKey{Rank: 27, What: "VM configuration", Key: ByField("ConfigFile"), Skip: []string{"Refs"}}},
+		Diff:   &DiffKey{What: "VM configuration", Key: ByField("ConfigFile"), Skip: []string{"Refs"}}},
 }
 
 func stampVMX(v *parse.VMConfig, l string) {
