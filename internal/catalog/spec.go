@@ -404,7 +404,7 @@ func (s *Spec) looksLike(line string) bool {
 // list field into returns ("the RDMA devices").
 func List[D, T any](p func(string) ([]T, error), stamp func(v *T, line string), into func(*D) *[]T) Parser {
 	return Parser{
-		Parse: adapt(p),
+		Parse: parse.Untyped(p),
 		Stamp: func(v any, line string) any {
 			items := v.([]T)
 			for i := range items {
@@ -468,6 +468,18 @@ func Each[D, T any](p func(string) (T, error), stamp func(v *T, line string), in
 	}
 }
 
+// Output adapts a parser whose output fills no fact (a command only
+// `pvrdma-doctor parse` reads).
+func Output[T any](p func(string) (T, error)) Parser {
+	return Parser{
+		Parse: parse.Untyped(p),
+		Stamp: func(v any, _ string) any { return v },
+		Type:  reflect.TypeFor[T](),
+		add:   func(any, any) bool { return false },
+		field: func(any) (any, bool) { return nil, false },
+	}
+}
+
 func fieldOf[D, F any](into func(*D) F) func(any) (any, bool) {
 	return func(dst any) (any, bool) {
 		d, ok := dst.(*D)
@@ -480,7 +492,7 @@ func fieldOf[D, F any](into func(*D) F) func(any) (any, bool) {
 
 func record[T any](p func(string) (T, error), strict bool) func(string) (any, error) {
 	if !strict {
-		return adapt(p)
+		return parse.Untyped(p)
 	}
 	return func(text string) (any, error) {
 		v, err := p(text)
@@ -496,16 +508,6 @@ func stampOne[T any](stamp func(v *T, line string)) func(any, string) any {
 		x := v.(T)
 		stamp(&x, line)
 		return x
-	}
-}
-
-func adapt[T any](p func(string) (T, error)) func(string) (any, error) {
-	return func(text string) (any, error) {
-		v, err := p(text)
-		if _, partial := parse.Skipped(err); err != nil && !partial {
-			return nil, err
-		}
-		return v, err
 	}
 }
 
@@ -532,6 +534,28 @@ func ByField(name string) func(reflect.Value) string {
 // Constant keys a single fact (there is one per host).
 func Constant(name string) func(reflect.Value) string {
 	return func(reflect.Value) string { return name }
+}
+
+// ParseOnly returns the outputs `pvrdma-doctor parse` reads that no scan
+// runs (no kind, no fact).
+func ParseOnly() []*Spec { return parseOnlySpecs }
+
+// Usages lists the commands whose output `pvrdma-doctor parse` reads, in
+// catalogue order: each spec's line (with its placeholders) and legacy
+// forms, the outputs only `parse` reads, then the guest catalogue.
+func Usages() []string {
+	var out []string
+	for _, list := range [][]*Spec{specs, parseOnlySpecs, guestSpecs} {
+		for _, s := range list {
+			out = append(out, s.TemplateLine())
+			for _, f := range s.Forms {
+				if f.Tool != "esxcli" {
+					out = append(out, f.Tool+" "+f.Words)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // ReadmeTable renders the README's table of the commands run on a host,

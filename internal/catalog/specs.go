@@ -237,6 +237,14 @@ var specs = []*Spec{
 		Diff:   &DiffKey{Key: func(v reflect.Value) string { return v.Interface().(parse.Ping).Command }, Skip: []string{"AvgMs", "MinMs", "MaxMs"}}},
 }
 
+// parseOnlySpecs are outputs that `pvrdma-doctor parse` reads but no scan
+// runs: they have no kind and no fact, and are never allowlisted.
+var parseOnlySpecs = []*Spec{
+	{Line: "esxcli network vswitch standard portgroup list",
+		Forms:  esxcli("network vswitch standard portgroup list", Option{Short: "-v", Long: "--vswitch-name"}),
+		Parser: Output(parse.PortgroupList)},
+}
+
 func stampPVRDMA(v *parse.PVRDMADevice, l string) {
 	v.Command = l
 	SetRecordCommand(&v.Props, l)

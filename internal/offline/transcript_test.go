@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
@@ -98,7 +99,11 @@ func TestSamplesAnalyzeAsTranscript(t *testing.T) {
 				if len(h.Errors) > 0 {
 					t.Fatalf("parse errors: %v", h.Errors)
 				}
-				want, err := parse.Parse(s.spelling[0], body)
+				spec, ok := collect.ParserFor(s.spelling[0])
+				if !ok {
+					t.Fatalf("no parser for %q", s.spelling[0])
+				}
+				want, err := spec.Parser.Parse(body)
 				if err != nil {
 					t.Fatal(err)
 				}
