@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
@@ -30,16 +29,9 @@ func sourceFor(h *facts.Host, kind hostio.Kind, arg string) (ok bool, why string
 		if s.Parsed {
 			return true, ""
 		}
-		if s.Status != hostio.StatusCollected {
-			msg := fmt.Sprintf("`%s` %s", s.Command, strings.ReplaceAll(string(s.Status), "_", " "))
-			if s.Error != "" {
-				msg += " (" + s.Error + ")"
-			}
-			return false, msg
-		}
-		return false, fmt.Sprintf("`%s` output could not be parsed (%s)", s.Command, s.Error)
+		return false, s.Failure()
 	}
-	return false, "`" + strings.Replace(collect.Describe(kind), "<"+argPlaceholder(kind)+">", arg, 1) + "` was not run"
+	return false, "`" + strings.Replace(catalog.Describe(kind), "<"+argPlaceholder(kind)+">", arg, 1) + "` was not run"
 }
 
 // pvrdmaInUse reports whether the host is meant to carry PVRDMA: it runs

@@ -2,7 +2,6 @@ package checks
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
@@ -65,7 +64,7 @@ func checkVmkpingUnreachable(in *Input, r *Reporter) {
 	}
 	for _, s := range srcs {
 		if !s.Parsed {
-			r.NotEvaluated(s.Command, "probe "+strings.ReplaceAll(string(s.Status), "_", " ")+": "+s.Error)
+			r.NotEvaluated(s.Command, "probe "+s.State()+": "+s.Error)
 		}
 	}
 }

@@ -128,8 +128,8 @@ func TestPlannedCommandsAlwaysAllowlisted(t *testing.T) {
 				vmx++
 				line = "cat x"
 			}
-			if strings.ContainsAny(line, ";|&$`<>\\'\"(){}*?!#~\n\r\t") || KindOf(c.Line) != c.Kind {
-				t.Errorf("seed %d: suspicious planned line %q (kind %s, KindOf %s)", seed, c.Line, c.Kind, KindOf(c.Line))
+			if strings.ContainsAny(line, ";|&$`<>\\'\"(){}*?!#~\n\r\t") || catalog.KindOf(c.Line) != c.Kind {
+				t.Errorf("seed %d: suspicious planned line %q (kind %s, KindOf %s)", seed, c.Line, c.Kind, catalog.KindOf(c.Line))
 				return false
 			}
 		}
@@ -174,7 +174,7 @@ func TestTemplatesMatchConstructors(t *testing.T) {
 		if err := CheckAllowed(tp.Example.Line); err != nil {
 			t.Errorf("%s example: %v", tp.Kind, err)
 		}
-		if tp.Example.Kind != tp.Kind || tp.Example.Stage != tp.Stage || KindOf(tp.Example.Line) != tp.Kind {
+		if tp.Example.Kind != tp.Kind || tp.Example.Stage != tp.Stage || catalog.KindOf(tp.Example.Line) != tp.Kind {
 			t.Errorf("%s: example %+v does not match the template", tp.Kind, tp.Example)
 		}
 		// The template's fixed words appear in the example, in order.

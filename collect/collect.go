@@ -260,7 +260,7 @@ func collectHost(ctx context.Context, t hostio.Target, opts Options, slots chan 
 			// Say, for every command the host did not answer, why.
 			for _, c := range Stage1() {
 				res.Captures = append(res.Captures, hostio.Capture{Host: t.Name, Command: c.Line, Kind: c.Kind, Status: hostio.StatusSkipped,
-					Start: res.Start, Error: ErrHostUnreached + res.Reason})
+					Start: res.Start, Error: hostio.CauseHostUnreached.Error(res.Reason), Cause: hostio.CauseHostUnreached})
 			}
 			res.Status = ""
 		}
@@ -490,6 +490,7 @@ func (h *hostRun) run(ctx context.Context, c Command) hostio.Capture {
 		capt.Status = hostio.StatusTimedOut
 		capt.Error = "abandoned: " + ctxReason(ctx)
 	case r.Err != nil:
+		capt.Cause = hostio.CauseOf(r.Err)
 		capt.Status = hostio.StatusFailed
 		capt.Error = r.Err.Error()
 	case r.ExitCode != 0 && c.Kind == catalog.KindVmkping && strings.Contains(capt.Stdout, "PING "):

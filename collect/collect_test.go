@@ -270,8 +270,8 @@ func TestFileName(t *testing.T) {
 		"vmkping -I vmk1 -c 3 -d -s 8972 192.168.50.12":                  "vmkping_-I_vmk1_-c_3_-d_-s_8972_192.168.50.12.txt",
 	}
 	for in, want := range cases {
-		if got := FileName(in); got != want {
-			t.Errorf("FileName(%q) = %q, want %q", in, got, want)
+		if got := catalog.FileName(in); got != want {
+			t.Errorf("catalog.FileName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -96,12 +96,3 @@ func CheckAllowed(line string) error {
 	}
 	return &ErrNotAllowed{line}
 }
-
-// KindOf returns the kind of an allowlisted command line, or "" if unknown.
-func KindOf(line string) hostio.Kind { return catalog.KindOf(line) }
-
-// FileName is the file a command's output is stored under, in scenarios,
-// saved-output folders and bundles: the command line with every run of
-// characters other than letters, digits, '.', '_' and '-' replaced by '_',
-// plus ".txt". "esxcli rdma device list" -> "esxcli_rdma_device_list.txt".
-func FileName(line string) string { return catalog.FileName(line) }

@@ -76,7 +76,3 @@ func worldsIn(text string) int {
 	}
 	return n
 }
-
-// VMX reads a VM's .vmx from its Config File, refusing a path it cannot
-// pass safely (catalog.VMXCommand says which).
-func VMX(configFile string) (Command, error) { return catalog.VMXCommand(configFile) }

@@ -37,8 +37,8 @@ func TestVMXPathsQuotedOrRefused(t *testing.T) {
 		if err := CheckAllowed(c.Line); err != nil {
 			t.Errorf("%q: built line not allowlisted: %v", p, err)
 		}
-		if back, ok := CommandForFile(FileName(c.Line)); !ok || back != c.Line {
-			t.Errorf("%q: file %s maps back to %q, %v", p, FileName(c.Line), back, ok)
+		if back, ok := CommandForFile(catalog.FileName(c.Line)); !ok || back != c.Line {
+			t.Errorf("%q: file %s maps back to %q, %v", p, catalog.FileName(c.Line), back, ok)
 		}
 		if rc, ok := Recognize("cat \"" + p + "\""); !strings.ContainsAny(p, `"|`) && (!ok || rc.Line != c.Line) {
 			t.Errorf("typed cat %q: %+v %v", p, rc, ok)

@@ -56,7 +56,7 @@ func TestAPIRunnerCommands(t *testing.T) {
 		t.Errorf("unknown option: %v %s", res.Err, res.Stdout)
 	}
 	res = conn.Run(ctx, "vsish -e ls "+catalog.PVRDMADevicesDir)
-	if res.Err == nil || !collect.IsNeedsSSH(res.Err.Error()) || !strings.Contains(res.Err.Error(), "vim-cmd hostsvc/enable_ssh") ||
+	if res.Err == nil || hostio.CauseOf(res.Err) != hostio.CauseNeedsSSH || !strings.Contains(res.Err.Error(), "vim-cmd hostsvc/enable_ssh") ||
 		!strings.Contains(res.Err.Error(), "govc host.service -host esx01 start TSM-SSH") {
 		t.Errorf("vsish: %v", res.Err)
 	}

@@ -39,8 +39,8 @@ func TestEverySpecIsComplete(t *testing.T) {
 			if got := catalog.KindOf(c.Line); got != s.Kind {
 				t.Errorf("KindOf(%q) = %q", c.Line, got)
 			}
-			if back, ok := collect.CommandForFile(collect.FileName(c.Line)); !ok || back != c.Line {
-				t.Errorf("file %s maps back to %q, %v", collect.FileName(c.Line), back, ok)
+			if back, ok := collect.CommandForFile(catalog.FileName(c.Line)); !ok || back != c.Line {
+				t.Errorf("file %s maps back to %q, %v", catalog.FileName(c.Line), back, ok)
 			}
 			if rc, ok := collect.Recognize(c.Line); !ok || rc.Kind != s.Kind || rc.Line != c.Line {
 				t.Errorf("Recognize(%q) = %+v, %v", c.Line, rc, ok)

@@ -340,7 +340,7 @@ func (s *Spec) ReadmeText() string {
 }
 
 // FileArgs returns the argument values of a stored output's file name
-// (collect.FileName without ".txt"), ok=false when it is not this command.
+// (catalog.FileName without ".txt"), ok=false when it is not this command.
 func (s *Spec) FileArgs(base string) ([]string, bool) {
 	m := s.file.FindStringSubmatch(base)
 	if m == nil {
@@ -351,6 +351,15 @@ func (s *Spec) FileArgs(base string) ([]string, bool) {
 		return []string{arg}, ok
 	}
 	return m[1:], true
+}
+
+// Describe names a kind for people: the stage 1 command line, or the
+// stage 2/3 template ("esxcli rdma device stats get -d <vmrdmaN>").
+func Describe(k hostio.Kind) string {
+	if s, ok := Lookup(k); ok {
+		return s.TemplateLine()
+	}
+	return string(k)
 }
 
 // KindOf returns the kind of a command line: an allowlisted line, or a

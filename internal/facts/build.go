@@ -115,5 +115,5 @@ func sourceOf(c hostio.Capture) (hostio.Kind, Source) {
 	if kind == "" {
 		kind = catalog.KindOf(c.Command)
 	}
-	return kind, Source{Command: c.Command, Status: c.Status, Error: c.Error, Filter: c.Filter}
+	return kind, Source{Command: c.Command, Status: c.Status, Error: c.Error, Cause: c.Cause, Filter: c.Filter}
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
@@ -64,6 +63,9 @@ type Source struct {
 	Command string        `json:"command"`
 	Status  hostio.Status `json:"status"`
 	Error   string        `json:"error,omitempty"`
+	// Cause is the capture's (hostio.Cause): why it holds no output when
+	// that is not the command's own failure.
+	Cause hostio.Cause `json:"cause,omitempty"`
 	// Parsed is true when the output was collected and parsed (wholly, or
 	// partly when Skipped lists what could not be read).
 	Parsed bool `json:"parsed"`
@@ -108,6 +110,24 @@ func (h *Host) Covers(kind hostio.Kind, item string) (ok bool, why string) {
 	return false, fmt.Sprintf("only %s was read, which does not show %s", strings.Join(shown, ", "), item)
 }
 
+// State is the source's status in words ("failed", "timed out").
+func (s Source) State() string { return strings.ReplaceAll(string(s.Status), "_", " ") }
+
+// Failure says in one line why a source gave no facts: "`CMD` failed
+// (ERROR)", "`CMD` timed out (ERROR)", or for output that was collected
+// "`CMD` output could not be parsed (ERROR)". Every "not evaluated"
+// reason about one capture is built here.
+func (s Source) Failure() string {
+	if s.Status == hostio.StatusCollected {
+		return fmt.Sprintf("`%s` output could not be parsed (%s)", s.Command, s.Error)
+	}
+	msg := fmt.Sprintf("`%s` %s", s.Command, s.State())
+	if s.Error != "" {
+		msg += " (" + s.Error + ")"
+	}
+	return msg
+}
+
 // Partial reports whether some of the output was skipped.
 func (s Source) Partial() bool { return len(s.Skipped) > 0 }
 
@@ -149,7 +169,7 @@ func (h *Host) Available(kinds ...hostio.Kind) (ok bool, why string) {
 	for _, k := range kinds {
 		srcs := h.Sources[k]
 		if len(srcs) == 0 {
-			missing = append(missing, "`"+collect.Describe(k)+"` was not run")
+			missing = append(missing, "`"+catalog.Describe(k)+"` was not run")
 			continue
 		}
 		for _, s := range srcs {
@@ -164,16 +184,7 @@ func (h *Host) Available(kinds ...hostio.Kind) (ok bool, why string) {
 			if s.Parsed {
 				continue
 			}
-			switch {
-			case s.Status != hostio.StatusCollected:
-				msg := fmt.Sprintf("`%s` %s", s.Command, strings.ReplaceAll(string(s.Status), "_", " "))
-				if s.Error != "" {
-					msg += " (" + s.Error + ")"
-				}
-				missing = append(missing, msg)
-			default:
-				missing = append(missing, fmt.Sprintf("`%s` output could not be parsed (%s)", s.Command, s.Error))
-			}
+			missing = append(missing, s.Failure())
 		}
 	}
 	if len(missing) > 0 {

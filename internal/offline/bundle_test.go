@@ -372,7 +372,7 @@ func TestTranscript(t *testing.T) {
 		switch {
 		case c.Status == hostio.StatusCollected:
 			collected++
-		case c.Status != hostio.StatusSkipped || c.Error != collect.ErrNotInTranscript:
+		case c.Status != hostio.StatusSkipped || c.Cause != hostio.CauseNotInTranscript:
 			t.Errorf("missing command: %+v", c)
 		}
 	}

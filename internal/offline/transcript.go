@@ -255,7 +255,7 @@ func FromTranscript(text string) (*Input, error) {
 			n, strings.Join(catalog.Usages(), "; "))
 	}
 	for i := range in.Results {
-		addMissingStage1(&in.Results[i], collect.ErrNotInTranscript)
+		addMissingStage1(&in.Results[i], hostio.CauseNotInTranscript)
 	}
 	return in, nil
 }

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
@@ -31,7 +30,7 @@ func TestRedactVMX(t *testing.T) {
 			}
 		}
 	}
-	if cmd := out.Captures[1].Command; collect.KindOf(cmd) != catalog.KindVMX {
+	if cmd := out.Captures[1].Command; catalog.KindOf(cmd) != catalog.KindVMX {
 		t.Errorf("redacted command %q is no longer the catalogue's .vmx read", cmd)
 	}
 }
