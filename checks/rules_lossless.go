@@ -9,6 +9,10 @@ import (
 
 // The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): lossless Ethernet on the RoCE uplinks, and the RDMA error counters that show its absence.
 
+// nmlx5PFC enables PFC for priority 3 (the RoCE traffic class) with the
+// nmlx5_core module parameters (a reboot applies them).
+const nmlx5PFC = "esxcli system module parameters set -m nmlx5_core -p \"pfctx=0x08 pfcrx=0x08\""
+
 func checkPFCDisabled(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
 	seen := map[string]bool{}
@@ -52,8 +56,8 @@ func checkPFCDisabled(in *Input, r *Reporter) {
 		msg := fmt.Sprintf("%s (%s's uplink) has no lossless configuration: %s and global pause is off (RX %t, TX %t)",
 			nic, d.Name, state, det.PauseRX, det.PauseTX)
 		fix := fmt.Sprintf("Enable PFC for the RoCE priority (3) on the switch port of %s and on the host", nic)
-		if strings.HasPrefix(det.Driver, "nmlx5") || strings.HasPrefix(d.Driver, "nmlx5") {
-			fix += ": esxcli system module parameters set -m nmlx5_core -p \"pfctx=0x08 pfcrx=0x08\" then reboot " + h.Host
+		if h.NMLX5(nic) {
+			fix += ": " + nmlx5PFC + " then reboot " + h.Host
 		} else {
 			fix += " (DCBX from the switch, or the NIC driver's PFC module parameter)"
 		}

@@ -192,3 +192,27 @@ func (h *Host) Available(kinds ...hostio.Kind) (ok bool, why string) {
 	}
 	return true, ""
 }
+
+// NMLX5 reports whether uplink nic is driven by NVIDIA's (Mellanox's)
+// nmlx5 driver (ConnectX-4 and later), whose module parameters set PFC:
+// as its details (nic get), the NIC list or its paired RDMA device
+// (nmlx5_rdma) say. The one place the doctor tells the driver family.
+func (h *Host) NMLX5(nic string) bool {
+	is := func(driver string) bool { return strings.HasPrefix(driver, "nmlx5") }
+	for _, d := range h.NICDetails {
+		if d.Name == nic && is(d.Driver) {
+			return true
+		}
+	}
+	for _, n := range h.NICs {
+		if n.Name == nic && is(n.Driver) {
+			return true
+		}
+	}
+	for _, d := range h.RDMADevices {
+		if d.PairedUplink == nic && is(d.Driver) {
+			return true
+		}
+	}
+	return false
+}
