@@ -15,6 +15,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
+	"github.com/pvrdma-doctor/pvrdma-doctor/vcenter"
 )
 
 // scan --vcenter --guests-from-vcenter against the lab: the simulated
@@ -148,7 +149,7 @@ func TestHostileGuestAddresses(t *testing.T) {
 	}}
 	caps := map[string][]hostio.Capture{"esx01": {{Host: "esx01", Command: "vcenter vm config", Kind: catalog.KindVCenterVMs,
 		Status: hostio.StatusCollected, Stdout: parse.RenderVCenterVMs(doc)}}}
-	targets, notes := vcenterGuestTargets(discoverGuests(caps), 22, []hostio.Target{{Name: "esx01"}})
+	targets, notes := vcenter.GuestTargets(vcenter.DiscoverGuests(caps), 22, []hostio.Target{{Name: "esx01"}})
 	got := map[string]string{}
 	for _, tg := range targets {
 		if tg.Role != hostio.RoleGuest {
