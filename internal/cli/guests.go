@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -125,30 +124,6 @@ func guestRunner(opts *ScanOptions, guests []hostio.Target, hostKeys *sshrun.Hos
 	})
 }
 
-// roleRunner sends each target to the transport of its role.
-type roleRunner struct{ hosts, guests hostio.Runner }
-
-func (r roleRunner) Name() string { return r.hosts.Name() }
-
-func (r roleRunner) pick(t hostio.Target) hostio.Runner {
-	if t.Role == hostio.RoleGuest || t.Role == hostio.RoleGuestBandwidth {
-		return r.guests
-	}
-	return r.hosts
-}
-
-func (r roleRunner) Open(ctx context.Context, t hostio.Target) (hostio.Conn, error) {
-	return r.pick(t).Open(ctx, t)
-}
-
-// TargetNotes passes on the chosen transport's notes (host key policy).
-func (r roleRunner) TargetNotes(t hostio.Target) []string {
-	if n, ok := r.pick(t).(interface{ TargetNotes(hostio.Target) []string }); ok {
-		return n.TargetNotes(t)
-	}
-	return nil
-}
-
 // dryRunGuests is the guest part of `scan --dry-run`: the guest catalogue.
 func dryRunGuestCommands() ([]collect.Command, []collect.Template) {
 	return collect.GuestStage1(), collect.GuestTemplates()
@@ -231,7 +206,7 @@ func scanRunner(opts *ScanOptions, hosts, guests []hostio.Target) (hostio.Runner
 	case hr == nil:
 		return gr, nil
 	}
-	return roleRunner{hosts: hr, guests: gr}, nil
+	return hostio.ByRole{Hosts: hr, Guests: gr}, nil
 }
 
 // The flags and wiring of --guests-from-vcenter; the discovery itself is
