@@ -10,7 +10,6 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
-	"github.com/pvrdma-doctor/pvrdma-doctor/internal/sshrun"
 )
 
 // A scan replayed from its own captures, with no network, gives the same
@@ -22,7 +21,7 @@ func TestReplayReproducesAScan(t *testing.T) {
 	sc := loadScenario(t, "mixed")
 	l := lab.StartTB(t, sc, lab.Options{Faults: map[string]lab.Fault{"esx02": {Hang: []string{"esxcli network nic list"}}}})
 	opts := collect.Options{Probes: true, CommandTimeout: 2 * time.Second}
-	live := scan(t, newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: password(l)}), labTargets(l), opts)
+	live := scan(t, labRunner(t, l), l.Targets(), opts)
 
 	var recorded []hostio.HostResult
 	for _, r := range live {
@@ -32,7 +31,7 @@ func TestReplayReproducesAScan(t *testing.T) {
 	if replay.Name() != "replay" {
 		t.Errorf("Name() = %q", replay.Name())
 	}
-	again := scan(t, replay, labTargets(l), opts)
+	again := scan(t, replay, l.Targets(), opts)
 	if len(again) != len(live) {
 		t.Fatalf("%d hosts replayed, %d scanned", len(again), len(live))
 	}
