@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect/transporttest"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
@@ -83,4 +84,25 @@ func TestReplayRefusesAndDoesNotInvent(t *testing.T) {
 	if res := conn.Run(context.Background(), "rm -rf /"); res.Err == nil || !strings.Contains(res.Err.Error(), "allowlist") {
 		t.Errorf("non-allowlisted line: %v", res.Err)
 	}
+}
+
+// collect.Replay passes the transports' conformance suite: it answers the
+// recorded outputs (a recorded non-zero exit as such, a recorded timeout by
+// hanging until the deadline) and refuses what is not allowlisted.
+func TestReplayConformance(t *testing.T) {
+	sc := loadScenario(t, "healthy")
+	h := sc.Hosts[0]
+	var lines []string
+	caps := []hostio.Capture{
+		{Host: h.Name, Command: "esxcli network nic get -n vmnic98", Status: hostio.StatusFailed, ExitCode: 1, Error: "exit status 1"},
+		{Host: h.Name, Command: "esxcli network nic get -n vmnic99", Status: hostio.StatusTimedOut, Error: "no answer within 1s; command abandoned"},
+	}
+	for _, c := range collect.Stage1() {
+		lines = append(lines, c.Line)
+		caps = append(caps, hostio.Capture{Host: h.Name, Command: c.Line, Kind: c.Kind, Stdout: h.Respond(c.Line).Stdout, Status: hostio.StatusCollected})
+	}
+	replay := collect.NewReplay([]hostio.HostResult{{Host: h.Name, Status: hostio.StatusCollected, Captures: caps}})
+	transporttest.Run(t, transporttest.Transport{Runner: replay, Target: hostio.Target{Name: h.Name}, Lines: lines,
+		Stdout:  func(line string) string { return h.Respond(line).Stdout },
+		Failing: "esxcli network nic get -n vmnic98", Hanging: "esxcli network nic get -n vmnic99", Unknown: hostio.Target{Name: "nosuchhost"}})
 }
