@@ -12,7 +12,17 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
-// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the VMs' PVRDMA adapters: bound to a physical HCA, TCP fallback between hosts, RoCE versions.
+// rulesAdapter are this area's rules in the catalogue (catalogueList):
+// ID, default severity, scope (host unless said), Needs (the engine
+// reports a rule not evaluated where one is missing) and the check.
+var rulesAdapter = []*Rule{
+	{ID: "PHYSICAL_HCA_UNAVAILABLE", Severity: Critical, Check: checkPhysicalHCAUnavailable},
+	{ID: "TCP_FALLBACK", Severity: Critical, Scope: FleetScope, Check: checkTCPFallback,
+		Needs: []hostio.Kind{catalog.KindPVRDMADeviceLs}},
+	{ID: "ROCE_VERSION_MISMATCH", Severity: Warning, Scope: FleetScope, Check: checkRoCEVersionMismatch},
+}
+
+// The checks of this area (prose: catalogue.yaml): the VMs' PVRDMA adapters: bound to a physical HCA, TCP fallback between hosts, RoCE versions.
 
 func checkPhysicalHCAUnavailable(in *Input, r *Reporter) {
 	h := in.Host

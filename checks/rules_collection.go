@@ -8,7 +8,14 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
-// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): what could not be collected, and why.
+// rulesCollection are this area's rules in the catalogue (catalogueList):
+// ID, default severity, scope (host unless said), Needs (the engine
+// reports a rule not evaluated where one is missing) and the check.
+var rulesCollection = []*Rule{
+	{ID: CollectionFailed, Severity: Warning, Check: checkCollectionFailed},
+}
+
+// The checks of this area (prose: catalogue.yaml): what could not be collected, and why.
 
 func checkCollectionFailed(in *Input, r *Reporter) {
 	h := in.Host

@@ -6,10 +6,19 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
-// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the pvrdma firewall ruleset, its ports and the firewall's global state.
+// rulesFirewall are this area's rules in the catalogue (catalogueList):
+// ID, default severity, scope (host unless said), Needs (the engine
+// reports a rule not evaluated where one is missing) and the check.
+var rulesFirewall = []*Rule{
+	{ID: "PVRDMA_FIREWALL_CLOSED", Severity: Critical, NeedsSubject: "pvrdma", Check: checkFirewallClosed,
+		Needs: []hostio.Kind{catalog.KindFirewallRulesets}},
+}
+
+// The checks of this area (prose: catalogue.yaml): the pvrdma firewall ruleset, its ports and the firewall's global state.
 
 func checkFirewallClosed(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path

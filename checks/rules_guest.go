@@ -11,8 +11,26 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
-// The checks of this area (rule values: catalogue.go; prose:
-// catalogue.yaml): inside the Linux guests (scan --guests), each guest
+// rulesGuest are this area's rules in the catalogue (catalogueList) (each runs once per scanned Linux guest):
+// ID, default severity, scope (host unless said), Needs (the engine
+// reports a rule not evaluated where one is missing) and the check.
+var rulesGuest = []*Rule{
+	{ID: "GUEST_KERNEL_TOO_OLD", Severity: Critical, Scope: GuestScope, Check: checkGuestKernelTooOld,
+		Needs: []hostio.Kind{catalog.KindGuestKernel}},
+	{ID: "GUEST_NO_PVRDMA_DEVICE", Severity: Critical, Scope: GuestScope, Check: checkGuestNoPVRDMADevice,
+		Needs: []hostio.Kind{catalog.KindGuestIBClass, catalog.KindGuestLsmod}},
+	{ID: "GUEST_PORT_DOWN", Severity: Critical, Scope: GuestScope, Check: checkGuestPortDown},
+	{ID: "GUEST_MOFED_CONFLICT", Severity: Critical, Scope: GuestScope, Check: checkGuestMOFEDConflict,
+		Needs: []hostio.Kind{catalog.KindGuestDevinfo, catalog.KindGuestOFED}},
+	{ID: "GUEST_RDMA_CORE_MISSING", Severity: Critical, Scope: GuestScope, Check: checkGuestRDMACoreMissing},
+	{ID: "GUEST_NETDEV_MTU_LIMITS_RDMA_MTU", Severity: Warning, Scope: GuestScope, Check: checkGuestNetdevMTU,
+		Needs: []hostio.Kind{catalog.KindGuestIPLink}},
+	{ID: "GUEST_NO_ROCEV2_GID", Severity: Warning, Scope: GuestScope, Check: checkGuestNoRoCEv2GID,
+		Needs: []hostio.Kind{catalog.KindGuestIPAddr}},
+	{ID: "GUEST_BANDWIDTH_LOW", Severity: Warning, Scope: GuestScope, Check: checkGuestBandwidthLow},
+}
+
+// The checks of this area (prose: catalogue.yaml): inside the Linux guests (scan --guests), each guest
 // PVRDMA device read together with its host-side adapter (same MAC).
 
 // evaluateGuests runs a guest rule on every scanned guest: a guest not

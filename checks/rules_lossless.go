@@ -5,9 +5,20 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
-// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): lossless Ethernet on the RoCE uplinks, and the RDMA error counters that show its absence.
+// rulesLossless are this area's rules in the catalogue (catalogueList):
+// ID, default severity, scope (host unless said), Needs (the engine
+// reports a rule not evaluated where one is missing) and the check.
+var rulesLossless = []*Rule{
+	{ID: "PFC_DISABLED", Severity: Warning, Check: checkPFCDisabled,
+		Needs: []hostio.Kind{catalog.KindRDMADeviceList}},
+	{ID: "RDMA_ERRORS", Severity: Warning, Check: checkRDMAErrors,
+		Needs: []hostio.Kind{catalog.KindRDMADeviceList}},
+}
+
+// The checks of this area (prose: catalogue.yaml): lossless Ethernet on the RoCE uplinks, and the RDMA error counters that show its absence.
 
 // nmlx5PFC enables PFC for priority 3 (the RoCE traffic class) with the
 // nmlx5_core module parameters (a reboot applies them).

@@ -9,7 +9,17 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
-// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): MTU along the PVRDMA data path: the path itself, and the adapters' RoCE MTU against it.
+// rulesMTU are this area's rules in the catalogue (catalogueList):
+// ID, default severity, scope (host unless said), Needs (the engine
+// reports a rule not evaluated where one is missing) and the check.
+var rulesMTU = []*Rule{
+	{ID: "LOW_MTU", Severity: Warning, Check: checkLowMTU},
+	{ID: "ACTIVE_MTU_ABOVE_PATH", Severity: Warning, Check: checkActiveMTUAbovePath},
+	{ID: "MTU_MISMATCH", Severity: Warning, Check: checkMTUMismatch,
+		Needs: []hostio.Kind{catalog.KindIPInterfaceList, catalog.KindDVSList, catalog.KindPVRDMAVmknicOpt, catalog.KindRDMAVmknicList}},
+}
+
+// The checks of this area (prose: catalogue.yaml): MTU along the PVRDMA data path: the path itself, and the adapters' RoCE MTU against it.
 
 func checkLowMTU(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path

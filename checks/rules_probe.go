@@ -9,7 +9,14 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
-// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): reachability between the hosts' PVRDMA vmknics (vmkping probes).
+// rulesProbe are this area's rules in the catalogue (catalogueList):
+// ID, default severity, scope (host unless said), Needs (the engine
+// reports a rule not evaluated where one is missing) and the check.
+var rulesProbe = []*Rule{
+	{ID: "VMKPING_UNREACHABLE", Severity: Critical, Check: checkVmkpingUnreachable},
+}
+
+// The checks of this area (prose: catalogue.yaml): reachability between the hosts' PVRDMA vmknics (vmkping probes).
 
 func checkVmkpingUnreachable(in *Input, r *Reporter) {
 	h, hp, fleet := in.Host, in.Path, in.Fleet

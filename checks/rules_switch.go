@@ -5,9 +5,20 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
-// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the PVRDMA distributed switch and its uplinks.
+// rulesSwitch are this area's rules in the catalogue (catalogueList):
+// ID, default severity, scope (host unless said), Needs (the engine
+// reports a rule not evaluated where one is missing) and the check.
+var rulesSwitch = []*Rule{
+	{ID: "RDMA_UPLINK_NOT_ON_DVS", Severity: Critical, Check: checkRDMAUplinkNotOnDVS,
+		Needs: []hostio.Kind{catalog.KindRDMADeviceList, catalog.KindDVSList, catalog.KindIPInterfaceList, catalog.KindPVRDMAVmknicOpt}},
+	{ID: "DVS_MULTIPLE_UPLINKS", Severity: Warning, Check: checkDVSMultipleUplinks,
+		Needs: []hostio.Kind{catalog.KindDVSList, catalog.KindIPInterfaceList, catalog.KindRDMADeviceList, catalog.KindPVRDMAVmknicOpt}},
+}
+
+// The checks of this area (prose: catalogue.yaml): the PVRDMA distributed switch and its uplinks.
 
 func checkRDMAUplinkNotOnDVS(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path

@@ -4,9 +4,22 @@ import (
 	"fmt"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
-// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the vmknic tagged for PVRDMA (/Net/PVRDMAVmknic): set, where it sits, its address.
+// rulesVmknic are this area's rules in the catalogue (catalogueList):
+// ID, default severity, scope (host unless said), Needs (the engine
+// reports a rule not evaluated where one is missing) and the check.
+var rulesVmknic = []*Rule{
+	{ID: "PVRDMA_VMKNIC_UNSET", Severity: Critical, NeedsSubject: vmknicSetting, Check: checkVmknicUnset,
+		Needs: []hostio.Kind{catalog.KindPVRDMAVmknicOpt, catalog.KindIPInterfaceList}},
+	{ID: "PVRDMA_VMKNIC_NOT_ON_DVS", Severity: Info, Check: checkVmknicNotOnDVS,
+		Needs: []hostio.Kind{catalog.KindPVRDMAVmknicOpt, catalog.KindIPInterfaceList, catalog.KindDVSList, catalog.KindRDMADeviceList}},
+	{ID: "PVRDMA_VMKNIC_NO_IPV4", Severity: Critical, Check: checkVmknicNoIPv4,
+		Needs: []hostio.Kind{catalog.KindPVRDMAVmknicOpt, catalog.KindIPInterfaceList, catalog.KindIPv4Get}},
+}
+
+// The checks of this area (prose: catalogue.yaml): the vmknic tagged for PVRDMA (/Net/PVRDMAVmknic): set, where it sits, its address.
 
 // vmknicSetting is the advanced setting that tags the PVRDMA vmknic.
 const vmknicSetting = "/Net/PVRDMAVmknic"
