@@ -1,5 +1,9 @@
 package checks
 
+// docs/rules-and-reports.md's rule list is generated from the catalogue
+// (make generate).
+//go:generate go test . -count=1 -run ^TestDocsRuleList$ -update
+
 import (
 	_ "embed"
 	"fmt"

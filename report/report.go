@@ -3,6 +3,9 @@
 // their own files). It only formats: no collection, no parsing, no rules.
 package report
 
+// The report goldens (testdata) are regenerated with make generate.
+//go:generate go test . -count=1 -run ^TestGolden -update
+
 import (
 	"fmt"
 	"sort"

@@ -114,23 +114,31 @@ func TestEverySpecParsesItsLabOutput(t *testing.T) {
 
 const readmeStart = "| stage | commands |\n"
 
-// README.md's table of the commands run on a host is the catalogue's.
-// Regenerate it with: go test ./catalog -run TestReadmeTable -update
+// README.md's tables of the commands run on a host and on a guest are the
+// catalogue's. Regenerate them with go generate ./... (make generate).
 func TestReadmeTable(t *testing.T) {
+	readmeTable(t, readmeStart, catalog.ReadmeTable(collect.DefaultMaxStage2))
+	readmeTable(t, "| guest stage | commands |\n", catalog.GuestReadmeTable())
+}
+
+// readmeTable checks README.md's table starting with the line start (it
+// ends at a blank line) against want, and with -update rewrites it.
+func readmeTable(t *testing.T, start, want string) {
+	t.Helper()
 	b, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	readme := string(b)
-	i := strings.Index(readme, readmeStart)
+	i := strings.Index(readme, start)
 	if i < 0 {
-		t.Fatalf("README.md has no table starting %q", readmeStart)
+		t.Fatalf("README.md has no table starting %q", start)
 	}
 	j := strings.Index(readme[i:], "\n\n")
 	if j < 0 {
-		t.Fatal("README.md's command table does not end with a blank line")
+		t.Fatalf("README.md's table %q does not end with a blank line", start)
 	}
-	got, want := readme[i:i+j+1], catalog.ReadmeTable(collect.DefaultMaxStage2)
+	got := readme[i : i+j+1]
 	if got == want {
 		return
 	}
@@ -140,5 +148,5 @@ func TestReadmeTable(t *testing.T) {
 		}
 		return
 	}
-	t.Errorf("README.md's command table differs from the catalogue; regenerate it with\n\tgo test ./catalog -run TestReadmeTable -update\ngot:\n%s\nwant:\n%s", got, want)
+	t.Errorf("README.md's table %q differs from the catalogue; regenerate it with go generate ./... (make generate)\ngot:\n%s\nwant:\n%s", start, got, want)
 }

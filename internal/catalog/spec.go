@@ -9,6 +9,9 @@
 // Adding a command is adding a Spec (see docs/ARCHITECTURE.md).
 package catalog
 
+// README.md's command tables are generated from the catalogue (make generate).
+//go:generate go test . -count=1 -run ^TestReadmeTable$ -update
+
 import (
 	"fmt"
 	"reflect"

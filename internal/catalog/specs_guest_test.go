@@ -1,7 +1,6 @@
 package catalog_test
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -57,22 +56,6 @@ func TestEveryGuestSpecIsComplete(t *testing.T) {
 	if got := collect.CheckAllowedFor(hostio.RoleGuest, "esxcli rdma device list"); got == nil {
 		t.Error("ESXi command allowed for a guest")
 	}
-}
-
-// README's guest command table is the guest catalogue's.
-func TestReadmeGuestTable(t *testing.T) {
-	b, err := readREADME()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(b, catalog.GuestReadmeTable()) {
-		t.Errorf("README.md lacks the guest command table; add:\n%s", catalog.GuestReadmeTable())
-	}
-}
-
-func readREADME() (string, error) {
-	b, err := os.ReadFile("../../README.md")
-	return string(b), err
 }
 
 // The bandwidth test's commands are on no read-only allowlist: only on the
