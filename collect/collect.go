@@ -500,6 +500,10 @@ func (h *hostRun) run(ctx context.Context, c Command) hostio.Capture {
 		capt.Status = hostio.StatusCollected
 	case r.ExitCode != 0 && guestResult(c.Kind, r):
 		capt.Status = hostio.StatusCollected
+	case r.ExitCode != 0 && absent(capt):
+		// The host has no such driver or device: a fact, not a failure
+		// (catalog.Spec.Absent). ExitCode keeps the status.
+		capt.Status = hostio.StatusCollected
 	case r.ExitCode != 0:
 		capt.Status = hostio.StatusFailed
 		capt.Error = fmt.Sprintf("exit status %d", r.ExitCode)
@@ -608,4 +612,11 @@ func (b *probeBoard) wait(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// absent reports whether a capture answers that the host has no subject
+// for its command (catalog.Spec.Absent).
+func absent(c hostio.Capture) bool {
+	s, ok := catalog.Lookup(c.Kind)
+	return ok && s.IsAbsent(c)
 }

@@ -80,6 +80,7 @@ func planStage2(ctx context.Context, caps []hostio.Capture, max int) ([]Command,
 			addEach(catalog.FromPVRDMABackends, wid, idx)
 		}
 	}
+	planFromFacts(catalog.Specs(), caps, &p)
 	planVMX(ctx, caps, &p)
 	if n := p.skipped(); n > 0 {
 		var kinds []string
@@ -96,6 +97,27 @@ func planStage2(ctx context.Context, caps []hostio.Capture, max int) ([]Command,
 	cmds := p.cmds
 	sort.SliceStable(cmds, func(i, j int) bool { return kindOrder(cmds[i].Kind) < kindOrder(cmds[j].Kind) })
 	return cmds, p.notes
+}
+
+// planFromFacts plans the stage 2 commands of specs whose arguments come
+// from the host's stage-1 facts (catalog.FromFacts: Spec.Instances). The
+// stage-1 outputs are read into facts only when such a spec exists.
+func planFromFacts(specs []*catalog.Spec, caps []hostio.Capture, p *stage2Plan) {
+	var from []*catalog.Spec
+	for _, s := range specs {
+		if s.Stage == 2 && s.From == catalog.FromFacts && s.Instances != nil {
+			from = append(from, s)
+		}
+	}
+	if len(from) == 0 {
+		return
+	}
+	f := catalog.StageFacts(caps, 1)
+	for _, s := range from {
+		for _, args := range s.Instances(&f) {
+			p.add(s.Command(args...))
+		}
+	}
 }
 
 // stage2NoteOrder is the order of kinds in the note of a host over the

@@ -60,6 +60,9 @@ func TestEverySpecIsComplete(t *testing.T) {
 					t.Errorf("hostile arguments: %v", err)
 				}
 			}
+			if (s.From == catalog.FromFacts) != (s.Instances != nil) {
+				t.Errorf("source %d with Instances %v: FromFacts and Instances go together", s.From, s.Instances != nil)
+			}
 			if s.Stage == 2 && s.Noun == "" {
 				t.Error("stage 2 command without the Noun of its cap note")
 			}

@@ -50,6 +50,14 @@ const (
 	FromPeers
 )
 
+// FromFacts: the spec's Instances function reads the argument values from
+// the host's stage-1 facts (any of them: the driver of each RDMA uplink,
+// a device a listing shows). A new source is that one function: the
+// collector plans it, the lab model renders it, and every value is
+// validated against the spec's Args before it reaches a line. Its value is
+// set apart from the other sources'.
+const FromFacts Source = 200
+
 // OptRole says what an option of a typed command does.
 type OptRole int
 
@@ -180,6 +188,14 @@ type Spec struct {
 	Refuse string
 	// From is where the arguments of a stage 2 command come from.
 	From Source
+	// Instances, for a stage 2 command of source FromFacts, are the
+	// argument values of each instance, read from the host's stage-1 facts.
+	Instances func(f *HostFacts) [][]string
+	// Absent, for a command whose subject a host may not have (a driver
+	// module that is not loaded, hardware that is not there), recognizes
+	// that answer (exit status, output): it is a fact, nothing to read,
+	// not a collection failure.
+	Absent func(exitCode int, stdout, stderr string) bool
 	// When says for what each instance of a stage 2/3 command runs.
 	When string
 	// Noun names the instances in the note of a host over the stage-2 cap
@@ -354,6 +370,27 @@ func (s *Spec) FileArgs(base string) ([]string, bool) {
 		return []string{arg}, ok
 	}
 	return m[1:], true
+}
+
+// StageFacts reads the collected captures of one stage into a host's
+// facts, each with its spec's parser (what plans the commands of source
+// FromFacts, from stage 1).
+func StageFacts(caps []hostio.Capture, stage int) HostFacts {
+	var f HostFacts
+	for _, c := range caps {
+		s, ok := byKind[c.Kind]
+		if !ok || s.Stage != stage || !c.OK() || s.Parser.Parse == nil || !s.Parser.Fills(&f) || s.IsAbsent(c) {
+			continue
+		}
+		_ = s.Parser.Fill(&f, c.Stdout, c.Command) // what a bad output loses, facts reports
+	}
+	return f
+}
+
+// IsAbsent reports whether a capture is the answer of a host without the
+// command's subject (Spec.Absent).
+func (s *Spec) IsAbsent(c hostio.Capture) bool {
+	return s.Absent != nil && c.ExitCode != 0 && s.Absent(c.ExitCode, c.Stdout, c.Stderr)
 }
 
 // Describe names a kind for people: the stage 1 command line, or the

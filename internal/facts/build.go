@@ -37,6 +37,8 @@ func BuildHost(hr hostio.HostResult) Host {
 			switch {
 			case !ok || spec.Parser.Parse == nil || !spec.Parser.Fills(&h.HostFacts):
 				src.Error = "no parser"
+			case spec.IsAbsent(c):
+				src.Parsed = true // the host has no subject for it: none, read
 			default:
 				// A failed parse adds nothing; a partial one what it read.
 				err := spec.Parser.Fill(&h.HostFacts, c.Stdout, c.Command)
