@@ -452,68 +452,52 @@ func (s *Spec) looksLike(line string) bool {
 // List adapts a parser of a list output whose items are appended to the
 // list field into returns ("the RDMA devices").
 func List[D, T any](p func(string) ([]T, error), stamp func(v *T, line string), into func(*D) *[]T) Parser {
-	return Parser{
-		Parse: parse.Untyped(p),
-		Stamp: func(v any, line string) any {
-			items := v.([]T)
-			for i := range items {
-				stamp(&items[i], line)
-			}
-			return items
-		},
-		Type:  reflect.TypeFor[T](),
-		Facts: reflect.TypeFor[D](),
-		add: func(dst, v any) bool {
-			d, ok := dst.(*D)
-			if ok {
-				f := into(d)
-				*f = append(*f, v.([]T)...)
-			}
-			return ok
-		},
-		field: fieldOf(into),
+	stampAll := func(v any, line string) any {
+		items := v.([]T)
+		for i := range items {
+			stamp(&items[i], line)
+		}
+		return items
 	}
+	return typed[D, T](parse.Untyped(p), stampAll, into, func(f *[]T, v any) { *f = append(*f, v.([]T)...) })
 }
 
 // One adapts a parser of a single record that replaces the single fact
 // into returns ("the ESXi version"); strict makes a partial parse lose
 // the output too.
 func One[D, T any](p func(string) (T, error), strict bool, stamp func(v *T, line string), into func(*D) **T) Parser {
-	return Parser{
-		Parse: record(p, strict),
-		Stamp: stampOne(stamp),
-		Type:  reflect.TypeFor[T](),
-		Facts: reflect.TypeFor[D](),
-		add: func(dst, v any) bool {
-			d, ok := dst.(*D)
-			if ok {
-				x := v.(T)
-				*into(d) = &x
-			}
-			return ok
-		},
-		field: fieldOf(into),
-	}
+	return typed[D, T](record(p, strict), stampOne(stamp), into, func(f **T, v any) { x := v.(T); *f = &x })
 }
 
 // Each adapts a parser of a single record that is appended to the list
 // field into returns (a stage-2 command run once per device: "the
 // counters of each RDMA device").
 func Each[D, T any](p func(string) (T, error), stamp func(v *T, line string), into func(*D) *[]T) Parser {
+	return typed[D, T](record(p, false), stampOne(stamp), into, func(f *[]T, v any) { *f = append(*f, v.(T)) })
+}
+
+// typed is a Parser of facts of type T filling, on a *D, the field F that
+// into returns, put there by put.
+func typed[D, T, F any](parseFn func(string) (any, error), stamp func(any, string) any, into func(*D) F, put func(F, any)) Parser {
 	return Parser{
-		Parse: record(p, false),
-		Stamp: stampOne(stamp),
+		Parse: parseFn,
+		Stamp: stamp,
 		Type:  reflect.TypeFor[T](),
 		Facts: reflect.TypeFor[D](),
 		add: func(dst, v any) bool {
 			d, ok := dst.(*D)
 			if ok {
-				f := into(d)
-				*f = append(*f, v.(T))
+				put(into(d), v)
 			}
 			return ok
 		},
-		field: fieldOf(into),
+		field: func(dst any) (any, bool) {
+			d, ok := dst.(*D)
+			if !ok {
+				return nil, false
+			}
+			return into(d), true
+		},
 	}
 }
 
@@ -526,16 +510,6 @@ func Output[T any](p func(string) (T, error)) Parser {
 		Type:  reflect.TypeFor[T](),
 		add:   func(any, any) bool { return false },
 		field: func(any) (any, bool) { return nil, false },
-	}
-}
-
-func fieldOf[D, F any](into func(*D) F) func(any) (any, bool) {
-	return func(dst any) (any, bool) {
-		d, ok := dst.(*D)
-		if !ok {
-			return nil, false
-		}
-		return into(d), true
 	}
 }
 
