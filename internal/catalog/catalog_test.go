@@ -74,7 +74,22 @@ func TestEverySpecIsComplete(t *testing.T) {
 			}
 			if s.Diff != nil {
 				if s.Diff.Key == nil {
-					t.Error("diff without a key")
+					t.Fatal("diff without a key")
+				}
+				// The key and the noise fields name fields of the fact (a
+				// typo would panic or skip nothing in a diff).
+				func() {
+					defer func() {
+						if r := recover(); r != nil {
+							t.Errorf("diff key on a %s: %v", s.Parser.Type, r)
+						}
+					}()
+					s.Diff.Key(reflect.New(s.Parser.Type).Elem())
+				}()
+				for _, f := range s.Diff.Skip {
+					if _, ok := s.Parser.Type.FieldByName(f); !ok {
+						t.Errorf("diff skips %q, no field of %s", f, s.Parser.Type)
+					}
 				}
 			}
 		})
