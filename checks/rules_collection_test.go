@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
@@ -18,17 +18,17 @@ func TestCollectionFailedOfflineInput(t *testing.T) {
 	for k, srcs := range h.Sources {
 		for i := range srcs {
 			if n%2 == 0 {
-				srcs[i].Status, srcs[i].Error, srcs[i].Parsed = hostio.StatusFailed, collect.ErrMissingFromBundle, false
+				srcs[i].Status, srcs[i].Error, srcs[i].Cause, srcs[i].Parsed = hostio.StatusFailed, hostio.CauseMissingFromBundle.Error(""), hostio.CauseMissingFromBundle, false
 			}
 			n++
 		}
 		h.Sources[k] = srcs
 	}
-	h.Sources[collect.KindOf(cmdDCB4)] = []facts.Source{{Command: cmdDCB4, Status: hostio.StatusFailed, Error: "exit status 1"}}
+	h.Sources[catalog.KindOf(cmdDCB4)] = []facts.Source{{Command: cmdDCB4, Status: hostio.StatusFailed, Error: "exit status 1"}}
 	damaged := 0
 	for _, srcs := range h.Sources {
 		for _, s := range srcs {
-			if s.Error == collect.ErrMissingFromBundle {
+			if s.Cause == hostio.CauseMissingFromBundle {
 				damaged++
 			}
 		}
@@ -60,8 +60,8 @@ func TestCollectionFailedOfflineInput(t *testing.T) {
 
 	// Stage-1 commands that a transcript lacks.
 	h = goodHost("esx01", "192.168.50.11")
-	k := collect.KindOf(cmdNICList)
-	h.Sources[k] = []facts.Source{{Command: cmdNICList, Status: hostio.StatusSkipped, Error: collect.ErrNotInTranscript}}
+	k := catalog.KindOf(cmdNICList)
+	h.Sources[k] = []facts.Source{{Command: cmdNICList, Status: hostio.StatusSkipped, Error: hostio.CauseNotInTranscript.Error(""), Cause: hostio.CauseNotInTranscript}}
 	fails = nil
 	for _, f := range runRule(t, "COLLECTION_FAILED", h) {
 		if f.Status == StatusFail {
@@ -81,7 +81,7 @@ func TestRuleCollectionFailed(t *testing.T) {
 		{name: "fires for a failed command", hosts: one(func(h *facts.Host) { missing(h, cmdDCB4) }),
 			want: []want{{"esx01", cmdDCB4, StatusFail, Warning, "exit status 1", ""}}, exact: true},
 		{name: "fires for output that could not be parsed", hosts: one(func(h *facts.Host) {
-			k := collect.KindOf(cmdNICList)
+			k := catalog.KindOf(cmdNICList)
 			h.Sources[k] = []facts.Source{{Command: cmdNICList, Status: hostio.StatusCollected, Error: "line 3: expected a dash line"}}
 		}), want: []want{{"esx01", cmdNICList, StatusFail, Warning, "could not be parsed: line 3", ""}}, exact: true},
 		{name: "passes when everything was collected", hosts: one(nil),

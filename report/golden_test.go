@@ -53,7 +53,7 @@ func mixedReport(t *testing.T) *report.Report {
 }
 
 // Golden files: testdata/TestGoldenMixed/<format>.golden; regenerate with
-// go test ./report -run TestGoldenMixed -update.
+// make generate (go generate ./...).
 func TestGoldenMixed(t *testing.T) {
 	r := mixedReport(t)
 	for _, f := range []struct {

@@ -3,6 +3,9 @@
 // their own files). It only formats: no collection, no parsing, no rules.
 package report
 
+// The report goldens (testdata) are regenerated with make generate.
+//go:generate go test . -count=1 -run ^TestGolden -update
+
 import (
 	"fmt"
 	"sort"
@@ -10,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
@@ -99,15 +103,10 @@ type Host struct {
 	// RDMADeviceCount and PVRDMAVMCount.
 	NumRDMADevices *int `json:"rdma_devices"`
 	NumPVRDMAVMs   *int `json:"pvrdma_vms"`
-	// Deprecated: RDMADevices and PVRDMAVMs are 0 when unknown and are not
-	// in the JSON; use RDMADeviceCount and PVRDMAVMCount. Kept until the
-	// TUI has moved to them.
-	RDMADevices  int `json:"-"`
-	PVRDMAVMs    int `json:"-"`
-	Critical     int `json:"critical"`
-	Warning      int `json:"warning"`
-	Info         int `json:"info"`
-	NotEvaluated int `json:"not_evaluated"`
+	Critical       int  `json:"critical"`
+	Warning        int  `json:"warning"`
+	Info           int  `json:"info"`
+	NotEvaluated   int  `json:"not_evaluated"`
 	// CollectionFailed, RootCauses and Consequences as in Summary (since 1.2).
 	CollectionFailed int             `json:"collection_failed"`
 	RootCauses       SeverityCounts  `json:"root_causes"`
@@ -216,13 +215,13 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 			if fh.Version != nil {
 				h.Version = strings.TrimSpace(fh.Version.Version + " " + fh.Version.Build)
 			}
-			if ok, _ := fh.Available(hostio.KindRDMADeviceList); ok {
+			if ok, _ := fh.Available(catalog.KindRDMADeviceList); ok {
 				n := len(fh.RDMADevices)
-				h.NumRDMADevices, h.RDMADevices = &n, n
+				h.NumRDMADevices = &n
 			}
-			if ok, _ := fh.Available(hostio.KindPVRDMADeviceLs); ok {
+			if ok, _ := fh.Available(catalog.KindPVRDMADeviceLs); ok {
 				n := countVMs(fh)
-				h.NumPVRDMAVMs, h.PVRDMAVMs = &n, n
+				h.NumPVRDMAVMs = &n
 			}
 		}
 		r.Hosts = append(r.Hosts, h)

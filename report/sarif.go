@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 )
 
 // SARIF 2.1.0 (OASIS) subset written by WriteSARIF.
@@ -118,7 +118,7 @@ func EvidenceURI(host, command string) string {
 	if command == "" {
 		return host
 	}
-	return host + "/" + collect.FileName(command)
+	return host + "/" + catalog.FileName(command)
 }
 
 // WriteSARIF writes the report as SARIF 2.1.0: the rule catalogue as

@@ -8,7 +8,7 @@ import (
 )
 
 // TestScreens snapshots the main screens (with colours) at the smallest
-// supported terminal and a large one. Regenerate with: go test ./tui -update
+// supported terminal and a large one. Regenerate with make generate (go generate ./...).
 func TestScreens(t *testing.T) {
 	walks := []struct {
 		name string

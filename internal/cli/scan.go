@@ -275,7 +275,7 @@ func scanPipeline(ctx context.Context, opts *ScanOptions) (*Pipeline, error) {
 		if p.useTUI() {
 			return nil, usageError("--bandwidth-test needs a report output (-o text, json, ...), not the interactive view")
 		}
-		p.AfterCollect = bandwidthStep(runner, targets, pairs)
+		p.AfterCollect = collect.BandwidthTest(runner, targets, pairs)
 	}
 	// Progress on a terminal (unless the TUI shows it), log lines otherwise.
 	var logOut io.Writer = opts.IO.ErrOut

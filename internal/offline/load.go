@@ -18,7 +18,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
@@ -70,7 +69,7 @@ func (in *Input) Redacted() bool { return in.Manifest != nil && in.Manifest.Reda
 
 // Load reads an analyze input: a bundle (tar.gz, or unpacked folder), a
 // folder of saved outputs (one folder per host, one file per command named
-// collect.FileName(command)), or a pasted SSH transcript. It returns an
+// catalog.FileName(command)), or a pasted SSH transcript. It returns an
 // error when nothing can be analysed; damage that still leaves something to
 // analyse is listed in Input.Problems.
 func Load(p string) (*Input, error) {
@@ -185,7 +184,7 @@ func fromFiles(files *bundle.Files, label string) (*Input, error) {
 		if hasPrefix(files.Data, bundle.HostsDir+"/") {
 			prefix = bundle.HostsDir + "/"
 		}
-		in.Results, in.Ignored, in.Read = savedOutputs(files.Data, prefix, label, collect.ErrNotSaved)
+		in.Results, in.Ignored, in.Read = savedOutputs(files.Data, prefix, label, hostio.CauseNotSaved)
 		if len(in.Results) == 0 {
 			return in, errors.New("not a bundle and no saved outputs found: expected manifest.json, or one folder per host holding files named after their command (e.g. esx01/esxcli_rdma_device_list.txt)")
 		}
@@ -195,7 +194,7 @@ func fromFiles(files *bundle.Files, label string) (*Input, error) {
 	in := &Input{Kind: KindFolder, Manifest: c.Manifest, Results: c.Results, Problems: c.Problems, Ignored: c.Ignored}
 	if c.ResultsLost {
 		var ign []string
-		in.Results, ign, _ = savedOutputs(c.Good, bundle.HostsDir+"/", "", collect.ErrMissingFromBundle)
+		in.Results, ign, _ = savedOutputs(c.Good, bundle.HostsDir+"/", "", hostio.CauseMissingFromBundle)
 		in.Ignored = append(in.Ignored, ign...)
 		if len(in.Results) == 0 {
 			return in, errors.New("the bundle holds no readable host outputs")
