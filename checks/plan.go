@@ -283,12 +283,12 @@ func buildPlan(h *facts.Host, hp *facts.HostPath, fleet *facts.Fleet, fs []Findi
 				res = append(res, f)
 			}
 		}
-		why := "PVRDMA's RDMA uplink can only be changed, and an adapter only binds to the HCA, while the VM is off"
+		why := "an adapter binds to the HCA only when its VM powers on, and PVRDMA's uplink changes only while its VMs are off"
 		switch {
 		case len(vmVMs) > 0 && !powerOffAll && len(dedupe(cycleVMs)) == len(vmVMs):
 			why = "their settings below change only while they are off"
 		case len(vmVMs) > 0:
-			why += "; the VM settings below change only while it is off"
+			why += "; the VM settings below change only while the VM is off"
 		}
 		b.add(PlanStep{Action: "power_off", Text: fmt.Sprintf("Power off the PVRDMA VMs on %s: %s (%s).", h.Host, joinNames(offVMs), why),
 			Resolves: cite(res...)})
