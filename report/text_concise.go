@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
@@ -178,12 +179,14 @@ func writeConciseEntries(b *strings.Builder, p painter, title, noun string, hs [
 			continue
 		}
 		name := x.names[0]
+		indent := strings.Repeat(" ", nameW+4)
 		if len(name) > nameW {
+			indent = "      "
 			wrap("  ", p.c(x.level.ansi(), name))
-			wrap("      ", p.c(x.level.ansi(), keepCounts(x.line)))
+			wrap(indent, p.c(x.level.ansi(), keepCounts(x.line)))
+			writeTrustNotes(hs, name, indent, wrap)
 			continue
 		}
-		indent := strings.Repeat(" ", nameW+4)
 		lines := strings.Split(unkeep(Wrap(keepCounts(x.line), width-len(indent))), "\n")
 		for i, l := range lines {
 			if i == 0 {
@@ -192,6 +195,22 @@ func writeConciseEntries(b *strings.Builder, p painter, title, noun string, hs [
 				l = indent + l
 			}
 			b.WriteString(p.c(x.level.ansi(), l) + "\n")
+		}
+		writeTrustNotes(hs, name, indent, wrap)
+	}
+}
+
+// writeTrustNotes writes the notes of a host that change how far its
+// findings can be trusted (a host key not verified).
+func writeTrustNotes(hs []Host, name, indent string, wrap func(string, string)) {
+	for _, h := range hs {
+		if h.Host != name {
+			continue
+		}
+		for _, n := range h.Notes {
+			if strings.Contains(n, "NOT verified") {
+				wrap(indent, "note: "+n)
+			}
 		}
 	}
 }
@@ -334,7 +353,7 @@ func writeConciseSection(b *strings.Builder, p painter, r *Report, sec section, 
 	wrap("  ", p.c("1", title))
 	names := knownNames(r)
 	n := 0
-	for _, s := range sec.plan.Steps {
+	for _, s := range mergeSteps(sec.plan.Steps, names, newNamer(r, r.Findings)) {
 		if s.Action == "verify" || s.Optional {
 			continue
 		}
@@ -343,7 +362,7 @@ func writeConciseSection(b *strings.Builder, p painter, r *Report, sec section, 
 		pad := strings.Repeat(" ", len(head))
 		lines := strings.Split(unkeep(Wrap(collapseNames(s.Text, names), width-4-len(head))), "\n")
 		if len(lines) > conciseStepLines {
-			lines = lines[:conciseStepLines]
+			lines = strings.Split(unkeep(Wrap(collapseNames(s.Text, names), width-6-len(head))), "\n")[:conciseStepLines]
 			lines[conciseStepLines-1] += " …"
 		}
 		if s.Command != "" {
@@ -374,6 +393,8 @@ func knownNames(r *Report) map[string]bool {
 	}
 	return out
 }
+
+var andMore = regexp.MustCompile(`^(\S+) and (\d+) more(.*)$`)
 
 // collapseNames shortens every run of more than four known names in a
 // comma-separated list to the first three and a count: "Power off the
@@ -408,11 +429,15 @@ func collapseNames(text string, names map[string]bool) string {
 		}
 		if j-i > 4 {
 			last := parts[j-1]
-			rest := ""
-			if k := strings.Index(last, " "); k > 0 && !names[last] {
+			rest, more := "", 0
+			if m := andMore.FindStringSubmatch(last); m != nil && names[m[1]] {
+				// The list was already cut: "x and 42 more: ...".
+				fmt.Sscan(m[2], &more)
+				rest = m[3]
+			} else if k := strings.Index(last, " "); k > 0 && !names[last] {
 				rest = last[k:]
 			}
-			out = append(out, parts[i], parts[i+1], fmt.Sprintf("%s and %d more%s", parts[i+2], j-i-3, rest))
+			out = append(out, parts[i], parts[i+1], fmt.Sprintf("%s and %d more%s", parts[i+2], j-i-3+more, rest))
 			i = j
 			continue
 		}
@@ -433,4 +458,51 @@ func evidenceFirst(e checks.Evidence) string {
 		return fmt.Sprintf("%s (line %d of `%s`)", strings.Join(strings.Fields(e.Text), " "), e.Line, e.Command)
 	}
 	return EvidenceLine(e)
+}
+
+// mergeSteps merges the consecutive steps of a plan that say the same
+// thing to different VMs ("On vm-0001: reserve all guest memory", fifty
+// times) into one step naming the first VMs and a count.
+func mergeSteps(steps []checks.PlanStep, names map[string]bool, n namer) []checks.PlanStep {
+	var out []checks.PlanStep
+	for i := 0; i < len(steps); {
+		j := i + 1
+		key := n.norm(steps[i].Text + "\x01" + steps[i].Command)
+		for j < len(steps) && steps[j].Action == steps[i].Action && n.norm(steps[j].Text+"\x01"+steps[j].Command) == key {
+			j++
+		}
+		if j-i < 3 {
+			out = append(out, steps[i:j]...)
+			i = j
+			continue
+		}
+		first := steps[i]
+		own := func(s checks.PlanStep, other checks.PlanStep) string {
+			for _, w := range strings.FieldsFunc(s.Text, func(r rune) bool { return r == ' ' || r == ':' || r == ',' || r == '(' || r == ')' }) {
+				if names[w] && !strings.Contains(other.Text, w) {
+					return w
+				}
+			}
+			return ""
+		}
+		name := own(first, steps[i+1])
+		var list []string
+		for k := i; k < j; k++ {
+			if w := own(steps[k], first); k == i {
+				list = append(list, name)
+			} else if w != "" {
+				list = append(list, w)
+			}
+		}
+		if name == "" || len(list) != j-i {
+			out = append(out, steps[i:j]...)
+			i = j
+			continue
+		}
+		m := first
+		m.Text = strings.ReplaceAll(first.Text, name, fmt.Sprintf("each of %s (%d VMs)", nameList(list, 3), len(list)))
+		out = append(out, m)
+		i = j
+	}
+	return out
 }
