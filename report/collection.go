@@ -61,7 +61,7 @@ type causeSpec struct {
 
 var causeSpecs = map[string]causeSpec{
 	"ssh_refused": {"SSH refused", "enable SSH (Host > Configure > Services > SSH) or use --vcenter"},
-	"unknown_host_key": {"unknown host key", "check each fingerprint (host list) on the host (ESXi Shell: for f in /etc/ssh/ssh_host_*_key.pub; do ssh-keygen -lf $f; done), " +
+	"unknown_host_key": {"unknown host key", "check each fingerprint above on its host (ESXi Shell: ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub), " +
 		"then scan with --accept-new-host-keys"},
 	"host_key_changed": {"HOST KEY CHANGED (not connecting: someone may be intercepting)", "if the host was reinstalled, remove its old known_hosts entry (ssh-keygen -R HOST) and scan with --accept-new-host-keys"},
 	"host_key_revoked": {"host key marked @revoked in known_hosts (not connecting)", "replace the host's key, or remove the @revoked line if it is wrong"},
@@ -145,6 +145,8 @@ var reSSHFailed = regexp.MustCompile(`^SSH failed \((.*)\): the esxcli commands 
 func collectionFailures(r *Report) []FailureCause {
 	byCause := map[string]*FailureCause{}
 	var order []string
+	// viaAPI: the hosts whose esxcli commands vCenter's API ran.
+	viaAPI := map[string]bool{}
 	add := func(cause, host, command string) {
 		c := byCause[cause]
 		if c == nil {
@@ -173,6 +175,7 @@ func collectionFailures(r *Report) []FailureCause {
 			if m := reSSHFailed.FindStringSubmatch(n); m != nil && sshCause == "" {
 				sshCause, e.CollectionDetail = classify(m[1])
 				e.CollectionDetail += "; esxcli read through vCenter"
+				viaAPI[h.Host] = true
 			}
 		}
 		if sshCause != "" {
@@ -214,6 +217,15 @@ func collectionFailures(r *Report) []FailureCause {
 			c.Text = fmt.Sprintf("%s: %s on %s", spec.what, commandList(c.Commands), plural(len(c.Hosts), "host", "hosts"))
 		}
 		c.Fix = spec.fix
+		all := true
+		for _, h := range c.Hosts {
+			all = all && viaAPI[h]
+		}
+		if all && c.Commands == nil && k != "other" {
+			// vCenter already stands in for SSH: say what SSH would add.
+			c.Text += ", esxcli read through vCenter"
+			c.Fix = "vsish and vmkping need SSH: enable it for the scan (Host > Configure > Services > SSH), then stop it"
+		}
 		if k == "other" {
 			// Causes the doctor has no words for: say what the first host said.
 			c.Text = "not collected: " + plainReason(r.entry(c.Hosts[0]).Reason) + " on " + plural(len(c.Hosts), "host", "hosts")

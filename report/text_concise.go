@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
@@ -20,8 +22,7 @@ import (
 // has everything else; JSON and HTML always do.
 
 const (
-	conciseMessageLines  = 2
-	conciseEvidenceLines = 1
+	conciseMessageLines = 2
 	// conciseStepLines is how many lines of a plan step's text are shown
 	// (its command is always shown whole).
 	conciseStepLines = 2
@@ -74,7 +75,14 @@ func writeConcise(w io.Writer, r *Report, opt TextOptions) error {
 	if len(r.CollectionFailures) > 0 {
 		b.WriteString("\n" + p.c("1", "NOT COLLECTED") + "\n")
 		for _, c := range r.CollectionFailures {
-			wrap("  ", c.Line())
+			// One cause, one entry: continuation lines hang under it.
+			for i, l := range strings.Split(unkeep(Wrap(c.Line(), width-4)), "\n") {
+				if i == 0 {
+					b.WriteString("  " + l + "\n")
+				} else {
+					b.WriteString("    " + l + "\n")
+				}
+			}
 		}
 	}
 
@@ -104,7 +112,7 @@ func writeConcise(w io.Writer, r *Report, opt TextOptions) error {
 			wrap("", "note: "+n)
 		}
 	}
-	wrap("", p.c("2", "More: --details (consequences, all evidence, fixes, checks not evaluated, notes); pvrdma-doctor rules explain RULE_ID"))
+	wrap("", p.c("2", "More: --details (all evidence and checks); pvrdma-doctor rules explain ID"))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -321,7 +329,9 @@ func writeConciseSection(b *strings.Builder, p painter, r *Report, sec section, 
 			if n := len(f.Evidence) - 1; n > 0 {
 				more = fmt.Sprintf(" (+%d)", n)
 			}
-			cut("    ", p.c("2", evidenceLabel(f.Host, f.Evidence[0])+more+": "+evidenceFirst(f.Evidence[0])), conciseEvidenceLines)
+			// One line, cut at the width: it starts with what it shows.
+			ev := evidenceLabel(f.Host, f.Evidence[0]) + more + ": " + evidenceFirst(f.Evidence[0])
+			b.WriteString("    " + p.c("2", ansi.Truncate(ev, width-4, "…")) + "\n")
 		}
 	}
 	if sec.plan == nil {
