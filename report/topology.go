@@ -8,7 +8,6 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
-	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
 // The topology view model: each host's PVRDMA data path (VM adapters ->
@@ -40,10 +39,13 @@ type Topology struct {
 	NotCollected string `json:"not_collected,omitempty"`
 	// PathMTU is the MTU the data path allows (0: unknown), from
 	// PathParts; RDMAMTU the RoCE MTU that allows.
-	PathMTU   int           `json:"path_mtu,omitempty"`
-	PathParts []string      `json:"path_parts,omitempty"`
-	RDMAMTU   int           `json:"rdma_mtu,omitempty"`
-	Adapters  []TopoAdapter `json:"adapters"`
+	PathMTU   int      `json:"path_mtu,omitempty"`
+	PathParts []string `json:"path_parts,omitempty"`
+	RDMAMTU   int      `json:"rdma_mtu,omitempty"`
+	// Adapters are the host's PVRDMA adapters, at most MaxTopoAdapters (the
+	// findings list them all); MoreAdapters counts the rest.
+	Adapters     []TopoAdapter `json:"adapters"`
+	MoreAdapters int           `json:"more_adapters,omitempty"`
 	// Vmknic is the vmknic PVRDMA uses (nil: none found; Marks say why).
 	Vmknic      *TopoVmknic `json:"vmknic,omitempty"`
 	VmknicMarks []Mark      `json:"vmknic_marks,omitempty"`
@@ -124,6 +126,10 @@ func Worst(marks []Mark) string {
 
 func ok() []Mark { return []Mark{{Level: MarkOK}} }
 
+// MaxTopoAdapters is the most adapters a topology holds: a host that
+// lists 300,000 devices must not make a report of 45 MB.
+const MaxTopoAdapters = 64
+
 // BuildTopology derives the data path of every host of the fleet (nil
 // when there are no hosts). findings are not read yet: the marks come
 // from the facts, the same reading as the rules'.
@@ -164,10 +170,14 @@ func topologyOf(fleet *facts.Fleet, h *facts.Host) Topology {
 		vmName[vm.WorldID] = vm.DisplayName
 	}
 	seen := map[string]bool{}
-	devs := append([]parse.PVRDMADevice(nil), h.PVRDMADevices...)
+	devs := append(h.PVRDMADevices[:0:0], h.PVRDMADevices...)
 	sort.SliceStable(devs, func(i, j int) bool { return devs[i].WorldID+"_"+devs[i].Index < devs[j].WorldID+"_"+devs[j].Index })
 	for _, d := range devs {
 		seen[d.WorldID+"_"+d.Index] = true
+		if len(t.Adapters) == MaxTopoAdapters {
+			t.MoreAdapters++
+			continue
+		}
 		vm := d.VMName
 		if vm == "" {
 			vm = vmName[d.WorldID]
@@ -187,6 +197,10 @@ func topologyOf(fleet *facts.Fleet, h *facts.Host) Topology {
 	}
 	for _, e := range h.PVRDMAListing {
 		if !e.IsDir || seen[e.Name] {
+			continue
+		}
+		if len(t.Adapters) == MaxTopoAdapters {
+			t.MoreAdapters++
 			continue
 		}
 		wid, idx, _ := e.DeviceID()

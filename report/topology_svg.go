@@ -30,9 +30,9 @@ func TopologySVG(t *Topology) template.HTML {
 	var boxes []box
 	var edges [][4]int
 	ad := t.Adapters
-	more := 0
+	more := t.MoreAdapters
 	if len(ad) > maxVMs {
-		more = len(ad) - maxVMs
+		more += len(ad) - maxVMs
 		ad = ad[:maxVMs]
 	}
 	rows := max(len(ad)+btoi(more > 0), 1)
