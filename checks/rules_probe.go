@@ -17,7 +17,12 @@ func checkVmkpingUnreachable(in *Input, r *Reporter) {
 	if len(srcs) == 0 {
 		for _, o := range fleet.Hosts {
 			if o.Host != h.Host && o.Status != hostio.StatusNotCollected {
-				r.NotEvaluated(h.Host, "no vmkping probes were run from this host (--no-probes, or no peer PVRDMA vmknic address was known)")
+				why := "no vmkping probes were run from this host (--probes off, or no peer PVRDMA vmknic address was known)"
+				if h.Transport == hostio.TransportVSphereAPI || strings.HasSuffix(h.Reason, "only the data read from vCenter is used") {
+					// Say what stopped them: vmkping needs SSH.
+					why = "no vmkping probes were run from this host: SSH did not reach it, and vmkping needs SSH"
+				}
+				r.NotEvaluated(h.Host, why)
 				return
 			}
 		}

@@ -175,3 +175,14 @@ func TestConciseDemoBudget(t *testing.T) {
 		}
 	}
 }
+
+// scanProbed collects a scenario in memory with its path probes.
+func scanProbed(t testing.TB, sc *fixtures.Scenario) *report.Report {
+	t.Helper()
+	var targets []hostio.Target
+	for _, h := range sc.Hosts {
+		targets = append(targets, hostio.Target{Name: h.Name, Addr: "127.0.0.1:22"})
+	}
+	results := collect.Collect(context.Background(), targets, collect.Options{Runner: sc.Runner(), Probes: true, Logger: slog.New(slog.DiscardHandler)})
+	return analysis.Run(results, analysis.Options{Meta: report.Meta{Source: "test", Version: "test", Now: time.Unix(0, 0)}}).Report
+}

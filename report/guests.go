@@ -185,7 +185,21 @@ func guestVerdict(g *Host, fs []checks.Finding) string {
 			}
 		}
 		if len(on) > 0 {
-			return v + " inside the guest; its PVRDMA adapter has no physical HCA on the host side (" + strings.Join(on, ", ") + ")"
+			return v + " inside the guest; host side (" + strings.Join(on, ", ") + "): no physical HCA"
+		}
+		// Nothing wrong inside, but its adapter has findings on the host
+		// side (RDMA MTU 1024...): say so rather than a plain OK.
+		var host []string
+		for _, a := range g.Adapters {
+			for _, f := range fs {
+				if f.Status == checks.StatusFail && f.Host == a.Host && a.VM != "" && strings.HasPrefix(f.Subject, a.VM+" (") &&
+					f.Severity != checks.Info && !slices.Contains(host, f.RuleID+" on "+f.Host) {
+					host = append(host, f.RuleID+" on "+f.Host)
+				}
+			}
+		}
+		if len(host) > 0 {
+			return v + " inside the guest; host side: " + strings.Join(host, ", ")
 		}
 		return v
 	}
