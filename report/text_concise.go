@@ -117,8 +117,11 @@ func writeConcise(w io.Writer, r *Report, opt TextOptions) error {
 	return err
 }
 
-// entryLine is a host's (or guest's) line in the concise host list: its
-// verdict, with what could not be collected in a few words.
+// Line is a host's (or guest's) line in a host list (the concise text,
+// HTML, the TUI's overview): its verdict, with what could not be collected
+// in a few words ("NOT CHECKED: unknown host key ssh-ed25519 SHA256:...").
+func (h Host) Line() string { return entryLine(h) }
+
 func entryLine(h Host) string {
 	switch {
 	case h.Status == hostio.StatusNotCollected:

@@ -52,7 +52,7 @@ func TestOverviewShowsFleetAndHosts(t *testing.T) {
 	if !strings.HasPrefix(row, "  esx02") {
 		t.Errorf("esx02 should not be selected: %q", row)
 	}
-	mustContain(t, lineWith(t, scr, "esx03"), "failed", "NOT CHECKED: cannot connect")
+	mustContain(t, lineWith(t, scr, "esx03"), "failed", "NOT CHECKED: SSH refused")
 	mustContain(t, lineWith(t, scr, "esx01"), "▶ esx01", "done 1.2s", "DEGRADED")
 	// Keys are hinted in the footer.
 	mustContain(t, scr, "enter open", "? help", "q quit")
