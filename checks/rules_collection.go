@@ -39,7 +39,7 @@ func checkCollectionFailed(in *Input, r *Reporter) {
 	// Outputs lost from a damaged bundle, and commands that an offline
 	// input (transcript, saved outputs) simply does not hold, are not
 	// the host's fault: one finding per host for each, with its own fix.
-	var damaged, absent, unreached, needSSH []Evidence
+	var damaged, absent, unreached, needSSH, unserved []Evidence
 	for _, k := range kinds {
 		for _, s := range h.Sources[hostio.Kind(k)] {
 			switch {
@@ -49,6 +49,8 @@ func checkCollectionFailed(in *Input, r *Reporter) {
 				absent = append(absent, Evidence{Host: h.Host, Command: s.Command, Note: s.Error})
 			case s.Status != hostio.StatusCollected && s.Cause == hostio.CauseNeedsSSH:
 				needSSH = append(needSSH, Evidence{Host: h.Host, Command: s.Command, Note: s.Error})
+			case s.Status != hostio.StatusCollected && s.Cause == hostio.CauseNotServedByAPI:
+				unserved = append(unserved, Evidence{Host: h.Host, Command: s.Command, Note: "not served by vCenter's esxcli API (vSphere fault NotFound)"})
 			case s.Status != hostio.StatusCollected && s.Cause == hostio.CauseHostUnreached:
 				unreached = append(unreached, Evidence{Host: h.Host, Command: s.Command, Note: s.Error})
 			case s.Status == hostio.StatusCollected && !s.Parsed:
@@ -108,11 +110,24 @@ func checkCollectionFailed(in *Input, r *Reporter) {
 		bad = true
 		r.Fail("commands that need SSH", fmt.Sprintf("%d command(s) need SSH, which is off or refused on %s (its esxcli commands ran through the vSphere API); the checks that read them are not evaluated: %s",
 			len(needSSH), h.Host, commands(needSSH)),
-			fmt.Sprintf("Enable SSH on %s for the scan (vSphere Client > %[1]s > Configure > System > Services > SSH > Start, or `govc host.service -host %[2]s start TSM-SSH`, or `vim-cmd hostsvc/enable_ssh` in the ESXi Shell), scan again, then stop SSH.",
-				h.Host, shellArg(h.Host, "HOST")),
-			needSSH[0])
+			enableSSHForScan(h.Host), needSSH[0])
+	}
+	if len(unserved) > 0 {
+		// esxcli namespaces the host's API does not serve: one finding,
+		// not one per command.
+		bad = true
+		r.Fail("esxcli commands vCenter does not serve", fmt.Sprintf("vCenter does not serve %d esxcli command(s) for %s through the vSphere API (vSphere fault NotFound: those namespaces are not registered there); the checks that read them are not evaluated: %s",
+			len(unserved), h.Host, commands(unserved)),
+			enableSSHForScan(h.Host), unserved...)
 	}
 	if !bad {
 		r.Pass(h.Host)
 	}
+}
+
+// enableSSHForScan is the fix for what only SSH can read on a host reached
+// through the vSphere API: SSH on for the time of a scan.
+func enableSSHForScan(host string) string {
+	return fmt.Sprintf("Enable SSH on %s for the scan (vSphere Client > %[1]s > Configure > System > Services > SSH > Start, or `govc host.service -host %[2]s start TSM-SSH`, or `vim-cmd hostsvc/enable_ssh` in the ESXi Shell), scan again, then stop SSH.",
+		host, shellArg(host, "HOST"))
 }

@@ -91,3 +91,31 @@ func TestRuleCollectionFailed(t *testing.T) {
 
 // A finding's evidence for the TCP fallback of a host without devices names
 // the (empty) listing, so a user can look at it.
+
+// esxcli commands vCenter's API does not serve on a host reached through
+// it are one finding for the host, with every command as evidence and no
+// XML, not one finding per command.
+func TestCollectionFailedUnservedByAPIIsOneFinding(t *testing.T) {
+	h := goodHost("esx01", "192.168.50.11")
+	n := 0
+	for k, srcs := range h.Sources {
+		if !strings.HasPrefix(srcs[0].Command, "esxcli ") || n == 3 {
+			continue
+		}
+		n++
+		srcs[0].Status, srcs[0].Parsed = hostio.StatusFailed, false
+		srcs[0].Error = hostio.CauseNotServedByAPI.Error("vCenter vc01 does not serve `" + srcs[0].Command + "` for esx01 (vSphere fault NotFound)")
+		srcs[0].Cause = hostio.CauseNotServedByAPI
+		h.Sources[k] = srcs
+	}
+	var fails []Finding
+	for _, f := range runRule(t, "COLLECTION_FAILED", h) {
+		if f.Status == StatusFail {
+			fails = append(fails, f)
+		}
+	}
+	if len(fails) != 1 || len(fails[0].Evidence) != 3 || !strings.Contains(fails[0].Message, "vCenter does not serve 3 esxcli command(s)") ||
+		strings.Contains(fails[0].Message, "<") || !strings.Contains(fails[0].Fix, "Enable SSH on esx01 for the scan") {
+		t.Errorf("%d findings: %+v", len(fails), fails)
+	}
+}

@@ -28,6 +28,9 @@ func checkVmkpingUnreachable(in *Input, r *Reporter) {
 				if reason, ok := sshUnreached(h); ok {
 					// Reached through vCenter only: vmkping is no esxcli command.
 					why = fmt.Sprintf("vmkping runs only over SSH, and %s was not reached over SSH (%s)", h.Host, reason)
+				} else if h.Transport == hostio.TransportVSphereAPI {
+					// esxcli read through the vSphere API: SSH failed.
+					why = fmt.Sprintf("vmkping runs only over SSH, and %s was read through the vSphere API because SSH did not reach it", h.Host)
 				}
 				r.NotEvaluated(h.Host, why)
 				return

@@ -61,6 +61,9 @@ func TestGoldenMixed(t *testing.T) {
 		write func(*bytes.Buffer) error
 	}{
 		{"text", func(b *bytes.Buffer) error { return report.WriteText(b, r, report.TextOptions{Width: 80}) }},
+		{"text-details", func(b *bytes.Buffer) error {
+			return report.WriteText(b, r, report.TextOptions{Width: 80, Details: true})
+		}},
 		{"json", func(b *bytes.Buffer) error { return report.WriteJSON(b, r) }},
 		{"markdown", func(b *bytes.Buffer) error { return report.WriteMarkdown(b, r) }},
 		{"html", func(b *bytes.Buffer) error { return report.WriteHTML(b, r) }},

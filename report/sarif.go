@@ -25,6 +25,9 @@ type (
 		Tool        SARIFTool         `json:"tool"`
 		Invocations []SARIFInvocation `json:"invocations,omitempty"`
 		Results     []SARIFResult     `json:"results"`
+		// Properties carry the verdict and the summary, the same words
+		// and numbers as every other format.
+		Properties map[string]any `json:"properties,omitempty"`
 	}
 	SARIFTool struct {
 		Driver SARIFDriver `json:"driver"`
@@ -198,6 +201,7 @@ func WriteSARIF(w io.Writer, r *Report) error {
 		run.Results = append(run.Results, res)
 	}
 	run.Invocations = []SARIFInvocation{inv}
+	run.Properties = map[string]any{"verdict": r.Verdict, "summary": r.Summary}
 	doc := SARIFLog{Version: SARIFVersion, Schema: SARIFSchema, Runs: []SARIFRun{run}}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -53,12 +53,13 @@ func (r *APIRunner) Open(ctx context.Context, t hostio.Target) (hostio.Conn, err
 	if err != nil {
 		return nil, fmt.Errorf("esxcli through vCenter %s on %s: %v", r.c.Host(), t.Name, err)
 	}
-	return &apiConn{e: e, host: t.Name}, nil
+	return &apiConn{e: e, host: t.Name, vc: r.c.Host()}, nil
 }
 
 type apiConn struct {
 	e    *esx.Executor
 	host string
+	vc   string // vCenter's address, for messages
 	// sshErr is why SSH failed (FallbackRunner), for needsSSH.
 	sshErr string
 	mu     sync.Mutex
@@ -94,21 +95,24 @@ func (c *apiConn) Run(ctx context.Context, line string) hostio.Result {
 		err = c.e.Execute(ctx, req, res)
 	}
 	if err != nil {
+		var f *esx.Fault
+		if errors.As(err, &f) && hostio.FaultType(f.Detail) == "NotFound" {
+			return hostio.Result{Err: &hostio.CauseError{Cause: hostio.CauseNotServedByAPI, Detail: "vCenter " + c.vc + " does not serve `" + line +
+				"` for " + c.host + " (vSphere fault NotFound: that esxcli namespace is not registered in the host's API); the checks that read it are not evaluated. Enable SSH for the scan to read it directly"}}
+		}
 		return hostio.Result{Err: fmt.Errorf("not collected through the vSphere API: %v", apiError(err))}
 	}
 	return hostio.Result{Stdout: []byte(RenderKeyValue(res))}
 }
 
-// apiError shortens the executor's faults to their message.
+// apiError says an executor's fault in words (its detail is SOAP XML,
+// which no report shows).
 func apiError(err error) string {
 	var f *esx.Fault
 	if errors.As(err, &f) {
-		if d := strings.TrimSpace(f.Detail); d != "" {
-			return d
-		}
-		return f.Message
+		return hostio.FaultWords(f.Detail, f.Message)
 	}
-	return err.Error()
+	return hostio.PlainFaults(err.Error())
 }
 
 // RenderKeyValue renders an esxcli API response as `esxcli

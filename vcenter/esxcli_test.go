@@ -49,7 +49,7 @@ func TestAPIRunnerCommands(t *testing.T) {
 	if res.Err != nil || err != nil || !fw.Loaded || fw.DefaultAction != "DROP" {
 		t.Errorf("firewall get: %v %v %+v\n%s", res.Err, err, fw, res.Stdout)
 	}
-	if res := conn.Run(ctx, "esxcli rdma device list"); res.Err == nil || !strings.HasPrefix(res.Err.Error(), "not collected through the vSphere API: ") {
+	if res := conn.Run(ctx, "esxcli rdma device list"); res.Err == nil || hostio.CauseOf(res.Err) != hostio.CauseNotServedByAPI || strings.Contains(res.Err.Error(), "<") {
 		t.Errorf("rdma device list on vcsim: %v", res.Err)
 	}
 	if res := conn.Run(ctx, "esxcli system settings advanced list -o /Net/PVRDMAVmknic"); res.Err == nil || !strings.Contains(res.Err.Error(), "Unable to find option") {

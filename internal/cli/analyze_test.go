@@ -32,7 +32,7 @@ func TestAnalyzeIncompleteTranscriptAndFolder(t *testing.T) {
 		{tr, "not in the transcript"},
 		{filepath.Dir(folder), "no saved output for it"},
 	} {
-		code, out, stderr := runCLI(t, "", "analyze", c.path, "--output", "text")
+		code, out, stderr := runCLI(t, "", "analyze", c.path, "--output", "text", "--details")
 		if code != ExitIncomplete {
 			t.Errorf("%s: exit %d, want %d\n%s\n%s", c.path, code, ExitIncomplete, out, stderr)
 		}

@@ -30,6 +30,10 @@ const (
 	// CauseNeedsSSH: a command that is not esxcli (vsish, vmkping) on a host
 	// reached through the vSphere API only.
 	CauseNeedsSSH Cause = "needs_ssh"
+	// CauseNotServedByAPI: an esxcli command that the vSphere API of a
+	// host does not serve (fault NotFound: the namespace or command is not
+	// registered there), on a host reached through the API only.
+	CauseNotServedByAPI Cause = "not_served_by_api"
 )
 
 // causeText is each cause's error text: the whole text, or the lead-in of
@@ -41,6 +45,7 @@ var causeText = map[Cause]string{
 	CauseNotSaved:          "no saved output for it",
 	CauseHostUnreached:     "host not reached: ",
 	CauseNeedsSSH:          "needs SSH: ",
+	CauseNotServedByAPI:    "not served by the vSphere API: ",
 }
 
 // Error is the capture error of a cause: its fixed text, or its lead-in

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
@@ -83,6 +84,12 @@ func Load(p string) (*Input, error) {
 		root := p
 		if r, err := filepath.EvalSymlinks(p); err == nil {
 			root = r
+		}
+		if !mayHoldOutputs(root) {
+			// Refused in one line, before reading anything: a folder such
+			// as the system's temporary one holds build caches, not
+			// command outputs.
+			return nil, fmt.Errorf("%s holds no command outputs: expected a bundle folder (manifest.json) or one folder per host holding files named after their command (e.g. esx01/esxcli_rdma_device_list.txt)", p)
 		}
 		files, err := bundle.ReadDir(root, limits)
 		if err != nil {
@@ -201,4 +208,45 @@ func fromFiles(files *bundle.Files, label string) (*Input, error) {
 		}
 	}
 	return in, nil
+}
+
+// mayHoldOutputs looks at a folder's names only (two levels, as
+// bundle.ReadDir reads them): a bundle's manifest, its hosts/ folder, or a
+// file named after a command (collect.FileName, or a command typed as a
+// file name) directly in it or in one of its folders.
+func mayHoldOutputs(root string) bool {
+	named := func(dir string) bool {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return false
+		}
+		for _, e := range ents {
+			if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			if _, ok := collect.CommandForFile(e.Name()); ok {
+				return true
+			}
+			if _, _, ok := recognizeSaved(e.Name(), nil); ok {
+				return true
+			}
+		}
+		return false
+	}
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return true // let the reader say what is wrong
+	}
+	if named(root) {
+		return true
+	}
+	for _, e := range ents {
+		switch {
+		case e.Name() == "manifest.json" || e.Name() == bundle.HostsDir:
+			return true
+		case e.IsDir() && !strings.HasPrefix(e.Name(), ".") && named(filepath.Join(root, e.Name())):
+			return true
+		}
+	}
+	return false
 }
