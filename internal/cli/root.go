@@ -150,7 +150,8 @@ func Main() int {
 	finished := make(chan struct{})
 	defer close(finished)
 	abort := make(chan struct{})
-	go watchSignals(sigs, finished, cancel, abort, io.ErrOut, os.Exit)
+	go watchSignals(sigs, finished, cancel, abort, io.ErrOut, exitNow)
+	limitScanMemory = true
 	return RunContext(withAbort(ctx, abort), os.Args[1:], io, os.Getenv)
 }
 

@@ -230,6 +230,7 @@ func scanPipeline(ctx context.Context, opts *ScanOptions) (*Pipeline, error) {
 		return nil, err
 	}
 	hosts, guests := splitRoles(targets)
+	setScanMemoryLimit(len(targets), opts.Getenv)
 	runner := opts.Runner
 	if runner == nil {
 		r, err := scanRunner(opts, hosts, guests)
@@ -280,7 +281,7 @@ func scanPipeline(ctx context.Context, opts *ScanOptions) (*Pipeline, error) {
 	// Progress on a terminal (unless the TUI shows it), log lines otherwise.
 	var logOut io.Writer = opts.IO.ErrOut
 	minLevel := slog.LevelDebug
-	if (opts.ProgressTTY || stderrTTY(opts.IO)) && (!p.useTUI() || p.Export != nil) {
+	if (opts.ProgressTTY || stderrTTY(opts.IO)) && (!p.useTUI() || p.SaveBundle != nil) {
 		view := newProgressView(opts.IO.ErrOut, targets, stderrWidth(opts.IO))
 		p.Collect.Progress = view.Event
 		logOut, minLevel = view, slog.LevelWarn

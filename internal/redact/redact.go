@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"net/netip"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -79,15 +78,14 @@ type Skipped struct {
 // The same value always gets the same token, in every file.
 type Redactor struct {
 	names map[string]string // literal names -> token
-	// Indexes of names, rebuilt when dirty (see replaceNames).
-	byFirstWord map[string][]string // multi-word names by their first word, longest first
-	oddNames    []string            // names starting with a non-word rune, longest first
-	dirty       bool
-	tokens      map[string]bool // every token handed out
-	byValue     map[string]int  // kind+"\x00"+original -> index in order
-	order       []Token
-	skipped     []Skipped
-	counters    map[string]int
+	trie  nameTrie          // the names, to find them in a text
+	// spansLines: a name or local path holds a line break (Text).
+	spansLines bool
+	tokens     map[string]bool  // every token handed out
+	byValue    map[valueKey]int // kind and original -> index in order
+	order      []Token
+	skipped    []Skipped
+	counters   map[string]int
 
 	v4net map[[2]byte][2]byte
 	v6net map[string]int
@@ -102,22 +100,27 @@ type Redactor struct {
 
 // NewRedactor returns an empty redactor.
 func NewRedactor() *Redactor {
-	return &Redactor{names: map[string]string{}, tokens: map[string]bool{}, byValue: map[string]int{},
+	return &Redactor{names: map[string]string{}, tokens: map[string]bool{}, byValue: map[valueKey]int{},
 		counters: map[string]int{}, v4net: map[[2]byte][2]byte{}, v6net: map[string]int{}}
 }
 
+// valueKey is an identifier of a kind in the token map.
+type valueKey struct{ kind, orig string }
+
 func (r *Redactor) record(kind, orig, tok string) {
-	key := kind + "\x00" + orig
-	if _, ok := r.byValue[key]; ok {
+	// A copy: orig is often a piece of a whole output, which it would
+	// otherwise keep in memory as long as the map.
+	if _, ok := r.byValue[valueKey{kind, orig}]; ok {
 		return
 	}
-	r.byValue[key] = len(r.order)
+	orig = strings.Clone(orig)
+	r.byValue[valueKey{kind, orig}] = len(r.order)
 	r.order = append(r.order, Token{kind, orig, tok})
 	r.tokens[tok] = true
 }
 
 func (r *Redactor) lookup(kind, orig string) (string, bool) {
-	if i, ok := r.byValue[kind+"\x00"+orig]; ok {
+	if i, ok := r.byValue[valueKey{kind, orig}]; ok {
 		return r.order[i].Token, true
 	}
 	return "", false
@@ -335,6 +338,8 @@ func (r *Redactor) addNameChecked(kind, name, tok string) bool {
 		return false
 	case utf8.RuneCountInString(name) < 3:
 		why = "shorter than 3 characters: replacing it would alter unrelated text"
+	case len(name) > MaxNameBytes:
+		why = fmt.Sprintf("longer than %d bytes: not a host or VM name ESXi or vCenter allows", MaxNameBytes)
 	case strings.Trim(name, "0123456789.") == "":
 		why = "a number: replacing it would alter unrelated values"
 	case reReservedName.MatchString(name) || vocabulary[strings.ToLower(name)]:
@@ -356,113 +361,127 @@ func (r *Redactor) addNameChecked(kind, name, tok string) bool {
 }
 
 func (r *Redactor) addNameToken(kind, name, tok string) {
+	name = strings.Clone(name)
 	r.names[name] = tok
-	r.dirty = true
+	r.trie.insert(name)
+	r.spansLines = r.spansLines || strings.ContainsAny(name, "\r\n")
 	r.record(kind, name, tok)
 }
 
+// MaxNameBytes is the longest name redaction learns: ESXi and vCenter
+// allow 80 characters for a VM name and 253 bytes for a host name, so a
+// longer "name" is not one; it is listed as not redacted. The bound keeps
+// the cost of finding names linear in the text (at most MaxNameBytes steps
+// from one position).
+const MaxNameBytes = 512
+
 func isWordRune(c rune) bool {
-	return c == '_' || c == '-' || unicode.IsLetter(c) || unicode.IsDigit(c)
-}
-
-// wordRun returns the length in bytes of the run of word runes at s's start.
-func wordRun(s string) int {
-	n := 0
-	for n < len(s) {
-		c, size := utf8.DecodeRuneInString(s[n:])
-		if !isWordRune(c) {
-			break
-		}
-		n += size
+	if c < utf8.RuneSelf {
+		return wordByte[c]
 	}
-	return n
+	return unicode.IsLetter(c) || unicode.IsDigit(c)
 }
 
-func longestFirst(list []string) {
-	sort.Slice(list, func(i, j int) bool {
-		if len(list[i]) != len(list[j]) {
-			return len(list[i]) > len(list[j])
-		}
-		return list[i] < list[j]
-	})
-}
-
-// index rebuilds the name indexes: a name made only of word runes is found
-// by an exact lookup of the word run at a word start; a longer name is
-// found through its first word; the rare name starting with another rune
-// is tried everywhere.
-func (r *Redactor) index() {
-	r.byFirstWord = map[string][]string{}
-	r.oddNames = r.oddNames[:0]
-	for n := range r.names {
-		w := wordRun(n)
-		switch {
-		case w == 0:
-			r.oddNames = append(r.oddNames, n)
-		case w < len(n):
-			r.byFirstWord[n[:w]] = append(r.byFirstWord[n[:w]], n)
-		}
+// wordByte marks the ASCII word characters.
+var wordByte = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 	}
-	for _, l := range r.byFirstWord {
-		longestFirst(l)
-	}
-	longestFirst(r.oddNames)
-	r.dirty = false
+	return t
+}()
+
+// nameTrie finds the learned names that start at a position of a text,
+// byte by byte: the cost of a lookup is the length of the longest name
+// that could match there, whatever the number of names.
+type nameTrie struct {
+	root  [256]int32       // first byte -> node (0: none)
+	edges map[uint64]int32 // node<<8 | byte -> node
+	final map[int32]string // node -> the name that ends there
+	nodes int32
 }
 
-// nameAt returns the learned name that occurs at s[i:] as whole words,
-// longest first, or "". prev is the rune before i.
+func (t *nameTrie) insert(name string) {
+	if name == "" {
+		return
+	}
+	if t.edges == nil {
+		t.edges, t.final = map[uint64]int32{}, map[int32]string{}
+	}
+	node := t.root[name[0]]
+	if node == 0 {
+		t.nodes++
+		node = t.nodes
+		t.root[name[0]] = node
+	}
+	for i := 1; i < len(name); i++ {
+		k := uint64(node)<<8 | uint64(name[i])
+		next, ok := t.edges[k]
+		if !ok {
+			t.nodes++
+			next = t.nodes
+			t.edges[k] = next
+		}
+		node = next
+	}
+	t.final[node] = name
+}
+
+// nameAt returns the longest learned name that occurs at s[i:] as whole
+// words, or "". prev is the rune before i.
 func (r *Redactor) nameAt(s string, i int, prev rune) string {
-	bounded := func(n string) bool {
-		if first, _ := utf8.DecodeRuneInString(n); isWordRune(first) && isWordRune(prev) {
-			return false
-		}
-		lastR, _ := utf8.DecodeLastRuneInString(n)
-		if after, _ := utf8.DecodeRuneInString(s[i+len(n):]); i+len(n) < len(s) && isWordRune(lastR) && isWordRune(after) {
-			return false
-		}
-		return true
+	node := r.trie.root[s[i]]
+	if node == 0 {
+		return ""
+	}
+	prevWord := isWordRune(prev)
+	if prevWord && s[i] < utf8.RuneSelf && wordByte[s[i]] {
+		return "" // inside a word: no name starts here
 	}
 	best := ""
-	if !isWordRune(prev) {
-		if w := wordRun(s[i:]); w > 0 {
-			for _, n := range r.byFirstWord[s[i:i+w]] {
-				if strings.HasPrefix(s[i:], n) && bounded(n) {
-					best = n
-					break
-				}
-			}
-			if best == "" {
-				if _, ok := r.names[s[i:i+w]]; ok {
-					best = s[i : i+w]
-				}
-			}
-		}
-	}
-	for _, n := range r.oddNames {
-		if len(n) > len(best) && strings.HasPrefix(s[i:], n) && bounded(n) {
+	for j := i + 1; ; j++ {
+		if n, ok := r.trie.final[node]; ok && r.bounded(s, i, n, prevWord) {
 			best = n
+		}
+		if j >= len(s) || j-i >= MaxNameBytes {
 			break
 		}
+		next, ok := r.trie.edges[uint64(node)<<8|uint64(s[j])]
+		if !ok {
+			break
+		}
+		node = next
 	}
 	return best
 }
 
+// bounded reports whether name, found at s[i:], stands as whole words:
+// not glued to a word rune on a side where it starts or ends with one.
+func (r *Redactor) bounded(s string, i int, name string, prevWord bool) bool {
+	if first, _ := utf8.DecodeRuneInString(name); prevWord && isWordRune(first) {
+		return false
+	}
+	end := i + len(name)
+	if end < len(s) {
+		lastR, _ := utf8.DecodeLastRuneInString(name)
+		if after, _ := utf8.DecodeRuneInString(s[end:]); isWordRune(lastR) && isWordRune(after) {
+			return false
+		}
+	}
+	return true
+}
+
 // replaceNames replaces whole-word occurrences of the learned names,
 // longest first, in one left-to-right pass. Its cost grows with the text,
-// not with the number of names (a 1,000-host fleet has thousands).
+// not with the number of names (a 1,000-host fleet has thousands): at most
+// MaxNameBytes trie steps from a position, and none inside a word.
 func (r *Redactor) replaceNames(s string) string {
 	if len(r.names) == 0 {
 		return s
-	}
-	if r.dirty || r.byFirstWord == nil {
-		r.index()
 	}
 	var b strings.Builder
 	last := 0
 	prev := rune(' ')
 	for i := 0; i < len(s); {
-		c, size := utf8.DecodeRuneInString(s[i:])
 		if n := r.nameAt(s, i, prev); n != "" {
 			b.WriteString(s[last:i])
 			b.WriteString(r.names[n])
@@ -470,6 +489,10 @@ func (r *Redactor) replaceNames(s string) string {
 			last = i
 			prev, _ = utf8.DecodeLastRuneInString(n)
 			continue
+		}
+		c, size := rune(s[i]), 1
+		if c >= utf8.RuneSelf {
+			c, size = utf8.DecodeRuneInString(s[i:])
 		}
 		prev = c
 		i += size
@@ -493,26 +516,99 @@ var (
 )
 
 // Text redacts one string.
+//
+// Its cost is linear in the text: every identifier is on one line (no
+// pattern and no learned name spans a newline; a name that does is
+// replaced over the whole text first), so the text is redacted a line at a
+// time, and the patterns run only on lines holding the characters they
+// need (a '.' for IPv4, ':' for MACs and IPv6, '-' for UUIDs). Go's
+// regular expressions are linear but slow on large inputs; on one line
+// with a cheap filter, a 4 MiB output redacts in tens of milliseconds.
 func (r *Redactor) Text(s string) string {
 	if s == "" {
 		return s
 	}
-	s = r.doctorIDs(s)
-	s = r.replaceNames(s)
-	s = rePath.ReplaceAllStringFunc(s, r.path)
-	s = reUUIDSpaced.ReplaceAllStringFunc(s, r.uuid)
-	s = reUUIDDashed.ReplaceAllStringFunc(s, r.uuid)
-	s = reGID.ReplaceAllStringFunc(s, r.gid)
-	s = reMAC.ReplaceAllStringFunc(s, r.mac)
-	s = replaceBounded(s, reIPv6, r.ipv6)
-	s = replaceBounded(s, reIPv4, r.ipv4)
+	if r.multiline() {
+		s = r.doctorIDs(s)
+		s = r.replaceNames(s)
+	}
+	var b strings.Builder
+	copied := 0 // s[:copied] is in b (or unchanged when b is empty)
+	for start := 0; start < len(s); {
+		end := strings.IndexByte(s[start:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += start + 1
+		}
+		line := s[start:end]
+		if red := r.line(line); red != line {
+			if b.Len() == 0 && copied == 0 {
+				b.Grow(len(s) + len(s)/8)
+			}
+			b.WriteString(s[copied:start])
+			b.WriteString(red)
+			copied = end
+		}
+		start = end
+	}
+	if copied == 0 {
+		return s
+	}
+	b.WriteString(s[copied:])
+	return b.String()
+}
+
+// line redacts one line (with its newline, if any).
+func (r *Redactor) line(s string) string {
+	if !r.multiline() {
+		s = r.doctorIDs(s)
+		s = r.replaceNames(s)
+	}
+	var colons, dots, dashes int
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ':':
+			colons++
+		case '.':
+			dots++
+		case '-':
+			dashes++
+		}
+	}
+	if dashes+colons+dots == 0 {
+		return s
+	}
+	if strings.Contains(s, "/vmfs/volumes/") {
+		s = rePath.ReplaceAllStringFunc(s, r.path)
+	}
+	if dashes > 0 {
+		s = replaceFound(s, findUUIDSpaced, r.uuid)
+		s = replaceFound(s, findUUIDDashed, r.uuid)
+	}
+	if colons >= 7 {
+		s = replaceFound(s, findGID, r.gid)
+	}
+	if colons >= 5 {
+		s = replaceFound(s, findMAC, r.mac)
+	}
+	if colons >= 2 {
+		s = replaceBounded(s, findIPv6, r.ipv6)
+	}
+	if dots >= 3 {
+		s = replaceBounded(s, findIPv4, r.ipv4)
+	}
 	return s
 }
 
+// multiline reports whether a learned name or local path holds a line
+// break: those are replaced over the whole text before it is split.
+func (r *Redactor) multiline() bool { return r.spansLines }
+
 // replaceBounded replaces matches not glued to a word or a dotted number
 // ("4.23.0.66-1vmw" is a driver version, not an address).
-func replaceBounded(s string, re *regexp.Regexp, f func(string) string) string {
-	locs := re.FindAllStringIndex(s, -1)
+func replaceBounded(s string, find finder, f func(string) string) string {
+	locs := findAll(s, find)
 	if locs == nil {
 		return s
 	}
@@ -624,8 +720,10 @@ func (r *Redactor) mac(s string) string {
 	return tok
 }
 
+var uuidSeparators = strings.NewReplacer(" ", "", "-", "")
+
 func (r *Redactor) uuid(s string) string {
-	hex := strings.ToLower(strings.NewReplacer(" ", "", "-", "").Replace(s))
+	hex := strings.ToLower(uuidSeparators.Replace(s))
 	if strings.Trim(hex, "0") == "" {
 		return s
 	}
@@ -698,24 +796,31 @@ func (r *Redactor) path(p string) string {
 func (r *Redactor) Results(in []hostio.HostResult) []hostio.HostResult {
 	out := Clone(in)
 	for i := range out {
-		hr := &out[i]
-		hr.Host = r.Text(hr.Host)
-		hr.Address = r.Text(hr.Address)
-		hr.Reason = r.Text(hr.Reason)
-		for j := range hr.Notes {
-			hr.Notes[j] = r.Text(hr.Notes[j])
-		}
-		for j := range hr.Captures {
-			c := &hr.Captures[j]
-			c.Host = r.Text(c.Host)
-			c.Command = r.Text(c.Command)
-			c.Stdout = r.Text(c.Stdout)
-			c.Stderr = r.Text(c.Stderr)
-			c.Error = r.Text(c.Error)
-			c.Filter = r.Text(c.Filter)
-		}
+		r.InPlace(&out[i])
 	}
 	return out
+}
+
+// InPlace redacts one host result where it is: each output is replaced by
+// its redacted text, so the original can be released at once (a bundle
+// of a large scan holds its outputs once). The caller must own hr (Clone
+// first otherwise).
+func (r *Redactor) InPlace(hr *hostio.HostResult) {
+	hr.Host = r.Text(hr.Host)
+	hr.Address = r.Text(hr.Address)
+	hr.Reason = r.Text(hr.Reason)
+	for j := range hr.Notes {
+		hr.Notes[j] = r.Text(hr.Notes[j])
+	}
+	for j := range hr.Captures {
+		c := &hr.Captures[j]
+		c.Host = r.Text(c.Host)
+		c.Command = r.Text(c.Command)
+		c.Stdout = r.Text(c.Stdout)
+		c.Stderr = r.Text(c.Stderr)
+		c.Error = r.Text(c.Error)
+		c.Filter = r.Text(c.Filter)
+	}
 }
 
 // Clone deep-copies results (their captures and notes), so that redacting
