@@ -199,8 +199,11 @@ func Write(w io.Writer, results []hostio.HostResult, opts Options) (*Written, er
 			return nil, ErrAborted
 		}
 		h := sha256.New()
-		cw := &countWriter{w: h}
+		cw := &countWriter{w: &abortWriter{w: h, abort: opts.Abort}}
 		if err := f.write(cw); err != nil {
+			if errors.Is(err, ErrAborted) {
+				return nil, ErrAborted
+			}
 			return nil, err
 		}
 		f.size, f.sum = cw.n, hex.EncodeToString(h.Sum(nil))

@@ -193,6 +193,7 @@ func (h *hostRun) snapshot(t hostio.Target, opts Options) hostio.HostResult {
 	}
 	h.mu.Lock()
 	res.Start = h.start
+	res.QueueWait = h.res.QueueWait
 	res.Captures = append([]hostio.Capture(nil), h.res.Captures...)
 	h.mu.Unlock()
 	res.Duration = opts.Now().Sub(res.Start)
@@ -286,7 +287,15 @@ func collectHost(ctx context.Context, t hostio.Target, opts Options, slots chan 
 	case <-ctx.Done():
 		res.Status = hostio.StatusNotCollected
 		res.Reason = "scan cancelled before this host was reached"
+		res.QueueWait = opts.Now().Sub(res.Start)
+		res.Start = res.Start.Add(res.QueueWait)
 		return finish(hostio.PhaseFailed)
+	}
+	// The host's own time starts now: the wait for a slot is the scan's.
+	if now := opts.Now(); now.After(res.Start) {
+		h.mu.Lock()
+		res.QueueWait, res.Start, h.start = now.Sub(res.Start), now, now
+		h.mu.Unlock()
 	}
 	released := false
 	release := func() {

@@ -16,7 +16,7 @@ import (
 
 // SchemaVersion of the JSON report; documented in docs/report-schema.md.
 // Bump the minor for added fields, the major for anything that breaks readers.
-const SchemaVersion = "1.3"
+const SchemaVersion = "1.4"
 
 // Report is everything a run produced, ready to render.
 type Report struct {
@@ -109,12 +109,15 @@ type Host struct {
 	Info         int `json:"info"`
 	NotEvaluated int `json:"not_evaluated"`
 	// CollectionFailed, RootCauses and Consequences as in Summary (since 1.2).
-	CollectionFailed int             `json:"collection_failed"`
-	RootCauses       SeverityCounts  `json:"root_causes"`
-	Consequences     int             `json:"consequences"`
-	DurationMS       int64           `json:"duration_ms"`
-	Commands         []CommandStatus `json:"commands"`
-	Verdict          string          `json:"verdict"`
+	CollectionFailed int            `json:"collection_failed"`
+	RootCauses       SeverityCounts `json:"root_causes"`
+	Consequences     int            `json:"consequences"`
+	// DurationMS is the host's own time (from when a concurrency slot
+	// was free); QueueMS the wait for that slot (since 1.4).
+	DurationMS int64           `json:"duration_ms"`
+	QueueMS    int64           `json:"queue_ms,omitempty"`
+	Commands   []CommandStatus `json:"commands"`
+	Verdict    string          `json:"verdict"`
 	// Role is "guest" for an entry of Report.Guests.
 	Role string `json:"role,omitempty"`
 	// Adapters are the PVRDMA adapters whose guest was scanned, host side
@@ -207,7 +210,7 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 		byHost[fleet.Hosts[i].Host] = &fleet.Hosts[i]
 	}
 	for _, hr := range results {
-		h := Host{Host: hr.Host, Collection: facts.CollectionOf(hr), DurationMS: hr.Duration.Milliseconds()}
+		h := Host{Host: hr.Host, Collection: facts.CollectionOf(hr), DurationMS: hr.Duration.Milliseconds(), QueueMS: hr.QueueWait.Milliseconds()}
 		for _, c := range hr.Captures {
 			h.Commands = append(h.Commands, CommandStatus{Command: c.Command, Status: c.Status, ExitCode: c.ExitCode,
 				DurationMS: c.Duration.Milliseconds(), Error: c.Error, Transport: c.Transport})

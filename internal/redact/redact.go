@@ -96,6 +96,27 @@ type Redactor struct {
 	collisions []Skipped
 	// localPaths are local paths to replace, longest first.
 	localPaths []Token
+
+	// MaxTokens bounds the token map (0: DefaultMaxTokens): past it, no
+	// identifier is added, overflow is set, and what was being redacted
+	// must not be kept (InPlace withholds it).
+	MaxTokens int
+	overflow  bool
+	// overHosts are the hosts whose names could not all be learned.
+	overHosts map[string]bool
+}
+
+// DefaultMaxTokens bounds the identifiers of one redaction (about 250
+// bytes each: 125 MB). A real fleet of a thousand hosts has a few hundred
+// thousand at most (hosts, VMs, their UUIDs, paths, MACs, addresses); a
+// host can print millions of made-up ones within its 16 MiB.
+const DefaultMaxTokens = 500_000
+
+func (r *Redactor) maxTokens() int {
+	if r.MaxTokens > 0 {
+		return r.MaxTokens
+	}
+	return DefaultMaxTokens
 }
 
 // NewRedactor returns an empty redactor.
@@ -108,6 +129,10 @@ func NewRedactor() *Redactor {
 type valueKey struct{ kind, orig string }
 
 func (r *Redactor) record(kind, orig, tok string) {
+	if len(r.order) >= r.maxTokens() {
+		r.overflow = true
+		return
+	}
 	// A copy: orig is often a piece of a whole output, which it would
 	// otherwise keep in memory as long as the map.
 	if _, ok := r.byValue[valueKey{kind, orig}]; ok {
@@ -226,45 +251,60 @@ func (r *Redactor) Learn(results []hostio.HostResult) {
 	}
 	r.learnDoctorText(results)
 	for _, hr := range results {
-		for _, c := range hr.Captures {
-			if c.Kind == hostio.KindVCenterVMs && c.Stdout != "" {
-				// VMs read from vCenter, of hosts SSH may not have reached.
-				vms, _ := parse.VCenterVMConfig(c.Stdout)
-				for _, vm := range vms {
-					r.learnName(TokenVM, vm.Name)
-					if vm.Guest != nil {
-						// The guest's own name (VMware Tools' guest.hostName);
-						// its addresses are redacted by their format.
-						r.learnName(TokenHost, vm.Guest.HostName)
-					}
-				}
-				continue
+		r.overflow = false
+		r.learnVMs(hr)
+		if r.overflow {
+			// Some of its names are not in the map: none of its outputs
+			// can be kept (InPlace withholds them).
+			if r.overHosts == nil {
+				r.overHosts = map[string]bool{}
 			}
-			if c.Kind != hostio.KindVMProcessList || c.Stdout == "" {
-				continue
-			}
-			vms, err := parse.VMProcessList(c.Stdout)
-			if err != nil {
-				// Unparsable, or partly: still catch the names the parser would print.
-				for _, m := range reDisplayName.FindAllStringSubmatch(c.Stdout, -1) {
-					r.learnName(TokenVM, m[1])
-				}
-				if _, partial := parse.Skipped(err); !partial {
-					continue
-				}
-			}
+			r.overHosts[hr.Host] = true
+		}
+	}
+	r.overflow = false
+}
+
+// learnVMs learns the VM names of one host's results.
+func (r *Redactor) learnVMs(hr hostio.HostResult) {
+	for _, c := range hr.Captures {
+		if c.Kind == hostio.KindVCenterVMs && c.Stdout != "" {
+			// VMs read from vCenter, of hosts SSH may not have reached.
+			vms, _ := parse.VCenterVMConfig(c.Stdout)
 			for _, vm := range vms {
-				// The title line can differ from the display name: both are names.
-				for _, name := range []string{vm.DisplayName, vm.Title} {
-					if tok := r.learnName(TokenVM, name); tok != "" {
-						// Datastore paths spell '/' in names as %2f.
-						if esc := strings.ReplaceAll(strings.TrimSpace(name), "/", "%2f"); esc != strings.TrimSpace(name) {
-							r.addNameChecked(TokenVM, esc, tok)
-						}
-						// A .vmx writes '"', '|' and control characters as |XX.
-						if esc := parse.VMXEscape(strings.TrimSpace(name)); esc != strings.TrimSpace(name) {
-							r.addNameChecked(TokenVM, esc, tok)
-						}
+				r.learnName(TokenVM, vm.Name)
+				if vm.Guest != nil {
+					// The guest's own name (VMware Tools' guest.hostName);
+					// its addresses are redacted by their format.
+					r.learnName(TokenHost, vm.Guest.HostName)
+				}
+			}
+			continue
+		}
+		if c.Kind != hostio.KindVMProcessList || c.Stdout == "" {
+			continue
+		}
+		vms, err := parse.VMProcessList(c.Stdout)
+		if err != nil {
+			// Unparsable, or partly: still catch the names the parser would print.
+			for _, m := range reDisplayName.FindAllStringSubmatch(c.Stdout, -1) {
+				r.learnName(TokenVM, m[1])
+			}
+			if _, partial := parse.Skipped(err); !partial {
+				continue
+			}
+		}
+		for _, vm := range vms {
+			// The title line can differ from the display name: both are names.
+			for _, name := range []string{vm.DisplayName, vm.Title} {
+				if tok := r.learnName(TokenVM, name); tok != "" {
+					// Datastore paths spell '/' in names as %2f.
+					if esc := strings.ReplaceAll(strings.TrimSpace(name), "/", "%2f"); esc != strings.TrimSpace(name) {
+						r.addNameChecked(TokenVM, esc, tok)
+					}
+					// A .vmx writes '"', '|' and control characters as |XX.
+					if esc := parse.VMXEscape(strings.TrimSpace(name)); esc != strings.TrimSpace(name) {
+						r.addNameChecked(TokenVM, esc, tok)
 					}
 				}
 			}
@@ -351,6 +391,9 @@ func (r *Redactor) addNameChecked(kind, name, tok string) bool {
 		return false
 	case r.tokens[name]:
 		why = "already a redaction token"
+	case len(r.order) >= r.maxTokens():
+		r.overflow = true
+		return false
 	}
 	if why != "" {
 		r.skipped = append(r.skipped, Skipped{kind, name, why})
@@ -805,21 +848,49 @@ func (r *Redactor) Results(in []hostio.HostResult) []hostio.HostResult {
 // its redacted text, so the original can be released at once (a bundle
 // of a large scan holds its outputs once). The caller must own hr (Clone
 // first otherwise).
+//
+// An output whose identifiers do not fit in the token map (MaxTokens) is
+// withheld: emptied, the capture marked failed with the reason, never
+// kept half redacted. So are all of a host's outputs when its VM names
+// could not all be learned.
 func (r *Redactor) InPlace(hr *hostio.HostResult) {
+	wholeHost := r.overHosts[hr.Host]
+	r.overflow = false
 	hr.Host = r.Text(hr.Host)
 	hr.Address = r.Text(hr.Address)
 	hr.Reason = r.Text(hr.Reason)
 	for j := range hr.Notes {
 		hr.Notes[j] = r.Text(hr.Notes[j])
 	}
+	if r.overflow {
+		wholeHost = true
+	}
+	withheld := 0
 	for j := range hr.Captures {
 		c := &hr.Captures[j]
+		r.overflow = false
 		c.Host = r.Text(c.Host)
 		c.Command = r.Text(c.Command)
 		c.Stdout = r.Text(c.Stdout)
 		c.Stderr = r.Text(c.Stderr)
 		c.Error = r.Text(c.Error)
 		c.Filter = r.Text(c.Filter)
+		if (r.overflow || wholeHost) && (c.Stdout != "" || c.Stderr != "") {
+			c.Stdout, c.Stderr = "", ""
+			c.Status, c.ExitCode = hostio.StatusFailed, -1
+			c.Error = fmt.Sprintf("withheld from the redacted bundle: the outputs hold more distinct identifiers than redaction maps (%d); it is not kept half redacted", r.maxTokens())
+			withheld++
+		}
+	}
+	r.overflow = false
+	if withheld > 0 {
+		hr.Notes = append(hr.Notes, fmt.Sprintf("%d outputs withheld from the redacted bundle: more distinct identifiers than redaction maps (%d in all)", withheld, r.maxTokens()))
+		if hr.Status == hostio.StatusCollected {
+			hr.Status = hostio.StatusPartial
+			if hr.Reason == "" {
+				hr.Reason = fmt.Sprintf("%d outputs withheld from the redacted bundle", withheld)
+			}
+		}
 	}
 }
 
