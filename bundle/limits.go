@@ -53,7 +53,7 @@ func (l Limits) tooLarge(name string, size int64) string {
 // (or is not what its size says): at most limit+1 bytes, an error past
 // limit.
 func readFileLimit(p string, limit int64) ([]byte, error) {
-	f, err := os.Open(p)
+	f, err := hostio.OpenInput(p)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -74,6 +75,12 @@ func TestMainHelper(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Args = append([]string{"pvrdma-doctor"}, argv...)
+	if d, err := time.ParseDuration(os.Getenv("PVRDMA_DOCTOR_TEST_INPUT_WAIT")); err == nil {
+		hostio.InputWait = d
+	}
+	if ready := os.Getenv("PVRDMA_DOCTOR_TEST_READY"); ready != "" {
+		signalsReady = func() { os.WriteFile(ready, nil, 0o644) }
+	}
 	if marker := os.Getenv("PVRDMA_DOCTOR_TEST_SLOW_BUNDLE"); marker != "" {
 		// The bundle's report.html is written slowly (or never ends), and
 		// says when it starts: the parent signals during the write.
@@ -154,11 +161,13 @@ func TestSecondSignalDuringBundleWrite(t *testing.T) {
 			if tmp, _ := filepath.Glob(filepath.Join(out, ".b.tar.gz.tmp-*")); len(tmp) != 1 {
 				t.Fatalf("temporary files while writing: %v", tmp)
 			}
+			// Each signal once the one before is seen (the kernel merges a
+			// signal sent while the same one is pending).
+			seen := []string{"interrupted: finishing", "interrupted again"}
 			for i := range tc.signals {
 				cmd.Process.Signal(os.Interrupt)
-				if i == 0 {
-					// The first only asks to finish: wait until it is seen.
-					for !strings.Contains(errOut.String(), "interrupted: finishing") {
+				if i < len(seen) && i < tc.signals-1 {
+					for !strings.Contains(errOut.String(), seen[i]) {
 						time.Sleep(10 * time.Millisecond)
 					}
 				}
