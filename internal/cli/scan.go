@@ -243,7 +243,7 @@ func scanPipeline(ctx context.Context, opts *ScanOptions) (*Pipeline, error) {
 		runner = r
 	}
 	if vc != nil {
-		opts.Bundle.Identifiers = append(opts.Bundle.Identifiers, vc.identifiers(opts.VCenter.User)...)
+		opts.Bundle.Identifiers = append(opts.Bundle.Identifiers, vc.identifiers(&opts.VCenter)...)
 		runner = vc.runner(runner)
 		closeSSH := opts.closeRunner
 		opts.closeRunner = func() {

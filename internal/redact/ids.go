@@ -44,6 +44,8 @@ func (r *Redactor) AddIdentifier(kind, value, tok string) {
 		r.learnUser(value)
 	case TokenHost:
 		r.learnAddress(value)
+	case TokenCluster, TokenDatacenter:
+		r.learnName(kind, value)
 	case TokenLocalPath:
 		if tok == "" {
 			if t, ok := r.lookup(TokenLocalPath, filepath.Clean(value)); ok {

@@ -34,6 +34,10 @@ const (
 	TokenUser        = "user"
 	TokenLocalPath   = "local-path"
 	TokenFingerprint = "fingerprint"
+	// vCenter's inventory names given on the command line (--cluster,
+	// --datacenter), which its notes repeat.
+	TokenCluster    = "cluster"
+	TokenDatacenter = "datacenter"
 )
 
 // TokenMap lists every replacement of a redaction. It is what turns a
@@ -171,7 +175,7 @@ func (r *Redactor) TokenMap() TokenMap {
 func (r *Redactor) Seed(tm *TokenMap) error {
 	for _, t := range tm.Tokens {
 		switch t.Kind {
-		case TokenHost, TokenVM, TokenUser:
+		case TokenHost, TokenVM, TokenUser, TokenCluster, TokenDatacenter:
 			r.addNameToken(t.Kind, t.Original, t.Token)
 		case TokenLocalPath:
 			r.addLocalPath(t.Original, t.Token)
@@ -202,7 +206,7 @@ func (r *Redactor) seedCounter(kind, tok string) {
 	var n int64
 	var err error
 	switch kind {
-	case TokenHost, TokenVM, TokenDatastore, TokenPath, TokenUser, TokenLocalPath, TokenFingerprint:
+	case TokenHost, TokenVM, TokenDatastore, TokenPath, TokenUser, TokenLocalPath, TokenFingerprint, TokenCluster, TokenDatacenter:
 		_, num, _ := cutLast(tok, "-")
 		n, err = strconv.ParseInt(num, 10, 64)
 	case TokenMAC:
@@ -279,6 +283,10 @@ func (r *Redactor) learnVMs(hr hostio.HostResult) {
 					r.learnName(TokenHost, vm.Guest.HostName)
 				}
 			}
+			continue
+		}
+		if c.Kind == hostio.KindVMX && c.Stdout != "" {
+			r.learnVMX(c.Stdout)
 			continue
 		}
 		if c.Kind != hostio.KindVMProcessList || c.Stdout == "" {
@@ -358,6 +366,8 @@ func (r *Redactor) learnName(kind, name string) string {
 		tok = fmt.Sprintf("host-%03d", r.next(kind))
 	case TokenUser:
 		tok = fmt.Sprintf("user-%02d", r.next(kind))
+	case TokenCluster, TokenDatacenter:
+		tok = fmt.Sprintf("%s-%02d", kind, r.next(kind))
 	default:
 		tok = fmt.Sprintf("vm-%04d", r.next(kind))
 	}
@@ -689,8 +699,8 @@ func (r *Redactor) ipv4(s string) string {
 		return s
 	}
 	b := a.As4()
-	if a.IsLoopback() || a.IsLinkLocalUnicast() || a.IsMulticast() || a.IsUnspecified() || isMask(b) {
-		return s
+	if a.IsLoopback() || a.IsLinkLocalUnicast() || a.IsMulticast() || a.IsUnspecified() || isMask(b) || r.tokens[a.String()] {
+		return s // kept, or already a token: never redacted twice
 	}
 	if tok, ok := r.lookup(TokenIPv4, s); ok {
 		return tok
@@ -728,7 +738,13 @@ func (r *Redactor) ipv6(s string) string {
 	if a.IsLoopback() || a.IsUnspecified() || a.IsMulticast() {
 		return s
 	}
+	// The canonical form: the short and long spellings of one address
+	// (fe80::250:56ff:fe8a:1a0, fe80:0000:...:01a0) get one token, and a
+	// token in any spelling is never redacted again.
 	norm := a.String()
+	if r.tokens[norm] {
+		return s
+	}
 	if tok, ok := r.lookup(TokenIPv6, norm); ok {
 		return tok
 	}
@@ -741,7 +757,8 @@ func (r *Redactor) ipv6(s string) string {
 	}
 	var tok string
 	if a.IsLinkLocalUnicast() {
-		tok = fmt.Sprintf("fe80::%x", r.next(TokenIPv6))
+		// fe80::db8:N: not fe80::N, which real links use (fe80::1).
+		tok = fmt.Sprintf("fe80::db8:%x", r.next(TokenIPv6))
 	} else {
 		tok = fmt.Sprintf("2001:db8:0:%x::%x", n, r.next(TokenIPv6))
 	}
@@ -751,7 +768,7 @@ func (r *Redactor) ipv6(s string) string {
 
 func (r *Redactor) mac(s string) string {
 	norm := strings.ToLower(s)
-	if norm == "00:00:00:00:00:00" || norm == "ff:ff:ff:ff:ff:ff" {
+	if norm == "00:00:00:00:00:00" || norm == "ff:ff:ff:ff:ff:ff" || r.tokens[norm] {
 		return s
 	}
 	if tok, ok := r.lookup(TokenMAC, norm); ok {
@@ -770,8 +787,8 @@ func (r *Redactor) uuid(s string) string {
 	if strings.Trim(hex, "0") == "" {
 		return s
 	}
-	if r.tokens[s] {
-		return s
+	if r.tokens[s] || strings.Trim(hex[:len(hex)-12], "0") == "" && r.tokens[hex[len(hex)-12:]] {
+		return s // a token, in any of its forms (also of a seeded map)
 	}
 	tokNum, ok := r.lookup(TokenUUID, hex)
 	var n int
@@ -871,7 +888,11 @@ func (r *Redactor) InPlace(hr *hostio.HostResult) {
 		r.overflow = false
 		c.Host = r.Text(c.Host)
 		c.Command = r.Text(c.Command)
-		c.Stdout = r.Text(c.Stdout)
+		if c.Kind == hostio.KindVMX {
+			c.Stdout = r.vmxText(c.Stdout)
+		} else {
+			c.Stdout = r.Text(c.Stdout)
+		}
 		c.Stderr = r.Text(c.Stderr)
 		c.Error = r.Text(c.Error)
 		c.Filter = r.Text(c.Filter)
