@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"sort"
 	"strings"
 	"sync"
@@ -349,7 +350,12 @@ func collectHost(ctx context.Context, t hostio.Target, opts Options, slots chan 
 	h.mu.Unlock()
 	if board.enabled {
 		// Publish this host's PVRDMA vmknic; probes wait for every host's.
-		board.publish(t.Name, probeSourceOf(res.Captures))
+		src := probeSourceOf(res.Captures)
+		if note := unprobeable(src); note != "" {
+			res.Notes = append(res.Notes, note)
+			src = probeSource{}
+		}
+		board.publish(t.Name, src)
 	}
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -555,6 +561,8 @@ type probeSource struct {
 	// MTU is the MTU the path from this vmknic is configured for: the
 	// larger of the vmknic's and its distributed switch's (0: unknown).
 	MTU int
+	// Net is the vmknic's subnet (its netmask; invalid: unknown).
+	Net netip.Prefix
 }
 
 func newProbeBoard(targets []hostio.Target, peers []hostio.HostResult, enabled bool) *probeBoard {
@@ -571,7 +579,7 @@ func newProbeBoard(targets []hostio.Target, peers []hostio.HostResult, enabled b
 			continue // scanned again now: its new result counts
 		}
 		b.names = append(b.names, p.Host)
-		if src := probeSourceOf(p.Captures); src.IP != "" {
+		if src := probeSourceOf(p.Captures); src.IP != "" && unprobeable(src) == "" {
 			b.sources[p.Host] = src
 		}
 	}

@@ -65,12 +65,16 @@ type Summary struct {
 	HostsCollected    int `json:"hosts_collected"`
 	HostsPartial      int `json:"hosts_partial"`
 	HostsNotCollected int `json:"hosts_not_collected"`
-	Critical          int `json:"critical"`
-	Warning           int `json:"warning"`
-	Info              int `json:"info"`
-	NotEvaluated      int `json:"not_evaluated"`
-	Passed            int `json:"passed"`
-	Suppressed        int `json:"suppressed"`
+	// The guests' statuses, as the hosts' (since 1.4).
+	GuestsCollected    int `json:"guests_collected,omitempty"`
+	GuestsPartial      int `json:"guests_partial,omitempty"`
+	GuestsNotCollected int `json:"guests_not_collected,omitempty"`
+	Critical           int `json:"critical"`
+	Warning            int `json:"warning"`
+	Info               int `json:"info"`
+	NotEvaluated       int `json:"not_evaluated"`
+	Passed             int `json:"passed"`
+	Suppressed         int `json:"suppressed"`
 	// CollectionFailed counts COLLECTION_FAILED findings, which make a scan
 	// incomplete but are not PVRDMA problems: Critical, Warning and Info
 	// leave them out, exactly as the verdict does (since 1.2).
@@ -325,7 +329,7 @@ func plural(n int, one, many string) string {
 func (r *Report) VerdictClass() string {
 	s := r.Summary
 	switch {
-	case s.HostsCollected+s.HostsPartial == 0:
+	case s.HostsCollected+s.HostsPartial+s.GuestsCollected+s.GuestsPartial == 0:
 		return "nothing_checked"
 	case s.Passed == 0 && s.NotEvaluated > 0 && s.Critical+s.Warning == 0:
 		// Hosts answered, but nothing they said could be checked (all
@@ -442,9 +446,11 @@ func collectionSummary(s Summary) string {
 	return out
 }
 
-// Incomplete reports whether some host or command was not collected.
+// Incomplete reports whether some host, guest or command was not
+// collected.
 func (r *Report) Incomplete() bool {
-	return r.Summary.HostsNotCollected+r.Summary.HostsPartial > 0
+	s := r.Summary
+	return s.HostsNotCollected+s.HostsPartial+s.GuestsNotCollected+s.GuestsPartial > 0
 }
 
 // HostNames returns the hosts in report order.

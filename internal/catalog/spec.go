@@ -150,6 +150,10 @@ type Spec struct {
 	// Prefixes make KindOf name this kind for lines starting with them
 	// (vmkping typed by hand, with any options).
 	Prefixes []string
+	// Valid, when set, must accept the submatches of the allowlist
+	// pattern (Allow) too: what the pattern cannot say (a peer address
+	// that is a broadcast or loopback one).
+	Valid func(m []string) bool
 	// README is the command as the README's table shows it ("" = Line).
 	README string
 	// Forms are the equivalent spellings recognized in offline inputs.
@@ -264,11 +268,11 @@ func (s *Spec) Fixed() bool { return len(s.Args) == 0 && s.Build == nil }
 
 // Allowed reports whether line is exactly an instance of this command.
 func (s *Spec) Allowed(line string) bool {
-	if !s.checked() {
+	if !s.checked() && s.Valid == nil {
 		return s.allow.MatchString(line)
 	}
 	m := s.allow.FindStringSubmatch(line)
-	if m == nil {
+	if m == nil || s.Valid != nil && !s.Valid(m) {
 		return false
 	}
 	for _, a := range s.Args {

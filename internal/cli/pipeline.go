@@ -231,6 +231,10 @@ func exitCodeFor(r *report.Report, failOn checks.Severity) int {
 		return ExitWarning
 	case r.Summary.Info > 0 && rank <= checks.Info.Rank():
 		return ExitWarning
+	case r.VerdictClass() == "nothing_checked":
+		// Nothing could be checked (a guests-only scan whose guests gave
+		// nothing to evaluate): never "OK".
+		return ExitIncomplete
 	}
 	return ExitOK
 }
