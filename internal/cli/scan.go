@@ -87,7 +87,8 @@ matrix alone.
 A host that hangs or floods costs at most --host-timeout: its connection is
 then closed, and output is capped (4 MiB and 500,000 lines a command, 16 MiB
 a host, 512 follow-up commands a host); README.md ("Timeouts and memory
-bounds"). Ctrl-C or SIGTERM reports what was collected; a second one at once.
+bounds"). Ctrl-C or SIGTERM reports what was collected; a second one at once
+(the report comes before a --bundle, and a second one stops its write).
 
 --guests (or --guests-file) also scans Linux VMs with PVRDMA adapters, with
 a read-only guest command list of its own (uname, lsmod, ibv_devinfo, rdma

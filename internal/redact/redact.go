@@ -585,8 +585,14 @@ func (r *Redactor) Text(s string) string {
 		s = r.doctorIDs(s)
 		s = r.replaceNames(s)
 	}
+	return mapLines(s, r.line)
+}
+
+// mapLines applies f to each line of s (with its newline), and builds a
+// new string only when a line changed.
+func mapLines(s string, f func(string) string) string {
 	var b strings.Builder
-	copied := 0 // s[:copied] is in b (or unchanged when b is empty)
+	copied := 0 // s[:copied] is in b
 	for start := 0; start < len(s); {
 		end := strings.IndexByte(s[start:], '\n')
 		if end < 0 {
@@ -595,8 +601,8 @@ func (r *Redactor) Text(s string) string {
 			end += start + 1
 		}
 		line := s[start:end]
-		if red := r.line(line); red != line {
-			if b.Len() == 0 && copied == 0 {
+		if red := f(line); red != line {
+			if copied == 0 {
 				b.Grow(len(s) + len(s)/8)
 			}
 			b.WriteString(s[copied:start])

@@ -56,20 +56,7 @@ func (rv *reverser) orig(kind, tok string) (string, bool) {
 	return o, ok
 }
 
-func (rv *reverser) text(s string) string {
-	var b strings.Builder
-	for start := 0; start < len(s); {
-		end := strings.IndexByte(s[start:], '\n')
-		if end < 0 {
-			end = len(s)
-		} else {
-			end += start + 1
-		}
-		b.WriteString(rv.line(s[start:end]))
-		start = end
-	}
-	return b.String()
-}
+func (rv *reverser) text(s string) string { return mapLines(s, rv.line) }
 
 // line reverses one line: the passes of redaction, each replacing only
 // what is a token.

@@ -69,10 +69,10 @@ func hexRun(s string, i, n int) bool {
 	return true
 }
 
-// groups reports whether s[i:] is count groups of n hex digits joined by
-// sep, and returns the end.
-func groups(s string, i, n, count int, sep byte) (int, bool) {
-	for g := 0; g < count; g++ {
+// joined reports whether s[i:] is groups of hex digits of the given
+// lengths joined by sep, and returns the end.
+func joined(s string, i int, sep byte, lens ...int) (int, bool) {
+	for g, n := range lens {
 		if g > 0 {
 			if i >= len(s) || s[i] != sep {
 				return 0, false
@@ -86,6 +86,9 @@ func groups(s string, i, n, count int, sep byte) (int, bool) {
 	}
 	return i, true
 }
+
+// eight is eight groups of n digits.
+func eight(n int) []int { return []int{n, n, n, n, n, n, n, n} }
 
 // boundedAt reports regexp's \b before i and after j for a match made of
 // word characters at both ends.
@@ -110,7 +113,7 @@ func findFixed(s string, from int, body func(s string, i int) (int, bool)) (int,
 // findMAC is reMAC: \b xx:xx:xx:xx:xx:xx \b.
 func findMAC(s string, from int) (int, int) {
 	return findFixed(s, from, func(s string, i int) (int, bool) {
-		j, ok := groups(s, i, 2, 6, ':')
+		j, ok := joined(s, i, ':', 2, 2, 2, 2, 2, 2)
 		return j, ok && boundedAt(s, i, j)
 	})
 }
@@ -118,7 +121,7 @@ func findMAC(s string, from int) (int, int) {
 // findGID is reGID: \b xxxx(:xxxx){7} \b.
 func findGID(s string, from int) (int, int) {
 	return findFixed(s, from, func(s string, i int) (int, bool) {
-		j, ok := groups(s, i, 4, 8, ':')
+		j, ok := joined(s, i, ':', eight(4)...)
 		return j, ok && boundedAt(s, i, j)
 	})
 }
@@ -126,11 +129,11 @@ func findGID(s string, from int) (int, int) {
 // findUUIDSpaced is reUUIDSpaced: \b xx( xx){7}-xx( xx){7} \b.
 func findUUIDSpaced(s string, from int) (int, int) {
 	return findFixed(s, from, func(s string, i int) (int, bool) {
-		j, ok := groups(s, i, 2, 8, ' ')
+		j, ok := joined(s, i, ' ', eight(2)...)
 		if !ok || j >= len(s) || s[j] != '-' {
 			return 0, false
 		}
-		j, ok = groups(s, j+1, 2, 8, ' ')
+		j, ok = joined(s, j+1, ' ', eight(2)...)
 		return j, ok && boundedAt(s, i, j)
 	})
 }
@@ -143,32 +146,14 @@ func findUUIDDashed(s string, from int) (int, int) {
 			return 0, false
 		}
 		k := i + 9
-		if j, ok := dashed(s, k, 4, 4, 4, 12); ok && boundedAt(s, i, j) {
+		if j, ok := joined(s, k, '-', 4, 4, 4, 12); ok && boundedAt(s, i, j) {
 			return j, true
 		}
-		if j, ok := dashed(s, k, 8, 4, 12); ok && boundedAt(s, i, j) {
+		if j, ok := joined(s, k, '-', 8, 4, 12); ok && boundedAt(s, i, j) {
 			return j, true
 		}
 		return 0, false
 	})
-}
-
-// dashed reports whether s[i:] is hex groups of the given lengths joined
-// by '-', and returns the end.
-func dashed(s string, i int, lens ...int) (int, bool) {
-	for g, n := range lens {
-		if g > 0 {
-			if i >= len(s) || s[i] != '-' {
-				return 0, false
-			}
-			i++
-		}
-		if !hexRun(s, i, n) {
-			return 0, false
-		}
-		i += n
-	}
-	return i, true
 }
 
 // findIPv4 is reIPv4: d{1,3}.d{1,3}.d{1,3}.d{1,3}, leftmost, the last

@@ -19,34 +19,15 @@ var reVMXValue = regexp.MustCompile(`^([ \t]*[A-Za-z0-9_.:\[\]-]+[ \t]*=[ \t]*")
 
 // vmxText redacts the text of a .vmx.
 func (r *Redactor) vmxText(s string) string {
-	if s == "" {
-		return s
-	}
-	var b strings.Builder
-	changed := false
-	for start := 0; start < len(s); {
-		end := strings.IndexByte(s[start:], '\n')
-		if end < 0 {
-			end = len(s)
-		} else {
-			end += start + 1
-		}
-		line := s[start:end]
-		red := r.line(line)
+	return mapLines(s, func(line string) string {
 		if m := reVMXValue.FindStringSubmatch(line); m != nil && strings.Contains(m[2], "|") {
 			decoded := parse.VMXUnescape(m[2])
 			if rd := r.line(decoded); rd != decoded {
-				red = r.line(m[1]) + parse.VMXEscape(rd) + m[3]
+				return r.line(m[1]) + parse.VMXEscape(rd) + m[3]
 			}
 		}
-		changed = changed || red != line
-		b.WriteString(red)
-		start = end
-	}
-	if !changed {
-		return s
-	}
-	return b.String()
+		return r.line(line)
+	})
 }
 
 // learnVMX learns the display name a .vmx records (decoded): the name of
