@@ -166,3 +166,19 @@ func TestVMXSpellingsRedacted(t *testing.T) {
 		t.Errorf("redacted .vmx:\n%s", out)
 	}
 }
+
+// FuzzRedactTwice: redacting twice is redacting once, on any text.
+func FuzzRedactTwice(f *testing.F) {
+	r := rand.New(rand.NewPCG(24, 73))
+	for range 20 {
+		f.Add(propText(r, r.IntN(2) == 0))
+	}
+	f.Fuzz(func(t *testing.T, x string) {
+		red := NewRedactor()
+		red.Learn(propFleet())
+		once := red.Text(x)
+		if twice := red.Text(once); twice != once {
+			t.Fatalf("input %q\nonce  %q\ntwice %q", x, once, twice)
+		}
+	})
+}

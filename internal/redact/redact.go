@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/netip"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -619,6 +620,14 @@ func mapLines(s string, f func(string) string) string {
 }
 
 // line redacts one line (with its newline, if any).
+//
+// The format passes run in order (paths, UUIDs, GIDs, MACs, IPv6, IPv4);
+// a match that overlaps what an earlier pass matched (a token it put
+// there, or a value it kept) is left alone, so that in text gluing
+// identifiers together a later pass never takes half a token ("a0:42 3e
+// ..." would otherwise become "a0:00 00 ...", which reads as a MAC): the
+// passes find the same spans in the redacted text as in the original,
+// and redacting twice is redacting once.
 func (r *Redactor) line(s string) string {
 	if !r.multiline() {
 		s = r.doctorIDs(s)
@@ -638,26 +647,77 @@ func (r *Redactor) line(s string) string {
 	if dashes+colons+dots == 0 {
 		return s
 	}
-	if strings.Contains(s, "/vmfs/volumes/") {
-		s = rePath.ReplaceAllStringFunc(s, r.path)
-	}
+	var spans [][2]int
+	s, spans = replaceKept(s, spans, findPath, false, r.path)
 	if dashes > 0 {
-		s = replaceFound(s, findUUIDSpaced, r.uuid)
-		s = replaceFound(s, findUUIDDashed, r.uuid)
+		s, spans = replaceKept(s, spans, findUUIDSpaced, false, r.uuid)
+		s, spans = replaceKept(s, spans, findUUIDDashed, false, r.uuid)
 	}
 	if colons >= 7 {
-		s = replaceFound(s, findGID, r.gid)
+		s, spans = replaceKept(s, spans, findGID, false, r.gid)
 	}
 	if colons >= 5 {
-		s = replaceFound(s, findMAC, r.mac)
+		s, spans = replaceKept(s, spans, findMAC, false, r.mac)
 	}
 	if colons >= 2 {
-		s = replaceBounded(s, findIPv6, r.ipv6)
+		s, spans = replaceKept(s, spans, findIPv6, true, r.ipv6)
 	}
 	if dots >= 3 {
-		s = replaceBounded(s, findIPv4, r.ipv4)
+		s, _ = replaceKept(s, spans, findIPv4, true, r.ipv4)
 	}
 	return s
+}
+
+// replaceKept replaces the matches of find by f(match), left to right,
+// except those overlapping a span of an earlier pass and, when bounded,
+// those glued to a word or a dotted number (replaceBounded). It returns
+// the new text and the spans of the earlier passes and of its own
+// matches, in the new text's positions.
+func replaceKept(s string, spans [][2]int, find finder, bounded bool, f func(string) string) (string, [][2]int) {
+	var b strings.Builder
+	var out [][2]int
+	last, delta, k := 0, 0, 0
+	flush := func(upTo int) { // earlier spans ending by upTo, shifted
+		for ; k < len(spans) && spans[k][1] <= upTo; k++ {
+			out = append(out, [2]int{spans[k][0] + delta, spans[k][1] + delta})
+		}
+	}
+	for from := 0; from <= len(s); {
+		i, j := find(s, from)
+		if i < 0 {
+			break
+		}
+		from = j
+		if overlapsSpan(spans, i, j) || bounded && !boundedMatch(s, i, j) {
+			continue
+		}
+		flush(i)
+		rep := f(s[i:j])
+		if rep == s[i:j] {
+			out = append(out, [2]int{i + delta, j + delta})
+			continue
+		}
+		if b.Len() == 0 && last == 0 {
+			b.Grow(len(s) + 16)
+		}
+		b.WriteString(s[last:i])
+		out = append(out, [2]int{i + delta, i + delta + len(rep)})
+		b.WriteString(rep)
+		delta += len(rep) - (j - i)
+		last = j
+	}
+	flush(len(s))
+	if last == 0 {
+		return s, out
+	}
+	b.WriteString(s[last:])
+	return b.String(), out
+}
+
+// overlapsSpan reports whether [i,j) overlaps one of the sorted spans.
+func overlapsSpan(spans [][2]int, i, j int) bool {
+	n := sort.Search(len(spans), func(k int) bool { return spans[k][1] > i })
+	return n < len(spans) && spans[n][0] < j
 }
 
 // multiline reports whether a learned name or local path holds a line
@@ -667,32 +727,24 @@ func (r *Redactor) multiline() bool { return r.spansLines }
 // replaceBounded replaces matches not glued to a word or a dotted number
 // ("4.23.0.66-1vmw" is a driver version, not an address).
 func replaceBounded(s string, find finder, f func(string) string) string {
-	locs := findAll(s, find)
-	if locs == nil {
-		return s
-	}
-	var b strings.Builder
-	last := 0
-	for _, l := range locs {
-		i, j := l[0], l[1]
-		if i > 0 {
-			if c := s[i-1]; isASCIIWord(c) || c == '.' {
-				continue
-			}
+	s, _ = replaceKept(s, nil, find, true, f)
+	return s
+}
+
+// boundedMatch reports whether s[i:j] is not glued to a word or a dotted
+// number.
+func boundedMatch(s string, i, j int) bool {
+	if i > 0 {
+		if c := s[i-1]; isASCIIWord(c) || c == '.' {
+			return false
 		}
-		if j < len(s) {
-			c := s[j]
-			if isASCIIWord(c) || (c == '.' && j+1 < len(s) && s[j+1] >= '0' && s[j+1] <= '9') {
-				continue
-			}
-		}
-		rep := f(s[i:j])
-		b.WriteString(s[last:i])
-		b.WriteString(rep)
-		last = j
 	}
-	b.WriteString(s[last:])
-	return b.String()
+	if j < len(s) {
+		if c := s[j]; isASCIIWord(c) || (c == '.' && j+1 < len(s) && s[j+1] >= '0' && s[j+1] <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 func isASCIIWord(c byte) bool {
@@ -847,6 +899,9 @@ func (r *Redactor) path(p string) string {
 		}
 		if r.tokens[base] {
 			continue
+		}
+		if j := strings.IndexByte(c, '.'); j > 0 && r.tokens[c[:j]] {
+			continue // a token whose extension a later pass changed
 		}
 		tok, ok := r.lookup(TokenPath, base)
 		if !ok {

@@ -86,9 +86,7 @@ func (rv *reverser) line(s string) string {
 		}
 		return t
 	})
-	if strings.Contains(s, "/vmfs/volumes/") {
-		s = rePath.ReplaceAllStringFunc(s, rv.path)
-	}
+	s = replaceFound(s, findPath, rv.path)
 	s = rv.names.replaceNames(s)
 	for _, p := range rv.locals {
 		s = replacePathPrefix(s, p.Token, p.Original)

@@ -45,16 +45,31 @@ func replaceFound(s string, find finder, f func(string) string) string {
 	return b.String()
 }
 
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
+// byteClass marks, for each byte, what the finders look for.
+var byteClass = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		if b >= '0' && b <= '9' || b >= 'a' && b <= 'f' || b >= 'A' && b <= 'F' {
+			t[c] |= classHex
+		}
+		if b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' {
+			t[c] |= classWord
+		}
+	}
+	return t
+}()
+
+const (
+	classHex uint8 = 1 << iota
+	classWord
+)
+
+func isHex(c byte) bool { return byteClass[c]&classHex != 0 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // isW is regexp's \w (ASCII letters, digits, '_'): what \b looks at.
-func isW(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
+func isW(c byte) bool { return byteClass[c]&classWord != 0 }
 
 // hexRun reports whether s[i:i+n] are hex digits.
 func hexRun(s string, i, n int) bool {
@@ -222,3 +237,32 @@ func findIPv6(s string, from int) (int, int) {
 	}
 	return -1, -1
 }
+
+// findPath is rePath: "/vmfs/volumes/" and the rest of the line, up to its
+// last character that is not a space (\s: tab, newline, form feed,
+// carriage return, space); at least one such character after the prefix.
+func findPath(s string, from int) (int, int) {
+	const prefix = "/vmfs/volumes/"
+	for from <= len(s) {
+		k := strings.Index(s[from:], prefix)
+		if k < 0 {
+			return -1, -1
+		}
+		i := from + k
+		e := i + len(prefix)
+		for e < len(s) && s[e] != '\r' && s[e] != '\n' {
+			e++
+		}
+		for e > i+len(prefix) && isSpaceRE(s[e-1]) {
+			e--
+		}
+		if e > i+len(prefix) {
+			return i, e
+		}
+		from = i + 1
+	}
+	return -1, -1
+}
+
+// isSpaceRE is regexp's \s.
+func isSpaceRE(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }

@@ -20,6 +20,7 @@ var finderSpecs = []struct {
 	{"UUIDDashed", reUUIDDashed, findUUIDDashed},
 	{"IPv4", reIPv4, findIPv4},
 	{"IPv6", reIPv6, findIPv6},
+	{"Path", rePath, findPath},
 }
 
 func checkFinders(t *testing.T, s string) {
@@ -41,7 +42,8 @@ func randomText(r *rand.Rand) string {
 	pieces := []string{"0", "1", "9", "a", "f", "A", "F", "g", "x", "_", "-", ":", ".", " ", "\n", "é",
 		"00:50:56:8a:01:a0", "fe80::250:56ff:fe8a:1a0", "10.1.2.3", "1234.5.6.7", "192.168.50.255",
 		"42 3e 1a 5c 9d 7e 2b 11-5e db c6 0a 77 01 19 02", "5bc7459f-967eeb48-b3f7-20677cd9a16c",
-		"4203c2a1-1111-2222-3333-444455556666", "fe80:0000:0000:0000:0250:56ff:fe8a:01a0", "::ffff:10.0.0.1", "::"}
+		"4203c2a1-1111-2222-3333-444455556666", "fe80:0000:0000:0000:0250:56ff:fe8a:01a0", "::ffff:10.0.0.1", "::",
+		"/vmfs/volumes/", "/vmfs/volumes/ds1/vm 1/vm 1.vmx", "\t", "\r", "\f", "\v"}
 	var b strings.Builder
 	for n := r.IntN(40); n > 0; n-- {
 		b.WriteString(pieces[r.IntN(len(pieces))])
