@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
@@ -482,7 +483,7 @@ func (h *hostRun) run(ctx context.Context, c Command) hostio.Capture {
 	defer cancel()
 	r := h.conn.Run(cctx, c.Line)
 	capt.Duration = h.opts.Now().Sub(capt.Start)
-	capt.Stdout = string(r.Stdout)
+	capt.Stdout = owned(r.Stdout)
 	capt.Stderr = string(r.Stderr)
 	capt.ExitCode = r.ExitCode
 	var stall *hostio.StallError
@@ -623,4 +624,13 @@ func (b *probeBoard) wait(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// owned is b as a string without a copy: a transport gives up the output
+// it returns (hostio.Result), so nothing writes b again.
+func owned(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }

@@ -167,12 +167,14 @@ func (b *outBuf) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// bytes returns the output in one slice of its exact length.
+// bytes returns the output in one slice of its exact length and
+// capacity (the collector keeps it as it is: a small output must not hold
+// a larger chunk).
 func (b *outBuf) bytes() []byte {
-	switch len(b.chunks) {
-	case 0:
+	switch {
+	case len(b.chunks) == 0:
 		return nil
-	case 1:
+	case len(b.chunks) == 1 && len(b.chunks[0]) == cap(b.chunks[0]):
 		return b.chunks[0]
 	}
 	out := make([]byte, 0, b.n)
