@@ -648,32 +648,43 @@ func (r *Redactor) line(s string) string {
 		return s
 	}
 	var spans [][2]int
-	s, spans = replaceKept(s, spans, findPath, false, r.path)
+	all := func(string) bool { return true }
+	s, spans = replaceKept(s, spans, findPath, false, r.path, all)
 	if dashes > 0 {
-		s, spans = replaceKept(s, spans, findUUIDSpaced, false, r.uuid)
-		s, spans = replaceKept(s, spans, findUUIDDashed, false, r.uuid)
+		s, spans = replaceKept(s, spans, findUUIDSpaced, false, r.uuid, all)
+		s, spans = replaceKept(s, spans, findUUIDDashed, false, r.uuid, all)
 	}
 	if colons >= 7 {
-		s, spans = replaceKept(s, spans, findGID, false, r.gid)
+		s, spans = replaceKept(s, spans, findGID, false, r.gid, all)
 	}
 	if colons >= 5 {
-		s, spans = replaceKept(s, spans, findMAC, false, r.mac)
+		s, spans = replaceKept(s, spans, findMAC, false, r.mac, all)
 	}
 	if colons >= 2 {
-		s, spans = replaceKept(s, spans, findIPv6, true, r.ipv6)
+		// An IPv6 match left as it is may hold an IPv4 address
+		// (::ffff:192.168.50.101, or glued text): only a token is kept
+		// from the IPv4 pass.
+		s, spans = replaceKept(s, spans, findIPv6, true, r.ipv6, r.isIPv6Token)
 	}
 	if dots >= 3 {
-		s, _ = replaceKept(s, spans, findIPv4, true, r.ipv4)
+		s, _ = replaceKept(s, spans, findIPv4, true, r.ipv4, all)
 	}
 	return s
+}
+
+// isIPv6Token reports whether s is an IPv6 token, in any spelling.
+func (r *Redactor) isIPv6Token(s string) bool {
+	a, err := netip.ParseAddr(s)
+	return err == nil && r.tokens[a.String()]
 }
 
 // replaceKept replaces the matches of find by f(match), left to right,
 // except those overlapping a span of an earlier pass and, when bounded,
 // those glued to a word or a dotted number (replaceBounded). It returns
 // the new text and the spans of the earlier passes and of its own
-// matches, in the new text's positions.
-func replaceKept(s string, spans [][2]int, find finder, bounded bool, f func(string) string) (string, [][2]int) {
+// matches (those it replaced, and those left as they are that keep says
+// to protect), in the new text's positions.
+func replaceKept(s string, spans [][2]int, find finder, bounded bool, f func(string) string, keep func(string) bool) (string, [][2]int) {
 	var b strings.Builder
 	var out [][2]int
 	last, delta, k := 0, 0, 0
@@ -694,7 +705,9 @@ func replaceKept(s string, spans [][2]int, find finder, bounded bool, f func(str
 		flush(i)
 		rep := f(s[i:j])
 		if rep == s[i:j] {
-			out = append(out, [2]int{i + delta, j + delta})
+			if keep(rep) {
+				out = append(out, [2]int{i + delta, j + delta})
+			}
 			continue
 		}
 		if b.Len() == 0 && last == 0 {
@@ -727,7 +740,7 @@ func (r *Redactor) multiline() bool { return r.spansLines }
 // replaceBounded replaces matches not glued to a word or a dotted number
 // ("4.23.0.66-1vmw" is a driver version, not an address).
 func replaceBounded(s string, find finder, f func(string) string) string {
-	s, _ = replaceKept(s, nil, find, true, f)
+	s, _ = replaceKept(s, nil, find, true, f, func(string) bool { return true })
 	return s
 }
 
