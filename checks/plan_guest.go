@@ -13,7 +13,7 @@ import (
 // driver is reloaded once, after everything that needs a reload.
 
 // guestPlans builds one plan per guest with findings at warning or above.
-func guestPlans(fleet *facts.Fleet, byHost map[string][]Finding) []Plan {
+func guestPlans(fleet *facts.Fleet, byHost map[string][]Finding, errs *[]InternalError) []Plan {
 	var out []Plan
 	for gi := range fleet.Guests {
 		g := &fleet.Guests[gi]
@@ -26,7 +26,12 @@ func guestPlans(fleet *facts.Fleet, byHost map[string][]Finding) []Plan {
 		if len(serious) == 0 {
 			continue
 		}
-		if p := buildGuestPlan(g, serious); len(p.Steps) > 0 {
+		var p Plan
+		if ie := guarded(InPlan, g.Guest, planLost(g.Guest), func() { p = guestPlan(g, serious) }); ie != nil {
+			*errs = append(*errs, *ie)
+			continue
+		}
+		if len(p.Steps) > 0 {
 			out = append(out, p)
 		}
 	}

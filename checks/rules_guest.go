@@ -17,7 +17,7 @@ import (
 // evaluateGuests runs a guest rule on every scanned guest: a guest not
 // collected, or missing one of the rule's Needs, gets one not-evaluated
 // result with the reason.
-func evaluateGuests(rule *Rule, fleet *facts.Fleet, paths *facts.DataPath) []Finding {
+func evaluateGuests(rule *Rule, fleet *facts.Fleet, paths *facts.DataPath, errs *[]InternalError) []Finding {
 	var out []Finding
 	for i := range fleet.Guests {
 		g := &fleet.Guests[i]
@@ -32,7 +32,10 @@ func evaluateGuests(rule *Rule, fleet *facts.Fleet, paths *facts.DataPath) []Fin
 					break
 				}
 			}
-			rule.Check(&Input{Fleet: fleet, Paths: paths, Guest: g}, rep)
+			if ie := runCheck(rule, &Input{Fleet: fleet, Paths: paths, Guest: g}, rep); ie != nil {
+				*errs = append(*errs, *ie)
+				rep.NotEvaluated(g.Guest, internalWhy(rule.ID))
+			}
 		}
 		out = append(out, rep.results...)
 	}

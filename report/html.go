@@ -8,10 +8,10 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 )
 
-// WriteHTML writes the report as one self-contained HTML page (inline CSS,
+// writeHTMLReport writes the report as one self-contained HTML page (inline CSS,
 // no scripts, no external assets): the verdict on top, hosts, findings with
 // collapsible evidence. Every value goes through html/template escaping.
-func WriteHTML(w io.Writer, r *Report) error {
+func writeHTMLReport(w io.Writer, r *Report) error {
 	r = ForHumans(r)
 	groups := r.RootsBySeverity()
 	type sevGroup struct {

@@ -53,11 +53,11 @@ type (
 	}
 )
 
-// WriteJUnit writes the report as JUnit XML: a testsuite per host, a
+// writeJUnitReport writes the report as JUnit XML: a testsuite per host, a
 // testcase per rule and subject (passed ones included), failures for
 // findings (type = severity) and skipped for checks not evaluated or
 // suppressed.
-func WriteJUnit(w io.Writer, r *Report) error {
+func writeJUnitReport(w io.Writer, r *Report) error {
 	doc := JUnitTestSuites{Name: "pvrdma-doctor"}
 	idx := map[string]int{}
 	suite := func(host string) *JUnitTestSuite {

@@ -16,7 +16,7 @@ import (
 
 // SchemaVersion of the JSON report; documented in docs/report-schema.md.
 // Bump the minor for added fields, the major for anything that breaks readers.
-const SchemaVersion = "1.3"
+const SchemaVersion = "1.4"
 
 // Report is everything a run produced, ready to render.
 type Report struct {
@@ -42,6 +42,9 @@ type Report struct {
 	// Guests are the scanned Linux guests (scan --guests), each with its
 	// PVRDMA adapters beside their host side (guests.go).
 	Guests []Host `json:"guests,omitempty"`
+	// InternalErrors are the panics the engine recovered (a rule, a
+	// host's cause links or fix plan): the run is incomplete (since 1.4).
+	InternalErrors []checks.InternalError `json:"internal_errors,omitempty"`
 }
 
 // Tool identifies the producer.
@@ -199,7 +202,7 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 		Findings:      nonNil(res.Findings),
 		Passed:        res.Passed,
 		Suppressed:    suppressed,
-		Notes:         meta.Notes,
+		Notes:         append([]string(nil), meta.Notes...),
 		Rules:         map[string]RuleMeta{},
 	}
 	byHost := map[string]*facts.Host{}
@@ -236,7 +239,14 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 	r.Findings = causeOrder(r.Findings)
 	r.Paths = BuildPaths(fleet)
 	summarize(r)
-	r.Plans = checks.Plans(fleet, r.Findings)
+	var planErrs []checks.InternalError
+	r.Plans, planErrs = checks.PlansChecked(fleet, r.Findings)
+	r.InternalErrors = append(append([]checks.InternalError(nil), res.Errors...), planErrs...)
+	for _, ie := range r.InternalErrors {
+		if ie.Where != checks.InRule { // a rule's shows as its "not evaluated" finding
+			r.Notes = append(r.Notes, ie.Message)
+		}
+	}
 	if r.Plans == nil {
 		r.Plans = []checks.Plan{}
 	}
@@ -439,9 +449,10 @@ func collectionSummary(s Summary) string {
 	return out
 }
 
-// Incomplete reports whether some host or command was not collected.
+// Incomplete reports whether some host or command was not collected, or
+// part of the analysis failed (InternalErrors).
 func (r *Report) Incomplete() bool {
-	return r.Summary.HostsNotCollected+r.Summary.HostsPartial > 0
+	return r.Summary.HostsNotCollected+r.Summary.HostsPartial > 0 || len(r.InternalErrors) > 0
 }
 
 // HostNames returns the hosts in report order.

@@ -41,21 +41,16 @@ func (p painter) sev(s checks.Severity, text string) string {
 	return text
 }
 
-// WriteText writes the report for people: a verdict per host, then the
+// writeTextReport writes the report for people: a verdict per host, then the
 // findings grouped by severity with their evidence and fix.
-func WriteText(w io.Writer, r *Report, opt TextOptions) error {
+func writeTextReport(w io.Writer, r *Report, opt TextOptions) error {
 	r = ForHumans(r)
 	if opt.Width <= 0 {
 		opt.Width = 80
 	}
 	p := painter{opt.Color}
 	var b strings.Builder
-	wrap := func(indent, s string) {
-		body := unkeep(Wrap(s, opt.Width-len(indent)))
-		for _, line := range strings.Split(body, "\n") {
-			b.WriteString(indent + line + "\n")
-		}
-	}
+	wrap := wrapTo(&b, opt.Width)
 	wrap("", fmt.Sprintf("%s %s — %s", p.c("1", "pvrdma-doctor"), r.Tool.Version, r.Source))
 	b.WriteString("\n")
 	wrap("", p.c("1;"+r.VerdictLevel().ansi(), keepCounts(r.Verdict)))
@@ -94,8 +89,8 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 			wrap(indent, a.Text())
 		}
 	}
-	writeTextGuests(&b, p, r, wrap)
-	writeTextRoots(&b, p, r, wrap, opt.Width)
+	section(&b, "guests section", textErrLine, func(sb *strings.Builder) { writeTextGuests(sb, p, r, wrapTo(sb, opt.Width)) })
+	section(&b, "findings section", textErrLine, func(sb *strings.Builder) { writeTextRoots(sb, p, r, wrapTo(sb, opt.Width), opt.Width) })
 	var ne []checks.Finding
 	for _, f := range r.Findings {
 		if f.Status == checks.StatusNotEvaluated {
@@ -152,6 +147,17 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// wrapTo returns the text report's line writer into b: s wrapped to
+// width after indent, every line indented.
+func wrapTo(b *strings.Builder, width int) func(indent, s string) {
+	return func(indent, s string) {
+		body := unkeep(Wrap(s, width-len(indent)))
+		for _, line := range strings.Split(body, "\n") {
+			b.WriteString(indent + line + "\n")
+		}
+	}
 }
 
 func writeFinding(b *strings.Builder, p painter, f checks.Finding, wrap func(string, string)) {

@@ -26,9 +26,9 @@ func (m *Model) render() string {
 	w := m.width
 	var body []string
 	if m.overlay != nil {
-		body = m.overlay.View()
+		body = pageView(m.overlay, w)
 	} else {
-		body = m.page().View()
+		body = pageView(m.page(), w)
 	}
 	bh := m.bodyHeight()
 	if len(body) > bh {
