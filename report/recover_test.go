@@ -15,7 +15,9 @@ var formats = []struct {
 	name, doc string
 	write     func(*bytes.Buffer, *report.Report) error
 }{
-	{"text", "text report", func(b *bytes.Buffer, r *report.Report) error { return report.WriteText(b, r, report.TextOptions{Width: 80}) }},
+	{"text", "text report", func(b *bytes.Buffer, r *report.Report) error {
+		return report.WriteText(b, r, report.TextOptions{Width: 80})
+	}},
 	{"markdown", "Markdown report", func(b *bytes.Buffer, r *report.Report) error { return report.WriteMarkdown(b, r) }},
 	{"html", "HTML report", func(b *bytes.Buffer, r *report.Report) error { return report.WriteHTML(b, r) }},
 	{"json", "JSON report", func(b *bytes.Buffer, r *report.Report) error { return report.WriteJSON(b, r) }},
