@@ -79,6 +79,15 @@ func TestRuleTCPFallback(t *testing.T) {
 		{name: "single host: info, scan the peers", hosts: one(func(h *facts.Host) { h.RDMADevices = nil; noHCA(h) }),
 			want: []want{{"esx01", "esx01 (hpc-esx01)", StatusFail, Info, "scan the peer hosts", "Physical HCA available"}}, exact: true},
 		{name: "single healthy host passes", hosts: one(nil), want: []want{{host: "esx01", subject: "esx01", status: StatusPass}}, exact: true},
+		// Issue 23: a pasted session without the vDS list (no PVRDMA
+		// switch known) crashed here; every Active device counts then,
+		// and the finding says the vDS is unknown.
+		{name: "vsish says no HCA, device Active, vDS list missing", hosts: two(func(_, b *facts.Host) {
+			noHCA(b)
+			missing(b, cmdDVS)
+			b.DVSwitches = nil
+		}), want: []want{{"esx02", "esx02 (hpc-esx02)", StatusFail, Critical,
+			"although vmrdma0 on vmnic4 (which vDS it serves is unknown: `esxcli network vswitch dvs vmware list` was not read) is Active", "Physical HCA available"}}, exact: true},
 		{name: "not evaluated without the device list and vsish", hosts: two(func(_, b *facts.Host) {
 			missing(b, cmdRDMAList)
 			b.PVRDMADevices[0].Props = rec(cmdProps, "RoCE version", "2")

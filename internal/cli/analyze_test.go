@@ -132,3 +132,31 @@ func TestAnalyzeExportOfRedactedBundle(t *testing.T) {
 		t.Errorf("unredacted input exported without a token map: %v", err)
 	}
 }
+
+// Issue 23's pasted session: seven of the commands (system version, RDMA
+// device list, VM process list, vsish ls and the cat of one VM whose
+// adapter has no HCA, the firewall rulesets, the PVRDMAVmknic option)
+// crashed analyze in TCP_FALLBACK (no vDS list). It analyses with its
+// findings: the adapter without HCA, the TCP fallback it means, a plan.
+func TestAnalyzePartialSessionOfIssue23(t *testing.T) {
+	code, out, stderr := runCLI(t, "", "analyze", filepath.Join("testdata", "partial-session.txt"), "--output", "json")
+	if code != ExitCritical || strings.Contains(stderr, "panic") {
+		t.Fatalf("exit %d, want %d\n%s", code, ExitCritical, stderr)
+	}
+	var r report.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range r.Findings {
+		if f.Status == "fail" {
+			got[f.RuleID] = f.Subject
+		}
+	}
+	if got["PHYSICAL_HCA_UNAVAILABLE"] != "hpc-node02 (PVRDMA adapter 0)" || got["TCP_FALLBACK"] != "esx01 (hpc-node02)" {
+		t.Errorf("findings %v", got)
+	}
+	if len(r.InternalErrors) != 0 || len(r.Plans) != 1 {
+		t.Errorf("internal errors %+v, %d plans", r.InternalErrors, len(r.Plans))
+	}
+}

@@ -1,0 +1,233 @@
+package adversarial
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/offline"
+)
+
+// The mutations of the partial-input property (issue 23): what an admin's
+// input really looks like next to a full scan. Of every scenario's
+// results, a case drops hosts and commands (host and guest), truncates
+// outputs at a line, swaps outputs between commands (of one host or of
+// two), marks commands failed or timed out, drops a line from the middle
+// or puts a stray line in it, and may turn the result into the pasted
+// session an admin would have typed (read back through offline's
+// transcript reader). A chooser drives every choice: a seeded PRNG in the
+// property test, the fuzzer's bytes in the fuzz target.
+
+// chooser picks a number in [0, n).
+type chooser interface{ intn(n int) int }
+
+type randChooser struct{ r *rand.Rand }
+
+func (c randChooser) intn(n int) int { return c.r.IntN(n) }
+
+// byteChooser reads the choices from the fuzzer's bytes (0 once they run
+// out: the input unchanged).
+type byteChooser struct {
+	b []byte
+	i int
+}
+
+func (c *byteChooser) intn(n int) int {
+	if c.i+2 > len(c.b) {
+		return 0
+	}
+	v := int(binary.LittleEndian.Uint16(c.b[c.i:]))
+	c.i += 2
+	return v % n
+}
+
+// scenarioCase is one scenario's complete results, collected in memory as
+// a scan would (probes, guests).
+type scenarioCase struct {
+	name    string
+	results []hostio.HostResult
+}
+
+var (
+	scenariosOnce sync.Once
+	scenarioList  []scenarioCase
+	scenariosErr  error
+)
+
+// allScenarios collects every scenario once per test binary.
+func allScenarios(t testing.TB) []scenarioCase {
+	t.Helper()
+	scenariosOnce.Do(func() {
+		for _, name := range fixtures.Names() {
+			sc, err := fixtures.Load(name)
+			if err != nil {
+				scenariosErr = err
+				return
+			}
+			var targets []hostio.Target
+			for _, h := range sc.Hosts {
+				targets = append(targets, hostio.Target{Name: h.Name})
+			}
+			for _, g := range sc.Guests {
+				targets = append(targets, hostio.Target{Name: g.Name, Role: hostio.RoleGuest})
+			}
+			rs := collect.Collect(context.Background(), targets, collect.Options{Runner: sc.Runner(), Probes: true,
+				Logger: slog.New(slog.DiscardHandler)})
+			scenarioList = append(scenarioList, scenarioCase{name: name, results: rs})
+		}
+	})
+	if scenariosErr != nil {
+		t.Fatal(scenariosErr)
+	}
+	return scenarioList
+}
+
+// mutated is one case's input and what was done to it.
+type mutated struct {
+	results []hostio.HostResult
+	// log says what was done, for a failure message.
+	log []string
+	// clean names the hosts whose outputs were only dropped or failed
+	// (none truncated, swapped or edited): every rule that evaluated such
+	// a host on the complete input must still say something about it.
+	clean map[string]bool
+	// transcript is set when the case was read back as a pasted session.
+	transcript string
+}
+
+func (m *mutated) logf(format string, a ...any) { m.log = append(m.log, fmt.Sprintf(format, a...)) }
+
+// mutate applies one case's mutations to a copy of base.
+func mutate(c chooser, base []hostio.HostResult) *mutated {
+	m := &mutated{clean: map[string]bool{}}
+	dropPct := c.intn(90)
+	for _, hr0 := range base {
+		hr := hr0
+		hr.Captures = append([]hostio.Capture(nil), hr0.Captures...)
+		hr.Notes = append([]string(nil), hr0.Notes...)
+		switch c.intn(20) {
+		case 0:
+			m.logf("drop host %s", hr.Host)
+			continue
+		case 1:
+			m.logf("host %s not collected", hr.Host)
+			hr.Status, hr.Reason, hr.Captures = hostio.StatusNotCollected, "connection refused (injected)", nil
+			m.results = append(m.results, hr)
+			continue
+		}
+		m.results = append(m.results, hr)
+	}
+	for hi := range m.results {
+		hr := &m.results[hi]
+		if hr.Status == hostio.StatusNotCollected {
+			continue
+		}
+		clean := true
+		var kept []hostio.Capture
+		for ci := range hr.Captures {
+			cp := hr.Captures[ci]
+			if c.intn(100) < dropPct {
+				m.logf("%s: drop `%s`", hr.Host, cp.Command)
+				continue
+			}
+			switch op := c.intn(100); {
+			case op < 8:
+				lines := strings.SplitAfter(cp.Stdout, "\n")
+				n := c.intn(len(lines) + 1)
+				m.logf("%s: truncate `%s` after line %d", hr.Host, cp.Command, n)
+				cp.Stdout = strings.Join(lines[:n], "")
+				clean = false
+			case op < 14:
+				m.logf("%s: `%s` failed", hr.Host, cp.Command)
+				cp.Status, cp.ExitCode, cp.Stdout = hostio.StatusFailed, 1, ""
+				cp.Stderr, cp.Error = "error (injected)\n", "exit status 1: error (injected)"
+			case op < 18:
+				m.logf("%s: `%s` timed out", hr.Host, cp.Command)
+				cp.Status, cp.ExitCode, cp.Stdout, cp.Error = hostio.StatusTimedOut, -1, "", "timed out after 30s (injected)"
+			case op < 24 && len(hr.Captures) > 1:
+				o := hr.Captures[c.intn(len(hr.Captures))]
+				m.logf("%s: `%s` prints the output of `%s`", hr.Host, cp.Command, o.Command)
+				cp.Stdout = o.Stdout
+				clean = false
+			case op < 27:
+				other := base[c.intn(len(base))]
+				if len(other.Captures) > 0 {
+					o := other.Captures[c.intn(len(other.Captures))]
+					m.logf("%s: `%s` prints the output of %s's `%s`", hr.Host, cp.Command, other.Host, o.Command)
+					cp.Stdout = o.Stdout
+					clean = false
+				}
+			case op < 30:
+				lines := strings.SplitAfter(cp.Stdout, "\n")
+				i := c.intn(len(lines))
+				if c.intn(2) == 0 {
+					m.logf("%s: `%s` loses line %d", hr.Host, cp.Command, i+1)
+					lines = append(lines[:i], lines[i+1:]...)
+				} else {
+					stray := []string{"...\n", "<<truncated>>\n", "   Name: \n", ":\n", "----  ----\n", "\t\x1b[31m?\n", "\n"}[c.intn(7)]
+					m.logf("%s: `%s` gets %q at line %d", hr.Host, cp.Command, stray, i+1)
+					lines = append(lines[:i], append([]string{stray}, lines[i:]...)...)
+				}
+				cp.Stdout = strings.Join(lines, "")
+				clean = false
+			}
+			kept = append(kept, cp)
+		}
+		hr.Captures = kept
+		hr.Reason = ""
+		hr.Finalize()
+		if clean {
+			m.clean[hr.Host] = true
+		}
+	}
+	if c.intn(4) == 0 {
+		m.asTranscript()
+	}
+	return m
+}
+
+// asTranscript turns the case into the session an admin would paste (each
+// host's commands after its prompt; a failed command prints its error)
+// and reads it back as analyze does.
+func (m *mutated) asTranscript() {
+	var b strings.Builder
+	for _, hr := range m.results {
+		for _, cp := range hr.Captures {
+			if cp.Transport == "vcenter" {
+				continue // not a command anyone types
+			}
+			prompt := "[root@" + hr.Host + ":~] "
+			if hr.Role == hostio.RoleGuest {
+				prompt = "root@" + hr.Host + ":~# "
+			}
+			out := cp.Stdout
+			if !cp.OK() {
+				out = cp.Stderr
+			}
+			b.WriteString(prompt + cp.Command + "\n" + strings.TrimRight(out, "\n") + "\n")
+		}
+	}
+	m.transcript = b.String()
+	in, err := offline.FromTranscript(m.transcript)
+	m.logf("read back as a pasted session (%d hosts)", len(m.results))
+	if err != nil || in == nil {
+		m.logf("transcript: %v", err)
+		m.results = nil
+		if in != nil {
+			m.results = in.Results
+		}
+		return
+	}
+	m.results = in.Results
+	// The transcript names every command a host's folder lacks; the rules
+	// then report them missing, as on a scan: the hosts stay as clean as
+	// they were.
+}
