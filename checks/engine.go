@@ -125,6 +125,10 @@ type Rule struct {
 	// sees the hosts that have them (Input.Ready).
 	Needs        []hostio.Kind
 	NeedsSubject string
+	// ListedBy are the inputs that list the rule's subjects (listed.go):
+	// where the rule reports nothing about a host and one of them is
+	// missing, the engine reports it not evaluated there, with the reason.
+	ListedBy []hostio.Kind
 	// Check evaluates the rule.
 	Check func(in *Input, r *Reporter)
 }
@@ -284,6 +288,15 @@ func evaluate(rule *Rule, fleet *facts.Fleet, paths *facts.DataPath, errs *[]Int
 					rep.NotEvaluatedOn(h.Host, needsSubject(rule, h), internalWhy(rule.ID))
 				}
 			}
+			return rep.results
+		}
+		for _, i := range in.Ready {
+			h := &fleet.Hosts[i]
+			if len(rule.ListedBy) > 0 && h.Status != hostio.StatusNotCollected && saidNothing(rep.results, h.Host) {
+				if ok, why := listedOn(rule.ListedBy, fleet, paths, i); !ok {
+					rep.NotEvaluatedOn(h.Host, needsSubject(rule, h), why)
+				}
+			}
 		}
 		return rep.results
 	}
@@ -304,6 +317,12 @@ func evaluate(rule *Rule, fleet *facts.Fleet, paths *facts.DataPath, errs *[]Int
 			if ie := runCheck(rule, &Input{Fleet: fleet, Paths: paths, Host: h, Path: paths.Host(i)}, rep); ie != nil {
 				*errs = append(*errs, *ie)
 				rep.NotEvaluated(needsSubject(rule, h), internalWhy(rule.ID))
+				break
+			}
+			if len(rule.ListedBy) > 0 && len(rep.results) == 0 {
+				if ok, why := listedOn(rule.ListedBy, fleet, paths, i); !ok {
+					rep.NotEvaluated(needsSubject(rule, h), why)
+				}
 			}
 		}
 		out = append(out, rep.results...)

@@ -35,6 +35,12 @@ func evaluateGuests(rule *Rule, fleet *facts.Fleet, paths *facts.DataPath, errs 
 			if ie := runCheck(rule, &Input{Fleet: fleet, Paths: paths, Guest: g}, rep); ie != nil {
 				*errs = append(*errs, *ie)
 				rep.NotEvaluated(g.Guest, internalWhy(rule.ID))
+				break
+			}
+			if len(rule.ListedBy) > 0 && len(rep.results) == 0 {
+				if ok, why := g.Available(rule.ListedBy...); !ok {
+					rep.NotEvaluated(g.Guest, why)
+				}
 			}
 		}
 		out = append(out, rep.results...)

@@ -120,7 +120,14 @@ func checkPathUnreachable(in *Input, r *Reporter) {
 			continue // two fixed sizes (an older scan): VMKPING_UNREACHABLE
 		}
 		if pp.Refused && !pp.Lost {
-			continue // nothing left the host: MTU_MISMATCH / VMKPING_UNREACHABLE say why
+			// Nothing left the host (MTU_MISMATCH / VMKPING_UNREACHABLE say
+			// why); a scan's search goes down to sizes every vmknic sends,
+			// so only a partial input holds no probe that left it.
+			if pp.Searched() {
+				r.NotEvaluated(subject, fmt.Sprintf("every probe to %s in the input was refused by the sending vmknic (Message too long): "+
+					"whether %s answers was not measured", pp.Target, targetLabel(in.Paths, pp.Target)))
+			}
+			continue
 		}
 		r.Fail(subject, fmt.Sprintf("%s gets no reply from %s at any size (%d probes from %d down to %d bytes, don't-fragment): "+
 			"the PVRDMA vmknics cannot reach each other", orPlaceholder(pp.Vmknic, "the PVRDMA vmknic"), targetLabel(in.Paths, pp.Target),

@@ -244,7 +244,11 @@ func checkVMPeersOnDifferentDVS(in *Input, r *Reporter) {
 	for _, i := range in.Ready {
 		h := &in.Fleet.Hosts[i]
 		for _, v := range vmViews(h) {
-			if !v.pvrdma() || len(v.Configs) == 0 {
+			if !v.pvrdma() {
+				continue
+			}
+			if len(v.Configs) == 0 {
+				r.NotEvaluatedOn(h.Host, v.Name, v.Why)
 				continue
 			}
 			for _, c := range v.Configs {

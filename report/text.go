@@ -82,6 +82,9 @@ func writeTextReport(w io.Writer, r *Report, opt TextOptions) error {
 			wrap(indent, p.c("2", strings.Join([]string{keep(orDash(h.Version, "ESXi version unknown", "ESXi ")),
 				keep(h.rdmaDevicesText()), keep(h.pvrdmaVMsText())}, nbsp+"· ")))
 		}
+		if c := h.coverageText(); c != "" {
+			wrap(indent, c)
+		}
 		for _, n := range h.Notes {
 			wrap(indent, "note: "+n)
 		}

@@ -95,6 +95,10 @@ type mutated struct {
 	results []hostio.HostResult
 	// log says what was done, for a failure message.
 	log []string
+	// hostsLost is set when a host was dropped or not collected: the
+	// rules that compare a host with its peers may then have nothing to
+	// say about it.
+	hostsLost bool
 	// clean names the hosts whose outputs were only dropped or failed
 	// (none truncated, swapped or edited): every rule that evaluated such
 	// a host on the complete input must still say something about it.
@@ -116,9 +120,11 @@ func mutate(c chooser, base []hostio.HostResult) *mutated {
 		switch c.intn(20) {
 		case 0:
 			m.logf("drop host %s", hr.Host)
+			m.hostsLost = true
 			continue
 		case 1:
 			m.logf("host %s not collected", hr.Host)
+			m.hostsLost = true
 			hr.Status, hr.Reason, hr.Captures = hostio.StatusNotCollected, "connection refused (injected)", nil
 			m.results = append(m.results, hr)
 			continue
@@ -208,9 +214,14 @@ func (m *mutated) asTranscript() {
 			if hr.Role == hostio.RoleGuest {
 				prompt = "root@" + hr.Host + ":~# "
 			}
+			// What the terminal showed: a failed command its error, one
+			// that hung the ^C that ended it.
 			out := cp.Stdout
-			if !cp.OK() {
+			switch cp.Status {
+			case hostio.StatusFailed:
 				out = cp.Stderr
+			case hostio.StatusTimedOut:
+				out = "^C"
 			}
 			b.WriteString(prompt + cp.Command + "\n" + strings.TrimRight(out, "\n") + "\n")
 		}

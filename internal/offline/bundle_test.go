@@ -363,7 +363,7 @@ func TestTranscript(t *testing.T) {
 	// The stage-1 commands the transcript lacks are skipped captures saying
 	// so, and the host is partial (like a scan that could not run them).
 	hr := in.Results[0]
-	if hr.Status != hostio.StatusPartial || !strings.Contains(hr.Reason, "14 of the 16 stage-1 commands missing (not in the transcript)") {
+	if hr.Status != hostio.StatusPartial || !strings.Contains(hr.Reason, "14 of the 16 stage-1 commands not collected: not in the input (a pasted transcript)") {
 		t.Errorf("host status %s: %s", hr.Status, hr.Reason)
 	}
 	collected := 0

@@ -122,10 +122,20 @@ func addMissingStage1(hr *hostio.HostResult, missing string) {
 	}
 	hr.Status = hostio.StatusPartial
 	why := fmt.Sprintf("%d of the %d stage-1 commands missing (%s)", n, len(stage1), missing)
+	if collect.NotInInput(missing) {
+		// Not a fault of the host: what the input holds (coverage).
+		why = fmt.Sprintf("%d of the %d stage-1 commands not collected: not in the input (%s)", n, len(stage1), inputName[missing])
+	}
 	if hr.Reason != "" {
 		why = hr.Reason + "; " + why
 	}
 	hr.Reason = why
+}
+
+// inputName names the offline input a command is missing from.
+var inputName = map[string]string{
+	collect.ErrNotInTranscript: "a pasted transcript",
+	collect.ErrNotSaved:        "a folder of saved outputs",
 }
 
 // sortCaptures orders captures like the collector: stage 1 in catalogue
