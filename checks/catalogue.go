@@ -72,7 +72,7 @@ var catalogueList = []*Rule{
 	{ID: "PHYSICAL_HCA_UNAVAILABLE", Severity: Critical, Check: checkPhysicalHCAUnavailable,
 		ListedBy: []hostio.Kind{hostio.KindPVRDMADeviceLs, hostio.KindPVRDMAProperties}},
 	{ID: "TCP_FALLBACK", Severity: Critical, Scope: FleetScope, Check: checkTCPFallback,
-		Needs: []hostio.Kind{hostio.KindPVRDMADeviceLs}},
+		ListedBy: []hostio.Kind{hostio.KindPVRDMADeviceLs}},
 	{ID: "ROCE_VERSION_MISMATCH", Severity: Warning, Scope: FleetScope, Check: checkRoCEVersionMismatch,
 		ListedBy: []hostio.Kind{hostio.KindPVRDMADeviceLs, hostio.KindPVRDMAProperties}},
 	// rules_vm.go
@@ -93,13 +93,13 @@ var catalogueList = []*Rule{
 		Needs:    []hostio.Kind{hostio.KindRDMADeviceList, hostio.KindRDMAProtocolList}},
 	// rules_gpu.go
 	{ID: "GPU_FIRMWARE_NOT_EFI", Severity: Critical, Check: checkGPUFirmwareNotEFI,
-		ListedBy: []hostio.Kind{hostio.KindVMProcessList}},
+		ListedBy: []hostio.Kind{hostio.KindVMProcessList, hostio.KindHardwarePCI}},
 	{ID: "GPU_64BIT_MMIO_OFF", Severity: Critical, Check: checkGPU64bitMMIOOff,
-		ListedBy: []hostio.Kind{hostio.KindVMProcessList}},
+		ListedBy: []hostio.Kind{hostio.KindVMProcessList, hostio.KindHardwarePCI}},
 	{ID: "GPU_MMIO_TOO_SMALL", Severity: Critical, Check: checkGPUMMIOTooSmall,
-		ListedBy: []hostio.Kind{hostio.KindVMProcessList}},
+		ListedBy: []hostio.Kind{hostio.KindVMProcessList, hostio.KindHardwarePCI}},
 	{ID: "GPU_DUPLICATE_DEVICE", Severity: Critical, Check: checkGPUDuplicateDevice,
-		ListedBy: []hostio.Kind{hostio.KindVMProcessList}},
+		ListedBy: []hostio.Kind{hostio.KindVMProcessList, hostio.KindHardwarePCI}},
 	// rules_guest.go (once per scanned Linux guest)
 	{ID: "GUEST_KERNEL_TOO_OLD", Severity: Critical, Scope: GuestScope, Check: checkGuestKernelTooOld,
 		Needs: []hostio.Kind{hostio.KindGuestKernel}},

@@ -7,6 +7,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
 // Needs as narrow as the evidence. A rule's Needs stop it on a host: the
@@ -52,15 +53,26 @@ func listedOn(kinds []hostio.Kind, fleet *facts.Fleet, paths *facts.DataPath, i 
 	return len(missing) == 0, strings.Join(missing, "; ")
 }
 
-// unreadProperties says which adapters of the vsish listing have no
-// properties read ("" when all do, or when the listing itself is missing:
-// its own input says so).
-func unreadProperties(h *facts.Host) string {
+// unreadAdapter is an adapter of the vsish listing whose properties were
+// not read, and why.
+type unreadAdapter struct {
+	dev parse.PVRDMADevice // WorldID, Index and VMName only
+	why string
+}
+
+// unreadAdapters returns the adapters of the vsish listing whose
+// properties were not read (none when the listing itself is missing: its
+// own input says so).
+func unreadAdapters(h *facts.Host) []unreadAdapter {
 	read := map[string]bool{}
 	for _, d := range h.PVRDMADevices {
 		read[d.WorldID+"_"+d.Index] = true
 	}
-	var lost []string
+	names := map[string]string{}
+	for _, vm := range h.VMs {
+		names[vm.WorldID] = vm.DisplayName
+	}
+	var out []unreadAdapter
 	for _, e := range h.PVRDMAListing {
 		wid, idx, ok := e.DeviceID()
 		if !ok || read[wid+"_"+idx] {
@@ -69,13 +81,28 @@ func unreadProperties(h *facts.Host) string {
 		line := "vsish -e cat " + collect.PVRDMADevicesDir + wid + "_" + idx + "/properties"
 		why := "`" + line + "` was not run"
 		for _, s := range h.Sources[hostio.KindPVRDMAProperties] {
-			if s.Command == line && s.Status != hostio.StatusCollected {
+			switch {
+			case s.Command != line:
+			case s.Status != hostio.StatusCollected:
 				why = fmt.Sprintf("`%s` %s", line, strings.ReplaceAll(string(s.Status), "_", " "))
-			} else if s.Command == line {
+				if s.Error != "" {
+					why += " (" + s.Error + ")"
+				}
+			default:
 				why = fmt.Sprintf("`%s` output could not be read", line)
 			}
 		}
-		lost = append(lost, why)
+		out = append(out, unreadAdapter{parse.PVRDMADevice{WorldID: wid, Index: idx, VMName: names[wid]}, why})
+	}
+	return out
+}
+
+// unreadProperties says which adapters of the vsish listing have no
+// properties read ("" when all do).
+func unreadProperties(h *facts.Host) string {
+	var lost []string
+	for _, a := range unreadAdapters(h) {
+		lost = append(lost, a.why)
 	}
 	if len(lost) > 3 {
 		lost = append(lost[:3], fmt.Sprintf("and %d more", len(lost)-3))

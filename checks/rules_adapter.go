@@ -13,18 +13,16 @@ import (
 
 // The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the VMs' PVRDMA adapters: bound to a physical HCA, TCP fallback between hosts, RoCE versions.
 
+// checkPhysicalHCAUnavailable reads each adapter's vsish properties: they
+// prove its HCA state alone (the world ID is in the command line and in
+// `VMM leader ID`), without the vsish listing or the VM process list. An
+// adapter the listing names whose properties were not read is not
+// evaluated, by name; without the listing and any properties the engine
+// says so (ListedBy).
 func checkPhysicalHCAUnavailable(in *Input, r *Reporter) {
 	h := in.Host
-	if ok, why := h.Available(hostio.KindPVRDMADeviceLs, hostio.KindPVRDMAProperties); !ok {
-		if len(h.PVRDMAListing) == 0 && len(h.Sources[hostio.KindPVRDMAProperties]) == 0 {
-			if ok2, _ := h.Available(hostio.KindPVRDMADeviceLs); ok2 {
-				return // no PVRDMA VMs on this host: nothing to check
-			}
-		}
-		r.NotEvaluated(h.Host, why)
-		if len(h.PVRDMADevices) == 0 {
-			return
-		}
+	for _, a := range unreadAdapters(h) {
+		r.NotEvaluated(vmLabel(a.dev), a.why)
 	}
 	for _, d := range h.PVRDMADevices {
 		field := d.Props.Fields["Physical HCA available"]

@@ -19,10 +19,24 @@ func TestRulePhysicalHCAUnavailable(t *testing.T) {
 			h.PVRDMAListing, h.PVRDMADevices = nil, nil
 			h.Sources[hostio.KindPVRDMAProperties] = nil
 		}), exact: true},
-		{name: "not evaluated when the properties are missing", hosts: one(func(h *facts.Host) {
+		{name: "the adapter whose properties are missing is not evaluated, by name", hosts: one(func(h *facts.Host) {
 			missing(h, cmdProps)
 			h.PVRDMADevices = nil
-		}), want: []want{{host: "esx01", subject: "esx01", status: StatusNotEvaluated, msg: cmdProps}}, exact: true},
+		}), want: []want{{host: "esx01", subject: "world 2100788 (PVRDMA adapter 0)", status: StatusNotEvaluated, msg: cmdProps + "` failed"}}, exact: true},
+		// Issue 23: the properties prove the adapter's HCA state without
+		// `vsish -e ls` or the VM process list (the world ID is in the
+		// command line and in `VMM leader ID`).
+		{name: "properties alone, without the listing: evaluated", hosts: one(func(h *facts.Host) {
+			setProp(h, "Physical HCA available", "0")
+			missing(h, cmdLs)
+			h.PVRDMAListing = nil
+			missing(h, cmdVMList)
+		}), want: []want{{"esx01", vm01, StatusFail, Critical, "has no physical HCA", "Physical HCA available:0"}}, exact: true},
+		{name: "neither the listing nor properties: not evaluated, with why", hosts: one(func(h *facts.Host) {
+			missing(h, cmdLs)
+			h.PVRDMAListing, h.PVRDMADevices = nil, nil
+			h.Sources[hostio.KindPVRDMAProperties] = nil
+		}), want: []want{{host: "esx01", subject: "esx01", status: StatusNotEvaluated, msg: "`" + cmdLs + "` failed"}}, exact: true},
 		{name: "not evaluated when the key is absent", hosts: one(func(h *facts.Host) {
 			h.PVRDMADevices[0].Props = rec(cmdProps, "Active MTU", "4096")
 		}), want: []want{{host: "esx01", subject: vm01, status: StatusNotEvaluated, msg: "Physical HCA available"}}, exact: true},

@@ -73,7 +73,7 @@ func missing(h *facts.Host, cmd string) {
 func goodHost(name string, ip string) facts.Host {
 	h := facts.Host{Host: name, Collection: facts.Collection{Status: hostio.StatusCollected}, Sources: map[hostio.Kind][]facts.Source{}}
 	collected(&h, cmdRDMAList, cmdProto, cmdIfList, cmdIPv4, cmdDVS, cmdTag, cmdFirewall, cmdLs, cmdVersion, cmdVMKBind,
-		cmdNICList, cmdProps, cmdNICGet4, cmdDCB4, cmdStats0, cmdVMList)
+		cmdNICList, cmdProps, cmdNICGet4, cmdDCB4, cmdStats0, cmdVMList, cmdPCI)
 	h.Version = &parse.SystemVersion{Product: "VMware ESXi", Version: "8.0.3", Build: "24022510", Ref: ref(cmdVersion, 2, "   Version: 8.0.3")}
 	h.RDMADevices = []parse.RDMADevice{{Name: "vmrdma0", Driver: "nmlx5_rdma", State: "Active", MTU: 4096, PairedUplink: "vmnic4",
 		Description: "MT27800 Family [ConnectX-5]", Ref: ref(cmdRDMAList, 3, "vmrdma0  nmlx5_rdma  Active  4096  100 Gbps  vmnic4  MT27800 Family [ConnectX-5]")}}

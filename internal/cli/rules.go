@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/textsafe"
 )
 
@@ -93,6 +95,21 @@ type RuleDoc struct {
 	// and the rules whose findings can cause this rule's (the cause graph).
 	CanCause []string `json:"can_cause"`
 	CausedBy []string `json:"can_be_caused_by"`
+	// Needs are the commands without which the rule is not evaluated on a
+	// host; ListedBy those that list its subjects (it evaluates what they
+	// show, and is not evaluated where they are missing and it has
+	// nothing to say).
+	Needs    []string `json:"needs"`
+	ListedBy []string `json:"listed_by"`
+}
+
+// commandsOf names the commands of kinds, as `rules explain` shows them.
+func commandsOf(kinds []hostio.Kind) []string {
+	out := []string{}
+	for _, k := range kinds {
+		out = append(out, collect.Describe(k))
+	}
+	return out
 }
 
 func ruleDoc(r *checks.Rule) RuleDoc {
@@ -109,7 +126,7 @@ func ruleDoc(r *checks.Rule) RuleDoc {
 		causedBy = []string{}
 	}
 	return RuleDoc{ID: r.ID, Severity: string(r.Severity), Title: r.Title, Why: r.Why, Fix: r.Fix, Docs: docs, Applies: r.Applies, Scope: scope,
-		CanCause: causes, CausedBy: causedBy}
+		CanCause: causes, CausedBy: causedBy, Needs: commandsOf(r.Needs), ListedBy: commandsOf(r.ListedBy)}
 }
 
 func runRulesList(opts *RulesOptions) error {
@@ -221,6 +238,17 @@ func runRulesExplain(opts *RulesOptions) error {
 	} else {
 		b.WriteString("  Can be caused by: no other rule's findings (always a root cause).\n")
 	}
+	b.WriteString("\nWHAT IT READS\n")
+	quote := func(cs []string) string { return "`" + strings.Join(cs, "`, `") + "`" }
+	if len(rule.Needs) > 0 {
+		wrap("  ", "Needs, on each host (without one it is not evaluated there, with the reason): "+quote(commandsOf(rule.Needs))+".")
+	}
+	if len(rule.ListedBy) > 0 {
+		wrap("  ", "Its subjects are listed by "+quote(commandsOf(rule.ListedBy))+": it evaluates every subject the present "+
+			"outputs show, and where one of them is missing and nothing is left to check it is not evaluated, with the reason.")
+	}
+	wrap("  ", "Inputs it reads for some subjects only (a VM's .vmx, an uplink's details, one adapter's vsish properties) are "+
+		"checked per subject: a subject whose input is missing is not evaluated, by name, with the reason.")
 	b.WriteString("\nAPPLIES TO\n")
 	wrap("  ", rule.Applies)
 	_, err := fmt.Fprint(opts.IO.Out, textsafe.Clean(b.String()))

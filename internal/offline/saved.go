@@ -261,6 +261,12 @@ var reCommandError = regexp.MustCompile(`^(?:Error:|Error |error:|Unknown comman
 // commandError reports whether a command's output is the error it printed
 // instead of output, and the error line.
 func commandError(out string) (string, bool) {
+	if strings.TrimSpace(out) == "^C" {
+		// Interrupted before it printed anything: a hung command, not an
+		// empty output. (An output before a ^C is kept: ping prints its
+		// statistics after one.)
+		return "interrupted (^C) before it printed anything", true
+	}
 	first := firstLine([]byte(out))
 	if first == "" || !reCommandError.MatchString(first) {
 		return "", false
