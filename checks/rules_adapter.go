@@ -135,6 +135,8 @@ func checkTCPFallback(in *Input, r *Reporter) {
 			"only uplink of the PVRDMA vDS (vSphere Client > Networking > vDS > Add and Manage Hosts > Manage physical adapters), "+
 			"then power-cycle the PVRDMA VMs. Or migrate the VMs that talk to each other onto one host.", h.Host)
 		switch active := hp.Active; {
+		case !hi.devKnown:
+			fix = unreadDevicesFix(h)
 		case hi.usable:
 			fix = fmt.Sprintf("On %s: power-cycle the PVRDMA VMs (%s) so that their adapters bind to %s, then check `Physical HCA available:1` in vsish.",
 				h.Host, joinNames(vms), hp.Usable[0].Name)
@@ -223,10 +225,26 @@ func rdmaListEvidence(h *facts.Host) []Evidence {
 	}
 	if len(ev) == 0 {
 		for _, s := range h.Sources[hostio.KindRDMADeviceList] {
-			ev = append(ev, Evidence{Host: h.Host, Command: s.Command, Note: "no RDMA device listed"})
+			if s.Parsed { // a list that was not read lists nothing
+				ev = append(ev, Evidence{Host: h.Host, Command: s.Command, Note: "no RDMA device listed"})
+			}
 		}
 	}
 	return ev
+}
+
+// devicesRead reports whether the host's RDMA device list was read whole.
+func devicesRead(h *facts.Host) bool {
+	ok, _ := h.Available(hostio.KindRDMADeviceList)
+	return ok
+}
+
+// unreadDevicesFix is the fix of an adapter without HCA on a host whose
+// RDMA device list was not read: read it first, advise nothing it does
+// not show (no new NIC for a host whose NIC may only lack its driver).
+func unreadDevicesFix(h *facts.Host) string {
+	return fmt.Sprintf("Run `esxcli rdma device list` on %s (it was not read): PVRDMA needs an Active RDMA device whose paired uplink is the "+
+		"only uplink of the PVRDMA vDS; once there is one, power-cycle the PVRDMA VMs so that their adapters bind to it.", h.Host)
 }
 
 // hcaFix tailors the PHYSICAL_HCA_UNAVAILABLE remediation to the host.
@@ -234,6 +252,8 @@ func hcaFix(h *facts.Host, hp *facts.HostPath) string {
 	active := hp.Active
 	sw := hp.Switch
 	switch {
+	case len(h.RDMADevices) == 0 && !devicesRead(h):
+		return unreadDevicesFix(h)
 	case len(h.RDMADevices) == 0:
 		return "This host has no RDMA device: install an RoCE-capable NIC and its ESXi RDMA driver (nmlx5_rdma, bnxtroce, irdman), " +
 			"add its vmnic as the only uplink of the PVRDMA vDS, then power-cycle the VM."

@@ -265,6 +265,13 @@ func checkEvidence(rs []hostio.HostResult, fs []checks.Finding, add func(string,
 	for _, f := range fs {
 		for _, e := range f.Evidence {
 			if e.Line <= 0 {
+				// A command cited without a line: when it was not
+				// collected, the evidence may only say so.
+				if c, ok := out[e.Host][e.Command]; ok && !c.OK() && f.RuleID != checks.CollectionFailed &&
+					(c.Error == "" || !strings.Contains(e.Note, c.Error)) {
+					add("%s on %s (%s): evidence `%s` (%s) from a command that was not collected (%s: %s)",
+						f.RuleID, f.Host, f.Subject, e.Command, e.Note, c.Status, c.Error)
+				}
 				continue
 			}
 			cmd, stderr := strings.CutSuffix(e.Command, " (stderr)")

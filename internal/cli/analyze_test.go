@@ -165,3 +165,32 @@ func TestAnalyzePartialSessionOfIssue23(t *testing.T) {
 		t.Errorf("internal errors %+v, %d plans", r.InternalErrors, len(r.Plans))
 	}
 }
+
+// A VM whose Config File the terminal wrapped (a one-space continuation)
+// is named with its full .vmx path in what the doctor asks to read.
+func TestAnalyzeWrappedConfigFileNamesTheFullVMX(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join("..", "..", "fixtures", "scenarios", "mixed", "esx01")
+	props, _ := os.ReadFile(filepath.Join(src, "vsish_-e_cat_vmkModules_vrdma_pvrdmaDevices_2101236_0_properties.txt"))
+	text := "[root@esx01:~] esxcli vm process list\nvcsa-01\n   World ID: 2101236\n   Process ID: 0\n   Display Name: vcsa-01\n" +
+		"   Config File: /vmfs/volumes/66148e8f-bec2a28c-bec2-b8cef6a1c201/VMware vCenter\n Server Appliance/VMware vCenter Server Appliance.vmx\n" +
+		"[root@esx01:~] vsish -e ls /vmkModules/vrdma/pvrdmaDevices\n2101236_0/\n" +
+		"[root@esx01:~] vsish -e cat /vmkModules/vrdma/pvrdmaDevices/2101236_0/pr\noperties\n" + string(props)
+	p := filepath.Join(dir, "session.txt")
+	os.WriteFile(p, []byte(text), 0o644)
+	_, out, stderr := runCLI(t, "", "analyze", p, "--output", "json")
+	var r report.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	want := "`cat '/vmfs/volumes/66148e8f-bec2a28c-bec2-b8cef6a1c201/VMware vCenter Server Appliance/VMware vCenter Server Appliance.vmx'` was not run"
+	found := false
+	for _, f := range r.Findings {
+		if f.RuleID == "VM_MEMORY_NOT_RESERVED" && f.Subject == "vcsa-01" && strings.Contains(f.Message, want) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no VM_MEMORY_NOT_RESERVED naming %s:\n%s", want, out)
+	}
+}
