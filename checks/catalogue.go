@@ -110,6 +110,8 @@ var catalogueList = []*Rule{
 	{ID: "GUEST_MOFED_CONFLICT", Severity: Critical, Scope: GuestScope, Check: checkGuestMOFEDConflict,
 		Needs: []hostio.Kind{hostio.KindGuestDevinfo, hostio.KindGuestOFED}},
 	{ID: "GUEST_RDMA_CORE_MISSING", Severity: Critical, Scope: GuestScope, Check: checkGuestRDMACoreMissing},
+	// rules_guest_verbs.go
+	{ID: "GUEST_VERBS_ABI_MISMATCH", Severity: Critical, Scope: GuestScope, Check: checkGuestVerbsABIMismatch},
 	{ID: "GUEST_NETDEV_MTU_LIMITS_RDMA_MTU", Severity: Warning, Scope: GuestScope, Check: checkGuestNetdevMTU,
 		ListedBy: []hostio.Kind{hostio.KindGuestIBClass},
 		Needs:    []hostio.Kind{hostio.KindGuestIPLink}},

@@ -292,7 +292,7 @@ func evaluate(rule *Rule, fleet *facts.Fleet, paths *facts.DataPath, errs *[]Int
 		}
 		for _, i := range in.Ready {
 			h := &fleet.Hosts[i]
-			if len(rule.ListedBy) > 0 && h.Status != hostio.StatusNotCollected && saidNothing(rep.results, h.Host) {
+			if len(rule.ListedBy) > 0 && saidNothing(rep.results, h.Host) {
 				if ok, why := listedOn(rule.ListedBy, fleet, paths, i); !ok {
 					rep.NotEvaluatedOn(h.Host, needsSubject(rule, h), why)
 				}

@@ -56,6 +56,7 @@ func buildGuestPlan(g *facts.Guest, fs []Finding) Plan {
 	// 3. Verbs libraries: MOFED out, rdma-core in.
 	b.oneStepFor("GUEST_MOFED_CONFLICT", "remove_mofed", Effect{g.Guest + " verbs libraries", "rdma-core"})
 	b.oneStepFor("GUEST_RDMA_CORE_MISSING", "install_rdma_core", Effect{g.Guest + " verbs libraries", "rdma-core"})
+	b.oneStepFor("GUEST_VERBS_ABI_MISMATCH", "match_rdma_core", Effect{g.Guest + " verbs libraries", "rdma-core"})
 	// 4. The driver module.
 	b.oneStepFor("GUEST_NO_PVRDMA_DEVICE", "load_pvrdma", Effect{g.Guest + " vmw_pvrdma", "loaded after the InfiniBand modules"})
 	// 5. Interfaces: MTU and address (each needs the reload below).

@@ -403,10 +403,15 @@ func fleetVerdict(r *Report) string {
 		}
 		return fmt.Sprintf("NOTHING CHECKED: 0 of %s could be collected, the scan is INCOMPLETE", plural(s.Hosts, "host", "hosts"))
 	}
-	hostsWith := 0
+	hostsWith, guestsWith := 0, 0
 	for _, h := range r.Hosts {
 		if h.Critical+h.Warning > 0 {
 			hostsWith++
+		}
+	}
+	for _, g := range r.Guests {
+		if g.Critical+g.Warning > 0 {
+			guestsWith++
 		}
 	}
 	var b strings.Builder
@@ -421,7 +426,12 @@ func fleetVerdict(r *Report) string {
 		b.WriteString("PVRDMA looks HEALTHY: ")
 	}
 	b.WriteString(rootCounts(s.RootCauses, s.Consequences))
-	if s.Critical+s.Warning > 0 {
+	switch {
+	case s.Critical+s.Warning == 0:
+	case hostsWith == 0 && guestsWith > 0:
+		// Only guests have problems (a pasted guest session): not "on 0 hosts".
+		fmt.Fprintf(&b, " on %s", plural(guestsWith, "guest", "guests"))
+	default:
 		fmt.Fprintf(&b, " on %s", plural(hostsWith, "host", "hosts"))
 	}
 	b.WriteString("; ")

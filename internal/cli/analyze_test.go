@@ -194,3 +194,51 @@ func TestAnalyzeWrappedConfigFileNamesTheFullVMX(t *testing.T) {
 		t.Errorf("no VM_MEMORY_NOT_RESERVED naming %s:\n%s", want, out)
 	}
 }
+
+// Issue 23: a pasted guest session (ssh into the guest, then the commands
+// as admins type them: uname -a, ibstat, ibv_devinfo with a libibverbs
+// ABI warning, ip a, show_gids, lsmod | grep, dmesg -T | grep, dpkg -l |
+// grep, ofed_info -s not installed, rdma link, os-release) is analysed as
+// a guest, its facts read from every form, the ABI mismatch a finding;
+// and a folder of saved outputs with the guests' subfolders (as the
+// fixtures hold them) is analysed with its guests.
+func TestAnalyzeGuestSessionsAndFolders(t *testing.T) {
+	code, out, stderr := runCLI(t, "", "analyze", filepath.Join("testdata", "guest-forms", "guest-session.txt"), "--output", "json")
+	var r report.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("exit %d: %v\n%s", code, err, stderr)
+	}
+	if len(r.Hosts) != 1 || r.Hosts[0].Host != "esx01" || len(r.Guests) != 1 || r.Guests[0].Host != "hpc-node02" {
+		t.Fatalf("hosts %+v, guests %+v", r.Hosts, r.Guests)
+	}
+	g := r.Guests[0]
+	for _, c := range g.Commands {
+		if c.Status != "collected" && c.Error != "not in the transcript" {
+			t.Errorf("guest command %s: %s %s", c.Command, c.Status, c.Error)
+		}
+	}
+	abi := false
+	for _, f := range r.Findings {
+		if f.RuleID == "GUEST_VERBS_ABI_MISMATCH" && f.Host == "hpc-node02" && f.Status == "fail" && f.Severity == "critical" {
+			abi = true
+		}
+		if f.RuleID == "COLLECTION_FAILED" {
+			t.Errorf("a gap of the session is a finding: %+v", f)
+		}
+	}
+	if !abi || code != ExitCritical {
+		t.Errorf("exit %d, ABI mismatch reported: %v", code, abi)
+	}
+	if len(g.Adapters) != 1 || g.Adapters[0].NetdevMTU != 9000 || g.Adapters[0].PortState != "PORT_ACTIVE" {
+		t.Errorf("adapter read from ibstat, rdma link and ip a: %+v", g.Adapters)
+	}
+
+	code, out, stderr = runCLI(t, "", "analyze", filepath.Join("..", "..", "fixtures", "scenarios", "mixed"), "--output", "json")
+	r = report.Report{}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("exit %d: %v\n%s", code, err, stderr)
+	}
+	if len(r.Hosts) != 5 || len(r.Guests) != 7 || strings.Contains(stderr, "no command outputs") {
+		t.Errorf("%d hosts, %d guests\n%s", len(r.Hosts), len(r.Guests), stderr)
+	}
+}

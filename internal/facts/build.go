@@ -91,6 +91,10 @@ func BuildHost(hr hostio.HostResult) Host {
 			switch {
 			case !ok || spec.Parser.Parse == nil:
 				src.Error = "no parser"
+			case catalog.GuestKind(kind) || kind == hostio.KindGuestBWClient || kind == hostio.KindGuestBWServer:
+				// A pasted session or folder that mixes a guest's commands
+				// into an ESXi host's: its facts are a guest's.
+				src.Error = "a Linux guest's command, not an ESXi host's"
 			default:
 				// Parse into a scratch host so a failed parse adds nothing.
 				scratch := h

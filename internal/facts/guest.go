@@ -158,9 +158,18 @@ func (g *Guest) readCapture(kind hostio.Kind, c hostio.Capture, src *Source) {
 		src.Error = "no parser"
 		return
 	}
+	if !catalog.GuestKind(kind) && kind != hostio.KindGuestBWClient && kind != hostio.KindGuestBWServer {
+		src.Error = "an ESXi command, not a Linux guest's" // its facts are a host's
+		return
+	}
 	if kind == hostio.KindGuestDevinfo || kind == hostio.KindGuestDevices {
 		for _, w := range parse.ProviderWarnings(c.Stderr) {
 			w.Command = c.Command + " (stderr)"
+			g.ProviderWarnings = append(g.ProviderWarnings, w)
+		}
+		// A pasted session shows them among the output.
+		for _, w := range parse.ProviderWarnings(c.Stdout) {
+			w.Command = c.Command
 			g.ProviderWarnings = append(g.ProviderWarnings, w)
 		}
 	}

@@ -1,0 +1,72 @@
+package collect
+
+import (
+	"testing"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+)
+
+// The guest commands as admins type them map to the guest catalogue's
+// kinds: complete forms with no filter (the catalogue's own line when
+// they are it), partial ones with what they show.
+func TestRecognizeGuestForms(t *testing.T) {
+	for _, c := range []struct {
+		typed  string
+		kind   hostio.Kind
+		line   string
+		filter string
+	}{
+		{"ibv_devinfo -v", hostio.KindGuestDevinfo, "ibv_devinfo -v", ""},
+		{"ibv_devinfo", hostio.KindGuestDevinfo, "ibv_devinfo", ""},
+		{"ibv_devinfo --verbose", hostio.KindGuestDevinfo, "ibv_devinfo --verbose", ""},
+		{"ibv_devinfo -d vmw_pvrdma0", hostio.KindGuestDevinfo, "ibv_devinfo -d vmw_pvrdma0", "vmw_pvrdma0"},
+		{"ibv_devinfo -v -d vmw_pvrdma0 -i 1", hostio.KindGuestDevinfo, "ibv_devinfo -v -d vmw_pvrdma0 -i 1", "vmw_pvrdma0 1"},
+		{"ibv_devices", hostio.KindGuestDevices, "ibv_devices", ""},
+		{"ibstat", hostio.KindGuestDevinfo, "ibstat", "ibstat"},
+		{"ip addr show", hostio.KindGuestIPAddr, "ip addr show", ""},
+		{"ip a", hostio.KindGuestIPAddr, "ip a", ""},
+		{"ip -o addr", hostio.KindGuestIPAddr, "ip -o addr", ""},
+		{"ip -4 -o addr show dev ens224", hostio.KindGuestIPAddr, "ip -4 -o addr show dev ens224", "ens224"},
+		{"ip link show", hostio.KindGuestIPLink, "ip link show", ""},
+		{"ip -d link show", hostio.KindGuestIPLink, "ip -d link show", ""},
+		{"ip -o link", hostio.KindGuestIPLink, "ip -o link", ""},
+		{"rdma link show", hostio.KindGuestRDMALink, "rdma link show", ""},
+		{"rdma link", hostio.KindGuestRDMALink, "rdma link", ""},
+		{"show_gids", hostio.KindGuestSysfsPort, "show_gids", "show_gids"},
+		{"lsmod", hostio.KindGuestLsmod, "lsmod", ""},
+		{"lsmod | grep pvrdma", hostio.KindGuestLsmod, "lsmod | grep pvrdma", "grep pvrdma"},
+		{"modinfo vmw_pvrdma", hostio.KindGuestModinfo, "modinfo vmw_pvrdma", ""},
+		{"cat /etc/os-release", hostio.KindGuestOSRelease, "cat /etc/os-release", ""},
+		{"uname -r", hostio.KindGuestKernel, "uname -r", ""},
+		{"uname -a", hostio.KindGuestKernel, "uname -a", ""},
+		{"dmesg", hostio.KindGuestDmesg, "dmesg", ""},
+		{"sudo dmesg -T", hostio.KindGuestDmesg, "dmesg -T", ""},
+		{"dmesg | grep -i pvrdma", hostio.KindGuestDmesg, "dmesg", ""},
+		{"dmesg | grep mlx5", hostio.KindGuestDmesg, "dmesg | grep mlx5", "grep mlx5"},
+		{"ofed_info -s", hostio.KindGuestOFED, "ofed_info -s", ""},
+		{"dpkg -l", hostio.KindGuestDpkg, "dpkg -l", ""},
+		{"dpkg-query -W", hostio.KindGuestDpkg, "dpkg-query -W", ""},
+		{"dpkg -l '*rdma*'", hostio.KindGuestDpkg, "dpkg -l '*rdma*'", "'*rdma*'"},
+		{"rpm -qa", hostio.KindGuestRPM, "rpm -qa", ""},
+		{"rpm -qa | grep rdma", hostio.KindGuestRPM, "rpm -qa | grep rdma", "grep rdma"},
+		{"ls /sys/class/infiniband/", hostio.KindGuestIBClass, "ls /sys/class/infiniband/", ""},
+		{"grep -s -r -H . /sys/class/infiniband/vmw_pvrdma0/ports/1", hostio.KindGuestSysfsPort, "grep -s -r -H . /sys/class/infiniband/vmw_pvrdma0/ports/1", ""},
+	} {
+		r, ok := Recognize(c.typed)
+		if !ok || r.Kind != c.kind || r.Line != c.line || r.Filter != c.filter || !r.IsGuest() {
+			t.Errorf("%q: %v %+v, want %s %q filter %q", c.typed, ok, r, c.kind, c.line, c.filter)
+		}
+	}
+	// `ip addr` (not -o) prints the links too.
+	if r, _ := Recognize("ip a"); len(r.Also) != 1 || r.Also[0] != hostio.KindGuestIPLink {
+		t.Errorf("ip a: also %v", r.Also)
+	}
+	if r, _ := Recognize("ip -o addr"); len(r.Also) != 0 {
+		t.Errorf("ip -o addr: also %v", r.Also)
+	}
+	for _, typed := range []string{"ip -br addr", "modinfo vmxnet3", "cat /etc/hosts", "uname -m", "dmesg -w", "ibv_devinfo -l", "ls -l /sys/class/infiniband"} {
+		if r, ok := Recognize(typed); ok {
+			t.Errorf("%q recognized as %+v", typed, r)
+		}
+	}
+}
