@@ -195,7 +195,7 @@ func mutate(c chooser, base []hostio.HostResult) *mutated {
 		}
 	}
 	if c.intn(4) == 0 {
-		m.asTranscript()
+		m.asTranscript(c)
 	}
 	return m
 }
@@ -203,7 +203,7 @@ func mutate(c chooser, base []hostio.HostResult) *mutated {
 // asTranscript turns the case into the session an admin would paste (each
 // host's commands after its prompt; a failed command prints its error)
 // and reads it back as analyze does.
-func (m *mutated) asTranscript() {
+func (m *mutated) asTranscript(c chooser) {
 	var b strings.Builder
 	for _, hr := range m.results {
 		for _, cp := range hr.Captures {
@@ -213,6 +213,15 @@ func (m *mutated) asTranscript() {
 			prompt := "[root@" + hr.Host + ":~] "
 			if hr.Role == hostio.RoleGuest {
 				prompt = "root@" + hr.Host + ":~# "
+				if c.intn(4) == 0 {
+					prompt += "sudo "
+				}
+			}
+			if line := prompt + cp.Command; len(line) > 60 && c.intn(3) == 0 {
+				// The terminal wrapped the command line.
+				at := 40 + c.intn(len(line)-40)
+				m.logf("%s: `%s` wrapped at column %d", hr.Host, cp.Command, at)
+				prompt, cp.Command = "", line[:at]+"\n"+line[at:]
 			}
 			// What the terminal showed: a failed command its error, one
 			// that hung the ^C that ended it.
