@@ -48,7 +48,7 @@ var catalogueList = []*Rule{
 		Needs: []hostio.Kind{hostio.KindDVSList, hostio.KindIPInterfaceList, hostio.KindRDMADeviceList, hostio.KindPVRDMAVmknicOpt}},
 	// rules_mtu.go
 	{ID: "LOW_MTU", Severity: Warning, Check: checkLowMTU,
-		ListedBy: []hostio.Kind{hostio.KindPVRDMADeviceLs, hostio.KindPVRDMAProperties}},
+		ListedBy: listedAdapters},
 	{ID: "ACTIVE_MTU_ABOVE_PATH", Severity: Warning, Check: checkActiveMTUAbovePath,
 		ListedBy: []hostio.Kind{hostio.KindPVRDMADeviceLs, hostio.KindPVRDMAProperties, hostio.KindVmkping}},
 	{ID: "MTU_MISMATCH", Severity: Warning, Check: checkMTUMismatch,
@@ -60,46 +60,46 @@ var catalogueList = []*Rule{
 		Needs: []hostio.Kind{hostio.KindRDMADeviceList}},
 	// rules_probe.go
 	{ID: "VMKPING_UNREACHABLE", Severity: Critical, Check: checkVmkpingUnreachable,
-		ListedBy: []hostio.Kind{hostio.KindVmkping}},
+		ListedBy: listedProbes},
 	// rules_path.go
 	{ID: "PATH_MTU_BLOCKED", Severity: Critical, Check: checkPathMTUBlocked,
-		ListedBy: []hostio.Kind{hostio.KindVmkping}},
+		ListedBy: listedProbes},
 	{ID: "PATH_UNREACHABLE", Severity: Critical, Check: checkPathUnreachable,
-		ListedBy: []hostio.Kind{hostio.KindVmkping}},
+		ListedBy: listedProbes},
 	{ID: "HIGH_LATENCY", Severity: Warning, Check: checkHighLatency,
-		ListedBy: []hostio.Kind{hostio.KindVmkping}},
+		ListedBy: listedProbes},
 	// rules_adapter.go
 	{ID: "PHYSICAL_HCA_UNAVAILABLE", Severity: Critical, Check: checkPhysicalHCAUnavailable,
-		ListedBy: []hostio.Kind{hostio.KindPVRDMADeviceLs, hostio.KindPVRDMAProperties}},
+		ListedBy: listedAdapters},
 	{ID: "TCP_FALLBACK", Severity: Critical, Scope: FleetScope, Check: checkTCPFallback,
 		ListedBy: []hostio.Kind{hostio.KindPVRDMADeviceLs}},
 	{ID: "ROCE_VERSION_MISMATCH", Severity: Warning, Scope: FleetScope, Check: checkRoCEVersionMismatch,
-		ListedBy: []hostio.Kind{hostio.KindPVRDMADeviceLs, hostio.KindPVRDMAProperties}},
+		ListedBy: listedAdapters},
 	// rules_vm.go
 	{ID: "VM_MEMORY_NOT_RESERVED", Severity: Critical, Check: checkVMMemoryNotReserved,
-		ListedBy: []hostio.Kind{hostio.KindVMProcessList, hostio.KindPVRDMADeviceLs}},
+		ListedBy: listedVMs},
 	{ID: "VM_HW_VERSION_TOO_OLD", Severity: Critical, Check: checkVMHWVersionTooOld,
-		ListedBy: []hostio.Kind{hostio.KindVMProcessList, hostio.KindPVRDMADeviceLs}},
+		ListedBy: listedVMs},
 	{ID: "VM_GUEST_NOT_LINUX64", Severity: Critical, Check: checkVMGuestNotLinux64,
-		ListedBy: []hostio.Kind{hostio.KindVMProcessList, hostio.KindPVRDMADeviceLs}},
+		ListedBy: listedVMs},
 	{ID: "VM_PVRDMA_NOT_ON_DVS", Severity: Critical, Check: checkVMPVRDMANotOnDVS,
-		ListedBy: []hostio.Kind{hostio.KindVMProcessList, hostio.KindPVRDMADeviceLs}},
+		ListedBy: listedVMs},
 	{ID: "VM_PEERS_ON_DIFFERENT_DVS", Severity: Warning, Scope: FleetScope, Check: checkVMPeersOnDifferentDVS,
-		ListedBy: []hostio.Kind{hostio.KindVMProcessList, hostio.KindPVRDMADeviceLs}},
+		ListedBy: listedVMs},
 	{ID: "VM_ADAPTER_DISCONNECTED", Severity: Critical, Check: checkVMAdapterDisconnected,
-		ListedBy: []hostio.Kind{hostio.KindVMProcessList, hostio.KindPVRDMADeviceLs}},
+		ListedBy: listedVMs},
 	{ID: "VM_DEVICE_PROTOCOL_MISMATCH", Severity: Critical, Check: checkVMDeviceProtocolMismatch,
-		ListedBy: []hostio.Kind{hostio.KindPVRDMADeviceLs, hostio.KindPVRDMAProperties},
+		ListedBy: listedAdapters,
 		Needs:    []hostio.Kind{hostio.KindRDMADeviceList, hostio.KindRDMAProtocolList}},
 	// rules_gpu.go
 	{ID: "GPU_FIRMWARE_NOT_EFI", Severity: Critical, Check: checkGPUFirmwareNotEFI,
-		ListedBy: []hostio.Kind{hostio.KindVMProcessList, hostio.KindHardwarePCI}},
+		ListedBy: listedGPUVMs},
 	{ID: "GPU_64BIT_MMIO_OFF", Severity: Critical, Check: checkGPU64bitMMIOOff,
-		ListedBy: []hostio.Kind{hostio.KindVMProcessList, hostio.KindHardwarePCI}},
+		ListedBy: listedGPUVMs},
 	{ID: "GPU_MMIO_TOO_SMALL", Severity: Critical, Check: checkGPUMMIOTooSmall,
-		ListedBy: []hostio.Kind{hostio.KindVMProcessList, hostio.KindHardwarePCI}},
+		ListedBy: listedGPUVMs},
 	{ID: "GPU_DUPLICATE_DEVICE", Severity: Critical, Check: checkGPUDuplicateDevice,
-		ListedBy: []hostio.Kind{hostio.KindVMProcessList, hostio.KindHardwarePCI}},
+		ListedBy: listedGPUVMs},
 	// rules_guest.go (once per scanned Linux guest)
 	{ID: "GUEST_KERNEL_TOO_OLD", Severity: Critical, Scope: GuestScope, Check: checkGuestKernelTooOld,
 		Needs: []hostio.Kind{hostio.KindGuestKernel}},
@@ -122,6 +122,14 @@ var catalogueList = []*Rule{
 	// rules_collection.go
 	{ID: CollectionFailed, Severity: Warning, Check: checkCollectionFailed},
 }
+
+// The inputs that list the subjects of several rules (Rule.ListedBy).
+var (
+	listedVMs      = []hostio.Kind{hostio.KindVMProcessList, hostio.KindPVRDMADeviceLs}
+	listedAdapters = []hostio.Kind{hostio.KindPVRDMADeviceLs, hostio.KindPVRDMAProperties}
+	listedGPUVMs   = []hostio.Kind{hostio.KindVMProcessList, hostio.KindHardwarePCI}
+	listedProbes   = []hostio.Kind{hostio.KindVmkping}
+)
 
 //go:embed catalogue.yaml
 var catalogueYAML []byte

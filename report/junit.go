@@ -118,6 +118,12 @@ func writeJUnitReport(w io.Writer, r *Report) error {
 		doc.Failures += s.Failures
 		doc.Skipped += s.Skipped
 	}
+	return encodeJUnit(w, doc)
+}
+
+// encodeJUnit writes a JUnit document: the XML header, the indented
+// document, a final newline.
+func encodeJUnit(w io.Writer, doc JUnitTestSuites) error {
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"html"
 	"io"
@@ -141,17 +140,7 @@ func fallbackJUnit(w io.Writer, r *Report, failed string) error {
 		suite.SystemOut += l + "\n"
 	}
 	suite.Tests, suite.Failures = 1, 1
-	doc := JUnitTestSuites{Name: "pvrdma-doctor", Tests: 1, Failures: 1, Suites: []JUnitTestSuite{suite}}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return encodeJUnit(w, JUnitTestSuites{Name: "pvrdma-doctor", Tests: 1, Failures: 1, Suites: []JUnitTestSuite{suite}})
 }
 
 func fallbackSARIF(w io.Writer, r *Report, failed string) error {
