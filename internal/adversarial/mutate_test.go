@@ -205,13 +205,31 @@ func mutate(c chooser, base []hostio.HostResult) *mutated {
 // and reads it back as analyze does.
 func (m *mutated) asTranscript(c chooser) {
 	var b strings.Builder
+	first := ""
 	for _, hr := range m.results {
+		if first == "" && hr.Role != hostio.RoleGuest {
+			first = hr.Host
+		}
+	}
+	for _, hr := range m.results {
+		// A guest's commands pasted under an ESXi host's prompt (a
+		// session that ssh'ed on without its prompt showing it).
+		mixed := hr.Role == hostio.RoleGuest && first != "" && c.intn(8) == 0
+		if mixed {
+			// The guest is gone as a host of its own, and the ESXi host
+			// holds what is not its own: neither is a clean host.
+			m.logf("%s: its commands pasted under %s's prompt", hr.Host, first)
+			m.clean[first], m.hostsLost = false, true
+		}
 		for _, cp := range hr.Captures {
 			if cp.Transport == "vcenter" {
 				continue // not a command anyone types
 			}
 			prompt := "[root@" + hr.Host + ":~] "
-			if hr.Role == hostio.RoleGuest {
+			switch {
+			case mixed:
+				prompt = "[root@" + first + ":~] "
+			case hr.Role == hostio.RoleGuest:
 				prompt = "root@" + hr.Host + ":~# "
 				if c.intn(4) == 0 {
 					prompt += "sudo "

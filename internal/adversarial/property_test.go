@@ -58,7 +58,16 @@ var partialRegressions = []struct {
 	seed uint64
 	n    int
 	bug  string
-}{}
+}{
+	{23, 45, "TCP_FALLBACK read the PVRDMA vDS's name without the vDS list: nil dereference"},
+	{23, 3, "TCP_FALLBACK cited an RDMA device list that was not collected as \"no RDMA device listed\""},
+	{23, 8, "rules said nothing where the inputs listing their subjects (VMs, adapters, probes) were dropped"},
+	{23, 154, "VM_PEERS_ON_DIFFERENT_DVS passed over PVRDMA VMs without a configuration silently"},
+	{23, 1497, "two VMs whose .vmx lost displayName were one subject, passing and failing at once"},
+	{23, 1705, "a pasted command interrupted by ^C was read as an empty listing"},
+	{23, 17, "a guest's commands pasted under an ESXi host's prompt panicked in facts (reflect.Set)"},
+	{2, 184, "a lone failed jumbo probe: no path rule said anything"},
+}
 
 func TestPartialInputs(t *testing.T) {
 	scs := allScenarios(t)
