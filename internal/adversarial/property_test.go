@@ -67,6 +67,7 @@ var partialRegressions = []struct {
 	{23, 1705, "a pasted command interrupted by ^C was read as an empty listing"},
 	{23, 17, "a guest's commands pasted under an ESXi host's prompt panicked in facts (reflect.Set)"},
 	{2, 184, "a lone failed jumbo probe: no path rule said anything"},
+	{6, 1512, "a stray line in a table became an RDMA device without a name (a finding about no subject)"},
 }
 
 func TestPartialInputs(t *testing.T) {
@@ -183,6 +184,9 @@ func checkPartial(sc scenarioCase, m *mutated, withTUI bool) (msg string) {
 		if f.Status == checks.StatusNotEvaluated && strings.TrimSpace(strings.TrimPrefix(f.Message, "not evaluated:")) == "" {
 			add("%s on %s (%s): not evaluated without a reason", f.RuleID, f.Host, f.Subject)
 		}
+		if strings.TrimSpace(f.Subject) == "" {
+			add("%s on %s (%s): a finding about no subject: %s", f.RuleID, f.Host, f.Status, f.Message)
+		}
 		k := f.Key()
 		if prev, ok := status[k]; ok && prev != f.Status && prev != checks.StatusNotEvaluated && f.Status != checks.StatusNotEvaluated {
 			add("%s on %s (%s) both %s and %s", f.RuleID, f.Host, f.Subject, prev, f.Status)
@@ -270,7 +274,11 @@ func checkEvidence(rs []hostio.HostResult, fs []checks.Finding, add func(string,
 			out[hr.Host][c.Command] = c
 		}
 	}
-	norm := func(s string) string { return strings.Join(strings.Fields(textsafe.ExpandTabs(s)), " ") }
+	// As a terminal shows the line (what the parsers read): colour codes
+	// gone, tabs expanded, runs of blanks as one.
+	norm := func(s string) string {
+		return strings.Join(strings.Fields(textsafe.ExpandTabs(ansi.Strip(strings.ReplaceAll(s, "\u00a0", " ")))), " ")
+	}
 	for _, f := range fs {
 		for _, e := range f.Evidence {
 			if e.Line <= 0 {
