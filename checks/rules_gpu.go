@@ -301,6 +301,9 @@ func checkGPUDuplicateDevice(in *Input, r *Reporter) {
 	var order []string
 	for _, v := range vmViews(h) {
 		if len(v.Configs) == 0 {
+			if v.pvrdma() && hostHasPassthroughGPU(h) {
+				r.NotEvaluated(v.Name, v.Why) // as gpuViews: its devices are unknown
+			}
 			continue
 		}
 		c := v.Configs[0]

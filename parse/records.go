@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"fmt"
 	"strings"
 )
 
@@ -141,6 +142,14 @@ func readFields(ls []line, i, ind int, rec *Record, items, titled bool, s *skips
 			} else {
 				s.add(l.ref(), nil, "unexpected indentation: skipped")
 			}
+			i++
+			continue
+		}
+		if f, dup := rec.Fields[key]; dup && f.Value != val {
+			// esxcli never repeats a key in one record: a second, different
+			// value is a stray line (a paste's, an edit's); the first stands.
+			s.add(l.ref(), nil, fmt.Sprintf("%q repeated with another value: skipped", key))
+			last = ""
 			i++
 			continue
 		}

@@ -68,6 +68,8 @@ var partialRegressions = []struct {
 	{23, 17, "a guest's commands pasted under an ESXi host's prompt panicked in facts (reflect.Set)"},
 	{2, 184, "a lone failed jumbo probe: no path rule said anything"},
 	{6, 1512, "a stray line in a table became an RDMA device without a name (a finding about no subject)"},
+	{7, 1497, "a stray \"Name:\" line emptied a switch's name (a finding about no subject)"},
+	{9, 2736, "GPU_DUPLICATE_DEVICE passed over PVRDMA VMs whose .vmx was not read silently"},
 }
 
 func TestPartialInputs(t *testing.T) {
