@@ -60,10 +60,11 @@ type unreadAdapter struct {
 	why string
 }
 
-// unreadAdapters returns the adapters of the vsish listing whose
-// properties were not read (none when the listing itself is missing: its
-// own input says so).
-func unreadAdapters(h *facts.Host) []unreadAdapter {
+// unreadAdapters returns the first max adapters of the vsish listing
+// whose properties were not read, and how many there are in all (none
+// when the listing itself is missing: its own input says so). A listing
+// past the per-host cap of stage 2 may hold hundreds of thousands.
+func unreadAdapters(h *facts.Host, max int) (first []unreadAdapter, total int) {
 	read := map[string]bool{}
 	for _, d := range h.PVRDMADevices {
 		read[d.WorldID+"_"+d.Index] = true
@@ -72,17 +73,23 @@ func unreadAdapters(h *facts.Host) []unreadAdapter {
 	for _, vm := range h.VMs {
 		names[vm.WorldID] = vm.DisplayName
 	}
+	srcs := map[string][]facts.Source{}
+	for _, s := range h.Sources[hostio.KindPVRDMAProperties] {
+		srcs[s.Command] = append(srcs[s.Command], s)
+	}
 	var out []unreadAdapter
 	for _, e := range h.PVRDMAListing {
 		wid, idx, ok := e.DeviceID()
 		if !ok || read[wid+"_"+idx] {
 			continue
 		}
+		if total++; len(out) >= max {
+			continue
+		}
 		line := "vsish -e cat " + collect.PVRDMADevicesDir + wid + "_" + idx + "/properties"
 		why := "`" + line + "` was not run"
-		for _, s := range h.Sources[hostio.KindPVRDMAProperties] {
+		for _, s := range srcs[line] {
 			switch {
-			case s.Command != line:
 			case s.Status != hostio.StatusCollected:
 				why = fmt.Sprintf("`%s` %s", line, strings.ReplaceAll(string(s.Status), "_", " "))
 				if s.Error != "" {
@@ -94,18 +101,26 @@ func unreadAdapters(h *facts.Host) []unreadAdapter {
 		}
 		out = append(out, unreadAdapter{parse.PVRDMADevice{WorldID: wid, Index: idx, VMName: names[wid]}, why})
 	}
-	return out
+	return out, total
 }
 
 // unreadProperties says which adapters of the vsish listing have no
-// properties read ("" when all do).
+// properties read ("" when all do): the first three, and how many more.
 func unreadProperties(h *facts.Host) string {
+	first, total := unreadAdapters(h, 3)
+	return unreadText(first, total)
+}
+
+func unreadText(first []unreadAdapter, total int) string {
 	var lost []string
-	for _, a := range unreadAdapters(h) {
+	for i, a := range first {
+		if i == 3 {
+			break
+		}
 		lost = append(lost, a.why)
 	}
-	if len(lost) > 3 {
-		lost = append(lost[:3], fmt.Sprintf("and %d more", len(lost)-3))
+	if total > len(lost) {
+		lost = append(lost, fmt.Sprintf("and %d more", total-len(lost)))
 	}
 	return strings.Join(lost, "; ")
 }

@@ -13,6 +13,10 @@ import (
 
 // The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the VMs' PVRDMA adapters: bound to a physical HCA, TCP fallback between hosts, RoCE versions.
 
+// maxNamedUnread is how many adapters without properties are each
+// reported not evaluated by name; more are one result for the host.
+const maxNamedUnread = 8
+
 // checkPhysicalHCAUnavailable reads each adapter's vsish properties: they
 // prove its HCA state alone (the world ID is in the command line and in
 // `VMM leader ID`), without the vsish listing or the VM process list. An
@@ -21,8 +25,15 @@ import (
 // says so (ListedBy).
 func checkPhysicalHCAUnavailable(in *Input, r *Reporter) {
 	h := in.Host
-	for _, a := range unreadAdapters(h) {
-		r.NotEvaluated(vmLabel(a.dev), a.why)
+	switch unread, total := unreadAdapters(h, maxNamedUnread+1); {
+	case total > maxNamedUnread:
+		// Many (a listing past the per-host cap of stage 2): one result,
+		// not one per adapter.
+		r.NotEvaluated(h.Host, fmt.Sprintf("the vsish properties of %d listed adapters were not read: %s", total, unreadText(unread, total)))
+	default:
+		for _, a := range unread {
+			r.NotEvaluated(vmLabel(a.dev), a.why)
+		}
 	}
 	for _, d := range h.PVRDMADevices {
 		field := d.Props.Fields["Physical HCA available"]

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -167,3 +168,23 @@ func TestRuleRoCEVersionMismatch(t *testing.T) {
 }
 
 // Every rule carries the metadata `rules explain` shows.
+
+// A listing past the per-host cap of stage 2 (hundreds of thousands of
+// adapters, a hostile host) gives one "not evaluated" for the adapters
+// whose properties were not read, not one each.
+func TestPhysicalHCAUnreadAdaptersAreOneResultWhenMany(t *testing.T) {
+	h := goodHost("esx01", "192.168.50.11")
+	for i := 0; i < 5000; i++ {
+		h.PVRDMAListing = append(h.PVRDMAListing, parse.VsishEntry{Name: strconv.Itoa(3000000+i) + "_0", IsDir: true})
+	}
+	var ne []Finding
+	for _, f := range runRule(t, "PHYSICAL_HCA_UNAVAILABLE", h) {
+		if f.Status == StatusNotEvaluated {
+			ne = append(ne, f)
+		}
+	}
+	if len(ne) != 1 || ne[0].Subject != "esx01" || !strings.Contains(ne[0].Message, "the vsish properties of 5000 listed adapters were not read") ||
+		!strings.Contains(ne[0].Message, "and 4997 more") {
+		t.Errorf("%d results: %+v", len(ne), ne[:min(len(ne), 2)])
+	}
+}
