@@ -11,9 +11,9 @@ import (
 // ID, default severity, scope (host unless said), Needs (the engine
 // reports a rule not evaluated where one is missing) and the check.
 var rulesPath = []*Rule{
-	{ID: "PATH_MTU_BLOCKED", Severity: Critical, Check: checkPathMTUBlocked},
-	{ID: "PATH_UNREACHABLE", Severity: Critical, Check: checkPathUnreachable},
-	{ID: "HIGH_LATENCY", Severity: Info, Check: checkHighLatency},
+	{ID: "PATH_MTU_BLOCKED", Plan: planPathBlocked, Severity: Critical, Check: checkPathMTUBlocked},
+	{ID: "PATH_UNREACHABLE", Plan: planInvestigate, Severity: Critical, Check: checkPathUnreachable},
+	{ID: "HIGH_LATENCY", Plan: planInvestigate, Severity: Info, Check: checkHighLatency},
 }
 
 // The checks of this area (prose: catalogue.yaml): the measured paths between the hosts' PVRDMA vmknics (internal/facts/paths.go): path MTU, reachability, latency.
