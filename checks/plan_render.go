@@ -434,7 +434,7 @@ func (s step) render() PlanStep {
 		for _, x := range p.Set {
 			es = append(es, "-e "+shellArg(x.Name+"="+x.Value, "KEY=VALUE"))
 			if strings.EqualFold(x.Value, "FALSE") {
-				m = append(m, Match{Line: vmxLine(x.Name, "(?i)true").Line, Absent: true}) // off: not TRUE
+				m = append(m, Match{Line: vmxLine(x.Name, "[Tt][Rr][Uu][Ee]").Line, Absent: true}) // off: not TRUE
 			} else {
 				m = append(m, vmxLine(x.Name, regexp.QuoteMeta(x.Value)))
 			}
@@ -471,7 +471,7 @@ func (s step) render() PlanStep {
 			exp = append(exp, "PORT_ACTIVE")
 		}
 		if p.MTU > 0 {
-			m = append(m, Match{Line: `^\s*active_mtu:\s+` + strconv.Itoa(p.MTU) + `\b`})
+			m = append(m, Match{Line: `^\s*active_mtu:\s+` + strconv.Itoa(p.MTU) + `(\s|$)`})
 			exp = append(exp, "active_mtu "+strconv.Itoa(p.MTU))
 		}
 		if len(m) > 0 {
@@ -535,7 +535,7 @@ func (s step) render() PlanStep {
 		st.On = "guest"
 		st.Text = fmt.Sprintf("Bring %s up (the port is down while its interface is).", p.Netdev)
 		st.Command = fmt.Sprintf("sudo ip link set dev %s up", shellArg(p.Netdev, "IFACE"))
-		st.Check = guestRead("ip -o link", p.Netdev+" UP", Match{Line: `^[0-9]+: ` + regexp.QuoteMeta(p.Netdev) + `: <[^>]*\bUP\b`})
+		st.Check = guestRead("ip -o link", p.Netdev+" UP", Match{Line: `^[0-9]+: ` + regexp.QuoteMeta(p.Netdev) + `: <([^>]*,)?UP[,>]`})
 		st.Verify = reads(st.Check)
 		set("link of "+p.Netdev+" in "+host, "up")
 	case ActInvestigate, ActFollowFix:
