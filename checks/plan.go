@@ -127,7 +127,7 @@ func Plans(fleet *facts.Fleet, fs []Finding) []Plan {
 			bySubject[f.Host] = append(bySubject[f.Host], f)
 		}
 	}
-	for _, f := range escalations(fleet, fs, byKey) {
+	for _, f := range safeEscalations(fleet, fs, byKey) {
 		bySubject[f.Host] = append(bySubject[f.Host], f)
 	}
 	// Every host and guest gets a planner; each rule contributes, then
@@ -153,7 +153,7 @@ func Plans(fleet *facts.Fleet, fs []Finding) []Plan {
 	fixed := switchFixes(planners)
 	for _, p := range planners {
 		if p.host != nil {
-			p.anticipateMTU(fixed)
+			p.guard(func() { p.anticipateMTU(fixed) })
 		}
 	}
 	for _, p := range planners {
@@ -177,7 +177,7 @@ func Plans(fleet *facts.Fleet, fs []Finding) []Plan {
 	}
 	var out []Plan
 	for _, p := range planners {
-		if pl := p.plan(); len(pl.Steps) > 0 {
+		if pl := p.safePlan(); len(pl.Steps) > 0 {
 			out = append(out, pl)
 		}
 	}
@@ -337,6 +337,33 @@ func (p *planner) contribute() {
 			p.add(PhaseInvestigate, Action{Kind: ActFollowFix, Params: Params{Note: f.Fix}}, f)
 		}
 	}
+}
+
+// guard runs f; a panic drops what f proposed (a plan never fails for
+// facts it did not expect).
+func (p *planner) guard(f func()) {
+	n := len(p.props)
+	defer func() {
+		if r := recover(); r != nil {
+			p.props = p.props[:n]
+		}
+	}()
+	f()
+}
+
+// safePlan assembles the plan; should that panic, the plan is the
+// findings' own fixes, one follow_fix step each.
+func (p *planner) safePlan() (pl Plan) {
+	defer func() {
+		if r := recover(); r != nil {
+			pl = Plan{Host: p.subject}
+			for i, f := range p.mine {
+				pl.Steps = append(pl.Steps, PlanStep{N: i + 1, Phase: PhaseInvestigate, Action: ActFollowFix, On: "esxi", Pause: true,
+					Text: f.Fix, Params: Params{Note: f.Fix}, Resolves: []Cause{causeOf(f)}})
+			}
+		}
+	}()
+	return p.plan()
 }
 
 // safeContribute runs one rule's contribution for one finding; a panic
@@ -858,4 +885,14 @@ func guestNetdev(fleet *facts.Fleet, h *facts.Host, d parse.PVRDMADevice) string
 		}
 	}
 	return ""
+}
+
+// safeEscalations is escalations, or none should it panic.
+func safeEscalations(fleet *facts.Fleet, fs []Finding, byKey map[string]Finding) (out []Finding) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = nil
+		}
+	}()
+	return escalations(fleet, fs, byKey)
 }
