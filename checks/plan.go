@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
@@ -149,6 +151,11 @@ func Plans(fleet *facts.Fleet, fs []Finding) []Plan {
 	}
 	for _, p := range planners {
 		p.contribute()
+	}
+	for _, p := range planners {
+		if p.host != nil {
+			p.guard(p.anticipateSwitch)
+		}
 	}
 	fixed := switchFixes(planners)
 	for _, p := range planners {
@@ -415,11 +422,36 @@ func (p *planner) consequencesOf(f Finding) []Finding {
 // merge). A guest's driver reload is one per guest, whatever each reason
 // expects it to show (mergeReload).
 func actionKey(a Action) string {
-	if a.Kind == ActGuestReloadDriver {
+	switch a.Kind {
+	case ActGuestReloadDriver, ActUpgradeESXi, ActVMUpgradeHardware, ActGuestUpgradeKernel:
+		// One upgrade, to the highest minimum asked (mergeMinimum).
 		return string(a.Kind) + "\x00" + a.Host + "\x00" + a.Params.VM
 	}
 	b, _ := json.Marshal(a)
 	return string(b)
+}
+
+// mergeMinimum merges two upgrades "to at least Version": the higher
+// minimum satisfies both.
+func mergeMinimum(a, b Params) Params {
+	if versionLess(a.Version, b.Version) {
+		a.Version = b.Version
+	}
+	return a
+}
+
+// versionLess compares the numbers of two versions ("6.5" < "7.0 Update
+// 1" < "7.0.3"; "13" < "18").
+func versionLess(a, b string) bool {
+	nums := func(v string) []int {
+		var out []int
+		for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r < '0' || r > '9' }) {
+			n, _ := strconv.Atoi(f)
+			out = append(out, n)
+		}
+		return out
+	}
+	return slices.Compare(nums(a), nums(b)) < 0
 }
 
 // kindRank orders the actions within a phase: a guest's driver reload
@@ -448,8 +480,11 @@ func (p *planner) plan() Plan {
 		}
 		k := actionKey(pr.action)
 		if q, ok := idx[k]; ok {
-			if q.action.Kind == ActGuestReloadDriver {
+			switch q.action.Kind {
+			case ActGuestReloadDriver:
 				q.action.Params = mergeReload(q.action.Params, pr.action.Params)
+			case ActUpgradeESXi, ActVMUpgradeHardware, ActGuestUpgradeKernel:
+				q.action.Params = mergeMinimum(q.action.Params, pr.action.Params)
 			}
 			q.resolves = append(q.resolves, pr.resolves...)
 			q.cycle = append(q.cycle, pr.cycle...)
@@ -707,7 +742,7 @@ func escalations(fleet *facts.Fleet, fs []Finding, byKey map[string]Finding) []F
 	for _, f := range byKey {
 		switch f.RuleID {
 		case "NO_RDMA_DEVICE", "RDMA_DEVICE_DOWN", "RDMA_UPLINK_NOT_ON_DVS", "DVS_MULTIPLE_UPLINKS", "TCP_FALLBACK", "ROCE_NOT_SUPPORTED",
-			"PVRDMA_VMKNIC_UNSET":
+			"PVRDMA_VMKNIC_UNSET", "PVRDMA_VMKNIC_NO_IPV4":
 			if f.Severity.Rank() >= Warning.Rank() {
 				gets[f.Host] = true
 			}
@@ -839,6 +874,67 @@ func (p *planner) anticipateMTU(fixed map[string]bool) {
 			continue // its guest has no PVRDMA device yet: its own plan loads the driver, after the MTU
 		}
 		p.add(PhaseGuest, Action{Kind: ActGuestReloadDriver, Params: Params{VM: d.VMName, Device: dev, MTU: min(want, top)}})
+	}
+}
+
+// joinsFabric are the actions that put a host's PVRDMA vmknic on the
+// RDMA fabric, or give it what its probes need (an address, the tag).
+var joinsFabric = []ActionKind{ActInstallNIC, ActEnableModule, ActSetModuleParams, ActSetUplinks, ActNICUp, ActRepairLink, ActTagVmknic,
+	ActSetVmknicIPv4}
+
+// anticipateSwitch: a host whose plan puts its vmknic on the RDMA fabric
+// while no probe measured the fabric's MTU from or to it (it had no RDMA
+// uplink, no tag or no address, so nothing probed) gets the switch step
+// that applies if its jumbo probe to a peer then fails: the switch ports
+// were never measured (a runbook skips the step when the probe passes).
+func (p *planner) anticipateSwitch() {
+	hp := p.path
+	if hp == nil || hp.Switch == nil || hp.Switch.MTU <= 1500 || hp.MTU.Measured {
+		return
+	}
+	vmk := ""
+	joins := false
+	for _, pr := range p.props {
+		switch k := pr.action.Kind; {
+		case k == ActSetSwitchMTU && slices.Contains(pr.action.Params.Hosts, p.host.Host):
+			return // its own step already
+		case k == ActTagVmknic:
+			vmk, joins = pr.action.Params.Vmknic, true
+		case slices.Contains(joinsFabric, k) && (k != ActSetModuleParams || slices.ContainsFunc(pr.action.Params.Set, func(x Setting) bool { return x.Name == "RDMA" })):
+			joins = true
+		}
+	}
+	if !joins {
+		return
+	}
+	if vmk == "" && hp.Vmknic != nil {
+		vmk = hp.Vmknic.Name
+	}
+	v := p.host.VmknicNamed(vmk)
+	if v == nil || v.VDSName != hp.Switch.Name {
+		return // not on the PVRDMA vDS: its probes would not cross the fabric
+	}
+	paths := p.fleet.DataPath()
+	for i := range p.fleet.Hosts {
+		peer := &p.fleet.Hosts[i]
+		pp := paths.Host(i)
+		if peer.Host == p.host.Host || pp.DataVmknic == nil {
+			continue
+		}
+		ip := ipv4Of(peer, pp.DataVmknic.Name)
+		if ip == nil || ip.Address == "" || ip.Address == "0.0.0.0" {
+			continue
+		}
+		spec, ok := catalog.Lookup(catalog.KindVmkping)
+		if !ok {
+			return
+		}
+		c, err := spec.Command(vmk, v.Netstack, strconv.Itoa(min(hp.Switch.MTU, 9000)-28), ip.Address)
+		if err != nil {
+			return
+		}
+		p.add(PhaseSwitch, Action{Kind: ActSetSwitchMTU, Params: Params{Hosts: []string{p.host.Host, peer.Host}, MTU: 9216, Probe: c.Line, Unmeasured: true}})
+		return
 	}
 }
 

@@ -74,6 +74,16 @@ const (
 	ActFollowFix   ActionKind = "follow_fix"  // a rule without a contribution: its finding's own fix (Note); not modelled
 )
 
+// ActionKinds lists every kind, in the order docs/report-schema.md
+// documents them.
+var ActionKinds = []ActionKind{ActPowerOffVMs, ActMigrateVMs, ActEnterMaintenance, ActReboot, ActExitMaintenance, ActPowerOnVMs, ActInstallNIC,
+	ActUpgradeESXi, ActEnableModule, ActSetModuleParams, ActSetUplinks, ActNICUp, ActRepairLink, ActTagVmknic, ActSetVmknicIPv4,
+	ActEnableRuleset, ActRestoreRules, ActAllowIP, ActSetVmknicMTU, ActSetVDSMTU, ActSetSwitchMTU, ActSetPause, ActSetSwitchFlow,
+	ActVMMemoryPin, ActVMUpgradeHardware, ActVMSetGuestOS, ActVMReplaceAdapter, ActVMSetNetwork, ActVMConnectAdapter, ActVMSetProtocol,
+	ActVMSetFirmware, ActVMSetExtraConfig, ActVMRemoveDevice, ActGuestSetMTU, ActGuestReloadDriver, ActGuestLoadDriver,
+	ActGuestPersistOrder, ActGuestInstallRDMA, ActGuestReplaceMOFED, ActGuestInstallModule, ActGuestUpgradeKernel, ActGuestSetIPv4,
+	ActGuestLinkUp, ActInvestigate, ActFollowFix}
+
 // Action is one typed action on the plan's host (or guest).
 type Action struct {
 	Kind ActionKind `json:"action"`

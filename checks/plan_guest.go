@@ -50,19 +50,26 @@ func planGuestNoDevice(p *planner, f Finding) {
 	}
 }
 
-// planGuestPortDown: the interface up first when it is down, then the
-// reload after the InfiniBand modules (seeds 000/001), kept across boots.
+// planGuestPortDown: an interface that is down takes its port down: it
+// comes up first, and the reload after it runs only if the port is still
+// down (its check). With the interface up, the load order is the cause
+// (seeds 000/001): the reload after the InfiniBand modules, kept across
+// boots.
 func planGuestPortDown(p *planner, f Finding) {
 	a := p.adapterOf(f)
 	dev := "vmw_pvrdma0"
+	linkDown := false
 	if a != nil {
 		dev = a.Device
 		if l := guestLink(p.guest, a.Netdev); l != nil && !l.Up() {
-			p.add(PhaseGuest, Action{Kind: ActGuestLinkUp, Params: Params{Netdev: a.Netdev}})
+			linkDown = true
+			p.add(PhaseGuest, Action{Kind: ActGuestLinkUp, Params: Params{Netdev: a.Netdev}}, f)
 		}
 	}
 	p.add(PhaseGuest, Action{Kind: ActGuestReloadDriver, Params: Params{Device: dev, Port: true}}, f)
-	p.add(PhaseGuest, Action{Kind: ActGuestPersistOrder})
+	if !linkDown {
+		p.add(PhaseGuest, Action{Kind: ActGuestPersistOrder})
+	}
 }
 
 func planGuestMOFED(p *planner, f Finding) {
@@ -101,8 +108,8 @@ func planGuestNetdevMTU(p *planner, f Finding) {
 	p.add(PhaseGuest, Action{Kind: ActGuestReloadDriver, Params: Params{Device: a.Device, MTU: facts.RDMAMTUFor(target)}}, f)
 }
 
-// planGuestGID: without an address, one is needed; with one, a reload
-// rebuilds the GID table.
+// planGuestGID: without an address, one is needed (the GIDs follow it);
+// with one, a reload rebuilds the GID table.
 func planGuestGID(p *planner, f Finding) {
 	a := p.adapterOf(f)
 	if a == nil {
@@ -110,7 +117,9 @@ func planGuestGID(p *planner, f Finding) {
 		return
 	}
 	if len(a.IPv4) == 0 {
-		p.add(PhaseGuest, Action{Kind: ActGuestSetIPv4, Params: Params{Netdev: a.Netdev}})
+		// ib_core adds the address's GIDs when it is set: no reload.
+		p.add(PhaseGuest, Action{Kind: ActGuestSetIPv4, Params: Params{Netdev: a.Netdev}}, f)
+		return
 	}
 	p.add(PhaseGuest, Action{Kind: ActGuestReloadDriver, Params: Params{Device: a.Device}}, f)
 }

@@ -129,6 +129,10 @@ func adapterDevice(label string) string {
 }
 
 // render turns a placed action into its step.
+// StepOf renders one action as a plan's step carries it (text, command,
+// warnings, reads), outside any plan: unnumbered, resolving nothing.
+func StepOf(a Action) PlanStep { return step{action: a}.render() }
+
 func (s step) render() PlanStep {
 	a, p := s.action, s.action.Params
 	st := PlanStep{Phase: s.phase, Action: a.Kind, Params: p, Optional: s.optional}
@@ -348,8 +352,8 @@ func (s step) render() PlanStep {
 		st.Text = fmt.Sprintf("Set MTU %d on the physical switch ports (and inter-switch links) of the PVRDMA path of %s.", p.MTU, strings.Join(p.Hosts, ", "))
 		if p.Unmeasured && p.Probe != "" {
 			f := strings.Fields(p.Probe)
-			st.Text = fmt.Sprintf("If the jumbo probe to %s now fails (nothing measured the switch ports: its frames never left %s): "+
-				"set MTU %d on the switch ports between %s and its peers.", f[len(f)-1], host, p.MTU, host)
+			st.Text = fmt.Sprintf("If the jumbo probe to %s now fails (no probe measured these switch ports yet): "+
+				"set MTU %d on the switch ports between %s and its peers.", f[len(f)-1], p.MTU, host)
 		}
 		if p.Probe != "" {
 			// The jumbo probe passing shows the ports carry jumbo frames
@@ -482,8 +486,8 @@ func (s step) render() PlanStep {
 		set("load order of vmw_pvrdma in "+host, "after the InfiniBand modules")
 	case ActGuestLoadDriver:
 		st.On = "guest"
-		st.Text = "Load vmw_pvrdma."
-		st.Command = "sudo modprobe vmw_pvrdma"
+		st.Text = "Load vmw_pvrdma after the InfiniBand modules it needs (ib_umad, rdma_cm, rdma_ucm)."
+		st.Command = guestModuleLoad
 		st.Check = guestRead("lsmod", "vmw_pvrdma listed", Match{Line: `^vmw_pvrdma\s`})
 		st.Verify = reads(st.Check, guestRead("ls /sys/class/infiniband", orPlaceholder(p.Device, "vmw_pvrdma0")+" listed", lineOf(orPlaceholder(p.Device, "vmw_pvrdma0"))))
 		set("vmw_pvrdma in "+host, "loaded")
@@ -530,6 +534,8 @@ func (s step) render() PlanStep {
 		st.On, st.Pause = "guest", true
 		st.Text = fmt.Sprintf("Give %s an IPv4 address (fill in ADDRESS/PREFIX) and persist it; the driver then adds its RoCE v2 GID.", p.Netdev)
 		st.Command = fmt.Sprintf("sudo ip addr add ADDRESS/PREFIX dev %s", shellArg(p.Netdev, "IFACE"))
+		st.Check = guestRead("ip -o addr", p.Netdev+" has an IPv4 address", Match{Line: `^[0-9]+: ` + regexp.QuoteMeta(p.Netdev) + `\s+inet [0-9]`})
+		st.Verify = reads(st.Check, guestRead("ibv_devinfo -v", "an IPv4-mapped RoCE v2 GID", Match{Line: `GID\[ *[0-9]+\]:\s+::ffff:[0-9.]+, RoCE v2`}))
 		set("IPv4 of "+p.Netdev+" in "+host, "set")
 	case ActGuestLinkUp:
 		st.On = "guest"

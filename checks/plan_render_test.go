@@ -56,13 +56,7 @@ func TestMergeCommandKeepsTheOtherOptions(t *testing.T) {
 // objects it sets.
 func TestRenderEveryAction(t *testing.T) {
 	const evil = `x"; reboot; $(halt) 'y`
-	kinds := []ActionKind{ActPowerOffVMs, ActMigrateVMs, ActEnterMaintenance, ActReboot, ActExitMaintenance, ActPowerOnVMs, ActInstallNIC,
-		ActUpgradeESXi, ActEnableModule, ActSetModuleParams, ActSetUplinks, ActNICUp, ActRepairLink, ActTagVmknic, ActSetVmknicIPv4,
-		ActEnableRuleset, ActRestoreRules, ActAllowIP, ActSetVmknicMTU, ActSetVDSMTU, ActSetSwitchMTU, ActSetPause, ActSetSwitchFlow,
-		ActVMMemoryPin, ActVMUpgradeHardware, ActVMSetGuestOS, ActVMReplaceAdapter, ActVMSetNetwork, ActVMConnectAdapter, ActVMSetProtocol,
-		ActVMSetFirmware, ActVMSetExtraConfig, ActVMRemoveDevice, ActGuestSetMTU, ActGuestReloadDriver, ActGuestLoadDriver,
-		ActGuestPersistOrder, ActGuestInstallRDMA, ActGuestReplaceMOFED, ActGuestInstallModule, ActGuestUpgradeKernel, ActGuestSetIPv4,
-		ActGuestLinkUp, ActInvestigate, ActFollowFix}
+	kinds := ActionKinds
 	p := Params{VMs: []string{"vm1", evil}, VM: evil, Module: "nmlx5_core", Set: nmlxPFCSet, Switch: "rdma-dvs", Uplinks: []string{"vmnic5"},
 		NIC: "vmnic5", Device: "vmrdma1", Vmknic: "vmk1", MTU: 9000, Ruleset: "pvrdma", IPs: []string{"192.168.50.11"}, Hosts: []string{"esx01"},
 		Mode: "pfc", Priority: 3, Adapter: "ethernet1", Value: "2", Version: "19", Netdev: "ens224", Note: "look", Package: "nmlx5-rdma"}
@@ -127,5 +121,39 @@ func TestReadHolds(t *testing.T) {
 	}
 	if (Read{Command: "x"}).Holds("anything") {
 		t.Error("a read without a match holds")
+	}
+}
+
+// Every action kind is documented in docs/report-schema.md, with its
+// params.
+func TestEveryActionDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../docs/report-schema.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range ActionKinds {
+		if !strings.Contains(string(doc), "| `"+string(k)+"` |") {
+			t.Errorf("docs/report-schema.md does not document the action %s", k)
+		}
+	}
+	for _, p := range phaseOrder {
+		if !strings.Contains(string(doc), "`"+string(p)+"`") {
+			t.Errorf("docs/report-schema.md does not name the phase %s", p)
+		}
+	}
+}
+
+// Two upgrades "to at least" merge into one, to the higher minimum.
+func TestUpgradesMerge(t *testing.T) {
+	for _, c := range []struct{ a, b, want string }{
+		{"6.5", "7.0 Update 1", "7.0 Update 1"}, {"7.0 Update 1", "6.5", "7.0 Update 1"}, {"13", "18", "18"}, {"7.0.3", "7.0 Update 1", "7.0.3"},
+	} {
+		if got := mergeMinimum(Params{Version: c.a}, Params{Version: c.b}).Version; got != c.want {
+			t.Errorf("%s + %s = %s, want %s", c.a, c.b, got, c.want)
+		}
+	}
+	if actionKey(Action{Kind: ActUpgradeESXi, Host: "esx01", Params: Params{Version: "6.5"}}) !=
+		actionKey(Action{Kind: ActUpgradeESXi, Host: "esx01", Params: Params{Version: "7.0 Update 1"}}) {
+		t.Error("two ESXi upgrades of one host do not merge")
 	}
 }

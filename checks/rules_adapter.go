@@ -135,9 +135,13 @@ func checkTCPFallback(in *Input, r *Reporter) {
 		case !hi.devKnown:
 			reason = "vsish shows no adapter bound to a physical HCA (the RDMA device list was not read)"
 		case hi.usable:
-			reason = fmt.Sprintf("vsish shows no adapter bound to a physical HCA, although %s on %s is Active: the sources disagree, "+
+			on := ""
+			if hp.Switch != nil { // unknown: every Active device is usable
+				on = " on " + hp.Switch.Name
+			}
+			reason = fmt.Sprintf("vsish shows no adapter bound to a physical HCA, although %s%s is Active: the sources disagree, "+
 				"and vsish (what the PVRDMA backend uses) wins; the adapters were probably powered on before the device was up",
-				hp.Usable[0].Name, hp.Switch.Name)
+				hp.Usable[0].Name, on)
 		case len(active) > 0 && hp.Switch != nil:
 			reason = fmt.Sprintf("%s's Active RDMA device %s is paired with %s, which is not an uplink of %s",
 				h.Host, active[0].Name, active[0].PairedUplink, hp.Switch.Name)

@@ -65,6 +65,10 @@ func evaluateGuests(rule *Rule, fleet *facts.Fleet, paths *facts.DataPath) []Fin
 // plans' guest_reload_driver step runs the same command (plan_render.go).
 const guestModuleReload = "sudo modprobe -a ib_umad rdma_cm rdma_ucm && sudo modprobe -r vmw_pvrdma && sudo modprobe vmw_pvrdma"
 
+// guestModuleLoad loads vmw_pvrdma, not loaded yet, after the modules it
+// needs (`modprobe -r` of a module not loaded fails, so not the reload).
+const guestModuleLoad = "sudo modprobe -a ib_umad rdma_cm rdma_ucm && sudo modprobe vmw_pvrdma"
+
 // guestModulePersist makes the reload order survive a reboot (Ubuntu needs
 // it after every boot, seed 001): seed 000's script, run at boot.
 const guestModulePersist = "Keep that order at every boot (seed 000): the three modprobe lines in /usr/local/sbin/rdma-modules.sh, run at boot " +
@@ -155,7 +159,7 @@ func checkGuestNoPVRDMADevice(in *Input, r *Reporter) {
 			"(on RHEL the kernel-modules package of the running kernel), then, in the order of seeds 000/001: %s.", rel, guestModuleReload)
 	case !loaded:
 		cause = "the vmw_pvrdma module is installed but not loaded (`lsmod` does not list it)"
-		fix = "Load the driver after the other InfiniBand modules, as seeds 000/001 do: " + guestModuleReload + ". " + guestModulePersist
+		fix = "Load the driver after the other InfiniBand modules, as seeds 000/001 do: " + guestModuleLoad + ". " + guestModulePersist
 	default:
 		cause = "vmw_pvrdma is loaded but created no RDMA device (see its kernel messages: a probe failure, or no paired vmxnet3)"
 		for _, l := range g.Dmesg {
@@ -182,7 +186,12 @@ func checkGuestPortDown(in *Input, r *Reporter) {
 		healthy, known, hev, hwhy := hostSideHealthy(in, a)
 		ev = append(ev, hev...)
 		msg := fmt.Sprintf("port %d of %s in %s is %s, not ACTIVE", a.Port, a.Device, g.Guest, a.State)
+		l := guestLink(g, a.Netdev)
 		switch {
+		case l != nil && !l.Up():
+			// The driver reports its paired interface's link: down while
+			// the interface is, whatever the load order.
+			msg += fmt.Sprintf(": its interface %s is down, and the port follows it", a.Netdev)
 		case healthy:
 			msg += " while " + hwhy + ": the guest driver is the cause (vmw_pvrdma loaded before the other InfiniBand modules)"
 		case known:
@@ -196,9 +205,10 @@ func checkGuestPortDown(in *Input, r *Reporter) {
 		}
 		fix := "In " + g.Guest + ", reload vmw_pvrdma after the other InfiniBand modules, exactly as seeds 000/001 do: " + guestModuleReload +
 			"; `ibv_devinfo -d " + a.Device + "` must then show PORT_ACTIVE. " + guestModulePersist
-		if l := guestLink(g, a.Netdev); l != nil && !l.Up() {
-			fix = fmt.Sprintf("In %s, bring the paired interface up first (`sudo ip link set dev %s up`; the driver reports the port down while its netdev is down), then ",
-				g.Guest, shellArg(a.Netdev, "IFACE")) + strings.TrimPrefix(fix, "In "+g.Guest+", ")
+		if l != nil && !l.Up() {
+			fix = fmt.Sprintf("In %s, bring the paired interface up (`sudo ip link set dev %s up`; the driver reports the port down while its netdev is down); "+
+				"if `ibv_devinfo -d %s` still shows the port DOWN, reload vmw_pvrdma after the other InfiniBand modules as seeds 000/001 do: %s.",
+				g.Guest, shellArg(a.Netdev, "IFACE"), a.Device, guestModuleReload)
 			ev = append(ev, Ev(g.Guest, l.Ref))
 		}
 		r.Fail(label, msg, fix, ev...)
