@@ -55,7 +55,7 @@ it runs the plan's verify reads and prints what holds and what does not.
 pvrdma-doctor itself only reads: it scans like scan (or reads a bundle, saved
 outputs or a transcript with --input, as analyze takes) and writes the files;
 you run them. Each plan was proven on a simulated copy of its host (see
-docs/rules-and-reports.md, "Fix plans").`,
+docs/rules-and-reports.md, "Root causes and fix plans").`,
 		Example: `  pvrdma-doctor plan --hosts esx01,esx02 --password-env PVRDMA_DOCTOR_PASSWORD
   pvrdma-doctor plan --input support.tar.gz --dir ./fix
   pvrdma-doctor plan --input support.tar.gz --only esx02 --print sh > esx02.sh`,
