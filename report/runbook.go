@@ -133,7 +133,15 @@ step() {
 	printf '\n== Step %s: %s\n' "$1" "$2"
 }
 
-trim_awk='function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }'
+trim_awk='function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
+# kv_is(line, f, v): line is "f: v" (v compared without case; "f:" is empty).
+function kv_is(line, f, v,   i, k, x) {
+	line = trim(line); i = index(line, ": ")
+	if (i > 0) { k = substr(line, 1, i - 1); x = trim(substr(line, i + 2)) }
+	else if (substr(line, length(line)) == ":") { k = substr(line, 1, length(line) - 1); x = "" }
+	else return 0
+	return k == f && tolower(x) == tolower(v)
+}'
 
 # row_has ROW COLUMN VALUE: stdin is an esxcli table with a row whose first
 # column is ROW and (unless COLUMN is empty) whose COLUMN is VALUE.
@@ -169,13 +177,7 @@ row_has() {
 record_has() {
 	awk -v t="$1" -v f="$2" -v v="$3" "$trim_awk"'
 	/^[^ \t]/ { inr = (trim($0) == t); if (inr && f == "") { found = 1; exit } next }
-	inr {
-		line = trim($0); i = index(line, ": ")
-		if (i > 0) { k = substr(line, 1, i - 1); x = trim(substr(line, i + 2)) }
-		else if (substr(line, length(line)) == ":") { k = substr(line, 1, length(line) - 1); x = "" }
-		else next
-		if (k == f && tolower(x) == tolower(v)) { found = 1; exit }
-	}
+	inr && kv_is($0, f, v) { found = 1; exit }
 	END { exit !found }'
 }
 
@@ -183,13 +185,7 @@ record_has() {
 # FIELD is VALUE.
 field_is() {
 	awk -v f="$1" -v v="$2" "$trim_awk"'
-	{
-		line = trim($0); i = index(line, ": ")
-		if (i > 0) { k = substr(line, 1, i - 1); x = trim(substr(line, i + 2)) }
-		else if (substr(line, length(line)) == ":") { k = substr(line, 1, length(line) - 1); x = "" }
-		else next
-		if (k == f && tolower(x) == tolower(v)) { found = 1; exit }
-	}
+	kv_is($0, f, v) { found = 1; exit }
 	END { exit !found }'
 }
 

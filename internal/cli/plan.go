@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/textsafe"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
@@ -80,32 +79,9 @@ func runPlan(ctx context.Context, opts *PlanOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	var results []hostio.HostResult
-	meta := report.Meta{Source: "plan"}
-	switch {
-	case opts.Input != "" && (opts.Scan.Hosts != "" || opts.Scan.SSH.HostsFile != ""):
-		return usageError("--input reads saved outputs: it takes no --hosts")
-	case opts.Input != "":
-		in, err := loadInput(opts.Input, opts.Scan.IO.In, opts.Scan.IO.ErrOut)
-		if err != nil {
-			return err
-		}
-		results, meta.Notes, meta.Source = in.Results, inputNotes(in), opts.Input
-	default:
-		if opts.Scan.SSH.DryRun {
-			return runScan(ctx, &opts.Scan)
-		}
-		p, err := scanPipeline(ctx, &opts.Scan)
-		if err != nil {
-			return err
-		}
-		if opts.Scan.closeRunner != nil {
-			defer opts.Scan.closeRunner()
-		}
-		copts := p.Collect
-		copts.Abort = abortOf(ctx)
-		results = collect.Collect(ctx, p.Targets, copts)
-		meta.Source = fmt.Sprintf("scan of %d host(s)", len(p.Targets))
+	results, meta, dry, err := inputOrScan(ctx, &opts.Scan, opts.Input, "outputs", nil)
+	if dry || err != nil {
+		return err
 	}
 	a := analyze(results, meta)
 	var plans []checks.Plan
