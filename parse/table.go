@@ -297,7 +297,9 @@ var columnKinds = []struct {
 	word string
 	kind cellKind
 }{
-	{"IPv4", cellIPv4}, {"Netmask", cellIPv4}, {"Broadcast", cellIPv4}, {"Gateway", cellIPv4}, {"IP Address", cellIPv4},
+	{"IPv4", cellIPv4}, {"Netmask", cellIPv4}, {"Broadcast", cellIPv4}, {"Gateway", cellIPv4},
+	{"IP Addresses", cellText}, // a list (allowedip list), before "IP Address"
+	{"IP Address", cellIPv4},
 	{"MAC", cellMAC},
 	{"Enabled", cellBool}, {"DHCP DNS", cellBool}, {"RoCE v1", cellBool}, {"RoCE v2", cellBool}, {"iWARP", cellBool}, {"configurable", cellBool},
 	{"MTU", cellNumber}, {"Port Begin", cellNumber}, {"Port End", cellNumber}, {"Active Clients", cellNumber}, {"VLAN ID", cellNumber},
