@@ -256,7 +256,7 @@ func init() {
 	// The VM specs join in stage order (a stable sort keeps each stage's
 	// order: the .vmx reads stay the last stage-2 commands, the first the
 	// per-host cap leaves out).
-	specs = append(specs, vmSpecs...)
+	specs = append(append(specs, driverSpecs...), vmSpecs...)
 	sort.SliceStable(specs, func(i, j int) bool { return specs[i].Stage < specs[j].Stage })
 	for _, s := range append(append(append([]*Spec(nil), specs...), guestSpecs...), bandwidthSpecs...) {
 		if byKind[s.Kind] != nil {

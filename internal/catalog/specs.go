@@ -77,6 +77,16 @@ type HostFacts struct {
 	// PCIDevices are the host's PCI devices (`esxcli hardware pci list`):
 	// passthrough state and names of the GPUs VMs use.
 	PCIDevices []parse.PCIDevice `json:"pci_devices,omitempty"`
+	// The driver layer (specs_drivers.go): VMkernel modules, the VIBs
+	// that carry them, the parameters of the NIC and RDMA drivers, the
+	// ENS state of the NICs, the pvrdma ruleset's allowed addresses, the
+	// CPU architecture.
+	Modules      []parse.Module      `json:"modules,omitempty"`
+	VIBs         []parse.VIB         `json:"vibs,omitempty"`
+	ModuleParams []parse.ModuleParam `json:"module_params,omitempty"`
+	ENS          []parse.ENSNIC      `json:"ens,omitempty"`
+	AllowedIPs   []parse.AllowedIPs  `json:"allowed_ips,omitempty"`
+	Machine      *parse.Machine      `json:"machine,omitempty"`
 }
 
 // Argument shapes: every value learned from a host is one of these before

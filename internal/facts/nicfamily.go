@@ -45,6 +45,10 @@ type NICFamily struct {
 	// Package names the driver bundle that carries RDMADriver (for
 	// `esxcli software vib list`).
 	Package string
+	// EnabledOutside says where RDMA is turned on when nothing on ESXi
+	// does it (Cisco VIC: the vNIC's RoCE property in Cisco IMC or UCS
+	// Manager); "" when ESXi's modules and parameters do.
+	EnabledOutside string
 }
 
 // pciFamily is one row of the table: a vendor ID and the device IDs of a
@@ -62,6 +66,12 @@ var (
 	x722      = NICFamily{Name: "X722", LANDriver: "i40en", RDMADriver: "irdman", IWARPOnly: true, Package: "irdman"}
 	bnxt      = NICFamily{Name: "BCM574xx/575xx", LANDriver: "bnxtnet", RDMADriver: "bnxtroce", RoCE: true, Package: "bnxtroce"}
 	qlogic    = NICFamily{Name: "QLogic FastLinQ", LANDriver: "qedentv", RDMADriver: "qedrntv", RoCE: true, Package: "qedrntv"}
+	// Cisco VIC 1400/14000/15000: RoCE v2 only (no RoCE v1), turned on
+	// per vNIC in Cisco IMC or UCS Manager (Cisco's VIC configuration
+	// guide, "Guidelines, Limitations, and Requirements"); nenic carries
+	// the Ethernet and the RDMA function of the vNIC.
+	ciscoVIC = NICFamily{Name: "Cisco VIC", LANDriver: "nenic", RDMADriver: "nenic", RoCE: true, NoRoCEv1: true, Package: "nenic",
+		EnabledOutside: "the vNIC's RoCE v2 property in Cisco IMC or UCS Manager (VIC 1400 series and later; the VIC 1200/1300 series has no RoCE v2)"}
 )
 
 func named(f NICFamily, name string) NICFamily { f.Name = name; return f }
@@ -86,6 +96,7 @@ var pciFamilies = []pciFamily{
 	{"0x14e4", []string{"0x1750", "0x1751", "0x1752"}, named(bnxt, "BCM575xx")},
 	{"0x14e4", []string{"0x1657", "0x165f", "0x1656", "0x165a"}, NICFamily{Name: "BCM5719/5720", LANDriver: "ntg3"}},
 	{"0x1077", []string{"0x8070", "0x8080", "0x8090", "0x1634", "0x1644", "0x1654", "0x1656"}, qlogic},
+	{"0x1137", []string{"0x0043"}, ciscoVIC},
 }
 
 // familyByDriver is the fallback when the PCI IDs are unknown: what the
@@ -118,6 +129,8 @@ func familyByDriver(driver, description string) NICFamily {
 		return NICFamily{Name: "NetXtreme-C", LANDriver: "bnxtnet"}
 	case "qedentv":
 		return qlogic
+	case "nenic":
+		return ciscoVIC
 	case "ixgben", "ixgbe":
 		return NICFamily{Name: "X550/X540/82599", LANDriver: driver}
 	case "igbn":

@@ -1,0 +1,119 @@
+package catalog
+
+import (
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
+)
+
+// The driver layer under the RDMA devices (issue 28): which VMkernel
+// modules the host has, loaded and enabled; the VIBs that carry them
+// (their versions); the parameters of the drivers of the NICs PVRDMA can
+// use; the ENS state of the NICs; the pvrdma ruleset's allowed addresses;
+// the CPU architecture. Formats: parse/drivers.go.
+const (
+	KindModuleList        hostio.Kind = "module_list"
+	KindVIBList           hostio.Kind = "vib_list"
+	KindFirewallAllowedIP hostio.Kind = "firewall_pvrdma_allowedip"
+	KindENSList           hostio.Kind = "nic_ens_list"
+	KindMachine           hostio.Kind = "cpu_arch"
+	KindModuleParameters  hostio.Kind = "module_parameters"
+)
+
+// argModule is a VMkernel module name (nmlx5_core, i40en_ens): a letter,
+// then letters, digits and underscores; a value from a host that is not
+// one never reaches a command line.
+var argModule = Arg{Placeholder: "<module>", Pattern: `[A-Za-z][A-Za-z0-9_]{0,47}`}
+
+// reModuleName is argModule's pattern, anchored (what Instances offers).
+var reModuleName = regexp.MustCompile(`^` + argModule.Pattern + `$`)
+
+// driverSpecs are the commands of the driver layer (spec.go appends them
+// to the catalogue).
+var driverSpecs = []*Spec{
+	{Kind: KindModuleList, Stage: 1, Line: "esxcli system module list",
+		Forms:  esxcli("system module list", Option{Short: "-e", Long: "--enabled"}, Option{Short: "-l", Long: "--loaded"}),
+		Parser: List(parse.ModuleList, func(v *parse.Module, l string) { v.Command = l }, func(f *HostFacts) *[]parse.Module { return &f.Modules }),
+		Diff:   &DiffKey{What: "module", Key: ByField("Name")}},
+	{Kind: KindVIBList, Stage: 1, Line: "esxcli software vib list",
+		Forms:  esxcli("software vib list"),
+		Parser: List(parse.VIBList, func(v *parse.VIB, l string) { v.Command = l }, func(f *HostFacts) *[]parse.VIB { return &f.VIBs }),
+		Diff:   &DiffKey{What: "VIB", Key: ByField("Name")}},
+	{Kind: KindFirewallAllowedIP, Stage: 1, Line: "esxcli network firewall ruleset allowedip list -r pvrdma",
+		Forms:  esxcli("network firewall ruleset allowedip list", Option{Short: "-r", Long: "--ruleset-id", Role: OptFixed, Value: "pvrdma"}),
+		Parser: List(parse.AllowedIPList, func(v *parse.AllowedIPs, l string) { v.Command = l }, func(f *HostFacts) *[]parse.AllowedIPs { return &f.AllowedIPs }),
+		Diff:   &DiffKey{What: "allowed IPs of", Key: ByField("Ruleset")}},
+	{Kind: KindENSList, Stage: 1, Line: "esxcfg-nics -e",
+		Forms:  []Form{{Tool: "esxcfg-nics", Words: "-e"}},
+		Parser: List(parse.ENSList, func(v *parse.ENSNIC, l string) { v.Command = l }, func(f *HostFacts) *[]parse.ENSNIC { return &f.ENS }),
+		Diff:   &DiffKey{What: "ENS of", Key: ByField("Name")}},
+	{Kind: KindMachine, Stage: 1, Line: "uname -m",
+		Parser: One(parse.UnameMachine, true, func(v *parse.Machine, l string) { v.Command = l }, func(f *HostFacts) **parse.Machine { return &f.Machine }),
+		Diff:   &DiffKey{Key: Constant("CPU architecture")}},
+	{Kind: KindModuleParameters, Stage: 2, Line: "esxcli system module parameters list -m <module>",
+		Args: []Arg{argModule}, Refuse: "refusing module name %q: expected letters, digits and underscores",
+		From: FromFacts, Instances: driverModules, Absent: moduleAbsent,
+		Noun: "driver module parameters", Example: []string{"nmlx5_core"},
+		When:   "for the driver of each uplink of a vDS or RDMA device and each RDMA device's driver (those `esxcli system module list` lists)",
+		Forms:  esxcli("system module parameters list", Option{Short: "-m", Long: "--module", Role: OptArg}),
+		Parser: List(parse.ModuleParams, stampModuleParam, func(f *HostFacts) *[]parse.ModuleParam { return &f.ModuleParams }),
+		Diff: &DiffKey{What: "module parameter", Key: func(v reflect.Value) string {
+			p := v.Interface().(parse.ModuleParam)
+			return p.Module + " " + p.Name
+		}, Skip: []string{"Type"}}},
+}
+
+var reModuleArg = regexp.MustCompile(`-m\s+([A-Za-z][A-Za-z0-9_]*)`)
+
+func stampModuleParam(v *parse.ModuleParam, l string) {
+	v.Command = l
+	fromLine(&v.Module, reModuleArg, l)
+}
+
+// driverModules are the modules whose parameters PVRDMA depends on: the
+// LAN driver of every uplink of a distributed switch or paired with an
+// RDMA device, and the driver of every RDMA device; those the module list
+// lists when it was read (an unlisted module has no parameters to read).
+// Sorted, each once; a name that is no module name is left out.
+func driverModules(f *HostFacts) [][]string {
+	nics := map[string]bool{}
+	for _, d := range f.DVSwitches {
+		for _, u := range d.Uplinks {
+			nics[u] = true
+		}
+	}
+	var mods []string
+	for _, d := range f.RDMADevices {
+		nics[d.PairedUplink] = true
+		mods = append(mods, d.Driver)
+	}
+	for _, n := range f.NICs {
+		if nics[n.Name] {
+			mods = append(mods, n.Driver)
+		}
+	}
+	listed := map[string]bool{}
+	for _, m := range f.Modules {
+		listed[m.Name] = true
+	}
+	slices.Sort(mods)
+	mods = slices.Compact(mods)
+	var out [][]string
+	for _, m := range mods {
+		if reModuleName.MatchString(m) && (len(f.Modules) == 0 || listed[m]) {
+			out = append(out, []string{m})
+		}
+	}
+	return out
+}
+
+// moduleAbsent recognizes esxcli's answer for a module the host does not
+// have ("Unable to find module ...", "Module ... not found").
+func moduleAbsent(_ int, stdout, stderr string) bool {
+	s := strings.ToLower(stdout + " " + stderr)
+	return strings.Contains(s, "unable to find module") || strings.Contains(s, "module") && strings.Contains(s, "not found")
+}
