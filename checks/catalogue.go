@@ -34,6 +34,7 @@ var catalogueList = slices.Concat(
 	rulesSwitch,
 	rulesMTU,
 	rulesLossless,
+	rulesDriver,
 	rulesProbe,
 	rulesPath,
 	rulesAdapter,

@@ -70,6 +70,12 @@ var causeEdges = []causeEdge{
 		[]string{"seed-000-max-mtu", "linux-ib-addr"}},
 	{"PATH_MTU_BLOCKED", "PATH_MTU_BLOCKED", "the same hop drops the jumbo frames of every path that crosses it",
 		[]string{"seed-000-max-mtu"}},
+	{"RDMA_DRIVER_NOT_LOADED", "NO_RDMA_DEVICE", "the RDMA driver of the PVRDMA uplink does not run, so the NIC has no RDMA device",
+		[]string{"nvidia-esxi-module-params", "seed-004-vsphere-rdma"}},
+	{"INTEL_RDMA_DISABLED", "NO_RDMA_DEVICE", "RDMA is off in the LAN driver of the PVRDMA uplink, so irdman gives it no RDMA device",
+		[]string{"intel-irdman-notes"}},
+	{"INTEL_ENS_ACTIVE", "NO_RDMA_DEVICE", "the PVRDMA uplink runs in ENS mode, in which irdman gives it no RDMA device",
+		[]string{"intel-irdman-notes"}},
 	{"ESXI_VERSION_UNSUPPORTED", "NO_RDMA_DEVICE", "an ESXi release without PVRDMA support",
 		[]string{"seed-004-vsphere-rdma", "rdma-overview-65"}},
 	{"ESXI_VERSION_UNSUPPORTED", "PVRDMA_FIREWALL_CLOSED", "an ESXi release without PVRDMA has no pvrdma ruleset",
@@ -266,6 +272,19 @@ func linkCauses(fleet *facts.Fleet, paths *facts.DataPath, fs []Finding) {
 			}
 		}
 		linkVMCauses(fs, idx, hp, causeOf)
+		// No RDMA device on a host whose PVRDMA uplink's RDMA driver does
+		// not run (not loaded, Intel's parameter off, ENS): the driver
+		// layer is the root (an information finding is about a NIC
+		// PVRDMA does not use).
+		for _, i := range idx["NO_RDMA_DEVICE"] {
+			for _, rule := range []string{"INTEL_ENS_ACTIVE", "RDMA_DRIVER_NOT_LOADED", "INTEL_RDMA_DISABLED"} {
+				for _, j := range idx[rule] {
+					if fs[i].CausedBy == nil && fs[j].Severity != Info {
+						fs[i].CausedBy = causeOf(j)
+					}
+				}
+			}
+		}
 		// An ESXi release without PVRDMA explains the host's other findings.
 		if v := idx["ESXI_VERSION_UNSUPPORTED"]; len(v) > 0 {
 			for rule, is := range idx {

@@ -78,6 +78,9 @@ func roce1(h *facts.Host) { setProp(h, "RoCE version", "1"); h.PVRDMADevices[0].
 
 func esxi60(h *facts.Host) { h.Version.Version = "6.0.0" }
 
+// noVMs: the host runs no PVRDMA VM (its vmknic stays tagged).
+func noVMs(h *facts.Host) { h.PVRDMAListing, h.PVRDMADevices = nil, nil }
+
 // blockedPairs probes, between the hosts of each pair (indexes), a path
 // that carries only 1500-byte frames.
 func blockedPairs(n int, pairs ...[2]int) func() *facts.Fleet {
@@ -237,6 +240,24 @@ var edgeCases = []edgeCase{
 		name:     "two blocked pairs on different links (esx01-esx02, esx03-esx04)",
 		miss:     blockedPairs(4, [2]int{0, 1}, [2]int{2, 3}),
 		missFrom: finding{"PATH_MTU_BLOCKED", "esx01", "vmk1 -> esx02"}, missTo: finding{"PATH_MTU_BLOCKED", "esx03", "vmk1 -> esx04"}},
+	{cause: "RDMA_DRIVER_NOT_LOADED", effect: "NO_RDMA_DEVICE",
+		linked: pair(cx4Disabled),
+		from:   finding{"RDMA_DRIVER_NOT_LOADED", "esx02", "nmlx5_rdma"}, to: finding{"NO_RDMA_DEVICE", "esx02", "esx02"},
+		name: "nmlx5_rdma disabled on a host without PVRDMA VMs (no fallback to explain)",
+		miss: pair(func(b *facts.Host) { cx4Disabled(b); noVMs(b) }), missFrom: finding{"RDMA_DRIVER_NOT_LOADED", "esx02", "nmlx5_rdma"},
+		missTo: finding{"NO_RDMA_DEVICE", "esx02", "esx02"}},
+	{cause: "INTEL_RDMA_DISABLED", effect: "NO_RDMA_DEVICE",
+		linked: pair(e810Off),
+		from:   finding{"INTEL_RDMA_DISABLED", "esx02", "vmnic2"}, to: finding{"NO_RDMA_DEVICE", "esx02", "esx02"},
+		name: "icen's RDMA off on a host without PVRDMA VMs",
+		miss: pair(func(b *facts.Host) { e810Off(b); noVMs(b) }), missFrom: finding{"INTEL_RDMA_DISABLED", "esx02", "vmnic2"},
+		missTo: finding{"NO_RDMA_DEVICE", "esx02", "esx02"}},
+	{cause: "INTEL_ENS_ACTIVE", effect: "NO_RDMA_DEVICE",
+		linked: pair(ensOn),
+		from:   finding{"INTEL_ENS_ACTIVE", "esx02", "vmnic2"}, to: finding{"NO_RDMA_DEVICE", "esx02", "esx02"},
+		name: "an E810 in ENS mode on a host without PVRDMA VMs",
+		miss: pair(func(b *facts.Host) { ensOn(b); noVMs(b) }), missFrom: finding{"INTEL_ENS_ACTIVE", "esx02", "vmnic2"},
+		missTo: finding{"NO_RDMA_DEVICE", "esx02", "esx02"}},
 	{cause: "ESXI_VERSION_UNSUPPORTED", effect: "NO_RDMA_DEVICE",
 		linked: pair(func(b *facts.Host) { esxi60(b); noDevice("0")(b) }),
 		from:   finding{"ESXI_VERSION_UNSUPPORTED", "esx02", "esx02"}, to: finding{"NO_RDMA_DEVICE", "esx02", "esx02"},

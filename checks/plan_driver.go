@@ -17,19 +17,53 @@ import (
 
 // driverFacts is what the host's driver layer says about one NIC family's
 // RDMA driver and its LAN driver's options: each field nil when it was not
-// read. The scan does not read the driver layer yet (`esxcli system module
-// list`, `system module parameters list`, `software vib list`), so every
-// field is nil today and the steps say what to check first (Require) and
-// merge the LAN driver's options on the host; once read, the remedy names
+// read (`esxcli system module list`, `esxcli system module parameters list
+// -m <LAN driver>`). Unread, the steps say what to check first (Require)
+// and merge the LAN driver's options on the host; read, the remedy names
 // the missing piece and shows the merged option string.
 type driverFacts struct {
-	Installed, Enabled *bool
+	Installed, Enabled, Loaded *bool
 	// LANOptions is the LAN driver's configured option string.
 	LANOptions *string
 }
 
 // driverFactsOf returns what the host's facts say about fam's drivers.
-func driverFactsOf(*facts.Host, facts.NICFamily) driverFacts { return driverFacts{} }
+func driverFactsOf(h *facts.Host, fam facts.NICFamily) driverFacts {
+	var df driverFacts
+	if fam.RDMADriver != "" {
+		if m := h.Module(fam.RDMADriver); m.Read {
+			df.Installed, df.Enabled, df.Loaded = &m.Listed, &m.Enabled, &m.Loaded
+		}
+	}
+	if fam.LANDriver != "" {
+		df.LANOptions = lanOptions(h, fam.LANDriver)
+	}
+	return df
+}
+
+// rebootFor makes the plan reboot the host (in maintenance mode) for
+// findings that only a reboot resolves: a module enabled, or parameters
+// set, since the last boot.
+func (p *planner) rebootFor(fs ...Finding) {
+	for _, f := range fs {
+		p.resolveAtReboot(f, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+	}
+	p.props = append(p.props, &proposal{phase: PhaseDriver, reboot: true})
+}
+
+// optionOn reports whether a module option string already sets name to
+// value.
+func optionOn(opts *string, name, value string) bool {
+	if opts == nil {
+		return false
+	}
+	for _, f := range strings.Fields(*opts) {
+		if k, v, _ := strings.Cut(f, "="); k == name && v == value {
+			return true
+		}
+	}
+	return false
+}
 
 // roceCandidate is a NIC of the host that can carry RoCE once its RDMA
 // driver runs.
@@ -99,22 +133,34 @@ func (p *planner) rdmaRemedy(fs ...Finding) {
 	fam := c.family
 	ports := portsOf(h, fam.LANDriver)
 	df := driverFactsOf(h, fam)
+	vals := make([]string, len(ports))
+	for i := range vals {
+		vals[i] = "1"
+	}
 	switch {
+	case fam.EnabledOutside != "":
+		// Cisco VIC: RoCE is a property of the vNIC, set outside ESXi.
+		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: "Turn RoCE on for " + c.nic + " (" + fam.Name + "): " +
+			fam.EnabledOutside + ", with a no-drop QoS class for it; then reboot the host and check `esxcli rdma device list`."}})
+		return
 	case df.Installed != nil && !*df.Installed:
 		// Not installed: what to install is the vendor's bundle for this
 		// release; nothing here can name its file.
 		p.add(PhaseDriver, Action{Kind: ActInvestigate, Params: Params{Note: "Install " + fam.RDMADriver + " (" + fam.Package +
 			"), the RDMA driver of " + c.nic + "'s " + fam.Name + ", from the vendor's driver component for this ESXi release " +
 			"(esxcli software component apply -d BUNDLE.zip)."}}).atReboot()
+	case fam.EnableParam != "" && optionOn(df.LANOptions, fam.EnableParam, strings.Join(vals, ",")):
+		// RDMA is on in the LAN driver's options already: they load at
+		// the next boot.
+		p.rebootFor(fs...)
 	case fam.EnableParam != "":
 		// RDMA is turned on in the LAN driver's parameter, one value per
 		// port (irdman's release notes), at the next boot.
-		vals := make([]string, len(ports))
-		for i := range vals {
-			vals[i] = "1"
-		}
 		p.add(PhaseDriver, Action{Kind: ActSetModuleParams, Params: Params{Module: fam.LANDriver, NICs: ports, Family: fam.Name,
 			Package: fam.Package, Set: []Setting{{fam.EnableParam, strings.Join(vals, ",")}}, Current: df.LANOptions}}, fs...).atReboot()
+	case df.Enabled != nil && *df.Enabled && df.Loaded != nil && !*df.Loaded:
+		// Enabled since the last boot: it loads at the next one.
+		p.rebootFor(fs...)
 	default:
 		p.add(PhaseDriver, Action{Kind: ActEnableModule, Params: Params{Module: fam.RDMADriver, Package: fam.Package, NICs: ports,
 			Family: fam.Name}}, fs...).atReboot()
@@ -123,8 +169,10 @@ func (p *planner) rdmaRemedy(fs ...Finding) {
 	// sets PFC in the LAN driver's parameters (at the same reboot); other
 	// drivers get global pause, with flow control on the switch port.
 	if fam.PFCParams {
-		p.add(PhaseDriver, Action{Kind: ActSetModuleParams, Params: Params{Module: fam.LANDriver, NICs: ports, NIC: c.nic, Family: fam.Name,
-			Set: nmlxPFCSet, Current: df.LANOptions}}).atReboot()
+		if !optionOn(df.LANOptions, "pfctx", "0x08") || !optionOn(df.LANOptions, "pfcrx", "0x08") {
+			p.add(PhaseDriver, Action{Kind: ActSetModuleParams, Params: Params{Module: fam.LANDriver, NICs: ports, NIC: c.nic, Family: fam.Name,
+				Set: nmlxPFCSet, Current: df.LANOptions}}).atReboot()
+		}
 	} else {
 		p.add(PhaseHost, Action{Kind: ActSetPause, Params: Params{NIC: c.nic}})
 		p.add(PhaseSwitch, Action{Kind: ActSetSwitchFlow, Params: Params{NIC: c.nic, Mode: "pause"}})
@@ -175,4 +223,73 @@ func rdmaRemedyText(h *facts.Host, hp *facts.HostPath) string {
 	return fmt.Sprintf("%s is a %s (%s), which carries RoCE once its RDMA driver %s runs: check `esxcli software vib list` shows %s "+
 		"(else install the vendor's component first), `esxcli system module set -m %s -e true`, and reboot in maintenance mode",
 		c.nic, fam.Name, fam.LANDriver, fam.RDMADriver, fam.Package, fam.RDMADriver)
+}
+
+// planDriverRemedy: an RDMA driver not loaded, Intel's RDMA parameter
+// off: the remedy of a host without an RDMA device, which reads the
+// driver layer.
+func planDriverRemedy(p *planner, f Finding) { p.rdmaRemedy(f) }
+
+// planNMLX5PFC: PFC on priority 3 in nmlx5_core's options, merged, at one
+// reboot, and on the switch port; when the options say so already, the
+// reboot alone.
+func planNMLX5PFC(p *planner, f Finding) {
+	h := p.host
+	ups := nmlx5Uplinks(h, p.path)
+	if len(ups) == 0 {
+		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		return
+	}
+	cur := lanOptions(h, "nmlx5_core")
+	if optionOn(cur, "pfctx", "0x08") && optionOn(cur, "pfcrx", "0x08") {
+		p.rebootFor(f)
+		return
+	}
+	p.add(PhaseDriver, Action{Kind: ActSetModuleParams, Params: Params{Module: "nmlx5_core", NICs: portsOf(h, "nmlx5_core"), NIC: ups[0],
+		Family: h.FamilyOf(ups[0]).Name, Set: nmlxPFCSet, Current: cur}}, f).atReboot()
+	for _, n := range ups {
+		p.add(PhaseSwitch, Action{Kind: ActSetSwitchFlow, Params: Params{NIC: n, Mode: "pfc", Priority: 3}})
+	}
+}
+
+// planDSCPTrust: DSCP trust in nmlx5_core's options, merged, at one reboot.
+func planDSCPTrust(p *planner, f Finding) {
+	h := p.host
+	p.add(PhaseDriver, Action{Kind: ActSetModuleParams, Params: Params{Module: "nmlx5_core", NICs: portsOf(h, "nmlx5_core"),
+		Set: dscpTrustSet, Current: lanOptions(h, "nmlx5_core")}}, f).atReboot()
+}
+
+// planPendingReboot: a module disabled while loaded is enabled again (the
+// warning); PFC configured, not running, is information (no plan).
+func planPendingReboot(p *planner, f Finding) {
+	if m := p.host.Module(f.Subject); m.Listed && m.Loaded && !m.Enabled {
+		p.add(PhaseDriver, Action{Kind: ActEnableModule, Params: Params{Module: m.Name, NICs: portsOf(p.host, m.Name)}}, f)
+		return
+	}
+	p.rebootFor(f)
+}
+
+// planAllowedIPs: the peers' PVRDMA vmknic addresses added to the pvrdma
+// ruleset's allowed list (the plan that enables the ruleset fixes the
+// list too: both are the host's phase).
+func planAllowedIPs(p *planner, f Finding) {
+	h := p.host
+	a := find(h.AllowedIPs, func(x *parse.AllowedIPs) bool { return x.Ruleset == "pvrdma" })
+	var missing []string
+	paths := p.fleet.DataPath()
+	for i := range p.fleet.Hosts {
+		o := &p.fleet.Hosts[i]
+		op := paths.Host(i)
+		if o.Host == h.Host || op == nil || op.Vmknic == nil || !hasPVRDMA(o) || a == nil {
+			continue
+		}
+		if ip := ipv4Of(o, op.Vmknic.Name); ip != nil && ip.Address != "" && ip.Address != "0.0.0.0" && !allowed(a.IPs, ip.Address) {
+			missing = append(missing, ip.Address)
+		}
+	}
+	if len(missing) == 0 {
+		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		return
+	}
+	p.add(PhaseHost, Action{Kind: ActAllowIP, Params: Params{Ruleset: "pvrdma", IPs: missing}}, f)
 }

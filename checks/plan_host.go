@@ -222,6 +222,10 @@ func planPFC(p *planner, f Finding) {
 	h, nic := p.host, f.Subject
 	if mod := h.PFCModule(nic); mod != "" {
 		fam := h.FamilyOf(nic)
+		if cur := lanOptions(h, mod); optionOn(cur, "pfctx", "0x08") && optionOn(cur, "pfcrx", "0x08") {
+			p.rebootFor(f) // configured already: it runs after the next boot
+			return
+		}
 		p.add(PhaseDriver, Action{Kind: ActSetModuleParams, Params: Params{Module: mod, NICs: portsOf(h, mod), NIC: nic, Family: fam.Name,
 			Set: nmlxPFCSet, Current: driverFactsOf(h, fam).LANOptions}}, f).atReboot()
 		p.add(PhaseSwitch, Action{Kind: ActSetSwitchFlow, Params: Params{NIC: nic, Mode: "pfc", Priority: 3}})

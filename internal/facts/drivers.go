@@ -196,8 +196,7 @@ func (h *Host) StackOf(nic string) Stack {
 	}
 	for _, d := range h.NICDetails {
 		if d.Name == nic {
-			s.Firmware = d.Record.Get("Firmware Version")
-			s.Version = d.Record.Get("Version")
+			s.Firmware, s.Version = d.FirmwareVersion, d.DriverVersion
 		}
 	}
 	if v := h.VIBOf(s.Driver); v != nil && s.Version == "" {
