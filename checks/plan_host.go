@@ -224,6 +224,7 @@ func planPFC(p *planner, f Finding) {
 		fam := h.FamilyOf(nic)
 		if cur := lanOptions(h, mod); optionOn(cur, "pfctx", "0x08") && optionOn(cur, "pfcrx", "0x08") {
 			p.rebootFor(f) // configured already: it runs after the next boot
+			p.add(PhaseSwitch, Action{Kind: ActSetSwitchFlow, Params: Params{NIC: nic, Mode: "pfc", Priority: 3}})
 			return
 		}
 		p.add(PhaseDriver, Action{Kind: ActSetModuleParams, Params: Params{Module: mod, NICs: portsOf(h, mod), NIC: nic, Family: fam.Name,
@@ -260,6 +261,18 @@ func planInvestigate(p *planner, f Finding) {
 // no HCA are power-cycled. Where the cause is a device without RoCE,
 // nothing this plan does gives them one.
 func planRebind(p *planner, f Finding) {
+	// A root the plan cannot fix (ENS mode set in NSX, ESXi on Arm): no
+	// power cycle would bind the adapters.
+	for c, n := f.CausedBy, 0; c != nil && n < 8; n++ {
+		if c.RuleID == "INTEL_ENS_ACTIVE" || c.RuleID == "ESXI_ARM" {
+			return
+		}
+		cf, ok := p.byKey[c.Key()]
+		if !ok {
+			break
+		}
+		c = cf.CausedBy
+	}
 	if f.CausedBy != nil && f.CausedBy.RuleID == "ROCE_NOT_SUPPORTED" {
 		if c, ok := p.byKey[f.CausedBy.Key()]; ok && !p.host.FamilyOf(pairedUplink(p.host, c.Subject)).IWARPOnly {
 			return

@@ -23,9 +23,9 @@ var rulesDriver = []*Rule{
 		Needs: []hostio.Kind{catalog.KindModuleList, catalog.KindNICList}, ListedBy: []hostio.Kind{catalog.KindDVSList}},
 	{ID: "INTEL_RDMA_DISABLED", Plan: planDriverRemedy, Severity: Critical, Check: checkIntelRDMADisabled,
 		Needs: []hostio.Kind{catalog.KindNICList, catalog.KindRDMADeviceList}, ListedBy: []hostio.Kind{catalog.KindDVSList}},
-	{ID: "INTEL_ENS_ACTIVE", Severity: Critical, Check: checkIntelENS,
+	{ID: "INTEL_ENS_ACTIVE", Plan: planInvestigate, Severity: Critical, Check: checkIntelENS,
 		Needs: []hostio.Kind{catalog.KindENSList, catalog.KindNICList}},
-	{ID: "ESXI_ARM", Severity: Critical, Check: checkESXiArm,
+	{ID: "ESXI_ARM", Plan: planInvestigate, Severity: Critical, Check: checkESXiArm,
 		Needs: []hostio.Kind{catalog.KindMachine}},
 	{ID: "NMLX5_PFC_PARAMS", Plan: planNMLX5PFC, Severity: Warning, Check: checkNMLX5PFCParams,
 		Needs: []hostio.Kind{catalog.KindNICList}, ListedBy: []hostio.Kind{catalog.KindDVSList}},
@@ -63,9 +63,25 @@ func rdmaDeviceOn(h *facts.Host, nic string) *parse.RDMADevice {
 	return find(h.RDMADevices, func(d *parse.RDMADevice) bool { return d.PairedUplink == nic })
 }
 
-// noUsableDevice reports whether PVRDMA has no Active RDMA device on its
-// vDS: a driver that gives one is what it lacks.
-func noUsableDevice(hp *facts.HostPath) bool { return hp == nil || len(hp.Usable) == 0 }
+// driverSeverity is the severity of a driver that gives a PVRDMA uplink
+// no RDMA device: critical where it is why the host has none (as
+// NO_RDMA_DEVICE is: PVRDMA VMs here and on another scanned host), else
+// information with the reason.
+func driverSeverity(in *Input, used bool) (Severity, string) {
+	h := in.Host
+	switch {
+	case !used:
+		return Info, "; PVRDMA does not run here, so this is information only"
+	case len(h.RDMADevices) > 0:
+		return Info, "; the host has other RDMA devices (the uplink and device rules say what PVRDMA lacks), so this is information only"
+	}
+	for i := range in.Fleet.Hosts {
+		if o := &in.Fleet.Hosts[i]; o.Host != h.Host && hasPVRDMA(o) {
+			return Critical, ""
+		}
+	}
+	return Info, "; no other scanned host runs PVRDMA VMs, so this is information only (scan the peers' hosts too if they exist)"
+}
 
 // moduleEv is the evidence of a module's row (or that the list lacks it).
 func moduleEv(h *facts.Host, m facts.ModuleState) []Evidence {
@@ -118,12 +134,8 @@ func checkRDMADriverNotLoaded(in *Input, r *Reporter) {
 			fix = fmt.Sprintf("esxcli system module set -m %s -e true, then reboot %s in maintenance mode and check `esxcli rdma device list`.",
 				shellArg(mod, "MODULE"), h.Host)
 		}
-		sev := Critical
-		if !used || !noUsableDevice(hp) {
-			sev = Info
-			msg += "; PVRDMA has another RDMA device or does not run here, so this is information only"
-		}
-		r.FailSeverity(sev, h.Host, mod, msg, fix, moduleEv(h, m)...)
+		sev, why := driverSeverity(in, used && hasPVRDMA(h))
+		r.FailSeverity(sev, h.Host, mod, msg+why, fix, moduleEv(h, m)...)
 	}
 	if len(seen) == 0 {
 		r.Pass(h.Host)
@@ -175,12 +187,8 @@ func checkIntelRDMADisabled(in *Input, r *Reporter) {
 			fix = fmt.Sprintf("Turn RDMA on for %s's ports keeping the other options (esxcfg-module -g %s shows them): %s, then reboot %s in maintenance mode.",
 				fam.LANDriver, fam.LANDriver, mergeCommand(fam.LANDriver, lanOptions(h, fam.LANDriver), []Setting{{fam.EnableParam, onForPorts(h, fam.LANDriver)}}), h.Host)
 		}
-		sev := Critical
-		if !used || !noUsableDevice(hp) {
-			sev = Info
-			msg += "; PVRDMA has another RDMA device or does not run here, so this is information only"
-		}
-		r.FailSeverity(sev, h.Host, nic, msg, fix, ev...)
+		sev, why := driverSeverity(in, used && hasPVRDMA(h))
+		r.FailSeverity(sev, h.Host, nic, msg+why, fix, ev...)
 	}
 }
 
@@ -234,11 +242,8 @@ func checkIntelENS(in *Input, r *Reporter) {
 			continue
 		}
 		msg := fmt.Sprintf("%s (%s) runs in ENS (Enhanced Data Path) mode, in which Intel's irdman gives it no RDMA device", e.Name, fam.Name)
-		sev := Critical
-		if !used || !slices.Contains(nics, e.Name) {
-			sev = Info
-			msg += "; PVRDMA does not use it, so this is information only"
-		}
+		sev, why := driverSeverity(in, used && hasPVRDMA(h) && slices.Contains(nics, e.Name))
+		msg += why
 		r.FailSeverity(sev, h.Host, e.Name, msg,
 			fmt.Sprintf("Give PVRDMA an uplink on a switch that is not in Enhanced Data Path mode (NSX: the host switch's mode Standard), "+
 				"or move %s to one, with the PVRDMA VMs powered off; then reboot %s and check `esxcli rdma device list`.", e.Name, h.Host),
@@ -542,8 +547,14 @@ func checkPendingReboot(in *Input, r *Reporter) {
 		}
 		r.FailSeverity(sev, h.Host, m.Name, msg, fmt.Sprintf("If that is not meant: esxcli system module set -m %s -e true.", shellArg(m.Name, "MODULE")), Ev(h.Host, m.Ref))
 	}
-	// PFC configured in nmlx5_core, not running on its ports.
-	ups := nmlx5Uplinks(h, in.Path)
+	// PFC configured in nmlx5_core, not running on its ports (a module
+	// parameter applies to every port the module drives).
+	var ups []string
+	for _, n := range h.NICs {
+		if h.NMLX5(n.Name) {
+			ups = append(ups, n.Name)
+		}
+	}
 	const mod = "nmlx5_core"
 	if len(ups) == 0 || !h.ParamsRead(mod) {
 		return

@@ -186,4 +186,6 @@ func TestRuleAllowedIPs(t *testing.T) {
 	})
 }
 
-func hostsOf(f func() *facts.Fleet) func() []facts.Host { return func() []facts.Host { return f().Hosts } }
+func hostsOf(f func() *facts.Fleet) func() []facts.Host {
+	return func() []facts.Host { return f().Hosts }
+}
