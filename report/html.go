@@ -112,6 +112,7 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"svg":       TopologySVG,
 	"topoMarks": TopologyMarks,
 	"entryLine": entryLine,
+	"stackText": StackText,
 	"headline":  Group.Headline,
 	"causeLine": FailureCause.Line,
 	"plural":    plural,
@@ -213,7 +214,7 @@ td.jumbo{background:#b7e1c1}td.std{background:#c6dbf7}td.warning{background:#fbd
 <div class="scroll"><table>
 <tr><th>host</th><th>verdict</th><th>ESXi</th><th>RDMA devices</th><th>PVRDMA VMs</th></tr>
 {{- range .R.Hosts}}
-<tr class="{{hostClass .}}"><td>{{if hasTopo .Host}}<a href="#{{hid .Host}}">{{.Host}}</a>{{else}}{{.Host}}{{end}}</td><td>{{entryLine .}}{{range .Notes}}<br><small>note: {{.}}</small>{{end}}</td><td>{{.Version}}</td><td class="num">{{rdmaCell .}}</td><td class="num">{{vmCell .}}</td></tr>
+<tr class="{{hostClass .}}"><td>{{if hasTopo .Host}}<a href="#{{hid .Host}}">{{.Host}}</a>{{else}}{{.Host}}{{end}}</td><td>{{entryLine .}}{{range .Stacks}}<br><small>stack: {{stackText .}}</small>{{end}}{{range .Notes}}<br><small>note: {{.}}</small>{{end}}</td><td>{{.Version}}</td><td class="num">{{rdmaCell .}}</td><td class="num">{{vmCell .}}</td></tr>
 {{- end}}
 </table></div>
 {{- if .Topos}}

@@ -76,6 +76,19 @@ func writeMarkdownReport(w io.Writer, r *Report) error {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", md(h.Host), md(h.Verdict), md(orDash(h.Version, "-", "")),
 			cellCount(h.RDMADeviceCount()), cellCount(h.PVRDMAVMCount()))
 	}
+	stacks := false
+	for _, h := range r.Hosts {
+		for _, st := range h.Stacks {
+			if !stacks {
+				b.WriteString("\nDriver stacks of the PVRDMA uplinks:\n\n")
+				stacks = true
+			}
+			fmt.Fprintf(&b, "- %s: %s\n", md(h.Host), md(StackText(st)))
+		}
+	}
+	if stacks {
+		b.WriteString("\n")
+	}
 	hostNotes := false
 	for _, h := range r.Hosts {
 		for _, n := range h.Notes {

@@ -156,6 +156,54 @@ type Host struct {
 	Adapters []AdapterPair `json:"adapters,omitempty"`
 	// Bandwidth are a guest's results of the opt-in bandwidth test.
 	Bandwidth []BandwidthLine `json:"bandwidth,omitempty"`
+	// Stacks are the driver stacks of the NICs PVRDMA uses or could use
+	// (the PVRDMA vDS's uplinks): family, driver and firmware versions,
+	// RDMA driver, its version and state, RDMA device (since 2.0, issue 28).
+	Stacks []facts.Stack `json:"stacks,omitempty"`
+}
+
+// StackText says a driver stack in one line: "vmnic4 ConnectX-5:
+// nmlx5_core 4.23.0.66, firmware 16.35.3502; nmlx5_rdma 4.23.0.66 loaded;
+// vmrdma0 Active".
+func StackText(s facts.Stack) string {
+	name := s.NIC
+	if s.Family != "" {
+		name += " " + s.Family
+	}
+	lan := orDash(s.Driver, "driver unknown", "")
+	if v := shortVersion(s.Version); v != "" {
+		lan += " " + v
+	}
+	if s.Firmware != "" {
+		lan += ", firmware " + s.Firmware
+	}
+	if s.ENS {
+		lan += ", ENS mode"
+	}
+	parts := []string{lan}
+	if s.RDMADriver != "" && s.RDMADriver != s.Driver {
+		rd := s.RDMADriver
+		if v := shortVersion(s.RDMAVersion); v != "" {
+			rd += " " + v
+		}
+		if s.RDMAState != "" && s.RDMAState != "not read" {
+			rd += " " + s.RDMAState
+		}
+		parts = append(parts, rd)
+	}
+	if s.Device != "" {
+		parts = append(parts, s.Device+" "+orDash(s.DeviceState, "state unknown", ""))
+	} else {
+		parts = append(parts, "no RDMA device")
+	}
+	return name + ": " + strings.Join(parts, "; ")
+}
+
+// shortVersion is a VIB or driver version without its build suffix
+// ("4.23.0.66-1vmw.803.0.0.24022510" -> "4.23.0.66").
+func shortVersion(v string) string {
+	v, _, _ = strings.Cut(strings.TrimSpace(v), "-")
+	return v
 }
 
 // RDMADeviceCount is the number of RDMA devices the host lists; known is
@@ -251,6 +299,7 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 				DurationMS: c.Duration.Milliseconds(), Error: c.Error, Cause: c.Cause, Transport: c.Transport})
 		}
 		if fh := byHost[hr.Host]; fh != nil {
+			h.Stacks = fh.Stacks(fleet.DataPath().For(fh))
 			if fh.Version != nil {
 				h.Version = strings.TrimSpace(fh.Version.Version + " " + fh.Version.Build)
 			}

@@ -95,6 +95,9 @@ func writeTextReport(w io.Writer, r *Report, opt TextOptions) error {
 			wrap(indent, p.c("2", strings.Join([]string{keep(orDash(h.Version, "ESXi version unknown", "ESXi ")),
 				keep(h.rdmaDevicesText()), keep(h.pvrdmaVMsText())}, nbsp+"· ")))
 		}
+		for _, st := range h.Stacks {
+			wrap(indent, p.c("2", "stack: "+StackText(st)))
+		}
 		if c := h.coverageText(); c != "" {
 			wrap(indent, c)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
 // hostPage is one host: its verdict, details and notes, its findings as a
@@ -86,6 +87,9 @@ func (p *hostPage) head() []string {
 		}
 		detail = append(detail, "collection: "+collectionText(r))
 		out = append(out, " "+stDim.Render(sanitize(strings.Join(detail, " · "))))
+		for _, st := range h.Stacks {
+			out = append(out, labeled("stack:", report.StackText(st), p.s.width, stDim)...)
+		}
 		for _, n := range h.Notes {
 			out = append(out, labeled("! note:", n, p.s.width, stWarn)...)
 		}

@@ -16,7 +16,7 @@ import (
 // a rule") state which files a person writes; everything else follows from
 // the catalogue or is regenerated. TestRecipeNewCommandAndRule keeps that
 // true: in a temporary copy of the tree it adds a throwaway stage-1
-// command (`esxcli system module parameters list -m nmlx5_core`, its
+// command (`esxcli system module parameters list -m nmlx4_en`, its
 // parser, fact and lab output) and a rule reading it, by hand-edits to at
 // most maxCommandFiles and maxRuleFiles files, runs the one regeneration
 // command, and runs the tests. A new sync point (a table kept by hand, a
@@ -84,12 +84,12 @@ pfctx        int   0x08   Priority Flow Control on transmit (bitmap of prioritie
 trust_state  int          Trust state: 1 PCP, 2 DSCP
 `},
 	{path: "internal/catalog/specs.go", anchor: `\tKindVmkping\s+hostio\.Kind = "vmkping"\n`,
-		text: "\tKindModuleParams hostio.Kind = \"nmlx5_core_parameters\"\n"},
+		text: "\tKindModuleParams hostio.Kind = \"nmlx4_en_parameters\"\n"},
 	{path: "internal/catalog/specs.go", anchor: `type HostFacts struct \{\n`,
-		text: "\t// ModuleParams are nmlx5_core's module parameters.\n\tModuleParams []parse.ModuleParameter " + bt + `json:"module_parameters,omitempty"` + bt + "\n"},
-	{path: "internal/catalog/specs.go", anchor: `\t\{Kind: KindPVRDMAProperties, Stage: 2,`, before: true, text: `	{Kind: KindModuleParams, Stage: 1, Line: "esxcli system module parameters list -m nmlx5_core",
-		Forms:  esxcli("system module parameters list", Option{Short: "-m", Long: "--module", Role: OptFixed, Value: "nmlx5_core"}),
-		Parser: List(parse.ModuleParameters, func(v *parse.ModuleParameter, l string) { v.Command = l }, func(f *HostFacts) *[]parse.ModuleParameter { return &f.ModuleParams })},
+		text: "\t// NMLX4Params are nmlx4_en's module parameters.\n\tNMLX4Params []parse.ModuleParameter " + bt + `json:"module_parameters,omitempty"` + bt + "\n"},
+	{path: "internal/catalog/specs.go", anchor: `\t\{Kind: KindPVRDMAProperties, Stage: 2,`, before: true, text: `	{Kind: KindModuleParams, Stage: 1, Line: "esxcli system module parameters list -m nmlx4_en",
+		Forms:  esxcli("system module parameters list", Option{Short: "-m", Long: "--module", Role: OptFixed, Value: "nmlx4_en"}),
+		Parser: List(parse.ModuleParameters, func(v *parse.ModuleParameter, l string) { v.Command = l }, func(f *HostFacts) *[]parse.ModuleParameter { return &f.NMLX4Params })},
 
 `},
 	{path: "fixtures/internal/scenariogen/model/render.go", anchor: `var stage1Outputs = map\[hostio\.Kind\]func\(h \*Host\) string\{\n`,
@@ -97,7 +97,7 @@ trust_state  int          Trust state: 1 PCP, 2 DSCP
 	{path: "fixtures/internal/scenariogen/model/render.go", anchor: `type Host struct \{\n`,
 		text: "\t// PFCTX, PFCRX are nmlx5_core's PFC parameters (\"\": 0x08).\n\tPFCTX, PFCRX string\n"},
 	{path: "fixtures/internal/scenariogen/model/render.go", anchor: "$", text: `
-// moduleParams renders ` + bt + `esxcli system module parameters list -m nmlx5_core` + bt + `.
+// moduleParams renders ` + bt + `esxcli system module parameters list -m nmlx4_en` + bt + `.
 func (h *Host) moduleParams() string {
 	t := esxfmt.Table{Headers: []string{"Name", "Type", "Value", "Description"}}
 	t.Rows = [][]string{
@@ -118,7 +118,7 @@ var ruleEdits = []edit{
 func checkNMLX5PFCParams(in *Input, r *Reporter) {
 	h := in.Host
 	tx, rx := -1, -1
-	for i, p := range h.ModuleParams {
+	for i, p := range h.NMLX4Params {
 		switch p.Name {
 		case "pfctx":
 			tx = i
@@ -130,7 +130,7 @@ func checkNMLX5PFCParams(in *Input, r *Reporter) {
 		r.NotEvaluated("nmlx5_core", "pfctx or pfcrx is not listed")
 		return
 	}
-	t, x := h.ModuleParams[tx], h.ModuleParams[rx]
+	t, x := h.NMLX4Params[tx], h.NMLX4Params[rx]
 	if t.Value == "" || t.Value != x.Value {
 		r.Fail("nmlx5_core", fmt.Sprintf("nmlx5_core's PFC parameters are unset or differ (pfctx %q, pfcrx %q)", t.Value, x.Value),
 			nmlx5PFC+", then reboot "+h.Host+".", Ev(h.Host, t.Ref), Ev(h.Host, x.Ref))
@@ -154,11 +154,11 @@ func checkNMLX5PFCParams(in *Input, r *Reporter) {
 		text: "\t\"github.com/pvrdma-doctor/pvrdma-doctor/parse\"\n"},
 	{path: "checks/rules_lossless_test.go", anchor: "$", text: `
 func TestRuleNMLX5PFCParams(t *testing.T) {
-	const cmd = "esxcli system module parameters list -m nmlx5_core"
+	const cmd = "esxcli system module parameters list -m nmlx4_en"
 	params := func(tx, rx string) func(h *facts.Host) {
 		return func(h *facts.Host) {
 			collected(h, cmd)
-			h.ModuleParams = []parse.ModuleParameter{{Name: "pfcrx", Value: rx, Ref: ref(cmd, 4, "pfcrx  int  "+rx)},
+			h.NMLX4Params = []parse.ModuleParameter{{Name: "pfcrx", Value: rx, Ref: ref(cmd, 4, "pfcrx  int  "+rx)},
 				{Name: "pfctx", Value: tx, Ref: ref(cmd, 5, "pfctx  int  "+tx)}}
 		}
 	}
