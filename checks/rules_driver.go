@@ -31,7 +31,7 @@ var rulesDriver = []*Rule{
 		Needs: []hostio.Kind{catalog.KindNICList}, ListedBy: []hostio.Kind{catalog.KindDVSList}},
 	{ID: "DSCP_TRUST", Plan: planDSCPTrust, Severity: Warning, Check: checkDSCPTrust,
 		Needs: []hostio.Kind{catalog.KindNICList, catalog.KindIPv4Get}},
-	{ID: "PFC_DISABLES_PAUSE", Plan: planNMLX5PFC, Severity: Info, Check: checkPFCDisablesPause,
+	{ID: "PFC_DISABLES_PAUSE", Severity: Info, Check: checkPFCDisablesPause,
 		Needs: []hostio.Kind{catalog.KindRDMADeviceList}},
 	{ID: "MODULE_PARAM_PENDING_REBOOT", Plan: planPendingReboot, Severity: Info, Check: checkPendingReboot,
 		Needs: []hostio.Kind{catalog.KindModuleList}},
@@ -170,7 +170,9 @@ func checkIntelRDMADisabled(in *Input, r *Reporter) {
 			ev = append(ev, Ev(h.Host, p.Ref))
 		}
 		rd := h.Module(fam.RDMADriver)
-		ev = append(ev, moduleEv(h, rd)...)
+		if rd.Read {
+			ev = append(ev, moduleEv(h, rd)...)
+		}
 		var msg, fix string
 		switch {
 		case rd.Read && !rd.Listed:
@@ -484,8 +486,7 @@ var dscpTrustSet = []Setting{{"trust_state", "2"}}
 
 func checkPFCDisablesPause(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
-	nics, used := pvrdmaUplinks(h, hp)
-	others := fleetPFC(in)
+	nics, _ := pvrdmaUplinks(h, hp)
 	for _, nic := range nics {
 		det, dcb := nicDetail(h, nic), dcbFor(h, nic)
 		if det == nil || dcb == nil {
@@ -499,24 +500,6 @@ func checkPFCDisablesPause(in *Input, r *Reporter) {
 			r.FailSeverity(Info, h.Host, nic, fmt.Sprintf("%s runs PFC (priority %v) and has global pause configured on (RX %t, TX %t): with PFC on, "+
 				"the NIC sends and honours no global pause frames, so the pause setting has no effect", nic, dcb.PFCPriorities, det.PauseRX, det.PauseTX),
 				fmt.Sprintf("Nothing is needed; to make the configuration say what runs: esxcli network nic pauseParams set -n %s -r false -t false.", shellArg(nic, "vmnicN")), ev...)
-		case !pfc && pause && used && len(others) > 0:
-			var hosts []string
-			for _, hs := range others {
-				for _, o := range hs {
-					if !slices.Contains(hosts, o) {
-						hosts = append(hosts, o)
-					}
-				}
-			}
-			slices.Sort(hosts)
-			fix := fmt.Sprintf("Run PFC on %s like its peers: on its switch port PFC on priority 3 (flow control off)", nic)
-			if h.NMLX5(nic) {
-				fix += "; on the host " + nmlx5PFCCommand(h) + ", then reboot " + h.Host + " in maintenance mode"
-			} else {
-				fix += "; the NIC takes PFC from the switch port by DCBX"
-			}
-			r.FailSeverity(Warning, h.Host, nic, fmt.Sprintf("%s uses global pause while the other hosts' PVRDMA uplinks run PFC (%s): a switch port "+
-				"set for PFC ignores global pause frames, so RoCE traffic to and from %s is not lossless", nic, joinNames(hosts), h.Host), fix+".", ev...)
 		default:
 			r.Pass(nic)
 		}

@@ -105,6 +105,8 @@ func TestCollectPlansStage2FromStage1AndValidatesValues(t *testing.T) {
 		catalog.FromPVRDMABackends: {"1001474360", "0"},
 		catalog.FromRDMADevices:    {"vmrdma0"},
 		catalog.FromRDMAUplinks:    {"vmnic4"},
+		// The driver of its RDMA device (catalog.FromFacts).
+		catalog.FromFacts: {"nmlx5_rdma"},
 	}
 	var want []string
 	for _, s := range catalog.Specs() {

@@ -65,7 +65,7 @@ func TestRecognizeGuestForms(t *testing.T) {
 	if r, _ := Recognize("ip -o addr"); len(r.Also) != 0 {
 		t.Errorf("ip -o addr: also %v", r.Also)
 	}
-	for _, typed := range []string{"ip -br addr", "modinfo vmxnet3", "cat /etc/hosts", "uname -m", "dmesg -w", "ibv_devinfo -l", "ls -l /sys/class/infiniband"} {
+	for _, typed := range []string{"ip -br addr", "modinfo vmxnet3", "cat /etc/hosts", "uname -s", "dmesg -w", "ibv_devinfo -l", "ls -l /sys/class/infiniband"} {
 		if r, ok := Recognize(typed); ok {
 			t.Errorf("%q recognized as %+v", typed, r)
 		}

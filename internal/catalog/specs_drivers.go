@@ -52,6 +52,7 @@ var driverSpecs = []*Spec{
 		Parser: List(parse.ENSList, func(v *parse.ENSNIC, l string) { v.Command = l }, func(f *HostFacts) *[]parse.ENSNIC { return &f.ENS }),
 		Diff:   &DiffKey{What: "ENS of", Key: ByField("Name")}},
 	{Kind: KindMachine, Stage: 1, Line: "uname -m",
+		Forms:  []Form{{Tool: "uname", Words: "-m"}},
 		Parser: One(parse.UnameMachine, true, func(v *parse.Machine, l string) { v.Command = l }, func(f *HostFacts) **parse.Machine { return &f.Machine }),
 		Diff:   &DiffKey{Key: Constant("CPU architecture")}},
 	{Kind: KindModuleParameters, Stage: 2, Line: "esxcli system module parameters list -m <module>",
