@@ -27,14 +27,14 @@ var rulesDriver = []*Rule{
 		Needs: []hostio.Kind{catalog.KindENSList, catalog.KindNICList}},
 	{ID: "ESXI_ARM", Plan: planInvestigate, Severity: Critical, Check: checkESXiArm,
 		Needs: []hostio.Kind{catalog.KindMachine}},
-	{ID: "NMLX5_PFC_PARAMS", Plan: planNMLX5PFC, Severity: Warning, Check: checkNMLX5PFCParams,
+	{ID: "NMLX5_PFC_PARAMS", Plan: planNMLX5PFC, Severity: Warning, Check: checkNMLX5PFCBitmaps,
 		Needs: []hostio.Kind{catalog.KindNICList}, ListedBy: []hostio.Kind{catalog.KindDVSList}},
 	{ID: "DSCP_TRUST", Plan: planDSCPTrust, Severity: Warning, Check: checkDSCPTrust,
 		Needs: []hostio.Kind{catalog.KindNICList, catalog.KindIPv4Get}},
 	{ID: "PFC_DISABLES_PAUSE", Severity: Info, Check: checkPFCDisablesPause,
-		Needs: []hostio.Kind{catalog.KindRDMADeviceList}},
+		Needs: []hostio.Kind{catalog.KindRDMADeviceList}, ListedBy: []hostio.Kind{catalog.KindDVSList}},
 	{ID: "MODULE_PARAM_PENDING_REBOOT", Plan: planPendingReboot, Severity: Info, Check: checkPendingReboot,
-		Needs: []hostio.Kind{catalog.KindModuleList}},
+		Needs: []hostio.Kind{catalog.KindModuleList}, ListedBy: []hostio.Kind{catalog.KindNICList, catalog.KindDVSList}},
 	{ID: "FIREWALL_ALLOWED_IPS", Plan: planAllowedIPs, Severity: Critical, NeedsSubject: "pvrdma", Check: checkAllowedIPs,
 		Needs: []hostio.Kind{catalog.KindFirewallAllowedIP}},
 }
@@ -72,8 +72,6 @@ func driverSeverity(in *Input, used bool) (Severity, string) {
 	switch {
 	case !used:
 		return Info, "; PVRDMA does not run here, so this is information only"
-	case len(h.RDMADevices) > 0:
-		return Info, "; the host has other RDMA devices (the uplink and device rules say what PVRDMA lacks), so this is information only"
 	}
 	for i := range in.Fleet.Hosts {
 		if o := &in.Fleet.Hosts[i]; o.Host != h.Host && hasPVRDMA(o) {
@@ -107,8 +105,10 @@ func checkRDMADriverNotLoaded(in *Input, r *Reporter) {
 			continue
 		}
 		m := h.Module(mod)
-		if m.Loaded {
-			r.Pass(mod) // loaded, and still no device: RDMA_DEVICE and path rules say why
+		if m.Loaded || len(h.RDMADevices) > 0 {
+			// Loaded and still no device, or the host has other RDMA
+			// devices: the device and uplink rules say what PVRDMA lacks.
+			r.Pass(mod)
 			continue
 		}
 		var ports []string
@@ -135,7 +135,7 @@ func checkRDMADriverNotLoaded(in *Input, r *Reporter) {
 				shellArg(mod, "MODULE"), h.Host)
 		}
 		sev, why := driverSeverity(in, used && hasPVRDMA(h))
-		r.FailSeverity(sev, h.Host, mod, msg+why, fix, moduleEv(h, m)...)
+		r.FailSeverity(sev, h.Host, mod, msg+why, fix+powerOnAfter(h), moduleEv(h, m)...)
 	}
 	if len(seen) == 0 {
 		r.Pass(h.Host)
@@ -154,8 +154,8 @@ func checkIntelRDMADisabled(in *Input, r *Reporter) {
 			r.Pass(nic)
 			continue
 		}
-		if e := h.ENSOf(nic); e != nil && e.Driven {
-			r.Pass(nic) // ENS explains it (INTEL_ENS_ACTIVE)
+		if e := h.ENSOf(nic); e != nil && e.Driven || len(h.RDMADevices) > 0 {
+			r.Pass(nic) // ENS explains it (INTEL_ENS_ACTIVE), or the device and uplink rules say what PVRDMA lacks
 			continue
 		}
 		if !h.ParamsRead(fam.LANDriver) {
@@ -190,8 +190,18 @@ func checkIntelRDMADisabled(in *Input, r *Reporter) {
 				fam.LANDriver, fam.LANDriver, mergeCommand(fam.LANDriver, lanOptions(h, fam.LANDriver), []Setting{{fam.EnableParam, onForPorts(h, fam.LANDriver)}}), h.Host)
 		}
 		sev, why := driverSeverity(in, used && hasPVRDMA(h))
-		r.FailSeverity(sev, h.Host, nic, msg+why, fix, ev...)
+		r.FailSeverity(sev, h.Host, nic, msg+why, fix+powerOnAfter(h), ev...)
 	}
+}
+
+// powerOnAfter asks to power the host's PVRDMA VMs on after the reboot
+// (an adapter binds to the HCA at power-on); "" without PVRDMA VMs.
+func powerOnAfter(h *facts.Host) string {
+	vms := fixVMNames(h)
+	if len(vms) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" Power the PVRDMA VMs (%s) on after the reboot: an adapter binds to the HCA at power-on.", joinNames(vms))
 }
 
 func pValue(p *parse.ModuleParam) string {
@@ -334,7 +344,7 @@ func fleetPFC(in *Input) map[int][]string {
 	return out
 }
 
-func checkNMLX5PFCParams(in *Input, r *Reporter) {
+func checkNMLX5PFCBitmaps(in *Input, r *Reporter) {
 	h := in.Host
 	ups := nmlx5Uplinks(h, in.Path)
 	if len(ups) == 0 {
@@ -490,6 +500,11 @@ func checkPFCDisablesPause(in *Input, r *Reporter) {
 	for _, nic := range nics {
 		det, dcb := nicDetail(h, nic), dcbFor(h, nic)
 		if det == nil || dcb == nil {
+			okN, whyN := sourceFor(h, catalog.KindNICGet, nic)
+			okD, whyD := sourceFor(h, catalog.KindDCBStatus, nic)
+			if !okN || !okD {
+				r.NotEvaluated(nic, strings.TrimPrefix(whyN+"; "+whyD, "; "))
+			}
 			continue
 		}
 		pfc := dcb.PFCEnabled && len(dcb.PFCPriorities) > 0
@@ -539,7 +554,11 @@ func checkPendingReboot(in *Input, r *Reporter) {
 		}
 	}
 	const mod = "nmlx5_core"
-	if len(ups) == 0 || !h.ParamsRead(mod) {
+	if len(ups) == 0 {
+		return
+	}
+	if !h.ParamsRead(mod) {
+		r.NotEvaluated(mod, "`esxcli system module parameters list -m nmlx5_core` was not read")
 		return
 	}
 	tx, rx := h.ModuleParam(mod, "pfctx"), h.ModuleParam(mod, "pfcrx")

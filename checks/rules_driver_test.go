@@ -107,7 +107,7 @@ func TestRuleESXiArm(t *testing.T) {
 	})
 }
 
-func TestRuleNMLX5PFCParams(t *testing.T) {
+func TestRuleNMLX5PFCBitmaps(t *testing.T) {
 	runCases(t, "NMLX5_PFC_PARAMS", []ruleCase{
 		{name: "unequal", hosts: hostsOf(pair(func(b *facts.Host) { withParams(b, "nmlx5_core", "pfctx=0x08", "pfcrx=0x00") })),
 			want: []want{{"esx02", "nmlx5_core", StatusFail, Warning, "differ", "pfctx"}}},

@@ -111,6 +111,9 @@ func TestScanBundleAnalyzeRoundTripOverSSH(t *testing.T) {
 						}
 						continue
 					}
+					if c.Command == "esxcli software vib list" {
+						continue // driver versions (226.0.145.0) look like addresses but are not
+					}
 					for _, m := range reScenarioIDs.FindAllString(c.Stdout+" "+c.Command, -1) {
 						// Loopback addresses (the lab's guests, as vCenter's
 						// guest.net reports them) are kept by the format rules;
