@@ -26,10 +26,10 @@ var rulesGuest = []*Rule{
 	{ID: "GUEST_RDMA_CORE_MISSING", Plan: planGuestRDMACore, Severity: Critical, Scope: GuestScope, Check: checkGuestRDMACoreMissing},
 	{ID: "GUEST_NETDEV_MTU_LIMITS_RDMA_MTU", Plan: planGuestNetdevMTU, Severity: Warning, Scope: GuestScope, Check: checkGuestNetdevMTU,
 		ListedBy: []hostio.Kind{catalog.KindGuestIBClass},
-		Needs: []hostio.Kind{catalog.KindGuestIPLink}},
+		Needs:    []hostio.Kind{catalog.KindGuestIPLink}},
 	{ID: "GUEST_NO_ROCEV2_GID", Plan: planGuestGID, Severity: Warning, Scope: GuestScope, Check: checkGuestNoRoCEv2GID,
 		ListedBy: []hostio.Kind{catalog.KindGuestIBClass},
-		Needs: []hostio.Kind{catalog.KindGuestIPAddr}},
+		Needs:    []hostio.Kind{catalog.KindGuestIPAddr}},
 	{ID: "GUEST_BANDWIDTH_LOW", Plan: planInvestigate, Severity: Warning, Scope: GuestScope, Check: checkGuestBandwidthLow},
 }
 

@@ -30,7 +30,7 @@ var rulesVM = []*Rule{
 		ListedBy: listedVMs},
 	{ID: "VM_DEVICE_PROTOCOL_MISMATCH", Plan: planVMProtocol, Severity: Critical, Check: checkVMDeviceProtocolMismatch,
 		ListedBy: listedAdapters,
-		Needs: []hostio.Kind{catalog.KindRDMADeviceList, catalog.KindRDMAProtocolList}},
+		Needs:    []hostio.Kind{catalog.KindRDMADeviceList, catalog.KindRDMAProtocolList}},
 }
 
 // The checks of this area (prose: catalogue.yaml): the configuration of each PVRDMA VM (seed 002, "Virtual
