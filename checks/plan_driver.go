@@ -248,6 +248,11 @@ func planNMLX5PFC(p *planner, f Finding) {
 	p.add(PhaseDriver, Action{Kind: ActSetModuleParams, Params: Params{Module: "nmlx5_core", NICs: portsOf(h, "nmlx5_core"), NIC: ups[0],
 		Family: h.FamilyOf(ups[0]).Name, Set: nmlxPFCSet, Current: cur}}, f).atReboot()
 	for _, n := range ups {
+		// A port that runs PFC on priority 3 now has it from its switch
+		// port (DCBX): nothing to do there.
+		if d := dcbFor(h, n); d != nil && d.PFCEnabled && slices.Contains(d.PFCPriorities, 3) {
+			continue
+		}
 		p.add(PhaseSwitch, Action{Kind: ActSetSwitchFlow, Params: Params{NIC: n, Mode: "pfc", Priority: 3}})
 	}
 }

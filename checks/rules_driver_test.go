@@ -183,7 +183,18 @@ func TestRuleAllowedIPs(t *testing.T) {
 		{name: "the peer's network listed: near miss", hosts: hostsOf(pair(list("192.168.50.0/24"))),
 			want: []want{{host: "esx02", subject: "pvrdma", status: StatusPass}}},
 		{name: "All: near miss", hosts: hostsOf(pair(list())), want: []want{{host: "esx02", subject: "pvrdma", status: StatusPass}}},
+		{name: "the peer's vmknic without an address, the list admits no known PVRDMA address", hosts: peerNoIPv4(pair(list("10.10.0.0/24"))), want: []want{{"esx02", "pvrdma", StatusFail, Warning, "esx01 have no IPv4 address yet", "10.10.0.0/24"}}},
+		{name: "the peer's vmknic without an address, the list admits this host's own PVRDMA subnet: near miss", hosts: peerNoIPv4(pair(list("192.168.50.0/24"))), want: []want{{host: "esx02", subject: "pvrdma", status: StatusPass}}},
 	})
+}
+
+// peerNoIPv4 takes esx01's PVRDMA vmknic address away.
+func peerNoIPv4(f func() *facts.Fleet) func() []facts.Host {
+	return func() []facts.Host {
+		hs := f().Hosts
+		hs[0].IPv4 = hs[0].IPv4[:1]
+		return hs
+	}
 }
 
 func hostsOf(f func() *facts.Fleet) func() []facts.Host {
