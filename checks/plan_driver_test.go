@@ -141,3 +141,66 @@ func TestNICFamilies(t *testing.T) {
 		t.Error("nmlx5_core is NMLX5")
 	}
 }
+
+// The remedy reads the driver layer: a driver not installed is installed
+// (not enabled), one enabled since the last boot only needs the reboot, a
+// disabled one is enabled; icen's RDMA parameter already on needs the
+// reboot alone, and one off is set merged into icen's other options.
+func TestRDMARemedyReadsTheDriverLayer(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		set  func(b *facts.Host)
+		// want: an action on a module (module "" for any), its Current
+		// options when set; not: actions that must not appear.
+		want, module, current string
+		not                   []string // "action module"
+		note                  string   // a substring of the step's note
+	}{
+		{"nmlx5_rdma not installed: install it", func(b *facts.Host) {
+			noDevice("0")(b)
+			withModules(b, "nmlx5_core true true")
+		}, "investigate", "", "", []string{"enable_module nmlx5_rdma"}, "Install nmlx5_rdma"},
+		{"nmlx5_rdma enabled since the last boot: the reboot only", func(b *facts.Host) {
+			noDevice("0")(b)
+			withModules(b, "nmlx5_core true true", "nmlx5_rdma false true")
+		}, "reboot", "", "", []string{"enable_module nmlx5_rdma"}, ""},
+		{"nmlx5_rdma disabled: enable it", cx4Disabled, "enable_module", "nmlx5_rdma", "", nil, ""},
+		{"icen's RDMA on, not booted: the reboot only", func(b *facts.Host) {
+			e810Off(b)
+			b.ModuleParams = nil
+			withParams(b, "icen", "RDMA=1", "RSS=")
+		}, "reboot", "", "", []string{"set_module_params icen"}, ""},
+		{"icen's RDMA off: set, merged with its options", func(b *facts.Host) {
+			e810Off(b)
+			b.ModuleParams = nil
+			withParams(b, "icen", "RDMA=", "RSS=4")
+		}, "set_module_params", "icen", "RSS=4", nil, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fleet := pair(c.set)()
+			res := Run(fleet)
+			one1(t, res, "NO_RDMA_DEVICE", "esx02")
+			p := PlanFor(Plans(fleet, res.Findings), "esx02")
+			if p == nil {
+				t.Fatalf("no plan:\n%s", dump(res.Findings))
+			}
+			found := false
+			for _, s := range p.Steps {
+				if string(s.Action) == c.want && (c.module == "" || s.Params.Module == c.module) && strings.Contains(s.Params.Note, c.note) {
+					found = true
+					if c.current != "" && (s.Params.Current == nil || *s.Params.Current != c.current) {
+						t.Errorf("step %d: current options %v, want %q", s.N, s.Params.Current, c.current)
+					}
+				}
+				for _, n := range c.not {
+					if string(s.Action)+" "+s.Params.Module == n {
+						t.Errorf("step %d %s: %s", s.N, n, s.Text)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("no %s %s step: %s", c.want, c.module, actions(*p))
+			}
+		})
+	}
+}

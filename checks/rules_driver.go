@@ -403,21 +403,23 @@ func nmlx5PFCCommand(h *facts.Host) string {
 }
 
 // routedPeers are the peers whose PVRDMA vmknic is outside this host's
-// PVRDMA subnet (RoCE v2 between them crosses a router).
-func routedPeers(in *Input) []string {
+// PVRDMA subnet (RoCE v2 between them crosses a router, now or once
+// their RDMA devices work).
+// ev is the evidence: this host's PVRDMA vmknic address and theirs.
+func routedPeers(in *Input) (out []string, ev []Evidence) {
 	h, hp := in.Host, in.Path
 	if hp == nil || hp.Vmknic == nil {
-		return nil
+		return nil, nil
 	}
 	me := ipv4Of(h, hp.Vmknic.Name)
 	if me == nil {
-		return nil
+		return nil, nil
 	}
 	pre := subnetOf(me.Address, me.Netmask)
 	if !pre.IsValid() {
-		return nil
+		return nil, nil
 	}
-	var out []string
+	ev = append(ev, Ev(h.Host, me.Ref))
 	paths := in.Fleet.DataPath()
 	for i := range in.Fleet.Hosts {
 		o := &in.Fleet.Hosts[i]
@@ -428,10 +430,11 @@ func routedPeers(in *Input) []string {
 		if ip := ipv4Of(o, op.Vmknic.Name); ip != nil {
 			if a, err := netip.ParseAddr(ip.Address); err == nil && a.Is4() && !a.IsUnspecified() && !pre.Contains(a) {
 				out = append(out, o.Host)
+				ev = append(ev, Ev(o.Host, ip.Ref))
 			}
 		}
 	}
-	return out
+	return out, ev
 }
 
 // subnetOf is the prefix of an address and its dotted netmask.
@@ -465,7 +468,7 @@ func checkDSCPTrust(in *Input, r *Reporter) {
 		return
 	}
 	const mod = "nmlx5_core"
-	routed := routedPeers(in)
+	routed, routedEv := routedPeers(in)
 	if len(routed) == 0 {
 		r.Pass(mod)
 		return
@@ -483,6 +486,7 @@ func checkDSCPTrust(in *Input, r *Reporter) {
 	if ts != nil {
 		ev = append(ev, Ev(h.Host, ts.Ref))
 	}
+	ev = append(ev, routedEv...)
 	r.Fail(mod, fmt.Sprintf("%s's RoCE v2 traffic to %s crosses a router (their PVRDMA vmknics are in another subnet), but nmlx5_core trusts the "+
 		"VLAN priority (trust_state %s, PCP), which routers do not carry: PFC does not protect the routed traffic", h.Host, joinNames(routed),
 		orPlaceholder(pValue(ts), "unset")),
@@ -602,7 +606,8 @@ func checkAllowedIPs(in *Input, r *Reporter) {
 		r.Pass(subject)
 		return
 	}
-	var missing, peers, unknown []string
+	var missing, peers, unknown, unread []string
+	var unreadWhy string
 	admitsKnown := false
 	// The claim rests on the list and on each left-out peer's address.
 	ev := []Evidence{Ev(h.Host, a.Ref)}
@@ -624,6 +629,13 @@ func checkAllowedIPs(in *Input, r *Reporter) {
 		}
 		switch {
 		case !usableIPv4(ip):
+			// No address where it was read; where it was not, nothing is
+			// known about it.
+			if ok, why := o.Available(catalog.KindPVRDMAVmknicOpt, catalog.KindIPInterfaceList, catalog.KindIPv4Get); !ok {
+				unread = append(unread, o.Host)
+				unreadWhy = o.Host + ": " + why
+				continue
+			}
 			unknown = append(unknown, o.Host)
 		case !allowed(a.IPs, ip.Address):
 			missing = append(missing, ip.Address)
@@ -634,6 +646,11 @@ func checkAllowedIPs(in *Input, r *Reporter) {
 		}
 	}
 	if len(missing) == 0 && (len(unknown) == 0 || admitsKnown) {
+		if len(unread) > 0 && !admitsKnown {
+			r.NotEvaluated(subject, fmt.Sprintf("the pvrdma ruleset admits only %s, and the PVRDMA vmknic address of %s was not read (%s)",
+				strings.Join(a.IPs, ", "), joinNames(unread), unreadWhy))
+			return
+		}
 		r.Pass(subject)
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
@@ -129,7 +130,7 @@ func TestRuleDSCPTrust(t *testing.T) {
 		}
 	}
 	runCases(t, "DSCP_TRUST", []ruleCase{
-		{name: "routed, PCP trust", hosts: hostsOf(routed("")), want: []want{{"esx02", "nmlx5_core", StatusFail, Warning, "crosses a router", ""}}},
+		{name: "routed, PCP trust", hosts: hostsOf(routed("")), want: []want{{"esx02", "nmlx5_core", StatusFail, Warning, "crosses a router", "192.168.50.11"}}},
 		{name: "routed, DSCP trust: near miss", hosts: hostsOf(routed("2")), want: []want{{host: "esx02", subject: "nmlx5_core", status: StatusPass}}},
 		{name: "one subnet: near miss", hosts: hostsOf(pair(func(b *facts.Host) { withParams(b, "nmlx5_core", "trust_state=") })),
 			want: []want{{host: "esx02", subject: "nmlx5_core", status: StatusPass}}},
@@ -184,6 +185,11 @@ func TestRuleAllowedIPs(t *testing.T) {
 			want: []want{{host: "esx02", subject: "pvrdma", status: StatusPass}}},
 		{name: "All: near miss", hosts: hostsOf(pair(list())), want: []want{{host: "esx02", subject: "pvrdma", status: StatusPass}}},
 		{name: "the peer's vmknic without an address, the list admits no known PVRDMA address", hosts: peerNoIPv4(pair(list("10.10.0.0/24"))), want: []want{{"esx02", "pvrdma", StatusFail, Warning, "esx01 have no IPv4 address yet", "10.10.0.0/24"}}},
+		{name: "the peer's addresses not read: not evaluated, no claim", hosts: func() []facts.Host {
+			hs := peerNoIPv4(pair(list("10.10.0.0/24")))()
+			delete(hs[0].Sources, catalog.KindIPv4Get)
+			return hs
+		}, want: []want{{host: "esx02", subject: "pvrdma", status: StatusNotEvaluated, msg: "was not read"}}},
 		{name: "the peer's vmknic without an address, the list admits this host's own PVRDMA subnet: near miss", hosts: peerNoIPv4(pair(list("192.168.50.0/24"))), want: []want{{host: "esx02", subject: "pvrdma", status: StatusPass}}},
 	})
 }
