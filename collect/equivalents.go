@@ -286,13 +286,15 @@ func recognizeEsxcli(w []string, r Recognized) (Recognized, bool) {
 		if len(rest) < len(ns) || !equalFold(rest[:len(ns)], ns) {
 			continue
 		}
+		// Another command of the same namespace may take these options
+		// (one spec fixes a value another takes as its argument).
 		args, filters, ok := readOptions(rest[len(ns):], e.Opts)
 		if !ok {
-			return Recognized{}, false
+			continue
 		}
 		line, ok := e.build(args)
 		if !ok {
-			return Recognized{}, false
+			continue
 		}
 		r.Kind, r.Also = e.kind, e.Also
 		r.Line = line

@@ -69,8 +69,11 @@ func writeHTMLReport(w io.Writer, r *Report) error {
 	}
 	funcs := template.FuncMap{
 		"fid": func(f checks.Finding) string { return ids[f.Key()] },
-		"cid": func(c checks.Cause) string { return ids[c.Key()] },
-		"hid": func(h string) string { return hostIDs[h] },
+		// A consequence's own consequences, nested under it (a driver
+		// root, the missing device, the VMs without an HCA).
+		"kids": r.ConsequencesOf,
+		"cid":  func(c checks.Cause) string { return ids[c.Key()] },
+		"hid":  func(h string) string { return hostIDs[h] },
 		"hasTopo": func(h string) bool {
 			t := r.TopologyOf(h)
 			return t != nil && t.NotCollected == ""
@@ -106,6 +109,7 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 		return u
 	},
 	"fid":       func(checks.Finding) string { return "" },
+	"kids":      func(checks.Finding) []checks.Finding { return nil },
 	"cid":       func(checks.Cause) string { return "" },
 	"hid":       func(string) string { return "" },
 	"hasTopo":   func(string) bool { return false },
@@ -121,6 +125,7 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 <div class="consequence" id="{{fid .}}"><span class="why">{{therefore .}}:</span> <span class="badge {{.Severity}}">{{.RuleID}}</span> <span class="subject">{{.Subject}}</span>
 <p>{{.Message}}</p>
 {{- template "evidence" .}}
+{{- template "consequences" (kids .)}}
 </div>
 {{- end}}
 {{- end}}
