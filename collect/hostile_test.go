@@ -1,6 +1,7 @@
 package collect_test
 
 import (
+	"cmp"
 	"context"
 	"strings"
 	"testing"
@@ -41,6 +42,18 @@ type hostileCase struct {
 	fault lab.Hostile
 	// check inspects the hostile host's result.
 	check func(t *testing.T, r hostio.HostResult)
+	// hostTimeout, when set, replaces hostileHostTimeout.
+	hostTimeout time.Duration
+}
+
+// refusedHostTimeout leaves a host that refuses every session the time
+// its stage-1 commands take to time out one by one, 8 at a time (the
+// default sessions per host), and a margin of three command timeouts for
+// a loaded machine: each must end "still refused", not at the host
+// timeout.
+func refusedHostTimeout() time.Duration {
+	rounds := (len(collect.Stage1()) + 7) / 8
+	return time.Duration(rounds+3) * hostileCommandTimeout
 }
 
 func hostileCases() []hostileCase {
@@ -66,7 +79,7 @@ func hostileCases() []hostileCase {
 		{name: "never replies to exec", fault: lab.Hostile{NoExecReply: true},
 			check: allErr("exec request (the host opened the session, then stopped answering")},
 		{name: "refuses sessions and ignores keepalives", fault: lab.Hostile{RefuseSessions: true, IgnoreKeepalives: true},
-			check: allErr("still refused")},
+			check: allErr("still refused"), hostTimeout: refusedHostTimeout()},
 		{name: "100 MB on one command", fault: lab.Hostile{Streams: []lab.Stream{{Prefix: "esxcli vm process list", Fill: lab.FillText, Bytes: 100 << 20}}},
 			check: oneCapped("esxcli vm process list", "output over the cap")},
 		{name: "endless output", fault: lab.Hostile{Streams: []lab.Stream{{Prefix: "esxcli network nic list", Fill: lab.FillNewlines, Bytes: -1}}},
@@ -180,11 +193,11 @@ func TestHostileHosts(t *testing.T) {
 			var elapsed time.Duration
 			peak := lab.HeapGrowth(func() {
 				start := time.Now()
-				res = scan(t, r, l.Targets(), collect.Options{CommandTimeout: hostileCommandTimeout, HostTimeout: hostileHostTimeout, Probes: true})
+				res = scan(t, r, l.Targets(), collect.Options{CommandTimeout: hostileCommandTimeout, HostTimeout: cmp.Or(tc.hostTimeout, hostileHostTimeout), Probes: true})
 				elapsed = time.Since(start)
 			})
 			if elapsed > hangBound {
-				t.Errorf("scan took %s: it did not end at the host timeout %s", elapsed, hostileHostTimeout)
+				t.Errorf("scan took %s: it did not end at the host timeout %s", elapsed, cmp.Or(tc.hostTimeout, hostileHostTimeout))
 			}
 			if peak > hostileHeapBound {
 				t.Errorf("heap grew by %d MiB during the scan; bound %d MiB", peak>>20, hostileHeapBound>>20)
