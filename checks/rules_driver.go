@@ -415,7 +415,7 @@ func routedPeers(in *Input) (out []string, ev []Evidence) {
 	if me == nil {
 		return nil, nil
 	}
-	pre := subnetOf(me.Address, me.Netmask)
+	pre := parse.Subnet(me.Address, me.Netmask)
 	if !pre.IsValid() {
 		return nil, nil
 	}
@@ -435,29 +435,6 @@ func routedPeers(in *Input) (out []string, ev []Evidence) {
 		}
 	}
 	return out, ev
-}
-
-// subnetOf is the prefix of an address and its dotted netmask.
-func subnetOf(addr, mask string) netip.Prefix {
-	a, err1 := netip.ParseAddr(addr)
-	m, err2 := netip.ParseAddr(mask)
-	if err1 != nil || err2 != nil || !a.Is4() || !m.Is4() {
-		return netip.Prefix{}
-	}
-	b := m.As4()
-	bits := 0
-	for _, x := range b {
-		for i := 7; i >= 0; i-- {
-			if x&(1<<i) != 0 {
-				bits++
-			}
-		}
-	}
-	p, err := a.Prefix(bits)
-	if err != nil {
-		return netip.Prefix{}
-	}
-	return p
 }
 
 func checkDSCPTrust(in *Input, r *Reporter) {

@@ -328,7 +328,7 @@ func probeSourceOf(caps []hostio.Capture) probeSource {
 	if pick == "" || addr[pick] == "" {
 		return probeSource{}
 	}
-	src := probeSource{Vmknic: pick, IP: addr[pick], Net: subnet(addr[pick], mask[pick])}
+	src := probeSource{Vmknic: pick, IP: addr[pick], Net: parse.Subnet(addr[pick], mask[pick])}
 	if n := nicOf(pick); n != nil {
 		src.Netstack, src.MTU = n.Netstack, n.MTU
 		for _, d := range dvs {
@@ -349,31 +349,6 @@ func stageOf(c hostio.Capture) int {
 		}
 	}
 	return len(stage1) + kindOrder(c.Kind)
-}
-
-// subnet is the IPv4 subnet of an address and its netmask (invalid when
-// either is not one).
-func subnet(addr, mask string) netip.Prefix {
-	a, err1 := netip.ParseAddr(addr)
-	m, err2 := netip.ParseAddr(mask)
-	if err1 != nil || err2 != nil || !a.Is4() || !m.Is4() {
-		return netip.Prefix{}
-	}
-	b := m.As4()
-	v := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
-	bits := 0
-	for v&0x80000000 != 0 {
-		bits++
-		v <<= 1
-	}
-	if v != 0 {
-		return netip.Prefix{} // not a contiguous mask
-	}
-	p, err := a.Prefix(bits)
-	if err != nil {
-		return netip.Prefix{}
-	}
-	return p
 }
 
 // unprobeable says why a host's PVRDMA vmknic address is no probe end

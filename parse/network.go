@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"net/netip"
 	"strings"
 )
 
@@ -207,4 +208,29 @@ func hasDashLine(ls []line) bool {
 		}
 	}
 	return false
+}
+
+// Subnet is the IPv4 subnet of an address and its dotted netmask (invalid
+// when either is not one, or the mask is not contiguous).
+func Subnet(addr, mask string) netip.Prefix {
+	a, err1 := netip.ParseAddr(addr)
+	m, err2 := netip.ParseAddr(mask)
+	if err1 != nil || err2 != nil || !a.Is4() || !m.Is4() {
+		return netip.Prefix{}
+	}
+	b := m.As4()
+	v := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+	bits := 0
+	for v&0x80000000 != 0 {
+		bits++
+		v <<= 1
+	}
+	if v != 0 {
+		return netip.Prefix{} // not a contiguous mask
+	}
+	p, err := a.Prefix(bits)
+	if err != nil {
+		return netip.Prefix{}
+	}
+	return p
 }
