@@ -279,6 +279,10 @@ type Ping struct {
 	Failures []string `json:"failures,omitempty"`
 	// FailureRef is where the first of them was printed.
 	FailureRef Ref `json:"failure_ref,omitzero"`
+	// Round is the round of the path MTU search this one-packet try was
+	// sent in (from its capture, not its output; 0: the configured-size
+	// probe, or a search that did not record rounds).
+	Round int `json:"round,omitempty"`
 	Ref
 }
 

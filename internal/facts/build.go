@@ -53,6 +53,9 @@ func BuildHost(hr hostio.HostResult) Host {
 				} else {
 					src.Parsed = true
 				}
+				if c.Round > 0 && kind == catalog.KindVmkping && len(h.Pings) > 0 {
+					h.Pings[len(h.Pings)-1].Round = c.Round
+				}
 			}
 		}
 		h.Sources[kind] = append(h.Sources[kind], src)
