@@ -77,7 +77,7 @@ for n in $SIZES; do
       label=$build; [ "$build" = old ] && label="$BASE"
       [ "$build" = new ] && label="this tree"
       t="$d/times-$build-$probes"
-      echo "| $n | $label | $probes | $(median < "$t") ($(sort -n "$t" | head -1)-$(sort -n "$t" | tail -1)) | $per |"
+      printf '| %s | %s | %s | %.2f (%.2f-%.2f) | %s |\n' "$n" "$label" "$probes" "$(median < "$t")" "$(sort -n "$t" | head -1)" "$(sort -n "$t" | tail -1)" "$per"
     done
   done
   kill "$LAB_PID"; wait "$LAB_PID" 2>/dev/null || true; LAB_PID=""

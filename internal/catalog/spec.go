@@ -234,7 +234,11 @@ type Spec struct {
 	Diff *DiffKey
 
 	allow *regexp.Regexp
-	file  *regexp.Regexp
+	// allowPrefix is the literal text every line allow matches begins
+	// with: a line without it is not tried against the pattern (the
+	// collector and every transport check each line they send).
+	allowPrefix string
+	file        *regexp.Regexp
 }
 
 // PVRDMADevicesDir is where vsish lists the PVRDMA backends of running VMs.
@@ -283,6 +287,7 @@ func init() {
 			}
 		}
 		s.allow = regexp.MustCompile(`^` + pat + `$`)
+		s.allowPrefix, _ = s.allow.LiteralPrefix()
 		file := s.File
 		if s.Quoted {
 			pre, _, _ := strings.Cut(s.Line, s.Args[0].Placeholder)
@@ -336,6 +341,9 @@ func (s *Spec) Fixed() bool { return len(s.Args) == 0 && s.Build == nil }
 
 // Allowed reports whether line is exactly an instance of this command.
 func (s *Spec) Allowed(line string) bool {
+	if !strings.HasPrefix(line, s.allowPrefix) {
+		return false
+	}
 	if !s.checked() && s.Valid == nil {
 		return s.allow.MatchString(line)
 	}
