@@ -14,11 +14,13 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"sync"
 )
 
-// Depth is how deep Write takes structs and slices apart: deeper values
-// are marshalled whole (a host, a finding, a fact list).
-const Depth = 3
+// Depth is how deep Write takes structs and slices apart: the members of
+// the top value and the elements of its lists; deeper values (a host, a
+// finding) are marshalled whole, each at once.
+const Depth = 2
 
 // Write writes v as indented JSON followed by a newline; with indent ""
 // compact, as json.Marshal (plus the newline).
@@ -81,7 +83,7 @@ func (e *encoder) value(v reflect.Value, prefix string, depth int) {
 				return
 			}
 		case reflect.Struct:
-			if fields, ok := structFields(v.Type()); ok {
+			if fields, ok := cachedFields(v.Type()); ok {
 				e.object(v, fields, prefix, depth)
 				return
 			}
@@ -121,7 +123,7 @@ func (e *encoder) object(v reflect.Value, fields []field, prefix string, depth i
 	n := 0
 	for _, f := range fields {
 		fv := v.Field(f.index)
-		if f.omitEmpty && empty(fv) || f.omitZero && zero(fv) {
+		if f.omitEmpty && empty(fv) || f.omitZero && zero(fv, f.isZero) {
 			continue
 		}
 		if n == 0 {
@@ -164,7 +166,26 @@ type field struct {
 	index               int
 	quoted              string // the member's name, as JSON
 	omitEmpty, omitZero bool
+	isZero              bool // its type has an IsZero method
 }
+
+type fieldList struct {
+	fields []field
+	ok     bool
+}
+
+var fieldCache sync.Map // reflect.Type -> fieldList
+
+func cachedFields(t reflect.Type) ([]field, bool) {
+	if l, ok := fieldCache.Load(t); ok {
+		return l.(fieldList).fields, l.(fieldList).ok
+	}
+	fs, ok := structFields(t)
+	fieldCache.Store(t, fieldList{fs, ok})
+	return fs, ok
+}
+
+var isZeroerType = reflect.TypeFor[interface{ IsZero() bool }]()
 
 // structFields lists t's members as encoding/json does, or reports false
 // when t is one this package leaves to encoding/json whole (embedded
@@ -187,7 +208,7 @@ func structFields(t reflect.Type) ([]field, bool) {
 		if name == "" {
 			name = sf.Name
 		}
-		f := field{index: i}
+		f := field{index: i, isZero: sf.Type.Implements(isZeroerType)}
 		for _, o := range strings.Split(opts, ",") {
 			switch o {
 			case "omitempty":
@@ -225,12 +246,12 @@ func empty(v reflect.Value) bool {
 
 // zero is encoding/json's omitzero test: an IsZero method, else the zero
 // value.
-func zero(v reflect.Value) bool {
-	if z, ok := v.Interface().(interface{ IsZero() bool }); ok {
-		if (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && v.IsNil() {
-			return true
-		}
-		return z.IsZero()
+func zero(v reflect.Value, method bool) bool {
+	if !method {
+		return v.IsZero()
 	}
-	return v.IsZero()
+	if (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && v.IsNil() {
+		return true
+	}
+	return v.Interface().(interface{ IsZero() bool }).IsZero()
 }
