@@ -38,7 +38,7 @@ func checkPhysicalHCAUnavailable(in *Input, r *Reporter) {
 		}
 	}
 	for _, d := range h.PVRDMADevices {
-		field := d.Props.Fields["Physical HCA available"]
+		field := d.Props.Lookup("Physical HCA available")
 		if field.Line == 0 {
 			r.NotEvaluated(vmLabel(d), "`Physical HCA available` missing from the vsish properties")
 			continue
@@ -76,7 +76,7 @@ func checkTCPFallback(in *Input, r *Reporter) {
 		}
 		hi := hostInfo{h: h, hp: hp}
 		for _, d := range h.PVRDMADevices {
-			if d.Props.Fields["Physical HCA available"].Line == 0 {
+			if d.Props.Lookup("Physical HCA available").Line == 0 {
 				continue
 			}
 			if d.PhysicalHCA != 0 {
@@ -115,11 +115,11 @@ func checkTCPFallback(in *Input, r *Reporter) {
 		subject := fmt.Sprintf("%s (%s)", h.Host, joinNames(vms))
 		var hcaEv []Evidence
 		for _, d := range hi.hcaOff {
-			hcaEv = append(hcaEv, Ev(h.Host, d.Props.Fields["Physical HCA available"].Ref))
+			hcaEv = append(hcaEv, Ev(h.Host, d.Props.Lookup("Physical HCA available").Ref))
 		}
 		if !falls {
 			if vsish && hi.devKnown && !hi.usable {
-				ev := []Evidence{Ev(h.Host, hi.hcaOne[0].Props.Fields["Physical HCA available"].Ref)}
+				ev := []Evidence{Ev(h.Host, hi.hcaOne[0].Props.Lookup("Physical HCA available").Ref)}
 				ev = append(ev, rdmaListEvidence(h)...)
 				r.FailSeverity(Info, h.Host, subject, fmt.Sprintf("the sources disagree on %s: vsish shows %s bound to a physical HCA "+
 					"(`Physical HCA available:1`), while `esxcli rdma device list` shows no Active RDMA device on the PVRDMA vDS; "+
@@ -191,7 +191,7 @@ func checkRoCEVersionMismatch(in *Input, r *Reporter) {
 			}
 		}
 		for _, d := range h.PVRDMADevices {
-			if d.Props.Fields["RoCE version"].Line == 0 || d.RoCEVersion == 0 {
+			if d.Props.Lookup("RoCE version").Line == 0 || d.RoCEVersion == 0 {
 				r.NotEvaluatedOn(h.Host, vmLabel(d), "`RoCE version` missing from the vsish properties")
 				continue
 			}
@@ -211,12 +211,12 @@ func checkRoCEVersionMismatch(in *Input, r *Reporter) {
 			r.PassOn(a.h.Host, vmLabel(a.d))
 			continue
 		}
-		field := a.d.Props.Fields["RoCE version"]
+		field := a.d.Props.Lookup("RoCE version")
 		peers := versions[top]
 		ev := []Evidence{Ev(a.h.Host, field.Ref)}
 		for _, b := range all {
 			if b.d.RoCEVersion == top {
-				ev = append(ev, Ev(b.h.Host, b.d.Props.Fields["RoCE version"].Ref))
+				ev = append(ev, Ev(b.h.Host, b.d.Props.Lookup("RoCE version").Ref))
 				break
 			}
 		}

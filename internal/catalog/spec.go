@@ -587,11 +587,7 @@ func stampOne[T any](stamp func(v *T, line string)) func(any, string) any {
 // SetRecordCommand sets Command on a record's Ref, every field and every
 // nested record.
 func SetRecordCommand(r *parse.Record, cmd string) {
-	r.Command = cmd
-	for k, f := range r.Fields {
-		f.Command = cmd
-		r.Fields[k] = f
-	}
+	r.Command = cmd // its fields' too: they are read from the record's command
 	for _, items := range r.Nested {
 		for i := range items {
 			SetRecordCommand(&items[i], cmd)
