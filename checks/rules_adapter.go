@@ -94,15 +94,15 @@ func checkTCPFallback(in *Input, r *Reporter) {
 		}
 		with = append(with, hi)
 	}
+	// The peers of a failing host are the others of these (made only for
+	// a host that fails: a list per host would cost hosts^2).
+	names := make([]string, 0, len(with))
+	for _, o := range with {
+		names = append(names, o.h.Host)
+	}
+	sort.Strings(names)
 	for _, hi := range with {
 		h, hp := hi.h, hi.hp
-		var peers []string
-		for _, o := range with {
-			if o.h != h {
-				peers = append(peers, o.h.Host)
-			}
-		}
-		sort.Strings(peers)
 		// vsish's `Physical HCA available` is what the PVRDMA backend
 		// really uses: the primary evidence. The device list and the
 		// vDS uplinks are the fallback when vsish was not read.
@@ -160,6 +160,12 @@ func checkTCPFallback(in *Input, r *Reporter) {
 				"PVRDMA VMs (%s).", h.Host, active[0].PairedUplink, active[0].Name, sw.Name, sw.Name, active[0].PairedUplink,
 				strings.Join(sw.Uplinks, ", "), joinNames(fixVMNames(h)))
 			ev = append(ev, Ev(h.Host, sw.Record.RefOf("Uplinks")))
+		}
+		var peers []string
+		for _, n := range names {
+			if n != h.Host {
+				peers = append(peers, n)
+			}
 		}
 		if len(peers) == 0 {
 			r.FailSeverity(Info, h.Host, subject, fmt.Sprintf("PVRDMA VMs on %s (%s) would reach PVRDMA VMs on other hosts over TCP: %s. "+
