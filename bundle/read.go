@@ -120,7 +120,10 @@ func ReadArchive(r io.Reader, lim Limits) (*Files, error) {
 			problems = append(problems, lim.tooLarge(name, hdr.Size))
 			continue
 		}
-		b, err := io.ReadAll(io.LimitReader(tr, lim.fileLimit(name)+1))
+		// The header says the size (checked above): one buffer of it, not
+		// ReadAll's doubling. The tar reader ends the entry there.
+		b := make([]byte, hdr.Size)
+		_, err = io.ReadFull(tr, b)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("the archive is truncated or corrupt in %s (%v): it and later files are missing", name, err))
 			break

@@ -226,7 +226,10 @@ func Write(w io.Writer, results []hostio.HostResult, opts Options) (*Written, er
 	}
 	tw := tar.NewWriter(gz)
 	for _, f := range files {
-		hdr := &tar.Header{Name: f.name, Mode: 0o644, Size: f.size, ModTime: m.CreatedAt, Typeflag: tar.TypeReg, Format: tar.FormatPAX}
+		// Whole seconds: a time with nanoseconds costs every file a PAX
+		// record (a 1 KiB extended header: 24 MiB for 1,000 hosts, to
+		// compress, decompress and parse); the manifest keeps the exact time.
+		hdr := &tar.Header{Name: f.name, Mode: 0o644, Size: f.size, ModTime: m.CreatedAt.Truncate(time.Second), Typeflag: tar.TypeReg, Format: tar.FormatPAX}
 		if err := tw.WriteHeader(hdr); err != nil {
 			return nil, writeErr(f.name, err)
 		}
