@@ -125,8 +125,21 @@ type Rule struct {
 	// sees the hosts that have them (Input.Ready).
 	Needs        []hostio.Kind
 	NeedsSubject string
+	// ListedBy are the inputs that list the rule's subjects (listed.go):
+	// where the rule reports nothing about a host and one of them is
+	// missing, the engine reports it not evaluated there, with the reason.
+	ListedBy []hostio.Kind
 	// Check evaluates the rule.
 	Check func(in *Input, r *Reporter)
+	// Plan proposes the actions that resolve one of the rule's findings
+	// (warning or above) in the plan of its host or guest (plan.go); nil:
+	// the finding's own fix stands as a follow_fix step.
+	Plan func(p *planner, f Finding)
+	// PlanConsequences: the rule's findings need their own actions even
+	// when another finding causes them (an adapter binds to the HCA only
+	// at its next power-on); otherwise a consequence is resolved with its
+	// cause.
+	PlanConsequences bool
 }
 
 // Input is what a rule reads: the fleet and its data-path model, and for a
@@ -203,6 +216,9 @@ type Result struct {
 	Findings []Finding `json:"findings"`
 	// Passed holds the checks that passed.
 	Passed []Finding `json:"passed"`
+	// Errors are the panics the engine recovered (recover.go): a rule
+	// that failed alone, a host's cause links or fix plan.
+	Errors []InternalError `json:"internal_errors,omitempty"`
 }
 
 // Run evaluates every rule of the catalogue on the fleet.
@@ -217,9 +233,10 @@ func RunRules(fleet *facts.Fleet, rules []*Rule) Result {
 	// fleet of 1,000 hosts passes 40,000 checks: growing slices of them
 	// copied each several times).
 	per := make([][]Finding, len(rules))
+	var errs []InternalError
 	n, passed := 0, 0
 	for i, rule := range rules {
-		per[i] = evaluate(rule, fleet, paths)
+		per[i] = evaluate(rule, fleet, paths, &errs)
 		n += len(per[i])
 		for _, f := range per[i] {
 			if f.Status == StatusPass {
@@ -232,8 +249,8 @@ func RunRules(fleet *facts.Fleet, rules []*Rule) Result {
 		all = append(all, fs...)
 	}
 	per = nil
-	linkCauses(fleet, paths, all)
-	var res Result
+	errs = append(errs, linkCausesSafely(fleet, paths, all)...)
+	res := Result{Errors: errs}
 	if passed > 0 {
 		res.Passed = make([]Finding, 0, passed)
 	}
@@ -276,9 +293,9 @@ func SortFindings(fs []Finding) {
 // evaluate evaluates one rule: on every host for a host rule (a host not
 // collected, or missing one of the rule's Needs, gets one not-evaluated
 // result with the reason), once for a fleet rule.
-func evaluate(rule *Rule, fleet *facts.Fleet, paths *facts.DataPath) []Finding {
+func evaluate(rule *Rule, fleet *facts.Fleet, paths *facts.DataPath, errs *[]InternalError) []Finding {
 	if rule.Scope == GuestScope {
-		return evaluateGuests(rule, fleet, paths)
+		return evaluateGuests(rule, fleet, paths, errs)
 	}
 	if rule.Scope == FleetScope {
 		rep := &Reporter{rule: rule}
@@ -293,7 +310,24 @@ func evaluate(rule *Rule, fleet *facts.Fleet, paths *facts.DataPath) []Finding {
 			}
 			in.Ready = append(in.Ready, i)
 		}
-		rule.Check(in, rep)
+		if ie := runCheck(rule, in, rep); ie != nil {
+			// The rule failed as a whole: not evaluated on every host it ran for.
+			*errs = append(*errs, *ie)
+			for _, i := range in.Ready {
+				if h := &fleet.Hosts[i]; h.Status != hostio.StatusNotCollected {
+					rep.NotEvaluatedOn(h.Host, needsSubject(rule, h), internalWhy(rule.ID))
+				}
+			}
+			return rep.results
+		}
+		for _, i := range in.Ready {
+			h := &fleet.Hosts[i]
+			if len(rule.ListedBy) > 0 && saidNothing(rep.results, h.Host) {
+				if ok, why := listedOn(rule.ListedBy, fleet, paths, i); !ok {
+					rep.NotEvaluatedOn(h.Host, needsSubject(rule, h), why)
+				}
+			}
+		}
 		return rep.results
 	}
 	var out []Finding
@@ -310,7 +344,16 @@ func evaluate(rule *Rule, fleet *facts.Fleet, paths *facts.DataPath) []Finding {
 					break
 				}
 			}
-			rule.Check(&Input{Fleet: fleet, Paths: paths, Host: h, Path: paths.Host(i)}, rep)
+			if ie := runCheck(rule, &Input{Fleet: fleet, Paths: paths, Host: h, Path: paths.Host(i)}, rep); ie != nil {
+				*errs = append(*errs, *ie)
+				rep.NotEvaluated(needsSubject(rule, h), internalWhy(rule.ID))
+				break
+			}
+			if len(rule.ListedBy) > 0 && len(rep.results) == 0 {
+				if ok, why := listedOn(rule.ListedBy, fleet, paths, i); !ok {
+					rep.NotEvaluated(needsSubject(rule, h), why)
+				}
+			}
 		}
 		out = append(out, rep.results...)
 	}

@@ -9,14 +9,14 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 )
 
-// WriteHTML writes the report as one self-contained HTML page (inline CSS
+// writeHTMLReport writes the report as one self-contained HTML page (inline CSS
 // and SVG, no scripts, no external assets, printable): the verdict on top,
 // the problems (grouped findings) linked to their details, what could not
 // be collected (one line per cause), hosts, each host's data path drawn as
 // an SVG (topology view model), the path-MTU matrix as a coloured grid,
 // then every finding with its evidence, the fix plans, and the checks not
 // evaluated. Every value goes through html/template escaping.
-func WriteHTML(w io.Writer, r *Report) error {
+func writeHTMLReport(w io.Writer, r *Report) error {
 	r = ForHumans(r)
 	type groupView struct {
 		Group
@@ -310,7 +310,7 @@ td.jumbo{background:#b7e1c1}td.std{background:#c6dbf7}td.warning{background:#fbd
 <h3>{{.Host}}</h3>
 <ol class="plan">
 {{- range .Steps}}
-<li>{{if .Optional}}<em>(optional)</em> {{end}}{{.Text}}{{if and .Command (ne .Action "verify")}} Run: <code>{{.Command}}</code>{{end}}{{if .Resolves}}<div class="resolves">resolves:{{range $i, $c := .Resolves}}{{if $i}};{{end}} {{with cid $c}}<a href="#{{.}}">{{$c.RuleID}} {{$c.Subject}}</a>{{else}}{{$c.RuleID}} {{$c.Subject}}{{end}}{{end}}</div>{{end}}</li>
+<li>{{if .Optional}}<em>(optional)</em> {{end}}{{.Text}}{{if .Command}} Run: <code>{{.Command}}</code>{{end}}{{range .Warnings}} <strong>Note:</strong> {{.}}.{{end}}{{if .Resolves}}<div class="resolves">resolves:{{range $i, $c := .Resolves}}{{if $i}};{{end}} {{with cid $c}}<a href="#{{.}}">{{$c.RuleID}} {{$c.Subject}}</a>{{else}}{{$c.RuleID}} {{$c.Subject}}{{end}}{{end}}</div>{{end}}</li>
 {{- end}}
 </ol>
 {{- end}}

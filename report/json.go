@@ -6,9 +6,9 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/jsonstream"
 )
 
-// WriteJSON writes the report as indented JSON (schema in
+// writeJSONReport writes the report as indented JSON (schema in
 // docs/report-schema.md), a host, finding or pair at a time: the whole
 // document is never held in memory.
-func WriteJSON(w io.Writer, r *Report) error {
+func writeJSONReport(w io.Writer, r *Report) error {
 	return jsonstream.Write(w, r, "  ")
 }

@@ -20,7 +20,7 @@ import (
 
 // SchemaVersion of the JSON report; documented in docs/report-schema.md.
 // Bump the minor for added fields, the major for anything that breaks readers.
-const SchemaVersion = "1.5"
+const SchemaVersion = "2.1"
 
 // Report is everything a run produced, ready to render.
 type Report struct {
@@ -55,6 +55,9 @@ type Report struct {
 	// Topology is each host's PVRDMA data path as the reports and the TUI
 	// draw it (topology.go; since 1.4).
 	Topology []Topology `json:"topology,omitempty"`
+	// InternalErrors are the panics the engine recovered (a rule, a
+	// host's cause links or fix plan): the run is incomplete (since 1.4).
+	InternalErrors []checks.InternalError `json:"internal_errors,omitempty"`
 }
 
 // Tool identifies the producer.
@@ -234,7 +237,7 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 		Findings:      nonNil(res.Findings),
 		Passed:        res.Passed,
 		Suppressed:    suppressed,
-		Notes:         meta.Notes,
+		Notes:         append([]string(nil), meta.Notes...),
 		Rules:         map[string]RuleMeta{},
 	}
 	byHost := map[string]*facts.Host{}
@@ -276,7 +279,14 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 	r.Findings = causeOrder(r.Findings)
 	r.Paths = BuildPaths(fleet)
 	r.Topology = BuildTopology(fleet, r.Findings)
-	r.Plans = checks.Plans(fleet, r.Findings)
+	var planErrs []checks.InternalError
+	r.Plans, planErrs = checks.PlansChecked(fleet, r.Findings)
+	r.InternalErrors = append(append([]checks.InternalError(nil), res.Errors...), planErrs...)
+	for _, ie := range r.InternalErrors {
+		if ie.Where != checks.InRule { // a rule's shows as its "not evaluated" finding
+			r.Notes = append(r.Notes, ie.Message)
+		}
+	}
 	if r.Plans == nil {
 		r.Plans = []checks.Plan{}
 	}
@@ -534,10 +544,10 @@ func collectionSummary(s Summary) string {
 }
 
 // Incomplete reports whether some host, guest or command was not
-// collected.
+// collected, or part of the analysis failed (InternalErrors).
 func (r *Report) Incomplete() bool {
 	s := r.Summary
-	return s.HostsNotCollected+s.HostsPartial+s.GuestsNotCollected+s.GuestsPartial > 0
+	return s.HostsNotCollected+s.HostsPartial+s.GuestsNotCollected+s.GuestsPartial > 0 || len(r.InternalErrors) > 0
 }
 
 // HostNames returns the hosts in report order.

@@ -23,9 +23,6 @@ import (
 
 const (
 	conciseMessageLines = 2
-	// conciseStepLines is how many lines of a plan step's text are shown
-	// (its command is always shown whole).
-	conciseStepLines = 2
 	// mergeHosts is how many hosts with the same line it takes to write
 	// them as one line, in a list of more than mergeList entries.
 	mergeHosts = 3
@@ -35,10 +32,11 @@ const (
 func writeConcise(w io.Writer, r *Report, opt TextOptions) error {
 	p := painter{opt.Color}
 	var b strings.Builder
+	out := &b // where wrap and cut write: b, or a guarded section's own builder
 	width := opt.Width
 	wrap := func(indent, s string) {
 		for _, line := range strings.Split(unkeep(Wrap(s, width-len(indent))), "\n") {
-			b.WriteString(indent + line + "\n")
+			out.WriteString(indent + line + "\n")
 		}
 	}
 	// cut wraps s and keeps at most n lines, the last ending in "…".
@@ -55,8 +53,17 @@ func writeConcise(w io.Writer, r *Report, opt TextOptions) error {
 			lines[n-1] = last + " …"
 		}
 		for _, l := range lines {
-			b.WriteString(indent + l + "\n")
+			out.WriteString(indent + l + "\n")
 		}
+	}
+	// guarded renders one section through section (recover.go): wrap and
+	// cut write into its builder while it runs.
+	guarded := func(name string, render func(sb *strings.Builder)) {
+		section(&b, name, textErrLine, func(sb *strings.Builder) {
+			out = sb
+			defer func() { out = &b }()
+			render(sb)
+		})
 	}
 	source := r.Source
 	if len(source)+len(r.Tool.Version)+16 > width {
@@ -70,7 +77,7 @@ func writeConcise(w io.Writer, r *Report, opt TextOptions) error {
 	wrap("", p.c("1;"+r.VerdictLevel().ansi(), keepCounts(r.Verdict)))
 
 	writeConciseEntries(&b, p, "HOSTS", "hosts", r.Hosts, wrap, width)
-	writeConciseEntries(&b, p, "GUESTS", "guests", r.Guests, wrap, width)
+	guarded("guests section", func(sb *strings.Builder) { writeConciseEntries(sb, p, "GUESTS", "guests", r.Guests, wrap, width) })
 
 	if len(r.CollectionFailures) > 0 {
 		b.WriteString("\n" + p.c("1", "NOT COLLECTED") + "\n")
@@ -86,9 +93,11 @@ func writeConcise(w io.Writer, r *Report, opt TextOptions) error {
 		}
 	}
 
-	for _, sec := range conciseSections(r) {
-		writeConciseSection(&b, p, r, sec, wrap, cut, width)
-	}
+	guarded("findings section", func(sb *strings.Builder) {
+		for _, sec := range conciseSections(r) {
+			writeConciseSection(sb, p, r, sec, wrap, cut, width)
+		}
+	})
 
 	s := r.Summary
 	b.WriteString("\n")
@@ -226,8 +235,8 @@ func writeTrustNotes(hs []Host, name, indent string, wrap func(string, string)) 
 	}
 }
 
-// section is one or more hosts with the same problems and the same plan.
-type section struct {
+// hostSection is one or more hosts with the same problems and the same plan.
+type hostSection struct {
 	hosts []Host
 	roots []checks.Finding // the first host's
 	plan  *checks.Plan     // the first host's
@@ -235,10 +244,10 @@ type section struct {
 
 // conciseSections are the broken hosts and guests, those with the same
 // problems and the same plan (names aside) merged.
-func conciseSections(r *Report) []section {
+func conciseSections(r *Report) []hostSection {
 	n := newNamer(r, r.Findings)
 	roots := problemRoots(r)
-	var out []section
+	var out []hostSection
 	idx := map[string]int{}
 	for _, h := range r.Entries() {
 		var mine []checks.Finding
@@ -267,12 +276,12 @@ func conciseSections(r *Report) []section {
 			continue
 		}
 		idx[sig] = len(out)
-		out = append(out, section{hosts: []Host{h}, roots: mine, plan: pl})
+		out = append(out, hostSection{hosts: []Host{h}, roots: mine, plan: pl})
 	}
 	return out
 }
 
-func writeConciseSection(b *strings.Builder, p painter, r *Report, sec section, wrap func(string, string), cut func(string, string, int), width int) {
+func writeConciseSection(b *strings.Builder, p painter, r *Report, sec hostSection, wrap func(string, string), cut func(string, string, int), width int) {
 	h := sec.hosts[0]
 	code := "1;33"
 	if h.Critical > 0 {
@@ -344,50 +353,41 @@ func writeConciseSection(b *strings.Builder, p painter, r *Report, sec section, 
 	if len(sec.hosts) > 1 {
 		title += " (" + h.Host + "'s; the same on each)"
 	}
-	verify, optional := 0, 0
+	verify, optional, commands := len(PlanVerifies(*sec.plan)), 0, 0
 	for _, s := range sec.plan.Steps {
-		switch {
-		case s.Action == "verify":
-			verify++
-		case s.Optional:
+		if s.Optional {
 			optional++
 		}
+		if s.Command != "" {
+			commands++
+		}
 	}
+	// One line per step: what to do. The exact commands, what to know
+	// first and the verify reads are in --details and in the runbook
+	// (pvrdma-doctor plan).
 	var then []string
+	if commands > 0 {
+		then = append(then, "commands")
+	}
 	if verify > 0 {
-		then = append(then, plural(verify, "verification step", "verification steps"))
+		then = append(then, plural(verify, "verify read", "verify reads"))
 	}
 	if optional > 0 {
 		then = append(then, plural(optional, "optional step", "optional steps"))
 	}
 	if len(then) > 0 {
-		title += p.c("2", " (then "+strings.Join(then, " and ")+": --details)")
+		title += p.c("2", " ("+strings.Join(then, ", ")+": --details)")
 	}
 	wrap("  ", p.c("1", title))
 	names := knownNames(r)
 	n := 0
 	for _, s := range mergeSteps(sec.plan.Steps, names, newNamer(r, r.Findings)) {
-		if s.Action == "verify" || s.Optional {
+		if s.Optional {
 			continue
 		}
 		n++
-		head := fmt.Sprintf("%d. ", n)
-		pad := strings.Repeat(" ", len(head))
-		lines := strings.Split(unkeep(Wrap(collapseNames(s.Text, names), width-4-len(head))), "\n")
-		if len(lines) > conciseStepLines {
-			lines = strings.Split(unkeep(Wrap(collapseNames(s.Text, names), width-6-len(head))), "\n")[:conciseStepLines]
-			lines[conciseStepLines-1] += " …"
-		}
-		if s.Command != "" {
-			lines = append(lines, strings.Split(unkeep(Wrap("Run: "+s.Command, width-4-len(head))), "\n")...)
-		}
-		for i, l := range lines {
-			if i == 0 {
-				b.WriteString("    " + head + l + "\n")
-			} else {
-				b.WriteString("    " + pad + l + "\n")
-			}
-		}
+		line := fmt.Sprintf("%d. %s", n, strings.Join(strings.Fields(collapseNames(s.Text, names)), " "))
+		b.WriteString("    " + ansi.Truncate(line, width-4, "…") + "\n")
 	}
 }
 
@@ -492,6 +492,7 @@ func mergeSteps(steps []checks.PlanStep, names map[string]bool, n namer) []check
 		first := steps[i]
 		own := func(s checks.PlanStep, other checks.PlanStep) string {
 			for _, w := range strings.FieldsFunc(s.Text, func(r rune) bool { return r == ' ' || r == ':' || r == ',' || r == '(' || r == ')' }) {
+				w = strings.TrimSuffix(w, "'s")
 				if names[w] && !strings.Contains(other.Text, w) {
 					return w
 				}
