@@ -293,16 +293,18 @@ func TestSearchRoundsLive(t *testing.T) {
 		mu.Unlock()
 		return tr, nil
 	}
+	done := make(chan struct{})
 	go func() {
 		for {
 			select {
 			case release <- struct{}{}:
-			case <-time.After(10 * time.Second):
+			case <-done:
 				return
 			}
 		}
 	}()
 	s := SearchRounds(context.Background(), MaxPayload, width(4), probe)
+	close(done)
 	if s.Largest != 5000 || s.SmallestLost != 5001 || s.Rounds > MaxSearchRounds || most > 4 || most < 2 {
 		t.Errorf("live search: %d..%d in %d rounds, at most %d in flight", s.Largest, s.SmallestLost, s.Rounds, most)
 	}
