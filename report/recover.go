@@ -56,17 +56,7 @@ func mdErrLine(msg string) string   { return "\n> " + md(textsafe.Clean(msg)) + 
 // instead of half a document.
 func document(w io.Writer, name string, r *Report, render func(io.Writer) error, fallback func(io.Writer, *Report, string) error) error {
 	var buf bytes.Buffer
-	err, failed := func() (err error, failed string) {
-		defer func() {
-			if v := recover(); v != nil {
-				failed = renderFailed(name, v)
-			}
-		}()
-		if renderHook != nil {
-			renderHook(name)
-		}
-		return render(&buf), ""
-	}()
+	err, failed := guardedRender(&buf, name, render)
 	if failed != "" {
 		return fallback(w, r, failed)
 	}
@@ -75,6 +65,20 @@ func document(w io.Writer, name string, r *Report, render func(io.Writer) error,
 	}
 	_, err = w.Write(buf.Bytes())
 	return err
+}
+
+// guardedRender runs render into w and turns a panic into failed, the
+// message a fallback document carries.
+func guardedRender(w io.Writer, name string, render func(io.Writer) error) (err error, failed string) {
+	defer func() {
+		if v := recover(); v != nil {
+			failed = renderFailed(name, v)
+		}
+	}()
+	if renderHook != nil {
+		renderHook(name)
+	}
+	return render(w), ""
 }
 
 // plainFindings lists every finding on one line each, for a fallback.
@@ -192,17 +196,7 @@ const streamHeld = 1 << 20
 // does), then writes through.
 func streamDocument(w io.Writer, name string, r *Report, render func(io.Writer) error, fallback func(io.Writer, *Report, string) error) error {
 	hw := &heldWriter{w: w}
-	err, failed := func() (err error, failed string) {
-		defer func() {
-			if v := recover(); v != nil {
-				failed = renderFailed(name, v)
-			}
-		}()
-		if renderHook != nil {
-			renderHook(name)
-		}
-		return render(hw), ""
-	}()
+	err, failed := guardedRender(hw, name, render)
 	switch {
 	case failed != "" && !hw.out:
 		return fallback(w, r, failed)

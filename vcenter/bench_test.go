@@ -48,18 +48,25 @@ func BenchmarkRead1000VMs(b *testing.B) {
 	ctx := context.Background()
 	b.ResetTimer()
 	for b.Loop() {
-		caps, err := c.Read(ctx, hosts)
-		if err != nil {
-			b.Fatal(err)
-		}
-		n := 0
-		for name, cs := range caps {
-			h := facts.BuildHost(hostio.HostResult{Host: name, Status: hostio.StatusCollected, Captures: cs})
-			n += len(h.VMConfigs)
-		}
-		if n != 1000 {
-			b.Fatalf("%d VM configs, want 1000", n)
-		}
+		readVMConfigs(ctx, b, c, hosts, 1000)
+	}
+}
+
+// readVMConfigs is one iteration of what scan --vcenter does after login:
+// Read, the captures rendered, and each host's facts built; it fails b
+// unless the facts hold want VM configurations.
+func readVMConfigs(ctx context.Context, b *testing.B, c *Client, hosts []Host, want int) {
+	caps, err := c.Read(ctx, hosts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	for name, cs := range caps {
+		h := facts.BuildHost(hostio.HostResult{Host: name, Status: hostio.StatusCollected, Captures: cs})
+		n += len(h.VMConfigs)
+	}
+	if n != want {
+		b.Fatalf("%d VM configs, want %d", n, want)
 	}
 }
 
@@ -76,18 +83,7 @@ func BenchmarkRead1250VMs(b *testing.B) {
 	ctx := context.Background()
 	b.Run("pvrdma-doctor", func(b *testing.B) {
 		for b.Loop() {
-			caps, err := c.Read(ctx, hosts)
-			if err != nil {
-				b.Fatal(err)
-			}
-			n := 0
-			for name, cs := range caps {
-				h := facts.BuildHost(hostio.HostResult{Host: name, Status: hostio.StatusCollected, Captures: cs})
-				n += len(h.VMConfigs)
-			}
-			if n != 1250 {
-				b.Fatalf("%d VM configs, want 1250", n)
-			}
+			readVMConfigs(ctx, b, c, hosts, 1250)
 		}
 	})
 	b.Run("pvrdma-doctor-vm-retrieval", func(b *testing.B) {
