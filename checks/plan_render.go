@@ -3,10 +3,11 @@ package checks
 import (
 	"fmt"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 )
 
 // The one place a plan's actions become words and commands: for each
