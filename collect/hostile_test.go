@@ -1,7 +1,6 @@
 package collect_test
 
 import (
-	"cmp"
 	"context"
 	"strings"
 	"testing"
@@ -20,9 +19,20 @@ import (
 // esx01 names a clear reason, and that the heap stays under the bound the
 // README states.
 
+// hostileSessions is the sessions per host of the scans below (the
+// collector's default).
+const hostileSessions = 8
+
+// hostileHostTimeout leaves every stage-1 command its whole command
+// timeout: against a host that refuses every session each command is
+// retried until its own timeout, in ceil(stage 1 / sessions) waves (2 for
+// 16 commands), and the host timeout is twice that chain (4 s), so one
+// more command (the recipe test adds one: 3 waves, 6 s) or a stalled
+// machine still meets each command's timeout before the host's.
+var hostileHostTimeout = hostileCommandTimeout * time.Duration(2*((len(collect.Stage1())+hostileSessions-1)/hostileSessions))
+
 const (
 	hostileCommandTimeout = raceSlowdown * time.Second
-	hostileHostTimeout    = raceSlowdown * 4 * time.Second
 	// hangBound is how long a scan may take before the test calls it
 	// hung. Every bound below measures behaviour, not speed: without the
 	// mechanism under test (the host timeout, the cancel, the abort) the
@@ -42,18 +52,6 @@ type hostileCase struct {
 	fault lab.Hostile
 	// check inspects the hostile host's result.
 	check func(t *testing.T, r hostio.HostResult)
-	// hostTimeout, when set, replaces hostileHostTimeout.
-	hostTimeout time.Duration
-}
-
-// refusedHostTimeout leaves a host that refuses every session the time
-// its stage-1 commands take to time out one by one, 8 at a time (the
-// default sessions per host), and a margin of three command timeouts for
-// a loaded machine: each must end "still refused", not at the host
-// timeout.
-func refusedHostTimeout() time.Duration {
-	rounds := (len(collect.Stage1()) + 7) / 8
-	return time.Duration(rounds+3) * hostileCommandTimeout
 }
 
 func hostileCases() []hostileCase {
@@ -79,7 +77,7 @@ func hostileCases() []hostileCase {
 		{name: "never replies to exec", fault: lab.Hostile{NoExecReply: true},
 			check: allErr("exec request (the host opened the session, then stopped answering")},
 		{name: "refuses sessions and ignores keepalives", fault: lab.Hostile{RefuseSessions: true, IgnoreKeepalives: true},
-			check: allErr("still refused"), hostTimeout: refusedHostTimeout()},
+			check: allErr("still refused")},
 		{name: "100 MB on one command", fault: lab.Hostile{Streams: []lab.Stream{{Prefix: "esxcli vm process list", Fill: lab.FillText, Bytes: 100 << 20}}},
 			check: oneCapped("esxcli vm process list", "output over the cap")},
 		{name: "endless output", fault: lab.Hostile{Streams: []lab.Stream{{Prefix: "esxcli network nic list", Fill: lab.FillNewlines, Bytes: -1}}},
@@ -119,9 +117,11 @@ func hostileCases() []hostileCase {
 		{name: "no exit status, keepalives ignored", fault: lab.Hostile{IgnoreKeepalives: true, Streams: []lab.Stream{{Prefix: "esxcli network nic list", Fill: lab.FillText, Bytes: 100, NoExitStatus: true}}},
 			check: func(t *testing.T, r hostio.HostResult) {
 				// Telling a lost connection from a failed command sends a
-				// keepalive this host never answers: bounded, not a hang.
+				// keepalive this host never answers: bounded by the
+				// command's own timeout (it ends before the host's), not a
+				// hang.
 				c, _ := r.Find("esxcli network nic list")
-				if c.Status != hostio.StatusFailed || !strings.Contains(c.Error, "without reporting its exit status") || c.Duration > hostileCommandTimeout+time.Second {
+				if c.Status != hostio.StatusFailed || !strings.Contains(c.Error, "without reporting its exit status") || c.Duration >= hostileHostTimeout {
 					t.Errorf("%q: %s %q after %s", c.Command, c.Status, c.Error, c.Duration)
 				}
 				assertOthersCollected(t, r, "esxcli network nic list")
@@ -193,11 +193,11 @@ func TestHostileHosts(t *testing.T) {
 			var elapsed time.Duration
 			peak := lab.HeapGrowth(func() {
 				start := time.Now()
-				res = scan(t, r, l.Targets(), collect.Options{CommandTimeout: hostileCommandTimeout, HostTimeout: cmp.Or(tc.hostTimeout, hostileHostTimeout), Probes: true})
+				res = scan(t, r, l.Targets(), collect.Options{CommandTimeout: hostileCommandTimeout, HostTimeout: hostileHostTimeout, SessionsPerHost: hostileSessions, Probes: true})
 				elapsed = time.Since(start)
 			})
 			if elapsed > hangBound {
-				t.Errorf("scan took %s: it did not end at the host timeout %s", elapsed, cmp.Or(tc.hostTimeout, hostileHostTimeout))
+				t.Errorf("scan took %s: it did not end at the host timeout %s", elapsed, hostileHostTimeout)
 			}
 			if peak > hostileHeapBound {
 				t.Errorf("heap grew by %d MiB during the scan; bound %d MiB", peak>>20, hostileHeapBound>>20)

@@ -419,10 +419,9 @@ func VCenterHostConfig(text string) (VCenterHost, error) {
 
 // record builds a Record of key/value pairs, all read at ref.
 func record(ref Ref, kv ...string) Record {
-	r := Record{Fields: map[string]Field{}, Ref: ref}
+	r := Record{Ref: ref, fields: make([]recField, 0, len(kv)/2)}
 	for i := 0; i+1 < len(kv); i += 2 {
-		r.Fields[kv[i]] = Field{Value: kv[i+1], Ref: ref}
-		r.Keys = append(r.Keys, kv[i])
+		r.Set(kv[i], Field{Value: kv[i+1], Ref: ref})
 	}
 	return r
 }

@@ -20,7 +20,7 @@ import (
 
 // SchemaVersion of the JSON report; documented in docs/report-schema.md.
 // Bump the minor for added fields, the major for anything that breaks readers.
-const SchemaVersion = "2.0"
+const SchemaVersion = "2.1"
 
 // Report is everything a run produced, ready to render.
 type Report struct {
