@@ -26,7 +26,7 @@ var catalogueList = []*Rule{
 		Needs: []hostio.Kind{hostio.KindSystemVersion}},
 	// rules_rdma.go
 	{ID: "NO_RDMA_DEVICE", Severity: Critical, Check: checkNoRDMADevice,
-		Needs: []hostio.Kind{hostio.KindRDMADeviceList, hostio.KindPVRDMADeviceLs}},
+		Needs: []hostio.Kind{hostio.KindRDMADeviceList}},
 	{ID: "RDMA_DEVICE_DOWN", Severity: Critical, Check: checkRDMADeviceDown,
 		Needs: []hostio.Kind{hostio.KindRDMADeviceList}},
 	{ID: "ROCE_NOT_SUPPORTED", Severity: Critical, Check: checkRoCENotSupported,
@@ -66,8 +66,7 @@ var catalogueList = []*Rule{
 	{ID: "HIGH_LATENCY", Severity: Info, Check: checkHighLatency},
 	// rules_adapter.go
 	{ID: "PHYSICAL_HCA_UNAVAILABLE", Severity: Critical, Check: checkPhysicalHCAUnavailable},
-	{ID: "TCP_FALLBACK", Severity: Critical, Scope: FleetScope, Check: checkTCPFallback,
-		Needs: []hostio.Kind{hostio.KindPVRDMADeviceLs}},
+	{ID: "TCP_FALLBACK", Severity: Critical, Scope: FleetScope, Check: checkTCPFallback},
 	{ID: "ROCE_VERSION_MISMATCH", Severity: Warning, Scope: FleetScope, Check: checkRoCEVersionMismatch},
 	// rules_vm.go
 	{ID: "VM_MEMORY_NOT_RESERVED", Severity: Critical, Check: checkVMMemoryNotReserved},
@@ -99,6 +98,11 @@ var catalogueList = []*Rule{
 	{ID: "GUEST_NO_ROCEV2_GID", Severity: Warning, Scope: GuestScope, Check: checkGuestNoRoCEv2GID,
 		Needs: []hostio.Kind{hostio.KindGuestIPAddr}},
 	{ID: "GUEST_BANDWIDTH_LOW", Severity: Warning, Scope: GuestScope, Check: checkGuestBandwidthLow},
+	// rules_mobility.go
+	{ID: "VM_PASSTHROUGH_NO_MOBILITY", Severity: Info, Check: checkVMPassthroughNoMobility},
+	{ID: "VM_PEERS_WITHOUT_RDMA", Severity: Warning, Scope: FleetScope, Check: checkVMPeersWithoutRDMA},
+	// rules_readiness.go
+	{ID: "HOST_NOT_READY", Severity: Warning, Check: checkHostNotReady},
 	// rules_collection.go
 	{ID: CollectionFailed, Severity: Warning, Check: checkCollectionFailed},
 }

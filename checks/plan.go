@@ -71,7 +71,7 @@ func Plans(fleet *facts.Fleet, fs []Finding) []Plan {
 		hf := byHost[h.Host]
 		serious := false
 		for _, f := range hf {
-			if f.Severity.Rank() >= Warning.Rank() {
+			if f.Severity.Rank() >= Warning.Rank() || f.RuleID == "HOST_NOT_READY" {
 				serious = true
 			}
 		}
@@ -156,6 +156,10 @@ func buildPlan(h *facts.Host, hp *facts.HostPath, fleet *facts.Fleet, fs []Findi
 	var powerOffAll bool
 	var cycleVMs []string // VMs to power-cycle when not all of them
 	var verify []PlanStep
+
+	// 0. A host that is not ready (it runs no PVRDMA VM): the seeds'
+	// host setup.
+	verify = append(verify, b.readinessPlan(readinessOf(fleet, fleet.DataPath()).row(h.Host))...)
 
 	// 1. ESXi release.
 	if v := b.of("ESXI_VERSION_UNSUPPORTED"); len(v) > 0 {
@@ -491,8 +495,13 @@ func buildPlan(h *facts.Host, hp *facts.HostPath, fleet *facts.Fleet, fs []Findi
 			}
 		}
 	}
-	// Anything left: its own fix, so no finding is without a step.
+	// Anything left: its own fix, so no finding is without a step (a
+	// consequence of another host's finding is resolved by that host's
+	// plan).
 	for _, f := range b.fs {
+		if f.CausedBy != nil && f.CausedBy.Host != f.Host {
+			continue
+		}
 		if f.Severity.Rank() >= Warning.Rank() && !b.done[f.Key()] && !citedAsOptional(b.steps, f) {
 			b.add(PlanStep{Action: "check_path", Text: f.Fix, Resolves: cite(f)})
 		}

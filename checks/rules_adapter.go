@@ -60,6 +60,10 @@ func checkTCPFallback(in *Input, r *Reporter) {
 	var with []hostInfo
 	for _, i := range in.Ready {
 		h, hp := &in.Fleet.Hosts[i], in.Paths.Host(i)
+		if k := pvrdmaOn(h); !k.Known {
+			r.NotEvaluatedOn(h.Host, h.Host, k.Why)
+			continue
+		}
 		if !hasPVRDMA(h) {
 			continue
 		}
@@ -134,6 +138,13 @@ func checkTCPFallback(in *Input, r *Reporter) {
 			reason = h.Host + " has no Active RDMA device"
 		}
 		ev := append(hcaEv, rdmaListEvidence(h)...)
+		if !vsish {
+			// vsish was not read: vCenter's configuration shows the VMs.
+			ev = append(ev, pvrdmaEvidence(h, "")...)
+			if k := pvrdmaOn(h); k.VCenter {
+				reason += " (from vCenter: vsish, which shows the adapters' HCA binding, needs SSH)"
+			}
+		}
 		fix := fmt.Sprintf("On %s: install an RoCE NIC and its RDMA driver (check with: esxcli rdma device list), make its vmnic the "+
 			"only uplink of the PVRDMA vDS (vSphere Client > Networking > vDS > Add and Manage Hosts > Manage physical adapters), "+
 			"then power-cycle the PVRDMA VMs. Or migrate the VMs that talk to each other onto one host.", h.Host)
@@ -242,9 +253,7 @@ func rdmaListEvidence(h *facts.Host) []Evidence {
 		ev = append(ev, Ev(h.Host, d.Ref))
 	}
 	if len(ev) == 0 {
-		for _, s := range h.Sources[hostio.KindRDMADeviceList] {
-			ev = append(ev, Evidence{Host: h.Host, Command: s.Command, Note: "no RDMA device listed"})
-		}
+		ev = noDeviceEvidence(h)
 	}
 	return ev
 }

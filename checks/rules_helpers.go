@@ -41,28 +41,16 @@ func sourceFor(h *facts.Host, kind hostio.Kind, arg string) (ok bool, why string
 	return false, "`" + strings.Replace(collect.Describe(kind), "<"+argPlaceholder(kind)+">", arg, 1) + "` was not run"
 }
 
-// pvrdmaInUse reports whether the host is meant to carry PVRDMA: it runs
-// PVRDMA VMs or has a vmknic tagged for PVRDMA. known is false when neither
-// input could be read.
-func pvrdmaInUse(h *facts.Host, p *facts.HostPath) (use, known bool, why string) {
-	if hasPVRDMA(h) {
-		return true, true, ""
+// pvrdmaInUse reports whether the host carries PVRDMA now: it runs PVRDMA
+// VMs (vsish, else vCenter). known is false when neither says. A host that
+// runs none is judged by its readiness (HOST_NOT_READY, readiness.go),
+// whatever its vmknic tag says: the host rules do not report it twice.
+func pvrdmaInUse(h *facts.Host, _ *facts.HostPath) (use, known bool, why string) {
+	k := pvrdmaOn(h)
+	if !k.Known {
+		return false, false, k.Why
 	}
-	if p.Tagged != "" {
-		return true, true, ""
-	}
-	okLs, whyLs := h.Available(hostio.KindPVRDMADeviceLs)
-	okTag, whyTag := h.Available(hostio.KindPVRDMAVmknicOpt)
-	if okLs && okTag {
-		return false, true, ""
-	}
-	var reasons []string
-	for _, w := range []string{whyLs, whyTag} {
-		if w != "" {
-			reasons = append(reasons, w)
-		}
-	}
-	return false, false, strings.Join(reasons, "; ")
+	return hasPVRDMA(h), true, ""
 }
 
 // sourceEv points at a whole capture (for empty listings).
@@ -211,6 +199,11 @@ func pvrdmaVMNames(h *facts.Host) []string {
 	if len(out) == 0 {
 		for _, e := range h.PVRDMAListing {
 			out = append(out, "device "+e.Name)
+		}
+	}
+	if len(out) == 0 {
+		for _, c := range vcenterPVRDMA(h) {
+			out = append(out, c.Name)
 		}
 	}
 	return out

@@ -9,6 +9,11 @@ type Ref struct {
 	Command string `json:"command,omitempty"`
 	Line    int    `json:"line,omitempty"`
 	Text    string `json:"text,omitempty"`
+	// Property is, for a fact read from vCenter (a JSON document, one
+	// object a line), the property path and value the fact is
+	// ("config.memoryAllocation.reservation = 0"): what the evidence
+	// shows of the line.
+	Property string `json:"property,omitempty"`
 }
 
 // Field is one value of a key/value record with where it was read.

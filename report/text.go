@@ -179,6 +179,9 @@ func evidenceLabel(findingHost string, e checks.Evidence) string {
 func EvidenceLine(e checks.Evidence) string {
 	var s string
 	switch {
+	case e.Line > 0 && e.Property != "":
+		// vCenter's JSON line: the property it shows, not the line.
+		s = fmt.Sprintf("`%s` line %d: %s", e.Command, e.Line, strings.TrimSpace(e.Property))
 	case e.Line > 0:
 		s = fmt.Sprintf("`%s` line %d: %s", e.Command, e.Line, strings.TrimSpace(e.Text))
 	case e.Command != "":

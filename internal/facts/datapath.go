@@ -2,6 +2,7 @@ package facts
 
 import (
 	"fmt"
+	"sync"
 	"slices"
 	"sort"
 	"strconv"
@@ -312,6 +313,7 @@ type DataPath struct {
 	index map[*Host]int
 	addrs map[string]PeerAddr
 	stats map[string]PathStats // by host, from the measured pairs
+	memo  sync.Map             // Memo's values
 }
 
 // of reports whether the model was derived from these hosts (the same
