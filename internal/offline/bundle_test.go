@@ -87,7 +87,7 @@ func failKeys(fs []checks.Finding, f func(string) string) []string {
 
 func TestSavedOutputsFolderAnalyzes(t *testing.T) {
 	in := loadMixed(t)
-	if in.Kind != KindSaved || len(in.Results) != 5 || in.Partial() {
+	if in.Kind != KindSaved || len(in.Results) != 6 || in.Partial() {
 		t.Fatalf("kind %s, %d hosts, problems %v", in.Kind, len(in.Results), in.Problems)
 	}
 	a := testAnalyze(in.Results, identity)
@@ -302,14 +302,14 @@ func TestDamagedBundles(t *testing.T) {
 			return d, true
 		})
 		got := loadBytes(t, bad)
-		if !got.Partial() || !strings.Contains(got.Problems[0], "bundle schema 2.3 is newer") || len(got.Results) != 5 {
+		if !got.Partial() || !strings.Contains(got.Problems[0], "bundle schema 2.3 is newer") || len(got.Results) != 6 {
 			t.Fatalf("problems: %v, %d hosts", got.Problems, len(got.Results))
 		}
 	})
 	t.Run("missing results.json", func(t *testing.T) {
 		bad := rewrite(t, b, func(n string, d []byte) ([]byte, bool) { return d, n != bundle.ResultsFile })
 		got := loadBytes(t, bad)
-		if !got.Partial() || len(got.Results) != 5 {
+		if !got.Partial() || len(got.Results) != 6 {
 			t.Fatalf("problems %v, %d hosts", got.Problems, len(got.Results))
 		}
 		want := failKeys(testAnalyze(in.Results, identity).Checks.Findings, identity)

@@ -121,7 +121,7 @@ func TestHostileArchivePaths(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", n, err)
 		}
-		if !strings.Contains(problems(in), "unsafe path") || len(in.Results) != 5 {
+		if !strings.Contains(problems(in), "unsafe path") || len(in.Results) != 6 {
 			t.Errorf("%q: not refused: problems %v", n, in.Problems)
 		}
 		noCapture(t, in, "PLANTED")
