@@ -3,7 +3,7 @@ GO ?= go
 BIN := bin/pvrdma-doctor
 FUZZTIME ?= 5s
 
-.PHONY: build test test-deps demo lint fuzz bench bench-fleet clean
+.PHONY: build test test-deps demo lint generate fuzz bench bench-fleet clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/pvrdma-doctor
@@ -23,6 +23,12 @@ demo:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+
+# Refreshes every generated file: the scenario outputs (fixtures/scenarios),
+# README's command tables, the rule list in docs/rules-and-reports.md, the
+# report and TUI goldens. scripts/test.sh checks it changes nothing.
+generate:
+	$(GO) generate ./...
 
 # Runs every fuzz target listed in */fuzz_targets.txt for FUZZTIME each.
 fuzz:

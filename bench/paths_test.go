@@ -12,6 +12,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
@@ -116,7 +117,7 @@ func BenchmarkProbesAll20Hosts(b *testing.B) {
 				b.Fatalf("%s: %s %s", r.Host, r.Status, r.Reason)
 			}
 			for _, c := range r.Captures {
-				if c.Kind == hostio.KindVmkping {
+				if c.Kind == catalog.KindVmkping {
 					n++
 				}
 			}

@@ -9,7 +9,7 @@
 //
 //	manifest.json                   Manifest: versions, hosts, per-command status, sha256 of every file
 //	results.json                    []hostio.HostResult without stdout
-//	hosts/<host>/<collect.FileName(command)>   stdout of each command
+//	hosts/<host>/<catalog.FileName(command)>   stdout of each command
 //	hosts/<host>/<...>.stderr       stderr, when non-empty
 //	facts.json, findings.json, report.json, report.html
 package bundle
@@ -23,8 +23,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/analysis"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
@@ -135,12 +135,12 @@ func sha256Hex(b []byte) string {
 }
 
 // captureFiles returns the file of each capture of a host: its
-// collect.FileName, with ".2", ".3"... before ".txt" when a command repeats.
+// catalog.FileName, with ".2", ".3"... before ".txt" when a command repeats.
 func captureFiles(caps []hostio.Capture) []string {
 	out := make([]string, len(caps))
 	used := map[string]bool{}
 	for i, c := range caps {
-		f := collect.FileName(c.Command)
+		f := catalog.FileName(c.Command)
 		base := strings.TrimSuffix(f, ".txt")
 		for n := 2; used[f]; n++ {
 			f = base + "." + strconv.Itoa(n) + ".txt"

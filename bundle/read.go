@@ -18,7 +18,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
@@ -322,6 +322,13 @@ func Open(f *Files) *Contents {
 			in.Problems = append(in.Problems, fmt.Sprintf("results.json is corrupt (%v): outputs are read from the host folders", err))
 			results = nil
 		}
+		for i := range results {
+			for j := range results[i].Captures {
+				if c := &results[i].Captures[j]; c.Cause == "" {
+					c.Cause = hostio.RecordedCause(c.Error) // written before captures had a cause
+				}
+			}
+		}
 	}
 	if results == nil {
 		in.ResultsLost = true
@@ -345,7 +352,7 @@ func Open(f *Files) *Contents {
 		for j, fname := range captureFiles(hr.Captures) {
 			c := &hr.Captures[j]
 			if c.Kind == "" {
-				c.Kind = collect.KindOf(c.Command)
+				c.Kind = catalog.KindOf(c.Command)
 			}
 			p := path.Join(HostsDir, dirs[i], fname)
 			b, ok := files[p]
@@ -356,11 +363,11 @@ func Open(f *Files) *Contents {
 			case ok && !bad[p]:
 				c.Stdout = string(b)
 			case c.Status == hostio.StatusCollected:
-				c.Status = hostio.StatusFailed
-				c.Error = collect.ErrMissingFromBundle
+				c.Status, c.Cause = hostio.StatusFailed, hostio.CauseMissingFromBundle
 				if ok {
-					c.Error = collect.ErrCorruptInBundle
+					c.Cause = hostio.CauseCorruptInBundle
 				}
+				c.Error = c.Cause.Error("")
 				damaged++
 				if !bad[p] {
 					in.Problems = append(in.Problems, fmt.Sprintf("%s: output of `%s` is missing", hr.Host, c.Command))

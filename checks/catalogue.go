@@ -1,12 +1,16 @@
 package checks
 
+// docs/rules-and-reports.md's rule list is generated from the catalogue
+// (make generate).
+//go:generate go test . -count=1 -run ^TestDocsRuleList$ -update
+
 import (
 	_ "embed"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"gopkg.in/yaml.v3"
 )
 
@@ -16,96 +20,29 @@ import (
 // without a rule, or an unknown source is a programming error (a panic
 // that every test shows).
 
-// catalogueList is every rule of the catalogue, by area: its ID, default
-// severity, scope (host unless said), the inputs it needs (Needs; the
-// engine reports it not evaluated where one is missing) and its check
-// function, in rules_AREA.go beside its table test.
-var catalogueList = []*Rule{
-	// rules_version.go
-	{ID: "ESXI_VERSION_UNSUPPORTED", Severity: Critical, Check: checkESXiVersionUnsupported,
-		Needs: []hostio.Kind{hostio.KindSystemVersion}},
-	// rules_rdma.go
-	{ID: "NO_RDMA_DEVICE", Severity: Critical, Check: checkNoRDMADevice,
-		Needs: []hostio.Kind{hostio.KindRDMADeviceList}},
-	{ID: "RDMA_DEVICE_DOWN", Severity: Critical, Check: checkRDMADeviceDown,
-		Needs: []hostio.Kind{hostio.KindRDMADeviceList}},
-	{ID: "ROCE_NOT_SUPPORTED", Severity: Critical, Check: checkRoCENotSupported,
-		Needs: []hostio.Kind{hostio.KindRDMADeviceList, hostio.KindRDMAProtocolList}},
-	// rules_vmknic.go
-	{ID: "PVRDMA_VMKNIC_UNSET", Severity: Critical, NeedsSubject: vmknicSetting, Check: checkVmknicUnset,
-		Needs: []hostio.Kind{hostio.KindPVRDMAVmknicOpt, hostio.KindIPInterfaceList}},
-	{ID: "PVRDMA_VMKNIC_NOT_ON_DVS", Severity: Info, Check: checkVmknicNotOnDVS,
-		Needs: []hostio.Kind{hostio.KindPVRDMAVmknicOpt, hostio.KindIPInterfaceList, hostio.KindDVSList, hostio.KindRDMADeviceList}},
-	{ID: "PVRDMA_VMKNIC_NO_IPV4", Severity: Critical, Check: checkVmknicNoIPv4,
-		Needs: []hostio.Kind{hostio.KindPVRDMAVmknicOpt, hostio.KindIPInterfaceList, hostio.KindIPv4Get}},
-	// rules_firewall.go
-	{ID: "PVRDMA_FIREWALL_CLOSED", Severity: Critical, NeedsSubject: "pvrdma", Check: checkFirewallClosed,
-		Needs: []hostio.Kind{hostio.KindFirewallRulesets}},
-	// rules_switch.go
-	{ID: "RDMA_UPLINK_NOT_ON_DVS", Severity: Critical, Check: checkRDMAUplinkNotOnDVS,
-		Needs: []hostio.Kind{hostio.KindRDMADeviceList, hostio.KindDVSList, hostio.KindIPInterfaceList, hostio.KindPVRDMAVmknicOpt}},
-	{ID: "DVS_MULTIPLE_UPLINKS", Severity: Warning, Check: checkDVSMultipleUplinks,
-		Needs: []hostio.Kind{hostio.KindDVSList, hostio.KindIPInterfaceList, hostio.KindRDMADeviceList, hostio.KindPVRDMAVmknicOpt}},
-	// rules_mtu.go
-	{ID: "LOW_MTU", Severity: Warning, Check: checkLowMTU},
-	{ID: "ACTIVE_MTU_ABOVE_PATH", Severity: Warning, Check: checkActiveMTUAbovePath},
-	{ID: "MTU_MISMATCH", Severity: Warning, Check: checkMTUMismatch,
-		Needs: []hostio.Kind{hostio.KindIPInterfaceList, hostio.KindDVSList, hostio.KindPVRDMAVmknicOpt, hostio.KindRDMAVmknicList}},
-	{ID: "JUMBO_FRAMES_NOT_CONFIGURED", Severity: Info, Check: checkJumboNotConfigured,
-		Needs: []hostio.Kind{hostio.KindDVSList, hostio.KindRDMADeviceList}},
-	// rules_lossless.go
-	{ID: "PFC_DISABLED", Severity: Warning, Check: checkPFCDisabled,
-		Needs: []hostio.Kind{hostio.KindRDMADeviceList}},
-	{ID: "RDMA_ERRORS", Severity: Warning, Check: checkRDMAErrors,
-		Needs: []hostio.Kind{hostio.KindRDMADeviceList}},
-	// rules_probe.go
-	{ID: "VMKPING_UNREACHABLE", Severity: Critical, Check: checkVmkpingUnreachable},
-	// rules_path.go
-	{ID: "PATH_MTU_BLOCKED", Severity: Critical, Check: checkPathMTUBlocked},
-	{ID: "PATH_UNREACHABLE", Severity: Critical, Check: checkPathUnreachable},
-	{ID: "HIGH_LATENCY", Severity: Info, Check: checkHighLatency},
-	// rules_adapter.go
-	{ID: "PHYSICAL_HCA_UNAVAILABLE", Severity: Critical, Check: checkPhysicalHCAUnavailable},
-	{ID: "TCP_FALLBACK", Severity: Critical, Scope: FleetScope, Check: checkTCPFallback},
-	{ID: "ROCE_VERSION_MISMATCH", Severity: Warning, Scope: FleetScope, Check: checkRoCEVersionMismatch},
-	// rules_vm.go
-	{ID: "VM_MEMORY_NOT_RESERVED", Severity: Critical, Check: checkVMMemoryNotReserved},
-	{ID: "VM_HW_VERSION_TOO_OLD", Severity: Critical, Check: checkVMHWVersionTooOld},
-	{ID: "VM_GUEST_NOT_LINUX64", Severity: Critical, Check: checkVMGuestNotLinux64},
-	{ID: "VM_PVRDMA_NOT_ON_DVS", Severity: Critical, Check: checkVMPVRDMANotOnDVS},
-	{ID: "VM_PEERS_ON_DIFFERENT_DVS", Severity: Warning, Scope: FleetScope, Check: checkVMPeersOnDifferentDVS},
-	{ID: "VM_ADAPTER_DISCONNECTED", Severity: Critical, Check: checkVMAdapterDisconnected},
-	{ID: "VM_DEVICE_PROTOCOL_MISMATCH", Severity: Critical, Check: checkVMDeviceProtocolMismatch,
-		Needs: []hostio.Kind{hostio.KindRDMADeviceList, hostio.KindRDMAProtocolList}},
-	// rules_native.go
-	{ID: "NATIVE_ENDPOINTS_UNAVAILABLE", Severity: Warning, Check: checkNativeEndpointsUnavailable},
-	// rules_gpu.go
-	{ID: "GPU_FIRMWARE_NOT_EFI", Severity: Critical, Check: checkGPUFirmwareNotEFI},
-	{ID: "GPU_64BIT_MMIO_OFF", Severity: Critical, Check: checkGPU64bitMMIOOff},
-	{ID: "GPU_MMIO_TOO_SMALL", Severity: Critical, Check: checkGPUMMIOTooSmall},
-	{ID: "GPU_DUPLICATE_DEVICE", Severity: Critical, Check: checkGPUDuplicateDevice},
-	// rules_guest.go (once per scanned Linux guest)
-	{ID: "GUEST_KERNEL_TOO_OLD", Severity: Critical, Scope: GuestScope, Check: checkGuestKernelTooOld,
-		Needs: []hostio.Kind{hostio.KindGuestKernel}},
-	{ID: "GUEST_NO_PVRDMA_DEVICE", Severity: Critical, Scope: GuestScope, Check: checkGuestNoPVRDMADevice,
-		Needs: []hostio.Kind{hostio.KindGuestIBClass, hostio.KindGuestLsmod}},
-	{ID: "GUEST_PORT_DOWN", Severity: Critical, Scope: GuestScope, Check: checkGuestPortDown},
-	{ID: "GUEST_MOFED_CONFLICT", Severity: Critical, Scope: GuestScope, Check: checkGuestMOFEDConflict,
-		Needs: []hostio.Kind{hostio.KindGuestDevinfo, hostio.KindGuestOFED}},
-	{ID: "GUEST_RDMA_CORE_MISSING", Severity: Critical, Scope: GuestScope, Check: checkGuestRDMACoreMissing},
-	{ID: "GUEST_NETDEV_MTU_LIMITS_RDMA_MTU", Severity: Warning, Scope: GuestScope, Check: checkGuestNetdevMTU,
-		Needs: []hostio.Kind{hostio.KindGuestIPLink}},
-	{ID: "GUEST_NO_ROCEV2_GID", Severity: Warning, Scope: GuestScope, Check: checkGuestNoRoCEv2GID,
-		Needs: []hostio.Kind{hostio.KindGuestIPAddr}},
-	{ID: "GUEST_BANDWIDTH_LOW", Severity: Warning, Scope: GuestScope, Check: checkGuestBandwidthLow},
-	// rules_mobility.go
-	{ID: "VM_PASSTHROUGH_NO_MOBILITY", Severity: Info, Check: checkVMPassthroughNoMobility},
-	{ID: "VM_PEERS_WITHOUT_RDMA", Severity: Warning, Scope: FleetScope, Check: checkVMPeersWithoutRDMA},
-	// rules_readiness.go
-	{ID: "HOST_NOT_READY", Severity: Warning, Check: checkHostNotReady},
-	// rules_collection.go
-	{ID: CollectionFailed, Severity: Warning, Check: checkCollectionFailed},
-}
+// catalogueList is every rule of the catalogue, by area: each
+// rules_AREA.go lists its rules (ID, default severity, scope, Needs, check)
+// beside their checks, so a new rule of an area is written in one file;
+// a new area adds its list here.
+var catalogueList = slices.Concat(
+	rulesVersion,
+	rulesRDMA,
+	rulesVmknic,
+	rulesFirewall,
+	rulesSwitch,
+	rulesMTU,
+	rulesLossless,
+	rulesProbe,
+	rulesPath,
+	rulesAdapter,
+	rulesVM,
+	rulesNative,
+	rulesGPU,
+	rulesGuest,
+	rulesMobility,
+	rulesReadiness,
+	rulesCollection,
+)
 
 //go:embed catalogue.yaml
 var catalogueYAML []byte

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
-	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -100,9 +100,9 @@ func blockedPairs(n int, pairs ...[2]int) func() *facts.Fleet {
 func guestAt1500(other bool) func() *facts.Fleet {
 	return func() *facts.Fleet {
 		out := healthyGuestOutputs()
-		l := out[hostio.KindGuestIPLink]
+		l := out[catalog.KindGuestIPLink]
 		l.stdout = strings.Replace(l.stdout, "mtu 9000", "mtu 1500", 1)
-		out[hostio.KindGuestIPLink] = l
+		out[catalog.KindGuestIPLink] = l
 		h := guestHost("esx01", 1)
 		h.PVRDMADevices[0].ActiveMTU = 1024
 		h.PVRDMADevices[0].Props = rec(cmdProps, "MAC address", guestMAC, "Physical HCA available", "1", "RoCE version", "2", "Active MTU", "1024")
@@ -123,11 +123,11 @@ func guestAt1500(other bool) func() *facts.Fleet {
 func oldGuest(modinfo bool) func() *facts.Fleet {
 	return func() *facts.Fleet {
 		out := healthyGuestOutputs()
-		out[hostio.KindGuestKernel] = guestOut{stdout: "3.10.0-229.el7.x86_64\n"}
-		out[hostio.KindGuestOSRelease] = guestOut{stdout: "NAME=\"CentOS Linux\"\nID=\"centos\"\nVERSION_ID=\"7\"\nPRETTY_NAME=\"CentOS Linux 7 (Core)\"\n"}
+		out[catalog.KindGuestKernel] = guestOut{stdout: "3.10.0-229.el7.x86_64\n"}
+		out[catalog.KindGuestOSRelease] = guestOut{stdout: "NAME=\"CentOS Linux\"\nID=\"centos\"\nVERSION_ID=\"7\"\nPRETTY_NAME=\"CentOS Linux 7 (Core)\"\n"}
 		noPVRDMA(out)
 		if !modinfo {
-			delete(out, hostio.KindGuestModinfo)
+			delete(out, catalog.KindGuestModinfo)
 		}
 		f := &facts.Fleet{Hosts: []facts.Host{guestHost("esx01", 1)}, Guests: []facts.Guest{guestFacts("vm1", out)}}
 		f.LinkGuests()

@@ -8,11 +8,11 @@ import (
 	"testing"
 )
 
-var updateDocs = flag.Bool("update-docs", false, "rewrite the generated rule list in docs/rules-and-reports.md")
+var update = flag.Bool("update", false, "rewrite the generated rule list in docs/rules-and-reports.md (go generate ./...)")
 
 const (
 	docsFile   = "../docs/rules-and-reports.md"
-	rulesBegin = "<!-- BEGIN GENERATED RULES (go test ./checks -run TestDocsRuleList -update-docs) -->"
+	rulesBegin = "<!-- BEGIN GENERATED RULES (go generate ./...) -->"
 	rulesEnd   = "<!-- END GENERATED RULES -->"
 )
 
@@ -44,11 +44,11 @@ func TestDocsRuleList(t *testing.T) {
 	if fresh == doc {
 		return
 	}
-	if *updateDocs {
+	if *update {
 		if err := os.WriteFile(docsFile, []byte(fresh), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	t.Errorf("%s is stale: run go test ./checks -run TestDocsRuleList -update-docs", docsFile)
+	t.Errorf("%s is stale: run go generate ./... (or make generate)", docsFile)
 }

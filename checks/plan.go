@@ -428,10 +428,10 @@ func buildPlan(h *facts.Host, hp *facts.HostPath, fleet *facts.Fleet, fs []Findi
 	for _, f := range b.of("PFC_DISABLED") {
 		fixed := append([]Finding{f}, b.consequencesOf(f)...)
 		s := PlanStep{Action: "enable_pfc", Resolves: cite(fixed...), Sets: []Effect{{"lossless Ethernet on " + f.Subject + " of " + h.Host, "on"}}}
-		if d := nicDetail(h, f.Subject); d != nil && strings.HasPrefix(d.Driver, "nmlx5") {
+		if h.NMLX5(f.Subject) {
 			s.Text = fmt.Sprintf("Enable PFC for the RoCE priority (3) on %s: on its switch port, and on the host with the nmlx5 module "+
 				"parameters, then reboot %s (with its VMs off or migrated).", f.Subject, h.Host)
-			s.Command = "esxcli system module parameters set -m nmlx5_core -p \"pfctx=0x08 pfcrx=0x08\""
+			s.Command = nmlx5PFC
 		} else {
 			s.Text = fmt.Sprintf("Enable PFC for the RoCE priority (3) on %s's switch port and on the host (DCBX or the driver's PFC parameter); "+
 				"without PFC, enable global pause instead.", f.Subject)

@@ -1,8 +1,8 @@
 package checks
 
 import (
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
-	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -29,11 +29,11 @@ func pvrdmaOn(h *facts.Host) pvrdmaKnowledge {
 	if len(h.PVRDMAListing) > 0 || len(h.PVRDMADevices) > 0 {
 		return pvrdmaKnowledge{Known: true}
 	}
-	ok, why := h.Available(hostio.KindPVRDMADeviceLs)
+	ok, why := h.Available(catalog.KindPVRDMADeviceLs)
 	if ok {
 		return pvrdmaKnowledge{Known: true}
 	}
-	if okVC, _ := h.Available(hostio.KindVCenterVMs); okVC {
+	if okVC, _ := h.Available(catalog.KindVCenterVMs); okVC {
 		return pvrdmaKnowledge{Known: true, VCenter: true, Configs: h.VCenterPVRDMAVMs(true)}
 	}
 	return pvrdmaKnowledge{Why: why}
@@ -90,11 +90,11 @@ func pvrdmaEvidence(h *facts.Host, note string) []Evidence {
 // config.network.rdmaDevice when the list is vCenter's, else the output.
 func noDeviceEvidence(h *facts.Host) []Evidence {
 	if vc := h.VCenterHost; vc != nil && vc.RDMADeviceList.Command != "" {
-		for _, s := range h.Sources[hostio.KindRDMADeviceList] {
+		for _, s := range h.Sources[catalog.KindRDMADeviceList] {
 			if s.Parsed && s.Command == vc.RDMADeviceList.Command {
 				return []Evidence{Ev(h.Host, vc.RDMADeviceList)}
 			}
 		}
 	}
-	return sourceEv(h, hostio.KindRDMADeviceList, "no RDMA device listed")
+	return sourceEv(h, catalog.KindRDMADeviceList, "no RDMA device listed")
 }

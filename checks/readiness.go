@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
@@ -185,7 +186,7 @@ func hostReadiness(fleet *facts.Fleet, paths *facts.DataPath, i int, vds *vdsInf
 	if vds != nil {
 		sw = vdsOf(h, vds.Key)
 	}
-	swKnown, _ := h.Available(hostio.KindDVSList)
+	swKnown, _ := h.Available(catalog.KindDVSList)
 	switch {
 	case hasPVRDMA(h):
 		row.Role, row.VMs, row.VMsFrom = "pvrdma", pvrdmaVMNames(h), "vsish"
@@ -256,12 +257,12 @@ func unknownCell(step, why string) ReadinessCell {
 
 func rdmaCell(h *facts.Host, d *parse.RDMADevice) ReadinessCell {
 	const step = stepRDMA
-	if ok, why := h.Available(hostio.KindRDMADeviceList); !ok {
+	if ok, why := h.Available(catalog.KindRDMADeviceList); !ok {
 		return unknownCell(step, why)
 	}
 	if d == nil {
 		ev := rdmaListEvidence(h)
-		if vc := h.VCenterHost; vc != nil && len(h.Sources[hostio.KindRDMADeviceList]) > 0 && h.Sources[hostio.KindRDMADeviceList][0].Command == vc.RDMADeviceList.Command {
+		if vc := h.VCenterHost; vc != nil && len(h.Sources[catalog.KindRDMADeviceList]) > 0 && h.Sources[catalog.KindRDMADeviceList][0].Command == vc.RDMADeviceList.Command {
 			ev = []Evidence{Ev(h.Host, vc.RDMADeviceList)}
 		}
 		return ReadinessCell{Step: step, State: CellFail, Text: "no RDMA device", Evidence: ev,
@@ -287,10 +288,10 @@ func uplinkCell(h *facts.Host, vds *vdsInfo, sw *parse.DVSwitch, swKnown bool, d
 	case vds == nil:
 		return ReadinessCell{Step: step, State: CellUnknown, Text: "no PVRDMA vDS found (no VM uses one, and no single vDS has an Active RDMA uplink)"}
 	case !swKnown:
-		_, why := h.Available(hostio.KindDVSList)
+		_, why := h.Available(catalog.KindDVSList)
 		return unknownCell(step, why)
 	case sw == nil:
-		ev := sourceEv(h, hostio.KindDVSList, "no "+vds.Name+" listed")
+		ev := sourceEv(h, catalog.KindDVSList, "no "+vds.Name+" listed")
 		fix := fmt.Sprintf("vSphere Client > Networking > %s > Add and Manage Hosts: add %s", vds.Name, h.Host)
 		if d != nil {
 			fix += fmt.Sprintf(" with %s (%s) as its only uplink", d.PairedUplink, d.Name)
@@ -324,7 +325,7 @@ func uplinkCell(h *facts.Host, vds *vdsInfo, sw *parse.DVSwitch, swKnown bool, d
 
 func vmknicCell(h *facts.Host, hp *facts.HostPath, sw *parse.DVSwitch) ReadinessCell {
 	const step = stepVmknic
-	if ok, why := h.Available(hostio.KindPVRDMAVmknicOpt, hostio.KindIPInterfaceList); !ok || h.PVRDMAVmknic == nil {
+	if ok, why := h.Available(catalog.KindPVRDMAVmknicOpt, catalog.KindIPInterfaceList); !ok || h.PVRDMAVmknic == nil {
 		if why == "" {
 			why = "the /Net/PVRDMAVmknic setting was not found in the output"
 		}
@@ -344,10 +345,10 @@ func vmknicCell(h *facts.Host, hp *facts.HostPath, sw *parse.DVSwitch) Readiness
 		return ReadinessCell{Step: step, State: CellFail, Text: "Net.PVRDMAVmknic unset", Evidence: ev, fix: tagFix}
 	case hp.TaggedVmknic == nil:
 		return ReadinessCell{Step: step, State: CellFail, Text: fmt.Sprintf("names %s, which does not exist", hp.Tagged),
-			Evidence: append(ev, sourceEv(h, hostio.KindIPInterfaceList, "no "+hp.Tagged+" listed")...), fix: tagFix}
+			Evidence: append(ev, sourceEv(h, catalog.KindIPInterfaceList, "no "+hp.Tagged+" listed")...), fix: tagFix}
 	}
 	v := hp.TaggedVmknic
-	if ok, _ := h.Available(hostio.KindIPv4Get); ok {
+	if ok, _ := h.Available(catalog.KindIPv4Get); ok {
 		if ip := ipv4Of(h, v.Name); ip == nil || ip.Address == "" || ip.Address == "0.0.0.0" {
 			return ReadinessCell{Step: step, State: CellFail, Text: v.Name + " has no IPv4 address", Evidence: append(ev, Ev(h.Host, v.Ref)),
 				fix: fmt.Sprintf("esxcli network ip interface ipv4 set -i %s -t static -I ADDRESS -N NETMASK (an address in the other hosts' PVRDMA subnet)", shellArg(v.Name, "vmkN"))}
@@ -358,10 +359,10 @@ func vmknicCell(h *facts.Host, hp *facts.HostPath, sw *parse.DVSwitch) Readiness
 
 func firewallCell(h *facts.Host) ReadinessCell {
 	const step = stepFirewall
-	if ok, why := h.Available(hostio.KindFirewallRulesets); !ok {
+	if ok, why := h.Available(catalog.KindFirewallRulesets); !ok {
 		return unknownCell(step, why)
 	}
-	if ok, why := h.Covers(hostio.KindFirewallRulesets, "pvrdma"); !ok {
+	if ok, why := h.Covers(catalog.KindFirewallRulesets, "pvrdma"); !ok {
 		return unknownCell(step, why)
 	}
 	var rs *parse.FirewallRuleset
@@ -370,12 +371,12 @@ func firewallCell(h *facts.Host) ReadinessCell {
 			rs = &h.Rulesets[i]
 		}
 	}
-	if ok, _ := h.Available(hostio.KindFirewallGlobal); ok && h.Firewall != nil && !h.Firewall.Enabled {
+	if ok, _ := h.Available(catalog.KindFirewallGlobal); ok && h.Firewall != nil && !h.Firewall.Enabled {
 		return ReadinessCell{Step: step, State: CellOK, Text: "firewall off", Evidence: []Evidence{Ev(h.Host, h.Firewall.Record.RefOf("Enabled"))}}
 	}
 	switch {
 	case rs == nil:
-		return ReadinessCell{Step: step, State: CellFail, Text: "no pvrdma ruleset", Evidence: sourceEv(h, hostio.KindFirewallRulesets, "no pvrdma ruleset listed"),
+		return ReadinessCell{Step: step, State: CellFail, Text: "no pvrdma ruleset", Evidence: sourceEv(h, catalog.KindFirewallRulesets, "no pvrdma ruleset listed"),
 			fix: "upgrade " + h.Host + " to ESXi 6.5 or later (its release has no pvrdma ruleset), then esxcli network firewall ruleset set -e true -r pvrdma"}
 	case !rs.Enabled:
 		return ReadinessCell{Step: step, State: CellFail, Text: "pvrdma ruleset disabled", Evidence: []Evidence{Ev(h.Host, rs.Ref)},
@@ -392,7 +393,7 @@ func mtuCell(fleet *facts.Fleet, paths *facts.DataPath, h *facts.Host, sw *parse
 		}
 		return ReadinessCell{Step: step, State: CellNA, Text: "not on " + vds.Name}
 	}
-	if ok, why := h.Available(hostio.KindDVSList); !ok {
+	if ok, why := h.Available(catalog.KindDVSList); !ok {
 		return unknownCell(step, why)
 	}
 	if sw.MTU <= 0 {
@@ -448,8 +449,8 @@ func losslessCell(h *facts.Host, d *parse.RDMADevice) ReadinessCell {
 		return ReadinessCell{Step: step, State: CellNA, Text: "no RoCE NIC"}
 	}
 	nic := d.PairedUplink
-	okNIC, whyNIC := sourceFor(h, hostio.KindNICGet, nic)
-	okDCB, whyDCB := sourceFor(h, hostio.KindDCBStatus, nic)
+	okNIC, whyNIC := sourceFor(h, catalog.KindNICGet, nic)
+	okDCB, whyDCB := sourceFor(h, catalog.KindDCBStatus, nic)
 	det, dcb := nicDetail(h, nic), dcbFor(h, nic)
 	if okDCB && dcb != nil && dcb.PFCEnabled && len(dcb.PFCPriorities) > 0 {
 		return ReadinessCell{Step: step, State: CellOK, Text: fmt.Sprintf("PFC on %s (priority %s)", nic, joinInts(dcb.PFCPriorities)),

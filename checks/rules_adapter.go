@@ -6,18 +6,28 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
-// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the VMs' PVRDMA adapters: bound to a physical HCA, TCP fallback between hosts, RoCE versions.
+// rulesAdapter are this area's rules in the catalogue (catalogueList):
+// ID, default severity, scope (host unless said), Needs (the engine
+// reports a rule not evaluated where one is missing) and the check.
+var rulesAdapter = []*Rule{
+	{ID: "PHYSICAL_HCA_UNAVAILABLE", Severity: Critical, Check: checkPhysicalHCAUnavailable},
+	{ID: "TCP_FALLBACK", Severity: Critical, Scope: FleetScope, Check: checkTCPFallback},
+	{ID: "ROCE_VERSION_MISMATCH", Severity: Warning, Scope: FleetScope, Check: checkRoCEVersionMismatch},
+}
+
+// The checks of this area (prose: catalogue.yaml): the VMs' PVRDMA adapters: bound to a physical HCA, TCP fallback between hosts, RoCE versions.
 
 func checkPhysicalHCAUnavailable(in *Input, r *Reporter) {
 	h := in.Host
-	if ok, why := h.Available(hostio.KindPVRDMADeviceLs, hostio.KindPVRDMAProperties); !ok {
-		if len(h.PVRDMAListing) == 0 && len(h.Sources[hostio.KindPVRDMAProperties]) == 0 {
-			if ok2, _ := h.Available(hostio.KindPVRDMADeviceLs); ok2 {
+	if ok, why := h.Available(catalog.KindPVRDMADeviceLs, catalog.KindPVRDMAProperties); !ok {
+		if len(h.PVRDMAListing) == 0 && len(h.Sources[catalog.KindPVRDMAProperties]) == 0 {
+			if ok2, _ := h.Available(catalog.KindPVRDMADeviceLs); ok2 {
 				return // no PVRDMA VMs on this host: nothing to check
 			}
 		}
@@ -78,7 +88,7 @@ func checkTCPFallback(in *Input, r *Reporter) {
 				hi.hcaOff = append(hi.hcaOff, d)
 			}
 		}
-		ok, why := h.Available(hostio.KindRDMADeviceList)
+		ok, why := h.Available(catalog.KindRDMADeviceList)
 		hi.devKnown = ok
 		hi.usable = ok && len(hp.Usable) > 0
 		if !ok && len(hi.hcaOne)+len(hi.hcaOff) == 0 {
@@ -182,7 +192,7 @@ func checkRoCEVersionMismatch(in *Input, r *Reporter) {
 	versions := map[int][]string{}
 	for i := range fleet.Hosts {
 		h := &fleet.Hosts[i]
-		if ok, why := h.Available(hostio.KindPVRDMADeviceLs, hostio.KindPVRDMAProperties); !ok {
+		if ok, why := h.Available(catalog.KindPVRDMADeviceLs, catalog.KindPVRDMAProperties); !ok {
 			if len(h.PVRDMAListing) > 0 || h.Status == hostio.StatusNotCollected {
 				r.NotEvaluatedOn(h.Host, h.Host, why)
 			}

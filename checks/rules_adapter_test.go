@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
-	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -25,7 +25,7 @@ func TestRulePhysicalHCAUnavailable(t *testing.T) {
 			want: []want{{host: "esx01", subject: vm01, status: StatusPass}}, exact: true},
 		{name: "nothing to check without PVRDMA VMs", hosts: one(func(h *facts.Host) {
 			h.PVRDMAListing, h.PVRDMADevices = nil, nil
-			h.Sources[hostio.KindPVRDMAProperties] = nil
+			h.Sources[catalog.KindPVRDMAProperties] = nil
 		}), exact: true},
 		{name: "not evaluated when the properties are missing", hosts: one(func(h *facts.Host) {
 			missing(h, cmdProps)

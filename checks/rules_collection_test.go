@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
@@ -18,17 +18,17 @@ func TestCollectionFailedOfflineInput(t *testing.T) {
 	for k, srcs := range h.Sources {
 		for i := range srcs {
 			if n%2 == 0 {
-				srcs[i].Status, srcs[i].Error, srcs[i].Parsed = hostio.StatusFailed, collect.ErrMissingFromBundle, false
+				srcs[i].Status, srcs[i].Error, srcs[i].Cause, srcs[i].Parsed = hostio.StatusFailed, hostio.CauseMissingFromBundle.Error(""), hostio.CauseMissingFromBundle, false
 			}
 			n++
 		}
 		h.Sources[k] = srcs
 	}
-	h.Sources[collect.KindOf(cmdDCB4)] = []facts.Source{{Command: cmdDCB4, Status: hostio.StatusFailed, Error: "exit status 1"}}
+	h.Sources[catalog.KindOf(cmdDCB4)] = []facts.Source{{Command: cmdDCB4, Status: hostio.StatusFailed, Error: "exit status 1"}}
 	damaged := 0
 	for _, srcs := range h.Sources {
 		for _, s := range srcs {
-			if s.Error == collect.ErrMissingFromBundle {
+			if s.Cause == hostio.CauseMissingFromBundle {
 				damaged++
 			}
 		}
@@ -60,8 +60,8 @@ func TestCollectionFailedOfflineInput(t *testing.T) {
 
 	// Stage-1 commands that a transcript lacks.
 	h = goodHost("esx01", "192.168.50.11")
-	k := collect.KindOf(cmdNICList)
-	h.Sources[k] = []facts.Source{{Command: cmdNICList, Status: hostio.StatusSkipped, Error: collect.ErrNotInTranscript}}
+	k := catalog.KindOf(cmdNICList)
+	h.Sources[k] = []facts.Source{{Command: cmdNICList, Status: hostio.StatusSkipped, Error: hostio.CauseNotInTranscript.Error(""), Cause: hostio.CauseNotInTranscript}}
 	fails = nil
 	for _, f := range runRule(t, "COLLECTION_FAILED", h) {
 		if f.Status == StatusFail {
@@ -81,7 +81,7 @@ func TestRuleCollectionFailed(t *testing.T) {
 		{name: "fires for a failed command", hosts: one(func(h *facts.Host) { missing(h, cmdDCB4) }),
 			want: []want{{"esx01", cmdDCB4, StatusFail, Warning, "exit status 1", ""}}, exact: true},
 		{name: "fires for output that could not be parsed", hosts: one(func(h *facts.Host) {
-			k := collect.KindOf(cmdNICList)
+			k := catalog.KindOf(cmdNICList)
 			h.Sources[k] = []facts.Source{{Command: cmdNICList, Status: hostio.StatusCollected, Error: "line 3: expected a dash line"}}
 		}), want: []want{{"esx01", cmdNICList, StatusFail, Warning, "could not be parsed: line 3", ""}}, exact: true},
 		{name: "passes when everything was collected", hosts: one(nil),
@@ -91,3 +91,31 @@ func TestRuleCollectionFailed(t *testing.T) {
 
 // A finding's evidence for the TCP fallback of a host without devices names
 // the (empty) listing, so a user can look at it.
+
+// esxcli commands vCenter's API does not serve on a host reached through
+// it are one finding for the host, with every command as evidence and no
+// XML, not one finding per command.
+func TestCollectionFailedUnservedByAPIIsOneFinding(t *testing.T) {
+	h := goodHost("esx01", "192.168.50.11")
+	n := 0
+	for k, srcs := range h.Sources {
+		if !strings.HasPrefix(srcs[0].Command, "esxcli ") || n == 3 {
+			continue
+		}
+		n++
+		srcs[0].Status, srcs[0].Parsed = hostio.StatusFailed, false
+		srcs[0].Error = hostio.CauseNotServedByAPI.Error("vCenter vc01 does not serve `" + srcs[0].Command + "` for esx01 (vSphere fault NotFound)")
+		srcs[0].Cause = hostio.CauseNotServedByAPI
+		h.Sources[k] = srcs
+	}
+	var fails []Finding
+	for _, f := range runRule(t, "COLLECTION_FAILED", h) {
+		if f.Status == StatusFail {
+			fails = append(fails, f)
+		}
+	}
+	if len(fails) != 1 || len(fails[0].Evidence) != 3 || !strings.Contains(fails[0].Message, "vCenter does not serve 3 esxcli command(s)") ||
+		strings.Contains(fails[0].Message, "<") || !strings.Contains(fails[0].Fix, "Enable SSH on esx01 for the scan") {
+		t.Errorf("%d findings: %+v", len(fails), fails)
+	}
+}

@@ -4,17 +4,26 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
-// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the pvrdma firewall ruleset, its ports and the firewall's global state.
+// rulesFirewall are this area's rules in the catalogue (catalogueList):
+// ID, default severity, scope (host unless said), Needs (the engine
+// reports a rule not evaluated where one is missing) and the check.
+var rulesFirewall = []*Rule{
+	{ID: "PVRDMA_FIREWALL_CLOSED", Severity: Critical, NeedsSubject: "pvrdma", Check: checkFirewallClosed,
+		Needs: []hostio.Kind{catalog.KindFirewallRulesets}},
+}
+
+// The checks of this area (prose: catalogue.yaml): the pvrdma firewall ruleset, its ports and the firewall's global state.
 
 func checkFirewallClosed(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
 	const subject = "pvrdma"
-	if ok, why := h.Covers(hostio.KindFirewallRulesets, subject); !ok {
+	if ok, why := h.Covers(catalog.KindFirewallRulesets, subject); !ok {
 		r.NotEvaluated(subject, why)
 		return
 	}
@@ -30,7 +39,7 @@ func checkFirewallClosed(in *Input, r *Reporter) {
 	// The global state: unknown (older bundles) counts as enabled.
 	fwOff := false
 	var fwEv []Evidence
-	if ok, _ := h.Available(hostio.KindFirewallGlobal); ok && h.Firewall != nil {
+	if ok, _ := h.Available(catalog.KindFirewallGlobal); ok && h.Firewall != nil {
 		fwEv = []Evidence{Ev(h.Host, h.Firewall.Record.RefOf("Enabled"))}
 		fwOff = !h.Firewall.Enabled
 	}
@@ -44,11 +53,11 @@ func checkFirewallClosed(in *Input, r *Reporter) {
 	case rs == nil && fwOff:
 		r.FailSeverity(Info, h.Host, subject, fmt.Sprintf("%s has no pvrdma firewall ruleset, but its firewall is disabled, so nothing is blocked now", h.Host),
 			fmt.Sprintf("%s's ESXi release lacks the pvrdma ruleset: upgrade it to ESXi 6.5 or later before enabling the firewall.", h.Host),
-			append(sourceEv(h, hostio.KindFirewallRulesets, "no pvrdma ruleset listed"), fwEv...)...)
+			append(sourceEv(h, catalog.KindFirewallRulesets, "no pvrdma ruleset listed"), fwEv...)...)
 	case rs == nil:
 		r.Fail(subject, fmt.Sprintf("%s has no pvrdma firewall ruleset although it runs PVRDMA", h.Host),
 			fmt.Sprintf("%s's ESXi release lacks the pvrdma ruleset: upgrade it to ESXi 6.5 or later, then esxcli network firewall ruleset set -e true -r pvrdma", h.Host),
-			append(sourceEv(h, hostio.KindFirewallRulesets, "no pvrdma ruleset listed"), fwEv...)...)
+			append(sourceEv(h, catalog.KindFirewallRulesets, "no pvrdma ruleset listed"), fwEv...)...)
 	case !rs.Enabled && fwOff:
 		r.FailSeverity(Info, h.Host, subject, fmt.Sprintf("the pvrdma firewall ruleset is disabled on %s, but the firewall itself is disabled, "+
 			"so nothing blocks PVRDMA now; it will as soon as the firewall is enabled", h.Host),
@@ -71,7 +80,7 @@ const pvrdmaPortLo, pvrdmaPortHi = 28250, 28761
 // pvrdmaPortRules checks that an enabled pvrdma ruleset's rules open TCP
 // 28250-28761 in both directions.
 func pvrdmaPortRules(h *facts.Host, r *Reporter, subject string, rs *parse.FirewallRuleset) {
-	if ok, _ := h.Available(hostio.KindFirewallRules); !ok {
+	if ok, _ := h.Available(catalog.KindFirewallRules); !ok {
 		r.Pass(subject) // the ruleset is enabled; its rules were not read
 		return
 	}
@@ -97,7 +106,7 @@ func pvrdmaPortRules(h *facts.Host, r *Reporter, subject string, rs *parse.Firew
 		return
 	}
 	if len(ev) == 0 {
-		ev = sourceEv(h, hostio.KindFirewallRules, "no rule listed for the pvrdma ruleset")
+		ev = sourceEv(h, catalog.KindFirewallRules, "no rule listed for the pvrdma ruleset")
 	}
 	ev = append([]Evidence{Ev(h.Host, rs.Ref)}, ev...)
 	r.FailSeverity(Warning, h.Host, subject, fmt.Sprintf("the pvrdma ruleset is enabled on %s, but its rules do not open TCP %d-%d %s",

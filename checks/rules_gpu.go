@@ -11,8 +11,17 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
-// The checks of this area (rule values: catalogue.go; prose:
-// catalogue.yaml): GPU passthrough in the VMs PVRDMA serves (seed 003,
+// rulesGPU are this area's rules in the catalogue (catalogueList):
+// ID, default severity, scope (host unless said), Needs (the engine
+// reports a rule not evaluated where one is missing) and the check.
+var rulesGPU = []*Rule{
+	{ID: "GPU_FIRMWARE_NOT_EFI", Severity: Critical, Check: checkGPUFirmwareNotEFI},
+	{ID: "GPU_64BIT_MMIO_OFF", Severity: Critical, Check: checkGPU64bitMMIOOff},
+	{ID: "GPU_MMIO_TOO_SMALL", Severity: Critical, Check: checkGPUMMIOTooSmall},
+	{ID: "GPU_DUPLICATE_DEVICE", Severity: Critical, Check: checkGPUDuplicateDevice},
+}
+
+// The checks of this area (prose: catalogue.yaml): GPU passthrough in the VMs PVRDMA serves (seed 003,
 // "Calculating the value for 64bitMMIOSizeGB"): EFI firmware, 64-bit MMIO
 // and its size, each GPU passed through once. The GPUs' memory comes from
 // `esxcli hardware pci list`, which prints no BAR or memory size: it is

@@ -5,13 +5,32 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
-// The checks of this area (rule values: catalogue.go; prose:
-// catalogue.yaml): inside the Linux guests (scan --guests), each guest
+// rulesGuest are this area's rules in the catalogue (catalogueList) (each runs once per scanned Linux guest):
+// ID, default severity, scope (host unless said), Needs (the engine
+// reports a rule not evaluated where one is missing) and the check.
+var rulesGuest = []*Rule{
+	{ID: "GUEST_KERNEL_TOO_OLD", Severity: Critical, Scope: GuestScope, Check: checkGuestKernelTooOld,
+		Needs: []hostio.Kind{catalog.KindGuestKernel}},
+	{ID: "GUEST_NO_PVRDMA_DEVICE", Severity: Critical, Scope: GuestScope, Check: checkGuestNoPVRDMADevice,
+		Needs: []hostio.Kind{catalog.KindGuestIBClass, catalog.KindGuestLsmod}},
+	{ID: "GUEST_PORT_DOWN", Severity: Critical, Scope: GuestScope, Check: checkGuestPortDown},
+	{ID: "GUEST_MOFED_CONFLICT", Severity: Critical, Scope: GuestScope, Check: checkGuestMOFEDConflict,
+		Needs: []hostio.Kind{catalog.KindGuestDevinfo, catalog.KindGuestOFED}},
+	{ID: "GUEST_RDMA_CORE_MISSING", Severity: Critical, Scope: GuestScope, Check: checkGuestRDMACoreMissing},
+	{ID: "GUEST_NETDEV_MTU_LIMITS_RDMA_MTU", Severity: Warning, Scope: GuestScope, Check: checkGuestNetdevMTU,
+		Needs: []hostio.Kind{catalog.KindGuestIPLink}},
+	{ID: "GUEST_NO_ROCEV2_GID", Severity: Warning, Scope: GuestScope, Check: checkGuestNoRoCEv2GID,
+		Needs: []hostio.Kind{catalog.KindGuestIPAddr}},
+	{ID: "GUEST_BANDWIDTH_LOW", Severity: Warning, Scope: GuestScope, Check: checkGuestBandwidthLow},
+}
+
+// The checks of this area (prose: catalogue.yaml): inside the Linux guests (scan --guests), each guest
 // PVRDMA device read together with its host-side adapter (same MAC).
 
 // evaluateGuests runs a guest rule on every scanned guest: a guest not
@@ -80,7 +99,7 @@ func hostSideHealthy(in *Input, a facts.GuestAdapter) (healthy, known bool, ev [
 	if d.PhysicalHCA != 1 {
 		return false, true, ev, fmt.Sprintf("its host-side adapter on %s has no physical HCA", h.Host)
 	}
-	if ok, _ := h.Available(hostio.KindRDMADeviceList); ok && len(in.Paths.For(h).Usable) == 0 {
+	if ok, _ := h.Available(catalog.KindRDMADeviceList); ok && len(in.Paths.For(h).Usable) == 0 {
 		return false, true, ev, fmt.Sprintf("%s has no usable RDMA device", h.Host)
 	}
 	return true, true, ev, fmt.Sprintf("its host-side adapter on %s is bound to a physical HCA", h.Host)
@@ -234,7 +253,7 @@ func checkGuestMOFEDConflict(in *Input, r *Reporter) {
 	for _, d := range g.IBDevices {
 		verbs[d.Name] = true
 	}
-	if len(g.Sources[hostio.KindGuestDevices]) > 0 {
+	if len(g.Sources[catalog.KindGuestDevices]) > 0 {
 		verbs = map[string]bool{}
 		for _, d := range g.VerbsDevices {
 			verbs[d.Name] = true
@@ -246,7 +265,7 @@ func checkGuestMOFEDConflict(in *Input, r *Reporter) {
 			missing = append(missing, a.Device)
 		}
 	}
-	if ok, _ := g.Installed(hostio.KindGuestDevinfo); !ok {
+	if ok, _ := g.Installed(catalog.KindGuestDevinfo); !ok {
 		r.NotEvaluated(g.Guest, "MLNX_OFED is installed but `ibv_devinfo` is not, so whether libibverbs can open the PVRDMA device is unknown")
 		return
 	}
@@ -280,12 +299,12 @@ var rdmaCorePackages = map[string]bool{"ibverbs-providers": true, "libibverbs": 
 
 func checkGuestRDMACoreMissing(in *Input, r *Reporter) {
 	g := in.Guest
-	dpkgOK, _ := g.Available(hostio.KindGuestDpkg)
-	rpmOK, _ := g.Available(hostio.KindGuestRPM)
-	hasDpkg, _ := g.Installed(hostio.KindGuestDpkg)
-	hasRPM, _ := g.Installed(hostio.KindGuestRPM)
+	dpkgOK, _ := g.Available(catalog.KindGuestDpkg)
+	rpmOK, _ := g.Available(catalog.KindGuestRPM)
+	hasDpkg, _ := g.Installed(catalog.KindGuestDpkg)
+	hasRPM, _ := g.Installed(catalog.KindGuestRPM)
 	if !(dpkgOK && hasDpkg) && !(rpmOK && hasRPM) {
-		_, why := g.Available(hostio.KindGuestDpkg, hostio.KindGuestRPM)
+		_, why := g.Available(catalog.KindGuestDpkg, catalog.KindGuestRPM)
 		if why == "" {
 			why = "neither dpkg-query nor rpm is installed: the package list is unknown"
 		}
@@ -316,7 +335,7 @@ func checkGuestRDMACoreMissing(in *Input, r *Reporter) {
 	if len(have) > 0 {
 		msg += fmt.Sprintf(" (installed: %s)", strings.Join(have, ", "))
 	}
-	if ok, prog := g.Installed(hostio.KindGuestDevinfo); !ok {
+	if ok, prog := g.Installed(catalog.KindGuestDevinfo); !ok {
 		msg += fmt.Sprintf("; %s is not installed either", prog)
 	}
 	fix := "Install rdma-core as seeds 000/001 do: on Ubuntu/Debian `sudo apt-get install -y rdma-core ibverbs-providers ibverbs-utils infiniband-diags perftest`; " +
@@ -327,7 +346,7 @@ func checkGuestRDMACoreMissing(in *Input, r *Reporter) {
 		fix = "Install rdma-core as seeds 000/001 do: `sudo apt-get install -y rdma-core ibverbs-providers ibverbs-utils infiniband-diags perftest`."
 	}
 	var ev []Evidence
-	for _, k := range []hostio.Kind{hostio.KindGuestDpkg, hostio.KindGuestRPM} {
+	for _, k := range []hostio.Kind{catalog.KindGuestDpkg, catalog.KindGuestRPM} {
 		for _, s := range g.Sources[k] {
 			if s.Parsed {
 				ev = append(ev, Evidence{Host: g.Guest, Command: s.Command, Note: "no ibverbs-providers / libibverbs package listed"})

@@ -23,27 +23,27 @@ const guestMAC = "00:50:56:8a:01:a0"
 func healthyGuestOutputs() map[hostio.Kind]guestOut {
 	sys := "/sys/class/infiniband/vmw_pvrdma0/ports/1/"
 	return map[hostio.Kind]guestOut{
-		hostio.KindGuestKernel:    {stdout: "5.15.0-91-generic\n"},
-		hostio.KindGuestOSRelease: {stdout: "PRETTY_NAME=\"Ubuntu 22.04.4 LTS\"\nID=ubuntu\nVERSION_ID=\"22.04\"\nVERSION_CODENAME=jammy\n"},
-		hostio.KindGuestLsmod: {stdout: "Module                  Size  Used by\nrdma_ucm               28672  0\nib_umad                28672  0\nvmw_pvrdma             81920  0\n" +
+		catalog.KindGuestKernel:    {stdout: "5.15.0-91-generic\n"},
+		catalog.KindGuestOSRelease: {stdout: "PRETTY_NAME=\"Ubuntu 22.04.4 LTS\"\nID=ubuntu\nVERSION_ID=\"22.04\"\nVERSION_CODENAME=jammy\n"},
+		catalog.KindGuestLsmod: {stdout: "Module                  Size  Used by\nrdma_ucm               28672  0\nib_umad                28672  0\nvmw_pvrdma             81920  0\n" +
 			"ib_uverbs            167936  2 rdma_ucm,vmw_pvrdma\nib_core               409600  5 rdma_cm,rdma_ucm,ib_umad,ib_uverbs,vmw_pvrdma\nvmxnet3                65536  0\n"},
-		hostio.KindGuestModinfo: {stdout: "filename:       /lib/modules/5.15.0-91-generic/kernel/drivers/infiniband/hw/vmw_pvrdma/vmw_pvrdma.ko\nversion:        1.0.1.0-k\ndepends:        ib_core,vmxnet3,ib_uverbs\n"},
-		hostio.KindGuestDevinfo: {stdout: "hca_id:\tvmw_pvrdma0\n\ttransport:\t\t\tInfiniBand (0)\n\tvendor_id:\t\t\t0x15ad\n\tphys_port_cnt:\t\t\t1\n" +
+		catalog.KindGuestModinfo: {stdout: "filename:       /lib/modules/5.15.0-91-generic/kernel/drivers/infiniband/hw/vmw_pvrdma/vmw_pvrdma.ko\nversion:        1.0.1.0-k\ndepends:        ib_core,vmxnet3,ib_uverbs\n"},
+		catalog.KindGuestDevinfo: {stdout: "hca_id:\tvmw_pvrdma0\n\ttransport:\t\t\tInfiniBand (0)\n\tvendor_id:\t\t\t0x15ad\n\tphys_port_cnt:\t\t\t1\n" +
 			"\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n\t\t\tmax_mtu:\t\t4096 (5)\n\t\t\tactive_mtu:\t\t4096 (5)\n\t\t\tlink_layer:\t\tEthernet\n" +
 			"\t\t\tGID[  0]:\t\tfe80:0000:0000:0000:0250:56ff:fe8a:01a0, RoCE v1\n\t\t\tGID[  1]:\t\t::ffff:192.168.50.21, RoCE v2\n"},
-		hostio.KindGuestDevices:  {stdout: "    device          \t   node GUID\n    ------          \t----------------\n    vmw_pvrdma0     \t025056fffe8a01a0\n"},
-		hostio.KindGuestRDMALink: {stdout: "link vmw_pvrdma0/1 state ACTIVE physical_state LINK_UP netdev ens224 \n"},
-		hostio.KindGuestIPLink: {stdout: "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN mode DEFAULT group default qlen 1000\\    link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00\n" +
+		catalog.KindGuestDevices:  {stdout: "    device          \t   node GUID\n    ------          \t----------------\n    vmw_pvrdma0     \t025056fffe8a01a0\n"},
+		catalog.KindGuestRDMALink: {stdout: "link vmw_pvrdma0/1 state ACTIVE physical_state LINK_UP netdev ens224 \n"},
+		catalog.KindGuestIPLink: {stdout: "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN mode DEFAULT group default qlen 1000\\    link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00\n" +
 			"3: ens224: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 qdisc mq state UP mode DEFAULT group default qlen 1000\\    link/ether " + guestMAC + " brd ff:ff:ff:ff:ff:ff\n"},
-		hostio.KindGuestIPAddr:  {stdout: "3: ens224    inet 192.168.50.21/24 brd 192.168.50.255 scope global ens224\\       valid_lft forever preferred_lft forever\n"},
-		hostio.KindGuestIBClass: {stdout: "vmw_pvrdma0\n"},
-		hostio.KindGuestSysfsPort: {stdout: sys + "state:4: ACTIVE\n" + sys + "phys_state:5: LinkUp\n" +
+		catalog.KindGuestIPAddr:  {stdout: "3: ens224    inet 192.168.50.21/24 brd 192.168.50.255 scope global ens224\\       valid_lft forever preferred_lft forever\n"},
+		catalog.KindGuestIBClass: {stdout: "vmw_pvrdma0\n"},
+		catalog.KindGuestSysfsPort: {stdout: sys + "state:4: ACTIVE\n" + sys + "phys_state:5: LinkUp\n" +
 			sys + "gids/0:fe80:0000:0000:0000:0250:56ff:fe8a:01a0\n" + sys + "gids/1:0000:0000:0000:0000:0000:ffff:c0a8:3215\n" +
 			sys + "gid_attrs/types/0:IB/RoCE v1\n" + sys + "gid_attrs/types/1:RoCE v2\n" + sys + "gid_attrs/ndevs/0:ens224\n" + sys + "gid_attrs/ndevs/1:ens224\n"},
-		hostio.KindGuestDmesg: {stdout: "[    3.101] vmw_pvrdma 0000:13:00.1: device version 20, driver version 20\n"},
-		hostio.KindGuestOFED:  {stderr: "bash: line 1: ofed_info: command not found\n", exit: 127},
-		hostio.KindGuestDpkg:  {stdout: "ibverbs-providers:amd64\t39.0-1\nlibibverbs1:amd64\t39.0-1\nrdma-core\t39.0-1\n"},
-		hostio.KindGuestRPM:   {stderr: "bash: line 1: rpm: command not found\n", exit: 127},
+		catalog.KindGuestDmesg: {stdout: "[    3.101] vmw_pvrdma 0000:13:00.1: device version 20, driver version 20\n"},
+		catalog.KindGuestOFED:  {stderr: "bash: line 1: ofed_info: command not found\n", exit: 127},
+		catalog.KindGuestDpkg:  {stdout: "ibverbs-providers:amd64\t39.0-1\nlibibverbs1:amd64\t39.0-1\nrdma-core\t39.0-1\n"},
+		catalog.KindGuestRPM:   {stderr: "bash: line 1: rpm: command not found\n", exit: 127},
 	}
 }
 
@@ -116,22 +116,22 @@ func TestGuestRulesHealthy(t *testing.T) {
 	if len(res.Passed) != len(guestRuleIDs) {
 		t.Errorf("%d passes, want %d: %+v", len(res.Passed), len(guestRuleIDs), res.Passed)
 	}
-	if ok, name := g.Installed(hostio.KindGuestOFED); ok || name != "ofed_info" {
+	if ok, name := g.Installed(catalog.KindGuestOFED); ok || name != "ofed_info" {
 		t.Errorf("ofed_info missing is a fact: %v %q", ok, name)
 	}
 }
 
 // portDown makes the healthy guest's port PORT_DOWN (seed 001's picture).
 func portDown(out map[hostio.Kind]guestOut) {
-	o := out[hostio.KindGuestSysfsPort]
+	o := out[catalog.KindGuestSysfsPort]
 	o.stdout = strings.Replace(o.stdout, "state:4: ACTIVE", "state:1: DOWN", 1)
-	out[hostio.KindGuestSysfsPort] = o
-	d := out[hostio.KindGuestDevinfo]
+	out[catalog.KindGuestSysfsPort] = o
+	d := out[catalog.KindGuestDevinfo]
 	d.stdout = strings.Replace(d.stdout, "PORT_ACTIVE (4)", "PORT_DOWN (1)", 1)
-	out[hostio.KindGuestDevinfo] = d
-	l := out[hostio.KindGuestRDMALink]
+	out[catalog.KindGuestDevinfo] = d
+	l := out[catalog.KindGuestRDMALink]
 	l.stdout = strings.Replace(l.stdout, "state ACTIVE", "state DOWN", 1)
-	out[hostio.KindGuestRDMALink] = l
+	out[catalog.KindGuestRDMALink] = l
 }
 
 func TestGuestPortDown(t *testing.T) {
@@ -183,7 +183,7 @@ func TestGuestPortDown(t *testing.T) {
 
 	// No port state at all: not evaluated.
 	out2 := healthyGuestOutputs()
-	for _, k := range []hostio.Kind{hostio.KindGuestSysfsPort, hostio.KindGuestDevinfo, hostio.KindGuestRDMALink} {
+	for _, k := range []hostio.Kind{catalog.KindGuestSysfsPort, catalog.KindGuestDevinfo, catalog.KindGuestRDMALink} {
 		delete(out2, k)
 	}
 	res = runGuestRules(t, []string{"GUEST_PORT_DOWN"}, []facts.Host{guestHost("esx01", 1)}, guestFacts("vm1", out2))
@@ -235,7 +235,7 @@ func TestGuestNoPVRDMADevice(t *testing.T) {
 		t.Errorf("no host: %+v", f)
 	}
 	// Installed, not loaded.
-	out[hostio.KindGuestModinfo] = healthyGuestOutputs()[hostio.KindGuestModinfo]
+	out[catalog.KindGuestModinfo] = healthyGuestOutputs()[catalog.KindGuestModinfo]
 	res = runGuestRules(t, []string{"GUEST_NO_PVRDMA_DEVICE"}, nil, guestFacts("vm1", out))
 	if f := findRule(res.Findings, "GUEST_NO_PVRDMA_DEVICE"); f == nil || !strings.Contains(f.Message, "not loaded") || !strings.Contains(f.Fix, "modprobe rdma_cm") {
 		t.Errorf("not loaded: %+v", f)
@@ -244,9 +244,9 @@ func TestGuestNoPVRDMADevice(t *testing.T) {
 
 func TestGuestMOFEDConflict(t *testing.T) {
 	out := healthyGuestOutputs()
-	out[hostio.KindGuestOFED] = guestOut{stdout: "MLNX_OFED_LINUX-5.1-2.4.6.0:\n"}
-	out[hostio.KindGuestDpkg] = guestOut{stdout: "ibverbs-providers:amd64\t51mlnx1-1.51246\nlibibverbs1:amd64\t51mlnx1-1.51246\n"}
-	out[hostio.KindGuestDevices] = guestOut{stdout: "    device          \t   node GUID\n    ------          \t----------------\n",
+	out[catalog.KindGuestOFED] = guestOut{stdout: "MLNX_OFED_LINUX-5.1-2.4.6.0:\n"}
+	out[catalog.KindGuestDpkg] = guestOut{stdout: "ibverbs-providers:amd64\t51mlnx1-1.51246\nlibibverbs1:amd64\t51mlnx1-1.51246\n"}
+	out[catalog.KindGuestDevices] = guestOut{stdout: "    device          \t   node GUID\n    ------          \t----------------\n",
 		stderr: "libibverbs: Warning: couldn't load driver 'libvmw_pvrdma-rdmav34.so': libvmw_pvrdma-rdmav34.so: cannot open shared object file: No such file or directory\n"}
 	g := guestFacts("vm1", out)
 	res := runGuestRules(t, guestRuleIDs, []facts.Host{guestHost("esx01", 1)}, g)
@@ -261,7 +261,7 @@ func TestGuestMOFEDConflict(t *testing.T) {
 		t.Error("MOFED is not 'rdma-core missing'")
 	}
 	// MOFED that still lists the PVRDMA device: fine.
-	out[hostio.KindGuestDevices] = healthyGuestOutputs()[hostio.KindGuestDevices]
+	out[catalog.KindGuestDevices] = healthyGuestOutputs()[catalog.KindGuestDevices]
 	res = runGuestRules(t, []string{"GUEST_MOFED_CONFLICT"}, nil, guestFacts("vm1", out))
 	if len(res.Findings) != 0 {
 		t.Errorf("working MOFED: %+v", res.Findings)
@@ -270,22 +270,22 @@ func TestGuestMOFEDConflict(t *testing.T) {
 
 func TestGuestRDMACoreMissing(t *testing.T) {
 	out := healthyGuestOutputs()
-	out[hostio.KindGuestDpkg] = guestOut{stdout: "bash\t5.1-6ubuntu1\n"}
-	out[hostio.KindGuestDevinfo] = guestOut{stderr: "bash: line 1: ibv_devinfo: command not found\n", exit: 127}
+	out[catalog.KindGuestDpkg] = guestOut{stdout: "bash\t5.1-6ubuntu1\n"}
+	out[catalog.KindGuestDevinfo] = guestOut{stderr: "bash: line 1: ibv_devinfo: command not found\n", exit: 127}
 	res := runGuestRules(t, []string{"GUEST_RDMA_CORE_MISSING"}, nil, guestFacts("vm1", out))
 	f := findRule(res.Findings, "GUEST_RDMA_CORE_MISSING")
 	if f == nil || f.Status != StatusFail || !strings.Contains(f.Message, "ibv_devinfo is not installed") || !strings.Contains(f.Fix, "apt-get install -y rdma-core ibverbs-providers") {
 		t.Fatalf("%+v", f)
 	}
 	// RHEL with libibverbs: fine.
-	out[hostio.KindGuestDpkg] = guestOut{stderr: "bash: line 1: dpkg-query: command not found\n", exit: 127}
-	out[hostio.KindGuestRPM] = guestOut{stdout: "rdma-core-46.0-1.el9.x86_64\nlibibverbs-46.0-1.el9.x86_64\n"}
+	out[catalog.KindGuestDpkg] = guestOut{stderr: "bash: line 1: dpkg-query: command not found\n", exit: 127}
+	out[catalog.KindGuestRPM] = guestOut{stdout: "rdma-core-46.0-1.el9.x86_64\nlibibverbs-46.0-1.el9.x86_64\n"}
 	res = runGuestRules(t, []string{"GUEST_RDMA_CORE_MISSING"}, nil, guestFacts("vm1", out))
 	if len(res.Findings) != 0 {
 		t.Errorf("RHEL rdma-core: %+v", res.Findings)
 	}
 	// No package manager answered: not evaluated.
-	out[hostio.KindGuestRPM] = guestOut{stderr: "bash: line 1: rpm: command not found\n", exit: 127}
+	out[catalog.KindGuestRPM] = guestOut{stderr: "bash: line 1: rpm: command not found\n", exit: 127}
 	res = runGuestRules(t, []string{"GUEST_RDMA_CORE_MISSING"}, nil, guestFacts("vm1", out))
 	if f := findRule(res.Findings, "GUEST_RDMA_CORE_MISSING"); f == nil || f.Status != StatusNotEvaluated {
 		t.Errorf("no package list: %+v", f)
@@ -294,9 +294,9 @@ func TestGuestRDMACoreMissing(t *testing.T) {
 
 func TestGuestNetdevMTUExplainsLowMTU(t *testing.T) {
 	out := healthyGuestOutputs()
-	l := out[hostio.KindGuestIPLink]
+	l := out[catalog.KindGuestIPLink]
 	l.stdout = strings.Replace(l.stdout, "ens224: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000", "ens224: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500", 1)
-	out[hostio.KindGuestIPLink] = l
+	out[catalog.KindGuestIPLink] = l
 	g := guestFacts("vm1", out)
 	h := guestHost("esx01", 1)
 	h.PVRDMADevices[0].ActiveMTU = 1024
@@ -331,9 +331,9 @@ func TestGuestNetdevMTUExplainsLowMTU(t *testing.T) {
 
 func TestGuestNoRoCEv2GID(t *testing.T) {
 	out := healthyGuestOutputs()
-	s := out[hostio.KindGuestSysfsPort]
+	s := out[catalog.KindGuestSysfsPort]
 	s.stdout = strings.Replace(s.stdout, "gid_attrs/types/1:RoCE v2", "gid_attrs/types/1:IB/RoCE v1", 1)
-	out[hostio.KindGuestSysfsPort] = s
+	out[catalog.KindGuestSysfsPort] = s
 	res := runGuestRules(t, []string{"GUEST_NO_ROCEV2_GID"}, []facts.Host{guestHost("esx01", 1)}, guestFacts("vm1", out))
 	f := findRule(res.Findings, "GUEST_NO_ROCEV2_GID")
 	if f == nil || f.Status != StatusFail || !strings.Contains(f.Message, "no RoCE v2 GID for ens224's address 192.168.50.21") {
@@ -348,13 +348,13 @@ func TestGuestNoRoCEv2GID(t *testing.T) {
 
 // noPVRDMA makes a guest's kernel lack vmw_pvrdma (modinfo: not found).
 func noPVRDMA(out map[hostio.Kind]guestOut) {
-	out[hostio.KindGuestModinfo] = guestOut{stderr: "modinfo: ERROR: Module vmw_pvrdma not found.\n", exit: 1}
-	out[hostio.KindGuestLsmod] = guestOut{stdout: "Module                  Size  Used by\nvmxnet3                65536  0\n"}
-	out[hostio.KindGuestIBClass] = guestOut{stderr: "ls: cannot access '/sys/class/infiniband': No such file or directory\n", exit: 2}
-	out[hostio.KindGuestDevinfo] = guestOut{stderr: "No IB devices found\n", exit: 255}
-	out[hostio.KindGuestDevices] = guestOut{stdout: "    device          \t   node GUID\n    ------          \t----------------\n"}
-	out[hostio.KindGuestRDMALink] = guestOut{}
-	delete(out, hostio.KindGuestSysfsPort)
+	out[catalog.KindGuestModinfo] = guestOut{stderr: "modinfo: ERROR: Module vmw_pvrdma not found.\n", exit: 1}
+	out[catalog.KindGuestLsmod] = guestOut{stdout: "Module                  Size  Used by\nvmxnet3                65536  0\n"}
+	out[catalog.KindGuestIBClass] = guestOut{stderr: "ls: cannot access '/sys/class/infiniband': No such file or directory\n", exit: 2}
+	out[catalog.KindGuestDevinfo] = guestOut{stderr: "No IB devices found\n", exit: 255}
+	out[catalog.KindGuestDevices] = guestOut{stdout: "    device          \t   node GUID\n    ------          \t----------------\n"}
+	out[catalog.KindGuestRDMALink] = guestOut{}
+	delete(out, catalog.KindGuestSysfsPort)
 }
 
 // Seed 002 lists the releases that backport vmw_pvrdma (and ran its own
@@ -394,13 +394,13 @@ func TestGuestKernelTooOld(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := healthyGuestOutputs()
-			out[hostio.KindGuestKernel] = guestOut{stdout: c.kernel + "\n"}
-			out[hostio.KindGuestOSRelease] = guestOut{stdout: c.osRelease}
+			out[catalog.KindGuestKernel] = guestOut{stdout: c.kernel + "\n"}
+			out[catalog.KindGuestOSRelease] = guestOut{stdout: c.osRelease}
 			if c.noDriver {
 				noPVRDMA(out)
 			}
 			if c.noModinfo {
-				delete(out, hostio.KindGuestModinfo)
+				delete(out, catalog.KindGuestModinfo)
 			}
 			res := runGuestRules(t, []string{"GUEST_KERNEL_TOO_OLD"}, nil, guestFacts("vm1", out))
 			f := findRule(append(res.Findings, res.Passed...), "GUEST_KERNEL_TOO_OLD")
@@ -415,7 +415,7 @@ func TestGuestKernelTooOld(t *testing.T) {
 		})
 	}
 	out := healthyGuestOutputs()
-	delete(out, hostio.KindGuestKernel)
+	delete(out, catalog.KindGuestKernel)
 	res := runGuestRules(t, []string{"GUEST_KERNEL_TOO_OLD"}, nil, guestFacts("vm1", out))
 	if f := findRule(res.Findings, "GUEST_KERNEL_TOO_OLD"); f == nil || f.Status != StatusNotEvaluated {
 		t.Errorf("%+v", f)

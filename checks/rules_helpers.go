@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
@@ -29,16 +29,9 @@ func sourceFor(h *facts.Host, kind hostio.Kind, arg string) (ok bool, why string
 		if s.Parsed {
 			return true, ""
 		}
-		if s.Status != hostio.StatusCollected {
-			msg := fmt.Sprintf("`%s` %s", s.Command, strings.ReplaceAll(string(s.Status), "_", " "))
-			if s.Error != "" {
-				msg += " (" + s.Error + ")"
-			}
-			return false, msg
-		}
-		return false, fmt.Sprintf("`%s` output could not be parsed (%s)", s.Command, s.Error)
+		return false, s.Failure()
 	}
-	return false, "`" + strings.Replace(collect.Describe(kind), "<"+argPlaceholder(kind)+">", arg, 1) + "` was not run"
+	return false, "`" + strings.Replace(catalog.Describe(kind), "<"+argPlaceholder(kind)+">", arg, 1) + "` was not run"
 }
 
 // pvrdmaInUse reports whether the host carries PVRDMA now: it runs PVRDMA
@@ -167,9 +160,9 @@ func orPlaceholder(v, placeholder string) string {
 // argPlaceholder is the placeholder of a stage-2 template for its argument.
 func argPlaceholder(kind hostio.Kind) string {
 	switch kind {
-	case hostio.KindRDMAStats:
+	case catalog.KindRDMAStats:
 		return "vmrdmaN"
-	case hostio.KindNICGet, hostio.KindDCBStatus:
+	case catalog.KindNICGet, catalog.KindDCBStatus:
 		return "vmnicN"
 	}
 	return ""

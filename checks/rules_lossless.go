@@ -4,10 +4,25 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
-// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): lossless Ethernet on the RoCE uplinks, and the RDMA error counters that show its absence.
+// rulesLossless are this area's rules in the catalogue (catalogueList):
+// ID, default severity, scope (host unless said), Needs (the engine
+// reports a rule not evaluated where one is missing) and the check.
+var rulesLossless = []*Rule{
+	{ID: "PFC_DISABLED", Severity: Warning, Check: checkPFCDisabled,
+		Needs: []hostio.Kind{catalog.KindRDMADeviceList}},
+	{ID: "RDMA_ERRORS", Severity: Warning, Check: checkRDMAErrors,
+		Needs: []hostio.Kind{catalog.KindRDMADeviceList}},
+}
+
+// The checks of this area (prose: catalogue.yaml): lossless Ethernet on the RoCE uplinks, and the RDMA error counters that show its absence.
+
+// nmlx5PFC enables PFC for priority 3 (the RoCE traffic class) with the
+// nmlx5_core module parameters (a reboot applies them).
+const nmlx5PFC = "esxcli system module parameters set -m nmlx5_core -p \"pfctx=0x08 pfcrx=0x08\""
 
 func checkPFCDisabled(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
@@ -18,8 +33,8 @@ func checkPFCDisabled(in *Input, r *Reporter) {
 			continue
 		}
 		seen[nic] = true
-		okNIC, whyNIC := sourceFor(h, hostio.KindNICGet, nic)
-		okDCB, whyDCB := sourceFor(h, hostio.KindDCBStatus, nic)
+		okNIC, whyNIC := sourceFor(h, catalog.KindNICGet, nic)
+		okDCB, whyDCB := sourceFor(h, catalog.KindDCBStatus, nic)
 		det := nicDetail(h, nic)
 		dcb := dcbFor(h, nic)
 		pause := okNIC && det != nil && det.PauseRX && det.PauseTX
@@ -55,8 +70,8 @@ func checkPFCDisabled(in *Input, r *Reporter) {
 		msg := fmt.Sprintf("%s (%s's uplink) has no lossless configuration: %s and global pause is off (RX %t, TX %t)",
 			nic, d.Name, state, det.PauseRX, det.PauseTX)
 		fix := fmt.Sprintf("Enable PFC for the RoCE priority (3) on the switch port of %s and on the host", nic)
-		if strings.HasPrefix(det.Driver, "nmlx5") || strings.HasPrefix(d.Driver, "nmlx5") {
-			fix += ": esxcli system module parameters set -m nmlx5_core -p \"pfctx=0x08 pfcrx=0x08\" then reboot " + h.Host
+		if h.NMLX5(nic) {
+			fix += ": " + nmlx5PFC + " then reboot " + h.Host
 		} else {
 			fix += " (DCBX from the switch, or the NIC driver's PFC module parameter)"
 		}
@@ -80,7 +95,7 @@ func checkPFCDisabled(in *Input, r *Reporter) {
 func checkRDMAErrors(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
 	for _, d := range h.RDMADevices {
-		if ok, why := sourceFor(h, hostio.KindRDMAStats, d.Name); !ok {
+		if ok, why := sourceFor(h, catalog.KindRDMAStats, d.Name); !ok {
 			r.NotEvaluated(d.Name, why)
 			continue
 		}

@@ -5,12 +5,18 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
-	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
-// The checks of this area (rule values: catalogue.go; prose:
-// catalogue.yaml): what moves PVRDMA VMs between hosts and what they meet
+// rulesMobility are this area's rules in the catalogue (catalogueList).
+var rulesMobility = []*Rule{
+	{ID: "VM_PASSTHROUGH_NO_MOBILITY", Severity: Info, Check: checkVMPassthroughNoMobility},
+	{ID: "VM_PEERS_WITHOUT_RDMA", Severity: Warning, Scope: FleetScope, Check: checkVMPeersWithoutRDMA},
+}
+
+// The checks of this area (prose: catalogue.yaml): what moves PVRDMA VMs
+// between hosts and what they meet
 // there. PVRDMA itself keeps vMotion, DRS and HA (seed 002); a PCI
 // passthrough device next to it does not (the vSphere VM administration
 // guide, PCI devices). And a PVRDMA VM on a host with working RDMA still
@@ -83,7 +89,7 @@ func fallsBack(h *facts.Host, hp *facts.HostPath) (falls, known bool) {
 	if one+off > 0 {
 		return one == 0, true
 	}
-	if ok, _ := h.Available(hostio.KindRDMADeviceList); !ok {
+	if ok, _ := h.Available(catalog.KindRDMADeviceList); !ok {
 		return false, false
 	}
 	return len(hp.Usable) == 0, true

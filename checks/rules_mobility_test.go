@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
@@ -90,8 +91,8 @@ func vcOnly(name, ip string, rdma bool, vms map[string]string) facts.Host {
 	}
 	refused := "host not reached: cannot connect: connection refused"
 	caps := []hostio.Capture{
-		{Host: name, Command: "vcenter host config", Kind: hostio.KindVCenterHost, Status: hostio.StatusCollected, Stdout: parse.RenderVCenterHost(doc)},
-		{Host: name, Command: "vcenter vm config", Kind: hostio.KindVCenterVMs, Status: hostio.StatusCollected, Stdout: parse.RenderVCenterVMs(vmDoc)},
+		{Host: name, Command: "vcenter host config", Kind: catalog.KindVCenterHost, Status: hostio.StatusCollected, Stdout: parse.RenderVCenterHost(doc)},
+		{Host: name, Command: "vcenter vm config", Kind: catalog.KindVCenterVMs, Status: hostio.StatusCollected, Stdout: parse.RenderVCenterVMs(vmDoc)},
 	}
 	for _, c := range []string{cmdRDMAList, cmdProto, cmdIfList, cmdIPv4, cmdDVS, cmdTag, cmdFirewall, cmdLs, cmdVersion, cmdVMKBind, cmdNICList} {
 		caps = append(caps, hostio.Capture{Host: name, Command: c, Status: hostio.StatusSkipped, Error: refused})

@@ -4,27 +4,40 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
-// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): MTU along the PVRDMA data path: the path itself, and the adapters' RoCE MTU against it.
+// rulesMTU are this area's rules in the catalogue (catalogueList):
+// ID, default severity, scope (host unless said), Needs (the engine
+// reports a rule not evaluated where one is missing) and the check.
+var rulesMTU = []*Rule{
+	{ID: "LOW_MTU", Severity: Warning, Check: checkLowMTU},
+	{ID: "ACTIVE_MTU_ABOVE_PATH", Severity: Warning, Check: checkActiveMTUAbovePath},
+	{ID: "MTU_MISMATCH", Severity: Warning, Check: checkMTUMismatch,
+		Needs: []hostio.Kind{catalog.KindIPInterfaceList, catalog.KindDVSList, catalog.KindPVRDMAVmknicOpt, catalog.KindRDMAVmknicList}},
+	{ID: "JUMBO_FRAMES_NOT_CONFIGURED", Severity: Info, Check: checkJumboNotConfigured,
+		Needs: []hostio.Kind{catalog.KindDVSList, catalog.KindRDMADeviceList}},
+}
+
+// The checks of this area (prose: catalogue.yaml): MTU along the PVRDMA data path: the path itself, and the adapters' RoCE MTU against it.
 
 func checkLowMTU(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
 	if len(h.PVRDMADevices) == 0 {
-		if ok, why := h.Available(hostio.KindPVRDMADeviceLs, hostio.KindPVRDMAProperties); !ok && len(h.Sources[hostio.KindPVRDMAProperties]) > 0 {
+		if ok, why := h.Available(catalog.KindPVRDMADeviceLs, catalog.KindPVRDMAProperties); !ok && len(h.Sources[catalog.KindPVRDMAProperties]) > 0 {
 			r.NotEvaluated(h.Host, why)
 		}
 		return
 	}
-	if ok, _ := h.Available(hostio.KindRDMADeviceList); ok && len(hp.Usable) == 0 {
+	if ok, _ := h.Available(catalog.KindRDMADeviceList); ok && len(hp.Usable) == 0 {
 		return // traffic falls back to TCP: TCP_FALLBACK / PHYSICAL_HCA_UNAVAILABLE report it
 	}
 	path := hp.MTU
 	if !path.Known {
-		_, why := h.Available(hostio.KindDVSList, hostio.KindRDMADeviceList)
+		_, why := h.Available(catalog.KindDVSList, catalog.KindRDMADeviceList)
 		if why == "" {
 			why = "the PVRDMA distributed switch could not be identified, so the data path MTU is unknown"
 		}

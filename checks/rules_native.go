@@ -21,6 +21,11 @@ import (
 // Without them the VM still talks RDMA to other PVRDMA VMs, so a missing
 // prerequisite is a warning, never critical.
 
+// rulesNative are this area's rules in the catalogue (catalogueList).
+var rulesNative = []*Rule{
+	{ID: "NATIVE_ENDPOINTS_UNAVAILABLE", Severity: Warning, Check: checkNativeEndpointsUnavailable},
+}
+
 var reNativeKey = regexp.MustCompile(`^(?i)vrdma([0-9]+)\.nativeEndpointSupport$`)
 
 // nativeKeys returns a configuration's vrdmaX.nativeEndpointSupport keys

@@ -7,7 +7,16 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 )
 
-// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the measured paths between the hosts' PVRDMA vmknics (internal/facts/paths.go): path MTU, reachability, latency.
+// rulesPath are this area's rules in the catalogue (catalogueList):
+// ID, default severity, scope (host unless said), Needs (the engine
+// reports a rule not evaluated where one is missing) and the check.
+var rulesPath = []*Rule{
+	{ID: "PATH_MTU_BLOCKED", Severity: Critical, Check: checkPathMTUBlocked},
+	{ID: "PATH_UNREACHABLE", Severity: Critical, Check: checkPathUnreachable},
+	{ID: "HIGH_LATENCY", Severity: Info, Check: checkHighLatency},
+}
+
+// The checks of this area (prose: catalogue.yaml): the measured paths between the hosts' PVRDMA vmknics (internal/facts/paths.go): path MTU, reachability, latency.
 
 // HighLatencyMs is the average vmkping round trip above which a path is
 // slow for PVRDMA: VMware's vSphere Bitfusion guide recommends at most 50

@@ -2,19 +2,25 @@ package checks
 
 import (
 	"fmt"
-	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
-// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): reachability between the hosts' PVRDMA vmknics (vmkping probes).
+// rulesProbe are this area's rules in the catalogue (catalogueList):
+// ID, default severity, scope (host unless said), Needs (the engine
+// reports a rule not evaluated where one is missing) and the check.
+var rulesProbe = []*Rule{
+	{ID: "VMKPING_UNREACHABLE", Severity: Critical, Check: checkVmkpingUnreachable},
+}
+
+// The checks of this area (prose: catalogue.yaml): reachability between the hosts' PVRDMA vmknics (vmkping probes).
 
 func checkVmkpingUnreachable(in *Input, r *Reporter) {
 	h, hp, fleet := in.Host, in.Path, in.Fleet
-	srcs := h.Sources[hostio.KindVmkping]
+	srcs := h.Sources[catalog.KindVmkping]
 	if len(srcs) == 0 {
 		for _, o := range fleet.Hosts {
 			if o.Host != h.Host && o.Status != hostio.StatusNotCollected {
@@ -22,6 +28,9 @@ func checkVmkpingUnreachable(in *Input, r *Reporter) {
 				if reason, ok := sshUnreached(h); ok {
 					// Reached through vCenter only: vmkping is no esxcli command.
 					why = fmt.Sprintf("vmkping runs only over SSH, and %s was not reached over SSH (%s)", h.Host, reason)
+				} else if h.Transport == hostio.TransportVSphereAPI {
+					// esxcli read through the vSphere API: SSH failed.
+					why = fmt.Sprintf("vmkping runs only over SSH, and %s was read through the vSphere API because SSH did not reach it", h.Host)
 				}
 				r.NotEvaluated(h.Host, why)
 				return
@@ -70,7 +79,7 @@ func checkVmkpingUnreachable(in *Input, r *Reporter) {
 	}
 	for _, s := range srcs {
 		if !s.Parsed {
-			r.NotEvaluated(s.Command, "probe "+strings.ReplaceAll(string(s.Status), "_", " ")+": "+s.Error)
+			r.NotEvaluated(s.Command, "probe "+s.State()+": "+s.Error)
 		}
 	}
 }
@@ -80,8 +89,8 @@ func checkVmkpingUnreachable(in *Input, r *Reporter) {
 func sshUnreached(h *facts.Host) (string, bool) {
 	for _, srcs := range h.Sources {
 		for _, s := range srcs {
-			if collect.HostUnreached(s.Error) {
-				return strings.TrimPrefix(s.Error, collect.ErrHostUnreached), true
+			if s.Status != hostio.StatusCollected && s.Cause == hostio.CauseHostUnreached {
+				return hostio.CauseHostUnreached.Detail(s.Error), true
 			}
 		}
 	}

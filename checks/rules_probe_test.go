@@ -3,7 +3,7 @@ package checks
 import (
 	"testing"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
@@ -65,8 +65,8 @@ func TestRuleVmkpingUnreachable(t *testing.T) {
 		// Reached through vCenter only (SSH refused): vmkping needs SSH,
 		// which is the reason, not a deprecated flag.
 		{name: "not evaluated: SSH refused, data from vCenter", hosts: two(func(_, b *facts.Host) {
-			b.Sources[hostio.KindSystemVersion] = []facts.Source{{Command: cmdVersion, Status: hostio.StatusSkipped,
-				Error: collect.ErrHostUnreached + "cannot connect to 10.0.0.2:22: connection refused"}}
+			b.Sources[catalog.KindSystemVersion] = []facts.Source{{Command: cmdVersion, Status: hostio.StatusSkipped,
+				Error: hostio.CauseHostUnreached.Error("cannot connect to 10.0.0.2:22: connection refused"), Cause: hostio.CauseHostUnreached}}
 		}), want: []want{
 			{host: "esx01", subject: "esx01", status: StatusNotEvaluated, msg: "no vmkping probes were run"},
 			{host: "esx02", subject: "esx02", status: StatusNotEvaluated,

@@ -4,9 +4,23 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
-// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the host's RDMA devices: present, Active, RoCE-capable.
+// rulesRDMA are this area's rules in the catalogue (catalogueList):
+// ID, default severity, scope (host unless said), Needs (the engine
+// reports a rule not evaluated where one is missing) and the check.
+var rulesRDMA = []*Rule{
+	{ID: "NO_RDMA_DEVICE", Severity: Critical, Check: checkNoRDMADevice,
+		Needs: []hostio.Kind{catalog.KindRDMADeviceList}},
+	{ID: "RDMA_DEVICE_DOWN", Severity: Critical, Check: checkRDMADeviceDown,
+		Needs: []hostio.Kind{catalog.KindRDMADeviceList}},
+	{ID: "ROCE_NOT_SUPPORTED", Severity: Critical, Check: checkRoCENotSupported,
+		Needs: []hostio.Kind{catalog.KindRDMADeviceList, catalog.KindRDMAProtocolList}},
+}
+
+// The checks of this area (prose: catalogue.yaml): the host's RDMA devices: present, Active, RoCE-capable.
 
 func checkNoRDMADevice(in *Input, r *Reporter) {
 	h, fleet := in.Host, in.Fleet

@@ -5,8 +5,13 @@ import (
 	"strings"
 )
 
-// The checks of this area (rule values: catalogue.go; prose:
-// catalogue.yaml): the readiness of the hosts that run no PVRDMA VM
+// rulesReadiness are this area's rules in the catalogue (catalogueList).
+var rulesReadiness = []*Rule{
+	{ID: "HOST_NOT_READY", Severity: Warning, Check: checkHostNotReady},
+}
+
+// The checks of this area (prose: catalogue.yaml): the readiness of the
+// hosts that run no PVRDMA VM
 // (readiness.go), for the day DRS, HA or an admin puts one there.
 
 func checkHostNotReady(in *Input, r *Reporter) {

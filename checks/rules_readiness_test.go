@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
@@ -14,7 +15,7 @@ import (
 func idle(name, ip string) facts.Host {
 	h := goodHost(name, ip)
 	h.PVRDMAListing, h.PVRDMADevices = nil, nil
-	delete(h.Sources, hostio.KindPVRDMAProperties)
+	delete(h.Sources, catalog.KindPVRDMAProperties)
 	return h
 }
 
@@ -97,8 +98,11 @@ func TestHostNotReady(t *testing.T) {
 			hosts: idles(func(h *facts.Host) { h.RDMADevices[0].State = "Down" }),
 			want:  []want{{"esx02", "esx02", StatusFail, Info, "vmrdma0 Down", "vmrdma0"}}},
 		{name: "vmk1 at 1500 on the 9000 vDS", exact: true,
-			hosts: idles(func(h *facts.Host) { h.Vmknics[1].MTU = 1500; h.Vmknics[1].Record = rec(cmdIfList, "Name", "vmk1", "MTU", "1500") }),
-			want:  []want{{"esx02", "esx02", StatusFail, Info, "vmk1 MTU 1500 on rdma-dvs at 9000", "MTU: 1500"}}},
+			hosts: idles(func(h *facts.Host) {
+				h.Vmknics[1].MTU = 1500
+				h.Vmknics[1].Record = rec(cmdIfList, "Name", "vmk1", "MTU", "1500")
+			}),
+			want: []want{{"esx02", "esx02", StatusFail, Info, "vmk1 MTU 1500 on rdma-dvs at 9000", "MTU: 1500"}}},
 		{name: "no lossless configuration", exact: true,
 			hosts: idles(func(h *facts.Host) { h.DCB[0].PFCEnabled, h.DCB[0].PFCPriorities = false, nil }),
 			want:  []want{{"esx02", "esx02", StatusFail, Info, "PFC off, no pause on vmnic4", ""}}},

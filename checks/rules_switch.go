@@ -4,10 +4,21 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
-// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the PVRDMA distributed switch and its uplinks.
+// rulesSwitch are this area's rules in the catalogue (catalogueList):
+// ID, default severity, scope (host unless said), Needs (the engine
+// reports a rule not evaluated where one is missing) and the check.
+var rulesSwitch = []*Rule{
+	{ID: "RDMA_UPLINK_NOT_ON_DVS", Severity: Critical, Check: checkRDMAUplinkNotOnDVS,
+		Needs: []hostio.Kind{catalog.KindRDMADeviceList, catalog.KindDVSList, catalog.KindIPInterfaceList, catalog.KindPVRDMAVmknicOpt}},
+	{ID: "DVS_MULTIPLE_UPLINKS", Severity: Warning, Check: checkDVSMultipleUplinks,
+		Needs: []hostio.Kind{catalog.KindDVSList, catalog.KindIPInterfaceList, catalog.KindRDMADeviceList, catalog.KindPVRDMAVmknicOpt}},
+}
+
+// The checks of this area (prose: catalogue.yaml): the PVRDMA distributed switch and its uplinks.
 
 func checkRDMAUplinkNotOnDVS(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
@@ -44,7 +55,7 @@ func checkRDMAUplinkNotOnDVS(in *Input, r *Reporter) {
 		}
 		ev := []Evidence{Ev(h.Host, d.Ref)}
 		if sw == nil {
-			ev = append(ev, sourceEv(h, hostio.KindDVSList, "no distributed switch on this host")...)
+			ev = append(ev, sourceEv(h, catalog.KindDVSList, "no distributed switch on this host")...)
 			r.Fail(d.Name, fmt.Sprintf("%s's uplink %s is on no distributed switch: %s has no vDS", d.Name, d.PairedUplink, h.Host),
 				fmt.Sprintf("Add %s to the PVRDMA vDS with %s as its only uplink (vSphere Client: Networking > vDS > Add and Manage Hosts), then power-cycle the PVRDMA VMs.",
 					h.Host, d.PairedUplink), ev...)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
@@ -52,14 +52,14 @@ func rec(cmd string, kv ...string) parse.Record {
 
 func collected(h *facts.Host, cmds ...string) {
 	for _, c := range cmds {
-		k := collect.KindOf(c)
+		k := catalog.KindOf(c)
 		h.Sources[k] = append(h.Sources[k], facts.Source{Command: c, Status: hostio.StatusCollected, Parsed: true})
 	}
 }
 
 // missing marks a kind's command as failed on the host.
 func missing(h *facts.Host, cmd string) {
-	k := collect.KindOf(cmd)
+	k := catalog.KindOf(cmd)
 	var keep []facts.Source
 	for _, s := range h.Sources[k] {
 		if s.Command != cmd {

@@ -1,8 +1,21 @@
 package checks
 
-import "fmt"
+import (
+	"fmt"
 
-// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the ESXi release.
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+)
+
+// rulesVersion are this area's rules in the catalogue (catalogueList):
+// ID, default severity, scope (host unless said), Needs (the engine
+// reports a rule not evaluated where one is missing) and the check.
+var rulesVersion = []*Rule{
+	{ID: "ESXI_VERSION_UNSUPPORTED", Severity: Critical, Check: checkESXiVersionUnsupported,
+		Needs: []hostio.Kind{catalog.KindSystemVersion}},
+}
+
+// The checks of this area (prose: catalogue.yaml): the ESXi release.
 
 func checkESXiVersionUnsupported(in *Input, r *Reporter) {
 	h := in.Host

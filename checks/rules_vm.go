@@ -6,12 +6,27 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
-// The checks of this area (rule values: catalogue.go; prose:
-// catalogue.yaml): the configuration of each PVRDMA VM (seed 002, "Virtual
+// rulesVM are this area's rules in the catalogue (catalogueList):
+// ID, default severity, scope (host unless said), Needs (the engine
+// reports a rule not evaluated where one is missing) and the check.
+var rulesVM = []*Rule{
+	{ID: "VM_MEMORY_NOT_RESERVED", Severity: Critical, Check: checkVMMemoryNotReserved},
+	{ID: "VM_HW_VERSION_TOO_OLD", Severity: Critical, Check: checkVMHWVersionTooOld},
+	{ID: "VM_GUEST_NOT_LINUX64", Severity: Critical, Check: checkVMGuestNotLinux64},
+	{ID: "VM_PVRDMA_NOT_ON_DVS", Severity: Critical, Check: checkVMPVRDMANotOnDVS},
+	{ID: "VM_PEERS_ON_DIFFERENT_DVS", Severity: Warning, Scope: FleetScope, Check: checkVMPeersOnDifferentDVS},
+	{ID: "VM_ADAPTER_DISCONNECTED", Severity: Critical, Check: checkVMAdapterDisconnected},
+	{ID: "VM_DEVICE_PROTOCOL_MISMATCH", Severity: Critical, Check: checkVMDeviceProtocolMismatch,
+		Needs: []hostio.Kind{catalog.KindRDMADeviceList, catalog.KindRDMAProtocolList}},
+}
+
+// The checks of this area (prose: catalogue.yaml): the configuration of each PVRDMA VM (seed 002, "Virtual
 // Machine Setup"): memory reservation, hardware version, guest OS, the
 // PVRDMA adapters' backing, connection and device protocol. They read
 // facts.Host.VMConfigs (vmconfig.go joins a VM's sources); a running PVRDMA

@@ -3,10 +3,23 @@ package checks
 import (
 	"fmt"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
-// The checks of this area (rule values: catalogue.go; prose: catalogue.yaml): the vmknic tagged for PVRDMA (/Net/PVRDMAVmknic): set, where it sits, its address.
+// rulesVmknic are this area's rules in the catalogue (catalogueList):
+// ID, default severity, scope (host unless said), Needs (the engine
+// reports a rule not evaluated where one is missing) and the check.
+var rulesVmknic = []*Rule{
+	{ID: "PVRDMA_VMKNIC_UNSET", Severity: Critical, NeedsSubject: vmknicSetting, Check: checkVmknicUnset,
+		Needs: []hostio.Kind{catalog.KindPVRDMAVmknicOpt, catalog.KindIPInterfaceList}},
+	{ID: "PVRDMA_VMKNIC_NOT_ON_DVS", Severity: Info, Check: checkVmknicNotOnDVS,
+		Needs: []hostio.Kind{catalog.KindPVRDMAVmknicOpt, catalog.KindIPInterfaceList, catalog.KindDVSList, catalog.KindRDMADeviceList}},
+	{ID: "PVRDMA_VMKNIC_NO_IPV4", Severity: Critical, Check: checkVmknicNoIPv4,
+		Needs: []hostio.Kind{catalog.KindPVRDMAVmknicOpt, catalog.KindIPInterfaceList, catalog.KindIPv4Get}},
+}
+
+// The checks of this area (prose: catalogue.yaml): the vmknic tagged for PVRDMA (/Net/PVRDMAVmknic): set, where it sits, its address.
 
 // vmknicSetting is the advanced setting that tags the PVRDMA vmknic.
 const vmknicSetting = "/Net/PVRDMAVmknic"
@@ -45,7 +58,7 @@ func checkVmknicUnset(in *Input, r *Reporter) {
 		r.Fail(subject, fmt.Sprintf("/Net/PVRDMAVmknic is empty on %s, which runs PVRDMA VMs", h.Host), fix, ev...)
 		return
 	}
-	ev = append(ev, sourceEv(h, hostio.KindIPInterfaceList, "no "+name+" listed")...)
+	ev = append(ev, sourceEv(h, catalog.KindIPInterfaceList, "no "+name+" listed")...)
 	r.Fail(subject, fmt.Sprintf("/Net/PVRDMAVmknic names %s, which does not exist on %s", name, h.Host), fix, ev...)
 }
 
@@ -86,7 +99,7 @@ func checkVmknicNoIPv4(in *Input, r *Reporter) {
 		return // a host without PVRDMA VMs: HOST_NOT_READY reports it
 	}
 	ip := ipv4Of(h, v.Name)
-	if covered, why := h.Covers(hostio.KindIPv4Get, v.Name); ip == nil && !covered {
+	if covered, why := h.Covers(catalog.KindIPv4Get, v.Name); ip == nil && !covered {
 		r.NotEvaluated(v.Name, why)
 		return
 	}
@@ -98,7 +111,7 @@ func checkVmknicNoIPv4(in *Input, r *Reporter) {
 	if ip != nil {
 		ev = append(ev, Ev(h.Host, ip.Ref))
 	} else {
-		ev = append(ev, sourceEv(h, hostio.KindIPv4Get, "no IPv4 row for "+v.Name)...)
+		ev = append(ev, sourceEv(h, catalog.KindIPv4Get, "no IPv4 row for "+v.Name)...)
 	}
 	r.Fail(v.Name, fmt.Sprintf("%s, tagged for PVRDMA, has no IPv4 address", v.Name),
 		fmt.Sprintf("esxcli network ip interface ipv4 set -i %s -t static -I ADDRESS -N NETMASK (an address in the PVRDMA subnet of the peers)", shellArg(v.Name, "vmkN")),

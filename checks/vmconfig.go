@@ -6,9 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
-	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -152,19 +151,15 @@ func vmViews(h *facts.Host) []vmView {
 
 // vmxMissing says why a running PVRDMA VM's .vmx was not read.
 func vmxMissing(h *facts.Host, p *parse.VMProcess) string {
-	c, err := collect.VMX(p.ConfigFile)
+	c, err := catalog.VMXCommand(p.ConfigFile)
 	if err != nil {
 		return fmt.Sprintf("its .vmx was not read: %v", err)
 	}
-	for _, s := range h.Sources[hostio.KindVMX] {
+	for _, s := range h.Sources[catalog.KindVMX] {
 		if s.Command != c.Line {
 			continue
 		}
-		msg := fmt.Sprintf("`%s` %s", s.Command, strings.ReplaceAll(string(s.Status), "_", " "))
-		if s.Error != "" {
-			msg += " (" + s.Error + ")"
-		}
-		return "its .vmx could not be read: " + msg
+		return "its .vmx could not be read: " + s.Failure()
 	}
 	for _, n := range h.Notes {
 		if strings.Contains(n, "cap of") {

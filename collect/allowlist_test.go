@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/quick"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
@@ -47,17 +48,17 @@ func realisticOutputs(r *rand.Rand) map[hostio.Kind]string {
 		return strings.ReplaceAll(randomText(r), "\n", " ")
 	}
 	return map[hostio.Kind]string{
-		hostio.KindPVRDMADeviceLs: pick() + "/\n" + pick() + "_" + pick() + "/\n1001_0/\n",
-		hostio.KindRDMADeviceList: "Name     Driver      State   MTU   Speed     Paired Uplink  Description\n" +
+		catalog.KindPVRDMADeviceLs: pick() + "/\n" + pick() + "_" + pick() + "/\n1001_0/\n",
+		catalog.KindRDMADeviceList: "Name     Driver      State   MTU   Speed     Paired Uplink  Description\n" +
 			"-------  ----------  ------  ----  --------  -------------  -----------\n" +
 			pick() + "  nmlx5_rdma  Active  4096  100 Gbps  " + pick() + "  x\n" +
 			"vmrdma0  nmlx5_rdma  Active  4096  100 Gbps  vmnic4  x\n",
-		hostio.KindPVRDMAVmknicOpt: "   Path: /Net/PVRDMAVmknic\n   Type: string\n   String Value: " + pick() + "\n",
-		hostio.KindRDMAVmknicList:  "Device   Vmknic  Netstack\n-------  ------  ----------------\nvmrdma0  " + pick() + "  " + pick() + "\n",
-		hostio.KindIPInterfaceList: "vmk1\n   Name: vmk1\n   Netstack Instance: " + pick() + "\n",
-		hostio.KindVMProcessList: "vm\n   World ID: 1001\n   Display Name: x\n   Config File: /vmfs/volumes/ds/" +
+		catalog.KindPVRDMAVmknicOpt: "   Path: /Net/PVRDMAVmknic\n   Type: string\n   String Value: " + pick() + "\n",
+		catalog.KindRDMAVmknicList:  "Device   Vmknic  Netstack\n-------  ------  ----------------\nvmrdma0  " + pick() + "  " + pick() + "\n",
+		catalog.KindIPInterfaceList: "vmk1\n   Name: vmk1\n   Netstack Instance: " + pick() + "\n",
+		catalog.KindVMProcessList: "vm\n   World ID: 1001\n   Display Name: x\n   Config File: /vmfs/volumes/ds/" +
 			strings.ReplaceAll(pick(), "\n", " ") + "/" + strings.ReplaceAll(pick(), "\n", " ") + ".vmx\n",
-		hostio.KindIPv4Get: "Name  IPv4 Address  IPv4 Netmask   IPv4 Broadcast  Address Type  Gateway  DHCP DNS\n" +
+		catalog.KindIPv4Get: "Name  IPv4 Address  IPv4 Netmask   IPv4 Broadcast  Address Type  Gateway  DHCP DNS\n" +
 			"----  ------------  -------------  --------------  ------------  -------  --------\n" +
 			pick() + "  " + pick() + "  255.255.255.0  192.168.50.255  STATIC  0.0.0.0  false\n",
 	}
@@ -115,7 +116,7 @@ func TestPlannedCommandsAlwaysAllowlisted(t *testing.T) {
 				return false
 			}
 			line := c.Line
-			if c.Kind == hostio.KindVMX {
+			if c.Kind == catalog.KindVMX {
 				// The one quoted argument: literal to the shell when it
 				// holds no quote, backslash or control character.
 				arg, ok := strings.CutPrefix(line, "cat '")
@@ -127,8 +128,8 @@ func TestPlannedCommandsAlwaysAllowlisted(t *testing.T) {
 				vmx++
 				line = "cat x"
 			}
-			if strings.ContainsAny(line, ";|&$`<>\\'\"(){}*?!#~\n\r\t") || KindOf(c.Line) != c.Kind {
-				t.Errorf("seed %d: suspicious planned line %q (kind %s, KindOf %s)", seed, c.Line, c.Kind, KindOf(c.Line))
+			if strings.ContainsAny(line, ";|&$`<>\\'\"(){}*?!#~\n\r\t") || catalog.KindOf(c.Line) != c.Kind {
+				t.Errorf("seed %d: suspicious planned line %q (kind %s, KindOf %s)", seed, c.Line, c.Kind, catalog.KindOf(c.Line))
 				return false
 			}
 		}
@@ -155,7 +156,7 @@ func TestCollectorNeverSendsNonAllowlisted(t *testing.T) {
 	opts := Options{Runner: f}
 	opts.defaults()
 	h := &hostRun{opts: opts, conn: conn, target: hostio.Target{Name: "esx01"}, res: &hostio.HostResult{}, sem: make(chan struct{}, 1)}
-	c := h.run(context.Background(), Command{Kind: hostio.KindNICGet, Line: "esxcli network nic get -n vmnic4; reboot", Stage: 2})
+	c := h.run(context.Background(), Command{Kind: catalog.KindNICGet, Line: "esxcli network nic get -n vmnic4; reboot", Stage: 2})
 	if c.Status != hostio.StatusSkipped || !strings.Contains(c.Error, "allowlist") {
 		t.Errorf("got %+v", c)
 	}
@@ -173,7 +174,7 @@ func TestTemplatesMatchConstructors(t *testing.T) {
 		if err := CheckAllowed(tp.Example.Line); err != nil {
 			t.Errorf("%s example: %v", tp.Kind, err)
 		}
-		if tp.Example.Kind != tp.Kind || tp.Example.Stage != tp.Stage || KindOf(tp.Example.Line) != tp.Kind {
+		if tp.Example.Kind != tp.Kind || tp.Example.Stage != tp.Stage || catalog.KindOf(tp.Example.Line) != tp.Kind {
 			t.Errorf("%s: example %+v does not match the template", tp.Kind, tp.Example)
 		}
 		// The template's fixed words appear in the example, in order.
@@ -190,7 +191,7 @@ func TestTemplatesMatchConstructors(t *testing.T) {
 			rest = rest[i+len(w):]
 		}
 	}
-	for _, k := range []hostio.Kind{hostio.KindPVRDMAProperties, hostio.KindRDMAStats, hostio.KindNICGet, hostio.KindDCBStatus, hostio.KindVmkping} {
+	for _, k := range []hostio.Kind{catalog.KindPVRDMAProperties, catalog.KindRDMAStats, catalog.KindNICGet, catalog.KindDCBStatus, catalog.KindVmkping} {
 		if !kinds[k] {
 			t.Errorf("no template for %s", k)
 		}

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
@@ -259,7 +260,7 @@ func collectHost(ctx context.Context, t hostio.Target, opts Options, slots chan 
 			// Say, for every command the host did not answer, why.
 			for _, c := range Stage1() {
 				res.Captures = append(res.Captures, hostio.Capture{Host: t.Name, Command: c.Line, Kind: c.Kind, Status: hostio.StatusSkipped,
-					Start: res.Start, Error: ErrHostUnreached + res.Reason})
+					Start: res.Start, Error: hostio.CauseHostUnreached.Error(res.Reason), Cause: hostio.CauseHostUnreached})
 			}
 			res.Status = ""
 		}
@@ -489,14 +490,19 @@ func (h *hostRun) run(ctx context.Context, c Command) hostio.Capture {
 		capt.Status = hostio.StatusTimedOut
 		capt.Error = "abandoned: " + ctxReason(ctx)
 	case r.Err != nil:
+		capt.Cause = hostio.CauseOf(r.Err)
 		capt.Status = hostio.StatusFailed
 		capt.Error = r.Err.Error()
-	case r.ExitCode != 0 && c.Kind == hostio.KindVmkping && strings.Contains(capt.Stdout, "PING "):
+	case r.ExitCode != 0 && c.Kind == catalog.KindVmkping && strings.Contains(capt.Stdout, "PING "):
 		// A probe that got no (or not all) replies is a result, not a
 		// collection failure: ping exits non-zero on loss, and its output
 		// is the evidence of the broken path. ExitCode keeps the status.
 		capt.Status = hostio.StatusCollected
 	case r.ExitCode != 0 && guestResult(c.Kind, r):
+		capt.Status = hostio.StatusCollected
+	case r.ExitCode != 0 && absent(capt):
+		// The host has no such driver or device: a fact, not a failure
+		// (catalog.Spec.Absent). ExitCode keeps the status.
 		capt.Status = hostio.StatusCollected
 	case r.ExitCode != 0:
 		capt.Status = hostio.StatusFailed
@@ -606,4 +612,11 @@ func (b *probeBoard) wait(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// absent reports whether a capture answers that the host has no subject
+// for its command (catalog.Spec.Absent).
+func absent(c hostio.Capture) bool {
+	s, ok := catalog.Lookup(c.Kind)
+	return ok && s.IsAbsent(c)
 }

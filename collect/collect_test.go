@@ -205,7 +205,7 @@ func TestCollectProbesWaitForPeersWithoutDeadlock(t *testing.T) {
 	if !ok {
 		t.Fatalf("host a did not probe its ring neighbour b; captures: %v", commandsOf(res[0]))
 	}
-	if c.Kind != hostio.KindVmkping {
+	if c.Kind != catalog.KindVmkping {
 		t.Errorf("kind %s", c.Kind)
 	}
 	if _, ok := res[2].Find("vmkping -I vmk1 -c 3 -i 0.2 -W 1 -d -s 8972 192.168.50.11"); !ok {
@@ -270,8 +270,8 @@ func TestFileName(t *testing.T) {
 		"vmkping -I vmk1 -c 3 -d -s 8972 192.168.50.12":                  "vmkping_-I_vmk1_-c_3_-d_-s_8972_192.168.50.12.txt",
 	}
 	for in, want := range cases {
-		if got := FileName(in); got != want {
-			t.Errorf("FileName(%q) = %q, want %q", in, got, want)
+		if got := catalog.FileName(in); got != want {
+			t.Errorf("catalog.FileName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -315,7 +315,7 @@ func TestCollectRescanProbesEarlierPeers(t *testing.T) {
 	// Without peers a lone host has no one to probe.
 	alone := Collect(context.Background(), []hostio.Target{{Name: "a"}}, Options{Runner: f, Probes: true})
 	for _, c := range alone[0].Captures {
-		if c.Kind == hostio.KindVmkping {
+		if c.Kind == catalog.KindVmkping {
 			t.Errorf("lone host probed %q", c.Command)
 		}
 	}

@@ -48,22 +48,22 @@ func build(k hostio.Kind, args ...string) (Command, error) {
 
 // PVRDMAProperties reads the backend properties of a VM's PVRDMA adapter.
 func PVRDMAProperties(worldID, index string) (Command, error) {
-	return build(hostio.KindPVRDMAProperties, worldID, index)
+	return build(catalog.KindPVRDMAProperties, worldID, index)
 }
 
 // RDMAStats reads the counters of one RDMA device.
-func RDMAStats(device string) (Command, error) { return build(hostio.KindRDMAStats, device) }
+func RDMAStats(device string) (Command, error) { return build(catalog.KindRDMAStats, device) }
 
 // NICGet reads the details (driver, pause parameters) of one uplink.
-func NICGet(vmnic string) (Command, error) { return build(hostio.KindNICGet, vmnic) }
+func NICGet(vmnic string) (Command, error) { return build(catalog.KindNICGet, vmnic) }
 
 // DCBStatus reads the DCB/PFC state of one uplink.
-func DCBStatus(vmnic string) (Command, error) { return build(hostio.KindDCBStatus, vmnic) }
+func DCBStatus(vmnic string) (Command, error) { return build(catalog.KindDCBStatus, vmnic) }
 
 // Vmkping probes the path from a vmknic to a peer address with the
 // don't-fragment bit set and the given ICMP payload size.
 func Vmkping(vmknic string, netstack string, peer string, payload int) (Command, error) {
-	return build(hostio.KindVmkping, vmknic, netstack, strconv.Itoa(payload), peer)
+	return build(catalog.KindVmkping, vmknic, netstack, strconv.Itoa(payload), peer)
 }
 
 // ErrNotAllowed is returned for any command line outside the allowlist.
@@ -96,12 +96,3 @@ func CheckAllowed(line string) error {
 	}
 	return &ErrNotAllowed{line}
 }
-
-// KindOf returns the kind of an allowlisted command line, or "" if unknown.
-func KindOf(line string) hostio.Kind { return catalog.KindOf(line) }
-
-// FileName is the file a command's output is stored under, in scenarios,
-// saved-output folders and bundles: the command line with every run of
-// characters other than letters, digits, '.', '_' and '-' replaced by '_',
-// plus ".txt". "esxcli rdma device list" -> "esxcli_rdma_device_list.txt".
-func FileName(line string) string { return catalog.FileName(line) }

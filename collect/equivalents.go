@@ -366,7 +366,7 @@ func recognizeVsish(w []string, r Recognized) (Recognized, bool) {
 	dir := strings.TrimSuffix(PVRDMADevicesDir, "/")
 	switch {
 	case op == "ls" && p == dir:
-		r.Kind, r.Line = hostio.KindPVRDMADeviceLs, "vsish -e ls "+PVRDMADevicesDir
+		r.Kind, r.Line = catalog.KindPVRDMADeviceLs, "vsish -e ls "+PVRDMADevicesDir
 		return r, true
 	case (op == "cat" || op == "get") && strings.HasPrefix(p, dir+"/") && strings.HasSuffix(p, "/properties"):
 		id := strings.TrimSuffix(strings.TrimPrefix(p, dir+"/"), "/properties")
@@ -378,7 +378,7 @@ func recognizeVsish(w []string, r Recognized) (Recognized, bool) {
 		if err != nil {
 			return Recognized{}, false
 		}
-		r.Kind, r.Line = hostio.KindPVRDMAProperties, c.Line
+		r.Kind, r.Line = catalog.KindPVRDMAProperties, c.Line
 		return r, true
 	}
 	return Recognized{}, false
@@ -438,10 +438,10 @@ func recognizePing(w []string, r Recognized) (Recognized, bool) {
 	if err != nil || !addr.Is4() {
 		return Recognized{}, false
 	}
-	r.Kind = hostio.KindVmkping
+	r.Kind = catalog.KindVmkping
 	// The catalogue line with the run's own count, interval and wait when
 	// they fit it (a probe of the scan), else the legacy -c 3 form.
-	if c, err := build(hostio.KindVmkping, vmknic, netstack, count, interval, wait, strconv.Itoa(payload), target); err == nil && df && count != "" {
+	if c, err := build(catalog.KindVmkping, vmknic, netstack, count, interval, wait, strconv.Itoa(payload), target); err == nil && df && count != "" {
 		r.Line = c.Line
 		return r, true
 	}

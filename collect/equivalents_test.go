@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
@@ -14,38 +15,38 @@ func TestRecognizeEquivalentForms(t *testing.T) {
 		line, host   string
 		filter, frmt string
 	}{
-		{"esxcli network nic list", hostio.KindNICList, "esxcli network nic list", "", "", ""},
-		{"localcli network nic list", hostio.KindNICList, "esxcli network nic list", "", "", ""},
-		{"/sbin/esxcli   network  nic list | less", hostio.KindNICList, "esxcli network nic list", "", "", ""},
-		{"esxcli --formatter=xml network nic list", hostio.KindNICList, "esxcli network nic list", "", "", "xml"},
-		{"esxcli --formatter keyvalue network nic list", hostio.KindNICList, "esxcli network nic list", "", "", "keyvalue"},
-		{"esxcli --formatter=csv network nic list", hostio.KindNICList, "esxcli network nic list", "", "", "csv"},
-		{"esxcli -s esx01.lab -u root network nic list", hostio.KindNICList, "esxcli network nic list", "esx01.lab", "", ""},
-		{"esxcli --server=vc01 --vihost=esx02 --username=administrator@vsphere.local network nic list", hostio.KindNICList, "esxcli network nic list", "esx02", "", ""},
-		{"esxcli.exe --server esx03 network nic list", hostio.KindNICList, "esxcli network nic list", "esx03", "", ""},
-		{"ssh root@esx04 esxcli network nic list", hostio.KindNICList, "esxcli network nic list", "esx04", "", ""},
-		{`ssh -p 22 root@esx05 "esxcli network nic list"`, hostio.KindNICList, "esxcli network nic list", "esx05", "", ""},
-		{"esxcfg-nics -l", hostio.KindNICList, "esxcfg-nics -l", "", "", ""},
-		{"esxcfg-vmknic -l", hostio.KindIPInterfaceList, "esxcfg-vmknic -l", "", "", ""},
-		{"esxcfg-vswitch -l", hostio.KindStandardSwitchList, "esxcfg-vswitch -l", "", "", ""},
-		{"esxcli system settings advanced list -o /Net/PVRDMAVmknic", hostio.KindPVRDMAVmknicOpt, "esxcli system settings advanced list -o /Net/PVRDMAVmknic", "", "", ""},
-		{"esxcli system settings advanced list --option=/Net/PVRDMAVmknic", hostio.KindPVRDMAVmknicOpt, "esxcli system settings advanced list -o /Net/PVRDMAVmknic", "", "", ""},
-		{"esxcli system settings advanced list --option /net/pvrdmavmknic", hostio.KindPVRDMAVmknicOpt, "esxcli system settings advanced list -o /Net/PVRDMAVmknic", "", "", ""},
-		{"esxcli network firewall ruleset rule list --ruleset-id=pvrdma", hostio.KindFirewallRules, "esxcli network firewall ruleset rule list -r pvrdma", "", "", ""},
-		{"esxcli network firewall ruleset rule list -r pvrdma", hostio.KindFirewallRules, "esxcli network firewall ruleset rule list -r pvrdma", "", "", ""},
-		{"esxcli network firewall ruleset list -r pvrdma", hostio.KindFirewallRulesets, "esxcli network firewall ruleset list -r pvrdma", "", "pvrdma", ""},
-		{"esxcli network firewall ruleset list | grep pvrdma", hostio.KindFirewallRulesets, "esxcli network firewall ruleset list", "", "grep pvrdma", ""},
-		{"esxcli network ip interface ipv4 get -i vmk1", hostio.KindIPv4Get, "esxcli network ip interface ipv4 get -i vmk1", "", "vmk1", ""},
-		{"esxcli network ip interface ipv4 get --interface-name=vmk1", hostio.KindIPv4Get, "esxcli network ip interface ipv4 get --interface-name=vmk1", "", "vmk1", ""},
-		{"esxcli rdma device stats get --device=vmrdma1", hostio.KindRDMAStats, "esxcli rdma device stats get -d vmrdma1", "", "", ""},
-		{"esxcli rdma device stats get -d vmrdma1", hostio.KindRDMAStats, "esxcli rdma device stats get -d vmrdma1", "", "", ""},
-		{"esxcli network nic get --nic-name vmnic4", hostio.KindNICGet, "esxcli network nic get -n vmnic4", "", "", ""},
-		{"esxcli network nic dcb status get -n vmnic4", hostio.KindDCBStatus, "esxcli network nic dcb status get -n vmnic4", "", "", ""},
-		{"vsish -e ls /vmkModules/vrdma/pvrdmaDevices", hostio.KindPVRDMADeviceLs, "vsish -e ls /vmkModules/vrdma/pvrdmaDevices/", "", "", ""},
-		{"vsish -e get /vmkModules/vrdma/pvrdmaDevices/1001474360_0/properties/", hostio.KindPVRDMAProperties, "vsish -e cat /vmkModules/vrdma/pvrdmaDevices/1001474360_0/properties", "", "", ""},
-		{"vmkping -d -s 8972 -I vmk1 10.0.0.2", hostio.KindVmkping, "vmkping -I vmk1 -c 3 -d -s 8972 10.0.0.2", "", "", ""},
-		{"ping ++netstack=vxlan 10.44.44.59 -s 1600 -d -I vmk10", hostio.KindVmkping, "vmkping -I vmk10 -S vxlan -c 3 -d -s 1600 10.44.44.59", "", "", ""},
-		{"vmkping -I vmk0 192.168.1.22", hostio.KindVmkping, "vmkping -I vmk0 192.168.1.22", "", "", ""},
+		{"esxcli network nic list", catalog.KindNICList, "esxcli network nic list", "", "", ""},
+		{"localcli network nic list", catalog.KindNICList, "esxcli network nic list", "", "", ""},
+		{"/sbin/esxcli   network  nic list | less", catalog.KindNICList, "esxcli network nic list", "", "", ""},
+		{"esxcli --formatter=xml network nic list", catalog.KindNICList, "esxcli network nic list", "", "", "xml"},
+		{"esxcli --formatter keyvalue network nic list", catalog.KindNICList, "esxcli network nic list", "", "", "keyvalue"},
+		{"esxcli --formatter=csv network nic list", catalog.KindNICList, "esxcli network nic list", "", "", "csv"},
+		{"esxcli -s esx01.lab -u root network nic list", catalog.KindNICList, "esxcli network nic list", "esx01.lab", "", ""},
+		{"esxcli --server=vc01 --vihost=esx02 --username=administrator@vsphere.local network nic list", catalog.KindNICList, "esxcli network nic list", "esx02", "", ""},
+		{"esxcli.exe --server esx03 network nic list", catalog.KindNICList, "esxcli network nic list", "esx03", "", ""},
+		{"ssh root@esx04 esxcli network nic list", catalog.KindNICList, "esxcli network nic list", "esx04", "", ""},
+		{`ssh -p 22 root@esx05 "esxcli network nic list"`, catalog.KindNICList, "esxcli network nic list", "esx05", "", ""},
+		{"esxcfg-nics -l", catalog.KindNICList, "esxcfg-nics -l", "", "", ""},
+		{"esxcfg-vmknic -l", catalog.KindIPInterfaceList, "esxcfg-vmknic -l", "", "", ""},
+		{"esxcfg-vswitch -l", catalog.KindStandardSwitchList, "esxcfg-vswitch -l", "", "", ""},
+		{"esxcli system settings advanced list -o /Net/PVRDMAVmknic", catalog.KindPVRDMAVmknicOpt, "esxcli system settings advanced list -o /Net/PVRDMAVmknic", "", "", ""},
+		{"esxcli system settings advanced list --option=/Net/PVRDMAVmknic", catalog.KindPVRDMAVmknicOpt, "esxcli system settings advanced list -o /Net/PVRDMAVmknic", "", "", ""},
+		{"esxcli system settings advanced list --option /net/pvrdmavmknic", catalog.KindPVRDMAVmknicOpt, "esxcli system settings advanced list -o /Net/PVRDMAVmknic", "", "", ""},
+		{"esxcli network firewall ruleset rule list --ruleset-id=pvrdma", catalog.KindFirewallRules, "esxcli network firewall ruleset rule list -r pvrdma", "", "", ""},
+		{"esxcli network firewall ruleset rule list -r pvrdma", catalog.KindFirewallRules, "esxcli network firewall ruleset rule list -r pvrdma", "", "", ""},
+		{"esxcli network firewall ruleset list -r pvrdma", catalog.KindFirewallRulesets, "esxcli network firewall ruleset list -r pvrdma", "", "pvrdma", ""},
+		{"esxcli network firewall ruleset list | grep pvrdma", catalog.KindFirewallRulesets, "esxcli network firewall ruleset list", "", "grep pvrdma", ""},
+		{"esxcli network ip interface ipv4 get -i vmk1", catalog.KindIPv4Get, "esxcli network ip interface ipv4 get -i vmk1", "", "vmk1", ""},
+		{"esxcli network ip interface ipv4 get --interface-name=vmk1", catalog.KindIPv4Get, "esxcli network ip interface ipv4 get --interface-name=vmk1", "", "vmk1", ""},
+		{"esxcli rdma device stats get --device=vmrdma1", catalog.KindRDMAStats, "esxcli rdma device stats get -d vmrdma1", "", "", ""},
+		{"esxcli rdma device stats get -d vmrdma1", catalog.KindRDMAStats, "esxcli rdma device stats get -d vmrdma1", "", "", ""},
+		{"esxcli network nic get --nic-name vmnic4", catalog.KindNICGet, "esxcli network nic get -n vmnic4", "", "", ""},
+		{"esxcli network nic dcb status get -n vmnic4", catalog.KindDCBStatus, "esxcli network nic dcb status get -n vmnic4", "", "", ""},
+		{"vsish -e ls /vmkModules/vrdma/pvrdmaDevices", catalog.KindPVRDMADeviceLs, "vsish -e ls /vmkModules/vrdma/pvrdmaDevices/", "", "", ""},
+		{"vsish -e get /vmkModules/vrdma/pvrdmaDevices/1001474360_0/properties/", catalog.KindPVRDMAProperties, "vsish -e cat /vmkModules/vrdma/pvrdmaDevices/1001474360_0/properties", "", "", ""},
+		{"vmkping -d -s 8972 -I vmk1 10.0.0.2", catalog.KindVmkping, "vmkping -I vmk1 -c 3 -d -s 8972 10.0.0.2", "", "", ""},
+		{"ping ++netstack=vxlan 10.44.44.59 -s 1600 -d -I vmk10", catalog.KindVmkping, "vmkping -I vmk10 -S vxlan -c 3 -d -s 1600 10.44.44.59", "", "", ""},
+		{"vmkping -I vmk0 192.168.1.22", catalog.KindVmkping, "vmkping -I vmk0 192.168.1.22", "", "", ""},
 	}
 	for _, c := range cases {
 		r, ok := Recognize(c.typed)
@@ -60,10 +61,10 @@ func TestRecognizeEquivalentForms(t *testing.T) {
 			t.Errorf("%q: the equivalent %q is not an allowlisted catalogue line", c.typed, r.Line)
 		}
 	}
-	if r, _ := Recognize("esxcfg-vmknic -l"); len(r.Also) != 1 || r.Also[0] != hostio.KindIPv4Get {
+	if r, _ := Recognize("esxcfg-vmknic -l"); len(r.Also) != 1 || r.Also[0] != catalog.KindIPv4Get {
 		t.Errorf("esxcfg-vmknic -l also feeds IPv4: %+v", r)
 	}
-	if r, _ := Recognize("esxcfg-vswitch -l"); len(r.Also) != 1 || r.Also[0] != hostio.KindDVSList {
+	if r, _ := Recognize("esxcfg-vswitch -l"); len(r.Also) != 1 || r.Also[0] != catalog.KindDVSList {
 		t.Errorf("esxcfg-vswitch -l also feeds the distributed switches: %+v", r)
 	}
 	for _, typed := range []string{
@@ -97,7 +98,7 @@ func FuzzRecognize(f *testing.F) {
 		if r.Kind == "" || r.Line == "" {
 			t.Fatalf("%q: %+v", typed, r)
 		}
-		if r.Filter == "" && r.Kind != hostio.KindVmkping && !strings.HasPrefix(r.Line, "esxcfg-") && CheckAllowed(r.Line) != nil {
+		if r.Filter == "" && r.Kind != catalog.KindVmkping && !strings.HasPrefix(r.Line, "esxcfg-") && CheckAllowed(r.Line) != nil {
 			t.Fatalf("%q: catalogue line %q is not allowlisted", typed, r.Line)
 		}
 	})

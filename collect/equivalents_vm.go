@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
-	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
 // recognizeVMX recognizes `cat PATH.vmx` as typed in a pasted session:
@@ -25,6 +24,6 @@ func recognizeVMX(line string, w []string, r Recognized) (Recognized, bool) {
 	if err != nil {
 		return Recognized{}, false
 	}
-	r.Kind, r.Line = hostio.KindVMX, c.Line
+	r.Kind, r.Line = catalog.KindVMX, c.Line
 	return r, true
 }

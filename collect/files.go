@@ -21,13 +21,13 @@ func CommandForFile(name string) (line string, ok bool) {
 			continue
 		}
 		c, err := s.Command(args...)
-		if err != nil || CheckAllowed(c.Line) != nil || FileName(c.Line) != base+".txt" {
+		if err != nil || CheckAllowed(c.Line) != nil || catalog.FileName(c.Line) != base+".txt" {
 			return "", false
 		}
 		return c.Line, true
 	}
 	for _, s := range catalog.APISpecs() {
-		if FileName(s.Line) == base+".txt" {
+		if catalog.FileName(s.Line) == base+".txt" {
 			return s.Line, true
 		}
 	}

@@ -1,6 +1,10 @@
 package collect
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
+)
 
 func TestCommandForFileRoundTrip(t *testing.T) {
 	var lines []string
@@ -21,12 +25,12 @@ func TestCommandForFileRoundTrip(t *testing.T) {
 	mk(Vmkping("vmk1", "", "192.168.50.12", 8972))
 	mk(Vmkping("vmk2", "vxlan_stack-1", "10.0.0.1", 1472))
 	for _, l := range lines {
-		name := FileName(l)
+		name := catalog.FileName(l)
 		got, ok := CommandForFile(name)
 		if !ok || got != l {
 			t.Errorf("CommandForFile(%q) = %q, %v; want %q", name, got, ok, l)
 		}
-		if KindOf(got) == "" {
+		if catalog.KindOf(got) == "" {
 			t.Errorf("%q: no kind", got)
 		}
 	}

@@ -59,7 +59,7 @@ func IsGuest(t hostio.Target) bool { return t.Role == hostio.RoleGuest }
 func planGuestStage2(caps []hostio.Capture, max int) ([]Command, []string) {
 	p := stage2Plan{max: max, seen: map[string]bool{}, over: map[hostio.Kind]int{}}
 	var devs []parse.VerbsDevice
-	if c, ok := collected(caps, hostio.KindGuestIBClass); ok && c.ExitCode == 0 {
+	if c, ok := collected(caps, catalog.KindGuestIBClass); ok && c.ExitCode == 0 {
 		var err error
 		devs, err = parse.SysfsListing(c.Stdout)
 		if err != nil {
@@ -92,7 +92,7 @@ func planGuestStage2(caps []hostio.Capture, max int) ([]Command, []string) {
 func guestNeeds(caps []hostio.Capture, sysfsDevs int) map[catalog.Source]bool {
 	need := map[catalog.Source]bool{}
 	loaded := false
-	if c, ok := collected(caps, hostio.KindGuestLsmod); ok && c.ExitCode == 0 {
+	if c, ok := collected(caps, catalog.KindGuestLsmod); ok && c.ExitCode == 0 {
 		mods, _ := parse.Lsmod(c.Stdout)
 		for _, m := range mods {
 			loaded = loaded || m.Name == "vmw_pvrdma"
@@ -100,7 +100,7 @@ func guestNeeds(caps []hostio.Capture, sysfsDevs int) map[catalog.Source]bool {
 	}
 	need[catalog.FromGuestModuleNotLoaded] = !loaded
 	verbs, pvrdma, down := -1, 0, false
-	if c, ok := collected(caps, hostio.KindGuestDevinfo); ok && !parse.ToolMissing(c.ExitCode, c.Stderr, "ibv_devinfo") {
+	if c, ok := collected(caps, catalog.KindGuestDevinfo); ok && !parse.ToolMissing(c.ExitCode, c.Stderr, "ibv_devinfo") {
 		devs, err := parse.IBVDevinfo(c.Stdout)
 		if _, partial := parse.Skipped(err); err == nil || partial {
 			verbs = len(devs)
@@ -116,7 +116,7 @@ func guestNeeds(caps []hostio.Capture, sysfsDevs int) map[catalog.Source]bool {
 	}
 	need[catalog.FromGuestPVRDMATrouble] = loaded && (verbs < 0 || pvrdma == 0 || down)
 	need[catalog.FromGuestVerbsMissing] = verbs < sysfsDevs
-	if c, ok := collected(caps, hostio.KindGuestDpkg); !ok || parse.ToolMissing(c.ExitCode, c.Stderr, "dpkg-query") || c.ExitCode != 0 {
+	if c, ok := collected(caps, catalog.KindGuestDpkg); !ok || parse.ToolMissing(c.ExitCode, c.Stderr, "dpkg-query") || c.ExitCode != 0 {
 		need[catalog.FromGuestNoDpkg] = true
 	}
 	return need

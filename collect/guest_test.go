@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
@@ -15,10 +16,10 @@ func guestCap(k hostio.Kind, stdout, stderr string, exit int) hostio.Capture {
 // refused), the conditional commands only when stage 1 calls for them.
 func TestPlanGuestStage2(t *testing.T) {
 	healthy := []hostio.Capture{
-		guestCap(hostio.KindGuestIBClass, "vmw_pvrdma0\nvmw_pvrdma1\n", "", 0),
-		guestCap(hostio.KindGuestLsmod, "Module Size Used by\nvmw_pvrdma 81920 0\n", "", 0),
-		guestCap(hostio.KindGuestDevinfo, "hca_id:\tvmw_pvrdma0\n\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_ACTIVE (4)\nhca_id:\tvmw_pvrdma1\n\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n", "", 0),
-		guestCap(hostio.KindGuestDpkg, "rdma-core\t39.0-1\n", "", 0),
+		guestCap(catalog.KindGuestIBClass, "vmw_pvrdma0\nvmw_pvrdma1\n", "", 0),
+		guestCap(catalog.KindGuestLsmod, "Module Size Used by\nvmw_pvrdma 81920 0\n", "", 0),
+		guestCap(catalog.KindGuestDevinfo, "hca_id:\tvmw_pvrdma0\n\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_ACTIVE (4)\nhca_id:\tvmw_pvrdma1\n\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n", "", 0),
+		guestCap(catalog.KindGuestDpkg, "rdma-core\t39.0-1\n", "", 0),
 	}
 	lines := func(cmds []Command) string {
 		var out []string
@@ -34,8 +35,8 @@ func TestPlanGuestStage2(t *testing.T) {
 	// Port down, module loaded: dmesg. No dpkg: rpm. ibv_devinfo missing a
 	// device sysfs has: ibv_devices. Module not loaded: modinfo.
 	trouble := append([]hostio.Capture(nil), healthy...)
-	trouble[2] = guestCap(hostio.KindGuestDevinfo, "hca_id:\tvmw_pvrdma0\n\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_DOWN (1)\n", "", 0)
-	trouble[3] = guestCap(hostio.KindGuestDpkg, "", "bash: line 1: dpkg-query: command not found\n", 127)
+	trouble[2] = guestCap(catalog.KindGuestDevinfo, "hca_id:\tvmw_pvrdma0\n\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_DOWN (1)\n", "", 0)
+	trouble[3] = guestCap(catalog.KindGuestDpkg, "", "bash: line 1: dpkg-query: command not found\n", 127)
 	cmds, _ = planGuestStage2(trouble, 512)
 	got := lines(cmds)
 	for _, want := range []string{"ibv_devices", "dmesg", "rpm -qa"} {
@@ -46,13 +47,13 @@ func TestPlanGuestStage2(t *testing.T) {
 	if strings.Contains(got, "modinfo") {
 		t.Errorf("modinfo planned with the module loaded")
 	}
-	trouble[1] = guestCap(hostio.KindGuestLsmod, "Module Size Used by\nvmxnet3 65536 0\n", "", 0)
+	trouble[1] = guestCap(catalog.KindGuestLsmod, "Module Size Used by\nvmxnet3 65536 0\n", "", 0)
 	cmds, _ = planGuestStage2(trouble, 512)
 	if got := lines(cmds); !strings.Contains(got, "modinfo vmw_pvrdma") || strings.Contains(got, "dmesg") {
 		t.Errorf("module not loaded: %s", got)
 	}
 	// Hostile listing: names that are not device names never reach a line.
-	hostile := []hostio.Capture{guestCap(hostio.KindGuestIBClass, "vmw_pvrdma0\n../../etc\nx;reboot $(id)\n", "", 0)}
+	hostile := []hostio.Capture{guestCap(catalog.KindGuestIBClass, "vmw_pvrdma0\n../../etc\nx;reboot $(id)\n", "", 0)}
 	cmds, notes = planGuestStage2(hostile, 512)
 	for _, c := range cmds {
 		if err := CheckGuestAllowed(c.Line); err != nil || strings.ContainsAny(c.Line, ";$()") || strings.Contains(c.Line, "..") {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
-	"github.com/pvrdma-doctor/pvrdma-doctor/internal/sshrun"
 )
 
 // Hostile hosts (issue #18): after a successful login the host wedges,
@@ -128,7 +128,7 @@ func hostileCases() []hostileCase {
 			check: func(t *testing.T, r hostio.HostResult) {
 				props := 0
 				for _, c := range r.Captures {
-					if c.Kind == hostio.KindPVRDMAProperties {
+					if c.Kind == catalog.KindPVRDMAProperties {
 						props++
 					}
 				}
@@ -159,7 +159,7 @@ func oneCapped(cmd, want string) func(t *testing.T, r hostio.HostResult) {
 func assertOthersCollected(t *testing.T, r hostio.HostResult, except string) {
 	t.Helper()
 	for _, c := range r.Captures {
-		if c.Command != except && c.Status != hostio.StatusCollected && c.Kind != hostio.KindVmkping {
+		if c.Command != except && c.Status != hostio.StatusCollected && c.Kind != catalog.KindVmkping {
 			t.Errorf("%q: %s %q; only %q should fail", c.Command, c.Status, c.Error, except)
 		}
 	}
@@ -170,12 +170,12 @@ func TestHostileHosts(t *testing.T) {
 	for _, tc := range hostileCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			l := lab.StartTB(t, sc, lab.Options{Faults: map[string]lab.Fault{"esx01": {Hostile: tc.fault}}})
-			r := newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: password(l)})
+			r := labRunner(t, l)
 			var res map[string]hostio.HostResult
 			var elapsed time.Duration
 			peak := lab.HeapGrowth(func() {
 				start := time.Now()
-				res = scan(t, r, labTargets(l), collect.Options{CommandTimeout: hostileCommandTimeout, HostTimeout: hostileHostTimeout, Probes: true})
+				res = scan(t, r, l.Targets(), collect.Options{CommandTimeout: hostileCommandTimeout, HostTimeout: hostileHostTimeout, Probes: true})
 				elapsed = time.Since(start)
 			})
 			if elapsed > hostileHostTimeout+hostileMargin {
@@ -200,7 +200,7 @@ func TestHostileHosts(t *testing.T) {
 func TestCancelEndsWedgedScan(t *testing.T) {
 	sc := loadScenario(t, "healthy")
 	l := lab.StartTB(t, sc, lab.Options{Faults: map[string]lab.Fault{"esx01": {Hostile: lab.Hostile{WedgeSessions: true}}}})
-	r := newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: password(l)})
+	r := labRunner(t, l)
 	ctx, cancel := context.WithCancel(context.Background())
 	var healthyDone time.Time
 	opts := collect.Options{Runner: r, CommandTimeout: time.Hour, HostTimeout: time.Hour, ConnectTimeout: 10 * time.Second,
@@ -210,7 +210,7 @@ func TestCancelEndsWedgedScan(t *testing.T) {
 				cancel()
 			}
 		}}
-	res := collect.Collect(ctx, labTargets(l), opts)
+	res := collect.Collect(ctx, l.Targets(), opts)
 	if d := time.Since(healthyDone); healthyDone.IsZero() || d > hostileMargin {
 		t.Fatalf("Collect returned %s after the cancel", d)
 	}
@@ -267,10 +267,10 @@ func (s stuckRunner) Close() error    { return nil }
 func TestHostTimeoutClosesTheConnection(t *testing.T) {
 	sc := loadScenario(t, "healthy")
 	l := lab.StartTB(t, sc, lab.Options{Faults: map[string]lab.Fault{"esx01": {Hang: []string{"esxcli network nic list"}}}})
-	r := newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: password(l)})
+	r := labRunner(t, l)
 	hostTimeout := raceSlowdown * time.Second
 	start := time.Now()
-	res := scan(t, r, labTargets(l), collect.Options{CommandTimeout: time.Hour, HostTimeout: hostTimeout})
+	res := scan(t, r, l.Targets(), collect.Options{CommandTimeout: time.Hour, HostTimeout: hostTimeout})
 	if d := time.Since(start); d > hostTimeout+hostileMargin {
 		t.Errorf("scan took %s; host timeout %s", d, hostTimeout)
 	}

@@ -38,7 +38,7 @@ func planStage2(ctx context.Context, caps []hostio.Capture, max int) ([]Command,
 			}
 		}
 	}
-	if c, ok := collected(caps, hostio.KindRDMADeviceList); ok {
+	if c, ok := collected(caps, catalog.KindRDMADeviceList); ok {
 		devs, err := parse.RDMADeviceList(c.Stdout)
 		if err != nil {
 			p.note(fmt.Errorf("cannot read RDMA devices: %w", err))
@@ -53,7 +53,7 @@ func planStage2(ctx context.Context, caps []hostio.Capture, max int) ([]Command,
 			addEach(catalog.FromRDMAUplinks, d.PairedUplink)
 		}
 	}
-	if c, ok := collected(caps, hostio.KindPVRDMADeviceLs); ok {
+	if c, ok := collected(caps, catalog.KindPVRDMADeviceLs); ok {
 		// Only the entries that can fit under the cap are parsed; the
 		// other lines are counted, so a listing of any length costs
 		// memory in proportion to the cap.
@@ -80,6 +80,7 @@ func planStage2(ctx context.Context, caps []hostio.Capture, max int) ([]Command,
 			addEach(catalog.FromPVRDMABackends, wid, idx)
 		}
 	}
+	planFromFacts(catalog.Specs(), caps, &p)
 	planVMX(ctx, caps, &p)
 	if n := p.skipped(); n > 0 {
 		var kinds []string
@@ -96,6 +97,27 @@ func planStage2(ctx context.Context, caps []hostio.Capture, max int) ([]Command,
 	cmds := p.cmds
 	sort.SliceStable(cmds, func(i, j int) bool { return kindOrder(cmds[i].Kind) < kindOrder(cmds[j].Kind) })
 	return cmds, p.notes
+}
+
+// planFromFacts plans the stage 2 commands of specs whose arguments come
+// from the host's stage-1 facts (catalog.FromFacts: Spec.Instances). The
+// stage-1 outputs are read into facts only when such a spec exists.
+func planFromFacts(specs []*catalog.Spec, caps []hostio.Capture, p *stage2Plan) {
+	var from []*catalog.Spec
+	for _, s := range specs {
+		if s.Stage == 2 && s.From == catalog.FromFacts && s.Instances != nil {
+			from = append(from, s)
+		}
+	}
+	if len(from) == 0 {
+		return
+	}
+	f := catalog.StageFacts(caps, 1)
+	for _, s := range from {
+		for _, args := range s.Instances(&f) {
+			p.add(s.Command(args...))
+		}
+	}
 }
 
 // stage2NoteOrder is the order of kinds in the note of a host over the
@@ -217,13 +239,13 @@ func collected(caps []hostio.Capture, k hostio.Kind) (hostio.Capture, bool) {
 // the vmknic's and its vDS's: the size the path is configured to carry.
 func probeSourceOf(caps []hostio.Capture) probeSource {
 	var tagged string
-	if c, ok := collected(caps, hostio.KindPVRDMAVmknicOpt); ok {
+	if c, ok := collected(caps, catalog.KindPVRDMAVmknicOpt); ok {
 		if s, err := parse.AdvancedSettingList(c.Stdout); err == nil {
 			tagged = strings.TrimSpace(s.StringValue)
 		}
 	}
 	var bound []string
-	if c, ok := collected(caps, hostio.KindRDMAVmknicList); ok {
+	if c, ok := collected(caps, catalog.KindRDMAVmknicList); ok {
 		if rows, err := parse.RDMAVmknicList(c.Stdout); err == nil {
 			for _, r := range rows {
 				bound = append(bound, r.Vmknic)
@@ -231,11 +253,11 @@ func probeSourceOf(caps []hostio.Capture) probeSource {
 		}
 	}
 	var nics []parse.Vmknic
-	if c, ok := collected(caps, hostio.KindIPInterfaceList); ok {
+	if c, ok := collected(caps, catalog.KindIPInterfaceList); ok {
 		nics, _ = parse.IPInterfaceList(c.Stdout)
 	}
 	addr := map[string]string{}
-	if c, ok := collected(caps, hostio.KindIPv4Get); ok {
+	if c, ok := collected(caps, catalog.KindIPv4Get); ok {
 		if rows, err := parse.IPv4Get(c.Stdout); err == nil {
 			for _, r := range rows {
 				if r.Address != "" && r.Address != "0.0.0.0" {
@@ -245,11 +267,11 @@ func probeSourceOf(caps []hostio.Capture) probeSource {
 		}
 	}
 	var dvs []parse.DVSwitch
-	if c, ok := collected(caps, hostio.KindDVSList); ok {
+	if c, ok := collected(caps, catalog.KindDVSList); ok {
 		dvs, _ = parse.DVSList(c.Stdout)
 	}
 	var uplinks []string
-	if c, ok := collected(caps, hostio.KindRDMADeviceList); ok {
+	if c, ok := collected(caps, catalog.KindRDMADeviceList); ok {
 		if devs, err := parse.RDMADeviceList(c.Stdout); err == nil {
 			for _, active := range []bool{true, false} {
 				for _, d := range devs {

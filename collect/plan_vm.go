@@ -17,8 +17,8 @@ import (
 // the catalogue refuses (not under /vmfs/volumes/, a single quote, a
 // control character, "..") is not read; the note names the VM and why.
 func planVMX(ctx context.Context, caps []hostio.Capture, p *stage2Plan) {
-	ls, okLs := collected(caps, hostio.KindPVRDMADeviceLs)
-	vmc, okVM := collected(caps, hostio.KindVMProcessList)
+	ls, okLs := collected(caps, catalog.KindPVRDMADeviceLs)
+	vmc, okVM := collected(caps, catalog.KindVMProcessList)
 	if !okLs || !okVM {
 		return
 	}
@@ -27,7 +27,7 @@ func planVMX(ctx context.Context, caps []hostio.Capture, p *stage2Plan) {
 		// The listing beyond what planning reads: its VMs' .vmx reads are
 		// over the cap too, counted (entries of one VM are listed
 		// together) without holding them.
-		p.over[hostio.KindVMX] += worldsIn(ls.Stdout[len(head):])
+		p.over[catalog.KindVMX] += worldsIn(ls.Stdout[len(head):])
 	}
 	entries, _ := parse.VsishLs(head) // its errors are noted by the backend planning
 	worlds := make(map[string]bool, len(entries))
@@ -76,7 +76,3 @@ func worldsIn(text string) int {
 	}
 	return n
 }
-
-// VMX reads a VM's .vmx from its Config File, refusing a path it cannot
-// pass safely (catalog.VMXCommand says which).
-func VMX(configFile string) (Command, error) { return catalog.VMXCommand(configFile) }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
@@ -22,8 +23,8 @@ func manyPVRDMAVMs(n int) []hostio.Capture {
 		}
 	}
 	return []hostio.Capture{
-		{Command: "esxcli vm process list", Kind: hostio.KindVMProcessList, Stdout: vms.String(), Status: hostio.StatusCollected},
-		{Command: "vsish -e ls " + PVRDMADevicesDir, Kind: hostio.KindPVRDMADeviceLs, Stdout: ls.String(), Status: hostio.StatusCollected},
+		{Command: "esxcli vm process list", Kind: catalog.KindVMProcessList, Stdout: vms.String(), Status: hostio.StatusCollected},
+		{Command: "vsish -e ls " + PVRDMADevicesDir, Kind: catalog.KindPVRDMADeviceLs, Stdout: ls.String(), Status: hostio.StatusCollected},
 	}
 }
 
@@ -44,7 +45,7 @@ func TestPlanVMXBoundedByCap(t *testing.T) {
 	cmds, _ = planStage2(context.Background(), manyPVRDMAVMs(200), DefaultMaxStage2)
 	n := 0
 	for _, c := range cmds {
-		if c.Kind == hostio.KindVMX {
+		if c.Kind == catalog.KindVMX {
 			n++
 		}
 	}

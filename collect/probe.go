@@ -146,7 +146,7 @@ func ProbeLine(src ProbeEnd, peer string, payload, count int) (Command, error) {
 	if count > 1 {
 		interval = ProbeInterval
 	}
-	return build(hostio.KindVmkping, src.Vmknic, src.Netstack, strconv.Itoa(count), interval, strconv.Itoa(ProbeWait), strconv.Itoa(payload), peer)
+	return build(catalog.KindVmkping, src.Vmknic, src.Netstack, strconv.Itoa(count), interval, strconv.Itoa(ProbeWait), strconv.Itoa(payload), peer)
 }
 
 // ProbeEnd is one end of a probed path: a host's PVRDMA vmknic, its

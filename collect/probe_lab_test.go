@@ -7,6 +7,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
@@ -29,7 +30,7 @@ func probeFleet(t *testing.T, n int) (*fixtures.Scenario, []hostio.Target) {
 func probes(r hostio.HostResult) []string {
 	var out []string
 	for _, c := range r.Captures {
-		if c.Kind == hostio.KindVmkping {
+		if c.Kind == catalog.KindVmkping {
 			out = append(out, c.Command)
 		}
 	}

@@ -7,9 +7,10 @@ import (
 	"time"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect/transporttest"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
-	"github.com/pvrdma-doctor/pvrdma-doctor/internal/sshrun"
 )
 
 // A scan replayed from its own captures, with no network, gives the same
@@ -21,7 +22,7 @@ func TestReplayReproducesAScan(t *testing.T) {
 	sc := loadScenario(t, "mixed")
 	l := lab.StartTB(t, sc, lab.Options{Faults: map[string]lab.Fault{"esx02": {Hang: []string{"esxcli network nic list"}}}})
 	opts := collect.Options{Probes: true, CommandTimeout: 2 * time.Second}
-	live := scan(t, newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: password(l)}), labTargets(l), opts)
+	live := scan(t, labRunner(t, l), l.Targets(), opts)
 
 	var recorded []hostio.HostResult
 	for _, r := range live {
@@ -31,7 +32,7 @@ func TestReplayReproducesAScan(t *testing.T) {
 	if replay.Name() != "replay" {
 		t.Errorf("Name() = %q", replay.Name())
 	}
-	again := scan(t, replay, labTargets(l), opts)
+	again := scan(t, replay, l.Targets(), opts)
 	if len(again) != len(live) {
 		t.Fatalf("%d hosts replayed, %d scanned", len(again), len(live))
 	}
@@ -64,7 +65,7 @@ func TestReplayReproducesAScan(t *testing.T) {
 // command it never recorded as a failure, never with made-up output.
 func TestReplayRefusesAndDoesNotInvent(t *testing.T) {
 	r := collect.NewReplay([]hostio.HostResult{{Host: "esx01", Status: hostio.StatusCollected, Captures: []hostio.Capture{
-		{Command: "esxcli rdma device list", Kind: hostio.KindRDMADeviceList, Stdout: "x\n", Status: hostio.StatusCollected},
+		{Command: "esxcli rdma device list", Kind: catalog.KindRDMADeviceList, Stdout: "x\n", Status: hostio.StatusCollected},
 	}}})
 	if _, err := r.Open(context.Background(), hostio.Target{Name: "esx09"}); err == nil {
 		t.Error("opened a host with no recorded captures")
@@ -83,4 +84,25 @@ func TestReplayRefusesAndDoesNotInvent(t *testing.T) {
 	if res := conn.Run(context.Background(), "rm -rf /"); res.Err == nil || !strings.Contains(res.Err.Error(), "allowlist") {
 		t.Errorf("non-allowlisted line: %v", res.Err)
 	}
+}
+
+// collect.Replay passes the transports' conformance suite: it answers the
+// recorded outputs (a recorded non-zero exit as such, a recorded timeout by
+// hanging until the deadline) and refuses what is not allowlisted.
+func TestReplayConformance(t *testing.T) {
+	sc := loadScenario(t, "healthy")
+	h := sc.Hosts[0]
+	var lines []string
+	caps := []hostio.Capture{
+		{Host: h.Name, Command: "esxcli network nic get -n vmnic98", Status: hostio.StatusFailed, ExitCode: 1, Error: "exit status 1"},
+		{Host: h.Name, Command: "esxcli network nic get -n vmnic99", Status: hostio.StatusTimedOut, Error: "no answer within 1s; command abandoned"},
+	}
+	for _, c := range collect.Stage1() {
+		lines = append(lines, c.Line)
+		caps = append(caps, hostio.Capture{Host: h.Name, Command: c.Line, Kind: c.Kind, Stdout: h.Respond(c.Line).Stdout, Status: hostio.StatusCollected})
+	}
+	replay := collect.NewReplay([]hostio.HostResult{{Host: h.Name, Status: hostio.StatusCollected, Captures: caps}})
+	transporttest.Run(t, transporttest.Transport{Runner: replay, Target: hostio.Target{Name: h.Name}, Lines: lines,
+		Stdout:  func(line string) string { return h.Respond(line).Stdout },
+		Failing: "esxcli network nic get -n vmnic98", Hanging: "esxcli network nic get -n vmnic99", Unknown: hostio.Target{Name: "nosuchhost"}})
 }

@@ -37,12 +37,3 @@ func templatesOf(specs []*catalog.Spec) []Template {
 	}
 	return out
 }
-
-// Describe names a kind for people: the stage 1 command line, or the stage
-// 2/3 template ("esxcli rdma device stats get -d <vmrdmaN>").
-func Describe(k hostio.Kind) string {
-	if s, ok := catalog.Lookup(k); ok {
-		return s.TemplateLine()
-	}
-	return string(k)
-}

@@ -31,14 +31,14 @@ func TestVMXPathsQuotedOrRefused(t *testing.T) {
 			t.Errorf("%q refused: %v", p, err)
 			continue
 		}
-		if c.Line != "cat '"+p+"'" || c.Kind != hostio.KindVMX || c.Stage != 2 {
+		if c.Line != "cat '"+p+"'" || c.Kind != catalog.KindVMX || c.Stage != 2 {
 			t.Errorf("%q: %+v", p, c)
 		}
 		if err := CheckAllowed(c.Line); err != nil {
 			t.Errorf("%q: built line not allowlisted: %v", p, err)
 		}
-		if back, ok := CommandForFile(FileName(c.Line)); !ok || back != c.Line {
-			t.Errorf("%q: file %s maps back to %q, %v", p, FileName(c.Line), back, ok)
+		if back, ok := CommandForFile(catalog.FileName(c.Line)); !ok || back != c.Line {
+			t.Errorf("%q: file %s maps back to %q, %v", p, catalog.FileName(c.Line), back, ok)
 		}
 		if rc, ok := Recognize("cat \"" + p + "\""); !strings.ContainsAny(p, `"|`) && (!ok || rc.Line != c.Line) {
 			t.Errorf("typed cat %q: %+v %v", p, rc, ok)
@@ -109,13 +109,13 @@ func TestPlanVMX(t *testing.T) {
 	list := vm("pv 1", 1001, ds+"pv 1/pv 1.vmx") + vm("plain", 1002, ds+"plain/plain.vmx") +
 		vm("o'hara", 1003, ds+"o'hara/o'hara.vmx") + vm("pv2", 1004, ds+"pv2/pv2.vmx")
 	caps := []hostio.Capture{
-		{Command: "esxcli vm process list", Kind: hostio.KindVMProcessList, Stdout: list, Status: hostio.StatusCollected},
-		{Command: "vsish -e ls " + PVRDMADevicesDir, Kind: hostio.KindPVRDMADeviceLs, Stdout: "1001_0/\n1003_0/\n1004_0/\n1004_1/\n", Status: hostio.StatusCollected},
+		{Command: "esxcli vm process list", Kind: catalog.KindVMProcessList, Stdout: list, Status: hostio.StatusCollected},
+		{Command: "vsish -e ls " + PVRDMADevicesDir, Kind: catalog.KindPVRDMADeviceLs, Stdout: "1001_0/\n1003_0/\n1004_0/\n1004_1/\n", Status: hostio.StatusCollected},
 	}
 	cmds, notes := planStage2(context.Background(), caps, DefaultMaxStage2)
 	var vmx []string
 	for _, c := range cmds {
-		if c.Kind == hostio.KindVMX {
+		if c.Kind == catalog.KindVMX {
 			vmx = append(vmx, c.Line)
 		}
 	}
@@ -130,7 +130,7 @@ func TestPlanVMX(t *testing.T) {
 	cmds, notes = planStage2(context.Background(), caps, 5)
 	n := 0
 	for _, c := range cmds {
-		if c.Kind == hostio.KindVMX {
+		if c.Kind == catalog.KindVMX {
 			n++
 		}
 	}

@@ -34,10 +34,6 @@ func TestLegacyEsxcfg(t *testing.T) {
 	}
 	eq(t, "dvs uplinks", strings.Join(dvs[0].Uplinks, ","), "vmnic5,vmnic4")
 	eq(t, "dvs mtu", dvs[0].MTU, 9000)
-	// Through Parse with the legacy command lines.
-	if v, err := Parse("esxcfg-vswitch -l", text); err != nil || len(v.([]StandardSwitch)) != 1 {
-		t.Fatalf("%v %v", v, err)
-	}
 }
 
 func TestMisalignedRowsAndPlacement(t *testing.T) {

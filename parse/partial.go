@@ -69,6 +69,19 @@ func Skipped(err error) (skips []Skip, ok bool) {
 	return nil, false
 }
 
+// Untyped adapts a typed parser to one returning any (the catalogue's
+// parsers, \`pvrdma-doctor parse\`): with a *PartialError the facts that
+// could be read come with it; any other error returns nil.
+func Untyped[T any](p func(string) (T, error)) func(string) (any, error) {
+	return func(text string) (any, error) {
+		v, err := p(text)
+		if _, partial := Skipped(err); err != nil && !partial {
+			return nil, err
+		}
+		return v, err
+	}
+}
+
 // skips collects the parts of one output a parser leaves out.
 type skips []Skip
 

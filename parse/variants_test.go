@@ -384,13 +384,13 @@ func TestSampleVariantsKeepFacts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 13))
 	for _, c := range sampleCases {
 		text := sample(t, c.file)
-		v0, err := Parse(c.command, text)
+		v0, err := c.parse(text)
 		if err != nil {
 			t.Fatalf("%s: %v", c.file, err)
 		}
 		for _, vr := range variants(c, text, rng) {
 			t.Run(c.file+"/"+vr.name, func(t *testing.T) {
-				v, err := Parse(c.command, vr.text)
+				v, err := c.parse(vr.text)
 				_, partial := Skipped(err)
 				if err != nil && !partial {
 					t.Fatalf("%v\n--- text:\n%s", err, vr.text)

@@ -44,11 +44,11 @@ func TestUnknownCountsAreNotZero(t *testing.T) {
 	if v, ok := doc.Hosts[1]["pvrdma_vms"]; !ok || v != nil {
 		t.Errorf("JSON pvrdma_vms of a host not collected = %v, want null", v)
 	}
-	if doc.SchemaVersion != "1.3" {
+	if doc.SchemaVersion != "1.4" {
 		t.Errorf("schema_version %s", doc.SchemaVersion)
 	}
 	var txt, md, html bytes.Buffer
-	if err := WriteText(&txt, r, TextOptions{}); err != nil {
+	if err := WriteText(&txt, r, TextOptions{Details: true}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(txt.String(), "RDMA devices unknown · 1 PVRDMA VM") || strings.Contains(txt.String(), "0 RDMA devices") {

@@ -31,7 +31,7 @@ func TestEvidenceFromAnotherHostIsLabelled(t *testing.T) {
 		write      func(*bytes.Buffer) error
 	}{
 		{"text", "evidence (%s): `vsish -e cat /vmkModules/vrdma/pvrdmaDevices/2100788_0/properties` line 18: Active MTU:4096", func(b *bytes.Buffer) error {
-			return report.WriteText(b, r, report.TextOptions{Width: 200})
+			return report.WriteText(b, r, report.TextOptions{Width: 200, Details: true})
 		}},
 		{"html", "<pre>%s: `vsish -e cat /vmkModules/vrdma/pvrdmaDevices/2100788_0/properties` line 18: Active MTU:4096</pre>", func(b *bytes.Buffer) error { return report.WriteHTML(b, r) }},
 		{"junit", "evidence (%s): `vsish -e cat /vmkModules/vrdma/pvrdmaDevices/2100788_0/properties` line 18: Active MTU:4096", func(b *bytes.Buffer) error { return report.WriteJUnit(b, r) }},

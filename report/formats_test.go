@@ -160,7 +160,7 @@ func TestHTMLEscapesAndIsSelfContained(t *testing.T) {
 		}
 	}
 	iv := strings.Index(out, `id="verdict"`)
-	ih := strings.Index(out, "<h2>Hosts</h2>")
+	ih := strings.Index(out, `<h2 id="hosts">Hosts</h2>`)
 	if iv < 0 || ih < 0 || iv > ih {
 		t.Error("verdict must come before the hosts")
 	}

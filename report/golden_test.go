@@ -53,7 +53,7 @@ func mixedReport(t *testing.T) *report.Report {
 }
 
 // Golden files: testdata/TestGoldenMixed/<format>.golden; regenerate with
-// go test ./report -run TestGoldenMixed -update.
+// make generate (go generate ./...).
 func TestGoldenMixed(t *testing.T) {
 	r := mixedReport(t)
 	for _, f := range []struct {
@@ -61,6 +61,9 @@ func TestGoldenMixed(t *testing.T) {
 		write func(*bytes.Buffer) error
 	}{
 		{"text", func(b *bytes.Buffer) error { return report.WriteText(b, r, report.TextOptions{Width: 80}) }},
+		{"text-details", func(b *bytes.Buffer) error {
+			return report.WriteText(b, r, report.TextOptions{Width: 80, Details: true})
+		}},
 		{"json", func(b *bytes.Buffer) error { return report.WriteJSON(b, r) }},
 		{"markdown", func(b *bytes.Buffer) error { return report.WriteMarkdown(b, r) }},
 		{"html", func(b *bytes.Buffer) error { return report.WriteHTML(b, r) }},

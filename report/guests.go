@@ -185,21 +185,28 @@ func guestVerdict(g *Host, fs []checks.Finding) string {
 			}
 		}
 		if len(on) > 0 {
-			return v + " inside the guest; its PVRDMA adapter has no physical HCA on the host side (" + strings.Join(on, ", ") + ")"
+			return v + " inside the guest; host side (" + strings.Join(on, ", ") + "): no physical HCA"
 		}
-		// Or a host-side finding about its adapter (an RDMA MTU below
-		// its peers' that nothing in the guest explains).
+		// Nothing wrong inside, but its adapter has findings on the host
+		// side (RDMA MTU 1024...): say so rather than a plain OK.
+		var host []string
 		for _, a := range g.Adapters {
-			subject := fmt.Sprintf("%s (PVRDMA adapter %s)", a.VM, a.Index)
 			for _, f := range fs {
-				if f.Host == a.Host && f.Subject == subject && f.Status == checks.StatusFail && !f.Suppressed && f.Severity.Rank() >= checks.Warning.Rank() {
-					what := "has " + f.RuleID
-					if f.RuleID == "LOW_MTU" && a.HostMTU > 0 {
-						what = fmt.Sprintf("runs at RDMA MTU %d", a.HostMTU)
-					}
-					return fmt.Sprintf("%s inside the guest; its PVRDMA adapter %s on the host side (%s: %s)", v, what, a.Host, f.RuleID)
+				if f.Status != checks.StatusFail || f.Suppressed || f.Host != a.Host || a.VM == "" || !strings.HasPrefix(f.Subject, a.VM+" (") ||
+					f.Severity.Rank() < checks.Warning.Rank() {
+					continue
+				}
+				what := "has " + f.RuleID
+				if f.RuleID == "LOW_MTU" && a.HostMTU > 0 {
+					what = fmt.Sprintf("runs at RDMA MTU %d", a.HostMTU)
+				}
+				if w := fmt.Sprintf("%s (%s: %s)", what, f.Host, f.RuleID); !slices.Contains(host, w) {
+					host = append(host, w)
 				}
 			}
+		}
+		if len(host) > 0 {
+			return v + " inside the guest; its PVRDMA adapter " + strings.Join(host, ", ") + " on the host side"
 		}
 		return v
 	}

@@ -31,7 +31,7 @@ func TestTextHostsWrapWithinWidthKeepingUnits(t *testing.T) {
 	r := buildWith(results)
 	for _, width := range []int{80, 72, 100} {
 		var b bytes.Buffer
-		if err := WriteText(&b, r, TextOptions{Width: width}); err != nil {
+		if err := WriteText(&b, r, TextOptions{Width: width, Details: true}); err != nil {
 			t.Fatal(err)
 		}
 		out := b.String()

@@ -58,7 +58,8 @@ type (
 // findings (type = severity) and skipped for checks not evaluated or
 // suppressed.
 func WriteJUnit(w io.Writer, r *Report) error {
-	doc := JUnitTestSuites{Name: "pvrdma-doctor"}
+	// The fleet verdict names the run, as every format says it.
+	doc := JUnitTestSuites{Name: "pvrdma-doctor: " + r.Verdict}
 	idx := map[string]int{}
 	suite := func(host string) *JUnitTestSuite {
 		i, ok := idx[host]

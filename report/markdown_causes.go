@@ -10,7 +10,18 @@ import (
 // writeMarkdownRoots writes the root causes by severity, each followed by
 // its consequences ("and therefore ...") with their evidence.
 func writeMarkdownRoots(b *strings.Builder, r *Report) {
-	groups := r.RootsBySeverity()
+	// The problems by severity (each heading counts what it lists), then
+	// what could not be collected: one line per cause, each host's
+	// finding under it.
+	groups := map[checks.Severity][]checks.Finding{}
+	var collection []checks.Finding
+	for _, f := range r.RootFindings() {
+		if f.RuleID == checks.CollectionFailed {
+			collection = append(collection, f)
+			continue
+		}
+		groups[f.Severity] = append(groups[f.Severity], f)
+	}
 	for _, sev := range []checks.Severity{checks.Critical, checks.Warning, checks.Info} {
 		fs := groups[sev]
 		if len(fs) == 0 {
@@ -20,6 +31,15 @@ func writeMarkdownRoots(b *strings.Builder, r *Report) {
 		for _, f := range fs {
 			writeMarkdownFinding(b, r, f)
 			writeMarkdownConsequences(b, r, f, "")
+		}
+	}
+	if len(r.CollectionFailures) > 0 || len(collection) > 0 {
+		b.WriteString("\n## Not collected\n\n")
+		for _, c := range r.CollectionFailures {
+			fmt.Fprintf(b, "- %s\n", md(c.Line()))
+		}
+		for _, f := range collection {
+			writeMarkdownFinding(b, r, f)
 		}
 	}
 }

@@ -3,6 +3,9 @@
 // their own files). It only formats: no collection, no parsing, no rules.
 package report
 
+// The report goldens (testdata) are regenerated with make generate.
+//go:generate go test . -count=1 -run ^TestGolden -update
+
 import (
 	"fmt"
 	"sort"
@@ -10,13 +13,14 @@ import (
 	"time"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
 // SchemaVersion of the JSON report; documented in docs/report-schema.md.
 // Bump the minor for added fields, the major for anything that breaks readers.
-const SchemaVersion = "1.3"
+const SchemaVersion = "1.4"
 
 // Report is everything a run produced, ready to render.
 type Report struct {
@@ -42,6 +46,15 @@ type Report struct {
 	// Guests are the scanned Linux guests (scan --guests), each with its
 	// PVRDMA adapters beside their host side (guests.go).
 	Guests []Host `json:"guests,omitempty"`
+	// Groups are the root causes grouped by problem: the same rule,
+	// cause and fix on several subjects is one group (groups.go; since 1.4).
+	Groups []Group `json:"groups"`
+	// CollectionFailures sum up what could not be collected, one entry per
+	// cause (collection.go; since 1.4).
+	CollectionFailures []FailureCause `json:"collection_failures,omitempty"`
+	// Topology is each host's PVRDMA data path as the reports and the TUI
+	// draw it (topology.go; since 1.4).
+	Topology []Topology `json:"topology,omitempty"`
 }
 
 // Tool identifies the producer.
@@ -79,6 +92,16 @@ type Summary struct {
 	// Consequences the problems that follow from one of them (since 1.2).
 	RootCauses   SeverityCounts `json:"root_causes"`
 	Consequences int            `json:"consequences"`
+	// Problems counts the groups of root causes (Report.Groups) by
+	// severity: what the verdict counts (since 1.4).
+	Problems SeverityCounts `json:"problems"`
+	// HostsVCenterOnly counts the partial hosts SSH did not reach, of
+	// which only vCenter's data was read (since 1.4).
+	HostsVCenterOnly int `json:"hosts_vcenter_only"`
+	// EntriesWithProblems counts the hosts and the guests with a problem
+	// at warning or above (since 1.4).
+	HostsWithProblems  int `json:"hosts_with_problems"`
+	GuestsWithProblems int `json:"guests_with_problems"`
 }
 
 // SeverityCounts counts findings by severity.
@@ -99,19 +122,20 @@ type Host struct {
 	// RDMADeviceCount and PVRDMAVMCount.
 	NumRDMADevices *int `json:"rdma_devices"`
 	NumPVRDMAVMs   *int `json:"pvrdma_vms"`
-	// Deprecated: RDMADevices and PVRDMAVMs are 0 when unknown and are not
-	// in the JSON; use RDMADeviceCount and PVRDMAVMCount. Kept until the
-	// TUI has moved to them.
-	RDMADevices  int `json:"-"`
-	PVRDMAVMs    int `json:"-"`
-	Critical     int `json:"critical"`
-	Warning      int `json:"warning"`
-	Info         int `json:"info"`
-	NotEvaluated int `json:"not_evaluated"`
+	Critical       int  `json:"critical"`
+	Warning        int  `json:"warning"`
+	Info           int  `json:"info"`
+	NotEvaluated   int  `json:"not_evaluated"`
 	// CollectionFailed, RootCauses and Consequences as in Summary (since 1.2).
-	CollectionFailed int             `json:"collection_failed"`
-	RootCauses       SeverityCounts  `json:"root_causes"`
-	Consequences     int             `json:"consequences"`
+	CollectionFailed int            `json:"collection_failed"`
+	RootCauses       SeverityCounts `json:"root_causes"`
+	Consequences     int            `json:"consequences"`
+	// Problems counts the groups among its root causes (since 1.4).
+	Problems SeverityCounts `json:"problems"`
+	// CollectionDetail is what could not be collected, in a few words
+	// ("unknown host key ssh-ed25519 SHA256:...", "SSH refused; vCenter's
+	// data only"); Reason keeps the whole message (since 1.4).
+	CollectionDetail string          `json:"collection_detail,omitempty"`
 	DurationMS       int64           `json:"duration_ms"`
 	Commands         []CommandStatus `json:"commands"`
 	Verdict          string          `json:"verdict"`
@@ -176,6 +200,10 @@ type CommandStatus struct {
 	ExitCode   int           `json:"exit_code"`
 	DurationMS int64         `json:"duration_ms"`
 	Error      string        `json:"error,omitempty"`
+	// Cause says why the command holds no output when that is not the
+	// command's own failure (hostio.Cause: not in the input, host not
+	// reached, needs SSH, ...).
+	Cause hostio.Cause `json:"cause,omitempty"`
 	// Transport is how the command was collected when not over the
 	// host's own transport ("vcenter", "vsphere-api").
 	Transport string `json:"transport,omitempty"`
@@ -210,19 +238,24 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 		h := Host{Host: hr.Host, Collection: facts.CollectionOf(hr), DurationMS: hr.Duration.Milliseconds()}
 		for _, c := range hr.Captures {
 			h.Commands = append(h.Commands, CommandStatus{Command: c.Command, Status: c.Status, ExitCode: c.ExitCode,
-				DurationMS: c.Duration.Milliseconds(), Error: c.Error, Transport: c.Transport})
+				DurationMS: c.Duration.Milliseconds(), Error: c.Error, Cause: c.Cause, Transport: c.Transport})
 		}
 		if fh := byHost[hr.Host]; fh != nil {
 			if fh.Version != nil {
 				h.Version = strings.TrimSpace(fh.Version.Version + " " + fh.Version.Build)
 			}
-			if ok, _ := fh.Available(hostio.KindRDMADeviceList); ok {
+			if ok, _ := fh.Available(catalog.KindRDMADeviceList); ok {
 				n := len(fh.RDMADevices)
-				h.NumRDMADevices, h.RDMADevices = &n, n
+				h.NumRDMADevices = &n
 			}
-			if ok, _ := fh.Available(hostio.KindPVRDMADeviceLs); ok {
+			if ok, _ := fh.Available(catalog.KindPVRDMADeviceLs); ok {
 				n := countVMs(fh)
-				h.NumPVRDMAVMs, h.PVRDMAVMs = &n, n
+				h.NumPVRDMAVMs = &n
+			} else if n := countVCenterVMs(fh); n > 0 {
+				// vsish was not read, but vCenter lists the host's PVRDMA
+				// VMs: count those rather than say "unknown" beside
+				// findings about them.
+				h.NumPVRDMAVMs = &n
 			}
 		}
 		r.Hosts = append(r.Hosts, h)
@@ -235,20 +268,67 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 	}
 	r.Findings = causeOrder(r.Findings)
 	r.Paths = BuildPaths(fleet)
-	summarize(r)
+	r.Topology = BuildTopology(fleet, r.Findings)
 	r.Plans = checks.Plans(fleet, r.Findings)
 	if r.Plans == nil {
 		r.Plans = []checks.Plan{}
 	}
+	account(r)
+	return r
+}
+
+// account computes every count and every verdict word of the report in
+// one place (summary, groups, collection failures, host, guest and fleet
+// verdicts): every format prints these, none counts again.
+func account(r *Report) {
+	plainFaults(r)
+	summarize(r)
+	r.Groups = buildGroups(r)
+	r.CollectionFailures = collectionFailures(r)
+	s := &r.Summary
+	s.Problems = SeverityCounts{}
+	for _, g := range r.Groups {
+		s.Problems.add(g.Severity)
+	}
+	for _, list := range [][]Host{r.Hosts, r.Guests} {
+		for i := range list {
+			h := &list[i]
+			h.Problems = hostGroups(r, h.Host)
+			if h.Critical+h.Warning > 0 {
+				if h.Role == hostio.RoleGuest {
+					s.GuestsWithProblems++
+				} else {
+					s.HostsWithProblems++
+				}
+			}
+		}
+	}
 	for i := range r.Hosts {
 		h := &r.Hosts[i]
+		if h.Status == hostio.StatusPartial && strings.HasSuffix(h.Reason, vcenterOnly) {
+			s.HostsVCenterOnly++
+		}
 		h.Verdict = hostVerdict(h)
 	}
 	for i := range r.Guests {
 		r.Guests[i].Verdict = guestVerdict(&r.Guests[i], r.Findings)
 	}
 	r.Verdict = fleetVerdict(r)
-	return r
+}
+
+// vcenterOnly ends the reason of a host SSH did not reach whose vCenter
+// data was read (collect).
+const vcenterOnly = "; only the data read from vCenter is used"
+
+// countVCenterVMs counts the VMs vCenter lists with a PVRDMA adapter on h.
+func countVCenterVMs(h *facts.Host) int {
+	seen := map[string]bool{}
+	for _, c := range h.VMConfigs {
+		if c.Source == "vcenter" {
+			seen[c.Name] = true
+		}
+	}
+	return len(seen)
 }
 
 func nonNil(f []checks.Finding) []checks.Finding {
@@ -276,9 +356,9 @@ func hostVerdict(h *Host) string {
 	case h.Status == hostio.StatusNotCollected:
 		return "NOT CHECKED: " + h.Reason
 	case h.Critical > 0:
-		return fmt.Sprintf("BROKEN: %s", rootCounts(rc, h.Consequences))
+		return fmt.Sprintf("BROKEN: %s", rootCounts(h.Problems, rc, h.Consequences))
 	case h.Warning > 0:
-		return fmt.Sprintf("DEGRADED: %s", rootCounts(rc, h.Consequences))
+		return fmt.Sprintf("DEGRADED: %s", rootCounts(h.Problems, rc, h.Consequences))
 	case h.Status == hostio.StatusPartial || h.CollectionFailed > 0:
 		reason := h.Reason
 		if reason == "" {
@@ -393,12 +473,6 @@ func fleetVerdict(r *Report) string {
 		}
 		return fmt.Sprintf("NOTHING CHECKED: 0 of %s could be collected, the scan is INCOMPLETE", plural(s.Hosts, "host", "hosts"))
 	}
-	hostsWith := 0
-	for _, h := range r.Hosts {
-		if h.Critical+h.Warning > 0 {
-			hostsWith++
-		}
-	}
 	var b strings.Builder
 	switch r.VerdictClass() {
 	case "broken":
@@ -410,9 +484,16 @@ func fleetVerdict(r *Report) string {
 	default:
 		b.WriteString("PVRDMA looks HEALTHY: ")
 	}
-	b.WriteString(rootCounts(s.RootCauses, s.Consequences))
+	b.WriteString(rootCounts(s.Problems, s.RootCauses, s.Consequences))
 	if s.Critical+s.Warning > 0 {
-		fmt.Fprintf(&b, " on %s", plural(hostsWith, "host", "hosts"))
+		var on []string
+		if s.HostsWithProblems > 0 || s.GuestsWithProblems == 0 {
+			on = append(on, plural(s.HostsWithProblems, "host", "hosts"))
+		}
+		if s.GuestsWithProblems > 0 {
+			on = append(on, plural(s.GuestsWithProblems, "guest", "guests"))
+		}
+		fmt.Fprintf(&b, " on %s", strings.Join(on, " and "))
 	}
 	b.WriteString("; ")
 	b.WriteString(collectionSummary(s))
@@ -423,15 +504,21 @@ func fleetVerdict(r *Report) string {
 }
 
 // collectionSummary says how many hosts were collected, in the terms of
-// the JSON summary: "5 of 5 hosts collected", or "4 of 5 hosts reached (4
-// partially collected), 1 not collected".
+// the JSON summary: "5 of 5 hosts collected", or "3 of 5 hosts reached (1
+// partially collected), 1 through vCenter only, 1 not collected". A host
+// SSH did not reach is never counted as reached, whatever vCenter said
+// about it.
 func collectionSummary(s Summary) string {
 	if s.HostsPartial+s.HostsNotCollected == 0 {
 		return fmt.Sprintf("%d of %s collected", s.HostsCollected, plural(s.Hosts, "host", "hosts"))
 	}
-	out := fmt.Sprintf("%d of %s reached", s.HostsCollected+s.HostsPartial, plural(s.Hosts, "host", "hosts"))
-	if s.HostsPartial > 0 {
-		out += fmt.Sprintf(" (%d partially collected)", s.HostsPartial)
+	partial := s.HostsPartial - s.HostsVCenterOnly
+	out := fmt.Sprintf("%d of %s reached", s.HostsCollected+partial, plural(s.Hosts, "host", "hosts"))
+	if partial > 0 {
+		out += fmt.Sprintf(" (%d partially collected)", partial)
+	}
+	if s.HostsVCenterOnly > 0 {
+		out += fmt.Sprintf(", %d through vCenter only", s.HostsVCenterOnly)
 	}
 	if s.HostsNotCollected > 0 {
 		out += fmt.Sprintf(", %d not collected", s.HostsNotCollected)
@@ -465,4 +552,30 @@ func (r *Report) FindingsBySeverity() map[checks.Severity][]checks.Finding {
 		sort.SliceStable(fs, func(i, j int) bool { return fs[i].Host < fs[j].Host })
 	}
 	return m
+}
+
+// plainFaults says every vSphere fault the report quotes in words
+// (hostio.PlainFaults): SOAP XML reaches no format, JSON included.
+func plainFaults(r *Report) {
+	for _, list := range [][]Host{r.Hosts, r.Guests} {
+		for i := range list {
+			h := &list[i]
+			h.Reason = hostio.PlainFaults(h.Reason)
+			for j := range h.Notes {
+				h.Notes[j] = hostio.PlainFaults(h.Notes[j])
+			}
+			for j := range h.Commands {
+				h.Commands[j].Error = hostio.PlainFaults(h.Commands[j].Error)
+			}
+		}
+	}
+	for _, fs := range [][]checks.Finding{r.Findings, r.Suppressed} {
+		for i := range fs {
+			f := &fs[i]
+			f.Message = hostio.PlainFaults(f.Message)
+			for j := range f.Evidence {
+				f.Evidence[j].Note = hostio.PlainFaults(f.Evidence[j].Note)
+			}
+		}
+	}
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 )
 
 // SARIF 2.1.0 (OASIS) subset written by WriteSARIF.
@@ -25,6 +25,9 @@ type (
 		Tool        SARIFTool         `json:"tool"`
 		Invocations []SARIFInvocation `json:"invocations,omitempty"`
 		Results     []SARIFResult     `json:"results"`
+		// Properties carry the verdict and the summary, the same words
+		// and numbers as every other format.
+		Properties map[string]any `json:"properties,omitempty"`
 	}
 	SARIFTool struct {
 		Driver SARIFDriver `json:"driver"`
@@ -118,7 +121,7 @@ func EvidenceURI(host, command string) string {
 	if command == "" {
 		return host
 	}
-	return host + "/" + collect.FileName(command)
+	return host + "/" + catalog.FileName(command)
 }
 
 // WriteSARIF writes the report as SARIF 2.1.0: the rule catalogue as
@@ -198,6 +201,7 @@ func WriteSARIF(w io.Writer, r *Report) error {
 		run.Results = append(run.Results, res)
 	}
 	run.Invocations = []SARIFInvocation{inv}
+	run.Properties = map[string]any{"verdict": r.Verdict, "summary": r.Summary}
 	doc := SARIFLog{Version: SARIFVersion, Schema: SARIFSchema, Runs: []SARIFRun{run}}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
@@ -105,19 +106,24 @@ func (h *Host) addSeverity(sev checks.Severity, root bool) {
 	tally(&h.Critical, &h.Warning, &h.Info, &h.RootCauses, &h.Consequences, sev, root)
 }
 
-// rootCounts renders root causes and consequences for a verdict:
-// "2 critical, 1 warning (root causes), 4 consequences".
-func rootCounts(rc SeverityCounts, consequences int) string {
-	n := rc.Critical + rc.Warning + rc.Info
+// rootCounts renders the problems (groups of root causes) and the
+// consequences for a verdict: "2 critical, 1 warning (root causes), 4
+// consequences", or, when a problem was found on several subjects, "2
+// critical (root causes; 1000 findings)".
+func rootCounts(problems, rc SeverityCounts, consequences int) string {
+	n := problems.Critical + problems.Warning + problems.Info
 	if n == 0 {
 		return "no findings"
 	}
-	out := counts(rc.Critical, rc.Warning, rc.Info)
+	out := counts(problems.Critical, problems.Warning, problems.Info)
+	word := " (root causes"
 	if n == 1 {
-		out += " (root cause)"
-	} else {
-		out += " (root causes)"
+		word = " (root cause"
 	}
+	if found := rc.Critical + rc.Warning + rc.Info; found > n {
+		word += fmt.Sprintf("; %d findings", found)
+	}
+	out += word + ")"
 	if consequences > 0 {
 		out += ", " + plural(consequences, "consequence", "consequences")
 	}

@@ -59,7 +59,7 @@ func TestOneSummaryForEveryFormat(t *testing.T) {
 		t.Errorf("JSON verdict %q summary %v", doc.Verdict, doc.Summary)
 	}
 	var txt, md, html bytes.Buffer
-	if err := WriteText(&txt, r, TextOptions{Width: 200}); err != nil {
+	if err := WriteText(&txt, r, TextOptions{Width: 200, Details: true}); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteMarkdown(&md, r); err != nil {

@@ -18,6 +18,11 @@ type TextOptions struct {
 	Width int
 	// ShowSuppressed lists suppressed findings too.
 	ShowSuppressed bool
+	// Details writes everything: each finding with all its evidence and
+	// its fix, the consequences under their causes, the whole fix plans,
+	// the checks not evaluated. Without it the report is the concise
+	// view (WriteText).
+	Details bool
 }
 
 type painter struct{ on bool }
@@ -41,12 +46,20 @@ func (p painter) sev(s checks.Severity, text string) string {
 	return text
 }
 
-// WriteText writes the report for people: a verdict per host, then the
-// findings grouped by severity with their evidence and fix.
+// WriteText writes the report for people. By default it is the concise
+// view a busy admin reads first (textConcise: the verdict, one line per
+// host, one line per collection failure cause, each broken host's root
+// causes with one evidence line each and its fix plan, a coverage line);
+// with Details, everything: a verdict per host, then for each host its
+// root causes with their evidence and fix, their consequences, and its
+// whole plan, and the checks that were not evaluated.
 func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	r = ForHumans(r)
 	if opt.Width <= 0 {
 		opt.Width = 80
+	}
+	if !opt.Details {
+		return writeConcise(w, r, opt)
 	}
 	p := painter{opt.Color}
 	var b strings.Builder

@@ -32,20 +32,29 @@ func writeTextRoots(b *strings.Builder, p painter, r *Report, wrap func(string, 
 		}
 		b.WriteString("\n")
 		wrap("", p.c(code, keepCounts(h.Host+" — "+h.Verdict)))
-		problems := 0
+		// The heading counts exactly the entries listed under it: the
+		// problems first, then what could not be collected.
+		var problems, collection []checks.Finding
 		for _, f := range mine {
-			if f.RuleID != checks.CollectionFailed {
-				problems++
+			if f.RuleID == checks.CollectionFailed {
+				collection = append(collection, f)
+			} else {
+				problems = append(problems, f)
 			}
 		}
-		if problems > 0 {
-			wrap("  ", p.c("1", fmt.Sprintf("ROOT CAUSES (%d)", problems)))
-		} else if h.Role == hostio.RoleGuest {
+		if len(problems) > 0 {
+			wrap("  ", p.c("1", fmt.Sprintf("ROOT CAUSES (%d)", len(problems))))
+		} else if h.Role == hostio.RoleGuest && len(collection) == 0 {
 			wrap("  ", p.c("1", "NO ROOT CAUSE IN THE GUEST (its findings are shown under their host-side causes)"))
-		} else {
-			wrap("  ", p.c("1", "NOT COLLECTED"))
 		}
-		for _, f := range mine {
+		for _, f := range problems {
+			writeFinding(b, p, f, wrap)
+			writeTextConsequences(b, p, r, f, "    ", wrap)
+		}
+		if len(collection) > 0 {
+			wrap("  ", p.c("1", fmt.Sprintf("NOT COLLECTED (%d)", len(collection))))
+		}
+		for _, f := range collection {
 			writeFinding(b, p, f, wrap)
 			writeTextConsequences(b, p, r, f, "    ", wrap)
 		}

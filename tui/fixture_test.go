@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
@@ -86,24 +87,24 @@ func testFleet() *facts.Fleet {
 	// the report knows their device and VM counts.
 	listed := func() map[hostio.Kind][]facts.Source {
 		return map[hostio.Kind][]facts.Source{
-			hostio.KindRDMADeviceList: {{Command: cmdRDMAList, Status: hostio.StatusCollected, Parsed: true}},
-			hostio.KindPVRDMADeviceLs: {{Command: "vsish -e ls /vmkModules/vrdma/pvrdmaDevices", Status: hostio.StatusCollected, Parsed: true}},
+			catalog.KindRDMADeviceList: {{Command: cmdRDMAList, Status: hostio.StatusCollected, Parsed: true}},
+			catalog.KindPVRDMADeviceLs: {{Command: "vsish -e ls /vmkModules/vrdma/pvrdmaDevices", Status: hostio.StatusCollected, Parsed: true}},
 		}
 	}
 	return &facts.Fleet{Hosts: []facts.Host{
-		{Host: "esx01", Collection: facts.Collection{Status: hostio.StatusCollected}, Sources: listed(),
+		{Host: "esx01", Collection: facts.Collection{Status: hostio.StatusCollected}, Sources: listed(), HostFacts: catalog.HostFacts{
 			RDMADevices: []parse.RDMADevice{{Name: "vmrdma0", State: "Active", MTU: 4096, Speed: "100 Gbps", PairedUplink: "vmnic4"}},
 			VMs:         []parse.VMProcess{{DisplayName: "hpc-node01", WorldID: "2100788"}, {DisplayName: "hpc-node03", WorldID: "2101721"}},
 			PVRDMADevices: []parse.PVRDMADevice{
 				{WorldID: "2100788", Index: "0", PhysicalHCA: 1, RoCEVersion: 2, ActiveMTU: 4096},
 				{WorldID: "2101721", Index: "0", PhysicalHCA: 1, RoCEVersion: 2, ActiveMTU: 1024},
 			},
-			Vmknics: []parse.Vmknic{vmk}, DVSwitches: []parse.DVSwitch{dvs}, PVRDMAVmknic: tag, NICs: []parse.NIC{nic}},
-		{Host: "esx02", Collection: facts.Collection{Status: hostio.StatusCollected}, Sources: listed(),
+			Vmknics: []parse.Vmknic{vmk}, DVSwitches: []parse.DVSwitch{dvs}, PVRDMAVmknic: tag, NICs: []parse.NIC{nic}}},
+		{Host: "esx02", Collection: facts.Collection{Status: hostio.StatusCollected}, Sources: listed(), HostFacts: catalog.HostFacts{
 			VMs:           []parse.VMProcess{{DisplayName: "hpc-node04", WorldID: "2102165"}},
 			PVRDMADevices: []parse.PVRDMADevice{{WorldID: "2102165", Index: "0", PhysicalHCA: 0, RoCEVersion: 2, ActiveMTU: 4096}},
 			Vmknics:       []parse.Vmknic{vmk}, DVSwitches: []parse.DVSwitch{{Name: "rdma-dvs", MTU: 9000, Uplinks: []string{"vmnic2"}}},
-			PVRDMAVmknic: tag, NICs: []parse.NIC{{Name: "vmnic2", LinkStatus: "Up", MTU: 9000}}},
+			PVRDMAVmknic: tag, NICs: []parse.NIC{{Name: "vmnic2", LinkStatus: "Up", MTU: 9000}}}},
 		{Host: "esx03", Collection: facts.Collection{Status: hostio.StatusNotCollected, Reason: "cannot connect to 10.0.0.3:22: connection refused"}},
 	}}
 }

@@ -56,7 +56,7 @@ func TestMatrixScreens(t *testing.T) {
 		{"matrix_cell", []string{"m", "j", "j", "right"}},
 		{"matrix_pair", []string{"m", "right", "right", "enter"}},
 	}
-	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+	for _, size := range [][2]int{{60, 20}, {80, 24}, {160, 48}} {
 		for _, w := range walks {
 			t.Run(fmt.Sprintf("%s_%dx%d", w.name, size[0], size[1]), func(t *testing.T) {
 				opts := pathRun(t)

@@ -129,6 +129,14 @@ func (m *Model) pop() {
 // onKey handles the keys every page shares (movement becomes a move of
 // the page on top) and passes the others on.
 func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
+	if msg.Code == tea.KeyEscape && msg.Mod == tea.ModAlt {
+		// Two quick Escapes reach the program as one alt+esc (the
+		// terminal sends ESC ESC): they close two levels, as two
+		// separate presses would.
+		esc := tea.KeyPressMsg{Code: tea.KeyEscape}
+		cmd := m.onKey(esc)
+		return tea.Batch(cmd, m.onKey(esc))
+	}
 	if m.mode != inputNone {
 		return m.onInputKey(msg)
 	}

@@ -52,7 +52,7 @@ func TestOverviewShowsFleetAndHosts(t *testing.T) {
 	if !strings.HasPrefix(row, "  esx02") {
 		t.Errorf("esx02 should not be selected: %q", row)
 	}
-	mustContain(t, lineWith(t, scr, "esx03"), "failed", "NOT CHECKED: cannot connect")
+	mustContain(t, lineWith(t, scr, "esx03"), "failed", "NOT CHECKED: SSH refused")
 	mustContain(t, lineWith(t, scr, "esx01"), "▶ esx01", "done 1.2s", "DEGRADED")
 	// Keys are hinted in the footer.
 	mustContain(t, scr, "enter open", "? help", "q quit")
@@ -110,27 +110,35 @@ func TestEvidenceLineScrolledIntoView(t *testing.T) {
 	// j/k scroll the output; g jumps to its top.
 	press(t, m, "g")
 	mustContain(t, screen(m), " 1 │ PVRDMA Device Properties")
-	// Mouse wheel scrolls too.
-	run(t, m, tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	// Mouse wheel scrolls too (the page is one document).
+	for range 5 {
+		run(t, m, tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	}
 	mustNotContain(t, screen(m), " 1 │ PVRDMA Device Properties")
-	run(t, m, tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+	for range 5 {
+		run(t, m, tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+	}
 	mustContain(t, screen(m), " 1 │ PVRDMA Device Properties")
-	// The fix always shows in full, whatever the scroll.
-	mustContain(t, scr, "modprobe -r vmw_pvrdma && modprobe vmw_pvrdma.")
+	// Scrolling reaches everything: the fix, in full, above the output.
+	press(t, m, "g")
+	mustContain(t, screen(m), "modprobe -r vmw_pvrdma && modprobe vmw_pvrdma.")
 }
 
 func TestWhyTruncatedAndExpanded(t *testing.T) {
 	m := newTestModel(t, 60, 16, nil)
 	press(t, m, "j", "enter", "enter")
 	scr := screen(m)
-	mustContain(t, scr, "w: read all")
+	// Folded: why and fix give way, the evidence shows on the first screen.
+	mustContain(t, scr, "(w: all)", "Evidence 1 of 2", "Paired Uplink")
 	press(t, m, "w")
 	scr = screen(m)
-	mustNotContain(t, scr, "w: read all")
+	mustNotContain(t, scr, "(w: all)")
 	mustContain(t, scr, "  bandwidth.", "Fix (c copies)")
-	mustNotContain(t, scr, "Evidence 1 of 2")
+	// Unfolded, scrolling reaches the evidence.
+	press(t, m, "G")
+	mustContain(t, screen(m), "Evidence 1 of 2", "no RDMA device listed")
 	press(t, m, "w")
-	mustContain(t, screen(m), "w: read all", "Evidence 1 of 2")
+	mustContain(t, screen(m), "(w: all)", "Evidence 1 of 2")
 }
 
 func TestCopyFixUsesOSC52(t *testing.T) {
@@ -190,11 +198,11 @@ func TestSeverityToggles(t *testing.T) {
 	press(t, m, "1")
 	scr := screen(m)
 	mustNotContain(t, scr, "TEST_TCP_FALLBACK")
-	mustContain(t, scr, "1 critical off · 2 warning on · 3 info on")
+	mustContain(t, scr, "[1] critical: hidden · [2] warning: shown · [3] info: shown")
 	press(t, m, "3")
 	scr = screen(m)
 	mustContain(t, scr, "no finding shown")
-	mustContain(t, scr, "1 critical off", "3 info off")
+	mustContain(t, scr, "[1] critical: hidden", "[3] info: hidden")
 	press(t, m, "1", "3")
 	mustContain(t, screen(m), "TEST_TCP_FALLBACK", "TEST_LOW_MTU")
 }
@@ -360,7 +368,7 @@ func TestBundleExport(t *testing.T) {
 	press(t, m, "enter")
 	mustContain(t, screen(m), "bundle not written: disk full")
 	press(t, m, "b", "esc")
-	mustContain(t, screen(m), "1 critical on")
+	mustContain(t, screen(m), "[1] critical: shown")
 }
 
 func TestQuit(t *testing.T) {
@@ -590,4 +598,95 @@ func TestCopyFixCopiesWhatIsShown(t *testing.T) {
 	if got := fmt.Sprint(copied[0]); got != shown {
 		t.Fatalf("clipboard gets %q, the screen shows %q", got, shown)
 	}
+}
+
+// Two quick Escapes reach the program as one alt+esc: they close two
+// levels, as two separate presses do.
+func TestTwoQuickEscapesCloseTwoLevels(t *testing.T) {
+	m := newTestModel(t, 80, 24, nil)
+	press(t, m, "j", "enter", "enter")
+	if len(m.stack) != 3 {
+		t.Fatalf("stack %d", len(m.stack))
+	}
+	run(t, m, tea.KeyPressMsg{Code: tea.KeyEscape, Mod: tea.ModAlt})
+	if len(m.stack) != 1 {
+		t.Fatalf("after ESC ESC the stack has %d screens, want the overview", len(m.stack))
+	}
+}
+
+// On the path matrix, ←→ (and h l) only move the column, even at its
+// edges: they never go back or open; esc goes back, enter opens.
+func TestMatrixArrowsNeverGoBackOrOpen(t *testing.T) {
+	opts := pathRun(t)
+	m := newTestModel(t, 80, 24, func(o *Options) { *o = opts })
+	press(t, m, "m")
+	press(t, m, "left", "left", "h")
+	if _, ok := m.page().(*matrixPage); !ok || len(m.stack) != 2 {
+		t.Fatalf("← at the first column left the matrix (stack %d)", len(m.stack))
+	}
+	mustContain(t, screen(m), "first column (esc goes back)")
+	press(t, m, "right", "right", "right", "right", "right", "l")
+	if _, ok := m.page().(*matrixPage); !ok {
+		t.Fatal("→ at the last column opened something")
+	}
+	press(t, m, "enter")
+	if _, ok := m.page().(*pairPage); !ok {
+		t.Fatal("enter did not open the pair")
+	}
+	press(t, m, "esc", "esc")
+	if len(m.stack) != 1 {
+		t.Fatalf("esc esc: stack %d", len(m.stack))
+	}
+}
+
+// At 60x20 and 80x24 every finding shows its evidence on the first
+// screen, and scrolling reaches every line of the page.
+func TestFindingShowsEvidenceAtSmallSizes(t *testing.T) {
+	for _, size := range [][2]int{{60, 20}, {80, 24}} {
+		m := newTestModel(t, size[0], size[1], nil)
+		for _, walk := range [][]string{{"enter", "enter"}, {"j", "enter", "enter"}, {"j", "enter", "j", "enter"}} {
+			press(t, m, "esc", "esc", "esc", "g")
+			press(t, m, walk...)
+			p, ok := m.page().(*findingPage)
+			if !ok {
+				t.Fatalf("%v: not a finding", walk)
+			}
+			scr := screen(m)
+			f, _ := p.finding()
+			if len(f.Evidence) > 0 && !strings.Contains(scr, "│") && !strings.Contains(scr, "└") {
+				t.Errorf("%dx%d %v: no evidence line on the first screen:\n%s", size[0], size[1], walk, scr)
+			}
+			lay, _ := p.layout()
+			all := lay.lines()
+			seen := map[int]bool{}
+			press(t, m, "g")
+			for range len(all) + 2 {
+				for i := p.offset; i < min(p.offset+m.bodyHeight(), len(all)); i++ {
+					seen[i] = true
+				}
+				press(t, m, "j")
+			}
+			if len(seen) != len(all) {
+				t.Errorf("%dx%d %v: scrolling reached %d of %d lines", size[0], size[1], walk, len(seen), len(all))
+			}
+		}
+	}
+}
+
+type panicPage struct{ scrollPage }
+
+func (p *panicPage) Update(tea.Msg) (page, tea.Cmd) { return p, nil }
+
+func (p *panicPage) crumbs(trail []string) []string { return append(trail, "broken") }
+
+func (panicPage) View() []string { panic("broken section") }
+
+// A page that panics on a broken section says so; the UI keeps running.
+func TestBrokenPageDoesNotCrash(t *testing.T) {
+	m := newTestModel(t, 80, 24, nil)
+	m.push(&panicPage{scrollPage{s: m.shared, name: "esx01", lines: func() []string { return nil }}})
+	scr := screen(m)
+	mustContain(t, scr, "This screen could not be drawn: broken section")
+	press(t, m, "esc")
+	mustContain(t, screen(m), "HOST")
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -62,7 +64,7 @@ func (p *findingPage) copyFix() tea.Cmd {
 	return tea.SetClipboard(shownFix(f))
 }
 
-// move scrolls the evidence output.
+// move scrolls the page.
 func (p *findingPage) move(d int) {
 	p.offset += d
 	p.clamp()
@@ -94,17 +96,37 @@ func (p *findingPage) hints() []key.Binding {
 	return append(out, hint(k.Rescan, "rescan"), hint(k.Bundle, "bundle"), k.Topology, k.arrows("scroll"))
 }
 
-// findingLayout is the finding page laid out to the screen: the text
-// above the evidence pane and the output shown in the pane.
+// findingLayout is the finding page as one document that scrolls: the
+// text above (title, message, causes, why, fix, the evidence's label) and
+// the evidence's output below it.
 type findingLayout struct {
-	top      []string // everything above the output pane
-	output   []string // the evidence's output, numbered
-	hit      int      // 1-based line of output to highlight (0: none)
-	paneRows int
+	top    []string // everything above the output
+	output []string // the evidence's output, numbered
+	hit    int      // 1-based line of output to highlight (0: none)
+	label  int      // the row of the evidence's label in top
 }
 
-// layout shares the height between the text and the evidence pane; ok is
-// false when the finding is no longer reported.
+// lines is the whole document.
+func (l findingLayout) lines() []string { return append(append([]string(nil), l.top...), l.output...) }
+
+// hitRow is the document row of the highlighted output line (the end of
+// the document when there is none).
+func (l findingLayout) hitRow() int {
+	if l.hit > 0 {
+		return len(l.top) + l.hit - 1
+	}
+	return len(l.top) + len(l.output) - 1
+}
+
+// minEvidence is how many output lines the first screen always shows
+// (when the output has them): the evidence is never folded away.
+const minEvidence = 4
+
+// layout lays the finding out; ok is false when the finding is no longer
+// reported. "Why it matters" is folded to two lines unless w asked for
+// all of it; the fix is shown whole, folded only when the first screen
+// would otherwise not reach the evidence (w unfolds it, c copies it
+// whole). Scrolling reaches every line.
 func (p *findingPage) layout() (findingLayout, bool) {
 	f, ok := p.finding()
 	w := p.s.width
@@ -124,8 +146,18 @@ func (p *findingPage) layout() (findingLayout, bool) {
 	if f.Status == checks.StatusNotEvaluated {
 		sev = "NOT EVALUATED"
 	}
-	top = append(top, " "+sevStyle(f.Severity).Render(sev)+" "+stBold.Render(sanitize(f.RuleID))+"  "+sanitize(title))
-	top = append(top, " "+stDim.Render("on "+sanitize(f.Host)+" · "+sanitize(f.Subject)))
+	if head := sev + " " + sanitize(f.RuleID) + "  " + sanitize(title); ansi.StringWidth(head) <= w-2 {
+		top = append(top, " "+sevStyle(f.Severity).Render(sev)+" "+stBold.Render(sanitize(f.RuleID))+"  "+sanitize(title))
+	} else {
+		// Narrow: the title wraps under the rule, never cut.
+		top = append(top, " "+sevStyle(f.Severity).Render(sev)+" "+stBold.Render(sanitize(f.RuleID)))
+		for _, l := range wrap(sanitize(title), w-4) {
+			top = append(top, "   "+l)
+		}
+	}
+	for _, l := range wrap("on "+sanitize(f.Host)+" · "+sanitize(f.Subject), w-2) {
+		top = append(top, " "+stDim.Render(l))
+	}
 	for _, l := range wrap(f.Message, w-2) {
 		top = append(top, " "+l)
 	}
@@ -139,6 +171,9 @@ func (p *findingPage) layout() (findingLayout, bool) {
 	var whyLines []string
 	if why != "" {
 		whyLines = labeled("Why it matters:", why, w, stLabel)
+		if !p.whyAll && len(whyLines) > 2 {
+			whyLines = cutLines(whyLines, 2, w, " … (w: all)")
+		}
 	}
 	var fixLines []string
 	switch {
@@ -148,7 +183,6 @@ func (p *findingPage) layout() (findingLayout, bool) {
 		fixLines = labeled("Fix:", "none needed yet: this check could not run. Make the missing input collectable and rescan (r).", w, stLabel)
 	}
 
-	// The evidence pane.
 	var lay findingLayout
 	evLabel := []string{" " + stDim.Render("No evidence recorded for this finding.")}
 	if n := len(f.Evidence); n > 0 {
@@ -171,54 +205,44 @@ func (p *findingPage) layout() (findingLayout, bool) {
 		}
 		evLabel = labeled(lbl, where, w, stLabel)
 	}
-
-	// Share the height: the fix and the message always show in full, the
-	// output pane keeps at least a few lines, "why" gets what is left
-	// unless w asked for all of it.
-	fixed := len(top) + len(fixLines) + len(evLabel)
-	avail := p.s.bodyHeight() - fixed
-	minPane := min(8, max(3, avail/2))
-	if len(lay.output) < minPane {
-		minPane = len(lay.output)
+	// The first screen reaches the evidence: fold the fix when it would
+	// not (w unfolds it).
+	need := min(minEvidence, len(lay.output))
+	if lay.hit > 0 {
+		need = min(need, lay.hit+1)
 	}
-	limit := avail - minPane
-	if p.whyAll {
-		// w trades the output pane for the full text.
-		limit = avail + len(evLabel)
-		evLabel, lay.output, lay.hit = nil, nil, 0
-	}
-	if len(whyLines) > limit {
-		whyLines = cutLines(whyLines, limit, w, " … (w: read all)")
+	room := p.s.bodyHeight() - len(top) - len(whyLines) - len(evLabel) - need
+	if !p.whyAll && len(fixLines) > max(room, 2) {
+		fixLines = cutLines(fixLines, max(room, 2), w, " … (w: all; c copies all)")
 	}
 	top = append(top, whyLines...)
 	top = append(top, fixLines...)
+	lay.label = len(top)
 	top = append(top, evLabel...)
 	lay.top = top
-	lay.paneRows = max(p.s.bodyHeight()-len(top), 1)
 	return lay, true
 }
 
-// evidenceWindow returns the highlighted output line, the number of output
-// lines and the pane height.
+// evidenceWindow returns the document row of the highlighted output line,
+// the number of rows and the page height.
 func (p *findingPage) evidenceWindow() (hit, total, rows int) {
 	lay, ok := p.layout()
 	if !ok {
-		return 0, 0, 1
+		return 0, len(lay.top), p.s.bodyHeight()
 	}
-	return lay.hit, len(lay.output), lay.paneRows
+	return lay.hitRow(), len(lay.top) + len(lay.output), p.s.bodyHeight()
 }
 
+// View shows the document from the scroll offset; once the evidence's
+// label has scrolled away, it stays on the first line (which output this
+// is, and tab for the next).
 func (p *findingPage) View() []string {
-	lay, ok := p.layout()
-	if !ok {
-		return lay.top
+	lay, _ := p.layout()
+	rows := p.s.bodyHeight()
+	if len(lay.output) > 0 && p.offset > lay.label && rows > 2 {
+		return append([]string{lay.top[lay.label]}, p.window(lay.lines(), rows)[1:]...)
 	}
-	out := append([]string(nil), lay.top...)
-	end := min(p.offset+lay.paneRows, len(lay.output))
-	for i := p.offset; i < end; i++ {
-		out = append(out, lay.output[i])
-	}
-	return out
+	return p.window(lay.lines(), rows)
 }
 
 // finding resolves the finding screen's finding in the latest analysis.
@@ -242,14 +266,13 @@ func (p *findingPage) cycleEvidence(d int) {
 	p.centerEvidence()
 }
 
-// centerEvidence scrolls the evidence output so the offending line is in
-// the middle of its pane.
+// centerEvidence scrolls so that the offending line is in view: from the
+// top of the page when the first screen shows it, else centred.
 func (p *findingPage) centerEvidence() {
-	line, _, rows := p.evidenceWindow()
-	if line > 0 {
-		p.offset = line - 1 - rows/2
-	} else {
-		p.offset = 1 << 30 // no line: show the end, where the marker is
+	row, _, rows := p.evidenceWindow()
+	p.offset = 0
+	if row >= rows {
+		p.offset = row - rows/2
 	}
 	p.clamp()
 }

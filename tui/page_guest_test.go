@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
@@ -21,11 +22,11 @@ func TestGuestScreenShowsBothSides(t *testing.T) {
 		return hostio.Capture{Host: "hpc-node01", Command: cmd, Kind: k, Stdout: out, Status: hostio.StatusCollected}
 	}
 	guest := hostio.HostResult{Host: "hpc-node01", Role: hostio.RoleGuest, Transport: "ssh", Status: hostio.StatusCollected, Captures: []hostio.Capture{
-		capt("uname -r", hostio.KindGuestKernel, "5.15.0-91-generic\n"),
-		capt("ls /sys/class/infiniband", hostio.KindGuestIBClass, "vmw_pvrdma0\n"),
-		capt("rdma link show", hostio.KindGuestRDMALink, "link vmw_pvrdma0/1 state DOWN physical_state LINK_UP netdev ens224 \n"),
-		capt("ip -o link", hostio.KindGuestIPLink, "3: ens224: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 qdisc mq state UP mode DEFAULT group default qlen 1000\\    link/ether "+mac+" brd ff:ff:ff:ff:ff:ff\n"),
-		capt("grep -s -r -H . "+sys[:len(sys)-1], hostio.KindGuestSysfsPort, sys+"state:1: DOWN\n"),
+		capt("uname -r", catalog.KindGuestKernel, "5.15.0-91-generic\n"),
+		capt("ls /sys/class/infiniband", catalog.KindGuestIBClass, "vmw_pvrdma0\n"),
+		capt("rdma link show", catalog.KindGuestRDMALink, "link vmw_pvrdma0/1 state DOWN physical_state LINK_UP netdev ens224 \n"),
+		capt("ip -o link", catalog.KindGuestIPLink, "3: ens224: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 qdisc mq state UP mode DEFAULT group default qlen 1000\\    link/ether "+mac+" brd ff:ff:ff:ff:ff:ff\n"),
+		capt("grep -s -r -H . "+sys[:len(sys)-1], catalog.KindGuestSysfsPort, sys+"state:1: DOWN\n"),
 	}}
 	results := append(testResults(), guest)
 	analyze := func(rs []hostio.HostResult) (*report.Report, *facts.Fleet) {

@@ -57,12 +57,20 @@ func (p *matrixPage) Update(msg tea.Msg) (page, tea.Cmd) {
 }
 
 // horizontal moves the selected column on ←/h and →/l (the root asks the
-// matrix before it treats them as back and open).
+// matrix before it treats them as back and open: on the matrix they only
+// ever move the column, even at its edges; esc goes back, enter opens).
 func (p *matrixPage) horizontal(msg tea.KeyPressMsg) bool {
+	n := len(p.hosts())
 	switch msg.String() {
 	case "left", "h":
+		if p.col == 0 {
+			p.s.status = "first column (esc goes back)"
+		}
 		p.col--
 	case "right", "l", "tab":
+		if p.col >= n-1 {
+			p.s.status = "last column (enter opens the selected pair)"
+		}
 		p.col++
 	default:
 		return false

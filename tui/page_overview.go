@@ -206,7 +206,7 @@ func (p *overviewPage) row(cols []column, r *hostRow, selected bool) string {
 		case "VERDICT":
 			switch {
 			case analyzed:
-				cells[i] = sanitize(h.Verdict)
+				cells[i] = sanitize(h.Line())
 			case r.phase == hostio.PhaseFailed && r.err != "":
 				cells[i] = "failed: " + sanitize(r.err)
 			default:

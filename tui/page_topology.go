@@ -3,6 +3,8 @@ package tui
 import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
 // topologyPage is a host's PVRDMA data path (drawn by topology), scrolled.
@@ -10,7 +12,15 @@ type topologyPage struct{ scrollPage }
 
 func newTopologyPage(s *shared, host string) *topologyPage {
 	return &topologyPage{scrollPage{s: s, name: host, lines: func() []string {
-		return topology(host, s.fleet, s.factsHost[host], s.rows[s.index[host]], s.byHost[host])
+		var t *report.Topology
+		if s.rep != nil {
+			t = s.rep.TopologyOf(host)
+		}
+		var row *hostRow
+		if i, ok := s.index[host]; ok {
+			row = s.rows[i]
+		}
+		return topology(host, t, row, s.byHost[host], s.width)
 	}}}
 }
 

@@ -37,7 +37,7 @@ func TestProgramLiveScanToFix(t *testing.T) {
 	tm.Send(EventMsg{Host: "esx03", Phase: hostio.PhaseFailed, Err: res[2].Reason, Result: &res[2]})
 	// The renderer writes cell diffs, so wait for text that appears whole:
 	// esx03's verdict exists only once an analysis included every host.
-	wait("scan analyzed", has("NOT CHECKED: cannot connect"))
+	wait("scan analyzed", has("NOT CHECKED: SSH refused"))
 
 	tm.Send(tea.KeyPressMsg{Code: 'j', Text: "j"})
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})

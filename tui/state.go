@@ -297,14 +297,16 @@ func (s *shared) statusLine(filter string) string {
 	if s.status != "" {
 		return stBold.Render(" " + sanitize(s.status))
 	}
+	// The severity toggles, keys in brackets so that they never read as
+	// counts ("1 critical" would).
 	var parts []string
 	for i, sev := range []checks.Severity{checks.Critical, checks.Warning, checks.Info} {
-		mark := "on"
+		mark := "shown"
 		st := sevStyle(sev)
 		if !s.showSev[sev] {
-			mark, st = "off", stDim
+			mark, st = "hidden", stDim
 		}
-		parts = append(parts, st.Render(fmt.Sprintf("%d %s %s", i+1, sev, mark)))
+		parts = append(parts, st.Render(fmt.Sprintf("[%d] %s: %s", i+1, sev, mark)))
 	}
 	line := " " + strings.Join(parts, stDim.Render(" · "))
 	if filter != "" {

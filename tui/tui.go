@@ -15,6 +15,9 @@
 // the root or a page turns into it, and its hints.
 package tui
 
+// The screen goldens (testdata) are regenerated with make generate.
+//go:generate go test . -count=1 -run ^(TestScreens|TestMatrixScreens|TestProgramLiveScanToFix)$ -update
+
 import (
 	"context"
 	"io"

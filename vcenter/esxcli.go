@@ -22,7 +22,7 @@ import (
 // API (govmomi's esxcli executor, through vCenter): the transport of hosts
 // whose SSH is off or refused. Every line is checked against the allowlist
 // before it runs, as over SSH; commands that are not esxcli (vsish,
-// vmkping) need SSH and fail with ErrNeedsSSH's explanation.
+// vmkping) need SSH and fail with needsSSH's explanation.
 type APIRunner struct {
 	c     *Client
 	hosts map[string]types.ManagedObjectReference
@@ -53,13 +53,14 @@ func (r *APIRunner) Open(ctx context.Context, t hostio.Target) (hostio.Conn, err
 	if err != nil {
 		return nil, fmt.Errorf("esxcli through vCenter %s on %s: %v", r.c.Host(), t.Name, err)
 	}
-	return &apiConn{e: e, host: t.Name}, nil
+	return &apiConn{e: e, host: t.Name, vc: r.c.Host()}, nil
 }
 
 type apiConn struct {
 	e    *esx.Executor
 	host string
-	// sshErr is why SSH failed (FallbackRunner), for NeedsSSH.
+	vc   string // vCenter's address, for messages
+	// sshErr is why SSH failed (FallbackRunner), for needsSSH.
 	sshErr string
 	mu     sync.Mutex
 	notes  []string
@@ -82,7 +83,7 @@ func (c *apiConn) Run(ctx context.Context, line string) hostio.Result {
 	}
 	args := strings.Fields(line)
 	if len(args) < 2 || args[0] != "esxcli" {
-		return hostio.Result{Err: errors.New(collect.NeedsSSH(args[0], c.host, c.sshErr))}
+		return hostio.Result{Err: needsSSH(args[0], c.host, c.sshErr)}
 	}
 	// The executor caches each namespace's command info in a map: fetch
 	// it one command at a time, run the commands concurrently.
@@ -94,21 +95,24 @@ func (c *apiConn) Run(ctx context.Context, line string) hostio.Result {
 		err = c.e.Execute(ctx, req, res)
 	}
 	if err != nil {
+		var f *esx.Fault
+		if errors.As(err, &f) && hostio.FaultType(f.Detail) == "NotFound" {
+			return hostio.Result{Err: &hostio.CauseError{Cause: hostio.CauseNotServedByAPI, Detail: "vCenter " + c.vc + " does not serve `" + line +
+				"` for " + c.host + " (vSphere fault NotFound: that esxcli namespace is not registered in the host's API); the checks that read it are not evaluated. Enable SSH for the scan to read it directly"}}
+		}
 		return hostio.Result{Err: fmt.Errorf("not collected through the vSphere API: %v", apiError(err))}
 	}
 	return hostio.Result{Stdout: []byte(RenderKeyValue(res))}
 }
 
-// apiError shortens the executor's faults to their message.
+// apiError says an executor's fault in words (its detail is SOAP XML,
+// which no report shows).
 func apiError(err error) string {
 	var f *esx.Fault
 	if errors.As(err, &f) {
-		if d := strings.TrimSpace(f.Detail); d != "" {
-			return d
-		}
-		return f.Message
+		return hostio.FaultWords(f.Detail, f.Message)
 	}
-	return err.Error()
+	return hostio.PlainFaults(err.Error())
 }
 
 // RenderKeyValue renders an esxcli API response as `esxcli
@@ -189,4 +193,18 @@ func (r *FallbackRunner) Open(ctx context.Context, t hostio.Target) (hostio.Conn
 	ac.sshErr = err.Error()
 	ac.notes = append(ac.notes, fmt.Sprintf("SSH failed (%v): the esxcli commands ran through the vSphere API via vCenter %s; vsish and vmkping need SSH", err, r.API.c.Host()))
 	return ac, nil
+}
+
+// needsSSH is the error of a command tool cannot run on host without SSH
+// (sshErr: why SSH failed, if known): why, and the one-line ways to enable
+// SSH for the time of a scan (hostio.CauseNeedsSSH).
+func needsSSH(tool, host, sshErr string) error {
+	why := "SSH is off or refused on " + host
+	if sshErr != "" {
+		why = "SSH failed on " + host + " (" + sshErr + ")"
+	}
+	return &hostio.CauseError{Cause: hostio.CauseNeedsSSH, Detail: tool + " is not an esxcli command, so the vSphere API cannot run it, and " + why +
+		"; the checks that read it are not evaluated. Enable SSH for the scan: vSphere Client > " + host +
+		" > Configure > System > Services > SSH > Start, or `govc host.service -host " + host +
+		" start TSM-SSH`, or `vim-cmd hostsvc/enable_ssh` in the ESXi Shell; stop it afterwards"}
 }

@@ -49,14 +49,14 @@ func TestAPIRunnerCommands(t *testing.T) {
 	if res.Err != nil || err != nil || !fw.Loaded || fw.DefaultAction != "DROP" {
 		t.Errorf("firewall get: %v %v %+v\n%s", res.Err, err, fw, res.Stdout)
 	}
-	if res := conn.Run(ctx, "esxcli rdma device list"); res.Err == nil || !strings.HasPrefix(res.Err.Error(), "not collected through the vSphere API: ") {
+	if res := conn.Run(ctx, "esxcli rdma device list"); res.Err == nil || hostio.CauseOf(res.Err) != hostio.CauseNotServedByAPI || strings.Contains(res.Err.Error(), "<") {
 		t.Errorf("rdma device list on vcsim: %v", res.Err)
 	}
 	if res := conn.Run(ctx, "esxcli system settings advanced list -o /Net/PVRDMAVmknic"); res.Err == nil || !strings.Contains(res.Err.Error(), "Unable to find option") {
 		t.Errorf("unknown option: %v %s", res.Err, res.Stdout)
 	}
 	res = conn.Run(ctx, "vsish -e ls "+catalog.PVRDMADevicesDir)
-	if res.Err == nil || !collect.IsNeedsSSH(res.Err.Error()) || !strings.Contains(res.Err.Error(), "vim-cmd hostsvc/enable_ssh") ||
+	if res.Err == nil || hostio.CauseOf(res.Err) != hostio.CauseNeedsSSH || !strings.Contains(res.Err.Error(), "vim-cmd hostsvc/enable_ssh") ||
 		!strings.Contains(res.Err.Error(), "govc host.service -host esx01 start TSM-SSH") {
 		t.Errorf("vsish: %v", res.Err)
 	}
@@ -103,12 +103,12 @@ func TestFallbackCollection(t *testing.T) {
 	if len(h.VMs) != 4 || len(h.VMConfigs) != 3 || len(h.RDMADevices) != 1 || h.VmknicNamed("vmk1") == nil {
 		t.Errorf("facts: %d VMs, %d VM configs, %d RDMA devices", len(h.VMs), len(h.VMConfigs), len(h.RDMADevices))
 	}
-	ok, why := h.Available(hostio.KindPVRDMADeviceLs)
+	ok, why := h.Available(catalog.KindPVRDMADeviceLs)
 	if ok || !strings.Contains(why, "needs SSH") || !strings.Contains(why, "TSM-SSH") || !strings.Contains(why, "connection refused") {
 		t.Errorf("vsish listing: %v %q", ok, why)
 	}
 	// The vCenter data fills what the API could not run on vcsim.
-	if ok, why := h.Available(hostio.KindRDMADeviceList); !ok {
+	if ok, why := h.Available(catalog.KindRDMADeviceList); !ok {
 		t.Errorf("RDMA devices from vCenter: %s", why)
 	}
 }

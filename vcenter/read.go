@@ -185,7 +185,7 @@ func (c *Client) Read(ctx context.Context, hosts []Host) (map[string][]hostio.Ca
 		}
 		doc := vmDocs[name]
 		sort.SliceStable(doc.VMs, func(a, b int) bool { return doc.VMs[a].Name < doc.VMs[b].Name })
-		hostCap := capture(name, catalog.VCenterHostLine, hostio.KindVCenterHost, "", start, dur)
+		hostCap := capture(name, catalog.VCenterHostLine, catalog.KindVCenterHost, "", start, dur)
 		if state := hs[i].Runtime.ConnectionState; hs[i].Config == nil || state != "" && state != types.HostSystemConnectionStateConnected {
 			// vCenter's copy of a disconnected host's configuration is not
 			// current: it must not stand in for what SSH did not read.
@@ -195,7 +195,7 @@ func (c *Client) Read(ctx context.Context, hosts []Host) (map[string][]hostio.Ca
 			hostCap.Stdout = parse.RenderVCenterHost(inv.host(&hs[i]))
 		}
 		out[name] = []hostio.Capture{hostCap,
-			capture(name, catalog.VCenterVMLine, hostio.KindVCenterVMs, parse.RenderVCenterVMs(*doc), start, dur)}
+			capture(name, catalog.VCenterVMLine, catalog.KindVCenterVMs, parse.RenderVCenterVMs(*doc), start, dur)}
 	}
 	return out, nil
 }

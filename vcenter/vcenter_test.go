@@ -12,6 +12,7 @@ import (
 
 	"github.com/vmware/govmomi/vim25/types"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
@@ -179,7 +180,7 @@ func TestReadInventoryIntoFacts(t *testing.T) {
 	if !enabled["pvrdma"] || len(h.PVRDMARules) != 2 || h.PVRDMARules[0].PortBegin != 28250 || h.PVRDMARules[0].PortEnd != 28761 {
 		t.Errorf("firewall %v %+v", enabled, h.PVRDMARules)
 	}
-	for _, k := range []hostio.Kind{hostio.KindRDMADeviceList, hostio.KindIPInterfaceList, hostio.KindDVSList, hostio.KindPVRDMAVmknicOpt, hostio.KindFirewallRulesets, hostio.KindFirewallRules} {
+	for _, k := range []hostio.Kind{catalog.KindRDMADeviceList, catalog.KindIPInterfaceList, catalog.KindDVSList, catalog.KindPVRDMAVmknicOpt, catalog.KindFirewallRulesets, catalog.KindFirewallRules} {
 		if ok, why := h.Available(k); !ok {
 			t.Errorf("%s not available from vCenter: %s", k, why)
 		}
@@ -203,7 +204,7 @@ func TestSSHFactsKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ssh := hostio.Capture{Host: "esx01", Command: "esxcli rdma device list", Kind: hostio.KindRDMADeviceList, Status: hostio.StatusCollected,
+	ssh := hostio.Capture{Host: "esx01", Command: "esxcli rdma device list", Kind: catalog.KindRDMADeviceList, Status: hostio.StatusCollected,
 		Stdout: "Name     Driver      State   MTU   Speed     Paired Uplink  Description\n" +
 			"-------  ----------  ------  ----  --------  -------------  -----------\n" +
 			"vmrdma0  nmlx5_rdma  Down    1024  0         vmnic1         MT28800 Family  [ConnectX-5 Ex]\n"}
@@ -322,7 +323,7 @@ func TestDisconnectedHost(t *testing.T) {
 	if len(h.RDMADevices) != 0 || h.VCenterHost != nil {
 		t.Errorf("facts from a disconnected host: %+v", h.RDMADevices)
 	}
-	if ok, _ := h.Available(hostio.KindRDMADeviceList); ok {
+	if ok, _ := h.Available(catalog.KindRDMADeviceList); ok {
 		t.Error("RDMA devices available from a disconnected host")
 	}
 }

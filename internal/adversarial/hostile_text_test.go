@@ -19,6 +19,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/analysis"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/offline"
@@ -59,7 +60,7 @@ func poisonCaptures(rs []hostio.HostResult, p string) []hostio.HostResult {
 			c := &hr.Captures[j]
 			c.Host = hr.Host
 			c.Stdout = hostNames.ReplaceAllString(c.Stdout, "${0}"+strings.ReplaceAll(p, "$", "$$"))
-			if hr.Host == "esx05" && c.Kind == hostio.KindFirewallRules {
+			if hr.Host == "esx05" && c.Kind == catalog.KindFirewallRules {
 				c.Status, c.ExitCode, c.Stdout = hostio.StatusFailed, 1, ""
 				c.Stderr = "esxcli: " + p + "\n"
 				c.Error = "exit status 1: esxcli: " + p

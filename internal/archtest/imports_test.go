@@ -128,3 +128,31 @@ func TestArchitectureTableMatchesImports(t *testing.T) {
 		t.Error(p)
 	}
 }
+
+// The binary ships the simulated lab (fixtures, fixtures/lab,
+// fixtures/vclab: `demo`, `lab serve`), which is also the tests' lab; what
+// it ships must stay production code: nothing of the testing package or
+// the tests' helpers.
+func TestBinaryShipsNoTestCode(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("the go command is not on PATH")
+	}
+	cmd := exec.Command("go", "list", "-deps", "./cmd/pvrdma-doctor")
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	fixtures := false
+	for _, dep := range strings.Fields(string(out)) {
+		switch {
+		case dep == "testing", strings.HasPrefix(dep, "testing/"), dep == module+"/internal/testutil":
+			t.Errorf("the binary depends on %s", dep)
+		case dep == module+"/fixtures/lab":
+			fixtures = true
+		}
+	}
+	if !fixtures {
+		t.Error("the binary no longer ships fixtures/lab: update docs/ARCHITECTURE.md (fixtures is the demo's lab)")
+	}
+}

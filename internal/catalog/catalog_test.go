@@ -21,8 +21,6 @@ var update = flag.Bool("update", false, "rewrite README.md's command table from 
 // parser sets a facts.Host field of its fact type, and a stage 2 command
 // says where its arguments come from.
 func TestEverySpecIsComplete(t *testing.T) {
-	host := reflect.TypeFor[facts.Host]()
-	ranks := map[int]hostio.Kind{}
 	for _, s := range catalog.Specs() {
 		t.Run(string(s.Kind), func(t *testing.T) {
 			if s.Kind == "" || s.Stage < 1 || s.Stage > 3 || s.Line == "" {
@@ -41,8 +39,8 @@ func TestEverySpecIsComplete(t *testing.T) {
 			if got := catalog.KindOf(c.Line); got != s.Kind {
 				t.Errorf("KindOf(%q) = %q", c.Line, got)
 			}
-			if back, ok := collect.CommandForFile(collect.FileName(c.Line)); !ok || back != c.Line {
-				t.Errorf("file %s maps back to %q, %v", collect.FileName(c.Line), back, ok)
+			if back, ok := collect.CommandForFile(catalog.FileName(c.Line)); !ok || back != c.Line {
+				t.Errorf("file %s maps back to %q, %v", catalog.FileName(c.Line), back, ok)
 			}
 			if rc, ok := collect.Recognize(c.Line); !ok || rc.Kind != s.Kind || rc.Line != c.Line {
 				t.Errorf("Recognize(%q) = %+v, %v", c.Line, rc, ok)
@@ -62,27 +60,37 @@ func TestEverySpecIsComplete(t *testing.T) {
 					t.Errorf("hostile arguments: %v", err)
 				}
 			}
+			if (s.From == catalog.FromFacts) != (s.Instances != nil) {
+				t.Errorf("source %d with Instances %v: FromFacts and Instances go together", s.From, s.Instances != nil)
+			}
 			if s.Stage == 2 && s.Noun == "" {
 				t.Error("stage 2 command without the Noun of its cap note")
 			}
 			if s.Parser.Parse == nil || s.Parser.Stamp == nil || s.Parser.Type == nil {
 				t.Fatal("no parser")
 			}
-			f, ok := host.FieldByName(s.Fact)
-			if !ok {
-				t.Fatalf("Fact %q is no facts.Host field", s.Fact)
-			}
-			if k := f.Type.Kind(); (k != reflect.Slice && k != reflect.Pointer) || f.Type.Elem() != s.Parser.Type {
-				t.Errorf("facts.Host.%s is %s; the parser reads %s", s.Fact, f.Type, s.Parser.Type)
+			if !s.Parser.Fills(&catalog.HostFacts{}) {
+				t.Errorf("the parser fills a %s, not the host's facts", s.Parser.Facts)
 			}
 			if s.Diff != nil {
 				if s.Diff.Key == nil {
-					t.Error("diff without a key")
+					t.Fatal("diff without a key")
 				}
-				if other, dup := ranks[s.Diff.Rank]; dup {
-					t.Errorf("diff rank %d also used by %s", s.Diff.Rank, other)
+				// The key and the noise fields name fields of the fact (a
+				// typo would panic or skip nothing in a diff).
+				func() {
+					defer func() {
+						if r := recover(); r != nil {
+							t.Errorf("diff key on a %s: %v", s.Parser.Type, r)
+						}
+					}()
+					s.Diff.Key(reflect.New(s.Parser.Type).Elem())
+				}()
+				for _, f := range s.Diff.Skip {
+					if _, ok := s.Parser.Type.FieldByName(f); !ok {
+						t.Errorf("diff skips %q, no field of %s", f, s.Parser.Type)
+					}
 				}
-				ranks[s.Diff.Rank] = s.Kind
 			}
 		})
 	}
@@ -115,32 +123,40 @@ func TestEverySpecParsesItsLabOutput(t *testing.T) {
 		if len(fh.Errors) > 0 {
 			t.Errorf("%s: %v", line, fh.Errors)
 		}
-		v := reflect.ValueOf(fh).FieldByName(s.Fact)
-		if v.IsZero() || (v.Kind() == reflect.Slice && v.Len() == 0) {
-			t.Errorf("%s: facts.Host.%s not set", line, s.Fact)
+		v, _ := s.Parser.Field(&fh.HostFacts)
+		if !v.IsValid() || v.IsZero() || (v.Kind() == reflect.Slice && v.Len() == 0) {
+			t.Errorf("%s: its fact (%s) is not set", line, s.Parser.Type)
 		}
 	}
 }
 
 const readmeStart = "| stage | commands |\n"
 
-// README.md's table of the commands run on a host is the catalogue's.
-// Regenerate it with: go test ./catalog -run TestReadmeTable -update
+// README.md's tables of the commands run on a host and on a guest are the
+// catalogue's. Regenerate them with go generate ./... (make generate).
 func TestReadmeTable(t *testing.T) {
+	readmeTable(t, readmeStart, catalog.ReadmeTable(collect.DefaultMaxStage2))
+	readmeTable(t, "| guest stage | commands |\n", catalog.GuestReadmeTable())
+}
+
+// readmeTable checks README.md's table starting with the line start (it
+// ends at a blank line) against want, and with -update rewrites it.
+func readmeTable(t *testing.T, start, want string) {
+	t.Helper()
 	b, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	readme := string(b)
-	i := strings.Index(readme, readmeStart)
+	i := strings.Index(readme, start)
 	if i < 0 {
-		t.Fatalf("README.md has no table starting %q", readmeStart)
+		t.Fatalf("README.md has no table starting %q", start)
 	}
 	j := strings.Index(readme[i:], "\n\n")
 	if j < 0 {
-		t.Fatal("README.md's command table does not end with a blank line")
+		t.Fatalf("README.md's table %q does not end with a blank line", start)
 	}
-	got, want := readme[i:i+j+1], catalog.ReadmeTable(collect.DefaultMaxStage2)
+	got := readme[i : i+j+1]
 	if got == want {
 		return
 	}
@@ -150,5 +166,5 @@ func TestReadmeTable(t *testing.T) {
 		}
 		return
 	}
-	t.Errorf("README.md's command table differs from the catalogue; regenerate it with\n\tgo test ./catalog -run TestReadmeTable -update\ngot:\n%s\nwant:\n%s", got, want)
+	t.Errorf("README.md's table %q differs from the catalogue; regenerate it with go generate ./... (make generate)\ngot:\n%s\nwant:\n%s", start, got, want)
 }

@@ -9,6 +9,9 @@
 // Adding a command is adding a Spec (see docs/ARCHITECTURE.md).
 package catalog
 
+// README.md's command tables are generated from the catalogue (make generate).
+//go:generate go test . -count=1 -run ^TestReadmeTable$ -update
+
 import (
 	"fmt"
 	"reflect"
@@ -46,6 +49,14 @@ const (
 	// FromPeers: the PVRDMA vmknic addresses of the peers (stage 3).
 	FromPeers
 )
+
+// FromFacts: the spec's Instances function reads the argument values from
+// the host's stage-1 facts (any of them: the driver of each RDMA uplink,
+// a device a listing shows). A new source is that one function: the
+// collector plans it, the lab model renders it, and every value is
+// validated against the spec's Args before it reaches a line. Its value is
+// set apart from the other sources'.
+const FromFacts Source = 200
 
 // OptRole says what an option of a typed command does.
 type OptRole int
@@ -85,22 +96,72 @@ type Form struct {
 	Also []hostio.Kind
 }
 
-// Parser reads a command's output. Parse returns the parser's typed value
-// (what `pvrdma-doctor parse` prints); with a *parse.PartialError the facts
-// that could be read come with it, any other error loses the output. Stamp
-// records on a parsed value the command line it came from (and the values
-// the line carries, such as a device name the output does not repeat).
+// Parser reads a command's output into the fact its spec fills. Parse
+// returns the parser's typed value (what `pvrdma-doctor parse` prints);
+// with a *parse.PartialError the facts that could be read come with it,
+// any other error loses the output. Stamp records on a parsed value the
+// command line it came from (and the values the line carries, such as a
+// device name the output does not repeat). List, One and Each build it
+// from a typed parser, a stamp and the field it fills, so that the parser's
+// type and the field's are one type, checked by the compiler.
 type Parser struct {
 	Parse func(text string) (any, error)
 	Stamp func(v any, line string) any
 	// Type is the type of one fact (the element of a list).
 	Type reflect.Type
+	// Facts is the facts struct the parser fills (HostFacts, GuestFacts).
+	Facts reflect.Type
+	// add puts a parsed, stamped value into a *Facts; field returns a
+	// pointer to the field on one (*[]T or **T); both report false for
+	// another struct.
+	add   func(dst, v any) bool
+	field func(dst any) (any, bool)
 }
 
-// DiffKey says how diff compares the facts of a kind between two scans.
+// Fill parses text, stamps line on every fact read and adds them to dst,
+// a pointer to the parser's facts struct (*HostFacts, *GuestFacts): a list
+// is appended to, a single fact replaced. With a *parse.PartialError the
+// facts that could be read are added; with any other error nothing is.
+func (p Parser) Fill(dst any, text, line string) error {
+	v, err := p.Parse(text)
+	if v == nil {
+		return err
+	}
+	if !p.add(dst, p.Stamp(v, line)) {
+		return fmt.Errorf("catalog: %s fills a %s, not a %T", p.Type, p.Facts, dst)
+	}
+	return err
+}
+
+// Fills reports whether the parser fills dst (a *HostFacts or a
+// *GuestFacts).
+func (p Parser) Fills(dst any) bool {
+	_, ok := p.field(dst)
+	return ok
+}
+
+// Field is the field of dst (a pointer to the parser's facts struct) that
+// the parser fills: a slice, or a pointer to a single fact; ok=false when
+// dst is another struct.
+func (p Parser) Field(dst any) (reflect.Value, bool) {
+	ptr, ok := p.field(dst)
+	if !ok {
+		return reflect.Value{}, false
+	}
+	return reflect.ValueOf(ptr).Elem(), true
+}
+
+// SameField reports whether two parsers fill the same field of dst (the
+// SSH and vCenter sources of VM configurations).
+func SameField(a, b Parser, dst any) bool {
+	x, ok1 := a.field(dst)
+	y, ok2 := b.field(dst)
+	return ok1 && ok2 && x == y
+}
+
+// DiffKey says how diff compares the facts of a kind between two scans
+// (in catalogue order).
 type DiffKey struct {
-	// Rank orders the kinds in a diff (lower first).
-	Rank int
 	// What prefixes an item's key where the key alone is unclear ("VM").
 	What string
 	// Key names one item: two items with the same key are the same thing.
@@ -127,6 +188,14 @@ type Spec struct {
 	Refuse string
 	// From is where the arguments of a stage 2 command come from.
 	From Source
+	// Instances, for a stage 2 command of source FromFacts, are the
+	// argument values of each instance, read from the host's stage-1 facts.
+	Instances func(f *HostFacts) [][]string
+	// Absent, for a command whose subject a host may not have (a driver
+	// module that is not loaded, hardware that is not there), recognizes
+	// that answer (exit status, output): it is a fact, nothing to read,
+	// not a collection failure.
+	Absent func(exitCode int, stdout, stderr string) bool
 	// When says for what each instance of a stage 2/3 command runs.
 	When string
 	// Noun names the instances in the note of a host over the stage-2 cap
@@ -149,10 +218,9 @@ type Spec struct {
 	README string
 	// Forms are the equivalent spellings recognized in offline inputs.
 	Forms []Form
-	// Parser reads the output; Fact names the facts.Host field it sets
-	// (a slice is appended to, a pointer replaced).
+	// Parser reads the output into the field of HostFacts (GuestFacts)
+	// it fills (a slice is appended to, a pointer replaced).
 	Parser Parser
-	Fact   string
 	// Diff, when set, compares this fact in `pvrdma-doctor diff`.
 	Diff *DiffKey
 
@@ -291,7 +359,7 @@ func (s *Spec) ReadmeText() string {
 }
 
 // FileArgs returns the argument values of a stored output's file name
-// (collect.FileName without ".txt"), ok=false when it is not this command.
+// (catalog.FileName without ".txt"), ok=false when it is not this command.
 func (s *Spec) FileArgs(base string) ([]string, bool) {
 	m := s.file.FindStringSubmatch(base)
 	if m == nil {
@@ -302,6 +370,36 @@ func (s *Spec) FileArgs(base string) ([]string, bool) {
 		return []string{arg}, ok
 	}
 	return m[1:], true
+}
+
+// StageFacts reads the collected captures of one stage into a host's
+// facts, each with its spec's parser (what plans the commands of source
+// FromFacts, from stage 1).
+func StageFacts(caps []hostio.Capture, stage int) HostFacts {
+	var f HostFacts
+	for _, c := range caps {
+		s, ok := byKind[c.Kind]
+		if !ok || s.Stage != stage || !c.OK() || s.Parser.Parse == nil || !s.Parser.Fills(&f) || s.IsAbsent(c) {
+			continue
+		}
+		_ = s.Parser.Fill(&f, c.Stdout, c.Command) // what a bad output loses, facts reports
+	}
+	return f
+}
+
+// IsAbsent reports whether a capture is the answer of a host without the
+// command's subject (Spec.Absent).
+func (s *Spec) IsAbsent(c hostio.Capture) bool {
+	return s.Absent != nil && c.ExitCode != 0 && s.Absent(c.ExitCode, c.Stdout, c.Stderr)
+}
+
+// Describe names a kind for people: the stage 1 command line, or the
+// stage 2/3 template ("esxcli rdma device stats get -d <vmrdmaN>").
+func Describe(k hostio.Kind) string {
+	if s, ok := Lookup(k); ok {
+		return s.TemplateLine()
+	}
+	return string(k)
 }
 
 // KindOf returns the kind of a command line: an allowlisted line, or a
@@ -351,52 +449,88 @@ func (s *Spec) looksLike(line string) bool {
 
 // Stamping helpers shared by the specs.
 
-// List adapts a parser of a list output.
-func List[T any](p func(string) ([]T, error), stamp func(v *T, line string)) Parser {
-	return Parser{
-		Parse: adapt(p),
-		Stamp: func(v any, line string) any {
-			items := v.([]T)
-			for i := range items {
-				stamp(&items[i], line)
-			}
-			return items
-		},
-		Type: reflect.TypeFor[T](),
+// List adapts a parser of a list output whose items are appended to the
+// list field into returns ("the RDMA devices").
+func List[D, T any](p func(string) ([]T, error), stamp func(v *T, line string), into func(*D) *[]T) Parser {
+	stampAll := func(v any, line string) any {
+		items := v.([]T)
+		for i := range items {
+			stamp(&items[i], line)
+		}
+		return items
 	}
+	return typed[D, T](parse.Untyped(p), stampAll, into, func(f *[]T, v any) { *f = append(*f, v.([]T)...) })
 }
 
-// One adapts a parser of a single record; strict makes a partial parse
-// lose the output too.
-func One[T any](p func(string) (T, error), strict bool, stamp func(v *T, line string)) Parser {
-	parseFn := adapt(p)
-	if strict {
-		parseFn = func(text string) (any, error) {
-			v, err := p(text)
-			if err != nil {
-				return nil, err
-			}
-			return v, nil
-		}
-	}
+// One adapts a parser of a single record that replaces the single fact
+// into returns ("the ESXi version"); strict makes a partial parse lose
+// the output too.
+func One[D, T any](p func(string) (T, error), strict bool, stamp func(v *T, line string), into func(*D) **T) Parser {
+	return typed[D, T](record(p, strict), stampOne(stamp), into, func(f **T, v any) { x := v.(T); *f = &x })
+}
+
+// Each adapts a parser of a single record that is appended to the list
+// field into returns (a stage-2 command run once per device: "the
+// counters of each RDMA device").
+func Each[D, T any](p func(string) (T, error), stamp func(v *T, line string), into func(*D) *[]T) Parser {
+	return typed[D, T](record(p, false), stampOne(stamp), into, func(f *[]T, v any) { *f = append(*f, v.(T)) })
+}
+
+// typed is a Parser of facts of type T filling, on a *D, the field F that
+// into returns, put there by put.
+func typed[D, T, F any](parseFn func(string) (any, error), stamp func(any, string) any, into func(*D) F, put func(F, any)) Parser {
 	return Parser{
 		Parse: parseFn,
-		Stamp: func(v any, line string) any {
-			x := v.(T)
-			stamp(&x, line)
-			return x
+		Stamp: stamp,
+		Type:  reflect.TypeFor[T](),
+		Facts: reflect.TypeFor[D](),
+		add: func(dst, v any) bool {
+			d, ok := dst.(*D)
+			if ok {
+				put(into(d), v)
+			}
+			return ok
 		},
-		Type: reflect.TypeFor[T](),
+		field: func(dst any) (any, bool) {
+			d, ok := dst.(*D)
+			if !ok {
+				return nil, false
+			}
+			return into(d), true
+		},
 	}
 }
 
-func adapt[T any](p func(string) (T, error)) func(string) (any, error) {
+// Output adapts a parser whose output fills no fact (a command only
+// `pvrdma-doctor parse` reads).
+func Output[T any](p func(string) (T, error)) Parser {
+	return Parser{
+		Parse: parse.Untyped(p),
+		Stamp: func(v any, _ string) any { return v },
+		Type:  reflect.TypeFor[T](),
+		add:   func(any, any) bool { return false },
+		field: func(any) (any, bool) { return nil, false },
+	}
+}
+
+func record[T any](p func(string) (T, error), strict bool) func(string) (any, error) {
+	if !strict {
+		return parse.Untyped(p)
+	}
 	return func(text string) (any, error) {
 		v, err := p(text)
-		if _, partial := parse.Skipped(err); err != nil && !partial {
+		if err != nil {
 			return nil, err
 		}
-		return v, err
+		return v, nil
+	}
+}
+
+func stampOne[T any](stamp func(v *T, line string)) func(any, string) any {
+	return func(v any, line string) any {
+		x := v.(T)
+		stamp(&x, line)
+		return x
 	}
 }
 
@@ -423,6 +557,28 @@ func ByField(name string) func(reflect.Value) string {
 // Constant keys a single fact (there is one per host).
 func Constant(name string) func(reflect.Value) string {
 	return func(reflect.Value) string { return name }
+}
+
+// ParseOnly returns the outputs `pvrdma-doctor parse` reads that no scan
+// runs (no kind, no fact).
+func ParseOnly() []*Spec { return parseOnlySpecs }
+
+// Usages lists the commands whose output `pvrdma-doctor parse` reads, in
+// catalogue order: each spec's line (with its placeholders) and legacy
+// forms, the outputs only `parse` reads, then the guest catalogue.
+func Usages() []string {
+	var out []string
+	for _, list := range [][]*Spec{specs, parseOnlySpecs, guestSpecs} {
+		for _, s := range list {
+			out = append(out, s.TemplateLine())
+			for _, f := range s.Forms {
+				if f.Tool != "esxcli" {
+					out = append(out, f.Tool+" "+f.Words)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // ReadmeTable renders the README's table of the commands run on a host,

@@ -11,6 +11,74 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
+// The kinds of the ESXi commands, one per spec below (the VM side's are
+// in specs_vm.go, vCenter's in specs_vcenter.go, the guests' in
+// specs_guest.go). Stage 1 commands are fixed; stage 2 commands take
+// arguments learned from stage 1 (validated); stage 3 probes take peer
+// addresses (validated).
+const (
+	KindSystemVersion      hostio.Kind = "system_version"
+	KindRDMADeviceList     hostio.Kind = "rdma_device_list"
+	KindRDMAProtocolList   hostio.Kind = "rdma_protocol_list"
+	KindRDMAVmknicList     hostio.Kind = "rdma_vmknic_list"
+	KindRDMAStats          hostio.Kind = "rdma_stats"
+	KindVMProcessList      hostio.Kind = "vm_process_list"
+	KindPVRDMADeviceLs     hostio.Kind = "pvrdma_device_ls"
+	KindPVRDMAProperties   hostio.Kind = "pvrdma_properties"
+	KindIPInterfaceList    hostio.Kind = "ip_interface_list"
+	KindIPv4Get            hostio.Kind = "ip_interface_ipv4"
+	KindNICList            hostio.Kind = "nic_list"
+	KindNICGet             hostio.Kind = "nic_get"
+	KindNICStats           hostio.Kind = "nic_stats"
+	KindDCBStatus          hostio.Kind = "nic_dcb_status"
+	KindDVSList            hostio.Kind = "dvs_list"
+	KindStandardSwitchList hostio.Kind = "vswitch_standard_list"
+	KindPVRDMAVmknicOpt    hostio.Kind = "pvrdma_vmknic_setting"
+	KindFirewallRulesets   hostio.Kind = "firewall_ruleset_list"
+	KindFirewallRules      hostio.Kind = "firewall_pvrdma_rules"
+	KindFirewallGlobal     hostio.Kind = "firewall_global"
+	KindVmkping            hostio.Kind = "vmkping"
+)
+
+// HostFacts are the facts the ESXi catalogue's commands give, one field
+// per fact a spec fills (its Parser: List, One or Each, with the field):
+// a list is appended to, a single fact replaced. facts.Host embeds it
+// (the JSON keeps its fields flat); a new fact is `omitempty` so that
+// reports without it stay the same.
+type HostFacts struct {
+	Version          *parse.SystemVersion    `json:"version,omitempty"`
+	RDMADevices      []parse.RDMADevice      `json:"rdma_devices"`
+	RDMAProtocols    []parse.RDMAProtocol    `json:"rdma_protocols"`
+	RDMAVmknics      []parse.RDMAVmknic      `json:"rdma_vmknics"`
+	RDMAStats        []parse.RDMAStats       `json:"rdma_stats"`
+	VMs              []parse.VMProcess       `json:"vms"`
+	PVRDMAListing    []parse.VsishEntry      `json:"pvrdma_listing"`
+	PVRDMADevices    []parse.PVRDMADevice    `json:"pvrdma_devices"`
+	Vmknics          []parse.Vmknic          `json:"vmknics"`
+	IPv4             []parse.IPv4Interface   `json:"ipv4"`
+	NICs             []parse.NIC             `json:"nics"`
+	NICDetails       []parse.NICDetail       `json:"nic_details"`
+	DCB              []parse.DCBStatus       `json:"dcb"`
+	NICStats         []parse.NICStats        `json:"nic_stats,omitempty"`
+	DVSwitches       []parse.DVSwitch        `json:"dv_switches"`
+	StandardSwitches []parse.StandardSwitch  `json:"standard_switches"`
+	PVRDMAVmknic     *parse.AdvancedSetting  `json:"pvrdma_vmknic,omitempty"`
+	Rulesets         []parse.FirewallRuleset `json:"firewall_rulesets"`
+	PVRDMARules      []parse.FirewallRule    `json:"pvrdma_rules"`
+	Firewall         *parse.FirewallGlobal   `json:"firewall,omitempty"`
+	Pings            []parse.Ping            `json:"pings"`
+	// VMConfigs are the PVRDMA VMs' configurations, from every source that
+	// gave one (.vmx over SSH, vCenter); each entry says its Source.
+	VMConfigs []parse.VMConfig `json:"vm_configs,omitempty"`
+	// VCenterHost is the host's configuration read from vCenter (`scan
+	// --vcenter`); its facts fill the kinds SSH gave none of (see
+	// fillFromVCenter).
+	VCenterHost *parse.VCenterHost `json:"vcenter_host,omitempty"`
+	// PCIDevices are the host's PCI devices (`esxcli hardware pci list`):
+	// passthrough state and names of the GPUs VMs use.
+	PCIDevices []parse.PCIDevice `json:"pci_devices,omitempty"`
+}
+
 // Argument shapes: every value learned from a host is one of these before
 // it reaches a command line.
 var (
@@ -47,76 +115,75 @@ var (
 // specs is the catalogue. Stage 1 runs in this order; stage 2 commands run
 // in this order of kinds (collect plans them).
 var specs = []*Spec{
-	{Kind: hostio.KindSystemVersion, Stage: 1, Line: "esxcli system version get",
+	{Kind: KindSystemVersion, Stage: 1, Line: "esxcli system version get",
 		Forms:  esxcli("system version get"),
-		Parser: One(parse.SystemVersionGet, false, func(v *parse.SystemVersion, l string) { v.Command = l }), Fact: "Version",
-		Diff: &DiffKey{Rank: 0, Key: Constant("ESXi"), Skip: []string{"Product"}}},
-	{Kind: hostio.KindRDMADeviceList, Stage: 1, Line: "esxcli rdma device list",
+		Parser: One(parse.SystemVersionGet, false, func(v *parse.SystemVersion, l string) { v.Command = l }, func(f *HostFacts) **parse.SystemVersion { return &f.Version }),
+		Diff:   &DiffKey{Key: Constant("ESXi"), Skip: []string{"Product"}}},
+	{Kind: KindRDMADeviceList, Stage: 1, Line: "esxcli rdma device list",
 		Forms:  esxcli("rdma device list"),
-		Parser: List(parse.RDMADeviceList, func(v *parse.RDMADevice, l string) { v.Command = l }), Fact: "RDMADevices",
-		Diff: &DiffKey{Rank: 10, Key: ByField("Name")}},
-	{Kind: hostio.KindRDMAProtocolList, Stage: 1, Line: "esxcli rdma device protocol list",
+		Parser: List(parse.RDMADeviceList, func(v *parse.RDMADevice, l string) { v.Command = l }, func(f *HostFacts) *[]parse.RDMADevice { return &f.RDMADevices }),
+		Diff:   &DiffKey{Key: ByField("Name")}},
+	{Kind: KindRDMAProtocolList, Stage: 1, Line: "esxcli rdma device protocol list",
 		Forms:  esxcli("rdma device protocol list", optDevice),
-		Parser: List(parse.RDMAProtocolList, func(v *parse.RDMAProtocol, l string) { v.Command = l }), Fact: "RDMAProtocols",
-		Diff: &DiffKey{Rank: 11, What: "protocols of", Key: ByField("Device")}},
-	{Kind: hostio.KindRDMAVmknicList, Stage: 1, Line: "esxcli rdma device vmknic list",
+		Parser: List(parse.RDMAProtocolList, func(v *parse.RDMAProtocol, l string) { v.Command = l }, func(f *HostFacts) *[]parse.RDMAProtocol { return &f.RDMAProtocols }),
+		Diff:   &DiffKey{What: "protocols of", Key: ByField("Device")}},
+	{Kind: KindRDMAVmknicList, Stage: 1, Line: "esxcli rdma device vmknic list",
 		Forms:  esxcli("rdma device vmknic list", optDevice),
-		Parser: List(parse.RDMAVmknicList, func(v *parse.RDMAVmknic, l string) { v.Command = l }), Fact: "RDMAVmknics",
-		Diff: &DiffKey{Rank: 12, What: "RDMA binding of", Key: ByField("Device")}},
-	{Kind: hostio.KindVMProcessList, Stage: 1, Line: "esxcli vm process list",
+		Parser: List(parse.RDMAVmknicList, func(v *parse.RDMAVmknic, l string) { v.Command = l }, func(f *HostFacts) *[]parse.RDMAVmknic { return &f.RDMAVmknics }),
+		Diff:   &DiffKey{What: "RDMA binding of", Key: ByField("Device")}},
+	{Kind: KindVMProcessList, Stage: 1, Line: "esxcli vm process list",
 		Forms:  esxcli("vm process list"),
-		Parser: List(parse.VMProcessList, func(v *parse.VMProcess, l string) { v.Command = l }), Fact: "VMs",
-		Diff: &DiffKey{Rank: 13, What: "VM", Key: ByField("DisplayName"), Skip: []string{"WorldID", "ProcessID", "CartelID"}}},
-	{Kind: hostio.KindPVRDMADeviceLs, Stage: 1, Line: "vsish -e ls " + PVRDMADevicesDir,
-		Parser: List(parse.VsishLs, func(v *parse.VsishEntry, l string) { v.Command = l }), Fact: "PVRDMAListing"},
-	{Kind: hostio.KindIPInterfaceList, Stage: 1, Line: "esxcli network ip interface list",
+		Parser: List(parse.VMProcessList, func(v *parse.VMProcess, l string) { v.Command = l }, func(f *HostFacts) *[]parse.VMProcess { return &f.VMs }),
+		Diff:   &DiffKey{What: "VM", Key: ByField("DisplayName"), Skip: []string{"WorldID", "ProcessID", "CartelID"}}},
+	{Kind: KindPVRDMADeviceLs, Stage: 1, Line: "vsish -e ls " + PVRDMADevicesDir,
+		Parser: List(parse.VsishLs, func(v *parse.VsishEntry, l string) { v.Command = l }, func(f *HostFacts) *[]parse.VsishEntry { return &f.PVRDMAListing })},
+	{Kind: KindIPInterfaceList, Stage: 1, Line: "esxcli network ip interface list",
 		Forms: append(esxcli("network ip interface list", optInterface, optNetstack),
-			Form{Tool: "esxcfg-vmknic", Words: "-l", Also: []hostio.Kind{hostio.KindIPv4Get}}),
-		Parser: List(parse.IPInterfaceList, func(v *parse.Vmknic, l string) { v.Command = l; SetRecordCommand(&v.Record, l) }), Fact: "Vmknics",
-		Diff: &DiffKey{Rank: 15, Key: ByField("Name")}},
-	{Kind: hostio.KindIPv4Get, Stage: 1, Line: "esxcli network ip interface ipv4 get",
+			Form{Tool: "esxcfg-vmknic", Words: "-l", Also: []hostio.Kind{KindIPv4Get}}),
+		Parser: List(parse.IPInterfaceList, func(v *parse.Vmknic, l string) { v.Command = l; SetRecordCommand(&v.Record, l) }, func(f *HostFacts) *[]parse.Vmknic { return &f.Vmknics }),
+		Diff:   &DiffKey{Key: ByField("Name")}},
+	{Kind: KindIPv4Get, Stage: 1, Line: "esxcli network ip interface ipv4 get",
 		Forms:  esxcli("network ip interface ipv4 get", optInterface, optNetstack),
-		Parser: List(parse.IPv4Get, func(v *parse.IPv4Interface, l string) { v.Command = l }), Fact: "IPv4",
-		Diff: &DiffKey{Rank: 16, Key: ByField("Name")}},
-	{Kind: hostio.KindNICList, Stage: 1, Line: "esxcli network nic list",
+		Parser: List(parse.IPv4Get, func(v *parse.IPv4Interface, l string) { v.Command = l }, func(f *HostFacts) *[]parse.IPv4Interface { return &f.IPv4 }),
+		Diff:   &DiffKey{Key: ByField("Name")}},
+	{Kind: KindNICList, Stage: 1, Line: "esxcli network nic list",
 		Forms:  append(esxcli("network nic list"), Form{Tool: "esxcfg-nics", Words: "-l"}),
-		Parser: List(parse.NICList, func(v *parse.NIC, l string) { v.Command = l }), Fact: "NICs",
-		Diff: &DiffKey{Rank: 17, Key: ByField("Name")}},
-	{Kind: hostio.KindDVSList, Stage: 1, Line: "esxcli network vswitch dvs vmware list",
+		Parser: List(parse.NICList, func(v *parse.NIC, l string) { v.Command = l }, func(f *HostFacts) *[]parse.NIC { return &f.NICs }),
+		Diff:   &DiffKey{Key: ByField("Name")}},
+	{Kind: KindDVSList, Stage: 1, Line: "esxcli network vswitch dvs vmware list",
 		Forms:  esxcli("network vswitch dvs vmware list", Option{Short: "-v", Long: "--vds-name"}),
-		Parser: List(parse.DVSList, func(v *parse.DVSwitch, l string) { v.Command = l; SetRecordCommand(&v.Record, l) }), Fact: "DVSwitches",
-		Diff: &DiffKey{Rank: 20, What: "DVS", Key: ByField("Name")}},
-	{Kind: hostio.KindStandardSwitchList, Stage: 1, Line: "esxcli network vswitch standard list",
+		Parser: List(parse.DVSList, func(v *parse.DVSwitch, l string) { v.Command = l; SetRecordCommand(&v.Record, l) }, func(f *HostFacts) *[]parse.DVSwitch { return &f.DVSwitches }),
+		Diff:   &DiffKey{What: "DVS", Key: ByField("Name")}},
+	{Kind: KindStandardSwitchList, Stage: 1, Line: "esxcli network vswitch standard list",
 		Forms: append(esxcli("network vswitch standard list", Option{Short: "-v", Long: "--vswitch-name"}),
-			Form{Tool: "esxcfg-vswitch", Words: "-l", Also: []hostio.Kind{hostio.KindDVSList}}),
-		Parser: List(parse.StandardSwitchList, func(v *parse.StandardSwitch, l string) { v.Command = l; SetRecordCommand(&v.Record, l) }), Fact: "StandardSwitches",
-		Diff: &DiffKey{Rank: 21, What: "vSwitch", Key: ByField("Name")}},
-	{Kind: hostio.KindPVRDMAVmknicOpt, Stage: 1, Line: "esxcli system settings advanced list -o /Net/PVRDMAVmknic",
+			Form{Tool: "esxcfg-vswitch", Words: "-l", Also: []hostio.Kind{KindDVSList}}),
+		Parser: List(parse.StandardSwitchList, func(v *parse.StandardSwitch, l string) { v.Command = l; SetRecordCommand(&v.Record, l) }, func(f *HostFacts) *[]parse.StandardSwitch { return &f.StandardSwitches }),
+		Diff:   &DiffKey{What: "vSwitch", Key: ByField("Name")}},
+	{Kind: KindPVRDMAVmknicOpt, Stage: 1, Line: "esxcli system settings advanced list -o /Net/PVRDMAVmknic",
 		Forms:  esxcli("system settings advanced list", Option{Short: "-o", Long: "--option", Role: OptFixed, Value: "/Net/PVRDMAVmknic", Fold: true}),
-		Parser: One(parse.AdvancedSettingList, false, func(v *parse.AdvancedSetting, l string) { v.Command = l; SetRecordCommand(&v.Record, l) }),
-		Fact:   "PVRDMAVmknic",
-		Diff:   &DiffKey{Rank: 1, Key: ByField("Path"), Skip: []string{"Path", "Type"}}},
-	{Kind: hostio.KindFirewallRulesets, Stage: 1, Line: "esxcli network firewall ruleset list",
+		Parser: One(parse.AdvancedSettingList, false, func(v *parse.AdvancedSetting, l string) { v.Command = l; SetRecordCommand(&v.Record, l) }, func(f *HostFacts) **parse.AdvancedSetting { return &f.PVRDMAVmknic }),
+		Diff:   &DiffKey{Key: ByField("Path"), Skip: []string{"Path", "Type"}}},
+	{Kind: KindFirewallRulesets, Stage: 1, Line: "esxcli network firewall ruleset list",
 		Forms:  esxcli("network firewall ruleset list", optRuleset),
-		Parser: List(parse.FirewallRulesetList, func(v *parse.FirewallRuleset, l string) { v.Command = l }), Fact: "Rulesets",
-		Diff: &DiffKey{Rank: 22, What: "firewall ruleset", Key: ByField("Name")}},
-	{Kind: hostio.KindFirewallRules, Stage: 1, Line: "esxcli network firewall ruleset rule list -r pvrdma",
+		Parser: List(parse.FirewallRulesetList, func(v *parse.FirewallRuleset, l string) { v.Command = l }, func(f *HostFacts) *[]parse.FirewallRuleset { return &f.Rulesets }),
+		Diff:   &DiffKey{What: "firewall ruleset", Key: ByField("Name")}},
+	{Kind: KindFirewallRules, Stage: 1, Line: "esxcli network firewall ruleset rule list -r pvrdma",
 		Forms:  esxcli("network firewall ruleset rule list", Option{Short: "-r", Long: "--ruleset-id", Role: OptFixed, Value: "pvrdma"}),
-		Parser: List(parse.FirewallRuleList, func(v *parse.FirewallRule, l string) { cmdOnly(&v.Ref, l) }), Fact: "PVRDMARules",
-		Diff: &DiffKey{Rank: 23, What: "firewall rule", Key: func(v reflect.Value) string {
+		Parser: List(parse.FirewallRuleList, func(v *parse.FirewallRule, l string) { cmdOnly(&v.Ref, l) }, func(f *HostFacts) *[]parse.FirewallRule { return &f.PVRDMARules }),
+		Diff: &DiffKey{What: "firewall rule", Key: func(v reflect.Value) string {
 			r := v.Interface().(parse.FirewallRule)
 			return fmt.Sprintf("%s %s %s %d-%d", r.Ruleset, r.Direction, r.Protocol, r.PortBegin, r.PortEnd)
 		}}},
-	{Kind: hostio.KindFirewallGlobal, Stage: 1, Line: "esxcli network firewall get",
+	{Kind: KindFirewallGlobal, Stage: 1, Line: "esxcli network firewall get",
 		Forms:  esxcli("network firewall get"),
-		Parser: One(parse.FirewallGet, true, func(v *parse.FirewallGlobal, l string) { v.Command = l; SetRecordCommand(&v.Record, l) }), Fact: "Firewall"},
+		Parser: One(parse.FirewallGet, true, func(v *parse.FirewallGlobal, l string) { v.Command = l; SetRecordCommand(&v.Record, l) }, func(f *HostFacts) **parse.FirewallGlobal { return &f.Firewall })},
 
-	{Kind: hostio.KindPVRDMAProperties, Stage: 2, Line: "vsish -e cat " + PVRDMADevicesDir + "<worldID>_<index>/properties",
+	{Kind: KindPVRDMAProperties, Stage: 2, Line: "vsish -e cat " + PVRDMADevicesDir + "<worldID>_<index>/properties",
 		Args: []Arg{argWorldID, argIndex}, Refuse: "refusing PVRDMA device %q_%q: world ID and index must be digits",
 		From: FromPVRDMABackends, Noun: "PVRDMA device properties", Example: []string{"1001474360", "0"},
 		When:   "for each PVRDMA adapter listed by `vsish -e ls " + PVRDMADevicesDir + "` (<worldID>, <index>: digits)",
-		Parser: One(parse.PVRDMAProperties, false, stampPVRDMA), Fact: "PVRDMADevices",
-		Diff: &DiffKey{Rank: 14, What: "VM", Key: func(v reflect.Value) string {
+		Parser: Each(parse.PVRDMAProperties, stampPVRDMA, func(f *HostFacts) *[]parse.PVRDMADevice { return &f.PVRDMADevices }),
+		Diff: &DiffKey{What: "VM", Key: func(v reflect.Value) string {
 			d := v.Interface().(parse.PVRDMADevice)
 			name := d.VMName
 			if name == "" {
@@ -124,38 +191,38 @@ var specs = []*Spec{
 			}
 			return name + " adapter " + d.Index
 		}, Skip: []string{"WorldID", "VMName", "Index"}}},
-	{Kind: hostio.KindRDMAStats, Stage: 2, Line: "esxcli rdma device stats get -d <vmrdmaN>",
+	{Kind: KindRDMAStats, Stage: 2, Line: "esxcli rdma device stats get -d <vmrdmaN>",
 		Args: []Arg{argRDMADev}, Refuse: "refusing RDMA device name %q: expected vmrdmaN",
 		From: FromRDMADevices, Noun: "RDMA device counters", Example: []string{"vmrdma0"},
 		When:   "for each RDMA device listed by `esxcli rdma device list`",
 		Forms:  esxcli("rdma device stats get", optDeviceArg),
-		Parser: One(parse.RDMAStatsGet, false, stampRDMAStats), Fact: "RDMAStats"},
-	{Kind: hostio.KindNICGet, Stage: 2, Line: "esxcli network nic get -n <vmnicN>",
+		Parser: Each(parse.RDMAStatsGet, stampRDMAStats, func(f *HostFacts) *[]parse.RDMAStats { return &f.RDMAStats })},
+	{Kind: KindNICGet, Stage: 2, Line: "esxcli network nic get -n <vmnicN>",
 		Args: []Arg{argVmnic}, Refuse: "refusing uplink name %q: expected vmnicN",
 		From: FromRDMAUplinks, Noun: "uplink details", Example: []string{"vmnic4"},
 		When:   "for each uplink paired with an RDMA device",
 		Forms:  esxcli("network nic get", optNicArg),
-		Parser: One(parse.NICGet, false, func(v *parse.NICDetail, l string) { v.Command = l; SetRecordCommand(&v.Record, l) }), Fact: "NICDetails",
-		Diff: &DiffKey{Rank: 18, Key: ByField("Name")}},
-	{Kind: hostio.KindDCBStatus, Stage: 2, Line: "esxcli network nic dcb status get -n <vmnicN>",
+		Parser: Each(parse.NICGet, func(v *parse.NICDetail, l string) { v.Command = l; SetRecordCommand(&v.Record, l) }, func(f *HostFacts) *[]parse.NICDetail { return &f.NICDetails }),
+		Diff:   &DiffKey{Key: ByField("Name")}},
+	{Kind: KindDCBStatus, Stage: 2, Line: "esxcli network nic dcb status get -n <vmnicN>",
 		Args: []Arg{argVmnic}, Refuse: "refusing uplink name %q: expected vmnicN",
 		From: FromRDMAUplinks, Noun: "uplink DCB states", Example: []string{"vmnic4"},
 		When:   "for each uplink paired with an RDMA device",
 		Forms:  esxcli("network nic dcb status get", optNicArg),
-		Parser: One(parse.DCBStatusGet, false, stampDCB), Fact: "DCB",
-		Diff: &DiffKey{Rank: 19, What: "DCB of", Key: ByField("Nic")}},
+		Parser: Each(parse.DCBStatusGet, stampDCB, func(f *HostFacts) *[]parse.DCBStatus { return &f.DCB }),
+		Diff:   &DiffKey{What: "DCB of", Key: ByField("Nic")}},
 
-	{Kind: "nic_stats", Stage: 2, Line: "esxcli network nic stats get -n <vmnicN>",
+	{Kind: KindNICStats, Stage: 2, Line: "esxcli network nic stats get -n <vmnicN>",
 		Args: []Arg{argVmnic}, Refuse: "refusing uplink name %q: expected vmnicN",
 		From: FromRDMAUplinks, Noun: "uplink counters", Example: []string{"vmnic4"},
 		When:   "for each uplink paired with an RDMA device",
 		Forms:  esxcli("network nic stats get", optNicArg),
-		Parser: One(parse.NICStatsGet, false, stampNICStats), Fact: "NICStats",
+		Parser: Each(parse.NICStatsGet, stampNICStats, func(f *HostFacts) *[]parse.NICStats { return &f.NICStats }),
 		// Traffic grows between any two scans; drops and errors are what
 		// a diff should show.
-		Diff: &DiffKey{Rank: 25, What: "counters of", Key: ByField("Nic"),
+		Diff: &DiffKey{What: "counters of", Key: ByField("Nic"),
 			Skip: []string{"PacketsReceived", "PacketsSent", "BytesReceived", "BytesSent"}}},
-	{Kind: hostio.KindVmkping, Stage: 3, Line: "vmkping -I <vmkN> -c <count> [-i <interval>] [-W <wait>] -d -s <payload> <peer>",
+	{Kind: KindVmkping, Stage: 3, Line: "vmkping -I <vmkN> -c <count> [-i <interval>] [-W <wait>] -d -s <payload> <peer>",
 		From:     FromPeers,
 		Template: "vmkping -I <vmkN> [-S <netstack>] -c <1|3> [-i 0.2] [-W 1] -d -s <payload 1..8972> <peer IPv4>",
 		When:     "from the PVRDMA vmknic to the PVRDMA vmknic of peers (--probes ring|all; the size search adds -c 1 tries)",
@@ -166,8 +233,16 @@ var specs = []*Spec{
 		Prefixes: []string{"vmkping", "ping "},
 		README: "`vmkping -I vmkN [-S netstack] -c 3 -i 0.2 -W 1 -d -s <MTU-28> <peer>` from each host's PVRDMA vmknic to its peers' (the next three in name order, or every peer with `--probes all`); " +
 			"when that size is lost, a search of `-c 1 -W 1` tries (at most " + strconv.Itoa(MaxSearchTries) + ") for the largest payload that passes",
-		Parser: One(parse.Vmkping, false, func(v *parse.Ping, l string) { v.Command = l }), Fact: "Pings",
-		Diff: &DiffKey{Rank: 24, Key: func(v reflect.Value) string { return v.Interface().(parse.Ping).Command }, Skip: []string{"AvgMs", "MinMs", "MaxMs"}}},
+		Parser: Each(parse.Vmkping, func(v *parse.Ping, l string) { v.Command = l }, func(f *HostFacts) *[]parse.Ping { return &f.Pings }),
+		Diff:   &DiffKey{Key: func(v reflect.Value) string { return v.Interface().(parse.Ping).Command }, Skip: []string{"AvgMs", "MinMs", "MaxMs"}}},
+}
+
+// parseOnlySpecs are outputs that `pvrdma-doctor parse` reads but no scan
+// runs: they have no kind and no fact, and are never allowlisted.
+var parseOnlySpecs = []*Spec{
+	{Line: "esxcli network vswitch standard portgroup list",
+		Forms:  esxcli("network vswitch standard portgroup list", Option{Short: "-v", Long: "--vswitch-name"}),
+		Parser: Output(parse.PortgroupList)},
 }
 
 func stampPVRDMA(v *parse.PVRDMADevice, l string) {
@@ -268,7 +343,7 @@ func buildVmkping(args ...string) (hostio.Command, error) {
 		line += " -W " + wait
 	}
 	line += " -d -s " + strconv.Itoa(payload) + " " + addr.String()
-	return hostio.Command{Kind: hostio.KindVmkping, Line: line, Stage: 3}, nil
+	return hostio.Command{Kind: KindVmkping, Line: line, Stage: 3}, nil
 }
 
 var (

@@ -17,6 +17,12 @@ import (
 // (hostio.RoleGuestBandwidth), are bounded by timeout(1) on the guest, and
 // the server side ends with its one client (or at its timeout).
 
+// The bandwidth test's kinds.
+const (
+	KindGuestBWServer hostio.Kind = "guest_ib_send_bw_server"
+	KindGuestBWClient hostio.Kind = "guest_ib_send_bw_client"
+)
+
 // BandwidthSeconds is how long the client sends (ib_send_bw -D), and
 // BandwidthTimeout the bound timeout(1) puts on either side.
 const (
@@ -33,14 +39,14 @@ var (
 )
 
 var bandwidthSpecs = []*Spec{
-	{Kind: hostio.KindGuestBWServer, Stage: 3, Line: bwPrefix + "<dev>", Template: bwPrefix + "<dev>",
+	{Kind: KindGuestBWServer, Stage: 3, Line: bwPrefix + "<dev>", Template: bwPrefix + "<dev>",
 		Allow:  regexp.QuoteMeta(bwPrefix) + "(" + argGuestRDMADev.Pattern + ")",
 		When:   "--bandwidth-test: on the server guest of a pair, its PVRDMA device",
-		Parser: List(parse.PerftestBW, func(v *parse.BandwidthResult, l string) { v.Command = l }), Fact: "BandwidthServer"},
-	{Kind: hostio.KindGuestBWClient, Stage: 3, Line: bwPrefix + "<dev> <server IPv4>", Template: bwPrefix + "<dev> <server IPv4>",
+		Parser: List(parse.PerftestBW, func(v *parse.BandwidthResult, l string) { v.Command = l }, func(f *GuestFacts) *[]parse.BandwidthResult { return &f.BandwidthServer })},
+	{Kind: KindGuestBWClient, Stage: 3, Line: bwPrefix + "<dev> <server IPv4>", Template: bwPrefix + "<dev> <server IPv4>",
 		Allow:  regexp.QuoteMeta(bwPrefix) + "(" + argGuestRDMADev.Pattern + ") ([0-9]{1,3}(?:\\.[0-9]{1,3}){3})",
 		When:   "--bandwidth-test: on the client guest of a pair, to the server's PVRDMA interface address",
-		Parser: List(parse.PerftestBW, func(v *parse.BandwidthResult, l string) { v.Command = l }), Fact: "Bandwidth"},
+		Parser: List(parse.PerftestBW, func(v *parse.BandwidthResult, l string) { v.Command = l }, func(f *GuestFacts) *[]parse.BandwidthResult { return &f.Bandwidth })},
 }
 
 // BandwidthSpecs returns the bandwidth test's two commands.
@@ -51,7 +57,7 @@ func BandwidthServer(dev string) (hostio.Command, error) {
 	if !reBWDev.MatchString(dev) {
 		return hostio.Command{}, fmt.Errorf("refusing a bandwidth test on %q: not an RDMA device name", dev)
 	}
-	return hostio.Command{Kind: hostio.KindGuestBWServer, Line: bwPrefix + dev, Stage: 3}, nil
+	return hostio.Command{Kind: KindGuestBWServer, Line: bwPrefix + dev, Stage: 3}, nil
 }
 
 // BandwidthClient is the client command from a guest RDMA device to the
@@ -61,7 +67,7 @@ func BandwidthClient(dev, server string) (hostio.Command, error) {
 	if !reBWDev.MatchString(dev) || err != nil || !a.Is4() || a.String() != server {
 		return hostio.Command{}, fmt.Errorf("refusing a bandwidth test from %q to %q: not an RDMA device name and an IPv4 address", dev, server)
 	}
-	return hostio.Command{Kind: hostio.KindGuestBWClient, Line: bwPrefix + dev + " " + server, Stage: 3}, nil
+	return hostio.Command{Kind: KindGuestBWClient, Line: bwPrefix + dev + " " + server, Stage: 3}, nil
 }
 
 // BandwidthAllowed reports whether line is exactly one of the bandwidth

@@ -1,21 +1,17 @@
 package catalog_test
 
 import (
-	"os"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
-	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
-// Every guest spec is complete, on the guest allowlist only, and sets a
-// facts.Guest field of its parser's type.
+// Every guest spec is complete, on the guest allowlist only, and fills a
+// guest's facts.
 func TestEveryGuestSpecIsComplete(t *testing.T) {
-	guest := reflect.TypeFor[facts.Guest]()
 	for _, s := range catalog.GuestSpecs() {
 		t.Run(string(s.Kind), func(t *testing.T) {
 			c, err := s.Command(s.Example...)
@@ -31,12 +27,8 @@ func TestEveryGuestSpecIsComplete(t *testing.T) {
 			if got := catalog.KindOf(c.Line); got != s.Kind {
 				t.Errorf("KindOf(%q) = %q", c.Line, got)
 			}
-			f, ok := guest.FieldByName(s.Fact)
-			if !ok {
-				t.Fatalf("Fact %q is no facts.Guest field", s.Fact)
-			}
-			if k := f.Type.Kind(); (k != reflect.Slice && k != reflect.Pointer) || f.Type.Elem() != s.Parser.Type {
-				t.Errorf("facts.Guest.%s is %s; the parser reads %s", s.Fact, f.Type, s.Parser.Type)
+			if !s.Parser.Fills(&catalog.GuestFacts{}) {
+				t.Errorf("the parser fills a %s, not a guest's facts", s.Parser.Facts)
 			}
 			if s.Stage == 2 && len(s.Args) > 0 {
 				if _, err := s.Command("x;reboot"); err == nil || !strings.HasPrefix(err.Error(), "refusing") {
@@ -64,22 +56,6 @@ func TestEveryGuestSpecIsComplete(t *testing.T) {
 	if got := collect.CheckAllowedFor(hostio.RoleGuest, "esxcli rdma device list"); got == nil {
 		t.Error("ESXi command allowed for a guest")
 	}
-}
-
-// README's guest command table is the guest catalogue's.
-func TestReadmeGuestTable(t *testing.T) {
-	b, err := readREADME()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(b, catalog.GuestReadmeTable()) {
-		t.Errorf("README.md lacks the guest command table; add:\n%s", catalog.GuestReadmeTable())
-	}
-}
-
-func readREADME() (string, error) {
-	b, err := os.ReadFile("../../README.md")
-	return string(b), err
 }
 
 // The bandwidth test's commands are on no read-only allowlist: only on the

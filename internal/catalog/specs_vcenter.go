@@ -21,13 +21,23 @@ const (
 	VCenterHostLine = "vcenter host config"
 )
 
+// The kinds of what the vCenter source reads through the vSphere API.
+const (
+	// KindVCenterVMs: the VMs of one host with a PVRDMA adapter or a PCI
+	// passthrough device, as vCenter describes them.
+	KindVCenterVMs hostio.Kind = "vcenter_vm_config"
+	// KindVCenterHost: one host's RDMA devices, vmknics, distributed
+	// switches, Net.PVRDMAVmknic and firewall rulesets, from vCenter.
+	KindVCenterHost hostio.Kind = "vcenter_host_config"
+)
+
 var apiSpecs = []*Spec{
-	{Kind: hostio.KindVCenterVMs, Stage: 1, Line: VCenterVMLine,
+	{Kind: KindVCenterVMs, Stage: 1, Line: VCenterVMLine,
 		README: "per VM with a PVRDMA adapter or PCI passthrough device, `config` (adapters, hardware version, guest OS, memory reservation, extraConfig `vrdma*`/`pciPassthru*`, firmware, passthrough devices) and `runtime.host`",
-		Parser: List(parse.VCenterVMConfig, (*parse.VMConfig).SetCommand), Fact: "VMConfigs"},
-	{Kind: hostio.KindVCenterHost, Stage: 1, Line: VCenterHostLine,
+		Parser: List(parse.VCenterVMConfig, (*parse.VMConfig).SetCommand, func(f *HostFacts) *[]parse.VMConfig { return &f.VMConfigs })},
+	{Kind: KindVCenterHost, Stage: 1, Line: VCenterHostLine,
 		README: "per host `config.network` (`rdmaDevice`, `vnic`, `proxySwitch`), `Net.PVRDMAVmknic` (its OptionManager), `config.firewall`; per vDS `config.maxMtu` and uplink names",
-		Parser: One(parse.VCenterHostConfig, false, stampVCenterHost), Fact: "VCenterHost"},
+		Parser: One(parse.VCenterHostConfig, false, stampVCenterHost, func(f *HostFacts) **parse.VCenterHost { return &f.VCenterHost })},
 }
 
 // APISpecs returns the specs of what the vCenter source reads.

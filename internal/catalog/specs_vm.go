@@ -9,6 +9,15 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
+// Kinds of the VM-side commands.
+const (
+	// KindHardwarePCI is `esxcli hardware pci list`: the host's PCI
+	// devices, their passthrough state (GPUs for passthrough VMs).
+	KindHardwarePCI hostio.Kind = "hardware_pci_list"
+	// KindVMX is `cat '<Config File>'` of a PVRDMA VM's .vmx.
+	KindVMX hostio.Kind = "vmx"
+)
+
 // FromPVRDMAVMs: the Config File (.vmx path) of every VM of `esxcli vm
 // process list` that has a PVRDMA adapter in the vsish listing (its World
 // ID). Its value is set apart from the other sources' so that sources
@@ -40,14 +49,14 @@ var argVMXPath = Arg{Placeholder: "<Config File>", Pattern: `/vmfs/volumes(?:/` 
 // catalogue): the host's PCI devices (stage 1) and the .vmx of each PVRDMA
 // VM (stage 2).
 var vmSpecs = []*Spec{
-	{Kind: hostio.KindHardwarePCI, Stage: 1, Line: "esxcli hardware pci list",
+	{Kind: KindHardwarePCI, Stage: 1, Line: "esxcli hardware pci list",
 		Forms: esxcli("hardware pci list"),
 		Parser: List(parse.HardwarePCIList, func(v *parse.PCIDevice, l string) {
 			v.Command = l
 			SetRecordCommand(&v.Record, l)
-		}), Fact: "PCIDevices",
-		Diff: &DiffKey{Rank: 26, What: "PCI device", Key: ByField("Address"), Skip: []string{"Record"}}},
-	{Kind: hostio.KindVMX, Stage: 2, Line: "cat '" + argVMXPath.Placeholder + "'",
+		}, func(f *HostFacts) *[]parse.PCIDevice { return &f.PCIDevices }),
+		Diff: &DiffKey{What: "PCI device", Key: ByField("Address"), Skip: []string{"Record"}}},
+	{Kind: KindVMX, Stage: 2, Line: "cat '" + argVMXPath.Placeholder + "'",
 		Args: []Arg{argVMXPath}, Quoted: true,
 		Refuse: "refusing .vmx path %q: expected an absolute path under /vmfs/volumes/ ending in .vmx, without a single quote, " +
 			"backslash, control character or \"..\" segment, at most 1024 bytes",
@@ -56,8 +65,8 @@ var vmSpecs = []*Spec{
 		When: "for each VM with a PVRDMA adapter (its World ID in the vsish listing): its `Config File` from `esxcli vm process list`, " +
 			"single-quoted (a path with a single quote or a control character is refused, with the reason)",
 		README: "`cat '<Config File>'` (the .vmx of each PVRDMA VM, path from `esxcli vm process list`, under /vmfs/volumes/ only)",
-		Parser: One(parse.VMConfigFromVMX, false, stampVMX), Fact: "VMConfigs",
-		Diff: &DiffKey{Rank: 27, What: "VM configuration", Key: ByField("ConfigFile"), Skip: []string{"Refs"}}},
+		Parser: Each(parse.VMConfigFromVMX, stampVMX, func(f *HostFacts) *[]parse.VMConfig { return &f.VMConfigs }),
+		Diff:   &DiffKey{What: "VM configuration", Key: ByField("ConfigFile"), Skip: []string{"Refs"}}},
 }
 
 func stampVMX(v *parse.VMConfig, l string) {
@@ -70,7 +79,7 @@ func stampVMX(v *parse.VMConfig, l string) {
 // VMXCommand builds the command reading a VM's .vmx from its Config File,
 // refusing a path it cannot pass safely (see argVMXPath).
 func VMXCommand(configFile string) (hostio.Command, error) {
-	s, _ := Lookup(hostio.KindVMX)
+	s, _ := Lookup(KindVMX)
 	if len(configFile) > MaxVMXPath {
 		return hostio.Command{}, fmt.Errorf(s.Refuse, configFile[:64]+"...")
 	}

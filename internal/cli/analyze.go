@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -91,8 +92,8 @@ func loadInput(path string, in io.Reader, errOut io.Writer) (*offline.Input, err
 	if err != nil {
 		return nil, WithExitCode(ExitError, err)
 	}
-	for _, p := range inp.Problems {
-		fmt.Fprintf(errOut, "warning: %s: %s\n", textsafe.Line(path), textsafe.Line(p))
+	for _, p := range summarizeProblems(inp.Problems) {
+		fmt.Fprintf(errOut, "%s: %s\n", textsafe.Line(path), textsafe.Line(p))
 	}
 	if n := len(inp.Ignored); n > 0 {
 		fmt.Fprintf(errOut, "%s: %d input(s) ignored:\n", textsafe.Line(path), n)
@@ -112,7 +113,7 @@ func inputNotes(in *offline.Input) []string {
 	var notes []string
 	if in.Partial() {
 		notes = append(notes, fmt.Sprintf("PARTIAL INPUT: %d problem(s) while reading %s; findings cover only what could be read", len(in.Problems), in.Path))
-		for _, p := range in.Problems {
+		for _, p := range summarizeProblems(in.Problems) {
 			notes = append(notes, "partial input: "+p)
 		}
 	}
@@ -158,4 +159,43 @@ func analyzePipeline(opts *AnalyzeOptions, in *offline.Input) *Pipeline {
 		p.Export = inputSummaryExport(in, opts.IO.ErrOut)
 	}
 	return p
+}
+
+// summarizeProblems says an input's problems once per cause: a truncated
+// archive is one error (the files its manifest lists after the cut are
+// missing because of it, not each on its own), and files ignored for the
+// same reason are counted, not listed.
+func summarizeProblems(problems []string) []string {
+	var out []string
+	truncated := ""
+	missing, large, links := 0, 0, 0
+	for _, p := range problems {
+		switch {
+		case strings.Contains(p, "the archive is truncated or corrupt"):
+			truncated = p
+		case strings.HasSuffix(p, "is listed in the manifest but missing from the bundle"):
+			missing++
+		case strings.Contains(p, " is too large ("):
+			large++
+		case strings.HasSuffix(p, "is a symbolic link: not followed"):
+			links++
+		default:
+			out = append(out, "warning: "+p)
+		}
+	}
+	var head []string
+	switch {
+	case truncated != "":
+		head = append(head, fmt.Sprintf("error: %s; %d file(s) its manifest lists are missing because of it. What could be read is analysed; ask for the bundle again",
+			strings.TrimSuffix(truncated, ": it and later files are missing"), missing))
+	case missing > 0:
+		head = append(head, fmt.Sprintf("warning: %d file(s) listed in the manifest are missing from the bundle", missing))
+	}
+	if large > 0 {
+		head = append(head, fmt.Sprintf("warning: %d file(s) larger than one command's output cap ignored", large))
+	}
+	if links > 0 {
+		head = append(head, fmt.Sprintf("warning: %d symbolic link(s) not followed", links))
+	}
+	return append(head, out...)
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -153,12 +155,15 @@ func bundleExporter(meta report.Meta, bf BundleFlags) func(string, []hostio.Host
 // BundleOptions are the flags and dependencies of `bundle`.
 type BundleOptions struct {
 	Scan ScanOptions
+	// Output is -o: the format of the report printed once the bundle is
+	// written ("": the verdict line), as -o is everywhere else.
+	Output string
 }
 
 func newCmdBundle(f *Factory) *cobra.Command {
 	opts := &BundleOptions{Scan: ScanOptions{IO: f.IO, Getenv: f.Getenv}}
 	cmd := &cobra.Command{
-		Use:   "bundle --hosts HOST[,HOST...] -o FILE.tar.gz",
+		Use:   "bundle --hosts HOST[,HOST...] --out FILE.tar.gz",
 		Short: "Collect a support bundle from ESXi hosts (redacted by default)",
 		Long: `Bundle scans the hosts exactly like 'scan' (same SSH options, same read-only
 commands) and writes everything to one .tar.gz instead of showing a report:
@@ -175,11 +180,13 @@ never inside it. Passwords and keys never enter a bundle.
 Analyse a bundle anywhere, later, with the rules of that pvrdma-doctor
 version:  pvrdma-doctor analyze FILE.tar.gz
 
-The exit status is 0 when the bundle was written, whatever it found.`,
+The exit status is 0 when the bundle was written, whatever it found. It
+prints the verdict, or with -o FORMAT the report (-o is the report format,
+as in every command; the bundle file is --out, also spelt --bundle).`,
 		Example: `  export PVRDMA_DOCTOR_PASSWORD='...'
-  pvrdma-doctor bundle --hosts esx01,esx02 --password-env PVRDMA_DOCTOR_PASSWORD -o support.tar.gz
-  pvrdma-doctor bundle --hosts esx01 --password-env PVRDMA_DOCTOR_PASSWORD -o today.tar.gz --tokens last-week.tar.gz.tokens.json
-  pvrdma-doctor bundle --hosts esx01 --password-env PVRDMA_DOCTOR_PASSWORD -o internal.tar.gz --no-redact`,
+  pvrdma-doctor bundle --hosts esx01,esx02 --password-env PVRDMA_DOCTOR_PASSWORD --out support.tar.gz
+  pvrdma-doctor bundle --hosts esx01 --password-env PVRDMA_DOCTOR_PASSWORD --out today.tar.gz --tokens last-week.tar.gz.tokens.json
+  pvrdma-doctor bundle --hosts esx01 --password-env PVRDMA_DOCTOR_PASSWORD --out internal.tar.gz --no-redact`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBundle(cmd.Context(), opts)
@@ -187,14 +194,25 @@ The exit status is 0 when the bundle was written, whatever it found.`,
 	}
 	fl := cmd.Flags()
 	addScanFlags(fl, &opts.Scan)
-	fl.StringVarP(&opts.Scan.Bundle.Path, "output", "o", "", "bundle file to write, e.g. `support.tar.gz` (required)")
+	fl.StringVar(&opts.Scan.Bundle.Path, "out", "", "bundle file to write, e.g. `support.tar.gz` (required)")
+	fl.StringVar(&opts.Scan.Bundle.Path, "bundle", "", "the same as --out")
+	fl.StringVarP(&opts.Output, "output", "o", "", "print the report in this format once the bundle is written: text, json, markdown, html, junit or sarif (default: the verdict line)")
 	addRedactFlags(fl, &opts.Scan.Bundle)
 	return cmd
 }
 
 func runBundle(ctx context.Context, opts *BundleOptions) error {
+	if o := opts.Output; o != "" && !slices.Contains(outputFormats, o) {
+		if opts.Scan.Bundle.Path != "" || !looksLikeBundleFile(o) {
+			return usageError("-o %q is not a report format (%s): -o is the format, as in every command; write the bundle with --out FILE.tar.gz",
+				o, strings.Join(outputFormats, ", "))
+		}
+		// Before 30.4, -o named the bundle file: still understood, said.
+		fmt.Fprintf(opts.Scan.IO.ErrOut, "warning: -o FILE is deprecated for bundle: use --out %s (-o is the report format)\n", o)
+		opts.Scan.Bundle.Path, opts.Output = o, ""
+	}
 	if opts.Scan.Bundle.Path == "" {
-		return usageError("-o FILE.tar.gz is required: where to write the bundle")
+		return usageError("--out FILE.tar.gz is required: where to write the bundle")
 	}
 	if _, err := loadTokens(opts.Scan.Bundle.Tokens); err != nil {
 		return usageError("%v", err)
@@ -222,6 +240,15 @@ func runBundle(ctx context.Context, opts *BundleOptions) error {
 		}
 		return WithExitCode(ExitError, err)
 	}
+	if opts.Output != "" {
+		return writeReport(opts.Scan.IO.Out, opts.Output, a.Report, false, opts.Scan.Getenv, false)
+	}
 	fmt.Fprintln(opts.Scan.IO.Out, a.Report.Verdict)
 	return nil
+}
+
+// looksLikeBundleFile says whether an -o value is a file name (the
+// deprecated -o FILE of bundle) rather than a mistyped format.
+func looksLikeBundleFile(s string) bool {
+	return strings.ContainsAny(s, "/\\") || strings.HasSuffix(s, ".tar.gz") || strings.HasSuffix(s, ".tgz") || strings.HasSuffix(s, ".tar")
 }

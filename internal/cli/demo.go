@@ -16,6 +16,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/sshrun"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+	"github.com/pvrdma-doctor/pvrdma-doctor/vcenter"
 )
 
 func init() { register("demo", newCmdDemo) }
@@ -96,7 +97,7 @@ func runDemo(ctx context.Context, opts *DemoOptions) error {
 			// The guests are those vCenter names, at the addresses VMware
 			// Tools reports (scan --guests-from-vcenter).
 			hosts, _ := splitRoles(targets)
-			found, notes := vcenterGuestTargets(discoverGuests(vc.captures), port, hosts)
+			found, notes := vcenter.GuestTargets(vcenter.DiscoverGuests(vc.captures), port, hosts)
 			p.Targets = append(hosts, found...)
 			p.Meta.Notes = append(p.Meta.Notes, notes...)
 		}

@@ -58,7 +58,7 @@ func TestDiagnosesOverSSH(t *testing.T) {
 		g := find(t, a, "GUEST_PORT_DOWN", "hpc-node02", "")
 		has(t, "GUEST_PORT_DOWN", g.Message, "has no physical HCA, but that does not take a port down")
 		for _, x := range a.Report.Guests {
-			if x.Host == "hpc-node06" && !strings.Contains(x.Verdict, "runs at RDMA MTU 1024 on the host side (esx03: LOW_MTU)") {
+			if x.Host == "hpc-node06" && !strings.Contains(x.Verdict, "runs at RDMA MTU 1024 (esx03: LOW_MTU) on the host side") {
 				t.Errorf("hpc-node06 verdict %q", x.Verdict)
 			}
 		}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/sshrun"
+	"github.com/pvrdma-doctor/pvrdma-doctor/vcenter"
 )
 
 // Guests: `scan --guests` scans Linux VMs with PVRDMA adapters over the
@@ -51,7 +51,7 @@ func addGuestFlags(fl *pflag.FlagSet, g *GuestFlags) {
 	fl.StringVar(&g.PasswordFile, "guest-password-file", "", "read the guests' SSH password from the first line of `FILE`")
 	fl.BoolVar(&g.AskPassword, "guest-ask-password", false, "prompt for the guests' SSH password on the terminal (no echo)")
 	fl.BoolVar(&g.FromVCenter, "guests-from-vcenter", false, "with --vcenter: also scan every powered-on PVRDMA VM at the address VMware Tools reports (its management NIC, IPv4 first)")
-	fl.IntVar(&g.Port, "guest-port", defaultGuestPort, "SSH `PORT` of the guests found by --guests-from-vcenter")
+	fl.IntVar(&g.Port, "guest-port", vcenter.DefaultGuestPort, "SSH `PORT` of the guests found by --guests-from-vcenter")
 	fl.StringVar(&g.Bandwidth, "bandwidth-test", "", fmt.Sprintf("after the scan, run ib_send_bw (%ds, bounded by timeout %ds) between guests: `SERVER:CLIENT[,...]`; the one test that is not read-only", catalog.BandwidthSeconds, catalog.BandwidthTimeout))
 }
 
@@ -122,30 +122,6 @@ func guestRunner(opts *ScanOptions, guests []hostio.Target, hostKeys *sshrun.Hos
 			s.HostKeys = hostKeys
 		}
 	})
-}
-
-// roleRunner sends each target to the transport of its role.
-type roleRunner struct{ hosts, guests hostio.Runner }
-
-func (r roleRunner) Name() string { return r.hosts.Name() }
-
-func (r roleRunner) pick(t hostio.Target) hostio.Runner {
-	if t.Role == hostio.RoleGuest || t.Role == hostio.RoleGuestBandwidth {
-		return r.guests
-	}
-	return r.hosts
-}
-
-func (r roleRunner) Open(ctx context.Context, t hostio.Target) (hostio.Conn, error) {
-	return r.pick(t).Open(ctx, t)
-}
-
-// TargetNotes passes on the chosen transport's notes (host key policy).
-func (r roleRunner) TargetNotes(t hostio.Target) []string {
-	if n, ok := r.pick(t).(interface{ TargetNotes(hostio.Target) []string }); ok {
-		return n.TargetNotes(t)
-	}
-	return nil
 }
 
 // dryRunGuests is the guest part of `scan --dry-run`: the guest catalogue.
@@ -230,5 +206,44 @@ func scanRunner(opts *ScanOptions, hosts, guests []hostio.Target) (hostio.Runner
 	case hr == nil:
 		return gr, nil
 	}
-	return roleRunner{hosts: hr, guests: gr}, nil
+	return hostio.ByRole{Hosts: hr, Guests: gr}, nil
+}
+
+// The flags and wiring of --guests-from-vcenter; the discovery itself is
+// vcenter.DiscoverGuests and vcenter.GuestTargets.
+
+// checkGuestDiscovery checks --guests-from-vcenter and --guest-port.
+func checkGuestDiscovery(opts *ScanOptions) error {
+	g := &opts.Guest
+	if g.FromVCenter && opts.VCenter.URL == "" {
+		return usageError("--guests-from-vcenter needs --vcenter URL (the guest addresses are VMware Tools', read through vCenter)")
+	}
+	if g.Port != vcenter.DefaultGuestPort && !g.FromVCenter {
+		return usageError("--guest-port is the port of guests discovered by --guests-from-vcenter (give other guests as NAME:PORT)")
+	}
+	if g.Port < 1 || g.Port > 65535 {
+		return usageError("--guest-port %d: the port must be 1 to 65535", g.Port)
+	}
+	return nil
+}
+
+// withVCenterGuests adds the guests vCenter names (--guests-from-vcenter)
+// to the targets, and its notes to notes.
+func withVCenterGuests(opts *ScanOptions, vc *vcenterData, targets []hostio.Target, notes []string) ([]hostio.Target, []string) {
+	if !opts.Guest.FromVCenter {
+		return targets, notes
+	}
+	if vc == nil {
+		return targets, append(notes, "guests from vCenter: none, vCenter was not read")
+	}
+	found, more := vcenter.GuestTargets(vcenter.DiscoverGuests(vc.captures), opts.Guest.Port, targets)
+	return append(targets, found...), append(notes, more...)
+}
+
+// dryRunVCenterGuests says what --guests-from-vcenter would scan.
+func dryRunVCenterGuests(port int) string {
+	return fmt.Sprintf("Guests from vCenter: every powered-on PVRDMA VM whose guest address VMware Tools reports\n"+
+		"(guest.net: a NIC that is not the PVRDMA adapter first, IPv4 first; else guest.ipAddress), over SSH\n"+
+		"on port %d. Which VMs and addresses is known only after the vCenter read; VMs without an\n"+
+		"address are listed in the report as not scanned.\n", port)
 }

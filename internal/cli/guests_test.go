@@ -117,11 +117,11 @@ func TestScanGuestsOverSSH(t *testing.T) {
 	for _, g := range r.Guests {
 		switch g.Host {
 		case "hpc-node06":
-			if g.Verdict != "OK inside the guest; its PVRDMA adapter runs at RDMA MTU 1024 on the host side (esx03: LOW_MTU)" {
+			if g.Verdict != "OK inside the guest; its PVRDMA adapter runs at RDMA MTU 1024 (esx03: LOW_MTU) on the host side" {
 				t.Errorf("hpc-node06 verdict %q", g.Verdict)
 			}
 		case "hpc-node07":
-			if !strings.HasPrefix(g.Verdict, "OK inside the guest") || !strings.Contains(g.Verdict, "no physical HCA on the host side (esx04)") {
+			if !strings.HasPrefix(g.Verdict, "OK inside the guest") || !strings.Contains(g.Verdict, "host side (esx04): no physical HCA") {
 				t.Errorf("hpc-node07 verdict %q", g.Verdict)
 			}
 		}

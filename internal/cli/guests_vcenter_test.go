@@ -12,8 +12,10 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
+	"github.com/pvrdma-doctor/pvrdma-doctor/vcenter"
 )
 
 // scan --vcenter --guests-from-vcenter against the lab: the simulated
@@ -145,9 +147,9 @@ func TestHostileGuestAddresses(t *testing.T) {
 		{Name: "off", PowerState: "poweredOff", Adapters: []parse.VCenterAdapter{{Type: "vrdma", MAC: "00:50:56:00:00:03"}}},
 		{Name: "plain", PowerState: "poweredOn", GuestIP: "127.0.0.16", Adapters: []parse.VCenterAdapter{{Type: "vmxnet3"}}},
 	}}
-	caps := map[string][]hostio.Capture{"esx01": {{Host: "esx01", Command: "vcenter vm config", Kind: hostio.KindVCenterVMs,
+	caps := map[string][]hostio.Capture{"esx01": {{Host: "esx01", Command: "vcenter vm config", Kind: catalog.KindVCenterVMs,
 		Status: hostio.StatusCollected, Stdout: parse.RenderVCenterVMs(doc)}}}
-	targets, notes := vcenterGuestTargets(discoverGuests(caps), 22, []hostio.Target{{Name: "esx01"}})
+	targets, notes := vcenter.GuestTargets(vcenter.DiscoverGuests(caps), 22, []hostio.Target{{Name: "esx01"}})
 	got := map[string]string{}
 	for _, tg := range targets {
 		if tg.Role != hostio.RoleGuest {

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/offline"
@@ -77,7 +77,7 @@ func summarizeInput(in *offline.Input, fleet *facts.Fleet, res *checks.Result) [
 			case ok && c.Line > 0:
 				return fmt.Sprintf("line %d", c.Line+n)
 			}
-			return fmt.Sprintf("%s line %d", collect.FileName(cmd), n)
+			return fmt.Sprintf("%s line %d", catalog.FileName(cmd), n)
 		}
 		var kinds []string
 		for k := range h.Sources {

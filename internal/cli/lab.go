@@ -106,6 +106,9 @@ Built-in scenarios: ` + strings.Join(fixtures.Names(), ", ") + `.`,
 }
 
 func runLabServe(ctx context.Context, opts *LabServeOptions) error {
+	// Serving makes no report: Ctrl-C stops the lab.
+	setInterruptMessage("interrupted: stopping the lab")
+	defer setInterruptMessage("")
 	if ctx == nil {
 		ctx = context.Background()
 	}

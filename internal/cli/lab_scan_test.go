@@ -244,7 +244,7 @@ func TestUnreachableHostsAreReportedAndTheScanGoesOn(t *testing.T) {
 		t.Error("the report should say the scan is incomplete")
 	}
 	var buf bytes.Buffer
-	if err := report.WriteText(&buf, a.Report, report.TextOptions{}); err != nil {
+	if err := report.WriteText(&buf, a.Report, report.TextOptions{Details: true}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "authentication failed") || !strings.Contains(buf.String(), "NOT CHECKED") {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -44,7 +43,9 @@ parser is chosen from --command, the command line as you typed it on the host:
 long or short options in any order, "=" forms, localcli, vCLI's remote
 forms (esxcli --server HOST ...), --formatter=xml|keyvalue|csv|json, vsish -e
 get, any vmnicN/vmrdmaN/world ID argument, any vmkping flags, and the
-legacy esxcfg-nics/esxcfg-vmknic/esxcfg-vswitch -l are understood. A leading shell prompt line in the
+legacy esxcfg-nics/esxcfg-vmknic/esxcfg-vswitch -l are understood, and so are
+other values of the same commands (another advanced option, ruleset or vsish
+folder; vsish -e get). A leading shell prompt line in the
 input is ignored.
 
 Use it to check what the tool understands from a pasted output, or to feed
@@ -57,7 +58,7 @@ status is 5 (incomplete). Output of which most is unreadable is an error
 (exit 1).
 
 Supported commands:
-  ` + strings.Join(supportedCommands(), "\n  "),
+  ` + strings.Join(catalog.Usages(), "\n  "),
 		Example: `  pvrdma-doctor parse --command "esxcli rdma device list" rdma.txt
   ssh root@esx01 esxcli rdma device list | pvrdma-doctor parse --command "esxcli rdma device list" --output json
   pvrdma-doctor parse --command "vsish -e cat /vmkModules/vrdma/pvrdmaDevices/1001474360_0/properties" props.txt`,
@@ -76,7 +77,7 @@ Supported commands:
 
 func runParse(opts *ParseOptions) error {
 	if strings.TrimSpace(opts.Command) == "" {
-		return usageError("--command is required: the command line that produced the output, e.g. --command \"esxcli rdma device list\"\nSupported commands:\n  %s", strings.Join(supportedCommands(), "\n  "))
+		return usageError("--command is required: the command line that produced the output, e.g. --command \"esxcli rdma device list\"\nSupported commands:\n  %s", strings.Join(catalog.Usages(), "\n  "))
 	}
 	if opts.Output != "text" && opts.Output != "json" {
 		return usageError("--output must be text or json, not %q", opts.Output)
@@ -95,15 +96,12 @@ func runParse(opts *ParseOptions) error {
 	if err != nil {
 		return WithExitCode(ExitError, fmt.Errorf("reading %s: %w", name, err))
 	}
-	command := opts.Command
-	if rc, ok := collect.Recognize(parse.StripPrompt(command)); ok && rc.Line != "" {
-		command = rc.Line // another spelling of a catalogue command
+	spec, ok := collect.ParserFor(opts.Command)
+	if !ok || spec.Parser.Parse == nil {
+		return WithExitCode(ExitUsage, fmt.Errorf("no parser for command %q; supported commands:\n  %s",
+			strings.TrimSpace(opts.Command), strings.Join(catalog.Usages(), "\n  ")))
 	}
-	v, err := parseCommand(command, string(b))
-	var unknown *parse.UnknownCommandError
-	if errors.As(err, &unknown) {
-		return WithExitCode(ExitUsage, err)
-	}
+	v, err := spec.Parser.Parse(string(b))
 	skipped, partial := parse.Skipped(err)
 	if err != nil && !partial {
 		return WithExitCode(ExitError, fmt.Errorf("%s: cannot parse the output of %q: %w", name, strings.TrimSpace(opts.Command), err))
@@ -226,35 +224,4 @@ func show(v reflect.Value) string {
 		return "-"
 	}
 	return fmt.Sprint(v.Interface())
-}
-
-// parseCommand parses text as the output of command: with the parser of
-// the catalogue spec the command line names (what a scan uses), and for a
-// command the collector never runs (another advanced setting, ruleset or
-// vsish folder, the port group list), with parse's table of commands as
-// typed on ESXi.
-func parseCommand(command, text string) (any, error) {
-	line := parse.StripPrompt(command)
-	kind := catalog.KindOf(line)
-	if r, ok := collect.Recognize(line); ok {
-		kind = r.Kind
-	}
-	if s, ok := catalog.Lookup(kind); ok && s.Parser.Parse != nil {
-		return s.Parser.Parse(text)
-	}
-	return parse.Parse(command, text)
-}
-
-// supportedCommands lists what `parse` reads: parse's table, then the
-// catalogue commands it does not list.
-func supportedCommands() []string {
-	out := parse.SupportedCommands()
-	for _, s := range catalog.Specs() {
-		c, err := s.Command(s.Example...)
-		var unknown *parse.UnknownCommandError
-		if _, perr := parse.Parse(c.Line, ""); err == nil && errors.As(perr, &unknown) {
-			out = append(out, s.TemplateLine())
-		}
-	}
-	return out
 }

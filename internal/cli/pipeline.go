@@ -48,7 +48,10 @@ type ReportOptions struct {
 	Config string
 	// ShowSuppressed lists suppressed findings in the report.
 	ShowSuppressed bool
-	cfg            *config.Config
+	// Details makes the text report complete (consequences, every
+	// evidence line and fix, whole plans, checks not evaluated).
+	Details bool
+	cfg     *config.Config
 }
 
 // outputFormats are the values of --output.
@@ -63,6 +66,7 @@ func addReportFlags(fl *pflag.FlagSet, o *ReportOptions) {
 	fl.StringVar(&o.FailOn, "fail-on", "warning", failOnFlagHelp)
 	fl.StringVar(&o.Config, "config", "", "config file with severity overrides and suppressions (default ~/.config/pvrdma-doctor/config.yaml if it exists)")
 	fl.BoolVar(&o.ShowSuppressed, "show-suppressed", false, "list the findings suppressed by the config file")
+	fl.BoolVar(&o.Details, "details", false, "text report: everything (consequences, all evidence and fixes, whole fix plans, checks not evaluated), not only the concise view; json, markdown, html, junit and sarif are always complete")
 }
 
 // validate checks the shared output flags before any work starts.
@@ -161,7 +165,7 @@ func (p *Pipeline) partialExit(err error) error {
 
 // present writes the report and maps it to the exit status.
 func (p *Pipeline) present(a *Analysis) error {
-	if err := writeReport(p.IO.Out, p.Report.Output, a.Report, p.IO.StdoutTTY, p.Getenv, p.Report.ShowSuppressed); err != nil {
+	if err := writeReport(p.IO.Out, p.Report.Output, a.Report, p.IO.StdoutTTY, p.Getenv, p.Report.ShowSuppressed, p.Report.Details); err != nil {
 		return err
 	}
 	if code := exitCodeFor(a.Report, p.Report.failOn); code != ExitOK {
@@ -172,7 +176,7 @@ func (p *Pipeline) present(a *Analysis) error {
 
 // writeReport renders the report in the chosen format.
 // Suppressed findings are counted always and listed only with showSuppressed.
-func writeReport(w io.Writer, format string, r *report.Report, color bool, getenv func(string) string, showSuppressed bool) error {
+func writeReport(w io.Writer, format string, r *report.Report, color bool, getenv func(string) string, showSuppressed bool, details ...bool) error {
 	if format != "text" && format != "" && !showSuppressed && len(r.Suppressed) > 0 {
 		c := *r
 		c.Suppressed = nil
@@ -191,7 +195,7 @@ func writeReport(w io.Writer, format string, r *report.Report, color bool, geten
 		return report.WriteSARIF(w, r)
 	case "text", "":
 		return report.WriteText(w, r, report.TextOptions{Color: color && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb",
-			ShowSuppressed: showSuppressed})
+			ShowSuppressed: showSuppressed, Details: len(details) > 0 && details[0]})
 	}
 	return fmt.Errorf("unknown output format %q", format)
 }

@@ -132,7 +132,7 @@ func addScanFlags(fl *pflag.FlagSet, opts *ScanOptions) {
 	fl.DurationVar(&opts.CommandTimeout, "command-timeout", 30*time.Second, "time limit for one command: session open, exec reply, output and exit status")
 	fl.DurationVar(&opts.HostTimeout, "host-timeout", 3*time.Minute, "time limit for one host, connect to last command; at the limit its connection is closed")
 	fl.DurationVar(&opts.ConnectTimeout, "connect-timeout", 15*time.Second, "time limit for TCP connect, SSH handshake and login")
-	fl.StringVar(&opts.Probes, "probes", collect.ProbesRing, "vmkping path probes between the hosts' PVRDMA vmknics: `ring` (each host to the next 3 by name), all (every ordered pair), off")
+	fl.StringVar(&opts.Probes, "probes", "", "vmkping path probes between the hosts' PVRDMA vmknics: `ring` (each host to the next 3 by name; the default), all (every ordered pair), off")
 	fl.IntVar(&opts.ProbeBudget, "probe-budget", 0, "probe at most `N` ordered host pairs (0: no cap); the report names what was not probed")
 	// --no-probes is kept for scripts (deprecated, not announced on
 	// stdout: that would corrupt -o json).
@@ -143,6 +143,10 @@ func addScanFlags(fl *pflag.FlagSet, opts *ScanOptions) {
 // probeMode is the effective --probes value (--no-probes is off).
 func (o *ScanOptions) probeMode() (string, error) {
 	if o.NoProbes {
+		if o.Probes != "" && o.Probes != collect.ProbesOff {
+			// Two flags that say opposite things: refuse, as for host keys.
+			return "", usageError("--no-probes and --probes %s contradict each other: keep one (--no-probes is --probes off)", o.Probes)
+		}
 		return collect.ProbesOff, nil
 	}
 	if o.Probes == "" {
@@ -275,7 +279,7 @@ func scanPipeline(ctx context.Context, opts *ScanOptions) (*Pipeline, error) {
 		if p.useTUI() {
 			return nil, usageError("--bandwidth-test needs a report output (-o text, json, ...), not the interactive view")
 		}
-		p.AfterCollect = bandwidthStep(runner, targets, pairs)
+		p.AfterCollect = collect.BandwidthTest(runner, targets, pairs)
 	}
 	// Progress on a terminal (unless the TUI shows it), log lines otherwise.
 	var logOut io.Writer = opts.IO.ErrOut

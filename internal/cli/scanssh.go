@@ -97,6 +97,9 @@ func scanTargets(hosts string, f *SSHFlags) ([]hostio.Target, error) {
 		}
 	}
 	if len(targets) == 0 {
+		if f.HostsFile != "" {
+			return nil, usageError("no hosts given: %s lists none (one per line: NAME, NAME:PORT or NAME ADDRESS[:PORT]; # comments)", f.HostsFile)
+		}
 		return nil, usageError("no hosts given: use --hosts esx01,esx02 or --hosts-file FILE")
 	}
 	return targets, nil

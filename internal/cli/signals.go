@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 	"time"
 )
 
@@ -33,6 +34,22 @@ func abortOf(ctx context.Context) <-chan struct{} {
 // print its report before it exits anyway.
 const hardStop = 10 * time.Second
 
+// interruptSays is what the first signal prints: a command that makes no
+// report (lab serve) says what it does instead (setInterruptMessage).
+var interruptSays atomic.Value
+
+const defaultInterrupt = "interrupted: finishing the report with what was collected (Ctrl-C again to report at once)"
+
+// setInterruptMessage sets what the first Ctrl-C prints for this run.
+func setInterruptMessage(s string) { interruptSays.Store(s) }
+
+func interruptMessage() string {
+	if s, ok := interruptSays.Load().(string); ok && s != "" {
+		return s
+	}
+	return defaultInterrupt
+}
+
 // watchSignals implements the signal sequence until finished is closed.
 // Nothing is printed unless a signal really arrived.
 func watchSignals(sigs <-chan os.Signal, finished <-chan struct{}, cancel context.CancelFunc, abort chan<- struct{}, errOut io.Writer, exit func(int)) {
@@ -41,7 +58,7 @@ func watchSignals(sigs <-chan os.Signal, finished <-chan struct{}, cancel contex
 		return
 	case <-sigs:
 	}
-	fmt.Fprintln(errOut, "\ninterrupted: finishing the report with what was collected (Ctrl-C again to report at once)")
+	fmt.Fprintln(errOut, "\n"+interruptMessage())
 	cancel()
 	select {
 	case <-finished:

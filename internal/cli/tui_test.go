@@ -63,7 +63,7 @@ func TestPipelineRunsTheTUIOnATerminal(t *testing.T) {
 	go func() { errc <- p.Run(context.Background()) }()
 	deadline := time.Now().Add(10 * time.Second)
 	// The hosts' failures reach the UI through the event stream.
-	for strings.Count(out.String(), "NOT CHECKED: connectio") < 2 {
+	for strings.Count(out.String(), "NOT CHECKED: SSH refused") < 2 {
 		if time.Now().After(deadline) {
 			t.Fatalf("the UI never showed the collected hosts:\n%q", out.String())
 		}

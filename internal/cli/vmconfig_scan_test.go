@@ -6,7 +6,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
-	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 )
 
 // Over real SSH, the .vmx of every PVRDMA VM is read with one quoted cat:
@@ -54,7 +54,7 @@ func TestVMXOverSSHHostileNames(t *testing.T) {
 	if !strings.Contains(note, `VM "o'brien-node"`) || !strings.Contains(note, "refusing .vmx path") {
 		t.Errorf("notes %q", h.Notes)
 	}
-	for _, s := range h.Sources[hostio.KindVMX] {
+	for _, s := range h.Sources[catalog.KindVMX] {
 		if !s.Parsed {
 			t.Errorf("%s not parsed: %s", s.Command, s.Error)
 		}

@@ -45,9 +45,10 @@ type Diff struct {
 	Changes []Change `json:"changes"`
 }
 
-// diffed are the catalogue's specs whose facts diff compares, in the
-// order of their DiffKey.Rank: how an item is named, which fields are
-// noise between two scans, and which facts.Host field holds them.
+// diffed are the catalogue's specs whose facts diff compares, in
+// catalogue order (the order the commands run): how an item is named,
+// which fields are noise between two scans, and which facts.Host field
+// holds them.
 var diffed = func() []*catalog.Spec {
 	var out []*catalog.Spec
 	for _, s := range catalog.Specs() {
@@ -55,7 +56,6 @@ var diffed = func() []*catalog.Spec {
 			out = append(out, s)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Diff.Rank < out[j].Diff.Rank })
 	return out
 }()
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/analysis"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/diff"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/offline"
@@ -22,9 +23,9 @@ func TestCompare(t *testing.T) {
 		for j := range changed[i].Captures {
 			c := &changed[i].Captures[j]
 			switch {
-			case changed[i].Host == "esx01" && c.Kind == hostio.KindIPInterfaceList:
+			case changed[i].Host == "esx01" && c.Kind == catalog.KindIPInterfaceList:
 				c.Stdout = strings.Replace(c.Stdout, "MTU: 9000", "MTU: 1500", 1)
-			case changed[i].Host == "esx01" && c.Kind == hostio.KindRDMADeviceList:
+			case changed[i].Host == "esx01" && c.Kind == catalog.KindRDMADeviceList:
 				c.Stdout = strings.Replace(c.Stdout, "Active", "Down  ", 1)
 			case changed[i].Host == "esx01" && strings.Contains(c.Command, "2101721_0"):
 				c.Stdout = strings.Replace(c.Stdout, "Active MTU:1024", "Active MTU:4096", 1)

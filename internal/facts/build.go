@@ -3,7 +3,6 @@ package facts
 import (
 	"errors"
 	"reflect"
-	"sync"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
@@ -25,59 +24,6 @@ func Build(results []hostio.HostResult) Fleet {
 	return f
 }
 
-// apply parses one capture's output with its catalogue spec's parser and
-// sets the spec's fact on h (a list is appended to, a single fact
-// replaced), every fact stamped with the capture's command line. It
-// returns a *parse.PartialError after adding the facts that could be read.
-func apply(spec *catalog.Spec, h *Host, text, cmd string) error {
-	return applyTo(spec, reflect.ValueOf(h).Elem(), text, cmd)
-}
-
-// applyTo is apply on any facts struct (Host, Guest) holding spec's Fact.
-func applyTo(spec *catalog.Spec, dst reflect.Value, text, cmd string) error {
-	v, err := spec.Parser.Parse(text)
-	if v == nil {
-		return err
-	}
-	v = spec.Parser.Stamp(v, cmd)
-	field := dst.FieldByIndex(factFieldOf(dst.Type(), spec))
-	val := reflect.ValueOf(v)
-	switch {
-	case field.Kind() == reflect.Pointer:
-		p := reflect.New(field.Type().Elem())
-		p.Elem().Set(val)
-		field.Set(p)
-	case val.Kind() == reflect.Slice:
-		if val.Len() > 0 {
-			field.Set(reflect.AppendSlice(field, val))
-		}
-	default:
-		field.Set(reflect.Append(field, val))
-	}
-	return err
-}
-
-// factFields caches the index of each kind's fact in Host.
-var factFields sync.Map // hostio.Kind -> []int
-
-// factField returns the index of the Host field a spec's Fact names. The
-// catalogue's test checks that every spec names a field of the right type.
-func factField(spec *catalog.Spec) []int { return factFieldOf(reflect.TypeFor[Host](), spec) }
-
-// factFieldOf is factField in a facts struct of type t (kinds are unique
-// across the host and guest catalogues, so the cache is by kind).
-func factFieldOf(t reflect.Type, spec *catalog.Spec) []int {
-	if ix, ok := factFields.Load(spec.Kind); ok {
-		return ix.([]int)
-	}
-	f, ok := t.FieldByName(spec.Fact)
-	if !ok {
-		panic("facts: catalogue kind " + string(spec.Kind) + " names no " + t.Name() + " field " + spec.Fact)
-	}
-	factFields.Store(spec.Kind, f.Index)
-	return f.Index
-}
-
 // BuildHost parses every capture of one host. Each capture is recorded as a
 // Source under its kind; collected captures go to their kind's parser, and
 // an output that cannot be parsed becomes a ParseError (its facts are
@@ -89,15 +35,14 @@ func BuildHost(hr hostio.HostResult) Host {
 		if c.OK() {
 			spec, ok := catalog.Lookup(kind)
 			switch {
-			case !ok || spec.Parser.Parse == nil:
+			case !ok || spec.Parser.Parse == nil || !spec.Parser.Fills(&h.HostFacts):
 				src.Error = "no parser"
+			case spec.IsAbsent(c):
+				src.Parsed = true // the host has no subject for it: none, read
 			default:
-				// Parse into a scratch host so a failed parse adds nothing.
-				scratch := h
-				err := apply(spec, &scratch, c.Stdout, c.Command)
+				// A failed parse adds nothing; a partial one what it read.
+				err := spec.Parser.Fill(&h.HostFacts, c.Stdout, c.Command)
 				if sk, partial := parse.Skipped(err); partial {
-					h = scratch
-					src.Parsed = true
 					src.Skipped = sk
 					err = nil
 				}
@@ -105,8 +50,7 @@ func BuildHost(hr hostio.HostResult) Host {
 					pe := parseErrorOf(c.Command, err)
 					h.Errors = append(h.Errors, pe)
 					src.Error = pe.String()
-				} else if !src.Parsed {
-					h = scratch
+				} else {
 					src.Parsed = true
 				}
 			}
@@ -135,16 +79,16 @@ func joinVMs(h *Host) {
 // Fact is the Host field a catalogue spec fills (a list, or a pointer to
 // a single fact), for readers that walk facts by command kind (diff).
 func (h *Host) Fact(spec *catalog.Spec) reflect.Value {
-	return reflect.ValueOf(h).Elem().FieldByIndex(factField(spec))
+	v, _ := spec.Parser.Field(&h.HostFacts)
+	return v
 }
 
 // Read tells whether some output filling the same field as spec was parsed
 // on this host: an empty list then means "none", not "not collected".
 func (h *Host) Read(spec *catalog.Spec) bool {
-	ix := factField(spec)
 	for kind, srcs := range h.Sources {
 		other, ok := catalog.Lookup(kind)
-		if !ok || other.Fact == "" || !equalIndex(factField(other), ix) {
+		if !ok || !catalog.SameField(spec.Parser, other.Parser, &h.HostFacts) {
 			continue
 		}
 		for _, s := range srcs {
@@ -154,18 +98,6 @@ func (h *Host) Read(spec *catalog.Spec) bool {
 		}
 	}
 	return false
-}
-
-func equalIndex(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // parseErrorOf is the ParseError of an output a parser could not read.
@@ -185,5 +117,5 @@ func sourceOf(c hostio.Capture) (hostio.Kind, Source) {
 	if kind == "" {
 		kind = catalog.KindOf(c.Command)
 	}
-	return kind, Source{Command: c.Command, Status: c.Status, Error: c.Error, Filter: c.Filter}
+	return kind, Source{Command: c.Command, Status: c.Status, Error: c.Error, Cause: c.Cause, Filter: c.Filter}
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
@@ -37,12 +38,12 @@ func TestBuildHost(t *testing.T) {
 		Captures: []hostio.Capture{
 			// Properties first: the join must not depend on capture order.
 			// The block's own leader ID (9999) is overridden by the path.
-			capture(hostio.KindPVRDMAProperties, propCmd, props("9999", "0")),
-			capture(hostio.KindRDMADeviceList, "esxcli rdma device list", rdmaList),
-			capture(hostio.KindVMProcessList, "esxcli vm process list", vmList),
-			capture(hostio.KindNICList, "esxcli network nic list", "garbage\nmore garbage\n"),
-			{Command: "esxcli network ip interface list", Kind: hostio.KindIPInterfaceList, Status: hostio.StatusTimedOut, Error: "timeout after 30s"},
-			capture(hostio.KindPVRDMADeviceLs, "vsish -e ls /vmkModules/vrdma/pvrdmaDevices/", "2002_1/\n"),
+			capture(catalog.KindPVRDMAProperties, propCmd, props("9999", "0")),
+			capture(catalog.KindRDMADeviceList, "esxcli rdma device list", rdmaList),
+			capture(catalog.KindVMProcessList, "esxcli vm process list", vmList),
+			capture(catalog.KindNICList, "esxcli network nic list", "garbage\nmore garbage\n"),
+			{Command: "esxcli network ip interface list", Kind: catalog.KindIPInterfaceList, Status: hostio.StatusTimedOut, Error: "timeout after 30s"},
+			capture(catalog.KindPVRDMADeviceLs, "vsish -e ls /vmkModules/vrdma/pvrdmaDevices/", "2002_1/\n"),
 		},
 	}
 	h := BuildHost(hr)
@@ -72,20 +73,20 @@ func TestBuildHost(t *testing.T) {
 	if len(h.NICs) != 0 {
 		t.Fatal("half-parsed NICs kept")
 	}
-	src := h.Sources[hostio.KindNICList]
+	src := h.Sources[catalog.KindNICList]
 	if len(src) != 1 || src[0].Parsed || !strings.Contains(src[0].Error, "line 2") {
 		t.Fatalf("nic source %+v", src)
 	}
-	if s := h.Sources[hostio.KindIPInterfaceList]; len(s) != 1 || s[0].Parsed || s[0].Status != hostio.StatusTimedOut || s[0].Error != "timeout after 30s" {
+	if s := h.Sources[catalog.KindIPInterfaceList]; len(s) != 1 || s[0].Parsed || s[0].Status != hostio.StatusTimedOut || s[0].Error != "timeout after 30s" {
 		t.Fatalf("timed out source %+v", s)
 	}
-	if s := h.Sources[hostio.KindRDMADeviceList]; len(s) != 1 || !s[0].Parsed {
+	if s := h.Sources[catalog.KindRDMADeviceList]; len(s) != 1 || !s[0].Parsed {
 		t.Fatalf("rdma source %+v", s)
 	}
-	if ok, why := h.Available(hostio.KindNICList); ok || !strings.Contains(why, "could not be parsed") {
+	if ok, why := h.Available(catalog.KindNICList); ok || !strings.Contains(why, "could not be parsed") {
 		t.Fatalf("available: %v %q", ok, why)
 	}
-	if ok, _ := h.Available(hostio.KindRDMADeviceList, hostio.KindVMProcessList, hostio.KindPVRDMAProperties); !ok {
+	if ok, _ := h.Available(catalog.KindRDMADeviceList, catalog.KindVMProcessList, catalog.KindPVRDMAProperties); !ok {
 		t.Fatal("parsed kinds not available")
 	}
 }
@@ -104,7 +105,7 @@ func TestBuildFleetOrderAndUnknownKind(t *testing.T) {
 	if len(s) != 1 || s[0].Parsed || s[0].Error != "no parser" {
 		t.Fatalf("unknown kind: %+v", s)
 	}
-	if ok, why := f.Hosts[0].Available(hostio.KindRDMADeviceList); ok || !strings.Contains(why, "connection refused") {
+	if ok, why := f.Hosts[0].Available(catalog.KindRDMADeviceList); ok || !strings.Contains(why, "connection refused") {
 		t.Fatalf("not collected host: %v %q", ok, why)
 	}
 }
@@ -114,12 +115,12 @@ func TestBuildHostManyPerKind(t *testing.T) {
 	dcb := "   Nic Name: vmnic4\n   Enabled: true\n   PFC Enabled: true\n   PFC Configuration: 0 0 0 1 0 0 0 0\n"
 	ping := "PING 10.0.0.2 (10.0.0.2): 8972 data bytes\nsendto() failed (Message too long)\n\n--- 10.0.0.2 ping statistics ---\n1 packets transmitted, 0 packets received, 100% packet loss\n"
 	h := BuildHost(hostio.HostResult{Host: "esx01", Status: hostio.StatusCollected, Captures: []hostio.Capture{
-		capture(hostio.KindNICGet, "esxcli network nic get -n vmnic4", nicGet),
-		capture(hostio.KindNICGet, "esxcli network nic get -n vmnic5", strings.Replace(nicGet, "vmnic4", "vmnic5", 1)),
-		capture(hostio.KindDCBStatus, "esxcli network nic dcb status get -n vmnic4", dcb),
-		capture(hostio.KindVmkping, "vmkping -I vmk1 -c 3 -d -s 8972 10.0.0.2", ping),
-		capture(hostio.KindRDMAStats, "esxcli rdma device stats get -d vmrdma0", "   Packets received: 5\n"),
-		capture(hostio.KindPVRDMAVmknicOpt, "esxcli system settings advanced list -o /Net/PVRDMAVmknic", "   Path: /Net/PVRDMAVmknic\n   Type: string\n   String Value: vmk1\n"),
+		capture(catalog.KindNICGet, "esxcli network nic get -n vmnic4", nicGet),
+		capture(catalog.KindNICGet, "esxcli network nic get -n vmnic5", strings.Replace(nicGet, "vmnic4", "vmnic5", 1)),
+		capture(catalog.KindDCBStatus, "esxcli network nic dcb status get -n vmnic4", dcb),
+		capture(catalog.KindVmkping, "vmkping -I vmk1 -c 3 -d -s 8972 10.0.0.2", ping),
+		capture(catalog.KindRDMAStats, "esxcli rdma device stats get -d vmrdma0", "   Packets received: 5\n"),
+		capture(catalog.KindPVRDMAVmknicOpt, "esxcli system settings advanced list -o /Net/PVRDMAVmknic", "   Path: /Net/PVRDMAVmknic\n   Type: string\n   String Value: vmk1\n"),
 	}})
 	if len(h.Errors) != 0 {
 		t.Fatalf("errors %+v", h.Errors)
@@ -127,7 +128,7 @@ func TestBuildHostManyPerKind(t *testing.T) {
 	if len(h.NICDetails) != 2 || h.NICDetails[1].Name != "vmnic5" || h.NICDetails[0].Record.Nested["Driver Info"][0].RefOf("Driver").Command != "esxcli network nic get -n vmnic4" {
 		t.Fatalf("nic details %+v", h.NICDetails)
 	}
-	if len(h.Sources[hostio.KindNICGet]) != 2 {
+	if len(h.Sources[catalog.KindNICGet]) != 2 {
 		t.Fatal("sources per kind")
 	}
 	if len(h.DCB) != 1 || len(h.DCB[0].PFCPriorities) != 1 || h.DCB[0].PFCPriorities[0] != 3 {
@@ -142,7 +143,7 @@ func TestBuildHostManyPerKind(t *testing.T) {
 	if h.PVRDMAVmknic == nil || h.PVRDMAVmknic.StringValue != "vmk1" || h.PVRDMAVmknic.Record.RefOf("String Value").Command == "" {
 		t.Fatalf("setting %+v", h.PVRDMAVmknic)
 	}
-	for _, k := range []hostio.Kind{hostio.KindNICGet, hostio.KindDCBStatus, hostio.KindVmkping, hostio.KindRDMAStats, hostio.KindPVRDMAVmknicOpt} {
+	for _, k := range []hostio.Kind{catalog.KindNICGet, catalog.KindDCBStatus, catalog.KindVmkping, catalog.KindRDMAStats, catalog.KindPVRDMAVmknicOpt} {
 		if ok, why := h.Available(k); !ok {
 			t.Errorf("%s: %s", k, why)
 		}

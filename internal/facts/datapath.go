@@ -2,11 +2,11 @@ package facts
 
 import (
 	"fmt"
-	"sync"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )

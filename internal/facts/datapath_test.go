@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
@@ -21,7 +22,7 @@ func TestRDMAMTUFor(t *testing.T) {
 // is the one derived from that host alone.
 func TestBuildKeepsOneDataPath(t *testing.T) {
 	results := []hostio.HostResult{{Host: "esx01", Status: hostio.StatusCollected, Captures: []hostio.Capture{
-		capture(hostio.KindRDMADeviceList, "esxcli rdma device list", rdmaList),
+		capture(catalog.KindRDMADeviceList, "esxcli rdma device list", rdmaList),
 	}}}
 	built := Build(results)
 	model := built.DataPath()

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
@@ -27,38 +27,7 @@ type Fleet struct {
 type Host struct {
 	Host string `json:"host"`
 	Collection
-
-	Version          *parse.SystemVersion    `json:"version,omitempty"`
-	RDMADevices      []parse.RDMADevice      `json:"rdma_devices"`
-	RDMAProtocols    []parse.RDMAProtocol    `json:"rdma_protocols"`
-	RDMAVmknics      []parse.RDMAVmknic      `json:"rdma_vmknics"`
-	RDMAStats        []parse.RDMAStats       `json:"rdma_stats"`
-	VMs              []parse.VMProcess       `json:"vms"`
-	PVRDMAListing    []parse.VsishEntry      `json:"pvrdma_listing"`
-	PVRDMADevices    []parse.PVRDMADevice    `json:"pvrdma_devices"`
-	Vmknics          []parse.Vmknic          `json:"vmknics"`
-	IPv4             []parse.IPv4Interface   `json:"ipv4"`
-	NICs             []parse.NIC             `json:"nics"`
-	NICDetails       []parse.NICDetail       `json:"nic_details"`
-	DCB              []parse.DCBStatus       `json:"dcb"`
-	NICStats         []parse.NICStats        `json:"nic_stats,omitempty"`
-	DVSwitches       []parse.DVSwitch        `json:"dv_switches"`
-	StandardSwitches []parse.StandardSwitch  `json:"standard_switches"`
-	PVRDMAVmknic     *parse.AdvancedSetting  `json:"pvrdma_vmknic,omitempty"`
-	Rulesets         []parse.FirewallRuleset `json:"firewall_rulesets"`
-	PVRDMARules      []parse.FirewallRule    `json:"pvrdma_rules"`
-	Firewall         *parse.FirewallGlobal   `json:"firewall,omitempty"`
-	Pings            []parse.Ping            `json:"pings"`
-	// VMConfigs are the PVRDMA VMs' configurations, from every source that
-	// gave one (.vmx over SSH, vCenter); each entry says its Source.
-	VMConfigs []parse.VMConfig `json:"vm_configs,omitempty"`
-	// VCenterHost is the host's configuration read from vCenter (`scan
-	// --vcenter`); its facts fill the kinds SSH gave none of (see
-	// fillFromVCenter).
-	VCenterHost *parse.VCenterHost `json:"vcenter_host,omitempty"`
-	// PCIDevices are the host's PCI devices (`esxcli hardware pci list`):
-	// passthrough state and names of the GPUs VMs use.
-	PCIDevices []parse.PCIDevice `json:"pci_devices,omitempty"`
+	catalog.HostFacts
 
 	// Sources lists, per command kind, every capture that fed this host.
 	Sources map[hostio.Kind][]Source `json:"sources"`
@@ -94,6 +63,9 @@ type Source struct {
 	Command string        `json:"command"`
 	Status  hostio.Status `json:"status"`
 	Error   string        `json:"error,omitempty"`
+	// Cause is the capture's (hostio.Cause): why it holds no output when
+	// that is not the command's own failure.
+	Cause hostio.Cause `json:"cause,omitempty"`
 	// Parsed is true when the output was collected and parsed (wholly, or
 	// partly when Skipped lists what could not be read).
 	Parsed bool `json:"parsed"`
@@ -110,7 +82,7 @@ type Source struct {
 // filterAware are the kinds whose rules ask Covers before concluding from
 // an item's absence; a filtered output of any other kind does not make its
 // kind available.
-var filterAware = map[hostio.Kind]bool{hostio.KindIPv4Get: true, hostio.KindFirewallRulesets: true}
+var filterAware = map[hostio.Kind]bool{catalog.KindIPv4Get: true, catalog.KindFirewallRulesets: true}
 
 // Covers reports whether the outputs of kind cover item: an unfiltered
 // output covers everything, a filtered one (`ipv4 get -i vmk1`, `ruleset
@@ -136,6 +108,24 @@ func (h *Host) Covers(kind hostio.Kind, item string) (ok bool, why string) {
 		return true, ""
 	}
 	return false, fmt.Sprintf("only %s was read, which does not show %s", strings.Join(shown, ", "), item)
+}
+
+// State is the source's status in words ("failed", "timed out").
+func (s Source) State() string { return strings.ReplaceAll(string(s.Status), "_", " ") }
+
+// Failure says in one line why a source gave no facts: "`CMD` failed
+// (ERROR)", "`CMD` timed out (ERROR)", or for output that was collected
+// "`CMD` output could not be parsed (ERROR)". Every "not evaluated"
+// reason about one capture is built here.
+func (s Source) Failure() string {
+	if s.Status == hostio.StatusCollected {
+		return fmt.Sprintf("`%s` output could not be parsed (%s)", s.Command, s.Error)
+	}
+	msg := fmt.Sprintf("`%s` %s", s.Command, s.State())
+	if s.Error != "" {
+		msg += " (" + s.Error + ")"
+	}
+	return msg
 }
 
 // Partial reports whether some of the output was skipped.
@@ -179,7 +169,7 @@ func (h *Host) Available(kinds ...hostio.Kind) (ok bool, why string) {
 	for _, k := range kinds {
 		srcs := h.Sources[k]
 		if len(srcs) == 0 {
-			missing = append(missing, "`"+collect.Describe(k)+"` was not run")
+			missing = append(missing, "`"+catalog.Describe(k)+"` was not run")
 			continue
 		}
 		for _, s := range srcs {
@@ -194,20 +184,35 @@ func (h *Host) Available(kinds ...hostio.Kind) (ok bool, why string) {
 			if s.Parsed {
 				continue
 			}
-			switch {
-			case s.Status != hostio.StatusCollected:
-				msg := fmt.Sprintf("`%s` %s", s.Command, strings.ReplaceAll(string(s.Status), "_", " "))
-				if s.Error != "" {
-					msg += " (" + s.Error + ")"
-				}
-				missing = append(missing, msg)
-			default:
-				missing = append(missing, fmt.Sprintf("`%s` output could not be parsed (%s)", s.Command, s.Error))
-			}
+			missing = append(missing, s.Failure())
 		}
 	}
 	if len(missing) > 0 {
 		return false, strings.Join(missing, "; ")
 	}
 	return true, ""
+}
+
+// NMLX5 reports whether uplink nic is driven by NVIDIA's (Mellanox's)
+// nmlx5 driver (ConnectX-4 and later), whose module parameters set PFC:
+// as its details (nic get), the NIC list or its paired RDMA device
+// (nmlx5_rdma) say. The one place the doctor tells the driver family.
+func (h *Host) NMLX5(nic string) bool {
+	is := func(driver string) bool { return strings.HasPrefix(driver, "nmlx5") }
+	for _, d := range h.NICDetails {
+		if d.Name == nic && is(d.Driver) {
+			return true
+		}
+	}
+	for _, n := range h.NICs {
+		if n.Name == nic && is(n.Driver) {
+			return true
+		}
+	}
+	for _, d := range h.RDMADevices {
+		if d.PairedUplink == nic && is(d.Driver) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,7 +1,6 @@
 package facts
 
 import (
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -15,26 +14,7 @@ import (
 type Guest struct {
 	Guest string `json:"guest"`
 	Collection
-
-	Kernel       *parse.KernelRelease `json:"kernel,omitempty"`
-	OS           *parse.OSRelease     `json:"os,omitempty"`
-	Modules      []parse.KernelModule `json:"modules,omitempty"`
-	PVRDMAModule *parse.ModInfo       `json:"pvrdma_module,omitempty"`
-	IBDevices    []parse.IBDevice     `json:"ib_devices,omitempty"`
-	VerbsDevices []parse.VerbsDevice  `json:"verbs_devices,omitempty"`
-	RDMALinks    []parse.RDMALink     `json:"rdma_links,omitempty"`
-	Links        []parse.NetLink      `json:"links,omitempty"`
-	Addrs        []parse.NetAddr      `json:"addrs,omitempty"`
-	IBClass      []parse.VerbsDevice  `json:"ib_class,omitempty"`
-	SysfsPorts   []parse.SysfsPort    `json:"sysfs_ports,omitempty"`
-	Dmesg        []parse.DmesgLine    `json:"dmesg,omitempty"`
-	OFED         *parse.OFEDInfo      `json:"ofed,omitempty"`
-	Packages     []parse.Package      `json:"packages,omitempty"`
-	// Bandwidth are the results of the opt-in bandwidth test run with this
-	// guest as the client (scan --bandwidth-test), BandwidthServer its
-	// server side's.
-	Bandwidth       []parse.BandwidthResult `json:"bandwidth,omitempty"`
-	BandwidthServer []parse.BandwidthResult `json:"bandwidth_server,omitempty"`
+	catalog.GuestFacts
 
 	// NotInstalled names, per command kind, the program the guest does not
 	// have (exit 127, "command not found"): a fact, not a failure.
@@ -154,11 +134,11 @@ func BuildGuest(hr hostio.HostResult) Guest {
 // by the kind's spec.
 func (g *Guest) readCapture(kind hostio.Kind, c hostio.Capture, src *Source) {
 	spec, ok := catalog.Lookup(kind)
-	if !ok || spec.Parser.Parse == nil {
+	if !ok || spec.Parser.Parse == nil || !spec.Parser.Fills(&g.GuestFacts) {
 		src.Error = "no parser"
 		return
 	}
-	if kind == hostio.KindGuestDevinfo || kind == hostio.KindGuestDevices {
+	if kind == catalog.KindGuestDevinfo || kind == catalog.KindGuestDevices {
 		for _, w := range parse.ProviderWarnings(c.Stderr) {
 			w.Command = c.Command + " (stderr)"
 			g.ProviderWarnings = append(g.ProviderWarnings, w)
@@ -173,17 +153,17 @@ func (g *Guest) readCapture(kind hostio.Kind, c hostio.Capture, src *Source) {
 		g.NotInstalled[kind] = program(c.Command)
 		src.Parsed = true
 		return
-	case kind == hostio.KindGuestModinfo && c.ExitCode != 0 && parse.ModuleNotFound(stderr):
+	case kind == catalog.KindGuestModinfo && c.ExitCode != 0 && parse.ModuleNotFound(stderr):
 		g.ModuleMissing = true
 		g.ModuleMissingRef = parse.Ref{Command: c.Command + " (stderr)", Line: 1, Text: firstLineOf(stderr)}
 		src.Parsed = true
 		return
-	case kind == hostio.KindGuestDmesg && c.ExitCode != 0 && parse.DmesgDenied(stderr):
+	case kind == catalog.KindGuestDmesg && c.ExitCode != 0 && parse.DmesgDenied(stderr):
 		g.DmesgDenied = true
 		src.Parsed = true
 		return
-	case kind == hostio.KindGuestDevinfo && c.ExitCode != 0 && strings.Contains(c.Stdout+c.Stderr, "No IB devices found"),
-		kind == hostio.KindGuestIBClass && c.ExitCode != 0 && strings.Contains(stderr, "No such file or directory"):
+	case kind == catalog.KindGuestDevinfo && c.ExitCode != 0 && strings.Contains(c.Stdout+c.Stderr, "No IB devices found"),
+		kind == catalog.KindGuestIBClass && c.ExitCode != 0 && strings.Contains(stderr, "No such file or directory"):
 		// No RDMA device at all: an empty list is the fact.
 		src.Parsed = true
 		return
@@ -194,10 +174,9 @@ func (g *Guest) readCapture(kind hostio.Kind, c hostio.Capture, src *Source) {
 		}
 		return
 	}
-	scratch := g.clone()
-	err := applyTo(spec, reflect.ValueOf(scratch).Elem(), c.Stdout, c.Command)
+	// A failed parse adds nothing; a partial one what it read.
+	err := spec.Parser.Fill(&g.GuestFacts, c.Stdout, c.Command)
 	if sk, partial := parse.Skipped(err); partial {
-		*g = *scratch
 		src.Parsed, src.Skipped = true, sk
 		return
 	}
@@ -207,24 +186,7 @@ func (g *Guest) readCapture(kind hostio.Kind, c hostio.Capture, src *Source) {
 		src.Error = pe.String()
 		return
 	}
-	*g = *scratch
 	src.Parsed = true
-}
-
-// clone copies the guest so a failed parse adds nothing (lists are
-// appended to, so their arrays are copied).
-func (g *Guest) clone() *Guest {
-	c := *g
-	v := reflect.ValueOf(&c).Elem()
-	for i := 0; i < v.NumField(); i++ {
-		f := v.Field(i)
-		if f.Kind() == reflect.Slice && !f.IsNil() && f.CanSet() {
-			n := reflect.MakeSlice(f.Type(), f.Len(), f.Len())
-			reflect.Copy(n, f)
-			f.Set(n)
-		}
-	}
-	return &c
 }
 
 func firstLineOf(s string) string {

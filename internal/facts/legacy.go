@@ -3,7 +3,7 @@ package facts
 import (
 	"fmt"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -23,7 +23,7 @@ func resolveDVPorts(h *Host) {
 			v.VDSName = h.DVSwitches[0].Name
 			continue
 		}
-		srcs := h.Sources[hostio.KindIPInterfaceList]
+		srcs := h.Sources[catalog.KindIPInterfaceList]
 		for j := range srcs {
 			if srcs[j].Command == v.Command && srcs[j].Parsed {
 				srcs[j].Skipped = append(srcs[j].Skipped, parse.Skip{Line: v.Line, Text: v.Text,

@@ -1,4 +1,4 @@
-package facts
+package facts_test
 
 import (
 	"context"
@@ -7,10 +7,11 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
-func buildScenario(t *testing.T, name string) Fleet {
+func buildScenario(t *testing.T, name string) facts.Fleet {
 	t.Helper()
 	sc, err := fixtures.Load(name)
 	if err != nil {
@@ -22,7 +23,7 @@ func buildScenario(t *testing.T, name string) Fleet {
 			targets = append(targets, hostio.Target{Name: h.Name})
 		}
 	}
-	return Build(collect.Collect(context.Background(), targets, collect.Options{Runner: sc.Runner(), Probes: true}))
+	return facts.Build(collect.Collect(context.Background(), targets, collect.Options{Runner: sc.Runner(), Probes: true}))
 }
 
 // Each pair says which network its probes crossed: only vmknics on a

@@ -31,17 +31,17 @@ func fillFromVCenter(h *Host) {
 		set()
 		h.Sources[k] = []Source{src}
 	}
-	fill(hostio.KindRDMADeviceList, func() { h.RDMADevices = append([]parse.RDMADevice(nil), vc.RDMADevices...) })
-	fill(hostio.KindRDMAProtocolList, func() { h.RDMAProtocols = append([]parse.RDMAProtocol(nil), vc.RDMAProtocols...) })
-	fill(hostio.KindIPInterfaceList, func() { h.Vmknics = append([]parse.Vmknic(nil), vc.Vmknics...) })
-	fill(hostio.KindIPv4Get, func() { h.IPv4 = append([]parse.IPv4Interface(nil), vc.IPv4...) })
-	fill(hostio.KindDVSList, func() { h.DVSwitches = append([]parse.DVSwitch(nil), vc.DVSwitches...) })
-	fill(hostio.KindFirewallRulesets, func() { h.Rulesets = append([]parse.FirewallRuleset(nil), vc.Rulesets...) })
+	fill(catalog.KindRDMADeviceList, func() { h.RDMADevices = append([]parse.RDMADevice(nil), vc.RDMADevices...) })
+	fill(catalog.KindRDMAProtocolList, func() { h.RDMAProtocols = append([]parse.RDMAProtocol(nil), vc.RDMAProtocols...) })
+	fill(catalog.KindIPInterfaceList, func() { h.Vmknics = append([]parse.Vmknic(nil), vc.Vmknics...) })
+	fill(catalog.KindIPv4Get, func() { h.IPv4 = append([]parse.IPv4Interface(nil), vc.IPv4...) })
+	fill(catalog.KindDVSList, func() { h.DVSwitches = append([]parse.DVSwitch(nil), vc.DVSwitches...) })
+	fill(catalog.KindFirewallRulesets, func() { h.Rulesets = append([]parse.FirewallRuleset(nil), vc.Rulesets...) })
 	if hasRuleset(vc.Rulesets, "pvrdma") {
-		fill(hostio.KindFirewallRules, func() { h.PVRDMARules = append([]parse.FirewallRule(nil), vc.PVRDMARules...) })
+		fill(catalog.KindFirewallRules, func() { h.PVRDMARules = append([]parse.FirewallRule(nil), vc.PVRDMARules...) })
 	}
 	if vc.PVRDMAVmknic != nil {
-		fill(hostio.KindPVRDMAVmknicOpt, func() { v := *vc.PVRDMAVmknic; h.PVRDMAVmknic = &v })
+		fill(catalog.KindPVRDMAVmknicOpt, func() { v := *vc.PVRDMAVmknic; h.PVRDMAVmknic = &v })
 	}
 }
 

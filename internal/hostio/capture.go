@@ -40,6 +40,10 @@ type Capture struct {
 	Start    time.Time     `json:"start"`
 	Duration time.Duration `json:"duration_ns"`
 	Error    string        `json:"error,omitempty"`
+	// Cause says why the capture holds no output when that is not the
+	// command's own failure (a damaged or partial input, a host not
+	// reached): rules read it, the Error says it to people.
+	Cause Cause `json:"cause,omitempty"`
 	// Filter is set on a capture read from an offline input whose command
 	// was a filtered form of a catalogue command (`ipv4 get -i vmk1`,
 	// `ruleset list -r pvrdma`, `| grep ...`): what it covers.

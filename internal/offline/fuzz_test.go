@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 )
 
 // FuzzReadArchive feeds arbitrary bytes to the bundle reader: it must
@@ -44,7 +44,7 @@ func FuzzTranscript(f *testing.F) {
 		}
 		for _, hr := range in.Results {
 			for _, c := range hr.Captures {
-				if c.Kind == "" || collect.KindOf(c.Command) != c.Kind {
+				if c.Kind == "" || catalog.KindOf(c.Command) != c.Kind {
 					t.Fatalf("capture without kind: %+v", c)
 				}
 			}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
@@ -42,9 +42,9 @@ func newlineArchive(t *testing.T, files map[string]int) []byte {
 // read but reported over the line cap and never parsed (issue #18: one
 // such archive used to take analyze to 2.7 GB).
 func TestHostileArchiveBoundedMemory(t *testing.T) {
-	vm := "hosts/esx01/" + collect.FileName("esxcli vm process list")
-	nic := "hosts/esx01/" + collect.FileName("esxcli network nic list")
-	ok := "hosts/esx02/" + collect.FileName("esxcli network nic list")
+	vm := "hosts/esx01/" + catalog.FileName("esxcli vm process list")
+	nic := "hosts/esx01/" + catalog.FileName("esxcli network nic list")
+	ok := "hosts/esx02/" + catalog.FileName("esxcli network nic list")
 	arc := newlineArchive(t, map[string]int{vm: 60 << 20, nic: 3 << 20, ok: 100})
 	if len(arc) > 512<<10 {
 		t.Fatalf("archive of %d bytes: want a small one", len(arc))
@@ -94,7 +94,7 @@ func TestLoadFolderThroughSymlink(t *testing.T) {
 	if err := os.MkdirAll(host, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(host, collect.FileName("esxcli network nic list")), []byte("Name  PCI Device\n----  ----------\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(host, catalog.FileName("esxcli network nic list")), []byte("Name  PCI Device\n----  ----------\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	link := filepath.Join(dir, "link")

@@ -70,7 +70,7 @@ func (in *Input) Redacted() bool { return in.Manifest != nil && in.Manifest.Reda
 
 // Load reads an analyze input: a bundle (tar.gz, or unpacked folder), a
 // folder of saved outputs (one folder per host, one file per command named
-// collect.FileName(command)), or a pasted SSH transcript. It returns an
+// catalog.FileName(command)), or a pasted SSH transcript. It returns an
 // error when nothing can be analysed; damage that still leaves something to
 // analyse is listed in Input.Problems.
 func Load(p string) (*Input, error) {
@@ -84,6 +84,12 @@ func Load(p string) (*Input, error) {
 		root := p
 		if r, err := filepath.EvalSymlinks(p); err == nil {
 			root = r
+		}
+		if !mayHoldOutputs(root) {
+			// Refused in one line, before reading anything: a folder such
+			// as the system's temporary one holds build caches, not
+			// command outputs.
+			return nil, fmt.Errorf("%s holds no command outputs: expected a bundle folder (manifest.json) or one folder per host holding files named after their command (e.g. esx01/esxcli_rdma_device_list.txt)", p)
 		}
 		files, err := bundle.ReadDir(root, limits)
 		if err != nil {
@@ -185,7 +191,7 @@ func fromFiles(files *bundle.Files, label string) (*Input, error) {
 		if hasPrefix(files.Data, bundle.HostsDir+"/") {
 			prefix = bundle.HostsDir + "/"
 		}
-		in.Results, in.Ignored, in.Read = savedOutputs(files.Data, prefix, label, collect.ErrNotSaved)
+		in.Results, in.Ignored, in.Read = savedOutputs(files.Data, prefix, label, hostio.CauseNotSaved)
 		if len(in.Results) == 0 {
 			return in, errors.New("not a bundle and no saved outputs found: expected manifest.json, or one folder per host holding files named after their command (e.g. esx01/esxcli_rdma_device_list.txt)")
 		}
@@ -195,11 +201,52 @@ func fromFiles(files *bundle.Files, label string) (*Input, error) {
 	in := &Input{Kind: KindFolder, Manifest: c.Manifest, Results: c.Results, Problems: c.Problems, Ignored: c.Ignored}
 	if c.ResultsLost {
 		var ign []string
-		in.Results, ign, _ = savedOutputs(c.Good, bundle.HostsDir+"/", "", collect.ErrMissingFromBundle)
+		in.Results, ign, _ = savedOutputs(c.Good, bundle.HostsDir+"/", "", hostio.CauseMissingFromBundle)
 		in.Ignored = append(in.Ignored, ign...)
 		if len(in.Results) == 0 {
 			return in, errors.New("the bundle holds no readable host outputs")
 		}
 	}
 	return in, nil
+}
+
+// mayHoldOutputs looks at a folder's names only (two levels, as
+// bundle.ReadDir reads them): a bundle's manifest, its hosts/ folder, or a
+// file named after a command (collect.FileName, or a command typed as a
+// file name) directly in it or in one of its folders.
+func mayHoldOutputs(root string) bool {
+	named := func(dir string) bool {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return false
+		}
+		for _, e := range ents {
+			if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			if _, ok := collect.CommandForFile(e.Name()); ok {
+				return true
+			}
+			if _, _, ok := recognizeSaved(e.Name(), nil); ok {
+				return true
+			}
+		}
+		return false
+	}
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return true // let the reader say what is wrong
+	}
+	if named(root) {
+		return true
+	}
+	for _, e := range ents {
+		switch {
+		case e.Name() == "manifest.json" || e.Name() == bundle.HostsDir:
+			return true
+		case e.IsDir() && !strings.HasPrefix(e.Name(), ".") && named(filepath.Join(root, e.Name())):
+			return true
+		}
+	}
+	return false
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
@@ -25,12 +26,12 @@ func hasPrefix(files map[string][]byte, prefix string) bool {
 
 // savedOutputs reads one folder per host under prefix (or a lone host's
 // files directly under prefix, named label), each file named after its
-// command (collect.FileName), with optional <name>.stderr / <name>.exit.
+// command (catalog.FileName), with optional <name>.stderr / <name>.exit.
 // A stage-1 command without a file is recorded as a skipped capture whose
-// Error is missing (collect.ErrNotSaved, or collect.ErrMissingFromBundle for
+// Cause is missing (hostio.CauseNotSaved, or hostio.CauseMissingFromBundle for
 // the host folders of a bundle), so that the host is partial.
 // reads says per host which file gave which command.
-func savedOutputs(files map[string][]byte, prefix, label, missing string) (results []hostio.HostResult, ignored []string, reads []HostRead) {
+func savedOutputs(files map[string][]byte, prefix, label string, missing hostio.Cause) (results []hostio.HostResult, ignored []string, reads []HostRead) {
 	type hostFiles struct{ names []string }
 	byHost := map[string]*hostFiles{}
 	for p := range files {
@@ -101,7 +102,7 @@ func savedOutputs(files map[string][]byte, prefix, label, missing string) (resul
 // capture whose Error says why (missing), the host is finalized, and it is
 // partial when something was missing, as a live scan that could not run
 // those commands would be. It sorts the captures.
-func addMissingStage1(hr *hostio.HostResult, missing string) {
+func addMissingStage1(hr *hostio.HostResult, missing hostio.Cause) {
 	have := map[hostio.Kind]bool{}
 	for _, c := range hr.Captures {
 		have[c.Kind] = true
@@ -111,7 +112,7 @@ func addMissingStage1(hr *hostio.HostResult, missing string) {
 	for _, c := range stage1 {
 		if !have[c.Kind] {
 			hr.Captures = append(hr.Captures, hostio.Capture{Host: hr.Host, Command: c.Line, Kind: c.Kind,
-				Status: hostio.StatusSkipped, Error: missing})
+				Status: hostio.StatusSkipped, Error: missing.Error(""), Cause: missing})
 			n++
 		}
 	}
@@ -121,7 +122,7 @@ func addMissingStage1(hr *hostio.HostResult, missing string) {
 		return
 	}
 	hr.Status = hostio.StatusPartial
-	why := fmt.Sprintf("%d of the %d stage-1 commands missing (%s)", n, len(stage1), missing)
+	why := fmt.Sprintf("%d of the %d stage-1 commands missing (%s)", n, len(stage1), missing.Error(""))
 	if hr.Reason != "" {
 		why = hr.Reason + "; " + why
 	}
@@ -137,7 +138,7 @@ func sortCaptures(cs []hostio.Capture) {
 	}
 	stage := func(k hostio.Kind) int {
 		switch k {
-		case hostio.KindVmkping:
+		case catalog.KindVmkping:
 			return 3
 		}
 		return 2
@@ -158,7 +159,7 @@ func sortCaptures(cs []hostio.Capture) {
 }
 
 // recognizeSaved names the catalogue command of a saved output file whose
-// name is not the catalogue's own (collect.FileName): the command its
+// name is not the catalogue's own (catalog.FileName): the command its
 // first line echoes ("[root@esx01:~] esxcli network nic list", "# esxcfg-nics -l"),
 // else the file name read as a command ("localcli_network_nic_list.txt",
 // "esxcfg-vmknic -l.txt").
@@ -187,12 +188,12 @@ func firstLine(b []byte) string {
 }
 
 // savedCaptures makes the captures of one saved output file of host: the
-// catalogue command its name spells (collect.FileName), or a command it
+// catalogue command its name spells (catalog.FileName), or a command it
 // is recognized as (recognizeSaved); a legacy tool's output feeds every
 // kind it carries. ok is false for a file that is no command output.
 func savedCaptures(host, name string, content []byte) ([]hostio.Capture, bool) {
 	if line, ok := collect.CommandForFile(name); ok {
-		return []hostio.Capture{{Host: host, Command: line, Kind: collect.KindOf(line), Stdout: string(content), Status: hostio.StatusCollected}}, true
+		return []hostio.Capture{{Host: host, Command: line, Kind: catalog.KindOf(line), Stdout: string(content), Status: hostio.StatusCollected}}, true
 	}
 	rc, _, ok := recognizeSaved(name, content)
 	if !ok {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
@@ -251,10 +252,10 @@ func FromTranscript(text string) (*Input, error) {
 	if len(in.Results) == 0 {
 		n := len(cmds)
 		return in, fmt.Errorf("the transcript holds no pvrdma-doctor command (%d other command(s) passed over); supported: %s",
-			n, strings.Join(parse.SupportedCommands(), "; "))
+			n, strings.Join(catalog.Usages(), "; "))
 	}
 	for i := range in.Results {
-		addMissingStage1(&in.Results[i], collect.ErrNotInTranscript)
+		addMissingStage1(&in.Results[i], hostio.CauseNotInTranscript)
 	}
 	return in, nil
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
@@ -97,7 +99,11 @@ func TestSamplesAnalyzeAsTranscript(t *testing.T) {
 				if len(h.Errors) > 0 {
 					t.Fatalf("parse errors: %v", h.Errors)
 				}
-				want, err := parse.Parse(s.spelling[0], body)
+				spec, ok := collect.ParserFor(s.spelling[0])
+				if !ok {
+					t.Fatalf("no parser for %q", s.spelling[0])
+				}
+				want, err := spec.Parser.Parse(body)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -147,7 +153,7 @@ func TestSamplesOtherCommandsPassedOver(t *testing.T) {
 		t.Fatalf("pings %+v", h.Pings)
 	}
 	c, _ := in.Results[0].Find("vmkping -I vmk10 -S vxlan -c 3 -d -s 1600 10.44.44.59")
-	if c.Kind != hostio.KindVmkping {
+	if c.Kind != catalog.KindVmkping {
 		t.Errorf("ping ++netstack not read as the catalogue probe: %+v", in.Results[0].Captures)
 	}
 }
@@ -220,7 +226,7 @@ func TestMessyMultiHostTranscript(t *testing.T) {
 		e1.VMs[0].ConfigFile != "/vmfs/volumes/5bc7459f-967eeb48-b3f7-20677cd9a16c/Camp-DC/Camp-DC.vmx" {
 		t.Errorf("vms: %+v", e1.VMs)
 	}
-	src := e1.Sources[hostio.KindVMProcessList][0]
+	src := e1.Sources[catalog.KindVMProcessList][0]
 	if !src.Parsed || len(src.Skipped) != 1 || src.Skipped[0].Line != 10 {
 		t.Errorf("vm list source: %+v", src)
 	}
@@ -228,7 +234,7 @@ func TestMessyMultiHostTranscript(t *testing.T) {
 	if len(e1.Vmknics) != 1 || e1.Vmknics[0].Name != "vmk2" {
 		t.Errorf("vmknics: %+v", e1.Vmknics)
 	}
-	if ok, why := e1.Available(hostio.KindIPInterfaceList); ok || !strings.Contains(why, "partly readable") || !strings.Contains(why, "line 1") {
+	if ok, why := e1.Available(catalog.KindIPInterfaceList); ok || !strings.Contains(why, "partly readable") || !strings.Contains(why, "line 1") {
 		t.Errorf("available: %v %s", ok, why)
 	}
 	// esx02: the filtered firewall form covers pvrdma; esxcfg-vmknic feeds
@@ -236,10 +242,10 @@ func TestMessyMultiHostTranscript(t *testing.T) {
 	if len(e2.Rulesets) != 1 || !e2.Rulesets[0].Enabled {
 		t.Errorf("rulesets: %+v", e2.Rulesets)
 	}
-	if ok, _ := e2.Covers(hostio.KindFirewallRulesets, "pvrdma"); !ok {
+	if ok, _ := e2.Covers(catalog.KindFirewallRulesets, "pvrdma"); !ok {
 		t.Error("ruleset list -r pvrdma does not cover pvrdma")
 	}
-	if ok, _ := e2.Covers(hostio.KindFirewallRulesets, "sshServer"); ok {
+	if ok, _ := e2.Covers(catalog.KindFirewallRulesets, "sshServer"); ok {
 		t.Error("ruleset list -r pvrdma covers sshServer")
 	}
 	if len(e2.Vmknics) != 1 || e2.Vmknics[0].MTU != 9000 || len(e2.IPv4) != 1 || e2.IPv4[0].Address != "192.168.10.12" {
@@ -250,7 +256,7 @@ func TestMessyMultiHostTranscript(t *testing.T) {
 	}
 	// Stage-1 kinds fed by other spellings are not reported missing.
 	for _, c := range in.Results[1].Captures {
-		if c.Kind == hostio.KindIPInterfaceList && c.Status != hostio.StatusCollected {
+		if c.Kind == catalog.KindIPInterfaceList && c.Status != hostio.StatusCollected {
 			t.Errorf("ip interface list reported missing although esxcfg-vmknic -l was read: %+v", c)
 		}
 	}
@@ -350,8 +356,8 @@ func TestMessyTranscriptBundleRoundTrip(t *testing.T) {
 			parse.Signature(w.VMs) != parse.Signature(g.VMs) || parse.Signature(w.Rulesets) != parse.Signature(g.Rulesets) {
 			t.Errorf("%s: facts changed through the bundle", w.Host)
 		}
-		if ok1, why1 := w.Available(hostio.KindIPInterfaceList); true {
-			if ok2, why2 := g.Available(hostio.KindIPInterfaceList); ok1 != ok2 || why1 != why2 {
+		if ok1, why1 := w.Available(catalog.KindIPInterfaceList); true {
+			if ok2, why2 := g.Available(catalog.KindIPInterfaceList); ok1 != ok2 || why1 != why2 {
 				t.Errorf("%s: availability changed: %q -> %q", w.Host, why1, why2)
 			}
 		}
@@ -389,7 +395,7 @@ func TestTranscriptFailedCommands(t *testing.T) {
 	if len(h.Errors) != 0 || h.Version == nil {
 		t.Fatalf("errors %v version %+v", h.Errors, h.Version)
 	}
-	ok, why := h.Available(hostio.KindRDMADeviceList)
+	ok, why := h.Available(catalog.KindRDMADeviceList)
 	if ok || !strings.Contains(why, "failed") || !strings.Contains(why, "Unknown command or namespace") {
 		t.Errorf("rdma device list: %v %s", ok, why)
 	}

@@ -3,8 +3,8 @@ package offline
 import (
 	"testing"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
-	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
 // A .vmx pasted in a session (`cat PATH`, the path bare or quoted, with
@@ -34,7 +34,7 @@ func TestTranscriptVMX(t *testing.T) {
 			t.Errorf("%s: %+v", typed, c)
 		}
 		for _, hc := range in.Results[0].Captures {
-			if hc.Kind == hostio.KindVMX && hc.Command[:5] != "cat '" {
+			if hc.Kind == catalog.KindVMX && hc.Command[:5] != "cat '" {
 				t.Errorf("%s: recorded as %q", typed, hc.Command)
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
@@ -224,7 +225,7 @@ func (r *Redactor) Learn(results []hostio.HostResult) {
 	r.learnDoctorText(results)
 	for _, hr := range results {
 		for _, c := range hr.Captures {
-			if c.Kind == hostio.KindVCenterVMs && c.Stdout != "" {
+			if c.Kind == catalog.KindVCenterVMs && c.Stdout != "" {
 				// VMs read from vCenter, of hosts SSH may not have reached.
 				vms, _ := parse.VCenterVMConfig(c.Stdout)
 				for _, vm := range vms {
@@ -237,7 +238,7 @@ func (r *Redactor) Learn(results []hostio.HostResult) {
 				}
 				continue
 			}
-			if c.Kind != hostio.KindVMProcessList || c.Stdout == "" {
+			if c.Kind != catalog.KindVMProcessList || c.Stdout == "" {
 				continue
 			}
 			vms, err := parse.VMProcessList(c.Stdout)

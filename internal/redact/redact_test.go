@@ -4,13 +4,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
 func TestRedactTextFormats(t *testing.T) {
 	r := NewRedactor()
 	r.Learn([]hostio.HostResult{{Host: "esx01.corp.example.com:2222", Captures: []hostio.Capture{{
-		Kind: hostio.KindVMProcessList, Status: hostio.StatusCollected,
+		Kind: catalog.KindVMProcessList, Status: hostio.StatusCollected,
 		Stdout: "hpc-node01\n   World ID: 1\n   Display Name: hpc-node01\n\nvmk1\n   World ID: 2\n   Display Name: vmk1\n",
 	}}}})
 	cases := []struct{ in, want string }{

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
@@ -16,7 +17,7 @@ func TestVCenterVMNamesRedacted(t *testing.T) {
 			GuestHostName: "pdb01.corp.example.com", GuestIP: "10.44.3.21",
 			GuestNet: []parse.VCenterGuestNIC{{MAC: "00:50:56:8b:01:a0", IPs: []string{"10.44.3.21", "fd00:44::21"}}}}}})
 	in := []hostio.HostResult{{Host: "esx-prod-17", Status: hostio.StatusPartial, Captures: []hostio.Capture{
-		{Host: "esx-prod-17", Command: "vcenter vm config", Kind: hostio.KindVCenterVMs, Stdout: text, Status: hostio.StatusCollected}}}}
+		{Host: "esx-prod-17", Command: "vcenter vm config", Kind: catalog.KindVCenterVMs, Stdout: text, Status: hostio.StatusCollected}}}}
 	r := NewRedactor()
 	r.Learn(in)
 	out := r.Results(in)

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
@@ -15,9 +15,9 @@ func TestRedactVMX(t *testing.T) {
 	const name = `gpu "lab" $(x) node`
 	path := "/vmfs/volumes/5bc7459f-967eeb48-b3f7-20677cd9a16c/" + name + "/" + name + ".vmx"
 	hr := hostio.HostResult{Host: "esx01", Status: hostio.StatusCollected, Captures: []hostio.Capture{
-		{Host: "esx01", Command: "esxcli vm process list", Kind: hostio.KindVMProcessList, Status: hostio.StatusCollected,
+		{Host: "esx01", Command: "esxcli vm process list", Kind: catalog.KindVMProcessList, Status: hostio.StatusCollected,
 			Stdout: name + "\n   World ID: 1001\n   Display Name: " + name + "\n   UUID: 42 3e d7 86 fb 2d 5d 5e-db c6 90 f1 87 e5 ad 96\n   Config File: " + path + "\n\n"},
-		{Host: "esx01", Command: "cat '" + path + "'", Kind: hostio.KindVMX, Status: hostio.StatusCollected,
+		{Host: "esx01", Command: "cat '" + path + "'", Kind: catalog.KindVMX, Status: hostio.StatusCollected,
 			Stdout: "displayName = \"gpu |22lab|22 $(x) node\"\nuuid.bios = \"42 3e d7 86 fb 2d 5d 5e-db c6 90 f1 87 e5 ad 96\"\nethernet1.generatedAddress = \"00:50:56:8a:01:a0\"\n"},
 	}}
 	r := NewRedactor()
@@ -30,7 +30,7 @@ func TestRedactVMX(t *testing.T) {
 			}
 		}
 	}
-	if cmd := out.Captures[1].Command; collect.KindOf(cmd) != hostio.KindVMX {
+	if cmd := out.Captures[1].Command; catalog.KindOf(cmd) != catalog.KindVMX {
 		t.Errorf("redacted command %q is no longer the catalogue's .vmx read", cmd)
 	}
 }

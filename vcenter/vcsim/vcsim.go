@@ -69,7 +69,9 @@ type Switch struct {
 }
 
 // member reports whether the switch has the host as a member.
-func (sw Switch) member(host string) bool { return sw.Members == nil || slices.Contains(sw.Members, host) }
+func (sw Switch) member(host string) bool {
+	return sw.Members == nil || slices.Contains(sw.Members, host)
+}
 
 // Host is one ESXi host.
 type Host struct {

@@ -1,4 +1,4 @@
-package cli
+package vcenter
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/textsafe"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
@@ -23,12 +24,12 @@ import (
 // an IP address (no zones, no names, nothing else) before it becomes a
 // target, and is only ever dialled, never written into a command line.
 
-// defaultGuestPort is the SSH port of guests discovered from vCenter.
-const defaultGuestPort = 22
+// DefaultGuestPort is the SSH port of guests discovered from vCenter.
+const DefaultGuestPort = 22
 
-// discoveredGuest is one PVRDMA VM vCenter knows, with the address to
+// DiscoveredGuest is one PVRDMA VM vCenter knows, with the address to
 // scan it at, or why it is not scanned.
-type discoveredGuest struct {
+type DiscoveredGuest struct {
 	VM, Host string
 	Addr     string // IP address, canonical form; "" when not scanned
 	Skip     string // why not scanned
@@ -37,18 +38,18 @@ type discoveredGuest struct {
 // reTargetName is a VM name that can name a guest target as it is.
 var reTargetName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
 
-// discoverGuests reads the PVRDMA VMs of each host's `vcenter vm config`
+// DiscoverGuests reads the PVRDMA VMs of each host's `vcenter vm config`
 // capture, in host then VM order.
-func discoverGuests(captures map[string][]hostio.Capture) []discoveredGuest {
+func DiscoverGuests(captures map[string][]hostio.Capture) []DiscoveredGuest {
 	hosts := make([]string, 0, len(captures))
 	for h := range captures {
 		hosts = append(hosts, h)
 	}
 	sort.Strings(hosts)
-	var out []discoveredGuest
+	var out []DiscoveredGuest
 	for _, h := range hosts {
 		for _, c := range captures[h] {
-			if c.Kind != hostio.KindVCenterVMs || c.Status != hostio.StatusCollected {
+			if c.Kind != catalog.KindVCenterVMs || c.Status != hostio.StatusCollected {
 				continue
 			}
 			vms, _ := parse.VCenterVMConfig(c.Stdout)
@@ -65,8 +66,8 @@ func discoverGuests(captures map[string][]hostio.Capture) []discoveredGuest {
 
 // guestOf picks a PVRDMA VM's address; ok is false for a VM without a
 // PVRDMA adapter.
-func guestOf(vm parse.VMConfig) (discoveredGuest, bool) {
-	d := discoveredGuest{VM: vm.Name}
+func guestOf(vm parse.VMConfig) (DiscoveredGuest, bool) {
+	d := DiscoveredGuest{VM: vm.Name}
 	pvrdma := map[string]bool{}
 	for _, a := range vm.Adapters {
 		if a.Type == "vrdma" {
@@ -152,11 +153,11 @@ func guestAddr(s string) (netip.Addr, error) {
 	return a, nil
 }
 
-// vcenterGuestTargets turns the discovered guests into guest targets (SSH
+// GuestTargets turns the discovered guests into guest targets (SSH
 // on port), leaving out those given by --guests (by name or address) and
 // those whose name is a host's; notes say which PVRDMA VMs are not
 // scanned and why.
-func vcenterGuestTargets(found []discoveredGuest, port int, given []hostio.Target) (targets []hostio.Target, notes []string) {
+func GuestTargets(found []DiscoveredGuest, port int, given []hostio.Target) (targets []hostio.Target, notes []string) {
 	taken := map[string]bool{}
 	for _, t := range given {
 		taken[t.Name] = true
@@ -194,38 +195,9 @@ func vcenterGuestTargets(found []discoveredGuest, port int, given []hostio.Targe
 	return targets, notes
 }
 
-// checkGuestDiscovery checks --guests-from-vcenter and --guest-port.
-func checkGuestDiscovery(opts *ScanOptions) error {
-	g := &opts.Guest
-	if g.FromVCenter && opts.VCenter.URL == "" {
-		return usageError("--guests-from-vcenter needs --vcenter URL (the guest addresses are VMware Tools', read through vCenter)")
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
 	}
-	if g.Port != defaultGuestPort && !g.FromVCenter {
-		return usageError("--guest-port is the port of guests discovered by --guests-from-vcenter (give other guests as NAME:PORT)")
-	}
-	if g.Port < 1 || g.Port > 65535 {
-		return usageError("--guest-port %d: the port must be 1 to 65535", g.Port)
-	}
-	return nil
-}
-
-// withVCenterGuests adds the guests vCenter names (--guests-from-vcenter)
-// to the targets, and its notes to notes.
-func withVCenterGuests(opts *ScanOptions, vc *vcenterData, targets []hostio.Target, notes []string) ([]hostio.Target, []string) {
-	if !opts.Guest.FromVCenter {
-		return targets, notes
-	}
-	if vc == nil {
-		return targets, append(notes, "guests from vCenter: none, vCenter was not read")
-	}
-	found, more := vcenterGuestTargets(discoverGuests(vc.captures), opts.Guest.Port, targets)
-	return append(targets, found...), append(notes, more...)
-}
-
-// dryRunVCenterGuests says what --guests-from-vcenter would scan.
-func dryRunVCenterGuests(port int) string {
-	return fmt.Sprintf("Guests from vCenter: every powered-on PVRDMA VM whose guest address VMware Tools reports\n"+
-		"(guest.net: a NIC that is not the PVRDMA adapter first, IPv4 first; else guest.ipAddress), over SSH\n"+
-		"on port %d. Which VMs and addresses is known only after the vCenter read; VMs without an\n"+
-		"address are listed in the report as not scanned.\n", port)
+	return fmt.Sprintf("%d %s", n, many)
 }

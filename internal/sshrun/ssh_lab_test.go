@@ -1,4 +1,4 @@
-package collect_test
+package sshrun_test
 
 import (
 	"context"
@@ -30,7 +30,7 @@ import (
 
 // These tests drive the production SSH transport (NewSSHRunner: ssh_config,
 // credentials, known_hosts) against the simulated lab: real SSH servers on
-// loopback.
+// loopback, collected by the real collector.
 
 func loadScenario(t *testing.T, name string) *fixtures.Scenario {
 	t.Helper()
@@ -39,14 +39,6 @@ func loadScenario(t *testing.T, name string) *fixtures.Scenario {
 		t.Fatal(err)
 	}
 	return sc
-}
-
-func labTargets(l *lab.Lab) []hostio.Target {
-	var ts []hostio.Target
-	for _, h := range l.Hosts() {
-		ts = append(ts, hostio.Target{Name: h.Name, Addr: h.Addr})
-	}
-	return ts
 }
 
 func hostInfo(t *testing.T, l *lab.Lab, name string) lab.HostInfo {
@@ -118,7 +110,7 @@ func TestUnknownHostKeyRefusedThenAcceptNewRecordsIt(t *testing.T) {
 	l := lab.StartTB(t, loadScenario(t, "healthy"), lab.Options{})
 	kh := filepath.Join(t.TempDir(), "sub", "known_hosts")
 
-	res := scan(t, newRunner(t, setupOpts{knownHosts: kh, creds: password(l)}), labTargets(l), collect.Options{})
+	res := scan(t, newRunner(t, setupOpts{knownHosts: kh, creds: password(l)}), l.Targets(), collect.Options{})
 	for _, h := range l.Hosts() {
 		r := res[h.Name]
 		fp := ssh.FingerprintSHA256(h.HostKey)
@@ -135,7 +127,7 @@ func TestUnknownHostKeyRefusedThenAcceptNewRecordsIt(t *testing.T) {
 		t.Errorf("strict mode must not create known_hosts: %v", err)
 	}
 
-	res = scan(t, newRunner(t, setupOpts{knownHosts: kh, policy: sshrun.HostKeyAcceptNew, creds: password(l)}), labTargets(l), collect.Options{})
+	res = scan(t, newRunner(t, setupOpts{knownHosts: kh, policy: sshrun.HostKeyAcceptNew, creds: password(l)}), l.Targets(), collect.Options{})
 	for _, h := range l.Hosts() {
 		if r := res[h.Name]; r.Status != hostio.StatusCollected {
 			t.Errorf("accept-new: %s: %s %q", h.Name, r.Status, r.Reason)
@@ -155,7 +147,7 @@ func TestUnknownHostKeyRefusedThenAcceptNewRecordsIt(t *testing.T) {
 		}
 	}
 
-	res = scan(t, newRunner(t, setupOpts{knownHosts: kh, creds: password(l)}), labTargets(l), collect.Options{})
+	res = scan(t, newRunner(t, setupOpts{knownHosts: kh, creds: password(l)}), l.Targets(), collect.Options{})
 	for _, h := range l.Hosts() {
 		if r := res[h.Name]; r.Status != hostio.StatusCollected {
 			t.Errorf("second strict scan: %s: %s %q", h.Name, r.Status, r.Reason)
@@ -183,7 +175,7 @@ func TestChangedHostKeyAlwaysRefused(t *testing.T) {
 	}
 	newKey := hostInfo(t, l, "esx02").HostKey
 	for _, policy := range []sshrun.HostKeyPolicy{sshrun.HostKeyStrict, sshrun.HostKeyAcceptNew} {
-		res := scan(t, newRunner(t, setupOpts{knownHosts: kh, policy: policy, creds: password(l)}), labTargets(l), collect.Options{})
+		res := scan(t, newRunner(t, setupOpts{knownHosts: kh, policy: policy, creds: password(l)}), l.Targets(), collect.Options{})
 		r := res["esx02"]
 		want := []string{"HOST KEY MISMATCH", kh + ":3", ssh.FingerprintSHA256(newKey), "ssh-keygen -R"}
 		for _, w := range want {
@@ -204,7 +196,7 @@ func TestChangedHostKeyAlwaysRefused(t *testing.T) {
 
 	// Insecure mode connects, and every host's report says keys were not verified.
 	res := scan(t, newRunner(t, setupOpts{knownHosts: kh, policy: sshrun.HostKeyInsecure, creds: password(l)}),
-		append(labTargets(l), hostio.Target{Name: "nowhere", Addr: refusedAddr(t)}), collect.Options{})
+		append(l.Targets(), hostio.Target{Name: "nowhere", Addr: refusedAddr(t)}), collect.Options{})
 	if res["esx02"].Status != hostio.StatusCollected {
 		t.Errorf("insecure: esx02 %s %q", res["esx02"].Status, res["esx02"].Reason)
 	}
@@ -267,7 +259,7 @@ func TestAcceptNewConcurrentAppends(t *testing.T) {
 	kh := filepath.Join(t.TempDir(), "known_hosts")
 	writeFile(t, kh, "# no trailing newline", 0o600)
 	res := scan(t, newRunner(t, setupOpts{knownHosts: kh, policy: sshrun.HostKeyAcceptNew, creds: password(l)}),
-		labTargets(l), collect.Options{Concurrency: 40})
+		l.Targets(), collect.Options{Concurrency: 40})
 	for name, r := range res {
 		if r.Status != hostio.StatusCollected {
 			t.Errorf("%s: %s %q", name, r.Status, r.Reason)
@@ -294,14 +286,14 @@ func TestAcceptNewConcurrentAppends(t *testing.T) {
 // server offering both methods, sent only once.
 func TestKeyboardInteractiveOnlyAndWrongPassword(t *testing.T) {
 	l := lab.StartTB(t, loadScenario(t, "healthy"), lab.Options{KeyboardInteractiveOnly: true})
-	res := scan(t, newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: password(l)}), labTargets(l), collect.Options{})
+	res := scan(t, newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: password(l)}), l.Targets(), collect.Options{})
 	for name, r := range res {
 		if r.Status != hostio.StatusCollected {
 			t.Errorf("%s: %s %q", name, r.Status, r.Reason)
 		}
 	}
 	wrong := &sshrun.Credentials{Password: "wrong", HasPassword: true}
-	res = scan(t, newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: wrong}), labTargets(l), collect.Options{})
+	res = scan(t, newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: wrong}), l.Targets(), collect.Options{})
 	r := res["esx01"]
 	if r.Status != hostio.StatusNotCollected || !strings.Contains(r.Reason, "authentication failed for root@127.0.0.1:") ||
 		!strings.Contains(r.Reason, "wrong password or key not accepted") || !strings.Contains(r.Reason, "keyboard-interactive") {
@@ -469,7 +461,7 @@ func TestPublicKeyFromFileAndAgent(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := lab.StartTB(t, loadScenario(t, "healthy"), lab.Options{AuthorizedKeys: []ssh.PublicKey{tc.authorized}})
-			res := scan(t, newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: tc.creds(t)}), labTargets(l), collect.Options{})
+			res := scan(t, newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: tc.creds(t)}), l.Targets(), collect.Options{})
 			r := res["esx01"]
 			if tc.wantOK && r.Status != hostio.StatusCollected {
 				t.Errorf("%s %q", r.Status, r.Reason)
@@ -584,7 +576,7 @@ Host esx*
 
 	// The bastion's key is unknown: every host fails with that reason,
 	// and the bastion is not asked to open anything.
-	res := scan(t, newRunner(t, setupOpts{knownHosts: kh, config: cfg, creds: password(l)}), labTargets(l), collect.Options{})
+	res := scan(t, newRunner(t, setupOpts{knownHosts: kh, config: cfg, creds: password(l)}), l.Targets(), collect.Options{})
 	if r := res["esx01"]; r.Status != hostio.StatusNotCollected || !strings.Contains(r.Reason, "jump host bastion") ||
 		!strings.Contains(r.Reason, "unknown host key") {
 		t.Errorf("unknown bastion key: %s %q", r.Status, r.Reason)
@@ -596,7 +588,7 @@ Host esx*
 	lines.WriteString(b.knownHostsLine)
 	writeFile(t, kh, lines.String(), 0o600)
 	before := b.stats()
-	res = scan(t, newRunner(t, setupOpts{knownHosts: kh, config: cfg, creds: password(l)}), labTargets(l), collect.Options{})
+	res = scan(t, newRunner(t, setupOpts{knownHosts: kh, config: cfg, creds: password(l)}), l.Targets(), collect.Options{})
 	for _, h := range l.Hosts() {
 		r := res[h.Name]
 		if h.Fault.Refuse {
@@ -761,7 +753,7 @@ func TestDropHangAndSessionLimit(t *testing.T) {
 	// other commands queue through one session; the command timeout also
 	// covers that wait, so it must leave room for it on a loaded (-race)
 	// machine, while the hung command still times out.
-	res := scan(t, newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: password(l)}), labTargets(l),
+	res := scan(t, newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: password(l)}), l.Targets(),
 		collect.Options{SessionsPerHost: 8, CommandTimeout: 2 * time.Second})
 
 	// Commands run concurrently: the host answers 5 execs and drops the
@@ -815,7 +807,7 @@ func TestLargeFleetOneConnectionPerHost(t *testing.T) {
 	if err := l.WriteKnownHosts(kh); err != nil {
 		t.Fatal(err)
 	}
-	res := scan(t, newRunner(t, setupOpts{knownHosts: kh, creds: password(l)}), labTargets(l),
+	res := scan(t, newRunner(t, setupOpts{knownHosts: kh, creds: password(l)}), l.Targets(),
 		collect.Options{Probes: true, HostTimeout: time.Minute, ConnectTimeout: 30 * time.Second})
 	stage2 := 0
 	for _, h := range l.Hosts() {

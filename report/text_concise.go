@@ -1,0 +1,521 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+)
+
+// The concise text report: what a busy admin reads first, and all of it
+// fits on a few screens. The verdict; one line per host (hosts with the
+// same line merged); one line per cause of what could not be collected;
+// then per broken host (hosts with the same problems and plan merged) its
+// root causes, each a headline with its subjects, its message (at most
+// conciseMessageLines lines) and one evidence line, and its fix plan's
+// actions (the verification steps counted). --details (TextOptions.Details)
+// has everything else; JSON and HTML always do.
+
+const (
+	conciseMessageLines = 2
+	// conciseStepLines is how many lines of a plan step's text are shown
+	// (its command is always shown whole).
+	conciseStepLines = 2
+	// mergeHosts is how many hosts with the same line it takes to write
+	// them as one line, in a list of more than mergeList entries.
+	mergeHosts = 3
+	mergeList  = 12
+)
+
+func writeConcise(w io.Writer, r *Report, opt TextOptions) error {
+	p := painter{opt.Color}
+	var b strings.Builder
+	width := opt.Width
+	wrap := func(indent, s string) {
+		for _, line := range strings.Split(unkeep(Wrap(s, width-len(indent))), "\n") {
+			b.WriteString(indent + line + "\n")
+		}
+	}
+	// cut wraps s and keeps at most n lines, the last ending in "…".
+	cut := func(indent, s string, n int) {
+		lines := strings.Split(unkeep(Wrap(s, width-len(indent))), "\n")
+		if len(lines) > n {
+			lines = lines[:n]
+			last := strings.TrimRight(lines[n-1], " ")
+			if len(last)+2 > width-len(indent) {
+				if i := strings.LastIndex(last, " "); i > 0 {
+					last = last[:i]
+				}
+			}
+			lines[n-1] = last + " …"
+		}
+		for _, l := range lines {
+			b.WriteString(indent + l + "\n")
+		}
+	}
+	source := r.Source
+	if len(source)+len(r.Tool.Version)+16 > width {
+		// The demo's source carries the scenario's description: --details.
+		if i := strings.Index(source, " ("); i > 0 {
+			source = source[:i]
+		}
+	}
+	wrap("", fmt.Sprintf("%s %s — %s", p.c("1", "pvrdma-doctor"), r.Tool.Version, source))
+	b.WriteString("\n")
+	wrap("", p.c("1;"+r.VerdictLevel().ansi(), keepCounts(r.Verdict)))
+
+	writeConciseEntries(&b, p, "HOSTS", "hosts", r.Hosts, wrap, width)
+	writeConciseEntries(&b, p, "GUESTS", "guests", r.Guests, wrap, width)
+
+	if len(r.CollectionFailures) > 0 {
+		b.WriteString("\n" + p.c("1", "NOT COLLECTED") + "\n")
+		for _, c := range r.CollectionFailures {
+			// One cause, one entry: continuation lines hang under it.
+			for i, l := range strings.Split(unkeep(Wrap(c.Line(), width-4)), "\n") {
+				if i == 0 {
+					b.WriteString("  " + l + "\n")
+				} else {
+					b.WriteString("    " + l + "\n")
+				}
+			}
+		}
+	}
+
+	for _, sec := range conciseSections(r) {
+		writeConciseSection(&b, p, r, sec, wrap, cut, width)
+	}
+
+	s := r.Summary
+	b.WriteString("\n")
+	cov := []string{plural(s.Passed, "check passed", "checks passed")}
+	if s.NotEvaluated > 0 {
+		var on []string
+		for _, h := range r.Entries() {
+			if h.NotEvaluated > 0 {
+				on = append(on, h.Host)
+			}
+		}
+		cov = append(cov, fmt.Sprintf("%d not evaluated (%s)", s.NotEvaluated, nameList(on, 3)))
+	}
+	if s.Suppressed > 0 {
+		cov = append(cov, fmt.Sprintf("%d suppressed", s.Suppressed))
+	}
+	wrap("", p.c("1", "COVERAGE")+" "+strings.Join(cov, ", ")+".")
+	for _, n := range r.Notes {
+		if strings.HasPrefix(n, "PARTIAL INPUT") || strings.Contains(n, "NOT verified") || strings.Contains(n, "--insecure") {
+			// Notes that change how far the report can be trusted stay.
+			wrap("", "note: "+n)
+		}
+	}
+	wrap("", p.c("2", "More: --details (all evidence and checks); pvrdma-doctor rules explain ID"))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Line is a host's (or guest's) line in a host list (the concise text,
+// HTML, the TUI's overview): its verdict, with what could not be collected
+// in a few words ("NOT CHECKED: unknown host key ssh-ed25519 SHA256:...").
+func (h Host) Line() string { return entryLine(h) }
+
+func entryLine(h Host) string {
+	switch {
+	case h.Status == hostio.StatusNotCollected:
+		return "NOT CHECKED: " + orDash(h.CollectionDetail, plainReason(h.Reason), "")
+	case h.CollectionDetail != "" && strings.HasPrefix(h.Verdict, "INCOMPLETE"):
+		return "INCOMPLETE: " + h.CollectionDetail
+	case h.CollectionDetail != "":
+		return h.Verdict + " (" + h.CollectionDetail + ")"
+	}
+	return h.Verdict
+}
+
+// writeConciseEntries writes one line per host; mergeHosts or more hosts
+// with the same line are one line.
+func writeConciseEntries(b *strings.Builder, p painter, title, noun string, hs []Host, wrap func(string, string), width int) {
+	if len(hs) == 0 {
+		return
+	}
+	b.WriteString("\n" + p.c("1", title) + "\n")
+	type row struct {
+		names []string
+		line  string
+		level Level
+	}
+	var rows []*row
+	byLine := map[string]*row{}
+	for _, h := range hs {
+		l := entryLine(h)
+		if x := byLine[l]; x != nil {
+			x.names = append(x.names, h.Host)
+			continue
+		}
+		x := &row{names: []string{h.Host}, line: l, level: h.level()}
+		byLine[l] = x
+		rows = append(rows, x)
+	}
+	// Short lists are never merged, nor lines shared by too few hosts.
+	var out []*row
+	if len(hs) <= mergeList {
+		for _, h := range hs {
+			out = append(out, &row{names: []string{h.Host}, line: entryLine(h), level: h.level()})
+		}
+	} else {
+		for _, x := range rows {
+			if len(x.names) >= mergeHosts {
+				out = append(out, x)
+				continue
+			}
+			for _, n := range x.names {
+				out = append(out, &row{names: []string{n}, line: x.line, level: x.level})
+			}
+		}
+	}
+	// Keep the input order of the first host of each row.
+	nameW := 4
+	for _, x := range out {
+		if len(x.names) == 1 {
+			nameW = max(nameW, len(x.names[0]))
+		}
+	}
+	nameW = min(nameW, 24)
+	for _, x := range out {
+		if len(x.names) > 1 {
+			wrap("  ", p.c(x.level.ansi(), fmt.Sprintf("%d %s: %s", len(x.names), noun, nameList(x.names, 3))))
+			wrap("      ", p.c(x.level.ansi(), keepCounts(x.line)))
+			continue
+		}
+		name := x.names[0]
+		indent := strings.Repeat(" ", nameW+4)
+		if len(name) > nameW {
+			indent = "      "
+			wrap("  ", p.c(x.level.ansi(), name))
+			wrap(indent, p.c(x.level.ansi(), keepCounts(x.line)))
+			writeTrustNotes(hs, name, indent, wrap)
+			continue
+		}
+		lines := strings.Split(unkeep(Wrap(keepCounts(x.line), width-len(indent))), "\n")
+		for i, l := range lines {
+			if i == 0 {
+				l = fmt.Sprintf("  %-*s  %s", nameW, name, l)
+			} else {
+				l = indent + l
+			}
+			b.WriteString(p.c(x.level.ansi(), l) + "\n")
+		}
+		writeTrustNotes(hs, name, indent, wrap)
+	}
+}
+
+// writeTrustNotes writes the notes of a host that change how far its
+// findings can be trusted (a host key not verified).
+func writeTrustNotes(hs []Host, name, indent string, wrap func(string, string)) {
+	for _, h := range hs {
+		if h.Host != name {
+			continue
+		}
+		for _, n := range h.Notes {
+			if strings.Contains(n, "NOT verified") {
+				wrap(indent, "note: "+n)
+			}
+		}
+	}
+}
+
+// section is one or more hosts with the same problems and the same plan.
+type section struct {
+	hosts []Host
+	roots []checks.Finding // the first host's
+	plan  *checks.Plan     // the first host's
+}
+
+// conciseSections are the broken hosts and guests, those with the same
+// problems and the same plan (names aside) merged.
+func conciseSections(r *Report) []section {
+	n := newNamer(r, r.Findings)
+	roots := problemRoots(r)
+	var out []section
+	idx := map[string]int{}
+	for _, h := range r.Entries() {
+		var mine []checks.Finding
+		var ids []string
+		for _, f := range roots {
+			if f.Host == h.Host {
+				mine = append(mine, f)
+				if g := r.GroupOf(f); g != nil && !contains(ids, g.ID) {
+					ids = append(ids, g.ID)
+				}
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		pl := checks.PlanFor(r.Plans, h.Host)
+		sig := strings.Join(ids, ",") + "|"
+		if pl != nil {
+			for _, s := range pl.Steps {
+				sig += n.norm(s.Text+s.Command) + "\n"
+			}
+		}
+		if i, ok := idx[sig]; ok {
+			out[i].hosts = append(out[i].hosts, h)
+			out[i].roots = append(out[i].roots, mine...)
+			continue
+		}
+		idx[sig] = len(out)
+		out = append(out, section{hosts: []Host{h}, roots: mine, plan: pl})
+	}
+	return out
+}
+
+func writeConciseSection(b *strings.Builder, p painter, r *Report, sec section, wrap func(string, string), cut func(string, string, int), width int) {
+	h := sec.hosts[0]
+	code := "1;33"
+	if h.Critical > 0 {
+		code = "1;31"
+	}
+	b.WriteString("\n")
+	if len(sec.hosts) == 1 {
+		wrap("", p.c(code, keepCounts(h.Host+" — "+h.Verdict)))
+	} else {
+		var names []string
+		for _, x := range sec.hosts {
+			names = append(names, x.Host)
+		}
+		wrap("", p.c(code, keepCounts(fmt.Sprintf("%d hosts with the same problems and plan: %s — each %s", len(names), nameList(names, 3), h.Verdict))))
+	}
+	// The root causes, grouped: the same problem on 50 VMs is one entry.
+	type entry struct {
+		fs []checks.Finding
+	}
+	var entries []*entry
+	byGroup := map[string]*entry{}
+	for _, f := range sec.roots {
+		id := f.Key()
+		if g := r.GroupOf(f); g != nil {
+			id = g.ID
+		}
+		if e := byGroup[id]; e != nil {
+			e.fs = append(e.fs, f)
+			continue
+		}
+		e := &entry{fs: []checks.Finding{f}}
+		byGroup[id] = e
+		entries = append(entries, e)
+	}
+	for _, e := range entries {
+		f := e.fs[0]
+		var subjects, hosts []string
+		for _, x := range e.fs {
+			if !contains(subjects, x.Subject) {
+				subjects = append(subjects, x.Subject)
+			}
+			if !contains(hosts, x.Host) {
+				hosts = append(hosts, x.Host)
+			}
+		}
+		list := nameList(subjects, 3)
+		if len(hosts) > 1 {
+			list += " on " + plural(len(hosts), "host", "hosts")
+		}
+		// The host's verdict above counts the consequences; --details
+		// lists them under this cause.
+		head := fmt.Sprintf("%s  %s  %s", p.sev(f.Severity, strings.ToUpper(string(f.Severity))), p.sev(f.Severity, f.RuleID), list)
+		wrap("  ", head)
+		cut("    ", f.Message, conciseMessageLines)
+		if len(f.Evidence) > 0 {
+			more := ""
+			if n := len(f.Evidence) - 1; n > 0 {
+				more = fmt.Sprintf(" (+%d)", n)
+			}
+			// One line, cut at the width: it starts with what it shows.
+			ev := evidenceLabel(f.Host, f.Evidence[0]) + more + ": " + evidenceFirst(f.Evidence[0])
+			b.WriteString("    " + p.c("2", ansi.Truncate(ev, width-4, "…")) + "\n")
+		}
+	}
+	if sec.plan == nil {
+		return
+	}
+	title := "FIX PLAN"
+	if len(sec.hosts) > 1 {
+		title += " (" + h.Host + "'s; the same on each)"
+	}
+	verify, optional := 0, 0
+	for _, s := range sec.plan.Steps {
+		switch {
+		case s.Action == "verify":
+			verify++
+		case s.Optional:
+			optional++
+		}
+	}
+	var then []string
+	if verify > 0 {
+		then = append(then, plural(verify, "verification step", "verification steps"))
+	}
+	if optional > 0 {
+		then = append(then, plural(optional, "optional step", "optional steps"))
+	}
+	if len(then) > 0 {
+		title += p.c("2", " (then "+strings.Join(then, " and ")+": --details)")
+	}
+	wrap("  ", p.c("1", title))
+	names := knownNames(r)
+	n := 0
+	for _, s := range mergeSteps(sec.plan.Steps, names, newNamer(r, r.Findings)) {
+		if s.Action == "verify" || s.Optional {
+			continue
+		}
+		n++
+		head := fmt.Sprintf("%d. ", n)
+		pad := strings.Repeat(" ", len(head))
+		lines := strings.Split(unkeep(Wrap(collapseNames(s.Text, names), width-4-len(head))), "\n")
+		if len(lines) > conciseStepLines {
+			lines = strings.Split(unkeep(Wrap(collapseNames(s.Text, names), width-6-len(head))), "\n")[:conciseStepLines]
+			lines[conciseStepLines-1] += " …"
+		}
+		if s.Command != "" {
+			lines = append(lines, strings.Split(unkeep(Wrap("Run: "+s.Command, width-4-len(head))), "\n")...)
+		}
+		for i, l := range lines {
+			if i == 0 {
+				b.WriteString("    " + head + l + "\n")
+			} else {
+				b.WriteString("    " + pad + l + "\n")
+			}
+		}
+	}
+}
+
+// knownNames are the names of the report's hosts, guests and subjects
+// (and the VMs in them), for collapseNames.
+func knownNames(r *Report) map[string]bool {
+	out := map[string]bool{}
+	for _, h := range r.Entries() {
+		out[h.Host] = true
+	}
+	for _, f := range r.Findings {
+		out[f.Subject] = true
+		if vm, _, ok := strings.Cut(f.Subject, " ("); ok {
+			out[vm] = true
+		}
+	}
+	return out
+}
+
+var andMore = regexp.MustCompile(`^(\S+) and (\d+) more(.*)$`)
+
+// collapseNames shortens every run of more than four known names in a
+// comma-separated list to the first three and a count: "Power off the
+// PVRDMA VMs on esx01: vm-0001, vm-0002, vm-0003 and 47 more (...)".
+func collapseNames(text string, names map[string]bool) string {
+	parts := strings.Split(text, ", ")
+	if len(parts) <= 4 {
+		return text
+	}
+	isName := func(i int) bool {
+		s := parts[i]
+		if i == 0 {
+			// "...: name" — the name is the last word.
+			if j := strings.LastIndex(s, " "); j >= 0 {
+				s = s[j+1:]
+			}
+		}
+		if names[s] {
+			return true
+		}
+		// The last of a run may carry the rest of the sentence.
+		if j := strings.Index(s, " "); j > 0 && names[s[:j]] {
+			return true
+		}
+		return false
+	}
+	var out []string
+	for i := 0; i < len(parts); {
+		j := i
+		for j < len(parts) && isName(j) {
+			j++
+		}
+		if j-i > 4 {
+			last := parts[j-1]
+			rest, more := "", 0
+			if m := andMore.FindStringSubmatch(last); m != nil && names[m[1]] {
+				// The list was already cut: "x and 42 more: ...".
+				fmt.Sscan(m[2], &more)
+				rest = m[3]
+			} else if k := strings.Index(last, " "); k > 0 && !names[last] {
+				rest = last[k:]
+			}
+			out = append(out, parts[i], parts[i+1], fmt.Sprintf("%s and %d more%s", parts[i+2], j-i-3+more, rest))
+			i = j
+			continue
+		}
+		if j == i {
+			j = i + 1
+		}
+		out = append(out, parts[i:j]...)
+		i = j
+	}
+	return strings.Join(out, ", ")
+}
+
+// evidenceFirst is an evidence line with what it shows first: "Physical
+// HCA available:0 (line 5 of `vsish -e cat ...`)", so that the one line
+// the concise view keeps shows the value.
+func evidenceFirst(e checks.Evidence) string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s (line %d of `%s`)", strings.Join(strings.Fields(e.Text), " "), e.Line, e.Command)
+	}
+	return EvidenceLine(e)
+}
+
+// mergeSteps merges the consecutive steps of a plan that say the same
+// thing to different VMs ("On vm-0001: reserve all guest memory", fifty
+// times) into one step naming the first VMs and a count.
+func mergeSteps(steps []checks.PlanStep, names map[string]bool, n namer) []checks.PlanStep {
+	var out []checks.PlanStep
+	for i := 0; i < len(steps); {
+		j := i + 1
+		key := n.norm(steps[i].Text + "\x01" + steps[i].Command)
+		for j < len(steps) && steps[j].Action == steps[i].Action && n.norm(steps[j].Text+"\x01"+steps[j].Command) == key {
+			j++
+		}
+		if j-i < 3 {
+			out = append(out, steps[i:j]...)
+			i = j
+			continue
+		}
+		first := steps[i]
+		own := func(s checks.PlanStep, other checks.PlanStep) string {
+			for _, w := range strings.FieldsFunc(s.Text, func(r rune) bool { return r == ' ' || r == ':' || r == ',' || r == '(' || r == ')' }) {
+				if names[w] && !strings.Contains(other.Text, w) {
+					return w
+				}
+			}
+			return ""
+		}
+		name := own(first, steps[i+1])
+		var list []string
+		for k := i; k < j; k++ {
+			if w := own(steps[k], first); k == i {
+				list = append(list, name)
+			} else if w != "" {
+				list = append(list, w)
+			}
+		}
+		if name == "" || len(list) != j-i {
+			out = append(out, steps[i:j]...)
+			i = j
+			continue
+		}
+		m := first
+		m.Text = strings.ReplaceAll(first.Text, name, fmt.Sprintf("each of %s (%d VMs)", nameList(list, 3), len(list)))
+		out = append(out, m)
+		i = j
+	}
+	return out
+}
