@@ -13,6 +13,12 @@ import (
 var readinessActions = map[string]string{stepRDMA: "install_rdma", stepUplink: "set_uplinks", stepVmknic: "tag_vmknic",
 	stepFirewall: "open_firewall", stepMTU: "set_mtu", stepLossless: "enable_pfc"}
 
+// readinessDoes says what a step's command does, for a step whose fix is
+// the command alone.
+var readinessDoes = map[string]string{stepVmknic: "tag the PVRDMA vmknic, as seeds 000 and 002 do on every host",
+	stepFirewall: "enable the pvrdma firewall ruleset (TCP 28250-28761 in and out), as seeds 000 and 002 do on every host",
+	stepMTU:      "raise the vmknic's MTU to the vDS's"}
+
 // readinessPlan adds the steps of the host's HOST_NOT_READY finding (any
 // severity: preparing a host is work even where only an admin would move
 // a PVRDMA VM to it) and returns its verification steps.
@@ -36,9 +42,13 @@ func (b *planBuilder) readinessPlan(row *HostReadiness) []PlanStep {
 		text := c.fix
 		if strings.HasPrefix(text, "esxcli ") {
 			s.Command, _, _ = strings.Cut(text, " (")
-			text = stepTitle(c.Step) + ": " + c.Text + "."
+			does := readinessDoes[c.Step]
+			if c.Step == stepVmknic && strings.Contains(c.Text, "IPv4") {
+				does = "give the PVRDMA vmknic an IPv4 address in the other hosts' PVRDMA subnet"
+			}
+			text = does + " (" + c.Text + ")."
 		} else {
-			text = strings.ToUpper(text[:1]) + text[1:] + "."
+			text += "."
 		}
 		s.Text = "On " + host + ": " + text
 		switch c.Step {

@@ -48,9 +48,11 @@ type HostReadiness struct {
 	Role string `json:"role"`
 	// Device is the RDMA device its readiness judges ("" if none).
 	Device string `json:"rdma_device,omitempty"`
-	// VMs are its PVRDMA VMs (Role "pvrdma"); VMsFrom says who listed
-	// them: "vsish" or "vcenter".
+	// VMs are its PVRDMA VMs (Role "pvrdma"), at most MaxReadinessVMs
+	// (MoreVMs counts the rest); VMsFrom says who listed them: "vsish" or
+	// "vcenter".
 	VMs     []string `json:"pvrdma_vms,omitempty"`
+	MoreVMs int      `json:"more_pvrdma_vms,omitempty"`
 	VMsFrom string   `json:"pvrdma_vms_from,omitempty"`
 	// Cluster is its vCenter cluster ("" when unknown or none).
 	Cluster string `json:"cluster,omitempty"`
@@ -117,6 +119,10 @@ var ReadinessSteps = []ReadinessStep{
 	{stepMTU, "MTU", "the vDS, its RoCE uplink and vmknic at one MTU, 9000 for jumbo frames (seed 000: Set up Jumbo Frames)"},
 	{stepLossless, "lossless", "PFC or global pause on the RoCE uplink (seed 004: RoCE needs a lossless network)"},
 }
+
+// MaxReadinessVMs is the most VM names a row holds: a host that lists
+// 300,000 devices must not make a report of megabytes.
+const MaxReadinessVMs = 64
 
 // decisive are the steps without which a host's readiness cannot be told.
 var decisive = map[string]bool{stepRDMA: true, stepUplink: true, stepVmknic: true, stepFirewall: true}
@@ -190,6 +196,9 @@ func hostReadiness(fleet *facts.Fleet, paths *facts.DataPath, i int, vds *vdsInf
 	switch {
 	case hasPVRDMA(h):
 		row.Role, row.VMs, row.VMsFrom = "pvrdma", pvrdmaVMNames(h), "vsish"
+		if n := len(row.VMs); n > MaxReadinessVMs {
+			row.VMs, row.MoreVMs = row.VMs[:MaxReadinessVMs:MaxReadinessVMs], n-MaxReadinessVMs
+		}
 		if k.VCenter {
 			row.VMsFrom = "vcenter"
 		}
@@ -387,14 +396,14 @@ func firewallCell(h *facts.Host) ReadinessCell {
 
 func mtuCell(fleet *facts.Fleet, paths *facts.DataPath, h *facts.Host, sw *parse.DVSwitch, vds *vdsInfo, d *parse.RDMADevice) ReadinessCell {
 	const step = stepMTU
+	if ok, why := h.Available(catalog.KindDVSList); !ok {
+		return unknownCell(step, why)
+	}
 	if sw == nil {
 		if vds == nil {
 			return ReadinessCell{Step: step, State: CellUnknown, Text: "no PVRDMA vDS found"}
 		}
 		return ReadinessCell{Step: step, State: CellNA, Text: "not on " + vds.Name}
-	}
-	if ok, why := h.Available(catalog.KindDVSList); !ok {
-		return unknownCell(step, why)
 	}
 	if sw.MTU <= 0 {
 		return ReadinessCell{Step: step, State: CellUnknown, Text: "not read: " + sw.Name + "'s MTU"}
@@ -445,6 +454,9 @@ func vmknicOn(h *facts.Host, sw *parse.DVSwitch) *parse.Vmknic {
 
 func losslessCell(h *facts.Host, d *parse.RDMADevice) ReadinessCell {
 	const step = stepLossless
+	if ok, why := h.Available(catalog.KindRDMADeviceList); !ok {
+		return unknownCell(step, why)
+	}
 	if d == nil || d.PairedUplink == "" {
 		return ReadinessCell{Step: step, State: CellNA, Text: "no RoCE NIC"}
 	}

@@ -87,6 +87,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		}
 	}
 	writeMarkdownGuests(&b, r)
+	writeMarkdownReadiness(&b, r)
 	writeMarkdownRoots(&b, r)
 	writeMarkdownPlans(&b, r)
 	var ne []checks.Finding

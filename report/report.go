@@ -20,7 +20,7 @@ import (
 
 // SchemaVersion of the JSON report; documented in docs/report-schema.md.
 // Bump the minor for added fields, the major for anything that breaks readers.
-const SchemaVersion = "1.4"
+const SchemaVersion = "1.5"
 
 // Report is everything a run produced, ready to render.
 type Report struct {
@@ -55,6 +55,9 @@ type Report struct {
 	// Topology is each host's PVRDMA data path as the reports and the TUI
 	// draw it (topology.go; since 1.4).
 	Topology []Topology `json:"topology,omitempty"`
+	// Readiness is every host checked against the seeds' host setup,
+	// whether or not it runs PVRDMA VMs (readiness.go; since 1.5).
+	Readiness *checks.Readiness `json:"readiness,omitempty"`
 }
 
 // Tool identifies the producer.
@@ -251,10 +254,11 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 			if ok, _ := fh.Available(catalog.KindPVRDMADeviceLs); ok {
 				n := countVMs(fh)
 				h.NumPVRDMAVMs = &n
-			} else if n := countVCenterVMs(fh); n > 0 {
-				// vsish was not read, but vCenter lists the host's PVRDMA
-				// VMs: count those rather than say "unknown" beside
-				// findings about them.
+			} else if ok, _ := fh.Available(catalog.KindVCenterVMs); ok {
+				// vsish was not read, but vCenter lists the host's VMs:
+				// count its powered-on PVRDMA VMs, as the rules do,
+				// rather than say "unknown" beside findings about them.
+				n := len(fh.VCenterPVRDMAVMs(true))
 				h.NumPVRDMAVMs = &n
 			}
 		}
@@ -269,6 +273,9 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 	r.Findings = causeOrder(r.Findings)
 	r.Paths = BuildPaths(fleet)
 	r.Topology = BuildTopology(fleet, r.Findings)
+	if len(fleet.Hosts) > 0 {
+		r.Readiness = checks.ReadinessOf(fleet)
+	}
 	r.Plans = checks.Plans(fleet, r.Findings)
 	if r.Plans == nil {
 		r.Plans = []checks.Plan{}
@@ -319,17 +326,6 @@ func account(r *Report) {
 // vcenterOnly ends the reason of a host SSH did not reach whose vCenter
 // data was read (collect).
 const vcenterOnly = "; only the data read from vCenter is used"
-
-// countVCenterVMs counts the VMs vCenter lists with a PVRDMA adapter on h.
-func countVCenterVMs(h *facts.Host) int {
-	seen := map[string]bool{}
-	for _, c := range h.VMConfigs {
-		if c.Source == "vcenter" {
-			seen[c.Name] = true
-		}
-	}
-	return len(seen)
-}
 
 func nonNil(f []checks.Finding) []checks.Finding {
 	if f == nil {

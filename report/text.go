@@ -108,6 +108,7 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 		}
 	}
 	writeTextGuests(&b, p, r, wrap)
+	writeTextReadiness(&b, p, r, wrap, opt.Width, true)
 	writeTextRoots(&b, p, r, wrap, opt.Width)
 	var ne []checks.Finding
 	for _, f := range r.Findings {
