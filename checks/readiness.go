@@ -210,6 +210,15 @@ func hostReadiness(fleet *facts.Fleet, paths *facts.DataPath, i int, vds *vdsInf
 	case vds == nil:
 		row.Role = "no_vds"
 	}
+	if h.Status == hostio.StatusNotCollected {
+		// Nothing was read: every step unknown, the reason said once (the
+		// host's own line has the whole of it).
+		for _, st := range ReadinessSteps {
+			row.Cells = append(row.Cells, ReadinessCell{Step: st.ID, State: CellUnknown, Text: "not read: host not collected"})
+		}
+		row.State = StateUnknown
+		return row
+	}
 	dev := readinessDevice(h, hp, sw)
 	if dev != nil {
 		row.Device = dev.Name

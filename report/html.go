@@ -87,8 +87,8 @@ func WriteHTML(w io.Writer, r *Report) error {
 }
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"upper": func(s string) string { return strings.ToUpper(s) },
-	"evidence": evidenceHTML,
+	"upper":        func(s string) string { return strings.ToUpper(s) },
+	"evidence":     evidenceHTML,
 	"hostClass":    Host.level,
 	"rdmaCell":     func(h Host) string { return cellCount(h.RDMADeviceCount()) },
 	"vmCell":       func(h Host) string { return cellCount(h.PVRDMAVMCount()) },

@@ -64,7 +64,7 @@ func TestDemoTextBudget(t *testing.T) {
 	// readiness table) reads in under 200 lines at 80 columns.
 	lines := checkHumanText(t, "demo", out, 199)
 	causes := causeLines(lines)
-	if len(causes) != 1 || !strings.HasPrefix(causes[0], "  SSH refused on 1 host (esx05)") {
+	if len(causes) != 1 || !strings.HasPrefix(causes[0], "  SSH refused on 1 host, vCenter's data read (esx05)") {
 		t.Errorf("causes %q", causes)
 	}
 	if !strings.Contains(strings.Join(strings.Fields(out), " "), "5 of 6 hosts reached, 1 through vCenter only") {
