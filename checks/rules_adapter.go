@@ -109,11 +109,9 @@ func checkTCPFallback(in *Input, r *Reporter) {
 		// vsish's `Physical HCA available` is what the PVRDMA backend
 		// really uses: the primary evidence. The device list and the
 		// vDS uplinks are the fallback when vsish was not read.
+		// (fallsBack, which VM_PEERS_WITHOUT_RDMA reads too).
 		vsish := len(hi.hcaOne)+len(hi.hcaOff) > 0
-		falls := !hi.usable
-		if vsish {
-			falls = len(hi.hcaOne) == 0
-		}
+		falls, _ := fallsBack(h, hp)
 		vms := pvrdmaVMNames(h)
 		subject := fmt.Sprintf("%s (%s)", h.Host, joinNames(vms))
 		var hcaEv []Evidence
@@ -138,9 +136,15 @@ func checkTCPFallback(in *Input, r *Reporter) {
 		case !hi.devKnown:
 			reason = "vsish shows no adapter bound to a physical HCA (the RDMA device list was not read)"
 		case hi.usable:
-			reason = fmt.Sprintf("vsish shows no adapter bound to a physical HCA, although %s on %s is Active: the sources disagree, "+
+			// Without the vDS list (Switch nil) every Active device counts
+			// as usable: say which is known.
+			on := "on " + hp.Usable[0].PairedUplink + " (which vDS it serves is unknown: `esxcli network vswitch dvs vmware list` was not read)"
+			if hp.Switch != nil {
+				on = "on " + hp.Switch.Name
+			}
+			reason = fmt.Sprintf("vsish shows no adapter bound to a physical HCA, although %s %s is Active: the sources disagree, "+
 				"and vsish (what the PVRDMA backend uses) wins; the adapters were probably powered on before the device was up",
-				hp.Usable[0].Name, hp.Switch.Name)
+				hp.Usable[0].Name, on)
 		case len(active) > 0 && hp.Switch != nil:
 			reason = fmt.Sprintf("%s's Active RDMA device %s is paired with %s, which is not an uplink of %s",
 				h.Host, active[0].Name, active[0].PairedUplink, hp.Switch.Name)

@@ -35,12 +35,18 @@ func sourceFor(h *facts.Host, kind hostio.Kind, arg string) (ok bool, why string
 }
 
 // pvrdmaInUse reports whether the host carries PVRDMA now: it runs PVRDMA
-// VMs (vsish, else vCenter). known is false when neither says. A host that
-// runs none is judged by its readiness (HOST_NOT_READY, readiness.go),
-// whatever its vmknic tag says: the host rules do not report it twice.
-func pvrdmaInUse(h *facts.Host, _ *facts.HostPath) (use, known bool, why string) {
+// VMs (vsish, else vCenter), or, when neither listed its VMs, a vmknic is
+// tagged for PVRDMA. known is false when nothing says. A host known to run
+// none is judged by its readiness (HOST_NOT_READY, readiness.go), whatever
+// its vmknic tag says: the host rules do not report it twice.
+func pvrdmaInUse(h *facts.Host, p *facts.HostPath) (use, known bool, why string) {
 	k := pvrdmaOn(h)
 	if !k.Known {
+		if p != nil && p.Tagged != "" {
+			// Its VMs are unknown, but the tag says the host is meant for
+			// PVRDMA: judge it as one that carries it.
+			return true, true, ""
+		}
 		return false, false, k.Why
 	}
 	return hasPVRDMA(h), true, ""

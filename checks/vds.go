@@ -194,6 +194,9 @@ func pvrdmaVDS(fleet *facts.Fleet, paths *facts.DataPath) (*vdsInfo, string) {
 			continue
 		}
 		s := all[vdsKey(sw.VDSID, sw.Name)]
+		if s == nil {
+			continue
+		}
 		for _, n := range pvrdmaVMNames(h) {
 			if !counted[n] {
 				s.VMs++
