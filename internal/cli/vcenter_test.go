@@ -69,7 +69,7 @@ func TestScanWithVCenter(t *testing.T) {
 	// loopback, which redaction keeps by design).
 	files := archiveFiles(t, bundlePath)
 	for name, data := range files {
-		for _, secret := range []string{vcPassword, "admin@vsphere.local"} {
+		for _, secret := range []string{vcPassword, "admin@vsphere.local", `"cluster":{"name":"pvrdma-demo"`} {
 			if bytes.Contains(data, []byte(secret)) {
 				i := bytes.Index(data, []byte(secret))
 				t.Errorf("bundle file %s contains %q: %q", name, secret, data[max(0, i-200):min(len(data), i+60)])

@@ -225,6 +225,13 @@ func (r *Redactor) Learn(results []hostio.HostResult) {
 	r.learnDoctorText(results)
 	for _, hr := range results {
 		for _, c := range hr.Captures {
+			if c.Kind == catalog.KindVCenterHost && c.Stdout != "" {
+				// The host's cluster, named by the customer.
+				if h, _ := parse.VCenterHostConfig(c.Stdout); h.Cluster != nil {
+					r.learnName(TokenHost, h.Cluster.Name)
+				}
+				continue
+			}
 			if c.Kind == catalog.KindVCenterVMs && c.Stdout != "" {
 				// VMs read from vCenter, of hosts SSH may not have reached.
 				vms, _ := parse.VCenterVMConfig(c.Stdout)
