@@ -65,12 +65,11 @@ func checkHostNotReady(in *Input, r *Reporter) {
 		msg += ". Information: it takes PVRDMA VMs only once it joins " + rd.Switch
 	case len(row.parked) > 0:
 		sev = Warning
-		msg += fmt.Sprintf(". %s, registered on it and powered off, will run there when powered on, without working RDMA",
-			joinNames(row.parked))
+		msg += fmt.Sprintf(". %s, registered on it and powered off, will run there when powered on: %s",
+			joinNames(row.parked), consequences(row))
 	case row.Placeable != nil && *row.Placeable:
 		sev = Warning
-		msg += fmt.Sprintf(". %s: a PVRDMA VM placed there gets no working RDMA to its peers (without an RDMA uplink its traffic falls back to TCP)",
-			capitalFirst(row.Placement))
+		msg += fmt.Sprintf(". %s: for a PVRDMA VM placed there, %s", capitalFirst(row.Placement), consequences(row))
 	case row.Placeable != nil:
 		msg += fmt.Sprintf(". %s: information until a PVRDMA VM is moved there", capitalFirst(row.Placement))
 	default:
@@ -85,6 +84,40 @@ func checkHostNotReady(in *Input, r *Reporter) {
 	fix := fmt.Sprintf("Set %s up as the seeds do for each ESXi host: %s; then scan it again (the readiness table shows each step).",
 		h.Host, strings.Join(fixes, "; "))
 	r.FailSeverity(sev, h.Host, h.Host, msg, fix, ev...)
+}
+
+// consequences says what the steps a host lacks do to a PVRDMA VM placed
+// there, and no more than that: without an RDMA uplink its cross-host
+// traffic falls back to TCP (seed 004); without the vmknic tag or the
+// ruleset PVRDMA's control data does not reach the other hosts (seed 002);
+// a lower MTU caps its RoCE MTU; without lossless Ethernet congestion drops
+// RoCE packets.
+func consequences(row *HostReadiness) string {
+	var out []string
+	failed := func(steps ...string) bool {
+		for _, st := range steps {
+			if c := row.Cell(st); c != nil && c.State == CellFail {
+				return true
+			}
+		}
+		return false
+	}
+	if failed(stepRDMA, stepUplink) {
+		out = append(out, "its traffic to other hosts falls back to TCP (no Active RDMA uplink)")
+	}
+	if failed(stepVmknic, stepFirewall) {
+		out = append(out, "PVRDMA's control data does not reach the other hosts (the tagged vmknic and the pvrdma ruleset carry it)")
+	}
+	if failed(stepMTU) {
+		out = append(out, "its RoCE MTU is capped below what its peers' path carries")
+	}
+	if failed(stepLossless) {
+		out = append(out, "RoCE runs without lossless Ethernet (congestion drops its packets)")
+	}
+	if len(out) == 0 {
+		return "it would not get the setup the seeds prescribe"
+	}
+	return strings.Join(out, "; ")
 }
 
 // stepTitle names a readiness step.

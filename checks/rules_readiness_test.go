@@ -80,6 +80,9 @@ func TestHostNotReady(t *testing.T) {
 			want: []want{{"esx02", "esx02", StatusFail, Info, "no RDMA device; Net.PVRDMAVmknic unset; pvrdma ruleset disabled. Whether DRS or HA", "pvrdma"}}},
 		{name: "DRS on in its cluster: warning", hosts: idles(both(unset, inCluster("gpu-a", on, off))), exact: true,
 			want: []want{{"esx02", "esx02", StatusFail, Warning, "Cluster gpu-a: DRS (fullyAutomated) places and moves VMs on it", "String Value"}}},
+		{name: "only PFC off, DRS on: a warning that says what it costs, and no more", exact: true,
+			hosts: idles(both(inCluster("gpu-a", on, off), func(h *facts.Host) { h.DCB[0].PFCEnabled, h.DCB[0].PFCPriorities = false, nil })),
+			want: []want{{"esx02", "esx02", StatusFail, Warning, "for a PVRDMA VM placed there, RoCE runs without lossless Ethernet (congestion drops its packets)", ""}}},
 		{name: "HA on only: warning", hosts: idles(both(unset, inCluster("gpu-a", off, on))), exact: true,
 			want: []want{{"esx02", "esx02", StatusFail, Warning, "HA restarts a failed host's VMs on it", ""}}},
 		{name: "DRS and HA off: information", hosts: idles(both(unset, inCluster("gpu-b", off, off))), exact: true,
@@ -253,6 +256,17 @@ func TestChooseVDS(t *testing.T) {
 		}
 		if name != c.want {
 			t.Errorf("%s: chose %q, want %q", c.name, name, c.want)
+		}
+	}
+}
+
+// What a host lacks is what its finding says it costs: a host whose only
+// fault is PFC does not claim a fallback to TCP.
+func TestHostNotReadySaysNoMore(t *testing.T) {
+	got := runRule(t, "HOST_NOT_READY", idles(both(inCluster("gpu-a", on, off), func(h *facts.Host) { h.DCB[0].PFCEnabled = false }))()...)
+	for _, f := range got {
+		if f.Status == StatusFail && strings.Contains(f.Message, "TCP") {
+			t.Errorf("PFC off only, and the message says TCP: %s", f.Message)
 		}
 	}
 }
