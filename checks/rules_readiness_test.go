@@ -82,7 +82,7 @@ func TestHostNotReady(t *testing.T) {
 			want: []want{{"esx02", "esx02", StatusFail, Warning, "Cluster gpu-a: DRS (fullyAutomated) places and moves VMs on it", "String Value"}}},
 		{name: "only PFC off, DRS on: a warning that says what it costs, and no more", exact: true,
 			hosts: idles(both(inCluster("gpu-a", on, off), func(h *facts.Host) { h.DCB[0].PFCEnabled, h.DCB[0].PFCPriorities = false, nil })),
-			want: []want{{"esx02", "esx02", StatusFail, Warning, "for a PVRDMA VM placed there, RoCE runs without lossless Ethernet (congestion drops its packets)", ""}}},
+			want:  []want{{"esx02", "esx02", StatusFail, Warning, "for a PVRDMA VM placed there, RoCE runs without lossless Ethernet (congestion drops its packets)", ""}}},
 		{name: "HA on only: warning", hosts: idles(both(unset, inCluster("gpu-a", off, on))), exact: true,
 			want: []want{{"esx02", "esx02", StatusFail, Warning, "HA restarts a failed host's VMs on it", ""}}},
 		{name: "DRS and HA off: information", hosts: idles(both(unset, inCluster("gpu-b", off, off))), exact: true,

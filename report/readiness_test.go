@@ -91,7 +91,7 @@ func TestVCenterPropertyAndReadinessRendered(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name, doc string
-		want     []string
+		want      []string
 	}{
 		{"text", text.String(), []string{"READINESS", "config.network.rdmaDevice = [] (no RDMA device) (line 2 of"}},
 		{"details", details.String(), []string{"`vcenter host config` line 2: config.network.rdmaDevice = [] (no RDMA device)",
