@@ -98,12 +98,13 @@ func readinessLines(r *report.Report, width int) []string {
 		if len(fails)+len(unknown) == 0 {
 			continue
 		}
-		head := " " + stBold.Render(sanitize(h.Host))
+		out = append(out, " "+stBold.Render(sanitize(h.Host)))
 		if h.Role != "pvrdma" && h.Placement != "" {
 			// Whether DRS or HA can place PVRDMA VMs on a host that runs none.
-			head += stDim.Render(" · " + sanitize(h.Placement))
+			for _, l := range wrap(sanitize(h.Placement), width-4) {
+				out = append(out, "   "+stDim.Render(l))
+			}
 		}
-		out = append(out, head)
 		for _, f := range fails {
 			for i, l := range wrapHanging("✗ "+sanitize(f), width-4, width-6) {
 				if i > 0 {

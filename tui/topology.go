@@ -105,7 +105,7 @@ func topology(name string, t *report.Topology, row *hostRow, findings []checks.F
 		}
 		if a.FromVCenter {
 			out = append(out, "  VM "+stBold.Render(sanitize(vm))+stDim.Render(" (vCenter)"))
-			line("   ", "└─ PVRDMA adapter "+sanitize(a.Index)+"  "+stDim.Render("(HCA binding unknown: vsish needs SSH)"), a.Marks)
+			line("   ", "└─ PVRDMA adapter "+sanitize(a.Index)+" · HCA binding unknown (vsish needs SSH)", a.Marks)
 			continue
 		}
 		out = append(out, "  VM "+stBold.Render(sanitize(vm))+stDim.Render(" (world "+sanitize(a.WorldID)+")"))

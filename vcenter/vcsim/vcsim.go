@@ -128,6 +128,9 @@ type Adapter struct {
 	NoStartConnect bool
 	// MAC, when set, is the adapter's address (else vcsim generates one).
 	MAC string
+	// Label, when set, is its label ("Network adapter 2", as the vSphere
+	// Client numbers a VM's adapters), else vcsim's.
+	Label string
 }
 
 // Server is a running simulated vCenter.
@@ -460,6 +463,9 @@ func createVM(ctx context.Context, c *govmomi.Client, reg *simulator.Registry, f
 		}
 		card := d.(types.BaseVirtualEthernetCard).GetVirtualEthernetCard()
 		card.Key = int32(-100 - i)
+		if a.Label != "" {
+			card.DeviceInfo = &types.Description{Label: a.Label, Summary: a.Label}
+		}
 		if a.MAC != "" {
 			card.MacAddress, card.AddressType = a.MAC, string(types.VirtualEthernetCardMacTypeManual)
 		}
