@@ -529,11 +529,16 @@ func placement(h *facts.Host) (cluster, words string, placeable *bool, ev []Evid
 	ev = []Evidence{Ev(h.Host, cl.DRSRef), Ev(h.Host, cl.HARef)}
 	var on []string
 	if drs {
-		w := "DRS"
-		if cl.DRSBehavior != "" {
-			w += " (" + cl.DRSBehavior + ")"
+		switch cl.DRSBehavior {
+		case "manual":
+			on = append(on, "DRS (manual) recommends placing and moving VMs on it")
+		case "partiallyAutomated":
+			on = append(on, "DRS (partiallyAutomated) places VMs on it at power-on and recommends moves")
+		case "":
+			on = append(on, "DRS places and moves VMs on it")
+		default:
+			on = append(on, "DRS ("+cl.DRSBehavior+") places and moves VMs on it")
 		}
-		on = append(on, w+" places and moves VMs on it")
 	}
 	if ha {
 		on = append(on, "HA restarts a failed host's VMs on it")

@@ -38,6 +38,11 @@ func checkVMPassthroughNoMobility(in *Input, r *Reporter) {
 			}
 			c0 = c
 			for _, p := range c.Passthrough {
+				if p.ID == "" && p.VendorID == "" {
+					// A vGPU (NVIDIA GRID: no PCI address, no vendor): vMotion
+					// supports it; only DirectPath I/O pins the VM.
+					continue
+				}
 				d := p.Label
 				if p.ID != "" {
 					d += " " + p.ID

@@ -162,3 +162,13 @@ func TestVCenterOnlyConcludes(t *testing.T) {
 		t.Errorf("powered off: %s\n%s", got, dump(res.Findings))
 	}
 }
+
+// A vGPU (no PCI address, no vendor: NVIDIA GRID) keeps vMotion: no finding.
+func TestVGPUKeepsMobility(t *testing.T) {
+	got := runRule(t, "VM_PASSTHROUGH_NO_MOBILITY", one(both(withVMX(nil), func(h *facts.Host) {
+		h.VMConfigs[0].Passthrough = append(h.VMConfigs[0].Passthrough, parse.PassthroughDevice{Label: "pciPassthru0"})
+	}))()...)
+	if len(got) != 0 {
+		t.Errorf("vGPU: %s", dump(got))
+	}
+}
