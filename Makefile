@@ -3,7 +3,7 @@ GO ?= go
 BIN := bin/pvrdma-doctor
 FUZZTIME ?= 5s
 
-.PHONY: build test test-deps demo lint generate fuzz bench bench-fleet clean
+.PHONY: build test test-deps demo lint generate fuzz bench bench-fleet bench-bundle clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/pvrdma-doctor
@@ -43,6 +43,11 @@ bench:
 # `bench/run.sh --smoke` is the quick check (3 hosts, each tool once).
 bench-fleet:
 	./bench/run.sh
+
+# What scan --bundle costs on hosts flooding near the output caps: wall
+# and CPU time, bundle throughput, peak RSS at 10 and 30 hosts (~5 min).
+bench-bundle:
+	./bench/bundle.sh
 
 clean:
 	rm -rf bin

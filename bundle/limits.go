@@ -53,7 +53,7 @@ func (l Limits) tooLarge(name string, size int64) string {
 // (or is not what its size says): at most limit+1 bytes, an error past
 // limit.
 func readFileLimit(p string, limit int64) ([]byte, error) {
-	f, err := os.Open(p)
+	f, err := hostio.OpenInput(p)
 	if err != nil {
 		return nil, err
 	}
@@ -73,23 +73,7 @@ func CheckWritable(path string) error {
 		return nil // new file (or an error the create reports)
 	}
 	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s exists and is not a regular file (%s): not replacing it; choose another path", path, fileKind(st.Mode()))
+		return fmt.Errorf("%s exists and is not a regular file (%s): not replacing it; choose another path", path, hostio.FileKind(st.Mode()))
 	}
 	return nil
-}
-
-func fileKind(m os.FileMode) string {
-	switch {
-	case m&os.ModeSymlink != 0:
-		return "a symbolic link"
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	}
-	return "not a regular file"
 }

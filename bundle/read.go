@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -206,7 +205,7 @@ func ReadDir(root string, lim Limits) (*Files, error) {
 			return nil
 		}
 		if derived[rel] {
-			f, err := os.Open(p)
+			f, err := hostio.OpenInput(p)
 			if err != nil {
 				problems = append(problems, fmt.Sprintf("%s: %v", rel, err))
 				return nil

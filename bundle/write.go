@@ -2,8 +2,10 @@ package bundle
 
 import (
 	"archive/tar"
-	"bytes"
+	"bufio"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,6 +42,19 @@ type Options struct {
 	Analyze AnalyzeFunc
 	// HTML renders report.html; when nil the bundle has no report.html.
 	HTML func(io.Writer, *report.Report) error
+	// Consume gives the results to the writer: their outputs are redacted
+	// in place (each original released as soon as its redacted text
+	// exists), so that a scan's outputs are held once, not twice. The
+	// caller must not use the results afterwards. Without it the writer
+	// works on a copy and the caller's results are left as they were.
+	Consume bool
+	// Abort, when closed, stops the writer (ErrAborted); WriteFile then
+	// removes its temporary file.
+	Abort <-chan struct{}
+	// TempFile, when set, is told the temporary file WriteFile writes
+	// (live true) and when it is gone (renamed or removed: live false), so
+	// that a process that must exit at once can remove it.
+	TempFile func(path string, live bool)
 	// Identifiers are identifiers the caller added to the results (SSH
 	// users, dialled addresses, local paths; Redactor.AddIdentifier), to
 	// redact with the rest. Token is used for local paths ("" generates).
@@ -55,13 +70,29 @@ type Written struct {
 	Tokens *redact.TokenMap
 }
 
-// entry is one file of the bundle, in archive order.
+// entry is one file of the bundle, in archive order: write produces its
+// bytes, the same each time (the archive is written in two passes: one to
+// measure and checksum every file for the manifest, which comes first, one
+// to archive it), so no file is held whole besides the outputs themselves.
 type entry struct {
-	name string
-	data []byte
+	name  string
+	write func(io.Writer) error
+	size  int64
+	sum   string
 }
 
+// ErrAborted is returned when Options.Abort closed before the bundle was
+// finished (a second Ctrl-C): no bundle is written.
+var ErrAborted = errors.New("bundle not written: interrupted")
+
 // Write writes a bundle of results to w as tar.gz.
+//
+// Its cost follows the bytes: every output is redacted line by line
+// (redact.Redactor.Text), then checksummed and archived in pieces, never
+// copied whole. With Options.Consume the results are the writer's: each
+// output is replaced by its redacted text, so a scan's outputs are held
+// once (the originals are released as they are redacted), plus the
+// analysis of the redacted results and one JSON file at a time.
 func Write(w io.Writer, results []hostio.HostResult, opts Options) (*Written, error) {
 	if opts.Analyze == nil {
 		return nil, errors.New("bundle: Options.Analyze is required")
@@ -72,7 +103,9 @@ func Write(w io.Writer, results []hostio.HostResult, opts Options) (*Written, er
 	if opts.AlreadyRedacted && (opts.Redact || opts.Tokens != nil) {
 		return nil, errors.New("bundle: the results are already redacted: they cannot be redacted again")
 	}
-	results = redact.Clone(results)
+	if !opts.Consume {
+		results = redact.Clone(results)
+	}
 	redactText := identity
 	var tm *redact.TokenMap
 	if opts.Redact {
@@ -89,12 +122,20 @@ func Write(w io.Writer, results []hostio.HostResult, opts Options) (*Written, er
 		if c := r.Collisions(); len(c) > 0 {
 			return nil, &redact.TokenCollisionError{Names: c}
 		}
-		results = r.Results(results)
+		for i := range results {
+			if aborted(opts.Abort) {
+				return nil, ErrAborted
+			}
+			r.InPlace(&results[i])
+		}
 		redactText = r.Text
 		tmv := r.TokenMap()
 		tm = &tmv
 	}
 	a := opts.Analyze(results, redactText)
+	if aborted(opts.Abort) {
+		return nil, ErrAborted
+	}
 	m := &Manifest{
 		SchemaVersion: SchemaVersion,
 		Tool:          report.Tool{Name: "pvrdma-doctor", Version: opts.ToolVersion},
@@ -102,93 +143,197 @@ func Write(w io.Writer, results []hostio.HostResult, opts Options) (*Written, er
 		Source:        redactText(opts.Source),
 		Redacted:      opts.Redact || opts.AlreadyRedacted,
 	}
-	var files []entry
-	add := func(name string, data []byte) {
-		files = append(files, entry{name, data})
+	var files []*entry
+	add := func(name string, write func(io.Writer) error) {
+		files = append(files, &entry{name: name, write: write})
 	}
-	addJSON := func(name string, v any) error {
-		b, err := json.MarshalIndent(v, "", "  ")
-		if err != nil {
-			return fmt.Errorf("bundle: encoding %s: %w", name, err)
-		}
-		add(name, append(b, '\n'))
-		return nil
+	addJSON := func(name string, v any) {
+		add(name, func(w io.Writer) error {
+			b, err := json.MarshalIndent(v, "", "  ")
+			if err != nil {
+				return fmt.Errorf("bundle: encoding %s: %w", name, err)
+			}
+			_, err = w.Write(append(b, '\n'))
+			return err
+		})
 	}
-	// results.json: everything but stdout (it lives in the host files).
-	slim := redact.Clone(results)
-	for i := range slim {
-		for j := range slim[i].Captures {
-			slim[i].Captures[j].Stdout = ""
-		}
-	}
-	if err := addJSON(ResultsFile, slim); err != nil {
-		return nil, err
-	}
+	// results.json: everything but stdout (it lives in the host files),
+	// one host at a time.
+	add(ResultsFile, func(w io.Writer) error { return writeSlimResults(w, results) })
 	dirs := hostDirs(hostNames(results))
 	for i, hr := range results {
 		mh := ManifestHost{Host: hr.Host, Dir: dirs[i], Transport: hr.Transport, Status: hr.Status, Reason: hr.Reason,
 			Commands: []ManifestCommand{}}
 		for j, fname := range captureFiles(hr.Captures) {
-			c := hr.Captures[j]
+			c := &results[i].Captures[j]
 			p := path.Join(HostsDir, dirs[i], fname)
 			mc := ManifestCommand{Command: c.Command, Kind: c.Kind, File: p, Status: c.Status, ExitCode: c.ExitCode,
 				DurationNS: c.Duration, Error: c.Error}
-			add(p, []byte(c.Stdout))
+			add(p, func(w io.Writer) error { return writeString(w, c.Stdout) })
 			if c.Stderr != "" {
 				mc.StderrFile = p + ".stderr"
-				add(mc.StderrFile, []byte(c.Stderr))
+				add(mc.StderrFile, func(w io.Writer) error { return writeString(w, c.Stderr) })
 			}
 			mh.Commands = append(mh.Commands, mc)
 		}
 		m.Hosts = append(m.Hosts, mh)
 	}
 	if a.Fleet != nil {
-		if err := addJSON(FactsFile, a.Fleet); err != nil {
-			return nil, err
-		}
+		addJSON(FactsFile, a.Fleet)
 	}
-	if err := addJSON(FindingsFile, a.Checks); err != nil {
-		return nil, err
-	}
+	addJSON(FindingsFile, a.Checks)
 	if a.Report != nil {
-		if err := addJSON(ReportJSON, a.Report); err != nil {
-			return nil, err
-		}
+		addJSON(ReportJSON, a.Report)
 		if opts.HTML != nil {
-			var b bytes.Buffer
-			if err := opts.HTML(&b, a.Report); err != nil {
-				return nil, fmt.Errorf("bundle: rendering report.html: %w", err)
-			}
-			add(ReportHTML, b.Bytes())
+			add(ReportHTML, func(w io.Writer) error {
+				if err := opts.HTML(w, a.Report); err != nil {
+					return fmt.Errorf("bundle: rendering report.html: %w", err)
+				}
+				return nil
+			})
 		}
 	}
+	// Pass 1: the size and checksum of every file, for the manifest.
 	for _, f := range files {
-		m.Files = append(m.Files, ManifestFile{Path: f.name, Size: int64(len(f.data)), SHA256: sha256Hex(f.data)})
+		if aborted(opts.Abort) {
+			return nil, ErrAborted
+		}
+		h := sha256.New()
+		cw := &countWriter{w: &abortWriter{w: h, abort: opts.Abort}}
+		if err := f.write(cw); err != nil {
+			if errors.Is(err, ErrAborted) {
+				return nil, ErrAborted
+			}
+			return nil, err
+		}
+		f.size, f.sum = cw.n, hex.EncodeToString(h.Sum(nil))
+		m.Files = append(m.Files, ManifestFile{Path: f.name, Size: f.size, SHA256: f.sum})
 	}
 	mb, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("bundle: encoding manifest: %w", err)
 	}
-	files = append([]entry{{ManifestName, append(mb, '\n')}}, files...)
+	mb = append(mb, '\n')
+	files = append([]*entry{{name: ManifestName, size: int64(len(mb)), sum: sha256Hex(mb),
+		write: func(w io.Writer) error { _, err := w.Write(mb); return err }}}, files...)
 
-	gz := gzip.NewWriter(w)
+	// Pass 2: the archive. A file that does not come out the same as
+	// measured is a bug, never a silently wrong checksum.
+	gz, err := gzip.NewWriterLevel(&abortWriter{w: w, abort: opts.Abort}, gzip.BestSpeed)
+	if err != nil {
+		return nil, err
+	}
 	tw := tar.NewWriter(gz)
 	for _, f := range files {
-		hdr := &tar.Header{Name: f.name, Mode: 0o644, Size: int64(len(f.data)), ModTime: m.CreatedAt, Typeflag: tar.TypeReg, Format: tar.FormatPAX}
+		hdr := &tar.Header{Name: f.name, Mode: 0o644, Size: f.size, ModTime: m.CreatedAt, Typeflag: tar.TypeReg, Format: tar.FormatPAX}
 		if err := tw.WriteHeader(hdr); err != nil {
-			return nil, fmt.Errorf("bundle: writing %s: %w", f.name, err)
+			return nil, writeErr(f.name, err)
 		}
-		if _, err := tw.Write(f.data); err != nil {
-			return nil, fmt.Errorf("bundle: writing %s: %w", f.name, err)
+		h := sha256.New()
+		if err := f.write(io.MultiWriter(tw, h)); err != nil {
+			return nil, writeErr(f.name, err)
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != f.sum {
+			return nil, fmt.Errorf("bundle: %s changed while it was written", f.name)
 		}
 	}
 	if err := tw.Close(); err != nil {
-		return nil, fmt.Errorf("bundle: finishing the archive: %w", err)
+		return nil, writeErr("the archive", err)
 	}
 	if err := gz.Close(); err != nil {
-		return nil, fmt.Errorf("bundle: finishing the archive: %w", err)
+		return nil, writeErr("the archive", err)
 	}
 	return &Written{Manifest: m, Analysis: a, Tokens: tm}, nil
+}
+
+func writeErr(name string, err error) error {
+	if errors.Is(err, ErrAborted) {
+		return ErrAborted
+	}
+	return fmt.Errorf("bundle: writing %s: %w", name, err)
+}
+
+// writeSlimResults writes results as json.MarshalIndent(results, "", "  ")
+// would, without the captures' stdout, encoding one host at a time.
+func writeSlimResults(w io.Writer, results []hostio.HostResult) error {
+	if results == nil {
+		_, err := io.WriteString(w, "null\n")
+		return err
+	}
+	if len(results) == 0 {
+		_, err := io.WriteString(w, "[]\n")
+		return err
+	}
+	if _, err := io.WriteString(w, "[\n"); err != nil {
+		return err
+	}
+	for i, hr := range results {
+		hr.Captures = append([]hostio.Capture(nil), hr.Captures...)
+		for j := range hr.Captures {
+			hr.Captures[j].Stdout = ""
+		}
+		b, err := json.MarshalIndent(hr, "  ", "  ")
+		if err != nil {
+			return fmt.Errorf("bundle: encoding %s: %w", ResultsFile, err)
+		}
+		sep := ",\n"
+		if i == len(results)-1 {
+			sep = "\n]\n"
+		}
+		if _, err := w.Write(append(append([]byte("  "), b...), sep...)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeString writes s in pieces: converting a whole output to []byte
+// would copy it.
+func writeString(w io.Writer, s string) error {
+	const piece = 64 << 10
+	buf := make([]byte, 0, min(piece, len(s)))
+	for len(s) > 0 {
+		n := min(piece, len(s))
+		buf = append(buf[:0], s[:n]...)
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+		s = s[n:]
+	}
+	return nil
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// abortWriter fails every write once abort is closed.
+type abortWriter struct {
+	w     io.Writer
+	abort <-chan struct{}
+}
+
+func (a *abortWriter) Write(p []byte) (int, error) {
+	if aborted(a.abort) {
+		return 0, ErrAborted
+	}
+	return a.w.Write(p)
+}
+
+func aborted(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 // TokensPath is where the token map of the bundle at path is written.
@@ -200,10 +345,13 @@ func TokensPath(bundlePath string) string { return bundlePath + ".tokens.json" }
 // (TokensPath, mode 0600), never inside the bundle.
 func WriteFile(path string, results []hostio.HostResult, opts Options) (*Written, error) {
 	var wr *Written
-	err := atomicWrite(path, 0o644, func(w io.Writer) error {
+	err := atomicWrite(path, 0o644, opts.TempFile, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 256<<10)
 		var err error
-		wr, err = Write(w, results, opts)
-		return err
+		if wr, err = Write(bw, results, opts); err != nil {
+			return err
+		}
+		return bw.Flush()
 	})
 	if err != nil {
 		return nil, err
@@ -213,7 +361,7 @@ func WriteFile(path string, results []hostio.HostResult, opts Options) (*Written
 		if err != nil {
 			return nil, err
 		}
-		if err := atomicWrite(TokensPath(path), 0o600, func(w io.Writer) error {
+		if err := atomicWrite(TokensPath(path), 0o600, opts.TempFile, func(w io.Writer) error {
 			_, err := w.Write(append(tb, '\n'))
 			return err
 		}); err != nil {
@@ -226,7 +374,7 @@ func WriteFile(path string, results []hostio.HostResult, opts Options) (*Written
 }
 
 // atomicWrite creates path with the content written by fill, or nothing.
-func atomicWrite(path string, mode os.FileMode, fill func(io.Writer) error) (err error) {
+func atomicWrite(path string, mode os.FileMode, track func(string, bool), fill func(io.Writer) error) (err error) {
 	if err := CheckWritable(path); err != nil {
 		return err
 	}
@@ -238,10 +386,16 @@ func atomicWrite(path string, mode os.FileMode, fill func(io.Writer) error) (err
 	if err != nil {
 		return fmt.Errorf("cannot create %s: %w", path, err)
 	}
+	if track != nil {
+		track(tmp.Name(), true)
+	}
 	defer func() {
 		if err != nil {
 			tmp.Close()
 			os.Remove(tmp.Name())
+		}
+		if track != nil {
+			track(tmp.Name(), false)
 		}
 	}()
 	if err = tmp.Chmod(mode); err != nil {

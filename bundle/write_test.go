@@ -42,7 +42,7 @@ func TestWriteFileAtomic(t *testing.T) {
 	}
 	// A write failing midway leaves neither the file nor a temporary.
 	p2 := filepath.Join(dir, "fail.tar.gz")
-	err = bundle.AtomicWrite(p2, 0o644, func(w io.Writer) error {
+	err = bundle.AtomicWrite(p2, 0o644, nil, func(w io.Writer) error {
 		if _, err := w.Write(bytes.Repeat([]byte("x"), 4096)); err != nil {
 			return err
 		}

@@ -8,11 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
@@ -194,6 +196,7 @@ func (h *hostRun) snapshot(t hostio.Target, opts Options) hostio.HostResult {
 	}
 	h.mu.Lock()
 	res.Start = h.start
+	res.QueueWait = h.res.QueueWait
 	res.Captures = append([]hostio.Capture(nil), h.res.Captures...)
 	h.mu.Unlock()
 	res.Duration = opts.Now().Sub(res.Start)
@@ -287,7 +290,15 @@ func collectHost(ctx context.Context, t hostio.Target, opts Options, slots chan 
 	case <-ctx.Done():
 		res.Status = hostio.StatusNotCollected
 		res.Reason = "scan cancelled before this host was reached"
+		res.QueueWait = opts.Now().Sub(res.Start)
+		res.Start = res.Start.Add(res.QueueWait)
 		return finish(hostio.PhaseFailed)
+	}
+	// The host's own time starts now: the wait for a slot is the scan's.
+	if now := opts.Now(); now.After(res.Start) {
+		h.mu.Lock()
+		res.QueueWait, res.Start, h.start = now.Sub(res.Start), now, now
+		h.mu.Unlock()
 	}
 	released := false
 	release := func() {
@@ -341,7 +352,12 @@ func collectHost(ctx context.Context, t hostio.Target, opts Options, slots chan 
 	h.mu.Unlock()
 	if board.enabled {
 		// Publish this host's PVRDMA vmknic; probes wait for every host's.
-		board.publish(t.Name, probeSourceOf(res.Captures))
+		src := probeSourceOf(res.Captures)
+		if note := unprobeable(src); note != "" {
+			res.Notes = append(res.Notes, note)
+			src = probeSource{}
+		}
+		board.publish(t.Name, src)
 	}
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -468,7 +484,7 @@ func (h *hostRun) run(ctx context.Context, c Command) hostio.Capture {
 	defer cancel()
 	r := h.conn.Run(cctx, c.Line)
 	capt.Duration = h.opts.Now().Sub(capt.Start)
-	capt.Stdout = string(r.Stdout)
+	capt.Stdout = owned(r.Stdout)
 	capt.Stderr = string(r.Stderr)
 	capt.ExitCode = r.ExitCode
 	var stall *hostio.StallError
@@ -552,6 +568,8 @@ type probeSource struct {
 	// MTU is the MTU the path from this vmknic is configured for: the
 	// larger of the vmknic's and its distributed switch's (0: unknown).
 	MTU int
+	// Net is the vmknic's subnet (its netmask; invalid: unknown).
+	Net netip.Prefix
 }
 
 func newProbeBoard(targets []hostio.Target, peers []hostio.HostResult, enabled bool) *probeBoard {
@@ -568,7 +586,7 @@ func newProbeBoard(targets []hostio.Target, peers []hostio.HostResult, enabled b
 			continue // scanned again now: its new result counts
 		}
 		b.names = append(b.names, p.Host)
-		if src := probeSourceOf(p.Captures); src.IP != "" {
+		if src := probeSourceOf(p.Captures); src.IP != "" && unprobeable(src) == "" {
 			b.sources[p.Host] = src
 		}
 	}
@@ -619,4 +637,13 @@ func (b *probeBoard) wait(ctx context.Context) error {
 func absent(c hostio.Capture) bool {
 	s, ok := catalog.Lookup(c.Kind)
 	return ok && s.IsAbsent(c)
+}
+
+// owned is b as a string without a copy: a transport gives up the output
+// it returns (hostio.Result), so nothing writes b again.
+func owned(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }

@@ -3,6 +3,7 @@ package collect
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"slices"
 	"sort"
 	"strconv"
@@ -64,7 +65,9 @@ func planStage2(ctx context.Context, caps []hostio.Capture, max int) ([]Command,
 			}
 		}
 		entries, err := parse.VsishLs(head)
-		if err != nil {
+		if _, partial := parse.Skipped(err); partial {
+			p.note(fmt.Errorf("PVRDMA device listing: the readable entries are used, %w", err))
+		} else if err != nil {
 			p.note(fmt.Errorf("cannot list PVRDMA devices: %w", err))
 		}
 		for i, e := range entries {
@@ -257,11 +260,12 @@ func probeSourceOf(caps []hostio.Capture) probeSource {
 		nics, _ = parse.IPInterfaceList(c.Stdout)
 	}
 	addr := map[string]string{}
+	mask := map[string]string{}
 	if c, ok := collected(caps, catalog.KindIPv4Get); ok {
 		if rows, err := parse.IPv4Get(c.Stdout); err == nil {
 			for _, r := range rows {
 				if r.Address != "" && r.Address != "0.0.0.0" {
-					addr[r.Name] = r.Address
+					addr[r.Name], mask[r.Name] = r.Address, r.Netmask
 				}
 			}
 		}
@@ -324,7 +328,7 @@ func probeSourceOf(caps []hostio.Capture) probeSource {
 	if pick == "" || addr[pick] == "" {
 		return probeSource{}
 	}
-	src := probeSource{Vmknic: pick, IP: addr[pick]}
+	src := probeSource{Vmknic: pick, IP: addr[pick], Net: subnet(addr[pick], mask[pick])}
 	if n := nicOf(pick); n != nil {
 		src.Netstack, src.MTU = n.Netstack, n.MTU
 		for _, d := range dvs {
@@ -345,4 +349,72 @@ func stageOf(c hostio.Capture) int {
 		}
 	}
 	return len(stage1) + kindOrder(c.Kind)
+}
+
+// subnet is the IPv4 subnet of an address and its netmask (invalid when
+// either is not one).
+func subnet(addr, mask string) netip.Prefix {
+	a, err1 := netip.ParseAddr(addr)
+	m, err2 := netip.ParseAddr(mask)
+	if err1 != nil || err2 != nil || !a.Is4() || !m.Is4() {
+		return netip.Prefix{}
+	}
+	b := m.As4()
+	v := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+	bits := 0
+	for v&0x80000000 != 0 {
+		bits++
+		v <<= 1
+	}
+	if v != 0 {
+		return netip.Prefix{} // not a contiguous mask
+	}
+	p, err := a.Prefix(bits)
+	if err != nil {
+		return netip.Prefix{}
+	}
+	return p
+}
+
+// unprobeable says why a host's PVRDMA vmknic address is no probe end
+// ("" when it is one): it takes part in no path probe, neither as source
+// nor as target (a hostile host must not make its peers probe a
+// broadcast, multicast, loopback or link-local address).
+func unprobeable(src probeSource) string {
+	if src.IP == "" {
+		return ""
+	}
+	a, err := netip.ParseAddr(src.IP)
+	if err == nil {
+		err = catalog.ProbeTarget(a)
+	}
+	if err == nil {
+		return ""
+	}
+	return fmt.Sprintf("no path probes to or from this host: its PVRDMA vmknic %s has the address %s, %v (probes go to unicast addresses only)", src.Vmknic, src.IP, err)
+}
+
+// subnetEdge says why dst is the network or broadcast address of src's
+// subnet ("" when it is not): a vmkping there would reach every host of
+// the subnet, or none.
+func subnetEdge(src, dst probeSource) string {
+	if !src.Net.IsValid() || src.Net.Bits() > 30 {
+		return ""
+	}
+	a, err := netip.ParseAddr(dst.IP)
+	if err != nil || !src.Net.Contains(a) {
+		return ""
+	}
+	network := src.Net.Masked().Addr()
+	b := network.As4()
+	host := 32 - src.Net.Bits()
+	v := (uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])) | (1<<host - 1)
+	bcast := netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
+	switch a {
+	case network:
+		return "the network address"
+	case bcast:
+		return "the broadcast address"
+	}
+	return ""
 }

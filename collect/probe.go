@@ -212,6 +212,15 @@ func (b *probeBoard) planFor(host string, opts Options) ([]ProbePair, []string) 
 	mine, dropped := pairsFor(host, b.ends, b.sources, opts.ProbeMode, opts.ProbePeers, opts.ProbeBudget)
 	b.mu.Unlock()
 	var notes []string
+	kept := mine[:0]
+	for _, p := range mine {
+		if edge := subnetEdge(p.Src, p.Dst); edge != "" {
+			notes = append(notes, fmt.Sprintf("path to %s not probed: its PVRDMA vmknic address %s is %s of this host's subnet %s", p.To, p.Dst.IP, edge, p.Src.Net))
+			continue
+		}
+		kept = append(kept, p)
+	}
+	mine = kept
 	if dropped > 0 {
 		notes = append(notes, fmt.Sprintf("probe budget of %d pairs for the fleet reached: %d paths from this host to its peers not probed, %d probed (raise --probe-budget)",
 			opts.ProbeBudget, dropped, len(mine)))

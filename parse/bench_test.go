@@ -85,3 +85,25 @@ func TestWorkGrowsLinearly(t *testing.T) {
 		}
 	}
 }
+
+// floodLines is n bytes of lines of 150 characters, all alike: a host
+// flooding a table command. The first line looks like a header wider than
+// a terminal, so every line of the same width once joined it (issue 24:
+// a minute of CPU for 3.5 MiB).
+func floodLines(n int) string {
+	line := strings.Repeat("vmk1 10.1.2.3 fe80::250:56ff:fe8a:1a0 00:50:56:8a:0e:01 ", 3)[:149] + "\n"
+	return strings.Repeat(line, n/len(line))
+}
+
+// BenchmarkTableFlood parses near-cap floods as a table; the cost grows
+// with the bytes (compare the two sizes).
+func BenchmarkTableFlood1MB(b *testing.B)   { benchTableFlood(b, 1<<20) }
+func BenchmarkTableFlood3_5MB(b *testing.B) { benchTableFlood(b, 3584<<10) }
+
+func benchTableFlood(b *testing.B, n int) {
+	text := floodLines(n)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		RDMADeviceList(text)
+	}
+}

@@ -156,7 +156,15 @@ func TestVsishLs(t *testing.T) {
 	}
 	_, err = VsishLs("VSI_NODE_NOT_FOUND\n")
 	wantParseError(t, err, 1)
-	_, err = VsishLs("a/\nnot a node name\n")
+	// One unreadable entry among readable ones is skipped, the others kept
+	// (issue 24.8: it hid every PVRDMA device of the host).
+	es, err = VsishLs("2100788_0/\nnot a node name\n2101236_0/\n")
+	sk, partial := Skipped(err)
+	if !partial || len(sk) != 1 || sk[0].Line != 2 || len(es) != 2 || es[1].Name != "2101236_0" {
+		t.Fatalf("%+v %v", es, err)
+	}
+	// Mostly garbage is no listing.
+	_, err = VsishLs("a/\nnot a node\nnor this one\n")
 	wantParseError(t, err, 2)
 }
 

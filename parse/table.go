@@ -56,6 +56,10 @@ type column struct {
 	kind  cellKind
 }
 
+// maxWrappedHeader bounds the lines a wrapped table header (or its dash
+// line) spans: 32 lines of a 79-column terminal hold a 2,500-column header.
+const maxWrappedHeader = 32
+
 // readTable reads a table from cleaned lines. known, when not nil, lists
 // the column names to locate in a header that has no dash line under it
 // (esxcfg-* style); without it a missing dash line is an error.
@@ -78,17 +82,25 @@ func readTable(ls []line, known []string, s *skips) (Table, error) {
 	if w := utf8.RuneCountInString(hdr.text); dashes == "" && w >= 79 {
 		// A terminal narrower than the table wraps the header, the dash
 		// line and every longer row at the same column.
-		head, i := hdr.text, 1
-		for i < len(ls) && utf8.RuneCountInString(ls[i-1].text) >= w && !isBlank(ls[i].text) && !reDashLine.MatchString(ls[i].text) {
-			head += ls[i].text
+		// A header wraps onto a few lines, not thousands: lines of the
+		// same width further down are rows (a flood of long lines cost
+		// time in the square of its length here).
+		var head strings.Builder
+		head.WriteString(hdr.text)
+		i := 1
+		for i < len(ls) && i <= maxWrappedHeader && utf8.RuneCountInString(ls[i-1].text) >= w && !isBlank(ls[i].text) && !reDashLine.MatchString(ls[i].text) {
+			head.WriteString(ls[i].text)
 			i++
 		}
 		if i < len(ls) && reDashLine.MatchString(ls[i].text) {
-			width, hr = w, []rune(expandTabs(head))
-			dashes = ls[i].text
-			for i++; i < len(ls) && utf8.RuneCountInString(ls[i-1].text) >= w && reDashLine.MatchString(ls[i].text) && strings.Contains(ls[i].text, "-"); i++ {
-				dashes += ls[i].text
+			width, hr = w, []rune(expandTabs(head.String()))
+			var dash strings.Builder
+			dash.WriteString(ls[i].text)
+			first := i
+			for i++; i < len(ls) && i-first <= maxWrappedHeader && utf8.RuneCountInString(ls[i-1].text) >= w && reDashLine.MatchString(ls[i].text) && strings.Contains(ls[i].text, "-"); i++ {
+				dash.WriteString(ls[i].text)
 			}
+			dashes = dash.String()
 			rows, firsts = unwrapRows(ls[i:], width)
 		}
 	}

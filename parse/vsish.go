@@ -8,21 +8,24 @@ import (
 )
 
 // VsishLs parses `vsish -e ls DIR`: one child per line, directories end
-// with "/".
+// with "/". A line that is no node name is skipped (a *PartialError with
+// the entries read): one unreadable entry must not hide the others.
 func VsishLs(text string) ([]VsishEntry, error) {
 	var out []VsishEntry
+	var sk skips
 	for _, l := range clean(text, false) {
 		t := strings.TrimSpace(l.text)
 		if t == "" {
 			continue
 		}
 		if strings.ContainsAny(t, " \t") || strings.HasPrefix(t, "VSI_") || t == "/" {
-			return nil, errorf(l.no, "expected one vsish node name per line, got %q", t)
+			sk.add(l.ref(), errorf(l.no, "expected one vsish node name per line, got %q", t), "entry skipped")
+			continue
 		}
 		name, dir := strings.CutSuffix(t, "/")
 		out = append(out, VsishEntry{Name: name, IsDir: dir, Ref: l.ref()})
 	}
-	return out, nil
+	return result(out, len(out), sk)
 }
 
 var reVsishTitle = regexp.MustCompile(`^\s*([^{}:]*?)\s*\{\s*$`)

@@ -81,12 +81,16 @@ type Summary struct {
 	HostsCollected    int `json:"hosts_collected"`
 	HostsPartial      int `json:"hosts_partial"`
 	HostsNotCollected int `json:"hosts_not_collected"`
-	Critical          int `json:"critical"`
-	Warning           int `json:"warning"`
-	Info              int `json:"info"`
-	NotEvaluated      int `json:"not_evaluated"`
-	Passed            int `json:"passed"`
-	Suppressed        int `json:"suppressed"`
+	// The guests' statuses, as the hosts' (since 1.4).
+	GuestsCollected    int `json:"guests_collected,omitempty"`
+	GuestsPartial      int `json:"guests_partial,omitempty"`
+	GuestsNotCollected int `json:"guests_not_collected,omitempty"`
+	Critical           int `json:"critical"`
+	Warning            int `json:"warning"`
+	Info               int `json:"info"`
+	NotEvaluated       int `json:"not_evaluated"`
+	Passed             int `json:"passed"`
+	Suppressed         int `json:"suppressed"`
 	// CollectionFailed counts COLLECTION_FAILED findings, which make a scan
 	// incomplete but are not PVRDMA problems: Critical, Warning and Info
 	// leave them out, exactly as the verdict does (since 1.2).
@@ -138,10 +142,13 @@ type Host struct {
 	// CollectionDetail is what could not be collected, in a few words
 	// ("unknown host key ssh-ed25519 SHA256:...", "SSH refused; vCenter's
 	// data only"); Reason keeps the whole message (since 1.4).
-	CollectionDetail string          `json:"collection_detail,omitempty"`
-	DurationMS       int64           `json:"duration_ms"`
-	Commands         []CommandStatus `json:"commands"`
-	Verdict          string          `json:"verdict"`
+	CollectionDetail string `json:"collection_detail,omitempty"`
+	// DurationMS is the host's own time (from when a concurrency slot
+	// was free); QueueMS the wait for that slot (since 1.4).
+	DurationMS int64           `json:"duration_ms"`
+	QueueMS    int64           `json:"queue_ms,omitempty"`
+	Commands   []CommandStatus `json:"commands"`
+	Verdict    string          `json:"verdict"`
 	// Role is "guest" for an entry of Report.Guests.
 	Role string `json:"role,omitempty"`
 	// Adapters are the PVRDMA adapters whose guest was scanned, host side
@@ -238,7 +245,7 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 		byHost[fleet.Hosts[i].Host] = &fleet.Hosts[i]
 	}
 	for _, hr := range results {
-		h := Host{Host: hr.Host, Collection: facts.CollectionOf(hr), DurationMS: hr.Duration.Milliseconds()}
+		h := Host{Host: hr.Host, Collection: facts.CollectionOf(hr), DurationMS: hr.Duration.Milliseconds(), QueueMS: hr.QueueWait.Milliseconds()}
 		for _, c := range hr.Captures {
 			h.Commands = append(h.Commands, CommandStatus{Command: c.Command, Status: c.Status, ExitCode: c.ExitCode,
 				DurationMS: c.Duration.Milliseconds(), Error: c.Error, Cause: c.Cause, Transport: c.Transport})
@@ -398,7 +405,7 @@ func plural(n int, one, many string) string {
 func (r *Report) VerdictClass() string {
 	s := r.Summary
 	switch {
-	case s.HostsCollected+s.HostsPartial == 0:
+	case s.HostsCollected+s.HostsPartial+s.GuestsCollected+s.GuestsPartial == 0:
 		return "nothing_checked"
 	case s.Passed == 0 && s.NotEvaluated > 0 && s.Critical+s.Warning == 0:
 		// Hosts answered, but nothing they said could be checked (all
@@ -522,9 +529,11 @@ func collectionSummary(s Summary) string {
 	return out
 }
 
-// Incomplete reports whether some host or command was not collected.
+// Incomplete reports whether some host, guest or command was not
+// collected.
 func (r *Report) Incomplete() bool {
-	return r.Summary.HostsNotCollected+r.Summary.HostsPartial > 0
+	s := r.Summary
+	return s.HostsNotCollected+s.HostsPartial+s.GuestsNotCollected+s.GuestsPartial > 0
 }
 
 // HostNames returns the hosts in report order.

@@ -73,6 +73,16 @@ func summarize(r *Report) {
 			s.HostsNotCollected++
 		}
 	}
+	for _, g := range r.Guests {
+		switch g.Status {
+		case "collected":
+			s.GuestsCollected++
+		case "partial":
+			s.GuestsPartial++
+		default:
+			s.GuestsNotCollected++
+		}
+	}
 }
 
 func (c *SeverityCounts) add(sev checks.Severity) {

@@ -97,10 +97,14 @@ func guestOf(vm parse.VMConfig) (DiscoveredGuest, bool) {
 		mgmt = append(mgmt, n.IPs...)
 	}
 	var refused []string
+	owned := pvrdmaAddrs(vm)
 	pick := func(cands []string) string {
 		var v6 string
 		for _, c := range cands {
 			a, err := guestAddr(c)
+			if err == nil && owned[a] {
+				err = fmt.Errorf("%s belongs to a PVRDMA adapter of the VM", a)
+			}
 			if err != nil {
 				refused = append(refused, err.Error())
 				continue
@@ -125,6 +129,35 @@ func guestOf(vm parse.VMConfig) (DiscoveredGuest, bool) {
 		}
 	}
 	return d, true
+}
+
+// pvrdmaAddrs are the addresses VMware Tools reports for the VM's PVRDMA
+// adapters (guest.net entries with an adapter's MAC): the RDMA network,
+// never dialled, whichever NIC or guest.ipAddress also names them.
+func pvrdmaAddrs(vm parse.VMConfig) map[netip.Addr]bool {
+	macs := map[string]bool{}
+	for _, a := range vm.Adapters {
+		if a.Type == "vrdma" && a.MAC != "" {
+			macs[strings.ToLower(a.MAC)] = true
+		}
+	}
+	owned := map[netip.Addr]bool{}
+	if vm.Guest == nil {
+		return owned
+	}
+	for _, n := range vm.Guest.NICs {
+		if !macs[strings.ToLower(n.MAC)] {
+			continue
+		}
+		for _, ip := range n.IPs {
+			if a, err := netip.ParseAddr(ip); err == nil {
+				owned[a.WithZone("").Unmap()] = true
+			} else if p, err := netip.ParsePrefix(ip); err == nil {
+				owned[p.Addr().Unmap()] = true
+			}
+		}
+	}
+	return owned
 }
 
 // guestAddr validates one address VMware Tools reports: an IPv4 or IPv6

@@ -6,6 +6,7 @@
 //	benchtool hosts -scenario healthy -n 20 -prefix h -out DIR
 //	benchtool proxy -rtt 5ms -map FILE     (lines: LISTEN_ADDR TARGET_ADDR)
 //	benchtool lab -n 1000 -rtt 5ms -cmd-latency 20ms -out DIR
+//	benchtool lab -n 10 -flood 3670016 -fill identifiers -out DIR
 //
 // lab is the in-process lab (fixtures/lab) in its own process, like
 // `pvrdma-doctor lab serve`, plus the per-host counters: on SIGTERM it
@@ -218,12 +219,22 @@ func cmdLab(args []string) error {
 	rtt := fs.Duration("rtt", 0, "simulated round-trip time")
 	lat := fs.Duration("cmd-latency", 0, "simulated command latency")
 	out := fs.String("out", "", "directory for hosts, known_hosts, password, ready, stats")
+	flood := fs.Int64("flood", 0, "every host answers each esxcli command with this many bytes of -fill (a host flooding near the caps)")
+	fill := fs.String("fill", string(lab.FillText), "what -flood sends: text or identifiers")
 	fs.Parse(args)
 	sc, err := fixtures.Load(*scen)
 	if err != nil {
 		return err
 	}
-	l, err := lab.Start(fixtures.Fleet(sc, *n), lab.Options{RTT: *rtt, CmdLatency: *lat})
+	fleet := fixtures.Fleet(sc, *n)
+	opts := lab.Options{RTT: *rtt, CmdLatency: *lat}
+	if *flood > 0 {
+		opts.Faults = map[string]lab.Fault{}
+		for _, h := range fleet.Hosts {
+			opts.Faults[h.Name] = lab.Fault{Hostile: lab.Hostile{Streams: []lab.Stream{{Prefix: "esxcli", Fill: lab.Fill(*fill), Bytes: *flood}}}}
+		}
+	}
+	l, err := lab.Start(fleet, opts)
 	if err != nil {
 		return err
 	}

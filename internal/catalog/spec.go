@@ -31,7 +31,12 @@ type Arg struct {
 	Placeholder string
 	// Pattern is the regular expression a value must match (anchored).
 	Pattern string
-	re      *regexp.Regexp
+	// Check, when set, must accept the value too (what a pattern says
+	// badly: every character of whole Unicode categories); the allowlist
+	// applies it to the value in the line as well.
+	Check func(string) bool
+	re    *regexp.Regexp
+	group int // the value's group in the spec's allowlist pattern
 }
 
 // Source is where the arguments of a stage 2 command come from.
@@ -214,6 +219,10 @@ type Spec struct {
 	// Prefixes make KindOf name this kind for lines starting with them
 	// (vmkping typed by hand, with any options).
 	Prefixes []string
+	// Valid, when set, must accept the submatches of the allowlist
+	// pattern (Allow) too: what the pattern cannot say (a peer address
+	// that is a broadcast or loopback one).
+	Valid func(m []string) bool
 	// README is the command as the README's table shows it ("" = Line).
 	README string
 	// Forms are the equivalent spellings recognized in offline inputs.
@@ -260,8 +269,17 @@ func init() {
 		pat := s.Allow
 		if pat == "" {
 			pat = regexp.QuoteMeta(s.Line)
-			for _, a := range s.Args {
+			group := 1
+			for i, a := range s.Args {
 				pat = strings.Replace(pat, regexp.QuoteMeta(a.Placeholder), "("+a.Pattern+")", 1)
+				s.Args[i].group = group
+				group += 1 + s.Args[i].re.NumSubexp()
+			}
+		} else {
+			for i := range s.Args {
+				if s.Args[i].Check != nil {
+					panic("catalog: an Arg's Check needs the allowlist pattern derived from Line: " + string(s.Kind))
+				}
 			}
 		}
 		s.allow = regexp.MustCompile(`^` + pat + `$`)
@@ -317,7 +335,31 @@ func filePattern(line string, args []Arg) string {
 func (s *Spec) Fixed() bool { return len(s.Args) == 0 && s.Build == nil }
 
 // Allowed reports whether line is exactly an instance of this command.
-func (s *Spec) Allowed(line string) bool { return s.allow.MatchString(line) }
+func (s *Spec) Allowed(line string) bool {
+	if !s.checked() && s.Valid == nil {
+		return s.allow.MatchString(line)
+	}
+	m := s.allow.FindStringSubmatch(line)
+	if m == nil || s.Valid != nil && !s.Valid(m) {
+		return false
+	}
+	for _, a := range s.Args {
+		if a.Check != nil && !a.Check(m[a.group]) {
+			return false
+		}
+	}
+	return true
+}
+
+// checked reports whether an argument has a Check.
+func (s *Spec) checked() bool {
+	for _, a := range s.Args {
+		if a.Check != nil {
+			return true
+		}
+	}
+	return false
+}
 
 // Command builds the command line for argument values, each validated
 // against its pattern first.
@@ -330,7 +372,7 @@ func (s *Spec) Command(args ...string) (hostio.Command, error) {
 	}
 	line := s.Line
 	for i, a := range s.Args {
-		if !a.re.MatchString(args[i]) {
+		if !a.re.MatchString(args[i]) || a.Check != nil && !a.Check(args[i]) {
 			vals := make([]any, len(args))
 			for j := range args {
 				vals[j] = args[j]

@@ -230,6 +230,7 @@ var specs = []*Spec{
 		Allow:    `vmkping -I (vmk[0-9]{1,4})(?: -S ([A-Za-z][A-Za-z0-9_-]{0,63}))? -c ([1-9]|10)(?: -i (0\.[0-9]{1,3}|1))?(?: -W ([1-9]))? -d -s ([0-9]{1,4}) ([0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3})`,
 		File:     `vmkping_-I_(vmk[0-9]{1,4})(?:_-S_([A-Za-z][A-Za-z0-9_-]{0,63}))?_-c_([1-9]|10)(?:_-i_(0\.[0-9]{1,3}|1))?(?:_-W_([1-9]))?_-d_-s_([0-9]{1,4})_([0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3})`,
 		Build:    buildVmkping,
+		Valid:    validProbeLine,
 		Prefixes: []string{"vmkping", "ping "},
 		README: "`vmkping -I vmkN [-S netstack] -c 3 -i 0.2 -W 1 -d -s <MTU-28> <peer>` from each host's PVRDMA vmknic to its peers' (the next three in name order, or every peer with `--probes all`); " +
 			"when that size is lost, a search of `-c 1 -W 1` tries (at most " + strconv.Itoa(MaxSearchTries) + ") for the largest payload that passes",
@@ -313,6 +314,9 @@ func buildVmkping(args ...string) (hostio.Command, error) {
 	if perr != nil || !addr.Is4() {
 		return hostio.Command{}, fmt.Errorf("refusing peer address %q: expected an IPv4 address", peer)
 	}
+	if err := ProbeTarget(addr); err != nil {
+		return hostio.Command{}, fmt.Errorf("refusing peer address %s: %v", addr, err)
+	}
 	if err != nil || payload < 1 || payload > 8972 {
 		return hostio.Command{}, fmt.Errorf("refusing payload %s: expected 1..8972", args[5])
 	}
@@ -344,6 +348,40 @@ func buildVmkping(args ...string) (hostio.Command, error) {
 	}
 	line += " -d -s " + strconv.Itoa(payload) + " " + addr.String()
 	return hostio.Command{Kind: KindVmkping, Line: line, Stage: 3}, nil
+}
+
+// validProbeLine checks the peer of an allowlisted vmkping line (group 7
+// of its Allow pattern): the allowlist refuses what the constructor does.
+func validProbeLine(m []string) bool {
+	a, err := netip.ParseAddr(m[7])
+	return err == nil && ProbeTarget(a) == nil
+}
+
+// ProbeTarget says why an address is no vmkping target (nil when it is
+// one): a probe goes to one unicast address of another host, never to a
+// broadcast or multicast group (every host of a network would answer),
+// the probing host itself (loopback, 0.0.0.0/8 "this network") or a
+// link-local address (any host of the link may hold it). A hostile host
+// names its own address: it must not make its peers flood or probe
+// themselves.
+func ProbeTarget(a netip.Addr) error {
+	a = a.Unmap()
+	b := a.As4()
+	switch {
+	case !a.Is4():
+		return fmt.Errorf("not an IPv4 address")
+	case a.IsLoopback():
+		return fmt.Errorf("a loopback address")
+	case a.IsLinkLocalUnicast():
+		return fmt.Errorf("a link-local address")
+	case a.IsMulticast():
+		return fmt.Errorf("a multicast address")
+	case a == netip.AddrFrom4([4]byte{255, 255, 255, 255}):
+		return fmt.Errorf("the broadcast address")
+	case b[0] == 0:
+		return fmt.Errorf("an address of \"this network\" (0.0.0.0/8)")
+	}
+	return nil
 }
 
 var (

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
@@ -43,7 +45,32 @@ const MaxVMXPath = 1024
 // argVMXPath is the Config File of a VM as `esxcli vm process list`
 // prints it: an absolute path under /vmfs/volumes/ (datastore, folders,
 // file) ending in ".vmx", at most 16 segments below /vmfs/volumes/.
-var argVMXPath = Arg{Placeholder: "<Config File>", Pattern: `/vmfs/volumes(?:/` + vmxSegment + `){2,16}\.vmx`}
+var argVMXPath = Arg{Placeholder: "<Config File>", Pattern: `/vmfs/volumes(?:/` + vmxSegment + `){2,16}\.vmx`, Check: VisiblePath}
+
+// VisiblePath reports whether every character of a path shows as itself,
+// so that the line an admin reads is the line that runs: valid UTF-8, and
+// only letters, marks, digits, punctuation, symbols and the ASCII space
+// (unicode.IsPrint). That refuses every control (Cc: C0, DEL, C1, the raw
+// byte 0x9B reads as U+FFFD and is refused too), format (Cf: soft hyphen
+// U+00AD, Arabic letter mark U+061C, bidirectional controls, zero-width
+// characters, tag characters U+E0000-U+E007F), private use (Co),
+// surrogate (Cs) and unassigned (Cn) character, the line and paragraph
+// separators and every space but U+0020 (Zs: a no-break space looks like
+// a space); and the default-ignorable characters some categories hide
+// (Hangul fillers, the combining grapheme joiner, variation selectors),
+// noncharacters and U+FFFD itself.
+func VisiblePath(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r == utf8.RuneError || !unicode.IsPrint(r) ||
+			unicode.In(r, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector, unicode.Noncharacter_Code_Point) {
+			return false
+		}
+	}
+	return true
+}
 
 // vmSpecs are the commands of the VM side (specs.go appends them to the
 // catalogue): the host's PCI devices (stage 1) and the .vmx of each PVRDMA
@@ -59,11 +86,11 @@ var vmSpecs = []*Spec{
 	{Kind: KindVMX, Stage: 2, Line: "cat '" + argVMXPath.Placeholder + "'",
 		Args: []Arg{argVMXPath}, Quoted: true,
 		Refuse: "refusing .vmx path %q: expected an absolute path under /vmfs/volumes/ ending in .vmx, without a single quote, " +
-			"backslash, control character or \"..\" segment, at most 1024 bytes",
+			"backslash, control, invisible or format character, invalid UTF-8 or \"..\" segment, at most 1024 bytes",
 		From: FromPVRDMAVMs, Noun: ".vmx files of PVRDMA VMs",
 		Example: []string{"/vmfs/volumes/5bc7459f-967eeb48-b3f7-20677cd9a16c/hpc node01 (gpu)/hpc node01 (gpu).vmx"},
 		When: "for each VM with a PVRDMA adapter (its World ID in the vsish listing): its `Config File` from `esxcli vm process list`, " +
-			"single-quoted (a path with a single quote or a control character is refused, with the reason)",
+			"single-quoted (a path with a single quote, a control, invisible or format character or invalid UTF-8 is refused, with the reason)",
 		README: "`cat '<Config File>'` (the .vmx of each PVRDMA VM, path from `esxcli vm process list`, under /vmfs/volumes/ only)",
 		Parser: Each(parse.VMConfigFromVMX, stampVMX, func(f *HostFacts) *[]parse.VMConfig { return &f.VMConfigs }),
 		Diff:   &DiffKey{What: "VM configuration", Key: ByField("ConfigFile"), Skip: []string{"Refs"}}},

@@ -85,7 +85,7 @@ func loadInput(path string, in io.Reader, errOut io.Writer) (*offline.Input, err
 	var inp *offline.Input
 	var err error
 	if path == "-" {
-		inp, err = offline.LoadReader("standard input", in)
+		inp, err = offline.LoadReader("standard input", hostio.StoppableReader(in))
 	} else {
 		inp, err = offline.Load(path)
 	}

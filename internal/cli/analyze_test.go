@@ -116,7 +116,7 @@ func TestAnalyzeExportOfRedactedBundle(t *testing.T) {
 		t.Errorf("export: redacted %v, hosts %q (was %q)", again.Redacted(), again.Manifest.Hosts[0].Host, in.Manifest.Hosts[0].Host)
 	}
 	var w strings.Builder
-	if err := writeBundle(filepath.Join(dir, "said.tar.gz"), in.Results, report.Meta{}, BundleFlags{AlreadyRedacted: true}, &w); err != nil ||
+	if err := writeBundle(filepath.Join(dir, "said.tar.gz"), in.Results, report.Meta{}, BundleFlags{AlreadyRedacted: true}, &w, bundleRun{}); err != nil ||
 		!strings.Contains(w.String(), "already redacted") {
 		t.Errorf("message %q, err %v", w.String(), err)
 	}

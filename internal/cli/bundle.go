@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -119,8 +120,16 @@ func checkTokenMapFree(path string, bf BundleFlags) error {
 		"choose another output file, or move the old bundle and its token map away first", tp, path)
 }
 
+// bundleRun is how one bundle is written: consume gives the results to
+// the writer (bundle.Options.Consume: nothing uses them afterwards), abort
+// stops it (a second Ctrl-C).
+type bundleRun struct {
+	consume bool
+	abort   <-chan struct{}
+}
+
 // writeBundle writes results to path and tells the user where it went.
-func writeBundle(path string, results []hostio.HostResult, meta report.Meta, bf BundleFlags, errOut io.Writer) error {
+func writeBundle(path string, results []hostio.HostResult, meta report.Meta, bf BundleFlags, errOut io.Writer, run bundleRun) error {
 	if err := checkTokenMapFree(path, bf); err != nil {
 		return err
 	}
@@ -128,7 +137,12 @@ func writeBundle(path string, results []hostio.HostResult, meta report.Meta, bf 
 	if err != nil {
 		return err
 	}
+	opts.Consume, opts.Abort, opts.TempFile = run.consume, run.abort, trackTempFile
 	w, err := bundle.WriteFile(path, results, opts)
+	if errors.Is(err, bundle.ErrAborted) {
+		fmt.Fprintf(errOut, "Bundle %s not written: interrupted (its temporary file was removed).\n", path)
+		return err
+	}
 	if err != nil && w == nil {
 		return fmt.Errorf("writing the bundle: %w", err)
 	}
@@ -148,7 +162,7 @@ func writeBundle(path string, results []hostio.HostResult, meta report.Meta, bf 
 // prints nothing, the TUI owns the screen and shows the outcome.
 func bundleExporter(meta report.Meta, bf BundleFlags) func(string, []hostio.HostResult) error {
 	return func(path string, results []hostio.HostResult) error {
-		return writeBundle(path, results, meta, bf, io.Discard)
+		return writeBundle(path, results, meta, bf, io.Discard, bundleRun{})
 	}
 }
 
@@ -233,17 +247,27 @@ func runBundle(ctx context.Context, opts *BundleOptions) error {
 	copts := p.Collect
 	copts.Abort = abortOf(ctx)
 	results := collect.Collect(ctx, p.Targets, copts)
-	a := analyze(results, p.Meta)
-	if err := writeBundle(opts.Scan.Bundle.Path, results, p.Meta, opts.Scan.Bundle, opts.Scan.IO.ErrOut); err != nil {
+	// Only the report is kept past the bundle write (which consumes the
+	// results): the verdict line, or the report -o asks for.
+	rep := analyze(results, p.Meta).Report
+	verdict := rep.Verdict
+	if opts.Output == "" {
+		rep = nil
+	}
+	if err := writeBundle(opts.Scan.Bundle.Path, results, p.Meta, opts.Scan.Bundle, opts.Scan.IO.ErrOut, bundleRun{consume: true, abort: abortOf(ctx)}); err != nil {
 		if _, ok := err.(*exitCodeError); ok {
 			return err
 		}
+		if errors.Is(err, bundle.ErrAborted) {
+			fmt.Fprintln(opts.Scan.IO.Out, verdict)
+			return WithExitCode(ExitIncomplete, err)
+		}
 		return WithExitCode(ExitError, err)
 	}
-	if opts.Output != "" {
-		return writeReport(opts.Scan.IO.Out, opts.Output, a.Report, false, opts.Scan.Getenv, false)
+	if rep != nil {
+		return writeReport(opts.Scan.IO.Out, opts.Output, rep, false, opts.Scan.Getenv, false)
 	}
-	fmt.Fprintln(opts.Scan.IO.Out, a.Report.Verdict)
+	fmt.Fprintln(opts.Scan.IO.Out, verdict)
 	return nil
 }
 

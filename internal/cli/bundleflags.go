@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
 // checkBundleFlags validates --bundle and --tokens before a scan starts, so
@@ -48,8 +50,8 @@ func checkBundleFlags(bf BundleFlags) error {
 func (p *Pipeline) attachBundle(bf BundleFlags) {
 	bf.Config = p.Report.cfg
 	if bf.Path != "" {
-		p.Export = func(a *Analysis) error {
-			return writeBundle(bf.Path, a.Results, p.Meta, bf, p.IO.ErrOut)
+		p.SaveBundle = func(ctx context.Context, results []hostio.HostResult) error {
+			return writeBundle(bf.Path, results, p.Meta, bf, p.IO.ErrOut, bundleRun{consume: true, abort: abortOf(ctx)})
 		}
 	}
 	p.Bundle = bundleExporter(p.Meta, bf)

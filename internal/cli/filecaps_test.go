@@ -19,8 +19,10 @@ func runTimed(t *testing.T, args ...string) (int, string) {
 	return code, out + errOut
 }
 
-// Files read whole are capped: /dev/zero fails at once with a clear error
-// instead of growing to gigabytes (issue #18).
+// Files read whole are capped: a 1 GiB file (sparse: it costs nothing
+// here) fails at once with a clear error instead of growing to gigabytes
+// (issue #18), and /dev/zero, a device, is refused before any read (issue
+// 24.6).
 func TestWholeFileReadsAreCapped(t *testing.T) {
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero")
@@ -30,17 +32,26 @@ func TestWholeFileReadsAreCapped(t *testing.T) {
 	writeTestFile(t, hosts, "esx01\n")
 	transcript := filepath.Join(dir, "session.txt")
 	writeTestFile(t, transcript, "[root@esx01:~] esxcli rdma device list\n"+rdmaOut)
-	for _, args := range [][]string{
-		{"scan", "--hosts", "esx01", "--password-file", "/dev/zero", "--known-hosts", filepath.Join(dir, "kh")},
-		{"scan", "--hosts", "esx01", "--ssh-config", "/dev/zero", "--known-hosts", filepath.Join(dir, "kh"), "--dry-run"},
-		{"scan", "--hosts-file", "/dev/zero", "--dry-run"},
-		{"parse", "--command", "esxcli network nic list", "/dev/zero"},
-		{"redact", "--tokens", "/dev/zero", transcript, filepath.Join(dir, "out.tar.gz")},
-		{"analyze", "--config", "/dev/zero", transcript},
-	} {
-		code, out := runTimed(t, args...)
-		if code == ExitOK || !strings.Contains(out, "larger than") {
-			t.Errorf("%v: exit %d, %q; want a 'larger than' error", args, code, out)
+	big := filepath.Join(dir, "big")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(1 << 30)
+	f.Close()
+	for _, in := range []struct{ path, want string }{{big, "larger than"}, {"/dev/zero", "is a character device, not a file"}} {
+		for _, args := range [][]string{
+			{"scan", "--hosts", "esx01", "--password-file", in.path, "--known-hosts", filepath.Join(dir, "kh")},
+			{"scan", "--hosts", "esx01", "--ssh-config", in.path, "--known-hosts", filepath.Join(dir, "kh"), "--dry-run"},
+			{"scan", "--hosts-file", in.path, "--dry-run"},
+			{"parse", "--command", "esxcli network nic list", in.path},
+			{"redact", "--tokens", in.path, transcript, filepath.Join(dir, "out.tar.gz")},
+			{"analyze", "--config", in.path, transcript},
+		} {
+			code, out := runTimed(t, args...)
+			if code == ExitOK || !strings.Contains(out, in.want) {
+				t.Errorf("%v: exit %d, %q; want %q", args, code, out, in.want)
+			}
 		}
 	}
 }

@@ -144,6 +144,12 @@ func TestHostileGuestAddresses(t *testing.T) {
 		vm("data-only", "", data("192.168.50.10")),          // the PVRDMA address is never dialled
 		vm("mapped", "", mgmt("::ffff:127.0.0.14")),         // IPv4-mapped: dialled as IPv4
 		vm("bad name\"; reboot", "", mgmt("127.0.0.15")),    // named by its address
+		// An address of the PVRDMA adapter is never dialled, however it
+		// is reported (issue 24.5): as guest.ipAddress, on another NIC,
+		// in another form.
+		vm("ip-is-rdma", "127.0.0.17", data("127.0.0.17")),
+		vm("mgmt-shares", "", mgmt("127.0.0.18", "127.0.0.19"), data("127.0.0.18")),
+		vm("mapped-rdma", "127.0.0.20", data("::ffff:127.0.0.20")),
 		{Name: "off", PowerState: "poweredOff", Adapters: []parse.VCenterAdapter{{Type: "vrdma", MAC: "00:50:56:00:00:03"}}},
 		{Name: "plain", PowerState: "poweredOn", GuestIP: "127.0.0.16", Adapters: []parse.VCenterAdapter{{Type: "vmxnet3"}}},
 	}}
@@ -168,7 +174,7 @@ func TestHostileGuestAddresses(t *testing.T) {
 		}
 	}
 	want := map[string]string{"v6": "127.0.0.12:22", "only-v6": "[fd00::8]:22", "rdma-only": "127.0.0.13:22",
-		"mapped": "127.0.0.14:22", "127.0.0.15": "127.0.0.15:22"}
+		"mapped": "127.0.0.14:22", "127.0.0.15": "127.0.0.15:22", "mgmt-shares": "127.0.0.19:22"}
 	if len(got) != len(want) {
 		t.Errorf("targets %v, want %v", got, want)
 	}
@@ -184,7 +190,9 @@ func TestHostileGuestAddresses(t *testing.T) {
 		`"evil host" is not an IP address`, `"127.0.0.10/24" is not an IP address`,
 		"224.0.0.1 cannot be dialled", "not scanned: data-only (on esx01): no guest address known (VMware Tools not running?)",
 		"not scanned: off (on esx01): powered off",
-		"guests from vCenter: 5 guests of 11 PVRDMA VMs",
+		"guests from vCenter: 6 guests of 14 PVRDMA VMs",
+		"not scanned: ip-is-rdma (on esx01): no usable guest address (127.0.0.17 belongs to a PVRDMA adapter of the VM)",
+		"not scanned: mapped-rdma (on esx01): no usable guest address (127.0.0.20 belongs to a PVRDMA adapter of the VM)",
 	} {
 		if !strings.Contains(all, w) {
 			t.Errorf("notes lack %q:\n%s", w, all)

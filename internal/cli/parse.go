@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"sort"
 	"strings"
@@ -82,10 +81,10 @@ func runParse(opts *ParseOptions) error {
 	if opts.Output != "text" && opts.Output != "json" {
 		return usageError("--output must be text or json, not %q", opts.Output)
 	}
-	var in io.Reader = opts.IO.In
+	in := hostio.StoppableReader(opts.IO.In)
 	name := "standard input"
 	if opts.File != "" && opts.File != "-" {
-		f, err := os.Open(opts.File)
+		f, err := hostio.OpenInput(opts.File)
 		if err != nil {
 			return WithExitCode(ExitError, err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/analysis"
@@ -110,9 +111,16 @@ type Pipeline struct {
 	// exit status is at least ExitIncomplete (critical findings still win).
 	Partial bool
 	// Export, when set, is called with the analysis before it is presented
-	// (scan --bundle) or, in the TUI, after the user quits; its error makes
-	// the run fail with ExitError.
+	// (analyze: the input summary) or, in the TUI, after the user quits;
+	// its error makes the run fail with ExitError.
 	Export func(*Analysis) error
+	// SaveBundle, when set (scan --bundle), writes the bundle of the
+	// results once the report is out, so that nothing, not even a second
+	// Ctrl-C during a long write, holds the report back. It owns the
+	// results (they are redacted in place) and the context's abort
+	// channel stops it; its error makes the run fail with ExitError
+	// (ExitIncomplete when interrupted).
+	SaveBundle func(context.Context, []hostio.HostResult) error
 	// AfterCollect, when set, runs on a live scan's results before they are
 	// analysed (the opt-in bandwidth test).
 	AfterCollect func(context.Context, []hostio.HostResult) []hostio.HostResult
@@ -146,6 +154,17 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	err := p.present(a)
 	if exportErr != nil {
 		return WithExitCode(ExitError, exportErr)
+	}
+	if p.SaveBundle != nil {
+		// The report is out: only the bundle needs the results now, and
+		// the analysis can go (it may hold pieces of the outputs).
+		a = nil
+		if berr := p.SaveBundle(ctx, results); berr != nil {
+			if errors.Is(berr, bundle.ErrAborted) {
+				return WithExitCode(ExitIncomplete, berr)
+			}
+			return WithExitCode(ExitError, berr)
+		}
 	}
 	return p.partialExit(err)
 }
@@ -216,6 +235,10 @@ func exitCodeFor(r *report.Report, failOn checks.Severity) int {
 		return ExitWarning
 	case r.Summary.Info > 0 && rank <= checks.Info.Rank():
 		return ExitWarning
+	case r.VerdictClass() == "nothing_checked":
+		// Nothing could be checked (a guests-only scan whose guests gave
+		// nothing to evaluate): never "OK".
+		return ExitIncomplete
 	}
 	return ExitOK
 }

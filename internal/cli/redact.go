@@ -92,7 +92,7 @@ func runRedact(opts *RedactOptions) error {
 	if in.Partial() {
 		meta.Notes = append(meta.Notes, fmt.Sprintf("PARTIAL INPUT: %d problem(s) while reading the original bundle", len(in.Problems)))
 	}
-	if err := writeBundle(opts.Out, in.Results, meta, BundleFlags{Tokens: opts.Tokens}, opts.IO.ErrOut); err != nil {
+	if err := writeBundle(opts.Out, in.Results, meta, BundleFlags{Tokens: opts.Tokens}, opts.IO.ErrOut, bundleRun{consume: true}); err != nil {
 		if _, ok := err.(*exitCodeError); ok {
 			return err
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/textsafe"
 )
 
@@ -50,10 +51,22 @@ func (e *exitCodeError) Unwrap() error { return e.err }
 // non-zero code exits silently with that code.
 func WithExitCode(code int, err error) error { return &exitCodeError{code, err} }
 
-// usageError marks a user mistake in flags or arguments.
+// usageError marks a user mistake in flags or arguments; an input whose
+// reading a signal ended (hostio.ErrInputStopped) is no mistake: exit 1.
 func usageError(format string, a ...any) error {
-	return WithExitCode(ExitUsage, fmt.Errorf(format, a...))
+	err := fmt.Errorf(format, a...)
+	for _, x := range a {
+		if e, ok := x.(error); ok && errors.Is(e, hostio.ErrInputStopped) {
+			return WithExitCode(ExitError, inputStopped{err})
+		}
+	}
+	return WithExitCode(ExitUsage, err)
 }
+
+// inputStopped is an error whose input a signal ended.
+type inputStopped struct{ error }
+
+func (inputStopped) Unwrap() error { return hostio.ErrInputStopped }
 
 // IOStreams are the process's standard streams, injectable in tests.
 type IOStreams struct {
@@ -98,6 +111,10 @@ func register(name string, f func(*Factory) *cobra.Command) {
 // such as --cpuprofile, internal/cli/profile.go); appended from init().
 var rootHooks []func(*cobra.Command)
 
+// signalsReady is called once Main handles signals (a test's child
+// process says so to its parent).
+var signalsReady = func() {}
+
 // Version is set at build time with -ldflags "-X .../cli.Version=...".
 var Version = "dev"
 
@@ -141,8 +158,14 @@ Try it without any ESXi:  pvrdma-doctor demo`,
 // are "not collected", exit status 5). A second one makes it report at once
 // with what it has; a third, or a report not finished 10s later, quits.
 func Main() int {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx, cancelCtx := context.WithCancel(context.Background())
+	defer cancelCtx()
+	cancel := func() {
+		cancelCtx()
+		// An input still being read (a pipe, standard input, a password
+		// prompt) has nothing to report: it ends now, and so does the run.
+		hostio.StopInputs()
+	}
 	sigs := make(chan os.Signal, 3)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
@@ -150,7 +173,9 @@ func Main() int {
 	finished := make(chan struct{})
 	defer close(finished)
 	abort := make(chan struct{})
-	go watchSignals(sigs, finished, cancel, abort, io.ErrOut, os.Exit)
+	go watchSignals(sigs, finished, cancel, abort, io.ErrOut, exitNow)
+	limitScanMemory = true
+	signalsReady()
 	return RunContext(withAbort(ctx, abort), os.Args[1:], io, os.Getenv)
 }
 
@@ -174,6 +199,11 @@ func RunContext(ctx context.Context, args []string, io *IOStreams, getenv func(s
 	}
 	if err == nil {
 		return ExitOK
+	}
+	if errors.Is(err, hostio.ErrInputStopped) {
+		// A signal ended the reading of an input: nothing was done.
+		fmt.Fprintln(io.ErrOut, "Error:", textsafe.Clean(err.Error()))
+		return ExitError
 	}
 	var ec *exitCodeError
 	if errors.As(err, &ec) {

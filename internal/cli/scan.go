@@ -94,7 +94,8 @@ matrix alone.
 A host that hangs or floods costs at most --host-timeout: its connection is
 then closed, and output is capped (4 MiB and 500,000 lines a command, 16 MiB
 a host, 512 follow-up commands a host); README.md ("Timeouts and memory
-bounds"). Ctrl-C or SIGTERM reports what was collected; a second one at once.
+bounds"). Ctrl-C or SIGTERM reports what was collected; a second one at once
+(the report comes before a --bundle, and a second one stops its write).
 
 --guests (or --guests-file) also scans Linux VMs with PVRDMA adapters, with
 a read-only guest command list of its own (uname, lsmod, ibv_devinfo, rdma
@@ -241,6 +242,7 @@ func scanPipeline(ctx context.Context, opts *ScanOptions) (*Pipeline, error) {
 		return nil, err
 	}
 	hosts, guests := splitRoles(targets)
+	setScanMemoryLimit(len(targets), opts.Getenv)
 	runner := opts.Runner
 	if runner == nil {
 		r, err := scanRunner(opts, hosts, guests)
@@ -253,7 +255,7 @@ func scanPipeline(ctx context.Context, opts *ScanOptions) (*Pipeline, error) {
 		runner = r
 	}
 	if vc != nil {
-		opts.Bundle.Identifiers = append(opts.Bundle.Identifiers, vc.identifiers(opts.VCenter.User)...)
+		opts.Bundle.Identifiers = append(opts.Bundle.Identifiers, vc.identifiers(&opts.VCenter)...)
 		runner = vc.runner(runner)
 		closeSSH := opts.closeRunner
 		opts.closeRunner = func() {
@@ -291,7 +293,7 @@ func scanPipeline(ctx context.Context, opts *ScanOptions) (*Pipeline, error) {
 	// Progress on a terminal (unless the TUI shows it), log lines otherwise.
 	var logOut io.Writer = opts.IO.ErrOut
 	minLevel := slog.LevelDebug
-	if (opts.ProgressTTY || stderrTTY(opts.IO)) && (!p.useTUI() || p.Export != nil) {
+	if (opts.ProgressTTY || stderrTTY(opts.IO)) && (!p.useTUI() || p.SaveBundle != nil) {
 		view := newProgressView(opts.IO.ErrOut, targets, stderrWidth(opts.IO))
 		p.Collect.Progress = view.Event
 		logOut, minLevel = view, slog.LevelWarn

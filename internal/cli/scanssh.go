@@ -216,7 +216,7 @@ func (p passwordSource) password(getenv func(string) string, io *IOStreams) (str
 			}
 			read = func(prompt string) (string, error) {
 				fmt.Fprint(io.ErrOut, prompt)
-				b, err := term.ReadPassword(int(file.Fd()))
+				b, err := readSecret(int(file.Fd()))
 				fmt.Fprintln(io.ErrOut)
 				return string(b), err
 			}
@@ -475,4 +475,30 @@ func runDryRun(w io.Writer, format string, targets []hostio.Target, f *SSHFlags,
 		fmt.Fprintf(w, "\n--probe-budget %d: %d more ordered pairs would not be probed\n", pp.budget, dropped)
 	}
 	return nil
+}
+
+// readSecret reads a password from the terminal fd without echo. A signal
+// (hostio.StopInputs) ends it at once, the terminal's echo restored: the
+// read itself cannot be interrupted, and the process is about to end.
+func readSecret(fd int) ([]byte, error) {
+	state, err := term.GetState(fd)
+	if err != nil {
+		return nil, err
+	}
+	type read struct {
+		b   []byte
+		err error
+	}
+	ch := make(chan read, 1)
+	go func() {
+		b, err := term.ReadPassword(fd)
+		ch <- read{b, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.b, r.err
+	case <-hostio.InputsStopped():
+		term.Restore(fd, state)
+		return nil, fmt.Errorf("password prompt: %w", hostio.ErrInputStopped)
+	}
 }

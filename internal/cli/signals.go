@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -77,4 +78,44 @@ func watchSignals(sigs <-chan os.Signal, finished <-chan struct{}, cancel contex
 		fmt.Fprintln(errOut, "the report could not be finished in time: quitting")
 		exit(ExitIncomplete)
 	}
+}
+
+// tempFiles are the temporary files being written (a bundle before its
+// rename): a process that exits at once (a third signal, or a report not
+// out in time) removes them first, so that an interrupted export never
+// leaves a partial file behind.
+var tempFiles struct {
+	mu   sync.Mutex
+	live map[string]bool
+}
+
+// trackTempFile records a temporary file while it exists
+// (bundle.Options.TempFile).
+func trackTempFile(path string, live bool) {
+	tempFiles.mu.Lock()
+	defer tempFiles.mu.Unlock()
+	if tempFiles.live == nil {
+		tempFiles.live = map[string]bool{}
+	}
+	if live {
+		tempFiles.live[path] = true
+	} else {
+		delete(tempFiles.live, path)
+	}
+}
+
+// removeTempFiles removes the temporary files still being written.
+func removeTempFiles() {
+	tempFiles.mu.Lock()
+	defer tempFiles.mu.Unlock()
+	for p := range tempFiles.live {
+		os.Remove(p)
+		delete(tempFiles.live, p)
+	}
+}
+
+// exitNow ends the process at once, temporary files removed.
+func exitNow(code int) {
+	removeTempFiles()
+	os.Exit(code)
 }

@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -13,6 +15,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -72,7 +75,119 @@ func TestMainHelper(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Args = append([]string{"pvrdma-doctor"}, argv...)
+	if d, err := time.ParseDuration(os.Getenv("PVRDMA_DOCTOR_TEST_INPUT_WAIT")); err == nil {
+		hostio.InputWait = d
+	}
+	if ready := os.Getenv("PVRDMA_DOCTOR_TEST_READY"); ready != "" {
+		signalsReady = func() { os.WriteFile(ready, nil, 0o644) }
+	}
+	if marker := os.Getenv("PVRDMA_DOCTOR_TEST_SLOW_BUNDLE"); marker != "" {
+		// The bundle's report.html is written slowly (or never ends), and
+		// says when it starts: the parent signals during the write.
+		stuck := os.Getenv("PVRDMA_DOCTOR_TEST_STUCK_BUNDLE") != ""
+		bundleHTML = func(w io.Writer, _ *report.Report) error {
+			os.WriteFile(marker, nil, 0o644)
+			if stuck {
+				select {} // ignores everything: only the hard exit ends it
+			}
+			for {
+				if _, err := w.Write(make([]byte, 1024)); err != nil {
+					return err
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+	}
 	os.Exit(Main())
+}
+
+// startMain runs the CLI in a child process (TestMainHelper) with argv and
+// extra environment.
+func startMain(t *testing.T, argv []string, env ...string) (*exec.Cmd, *syncBuffer, *syncBuffer) {
+	t.Helper()
+	a, _ := json.Marshal(argv)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestMainHelper$")
+	cmd.Env = append(append(os.Environ(), "PVRDMA_DOCTOR_TEST_MAIN="+string(a)), env...)
+	var out, errOut syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return cmd, &out, &errOut
+}
+
+// waitFile waits until path exists (the child reached a point).
+func waitFile(t *testing.T, path string, errOut *syncBuffer) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never appeared; stderr %s", path, errOut.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A second Ctrl-C while the bundle is written (real signals to a real
+// process): the report is already out, the archive stops, its temporary
+// file is removed, exit 5. A third one while the writer is stuck exits
+// at once, the temporary file removed too.
+func TestSecondSignalDuringBundleWrite(t *testing.T) {
+	sc := loadScenario(t, "healthy")
+	for _, tc := range []struct {
+		name    string
+		signals int
+		env     []string
+	}{
+		{"second signal stops the archive", 2, nil},
+		{"third signal while the writer is stuck", 3, []string{"PVRDMA_DOCTOR_TEST_STUCK_BUNDLE=1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, dir := startLabFiles(t, sc, lab.Options{Password: "pw"})
+			out := t.TempDir()
+			marker := filepath.Join(dir, "writing-html")
+			cmd, stdout, errOut := startMain(t, []string{"scan", "--hosts-file", dir + "/hosts", "--known-hosts", dir + "/known_hosts",
+				"--password-env", "PW", "--output", "json", "--no-probes", "--bundle", filepath.Join(out, "b.tar.gz")},
+				append([]string{"PW=pw", "HOME=" + dir, "PVRDMA_DOCTOR_TEST_SLOW_BUNDLE=" + marker}, tc.env...)...)
+			waitFile(t, marker, errOut)
+			var r report.Report
+			if err := json.Unmarshal([]byte(stdout.String()), &r); err != nil || len(r.Hosts) != 2 {
+				t.Fatalf("the report is not out before the bundle is written: %v\n%s", err, stdout.String())
+			}
+			if tmp, _ := filepath.Glob(filepath.Join(out, ".b.tar.gz.tmp-*")); len(tmp) != 1 {
+				t.Fatalf("temporary files while writing: %v", tmp)
+			}
+			// Each signal once the one before is seen (the kernel merges a
+			// signal sent while the same one is pending).
+			seen := []string{"interrupted: finishing", "interrupted again"}
+			for i := range tc.signals {
+				cmd.Process.Signal(os.Interrupt)
+				if i < len(seen) && i < tc.signals-1 {
+					for !strings.Contains(errOut.String(), seen[i]) {
+						time.Sleep(10 * time.Millisecond)
+					}
+				}
+			}
+			signalled := time.Now()
+			err := cmd.Wait()
+			if d := time.Since(signalled); d > 5*time.Second {
+				t.Errorf("exited %s after the last signal", d)
+			}
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != ExitIncomplete {
+				t.Errorf("exit: %v, want %d; stderr %s", err, ExitIncomplete, errOut.String())
+			}
+			if left, _ := os.ReadDir(out); len(left) != 0 {
+				t.Errorf("left behind: %v", left)
+			}
+			if tc.signals == 2 && !strings.Contains(errOut.String(), "not written: interrupted (its temporary file was removed)") {
+				t.Errorf("stderr: %s", errOut.String())
+			}
+		})
+	}
 }
 
 // SIGTERM to a real process scanning a wedged host (timeouts of an hour)

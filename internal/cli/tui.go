@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
@@ -177,8 +178,16 @@ func (p *Pipeline) runTUI(ctx context.Context, offline []hostio.HostResult) erro
 	a := analyze(run.results(), p.Meta, p.Report.cfg)
 	fmt.Fprintln(p.IO.Out, a.Report.Verdict)
 	if p.Export != nil {
-		// scan --bundle: the bundle holds the latest results, rescans included.
 		if err := p.Export(a); err != nil {
+			return WithExitCode(ExitError, err)
+		}
+	}
+	if p.SaveBundle != nil {
+		// scan --bundle: the bundle holds the latest results, rescans included.
+		if err := p.SaveBundle(ctx, a.Results); err != nil {
+			if errors.Is(err, bundle.ErrAborted) {
+				return WithExitCode(ExitIncomplete, err)
+			}
 			return WithExitCode(ExitError, err)
 		}
 	}

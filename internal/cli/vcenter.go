@@ -98,13 +98,21 @@ func (d *vcenterData) runner(ssh hostio.Runner) hostio.Runner {
 }
 
 // identifiers are what a redacted bundle must not show of vCenter: its
-// address and the user logged in as.
-func (d *vcenterData) identifiers(user string) []redact.Token {
-	host := d.host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
+// address as given (with its port: a tunnel on 127.0.0.1:PORT is an
+// identifier), the user logged in as, the cluster and datacenter its
+// notes name.
+func (d *vcenterData) identifiers(f *VCenterFlags) []redact.Token {
+	ids := []redact.Token{{Kind: redact.TokenHost, Original: d.host}, {Kind: redact.TokenUser, Original: f.User}}
+	if h, _, err := net.SplitHostPort(d.host); err == nil {
+		ids = append(ids, redact.Token{Kind: redact.TokenHost, Original: h})
 	}
-	return []redact.Token{{Kind: redact.TokenHost, Original: host}, {Kind: redact.TokenUser, Original: user}}
+	if f.Cluster != "" {
+		ids = append(ids, redact.Token{Kind: redact.TokenCluster, Original: f.Cluster})
+	}
+	if f.Datacenter != "" {
+		ids = append(ids, redact.Token{Kind: redact.TokenDatacenter, Original: f.Datacenter})
+	}
+	return ids
 }
 
 // extra gives a target its vCenter captures (collect.Options.Extra).

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -20,6 +19,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
 // Config is the parsed config file.
@@ -295,7 +295,7 @@ func plainYAMLError(msg string) string {
 const maxConfigFile = 4 << 20
 
 func readCapped(file string) ([]byte, error) {
-	f, err := os.Open(file)
+	f, err := hostio.OpenInput(file) // a pipe within its wait, never a device
 	if err != nil {
 		return nil, err
 	}

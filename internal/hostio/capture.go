@@ -69,10 +69,16 @@ type HostResult struct {
 	Role   string `json:"role,omitempty"`
 	Status Status `json:"status"`
 	// Reason explains a not_collected or partial status in one line.
-	Reason   string        `json:"reason,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// Start is when the host's own work began (a concurrency slot was
+	// free), Duration how long it took from there: the time the host
+	// itself cost, which the host timeout bounds.
 	Start    time.Time     `json:"start"`
 	Duration time.Duration `json:"duration_ns"`
-	Captures []Capture     `json:"captures"`
+	// QueueWait is how long the host waited for a concurrency slot
+	// (--concurrency) before Start: the scan's time, not the host's.
+	QueueWait time.Duration `json:"queue_wait_ns,omitempty"`
+	Captures  []Capture     `json:"captures"`
 	// Notes are transport remarks the report must show (e.g. host key not verified).
 	Notes []string `json:"notes,omitempty"`
 }

@@ -3,7 +3,6 @@ package hostio
 import (
 	"fmt"
 	"io"
-	"os"
 )
 
 // Caps on the local files read whole, so that a wrong path (/dev/zero, a
@@ -16,9 +15,10 @@ const (
 )
 
 // ReadFileCapped reads a whole file of at most limit bytes; a larger one is
-// an error (only limit+1 bytes are read to find out).
+// an error (only limit+1 bytes are read to find out). The file is opened
+// with OpenInput: a pipe is read within InputWait, a device is refused.
 func ReadFileCapped(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := OpenInput(path)
 	if err != nil {
 		return nil, err
 	}

@@ -103,7 +103,7 @@ func Load(p string) (*Input, error) {
 		}
 		return in, wrapPath(p, err)
 	}
-	f, err := os.Open(p)
+	f, err := hostio.OpenInput(p)
 	if err != nil {
 		return nil, err
 	}

@@ -44,6 +44,8 @@ func (r *Redactor) AddIdentifier(kind, value, tok string) {
 		r.learnUser(value)
 	case TokenHost:
 		r.learnAddress(value)
+	case TokenCluster, TokenDatacenter:
+		r.learnName(kind, value)
 	case TokenLocalPath:
 		if tok == "" {
 			if t, ok := r.lookup(TokenLocalPath, filepath.Clean(value)); ok {
@@ -66,6 +68,7 @@ func (r *Redactor) addLocalPath(p, tok string) {
 	}
 	r.record(TokenLocalPath, p, tok)
 	r.localPaths = append(r.localPaths, Token{TokenLocalPath, p, tok})
+	r.spansLines = r.spansLines || strings.ContainsAny(p, "\r\n")
 	sort.SliceStable(r.localPaths, func(i, j int) bool { return len(r.localPaths[i].Original) > len(r.localPaths[j].Original) })
 }
 
@@ -138,6 +141,9 @@ func (r *Redactor) learnUser(u string) {
 func (r *Redactor) doctorIDs(s string) string {
 	for _, p := range r.localPaths {
 		s = replacePathPrefix(s, p.Original, p.Token)
+	}
+	if !strings.Contains(s, "SHA256:") && !strings.Contains(s, "MD5:") {
+		return s
 	}
 	return reFingerprint.ReplaceAllStringFunc(s, r.fingerprint)
 }

@@ -30,7 +30,7 @@ func TestRedactTextFormats(t *testing.T) {
 		{"Config File: /vmfs/volumes/663cda3d-e8fee44e-e8fe-b8cef6a1c201/hpc-node01/hpc-node01.vmx",
 			"Config File: /vmfs/volumes/00000000-00000000-0000-000000000002/vm-0001/vm-0001.vmx"},
 		{"/vmfs/volumes/Local DS 1/my dir/x.vmx", "/vmfs/volumes/datastore-01/path-0001/path-0002.vmx"},
-		{"addr fe80::250:56ff:fe6e:121 and 2a01:4f8::1:2", "addr fe80::1 and 2001:db8:0:2::2"},
+		{"addr fe80::250:56ff:fe6e:121 and 2a01:4f8::1:2", "addr fe80::db8:1 and 2001:db8:0:2::2"},
 		{"time 12:34:56 pci 0000:3b:00.0", "time 12:34:56 pci 0000:3b:00.0"},
 	}
 	for _, c := range cases {

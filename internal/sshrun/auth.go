@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -162,7 +163,10 @@ type AuthLog struct {
 	allowed []string
 	tried   []string
 	pwSent  bool
-	keys    int
+	// pwMethod is the method the password went through, as the server
+	// saw it: "keyboard-interactive" or "password".
+	pwMethod string
+	keys     int
 }
 
 // Allowed are the methods the server last said may continue.
@@ -181,15 +185,37 @@ func (l *AuthLog) callback(ctx *ssh.ClientAuthContext) (ssh.AuthMethod, error) {
 }
 
 // markPassword reports whether the password may be sent now, and records
-// that it was.
-func (l *AuthLog) markPassword() bool {
+// that it was, through method.
+func (l *AuthLog) markPassword(method string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.pwSent {
 		return false
 	}
-	l.pwSent = true
+	l.pwSent, l.pwMethod = true, method
 	return true
+}
+
+// PasswordMethod is the method the password was sent through ("" if it
+// was not sent).
+func (l *AuthLog) PasswordMethod() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.pwMethod
+}
+
+// rePasswordPrompt is a prompt for the account's password ("Password: ",
+// "Password for root@esx01: ", "root@esx01's password: ").
+var rePasswordPrompt = regexp.MustCompile(`(?i)\bpassword\b`)
+
+// reNotThePassword is a prompt that names a password but asks for
+// something else: a one-time code, a new password, a confirmation.
+var reNotThePassword = regexp.MustCompile(`(?i)\b(one[- ]?time|otp|token|code|passcode|pin|verification|verify|2fa|mfa|new|again|retype|re-enter|confirm|old|current|expired)\b`)
+
+// isPasswordPrompt reports whether a keyboard-interactive question asks
+// for the account's password and nothing else.
+func isPasswordPrompt(q string) bool {
+	return rePasswordPrompt.MatchString(q) && !reNotThePassword.MatchString(q)
 }
 
 // errPasswordSpent makes the password method give way without sending
@@ -211,25 +237,27 @@ func passwordMethods(password string, log *AuthLog) []ssh.AuthMethod {
 	return []ssh.AuthMethod{
 		ssh.KeyboardInteractive(func(name, instruction string, questions []string, echos []bool) ([]string, error) {
 			// ESXi starts with a round without questions: answer it empty.
-			answers := make([]string, len(questions))
 			if len(questions) == 0 {
-				return answers, nil
+				return nil, nil
 			}
-			for i, q := range questions {
-				if i < len(echos) && echos[i] {
-					return nil, fmt.Errorf("%w: unexpected question %q (not a password prompt)", errKbdDeclined, q)
-				}
+			// Only a round asking for the password alone is answered, and
+			// only with it: never an OTP or other question, never the
+			// password to several questions at once.
+			if len(questions) > 1 {
+				return nil, fmt.Errorf("%w: keyboard-interactive asked %d questions at once (%s): only a single password prompt is answered",
+					errKbdDeclined, len(questions), quoteList(questions))
 			}
-			if !log.markPassword() {
-				return nil, fmt.Errorf("%w: the server asked for the password again (%q); not retrying, to avoid account lockout", errKbdDeclined, questions[0])
+			q := questions[0]
+			if len(echos) > 0 && echos[0] || !isPasswordPrompt(q) {
+				return nil, fmt.Errorf("%w: keyboard-interactive asked %q, which is not a password prompt: not answered", errKbdDeclined, q)
 			}
-			for i := range questions {
-				answers[i] = password
+			if !log.markPassword("keyboard-interactive") {
+				return nil, fmt.Errorf("%w: keyboard-interactive asked for the password again (%q); not retrying, to avoid account lockout", errKbdDeclined, q)
 			}
-			return answers, nil
+			return []string{password}, nil
 		}),
 		ssh.PasswordCallback(func() (string, error) {
-			if !log.markPassword() {
+			if !log.markPassword("password") {
 				return "", errPasswordSpent
 			}
 			return password, nil
@@ -306,6 +334,11 @@ func describeAuthError(user, addr string, err error, log *AuthLog) error {
 			msg += "; no key and no password available: use -i FILE, ssh-agent, --password-env, --password-file or --ask-password"
 		}
 	}
+	if log != nil {
+		if m := log.PasswordMethod(); m != "" {
+			msg += "; the password was sent once, by " + m
+		}
+	}
 	msg += ")"
 	if errors.Is(err, errKbdDeclined) {
 		msg += ": " + strings.TrimPrefix(err.Error(), "ssh: handshake failed: ")
@@ -320,4 +353,13 @@ func containsStr(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// quoteList quotes each question, for an error message.
+func quoteList(qs []string) string {
+	out := make([]string, len(qs))
+	for i, q := range qs {
+		out[i] = strconv.Quote(q)
+	}
+	return strings.Join(out, ", ")
 }

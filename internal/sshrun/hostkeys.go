@@ -14,6 +14,8 @@ import (
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
 // HostKeyPolicy says what to do with a host key that known_hosts does not
@@ -66,13 +68,17 @@ func LoadHostKeyDB(path string, policy HostKeyPolicy) (*HostKeyDB, error) {
 	if policy == HostKeyInsecure {
 		return db, nil
 	}
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+	if st, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		db.missing = true
 		cb, err := knownhosts.New()
 		db.check = cb
 		return db, err
 	} else if err != nil {
 		return nil, fmt.Errorf("cannot read known_hosts file %s: %w", path, err)
+	} else if !st.Mode().IsRegular() && path != os.DevNull {
+		// It is also appended to (--accept-new-host-keys): a pipe or a
+		// device would hold the scan, or lose the keys.
+		return nil, fmt.Errorf("known_hosts file %s is %s, not a file", path, hostio.FileKind(st.Mode()))
 	}
 	if err := db.load(); err != nil {
 		return nil, fmt.Errorf("cannot read known_hosts file %s: %w", path, err)

@@ -56,7 +56,7 @@ func (b *budget) give(n int64) {
 // cmdOutput collects one command's stdout and stderr within its budget.
 type cmdOutput struct {
 	mu             sync.Mutex
-	stdout, stderr bytes.Buffer
+	stdout, stderr outBuf
 	budget         *budget
 	// over is set once the output is closed to further writes: a cap was
 	// reached (the output is then discarded) or the command was abandoned.
@@ -109,8 +109,8 @@ func (l *limitedWriter) Write(p []byte) (int, error) {
 
 // releaseLocked discards what was kept and returns it to the budgets.
 func (o *cmdOutput) releaseLocked() {
-	o.budget.give(int64(o.stdout.Len() + o.stderr.Len()))
-	o.stdout, o.stderr = bytes.Buffer{}, bytes.Buffer{}
+	o.budget.give(int64(o.stdout.n + o.stderr.n))
+	o.stdout, o.stderr = outBuf{}, outBuf{}
 }
 
 // capErr returns the cap reached, if any.
@@ -132,9 +132,56 @@ func (o *cmdOutput) take() (stdout, stderr []byte) {
 	if o.over == nil {
 		o.over = errAbandoned
 	}
-	stdout, stderr = o.stdout.Bytes(), o.stderr.Bytes()
-	o.stdout, o.stderr = bytes.Buffer{}, bytes.Buffer{}
+	stdout, stderr = o.stdout.bytes(), o.stderr.bytes()
+	o.stdout, o.stderr = outBuf{}, outBuf{}
 	return stdout, stderr
+}
+
+// outBuf holds an output in pieces (4 KiB, doubling up to 256 KiB): a
+// bytes.Buffer grows by doubling, copying and clearing what it holds at
+// each step and leaving up to twice the output allocated; 30 hosts
+// sending 3.5 MiB per command spent a second of CPU in that alone.
+type outBuf struct {
+	chunks [][]byte
+	n      int
+}
+
+func (b *outBuf) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		last := len(b.chunks) - 1
+		if last < 0 || len(b.chunks[last]) == cap(b.chunks[last]) {
+			size := 4 << 10
+			if last >= 0 {
+				size = min(2*cap(b.chunks[last]), 256<<10)
+			}
+			b.chunks = append(b.chunks, make([]byte, 0, size))
+			last++
+		}
+		c := b.chunks[last]
+		k := min(len(p), cap(c)-len(c))
+		b.chunks[last] = append(c, p[:k]...)
+		p = p[k:]
+	}
+	b.n += n
+	return n, nil
+}
+
+// bytes returns the output in one slice of its exact length and
+// capacity (the collector keeps it as it is: a small output must not hold
+// a larger chunk).
+func (b *outBuf) bytes() []byte {
+	switch {
+	case len(b.chunks) == 0:
+		return nil
+	case len(b.chunks) == 1 && len(b.chunks[0]) == cap(b.chunks[0]):
+		return b.chunks[0]
+	}
+	out := make([]byte, 0, b.n)
+	for _, c := range b.chunks {
+		out = append(out, c...)
+	}
+	return out
 }
 
 func capOrDefault(v, def int64) int64 {
