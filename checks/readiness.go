@@ -29,6 +29,8 @@ type Readiness struct {
 	Steps []ReadinessStep `json:"steps"`
 	// Hosts are the scanned hosts, in scan order (the table's rows).
 	Hosts []HostReadiness `json:"hosts"`
+	// index finds a host's row (rules ask for one per host).
+	index map[string]int
 }
 
 // ReadinessStep is one step of the seeds' host setup.
@@ -144,8 +146,13 @@ func readinessOf(fleet *facts.Fleet, paths *facts.DataPath) *Readiness {
 		if vds != nil {
 			rd.Switch, rd.SwitchWhy = vds.Name, why
 		}
+		rd.index = make(map[string]int, len(fleet.Hosts))
+		peak := pvrdmaPeakMTU(fleet, vds)
 		for i := range fleet.Hosts {
-			rd.Hosts = append(rd.Hosts, hostReadiness(fleet, paths, i, vds))
+			rd.Hosts = append(rd.Hosts, hostReadiness(fleet, paths, i, vds, peak))
+			if _, dup := rd.index[fleet.Hosts[i].Host]; !dup {
+				rd.index[fleet.Hosts[i].Host] = i
+			}
 		}
 		return rd
 	}).(*Readiness)
@@ -158,6 +165,9 @@ func readinessFor(in *Input, host string) *HostReadiness {
 
 // row returns a host's row (nil if none).
 func (rd *Readiness) row(host string) *HostReadiness {
+	if i, ok := rd.index[host]; ok {
+		return &rd.Hosts[i]
+	}
 	for i := range rd.Hosts {
 		if rd.Hosts[i].Host == host {
 			return &rd.Hosts[i]
@@ -176,8 +186,34 @@ func (r *HostReadiness) Cell(step string) *ReadinessCell {
 	return nil
 }
 
+// peakMTU is the largest MTU of the PVRDMA vDS on a host that runs PVRDMA
+// VMs, where it was read.
+type peakMTU struct {
+	host string
+	sw   *parse.DVSwitch
+}
+
+// pvrdmaPeakMTU finds the PVRDMA vDS's largest MTU among the hosts that
+// run PVRDMA VMs (sw nil when none).
+func pvrdmaPeakMTU(fleet *facts.Fleet, vds *vdsInfo) peakMTU {
+	var p peakMTU
+	if vds == nil {
+		return p
+	}
+	for j := range fleet.Hosts {
+		o := &fleet.Hosts[j]
+		if !hasPVRDMA(o) {
+			continue
+		}
+		if sw := vdsOf(o, vds.Key); sw != nil && (p.sw == nil || sw.MTU > p.sw.MTU) {
+			p = peakMTU{o.Host, sw}
+		}
+	}
+	return p
+}
+
 // hostReadiness checks host i.
-func hostReadiness(fleet *facts.Fleet, paths *facts.DataPath, i int, vds *vdsInfo) HostReadiness {
+func hostReadiness(fleet *facts.Fleet, paths *facts.DataPath, i int, vds *vdsInfo, peak peakMTU) HostReadiness {
 	h := &fleet.Hosts[i]
 	hp := paths.Host(i)
 	row := HostReadiness{Host: h.Host, Role: "unknown"}
@@ -228,7 +264,7 @@ func hostReadiness(fleet *facts.Fleet, paths *facts.DataPath, i int, vds *vdsInf
 		uplinkCell(h, vds, sw, swKnown, dev),
 		vmknicCell(h, hp, sw),
 		firewallCell(h),
-		mtuCell(fleet, paths, h, sw, vds, dev),
+		mtuCell(h, sw, vds, dev, peak),
 		losslessCell(h, dev),
 	}
 	row.State = StateReady
@@ -403,7 +439,7 @@ func firewallCell(h *facts.Host) ReadinessCell {
 	return ReadinessCell{Step: step, State: CellOK, Text: "enabled", Evidence: []Evidence{Ev(h.Host, rs.Ref)}}
 }
 
-func mtuCell(fleet *facts.Fleet, paths *facts.DataPath, h *facts.Host, sw *parse.DVSwitch, vds *vdsInfo, d *parse.RDMADevice) ReadinessCell {
+func mtuCell(h *facts.Host, sw *parse.DVSwitch, vds *vdsInfo, d *parse.RDMADevice, peak peakMTU) ReadinessCell {
 	const step = stepMTU
 	if ok, why := h.Available(catalog.KindDVSList); !ok {
 		return unknownCell(step, why)
@@ -432,16 +468,10 @@ func mtuCell(fleet *facts.Fleet, paths *facts.DataPath, h *facts.Host, sw *parse
 	}
 	// The PVRDMA hosts' data path: a host whose switch carries less than
 	// theirs caps their RoCE MTU with it.
-	for j := range fleet.Hosts {
-		o := &fleet.Hosts[j]
-		if o.Host == h.Host || !hasPVRDMA(o) {
-			continue
-		}
-		if osw := vdsOf(o, vds.Key); osw != nil && osw.MTU > sw.MTU {
-			return ReadinessCell{Step: step, State: CellFail, Text: fmt.Sprintf("%s at %d here, %d on %s", sw.Name, sw.MTU, osw.MTU, o.Host),
-				Evidence: []Evidence{swEv, Ev(o.Host, osw.Record.RefOf("MTU"))},
-				fix:      fmt.Sprintf("set %s's MTU on %s to %d, as on the hosts that run PVRDMA VMs", sw.Name, h.Host, osw.MTU)}
-		}
+	if osw := peak.sw; osw != nil && peak.host != h.Host && osw.MTU > sw.MTU {
+		return ReadinessCell{Step: step, State: CellFail, Text: fmt.Sprintf("%s at %d here, %d on %s", sw.Name, sw.MTU, osw.MTU, peak.host),
+			Evidence: []Evidence{swEv, Ev(peak.host, osw.Record.RefOf("MTU"))},
+			fix:      fmt.Sprintf("set %s's MTU on %s to %d, as on the hosts that run PVRDMA VMs", sw.Name, h.Host, osw.MTU)}
 	}
 	text := fmt.Sprint(sw.MTU)
 	if sw.MTU < 9000 {

@@ -101,19 +101,29 @@ func fallsBack(h *facts.Host, hp *facts.HostPath) (falls, known bool) {
 }
 
 // peersWithoutRDMA are, for host i, the other hosts of the fleet that run
-// PVRDMA VMs and fall back to TCP, sorted.
+// PVRDMA VMs and fall back to TCP, sorted by name.
 func peersWithoutRDMA(fleet *facts.Fleet, paths *facts.DataPath, i int) []int {
-	var out []int
-	for j := range fleet.Hosts {
-		o := &fleet.Hosts[j]
-		if j == i || !hasPVRDMA(o) {
-			continue
+	all := paths.Memo("checks.fallback", func() any {
+		// Every host that runs PVRDMA VMs and falls back, once per run.
+		var out []int
+		for j := range fleet.Hosts {
+			o := &fleet.Hosts[j]
+			if !hasPVRDMA(o) {
+				continue
+			}
+			if falls, known := fallsBack(o, paths.Host(j)); known && falls {
+				out = append(out, j)
+			}
 		}
-		if falls, known := fallsBack(o, paths.Host(j)); known && falls {
+		sort.Slice(out, func(a, b int) bool { return fleet.Hosts[out[a]].Host < fleet.Hosts[out[b]].Host })
+		return out
+	}).([]int)
+	out := make([]int, 0, len(all))
+	for _, j := range all {
+		if j != i {
 			out = append(out, j)
 		}
 	}
-	sort.Slice(out, func(a, b int) bool { return fleet.Hosts[out[a]].Host < fleet.Hosts[out[b]].Host })
 	return out
 }
 
