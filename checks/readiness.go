@@ -70,6 +70,8 @@ type HostReadiness struct {
 	// PVRDMA VMs registered on the host.
 	placementEv []Evidence
 	parked      []string
+	// why says why the role is unknown.
+	why string
 }
 
 // ReadinessCell is one step on one host: a tick with what was found, or
@@ -228,7 +230,7 @@ func hostReadiness(fleet *facts.Fleet, paths *facts.DataPath, i int, vds *vdsInf
 	if vds != nil {
 		sw = vdsOf(h, vds.Key)
 	}
-	swKnown, _ := h.Available(catalog.KindDVSList)
+	swKnown, swWhy := h.Available(catalog.KindDVSList)
 	switch {
 	case hasPVRDMA(h):
 		row.Role, row.VMs, row.VMsFrom = "pvrdma", pvrdmaVMNames(h), "vsish"
@@ -238,13 +240,18 @@ func hostReadiness(fleet *facts.Fleet, paths *facts.DataPath, i int, vds *vdsInf
 		if k.VCenter {
 			row.VMsFrom = "vcenter"
 		}
-	case !k.Known || h.Status == hostio.StatusNotCollected:
+	case !k.Known:
+		row.why = unreadVMs(h, k.Why)
+	case h.Status == hostio.StatusNotCollected:
+		row.why = "host not collected: " + h.Reason
 	case sw != nil:
 		row.Role = "member"
 	case vds != nil && swKnown:
 		row.Role = "outside"
 	case vds == nil:
 		row.Role = "no_vds"
+	default:
+		row.why = fmt.Sprintf("whether it is on %s, the PVRDMA vDS, was not read: %s", vds.Name, swWhy)
 	}
 	if h.Status == hostio.StatusNotCollected {
 		// Nothing was read: every step unknown, the reason said once (the

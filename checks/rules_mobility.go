@@ -7,6 +7,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
 // rulesMobility are this area's rules in the catalogue (catalogueList).
@@ -26,6 +27,11 @@ var rulesMobility = []*Rule{
 func checkVMPassthroughNoMobility(in *Input, r *Reporter) {
 	h := in.Host
 	for _, v := range vmViews(h) {
+		if len(v.Configs) == 0 && v.pvrdma() && mayPassThrough(h) {
+			// Its devices are unknown, and the host may give it one.
+			r.NotEvaluated(v.Name, v.Why)
+			continue
+		}
 		if !v.pvrdma() || !v.passthrough() {
 			continue
 		}
@@ -66,6 +72,28 @@ func checkVMPassthroughNoMobility(in *Input, r *Reporter) {
 			fmt.Sprintf("Nothing to change for PVRDMA. Plan maintenance of %s knowing DRS will not move %s: power it off (or move its work) "+
 				"before entering maintenance mode, and do not count on HA capacity elsewhere for it.", h.Host, shellArg(v.Name, "the VM")), ev...)
 	}
+}
+
+// unreadVMs says why a host's PVRDMA VMs are unknown.
+func unreadVMs(h *facts.Host, why string) string {
+	if h.Status == hostio.StatusNotCollected {
+		return why // "host not collected: ..."
+	}
+	return "whether it runs PVRDMA VMs was not read: " + why
+}
+
+// mayPassThrough reports whether the host has, or may have, a PCI device
+// in passthrough (its PCI list unread).
+func mayPassThrough(h *facts.Host) bool {
+	if ok, _ := h.Available(catalog.KindHardwarePCI); !ok {
+		return true
+	}
+	for _, p := range h.PCIDevices {
+		if p.InPassthrough() {
+			return true
+		}
+	}
+	return false
 }
 
 func pluralS(n int) string {
@@ -132,14 +160,22 @@ func checkVMPeersWithoutRDMA(in *Input, r *Reporter) {
 	for _, i := range in.Ready {
 		h := &fleet.Hosts[i]
 		if !hasPVRDMA(h) {
+			if k := pvrdmaOn(h); !k.Known {
+				r.NotEvaluatedOn(h.Host, h.Host, unreadVMs(h, k.Why))
+			}
 			continue
-		}
-		falls, known := fallsBack(h, paths.Host(i))
-		if !known || falls {
-			continue // TCP_FALLBACK judges the host itself
 		}
 		vms := pvrdmaVMNames(h)
 		subject := fmt.Sprintf("%s (%s)", h.Host, joinNames(vms))
+		falls, known := fallsBack(h, paths.Host(i))
+		if !known {
+			_, why := h.Available(catalog.KindRDMADeviceList)
+			r.NotEvaluatedOn(h.Host, subject, "whether its own PVRDMA adapters use RDMA was not read: "+why)
+			continue
+		}
+		if falls {
+			continue // TCP_FALLBACK judges the host itself
+		}
 		peers := peersWithoutRDMA(fleet, paths, i)
 		if len(peers) == 0 {
 			r.PassOn(h.Host, subject)

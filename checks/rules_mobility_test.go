@@ -21,6 +21,31 @@ func TestVMPassthroughNoMobility(t *testing.T) {
 			want: []want{{"esx01", "hpc-esx01", StatusFail, Info, "PCI passthrough device pciPassthru0 0000:af:00.0: with DirectPath I/O it stays on esx01, " +
 				"so vMotion, DRS migrations, snapshots and suspend are not available to it", "pciPassthru0.id"}}},
 	})
+	// A running PVRDMA VM whose .vmx was not read, on a host that passes a
+	// device through (or whose PCI list was not read): not evaluated, with
+	// the reason; on a host that passes none through: nothing.
+	vmxUnread := func(pci func(h *facts.Host)) func(h *facts.Host) {
+		return func(h *facts.Host) {
+			pci(h)
+			h.VMs = append(h.VMs, parse.VMProcess{DisplayName: "hpc-esx01", WorldID: "2100788", ConfigFile: vmxPath,
+				Ref: ref("esxcli vm process list", 1, "hpc-esx01")})
+			missing(h, "cat '"+vmxPath+"'")
+		}
+	}
+	runCases(t, "VM_PASSTHROUGH_NO_MOBILITY", []ruleCase{
+		{name: "its .vmx unread, a GPU passed through on the host: not evaluated", exact: true,
+			hosts: one(vmxUnread(func(h *facts.Host) {
+				collected(h, cmdPCI)
+				h.PCIDevices = append(h.PCIDevices, parse.PCIDevice{Address: "0000:af:00.0", VendorID: "0x10de", ConfiguredOwner: "VM Passthru",
+					Record: rec(cmdPCI, "Address", "0000:af:00.0"), Ref: ref(cmdPCI, 1, "0000:af:00.0")})
+			})),
+			want: []want{{"esx01", "hpc-esx01", StatusNotEvaluated, "", "vmx", ""}}},
+		{name: "its .vmx and the PCI list unread: not evaluated", exact: true,
+			hosts: one(vmxUnread(func(h *facts.Host) { missing(h, cmdPCI) })),
+			want:  []want{{"esx01", "hpc-esx01", StatusNotEvaluated, "", "vmx", ""}}},
+		{name: "its .vmx unread, nothing passed through on the host: nothing", exact: true,
+			hosts: one(vmxUnread(func(h *facts.Host) { collected(h, cmdPCI) })), want: nil},
+	})
 	// Near misses: a PVRDMA VM without passthrough, a passthrough VM
 	// without PVRDMA: nothing.
 	for name, hosts := range map[string][]facts.Host{
@@ -55,6 +80,19 @@ func TestVMPeersWithoutRDMA(t *testing.T) {
 		{name: "two hosts without RDMA: both named, the host with RDMA only", exact: true,
 			hosts: three(func(_, b, c *facts.Host) { noDevice("0")(b); noDevice("0")(c) }),
 			want:  []want{{"esx01", "esx01 (hpc-esx01)", StatusFail, Warning, "the pairs of hpc-esx01 with hpc-esx02 (esx02) and hpc-esx03 (esx03)", ""}}},
+		{name: "esx02's PVRDMA VMs not listed: not evaluated there, esx01 passes", exact: true,
+			hosts: two(func(_, b *facts.Host) { missing(b, cmdLs); b.PVRDMAListing, b.PVRDMADevices = nil, nil }),
+			want: []want{{"esx01", "esx01 (hpc-esx01)", StatusPass, "", "", ""},
+				{"esx02", "esx02", StatusNotEvaluated, "", "whether it runs PVRDMA VMs was not read: `vsish -e ls", ""}}},
+		{name: "esx02's RDMA unread (no HCA field, no device list): not evaluated there", exact: true,
+			hosts: two(func(_, b *facts.Host) {
+				missing(b, cmdRDMAList)
+				missing(b, cmdProps)
+				b.PVRDMADevices = nil
+				b.RDMADevices = nil
+			}),
+			want: []want{{"esx01", "esx01 (hpc-esx01)", StatusPass, "", "", ""},
+				{"esx02", "esx02 (device 2100788_0)", StatusNotEvaluated, "", "whether its own PVRDMA adapters use RDMA was not read: `esxcli rdma device list", ""}}},
 		{name: "the hosts without RDMA only: TCP_FALLBACK's", exact: true,
 			hosts: two(func(a, b *facts.Host) { noDevice("0")(a); noDevice("0")(b) }),
 			want:  nil},

@@ -21,7 +21,7 @@ func checkHostNotReady(in *Input, r *Reporter) {
 		return // a host with PVRDMA VMs: the steps' own rules judge it
 	}
 	if row.Role == "unknown" {
-		r.NotEvaluated(h.Host, pvrdmaOn(h).Why)
+		r.NotEvaluated(h.Host, row.why)
 		return
 	}
 	var failed, unknown []string

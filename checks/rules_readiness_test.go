@@ -118,6 +118,9 @@ func TestHostNotReady(t *testing.T) {
 				h.DVSwitches[0].Record = rec(cmdDVS, "Name", "mgmt-dvs", "MTU", "1500", "Uplinks", "vmnic4")
 			})),
 			want: []want{{"esx02", "esx02", StatusFail, Info, "is not on rdma-dvs, the PVRDMA vDS (so DRS and HA cannot place PVRDMA VMs on it", ""}}},
+		{name: "its vDS list was not read: not evaluated, with the reason", exact: true,
+			hosts: idles(func(h *facts.Host) { missing(h, cmdDVS); h.DVSwitches = nil }),
+			want:  []want{{"esx02", "esx02", StatusNotEvaluated, "", "whether it is on rdma-dvs, the PVRDMA vDS, was not read: `esxcli network vswitch dvs vmware list", ""}}},
 		{name: "its VMs were not listed: not evaluated", exact: true,
 			hosts: idles(func(h *facts.Host) { missing(h, cmdLs) }),
 			want:  []want{{"esx02", "esx02", StatusNotEvaluated, "", "vsish -e ls", ""}}},
