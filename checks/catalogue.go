@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"gopkg.in/yaml.v3"
 )
 
@@ -39,9 +41,18 @@ var catalogueList = slices.Concat(
 	rulesNative,
 	rulesGPU,
 	rulesGuest,
+	rulesGuestVerbs,
 	rulesMobility,
 	rulesReadiness,
 	rulesCollection,
+)
+
+// The inputs that list the subjects of several rules (Rule.ListedBy).
+var (
+	listedVMs      = []hostio.Kind{catalog.KindVMProcessList, catalog.KindPVRDMADeviceLs}
+	listedAdapters = []hostio.Kind{catalog.KindPVRDMADeviceLs, catalog.KindPVRDMAProperties}
+	listedGPUVMs   = []hostio.Kind{catalog.KindVMProcessList, catalog.KindHardwarePCI}
+	listedProbes   = []hostio.Kind{catalog.KindVmkping}
 )
 
 //go:embed catalogue.yaml

@@ -129,6 +129,10 @@ type Rule struct {
 	// sees the hosts that have them (Input.Ready).
 	Needs        []hostio.Kind
 	NeedsSubject string
+	// ListedBy are the inputs that list the rule's subjects (listed.go):
+	// where the rule reports nothing about a host and one of them is
+	// missing, the engine reports it not evaluated there, with the reason.
+	ListedBy []hostio.Kind
 	// Check evaluates the rule.
 	Check func(in *Input, r *Reporter)
 }
@@ -207,6 +211,9 @@ type Result struct {
 	Findings []Finding `json:"findings"`
 	// Passed holds the checks that passed.
 	Passed []Finding `json:"passed"`
+	// Errors are the panics the engine recovered (recover.go): a rule
+	// that failed alone, a host's cause links or fix plan.
+	Errors []InternalError `json:"internal_errors,omitempty"`
 }
 
 // Run evaluates every rule of the catalogue on the fleet.
@@ -218,11 +225,12 @@ func Run(fleet *facts.Fleet) Result {
 func RunRules(fleet *facts.Fleet, rules []*Rule) Result {
 	paths := fleet.DataPath()
 	var all []Finding
+	var errs []InternalError
 	for _, rule := range rules {
-		all = append(all, evaluate(rule, fleet, paths)...)
+		all = append(all, evaluate(rule, fleet, paths, &errs)...)
 	}
-	linkCauses(fleet, paths, all)
-	var res Result
+	errs = append(errs, linkCausesSafely(fleet, paths, all)...)
+	res := Result{Errors: errs}
 	for _, f := range all {
 		if f.Status == StatusPass {
 			res.Passed = append(res.Passed, f)
@@ -259,9 +267,9 @@ func SortFindings(fs []Finding) {
 // evaluate evaluates one rule: on every host for a host rule (a host not
 // collected, or missing one of the rule's Needs, gets one not-evaluated
 // result with the reason), once for a fleet rule.
-func evaluate(rule *Rule, fleet *facts.Fleet, paths *facts.DataPath) []Finding {
+func evaluate(rule *Rule, fleet *facts.Fleet, paths *facts.DataPath, errs *[]InternalError) []Finding {
 	if rule.Scope == GuestScope {
-		return evaluateGuests(rule, fleet, paths)
+		return evaluateGuests(rule, fleet, paths, errs)
 	}
 	if rule.Scope == FleetScope {
 		rep := &Reporter{rule: rule}
@@ -276,7 +284,24 @@ func evaluate(rule *Rule, fleet *facts.Fleet, paths *facts.DataPath) []Finding {
 			}
 			in.Ready = append(in.Ready, i)
 		}
-		rule.Check(in, rep)
+		if ie := runCheck(rule, in, rep); ie != nil {
+			// The rule failed as a whole: not evaluated on every host it ran for.
+			*errs = append(*errs, *ie)
+			for _, i := range in.Ready {
+				if h := &fleet.Hosts[i]; h.Status != hostio.StatusNotCollected {
+					rep.NotEvaluatedOn(h.Host, needsSubject(rule, h), internalWhy(rule.ID))
+				}
+			}
+			return rep.results
+		}
+		for _, i := range in.Ready {
+			h := &fleet.Hosts[i]
+			if len(rule.ListedBy) > 0 && saidNothing(rep.results, h.Host) {
+				if ok, why := listedOn(rule.ListedBy, fleet, paths, i); !ok {
+					rep.NotEvaluatedOn(h.Host, needsSubject(rule, h), why)
+				}
+			}
+		}
 		return rep.results
 	}
 	var out []Finding
@@ -293,7 +318,16 @@ func evaluate(rule *Rule, fleet *facts.Fleet, paths *facts.DataPath) []Finding {
 					break
 				}
 			}
-			rule.Check(&Input{Fleet: fleet, Paths: paths, Host: h, Path: paths.Host(i)}, rep)
+			if ie := runCheck(rule, &Input{Fleet: fleet, Paths: paths, Host: h, Path: paths.Host(i)}, rep); ie != nil {
+				*errs = append(*errs, *ie)
+				rep.NotEvaluated(needsSubject(rule, h), internalWhy(rule.ID))
+				break
+			}
+			if len(rule.ListedBy) > 0 && len(rep.results) == 0 {
+				if ok, why := listedOn(rule.ListedBy, fleet, paths, i); !ok {
+					rep.NotEvaluated(needsSubject(rule, h), why)
+				}
+			}
 		}
 		out = append(out, rep.results...)
 	}

@@ -57,6 +57,15 @@ type Effect struct {
 // (info findings are advice, not work). Suppressed and not-evaluated
 // findings are left out.
 func Plans(fleet *facts.Fleet, fs []Finding) []Plan {
+	plans, _ := PlansChecked(fleet, fs)
+	return plans
+}
+
+// PlansChecked is Plans that also returns the plans that could not be
+// built: a host whose plan builder panicked gets no plan and an
+// InternalError (recover.go); the other plans are built.
+func PlansChecked(fleet *facts.Fleet, fs []Finding) ([]Plan, []InternalError) {
+	var errs []InternalError
 	byHost := map[string][]Finding{}
 	for _, f := range fs {
 		if f.Status != StatusFail || f.Suppressed || f.RuleID == CollectionFailed {
@@ -78,13 +87,30 @@ func Plans(fleet *facts.Fleet, fs []Finding) []Plan {
 		if !serious {
 			continue
 		}
-		if p := buildPlan(h, paths.Host(i), fleet, hf); len(p.Steps) > 0 {
+		var p Plan
+		if ie := guarded(InPlan, h.Host, planLost(h.Host), func() { p = hostPlan(h, paths.Host(i), fleet, hf) }); ie != nil {
+			errs = append(errs, *ie)
+			continue
+		}
+		if len(p.Steps) > 0 {
 			out = append(out, p)
 		}
 	}
-	out = append(out, guestPlans(fleet, byHost)...)
+	out = append(out, guestPlans(fleet, byHost, &errs)...)
 	sort.Slice(out, func(i, j int) bool { return out[i].Host < out[j].Host })
-	return out
+	return out, errs
+}
+
+// hostPlan and guestPlan build one plan (variables so that a test can
+// make one fail).
+var (
+	hostPlan  = buildPlan
+	guestPlan = buildGuestPlan
+)
+
+// planLost is the message of a plan that could not be built.
+func planLost(host string) string {
+	return fmt.Sprintf("internal error in the fix plan of %s (%s): its findings are shown without a plan", host, pleaseReport)
 }
 
 // PlanFor returns the plan of one host from a list of plans.

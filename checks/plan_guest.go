@@ -13,7 +13,7 @@ import (
 // driver is reloaded once, after everything that needs a reload.
 
 // guestPlans builds one plan per guest with findings at warning or above.
-func guestPlans(fleet *facts.Fleet, byHost map[string][]Finding) []Plan {
+func guestPlans(fleet *facts.Fleet, byHost map[string][]Finding, errs *[]InternalError) []Plan {
 	var out []Plan
 	for gi := range fleet.Guests {
 		g := &fleet.Guests[gi]
@@ -26,7 +26,12 @@ func guestPlans(fleet *facts.Fleet, byHost map[string][]Finding) []Plan {
 		if len(serious) == 0 {
 			continue
 		}
-		if p := buildGuestPlan(g, serious); len(p.Steps) > 0 {
+		var p Plan
+		if ie := guarded(InPlan, g.Guest, planLost(g.Guest), func() { p = guestPlan(g, serious) }); ie != nil {
+			*errs = append(*errs, *ie)
+			continue
+		}
+		if len(p.Steps) > 0 {
 			out = append(out, p)
 		}
 	}
@@ -51,6 +56,7 @@ func buildGuestPlan(g *facts.Guest, fs []Finding) Plan {
 	// 3. Verbs libraries: MOFED out, rdma-core in.
 	b.oneStepFor("GUEST_MOFED_CONFLICT", "remove_mofed", Effect{g.Guest + " verbs libraries", "rdma-core"})
 	b.oneStepFor("GUEST_RDMA_CORE_MISSING", "install_rdma_core", Effect{g.Guest + " verbs libraries", "rdma-core"})
+	b.oneStepFor("GUEST_VERBS_ABI_MISMATCH", "match_rdma_core", Effect{g.Guest + " verbs libraries", "rdma-core"})
 	// 4. The driver module.
 	b.oneStepFor("GUEST_NO_PVRDMA_DEVICE", "load_pvrdma", Effect{g.Guest + " vmw_pvrdma", "loaded after the InfiniBand modules"})
 	// 5. Interfaces: MTU and address (each needs the reload below).

@@ -96,5 +96,11 @@ func noDeviceEvidence(h *facts.Host) []Evidence {
 			}
 		}
 	}
-	return sourceEv(h, catalog.KindRDMADeviceList, "no RDMA device listed")
+	var ev []Evidence
+	for _, s := range h.Sources[catalog.KindRDMADeviceList] {
+		if s.Parsed { // a list that was not read lists nothing
+			ev = append(ev, Evidence{Host: h.Host, Command: s.Command, Note: "no RDMA device listed"})
+		}
+	}
+	return ev
 }

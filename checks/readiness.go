@@ -160,6 +160,14 @@ func readinessOf(fleet *facts.Fleet, paths *facts.DataPath) *Readiness {
 	}).(*Readiness)
 }
 
+// ReadinessChecked is ReadinessOf that recovers a panic: the report then
+// leaves the table out and says why (an InternalError).
+func ReadinessChecked(fleet *facts.Fleet) (rd *Readiness, ie *InternalError) {
+	ie = guarded(InReadiness, "", fmt.Sprintf("internal error in the readiness table (%s): it is left out", pleaseReport),
+		func() { rd = ReadinessOf(fleet) })
+	return rd, ie
+}
+
 // readinessFor returns a host's row of the run's readiness.
 func readinessFor(in *Input, host string) *HostReadiness {
 	return readinessOf(in.Fleet, in.Paths).row(host)

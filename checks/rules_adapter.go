@@ -16,24 +16,36 @@ import (
 // ID, default severity, scope (host unless said), Needs (the engine
 // reports a rule not evaluated where one is missing) and the check.
 var rulesAdapter = []*Rule{
-	{ID: "PHYSICAL_HCA_UNAVAILABLE", Severity: Critical, Check: checkPhysicalHCAUnavailable},
-	{ID: "TCP_FALLBACK", Severity: Critical, Scope: FleetScope, Check: checkTCPFallback},
-	{ID: "ROCE_VERSION_MISMATCH", Severity: Warning, Scope: FleetScope, Check: checkRoCEVersionMismatch},
+	{ID: "PHYSICAL_HCA_UNAVAILABLE", Severity: Critical, Check: checkPhysicalHCAUnavailable,
+		ListedBy: listedAdapters},
+	{ID: "TCP_FALLBACK", Severity: Critical, Scope: FleetScope, Check: checkTCPFallback,
+		ListedBy: []hostio.Kind{catalog.KindPVRDMADeviceLs}},
+	{ID: "ROCE_VERSION_MISMATCH", Severity: Warning, Scope: FleetScope, Check: checkRoCEVersionMismatch,
+		ListedBy: listedAdapters},
 }
 
 // The checks of this area (prose: catalogue.yaml): the VMs' PVRDMA adapters: bound to a physical HCA, TCP fallback between hosts, RoCE versions.
 
+// maxNamedUnread is how many adapters without properties are each
+// reported not evaluated by name; more are one result for the host.
+const maxNamedUnread = 8
+
+// checkPhysicalHCAUnavailable reads each adapter's vsish properties: they
+// prove its HCA state alone (the world ID is in the command line and in
+// `VMM leader ID`), without the vsish listing or the VM process list. An
+// adapter the listing names whose properties were not read is not
+// evaluated, by name; without the listing and any properties the engine
+// says so (ListedBy).
 func checkPhysicalHCAUnavailable(in *Input, r *Reporter) {
 	h := in.Host
-	if ok, why := h.Available(catalog.KindPVRDMADeviceLs, catalog.KindPVRDMAProperties); !ok {
-		if len(h.PVRDMAListing) == 0 && len(h.Sources[catalog.KindPVRDMAProperties]) == 0 {
-			if ok2, _ := h.Available(catalog.KindPVRDMADeviceLs); ok2 {
-				return // no PVRDMA VMs on this host: nothing to check
-			}
-		}
-		r.NotEvaluated(h.Host, why)
-		if len(h.PVRDMADevices) == 0 {
-			return
+	switch unread, total := unreadAdapters(h, maxNamedUnread+1); {
+	case total > maxNamedUnread:
+		// Many (a listing past the per-host cap of stage 2): one result,
+		// not one per adapter.
+		r.NotEvaluated(h.Host, fmt.Sprintf("the vsish properties of %d listed adapters were not read: %s", total, unreadText(unread, total)))
+	default:
+		for _, a := range unread {
+			r.NotEvaluated(vmLabel(a.dev), a.why)
 		}
 	}
 	for _, d := range h.PVRDMADevices {
@@ -163,6 +175,8 @@ func checkTCPFallback(in *Input, r *Reporter) {
 			"only uplink of the PVRDMA vDS (vSphere Client > Networking > vDS > Add and Manage Hosts > Manage physical adapters), "+
 			"then power-cycle the PVRDMA VMs. Or migrate the VMs that talk to each other onto one host.", h.Host)
 		switch active := hp.Active; {
+		case !hi.devKnown:
+			fix = unreadDevicesFix(h)
 		case hi.usable:
 			fix = fmt.Sprintf("On %s: power-cycle the PVRDMA VMs (%s) so that their adapters bind to %s, then check `Physical HCA available:1` in vsish.",
 				h.Host, joinNames(vms), hp.Usable[0].Name)
@@ -272,11 +286,27 @@ func rdmaListEvidence(h *facts.Host) []Evidence {
 	return ev
 }
 
+// devicesRead reports whether the host's RDMA device list was read whole.
+func devicesRead(h *facts.Host) bool {
+	ok, _ := h.Available(catalog.KindRDMADeviceList)
+	return ok
+}
+
+// unreadDevicesFix is the fix of an adapter without HCA on a host whose
+// RDMA device list was not read: read it first, advise nothing it does
+// not show (no new NIC for a host whose NIC may only lack its driver).
+func unreadDevicesFix(h *facts.Host) string {
+	return fmt.Sprintf("Run `esxcli rdma device list` on %s (it was not read): PVRDMA needs an Active RDMA device whose paired uplink is the "+
+		"only uplink of the PVRDMA vDS; once there is one, power-cycle the PVRDMA VMs so that their adapters bind to it.", h.Host)
+}
+
 // hcaFix tailors the PHYSICAL_HCA_UNAVAILABLE remediation to the host.
 func hcaFix(h *facts.Host, hp *facts.HostPath) string {
 	active := hp.Active
 	sw := hp.Switch
 	switch {
+	case len(h.RDMADevices) == 0 && !devicesRead(h):
+		return unreadDevicesFix(h)
 	case len(h.RDMADevices) == 0:
 		return "This host has no RDMA device: install an RoCE-capable NIC and its ESXi RDMA driver (nmlx5_rdma, bnxtroce, irdman), " +
 			"add its vmnic as the only uplink of the PVRDMA vDS, then power-cycle the VM."

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -27,10 +28,24 @@ func TestRulePhysicalHCAUnavailable(t *testing.T) {
 			h.PVRDMAListing, h.PVRDMADevices = nil, nil
 			h.Sources[catalog.KindPVRDMAProperties] = nil
 		}), exact: true},
-		{name: "not evaluated when the properties are missing", hosts: one(func(h *facts.Host) {
+		{name: "the adapter whose properties are missing is not evaluated, by name", hosts: one(func(h *facts.Host) {
 			missing(h, cmdProps)
 			h.PVRDMADevices = nil
-		}), want: []want{{host: "esx01", subject: "esx01", status: StatusNotEvaluated, msg: cmdProps}}, exact: true},
+		}), want: []want{{host: "esx01", subject: "world 2100788 (PVRDMA adapter 0)", status: StatusNotEvaluated, msg: cmdProps + "` failed"}}, exact: true},
+		// Issue 23: the properties prove the adapter's HCA state without
+		// `vsish -e ls` or the VM process list (the world ID is in the
+		// command line and in `VMM leader ID`).
+		{name: "properties alone, without the listing: evaluated", hosts: one(func(h *facts.Host) {
+			setProp(h, "Physical HCA available", "0")
+			missing(h, cmdLs)
+			h.PVRDMAListing = nil
+			missing(h, cmdVMList)
+		}), want: []want{{"esx01", vm01, StatusFail, Critical, "has no physical HCA", "Physical HCA available:0"}}, exact: true},
+		{name: "neither the listing nor properties: not evaluated, with why", hosts: one(func(h *facts.Host) {
+			missing(h, cmdLs)
+			h.PVRDMAListing, h.PVRDMADevices = nil, nil
+			h.Sources[catalog.KindPVRDMAProperties] = nil
+		}), want: []want{{host: "esx01", subject: "esx01", status: StatusNotEvaluated, msg: "`" + cmdLs + "` failed"}}, exact: true},
 		{name: "not evaluated when the key is absent", hosts: one(func(h *facts.Host) {
 			h.PVRDMADevices[0].Props = rec(cmdProps, "Active MTU", "4096")
 		}), want: []want{{host: "esx01", subject: vm01, status: StatusNotEvaluated, msg: "Physical HCA available"}}, exact: true},
@@ -87,6 +102,15 @@ func TestRuleTCPFallback(t *testing.T) {
 		{name: "single host: info, scan the peers", hosts: one(func(h *facts.Host) { h.RDMADevices = nil; noHCA(h) }),
 			want: []want{{"esx01", "esx01 (hpc-esx01)", StatusFail, Info, "scan the peer hosts", "Physical HCA available"}}, exact: true},
 		{name: "single healthy host passes", hosts: one(nil), want: []want{{host: "esx01", subject: "esx01", status: StatusPass}}, exact: true},
+		// Issue 23: a pasted session without the vDS list (no PVRDMA
+		// switch known) crashed here; every Active device counts then,
+		// and the finding says the vDS is unknown.
+		{name: "vsish says no HCA, device Active, vDS list missing", hosts: two(func(_, b *facts.Host) {
+			noHCA(b)
+			missing(b, cmdDVS)
+			b.DVSwitches = nil
+		}), want: []want{{"esx02", "esx02 (hpc-esx02)", StatusFail, Critical,
+			"although vmrdma0 on vmnic4 (which vDS it serves is unknown: `esxcli network vswitch dvs vmware list` was not read) is Active", "Physical HCA available"}}, exact: true},
 		{name: "not evaluated without the device list and vsish", hosts: two(func(_, b *facts.Host) {
 			missing(b, cmdRDMAList)
 			b.PVRDMADevices[0].Props = rec(cmdProps, "RoCE version", "2")
@@ -161,5 +185,25 @@ func TestPhysicalHCAUnknownCauseOnlyWhenNothingExplainsIt(t *testing.T) {
 		if f.Status == StatusFail && strings.Contains(f.Message, "nothing collected explains it") {
 			t.Errorf("a device without RoCE explains it: %s", f.Message)
 		}
+	}
+}
+
+// A listing past the per-host cap of stage 2 (hundreds of thousands of
+// adapters, a hostile host) gives one "not evaluated" for the adapters
+// whose properties were not read, not one each.
+func TestPhysicalHCAUnreadAdaptersAreOneResultWhenMany(t *testing.T) {
+	h := goodHost("esx01", "192.168.50.11")
+	for i := 0; i < 5000; i++ {
+		h.PVRDMAListing = append(h.PVRDMAListing, parse.VsishEntry{Name: strconv.Itoa(3000000+i) + "_0", IsDir: true})
+	}
+	var ne []Finding
+	for _, f := range runRule(t, "PHYSICAL_HCA_UNAVAILABLE", h) {
+		if f.Status == StatusNotEvaluated {
+			ne = append(ne, f)
+		}
+	}
+	if len(ne) != 1 || ne[0].Subject != "esx01" || !strings.Contains(ne[0].Message, "the vsish properties of 5000 listed adapters were not read") ||
+		!strings.Contains(ne[0].Message, "and 4997 more") {
+		t.Errorf("%d results: %+v", len(ne), ne[:min(len(ne), 2)])
 	}
 }

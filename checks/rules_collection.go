@@ -85,15 +85,11 @@ func checkCollectionFailed(in *Input, r *Reporter) {
 			"The bundle is damaged (see the PARTIAL INPUT note): ask for a new bundle, or run the commands on the host.",
 			damaged...)
 	}
-	if len(absent) > 0 {
-		bad = true
-		r.Fail("commands not in the input",
-			fmt.Sprintf("%d command(s) are missing for %s (%s), so the checks that need them were not evaluated: %s",
-				len(absent), h.Host, absent[0].Note, commands(absent)),
-			"Run the missing commands on the host and add their outputs (paste them into the transcript, or save them "+
-				"as <command>.txt), or scan the host with pvrdma-doctor.",
-			absent...)
-	}
+	// Commands an offline input (transcript, saved outputs) does not hold
+	// (absent) are coverage, not a fault of the host: the host is partial
+	// (INCOMPLETE, "not collected: not in the input"), the checks that
+	// need them are not evaluated, and no finding blames it (nor passes
+	// it).
 	if len(unreached) > 0 {
 		// One finding for the connection, not one per command it did not run.
 		bad = true
@@ -120,7 +116,7 @@ func checkCollectionFailed(in *Input, r *Reporter) {
 			len(unserved), h.Host, commands(unserved)),
 			enableSSHForScan(h.Host), unserved...)
 	}
-	if !bad {
+	if !bad && len(absent) == 0 {
 		r.Pass(h.Host)
 	}
 }

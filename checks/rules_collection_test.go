@@ -58,18 +58,21 @@ func TestCollectionFailedOfflineInput(t *testing.T) {
 		t.Errorf("failed command finding: %+v", cmdF)
 	}
 
-	// Stage-1 commands that a transcript lacks.
-	h = goodHost("esx01", "192.168.50.11")
-	k := catalog.KindOf(cmdNICList)
-	h.Sources[k] = []facts.Source{{Command: cmdNICList, Status: hostio.StatusSkipped, Error: hostio.CauseNotInTranscript.Error(""), Cause: hostio.CauseNotInTranscript}}
-	fails = nil
-	for _, f := range runRule(t, "COLLECTION_FAILED", h) {
-		if f.Status == StatusFail {
-			fails = append(fails, f)
+	// Stage-1 commands that a transcript or a folder of saved outputs
+	// lacks are coverage (the host is partial), not a finding about the
+	// host; nor is the host's collection passed.
+	for _, why := range []hostio.Cause{hostio.CauseNotInTranscript, hostio.CauseNotSaved} {
+		h = goodHost("esx01", "192.168.50.11")
+		k := catalog.KindOf(cmdNICList)
+		h.Sources[k] = []facts.Source{{Command: cmdNICList, Status: hostio.StatusSkipped, Error: why.Error(""), Cause: why}}
+		if got := runRule(t, "COLLECTION_FAILED", h); len(got) != 0 {
+			t.Errorf("%s: %+v", why, got)
 		}
-	}
-	if len(fails) != 1 || !strings.Contains(fails[0].Message, "not in the transcript") || strings.Contains(fails[0].Fix, "--command-timeout") {
-		t.Errorf("not in the transcript: %+v", fails)
+		// A command that failed as well still is a finding.
+		missing(&h, cmdFirewall)
+		if got := runRule(t, "COLLECTION_FAILED", h); len(got) != 1 || got[0].Status != StatusFail || got[0].Subject != cmdFirewall {
+			t.Errorf("%s and a failed command: %+v", why, got)
+		}
 	}
 }
 

@@ -15,10 +15,14 @@ import (
 // ID, default severity, scope (host unless said), Needs (the engine
 // reports a rule not evaluated where one is missing) and the check.
 var rulesGPU = []*Rule{
-	{ID: "GPU_FIRMWARE_NOT_EFI", Severity: Critical, Check: checkGPUFirmwareNotEFI},
-	{ID: "GPU_64BIT_MMIO_OFF", Severity: Critical, Check: checkGPU64bitMMIOOff},
-	{ID: "GPU_MMIO_TOO_SMALL", Severity: Critical, Check: checkGPUMMIOTooSmall},
-	{ID: "GPU_DUPLICATE_DEVICE", Severity: Critical, Check: checkGPUDuplicateDevice},
+	{ID: "GPU_FIRMWARE_NOT_EFI", Severity: Critical, Check: checkGPUFirmwareNotEFI,
+		ListedBy: listedGPUVMs},
+	{ID: "GPU_64BIT_MMIO_OFF", Severity: Critical, Check: checkGPU64bitMMIOOff,
+		ListedBy: listedGPUVMs},
+	{ID: "GPU_MMIO_TOO_SMALL", Severity: Critical, Check: checkGPUMMIOTooSmall,
+		ListedBy: listedGPUVMs},
+	{ID: "GPU_DUPLICATE_DEVICE", Severity: Critical, Check: checkGPUDuplicateDevice,
+		ListedBy: listedGPUVMs},
 }
 
 // The checks of this area (prose: catalogue.yaml): GPU passthrough in the VMs PVRDMA serves (seed 003,
@@ -310,6 +314,9 @@ func checkGPUDuplicateDevice(in *Input, r *Reporter) {
 	var order []string
 	for _, v := range vmViews(h) {
 		if len(v.Configs) == 0 {
+			if v.pvrdma() && hostHasPassthroughGPU(h) {
+				r.NotEvaluated(v.Name, v.Why) // as gpuViews: its devices are unknown
+			}
 			continue
 		}
 		c := v.Configs[0]

@@ -19,14 +19,17 @@ var rulesGuest = []*Rule{
 		Needs: []hostio.Kind{catalog.KindGuestKernel}},
 	{ID: "GUEST_NO_PVRDMA_DEVICE", Severity: Critical, Scope: GuestScope, Check: checkGuestNoPVRDMADevice,
 		Needs: []hostio.Kind{catalog.KindGuestIBClass, catalog.KindGuestLsmod}},
-	{ID: "GUEST_PORT_DOWN", Severity: Critical, Scope: GuestScope, Check: checkGuestPortDown},
+	{ID: "GUEST_PORT_DOWN", Severity: Critical, Scope: GuestScope, Check: checkGuestPortDown,
+		ListedBy: []hostio.Kind{catalog.KindGuestIBClass}},
 	{ID: "GUEST_MOFED_CONFLICT", Severity: Critical, Scope: GuestScope, Check: checkGuestMOFEDConflict,
 		Needs: []hostio.Kind{catalog.KindGuestDevinfo, catalog.KindGuestOFED}},
 	{ID: "GUEST_RDMA_CORE_MISSING", Severity: Critical, Scope: GuestScope, Check: checkGuestRDMACoreMissing},
 	{ID: "GUEST_NETDEV_MTU_LIMITS_RDMA_MTU", Severity: Warning, Scope: GuestScope, Check: checkGuestNetdevMTU,
-		Needs: []hostio.Kind{catalog.KindGuestIPLink}},
+		ListedBy: []hostio.Kind{catalog.KindGuestIBClass},
+		Needs:    []hostio.Kind{catalog.KindGuestIPLink}},
 	{ID: "GUEST_NO_ROCEV2_GID", Severity: Warning, Scope: GuestScope, Check: checkGuestNoRoCEv2GID,
-		Needs: []hostio.Kind{catalog.KindGuestIPAddr}},
+		ListedBy: []hostio.Kind{catalog.KindGuestIBClass},
+		Needs:    []hostio.Kind{catalog.KindGuestIPAddr}},
 	{ID: "GUEST_BANDWIDTH_LOW", Severity: Warning, Scope: GuestScope, Check: checkGuestBandwidthLow},
 }
 
@@ -36,7 +39,7 @@ var rulesGuest = []*Rule{
 // evaluateGuests runs a guest rule on every scanned guest: a guest not
 // collected, or missing one of the rule's Needs, gets one not-evaluated
 // result with the reason.
-func evaluateGuests(rule *Rule, fleet *facts.Fleet, paths *facts.DataPath) []Finding {
+func evaluateGuests(rule *Rule, fleet *facts.Fleet, paths *facts.DataPath, errs *[]InternalError) []Finding {
 	var out []Finding
 	for i := range fleet.Guests {
 		g := &fleet.Guests[i]
@@ -51,7 +54,16 @@ func evaluateGuests(rule *Rule, fleet *facts.Fleet, paths *facts.DataPath) []Fin
 					break
 				}
 			}
-			rule.Check(&Input{Fleet: fleet, Paths: paths, Guest: g}, rep)
+			if ie := runCheck(rule, &Input{Fleet: fleet, Paths: paths, Guest: g}, rep); ie != nil {
+				*errs = append(*errs, *ie)
+				rep.NotEvaluated(g.Guest, internalWhy(rule.ID))
+				break
+			}
+			if len(rule.ListedBy) > 0 && len(rep.results) == 0 {
+				if ok, why := g.Available(rule.ListedBy...); !ok {
+					rep.NotEvaluated(g.Guest, why)
+				}
+			}
 		}
 		out = append(out, rep.results...)
 	}

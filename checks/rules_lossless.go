@@ -43,7 +43,7 @@ func checkPFCDisabled(in *Input, r *Reporter) {
 			r.Pass(nic)
 			continue
 		}
-		if judgedByReadiness(in, d.Name) {
+		if judgedByReadiness(in, d.Name, stepLossless) {
 			continue // HOST_NOT_READY reports it
 		}
 		if !okNIC || det == nil || !okDCB || dcb == nil {

@@ -12,7 +12,8 @@ import (
 
 // rulesMobility are this area's rules in the catalogue (catalogueList).
 var rulesMobility = []*Rule{
-	{ID: "VM_PASSTHROUGH_NO_MOBILITY", Severity: Info, Check: checkVMPassthroughNoMobility},
+	{ID: "VM_PASSTHROUGH_NO_MOBILITY", Severity: Info, Check: checkVMPassthroughNoMobility,
+		ListedBy: listedVMs},
 	{ID: "VM_PEERS_WITHOUT_RDMA", Severity: Warning, Scope: FleetScope, Check: checkVMPeersWithoutRDMA},
 }
 

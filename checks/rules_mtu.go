@@ -14,8 +14,10 @@ import (
 // ID, default severity, scope (host unless said), Needs (the engine
 // reports a rule not evaluated where one is missing) and the check.
 var rulesMTU = []*Rule{
-	{ID: "LOW_MTU", Severity: Warning, Check: checkLowMTU},
-	{ID: "ACTIVE_MTU_ABOVE_PATH", Severity: Warning, Check: checkActiveMTUAbovePath},
+	{ID: "LOW_MTU", Severity: Warning, Check: checkLowMTU,
+		ListedBy: listedAdapters},
+	{ID: "ACTIVE_MTU_ABOVE_PATH", Severity: Warning, Check: checkActiveMTUAbovePath,
+		ListedBy: []hostio.Kind{catalog.KindPVRDMADeviceLs, catalog.KindPVRDMAProperties, catalog.KindVmkping}},
 	{ID: "MTU_MISMATCH", Severity: Warning, Check: checkMTUMismatch,
 		Needs: []hostio.Kind{catalog.KindIPInterfaceList, catalog.KindDVSList, catalog.KindPVRDMAVmknicOpt, catalog.KindRDMAVmknicList}},
 	{ID: "JUMBO_FRAMES_NOT_CONFIGURED", Severity: Info, Check: checkJumboNotConfigured,
@@ -289,9 +291,17 @@ func checkJumboNotConfigured(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
 	sw := hp.Switch
 	if sw == nil || sw.MTU <= 0 {
-		return // MTU_MISMATCH says why the path is unknown
+		// MTU_MISMATCH says why the path is unknown; where an input that
+		// finds the PVRDMA vDS is missing, this rule cannot say either.
+		if ok, why := h.Available(catalog.KindIPInterfaceList, catalog.KindPVRDMAVmknicOpt, catalog.KindPVRDMADeviceLs); !ok {
+			r.NotEvaluated(h.Host, why)
+		}
+		return
 	}
-	if use, _, _ := pvrdmaInUse(h, hp); !use {
+	if use, known, why := pvrdmaInUse(h, hp); !use {
+		if !known {
+			r.NotEvaluated(h.Host, why)
+		}
 		return
 	}
 	configured := sw.MTU

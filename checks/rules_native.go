@@ -23,7 +23,8 @@ import (
 
 // rulesNative are this area's rules in the catalogue (catalogueList).
 var rulesNative = []*Rule{
-	{ID: "NATIVE_ENDPOINTS_UNAVAILABLE", Severity: Warning, Check: checkNativeEndpointsUnavailable},
+	{ID: "NATIVE_ENDPOINTS_UNAVAILABLE", Severity: Warning, Check: checkNativeEndpointsUnavailable,
+		ListedBy: listedVMs},
 }
 
 var reNativeKey = regexp.MustCompile(`^(?i)vrdma([0-9]+)\.nativeEndpointSupport$`)

@@ -11,9 +11,12 @@ import (
 // ID, default severity, scope (host unless said), Needs (the engine
 // reports a rule not evaluated where one is missing) and the check.
 var rulesPath = []*Rule{
-	{ID: "PATH_MTU_BLOCKED", Severity: Critical, Check: checkPathMTUBlocked},
-	{ID: "PATH_UNREACHABLE", Severity: Critical, Check: checkPathUnreachable},
-	{ID: "HIGH_LATENCY", Severity: Info, Check: checkHighLatency},
+	{ID: "PATH_MTU_BLOCKED", Severity: Critical, Check: checkPathMTUBlocked,
+		ListedBy: listedProbes},
+	{ID: "PATH_UNREACHABLE", Severity: Critical, Check: checkPathUnreachable,
+		ListedBy: listedProbes},
+	{ID: "HIGH_LATENCY", Severity: Info, Check: checkHighLatency,
+		ListedBy: listedProbes},
 }
 
 // The checks of this area (prose: catalogue.yaml): the measured paths between the hosts' PVRDMA vmknics (internal/facts/paths.go): path MTU, reachability, latency.
@@ -156,7 +159,14 @@ func checkPathUnreachable(in *Input, r *Reporter) {
 			continue // two fixed sizes (an older scan): VMKPING_UNREACHABLE
 		}
 		if pp.Refused && !pp.Lost {
-			continue // nothing left the host: MTU_MISMATCH / VMKPING_UNREACHABLE say why
+			// Nothing left the host (MTU_MISMATCH / VMKPING_UNREACHABLE say
+			// why); a scan's search goes down to sizes every vmknic sends,
+			// so only a partial input holds no probe that left it.
+			if pp.Searched() {
+				r.NotEvaluated(subject, fmt.Sprintf("every probe to %s in the input was refused by the sending vmknic (Message too long): "+
+					"whether %s answers was not measured", pp.Target, targetLabel(in.Paths, pp.Target)))
+			}
+			continue
 		}
 		r.Fail(subject, fmt.Sprintf("%s gets no reply from %s at any size (%d probes from %d down to %d bytes, don't-fragment): "+
 			"the PVRDMA vmknics cannot reach each other", orPlaceholder(pp.Vmknic, "the PVRDMA vmknic"), targetLabel(in.Paths, pp.Target),

@@ -128,12 +128,16 @@ func TestRulePathMTUBlocked(t *testing.T) {
 			probePathFrom(&hosts[0], "vmk0", "10.10.0.12", 1472, 0, 0.030)
 			return hosts
 		}, want: []want{{"esx01", "vmk0 -> esx02", StatusFail, Info, "(probed from vmk0 on vSwitch0 (uplinks vmnic0), not across an RDMA uplink: " +
-			"another network than the RDMA fabric)", ""}}, exact: true},
+			"another network than the RDMA fabric)", ""},
+			// esx02 probed nothing although esx01 has an address.
+			{host: "esx02", subject: "esx02", status: StatusNotEvaluated, msg: "no path probe (vmkping) from esx02 was run or read"}}, exact: true},
 		// esx01's vmknic MTU is 1500: its jumbo probes are refused.
 		{name: "refused by the sender: not a blocked path", hosts: fleetOf(2, fromFirst(8972, 1472, 0.030)),
 			want: []want{{host: "esx02", subject: "vmk1 -> esx01", status: StatusPass}}, exact: true},
 		{name: "healthy", hosts: fleetOf(3, healthyPath), want: []want{{host: "esx01", subject: "vmk1 -> esx02", status: StatusPass}}, exact: true},
-		{name: "older fixed-size probes still bound the path", hosts: two(func(a, _ *facts.Host) { addPings(a, "192.168.50.12", true, false) }), want: []want{{"esx01", "vmk1 -> esx02", StatusFail, Critical, "carries at least 1500-byte frames but not 9000", ""}}, exact: true},
+		{name: "older fixed-size probes still bound the path", hosts: two(func(a, _ *facts.Host) { addPings(a, "192.168.50.12", true, false) }), want: []want{{"esx01", "vmk1 -> esx02", StatusFail, Critical, "carries at least 1500-byte frames but not 9000", ""},
+			// esx02 probed nothing although esx01 has an address: its paths are not evaluated.
+			{host: "esx02", subject: "esx02", status: StatusNotEvaluated, msg: "no path probe (vmkping) from esx02 was run or read"}}, exact: true},
 	})
 }
 
@@ -143,7 +147,8 @@ func TestRulePathUnreachable(t *testing.T) {
 			{"esx01", "vmk1 -> esx02", StatusFail, Critical, "gets no reply from 192.168.50.12 (esx02 vmk1) at any size (3 probes from 8972 down to 56 bytes", "0 packets received"},
 			{host: "esx02", subject: "vmk1 -> esx01", status: StatusPass},
 		}, exact: true},
-		{name: "older probes are VMKPING_UNREACHABLE's", hosts: two(func(a, _ *facts.Host) { addPings(a, "192.168.50.12", false, false) }), want: nil, exact: true},
+		{name: "older probes are VMKPING_UNREACHABLE's", hosts: two(func(a, _ *facts.Host) { addPings(a, "192.168.50.12", false, false) }),
+			want: []want{{host: "esx02", subject: "esx02", status: StatusNotEvaluated, msg: "no path probe (vmkping) from esx02 was run or read"}}, exact: true},
 	})
 	// One headline: VMKPING_UNREACHABLE leaves a searched pair to it.
 	hosts := fleetOf(2, func(i, j int) (int, int, float64) { return 0, 0, 0 })()

@@ -13,7 +13,8 @@ import (
 // ID, default severity, scope (host unless said), Needs (the engine
 // reports a rule not evaluated where one is missing) and the check.
 var rulesProbe = []*Rule{
-	{ID: "VMKPING_UNREACHABLE", Severity: Critical, Check: checkVmkpingUnreachable},
+	{ID: "VMKPING_UNREACHABLE", Severity: Critical, Check: checkVmkpingUnreachable,
+		ListedBy: listedProbes},
 }
 
 // The checks of this area (prose: catalogue.yaml): reachability between the hosts' PVRDMA vmknics (vmkping probes).
@@ -47,6 +48,17 @@ func checkVmkpingUnreachable(in *Input, r *Reporter) {
 	for _, pp := range hp.Probes {
 		subject := fmt.Sprintf("%s -> %s", pingVmknicOr(pp), targetLabel(addrs, pp.Target))
 		if pp.Small == nil {
+			// Only the jumbo probe (a pasted `vmkping -d -s 8972`): a reply
+			// proves the peer reachable; none cannot tell a dead peer from
+			// a path that drops jumbo frames.
+			switch j := pp.Jumbo; {
+			case j == nil || searched(hp, pp.Target):
+			case !j.Failed():
+				r.Pass(subject)
+			default:
+				r.NotEvaluated(subject, fmt.Sprintf("only a %d-byte probe to %s is in the input and it got no reply: whether %s answers at all "+
+					"needs a small probe too (vmkping -I %s -c 3 -d -s 1472 %s)", j.Payload, pp.Target, pp.Target, pingVmknicOr(pp), pp.Target))
+			}
 			continue
 		}
 		p := *pp.Small

@@ -71,7 +71,7 @@ func checkRDMADeviceDown(in *Input, r *Reporter) {
 			r.Pass(d.Name)
 			continue
 		}
-		if judgedByReadiness(in, d.Name) {
+		if judgedByReadiness(in, d.Name, stepRDMA) {
 			continue // HOST_NOT_READY reports it
 		}
 		ev := []Evidence{Ev(h.Host, d.Ref)}
@@ -108,7 +108,7 @@ func checkRoCENotSupported(in *Input, r *Reporter) {
 				r.Pass(d.Name)
 				break
 			}
-			if judgedByReadiness(in, d.Name) {
+			if judgedByReadiness(in, d.Name, stepRDMA) {
 				break // HOST_NOT_READY reports it
 			}
 			msg := fmt.Sprintf("%s (%s) supports neither RoCE v1 nor RoCE v2", d.Name, orPlaceholder(d.Description, d.Driver))

@@ -137,14 +137,19 @@ func capitalFirst(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// judgedByReadiness reports whether HOST_NOT_READY judges an RDMA device
-// of the host (the one its readiness reads, on a host without PVRDMA VMs):
-// the device rules then leave it to that finding, one headline for one
-// host that is not ready.
-func judgedByReadiness(in *Input, device string) bool {
+// judgedByReadiness reports whether HOST_NOT_READY reports a step of an
+// RDMA device of the host as not done (the device its readiness reads, on
+// a host without PVRDMA VMs): the device rules then leave it to that
+// finding, one headline for one host that is not ready. A step it could
+// not read stays theirs to say so.
+func judgedByReadiness(in *Input, device, step string) bool {
 	if in.Fleet == nil || in.Paths == nil {
 		return false
 	}
 	row := readinessFor(in, in.Host.Host)
-	return row != nil && row.Judged() && row.Device == device
+	if row == nil || !row.Judged() || row.Device != device {
+		return false
+	}
+	c := row.Cell(step)
+	return c != nil && c.State == CellFail
 }

@@ -273,3 +273,30 @@ func TestHostNotReadySaysNoMore(t *testing.T) {
 		}
 	}
 }
+
+// An idle host's step that HOST_NOT_READY reports as not done is its
+// finding alone; a step it could not read stays the step rule's to say
+// (not evaluated, with the reason).
+func TestIdleHostStepRulesLeaveOnlyWhatIsNotDone(t *testing.T) {
+	pfcOff := idles(func(h *facts.Host) {
+		h.DCB[0].PFCEnabled, h.DCB[0].PFCPriorities = false, nil
+		h.NICDetails[0].PauseRX = false
+	})
+	if got := runRule(t, "PFC_DISABLED", pfcOff()...); len(got) != 1 || got[0].Host != "esx01" {
+		t.Errorf("PFC off on the idle esx02: HOST_NOT_READY's alone, got %s", dump(got))
+	}
+	unread := idles(func(h *facts.Host) {
+		missing(h, cmdDCB4)
+		missing(h, cmdNICGet4)
+		h.DCB, h.NICDetails = nil, nil
+	})
+	var saw bool
+	for _, f := range runRule(t, "PFC_DISABLED", unread()...) {
+		if f.Host == "esx02" {
+			saw = f.Status == StatusNotEvaluated && strings.Contains(f.Message, cmdDCB4)
+		}
+	}
+	if !saw {
+		t.Errorf("DCB and NIC details unread on the idle esx02: PFC_DISABLED should say not evaluated")
+	}
+}

@@ -34,6 +34,7 @@ const (
 	cmdStats0    = "esxcli rdma device stats get -d vmrdma0"
 	cmdPingSmall = "vmkping -I vmk1 -c 3 -d -s 1472 192.168.50.12"
 	cmdPingJumbo = "vmkping -I vmk1 -c 3 -d -s 8972 192.168.50.12"
+	cmdVMList    = "esxcli vm process list"
 )
 
 func ref(cmd string, line int, text string) parse.Ref {
@@ -72,7 +73,7 @@ func missing(h *facts.Host, cmd string) {
 func goodHost(name string, ip string) facts.Host {
 	h := facts.Host{Host: name, Collection: facts.Collection{Status: hostio.StatusCollected}, Sources: map[hostio.Kind][]facts.Source{}}
 	collected(&h, cmdRDMAList, cmdProto, cmdIfList, cmdIPv4, cmdDVS, cmdTag, cmdFirewall, cmdLs, cmdVersion, cmdVMKBind,
-		cmdNICList, cmdProps, cmdNICGet4, cmdDCB4, cmdStats0)
+		cmdNICList, cmdProps, cmdNICGet4, cmdDCB4, cmdStats0, cmdVMList, cmdPCI)
 	h.Version = &parse.SystemVersion{Product: "VMware ESXi", Version: "8.0.3", Build: "24022510", Ref: ref(cmdVersion, 2, "   Version: 8.0.3")}
 	h.RDMADevices = []parse.RDMADevice{{Name: "vmrdma0", Driver: "nmlx5_rdma", State: "Active", MTU: 4096, PairedUplink: "vmnic4",
 		Description: "MT27800 Family [ConnectX-5]", Ref: ref(cmdRDMAList, 3, "vmrdma0  nmlx5_rdma  Active  4096  100 Gbps  vmnic4  MT27800 Family [ConnectX-5]")}}

@@ -16,14 +16,21 @@ import (
 // ID, default severity, scope (host unless said), Needs (the engine
 // reports a rule not evaluated where one is missing) and the check.
 var rulesVM = []*Rule{
-	{ID: "VM_MEMORY_NOT_RESERVED", Severity: Critical, Check: checkVMMemoryNotReserved},
-	{ID: "VM_HW_VERSION_TOO_OLD", Severity: Critical, Check: checkVMHWVersionTooOld},
-	{ID: "VM_GUEST_NOT_LINUX64", Severity: Critical, Check: checkVMGuestNotLinux64},
-	{ID: "VM_PVRDMA_NOT_ON_DVS", Severity: Critical, Check: checkVMPVRDMANotOnDVS},
-	{ID: "VM_PEERS_ON_DIFFERENT_DVS", Severity: Warning, Scope: FleetScope, Check: checkVMPeersOnDifferentDVS},
-	{ID: "VM_ADAPTER_DISCONNECTED", Severity: Critical, Check: checkVMAdapterDisconnected},
+	{ID: "VM_MEMORY_NOT_RESERVED", Severity: Critical, Check: checkVMMemoryNotReserved,
+		ListedBy: listedVMs},
+	{ID: "VM_HW_VERSION_TOO_OLD", Severity: Critical, Check: checkVMHWVersionTooOld,
+		ListedBy: listedVMs},
+	{ID: "VM_GUEST_NOT_LINUX64", Severity: Critical, Check: checkVMGuestNotLinux64,
+		ListedBy: listedVMs},
+	{ID: "VM_PVRDMA_NOT_ON_DVS", Severity: Critical, Check: checkVMPVRDMANotOnDVS,
+		ListedBy: listedVMs},
+	{ID: "VM_PEERS_ON_DIFFERENT_DVS", Severity: Warning, Scope: FleetScope, Check: checkVMPeersOnDifferentDVS,
+		ListedBy: listedVMs},
+	{ID: "VM_ADAPTER_DISCONNECTED", Severity: Critical, Check: checkVMAdapterDisconnected,
+		ListedBy: listedVMs},
 	{ID: "VM_DEVICE_PROTOCOL_MISMATCH", Severity: Critical, Check: checkVMDeviceProtocolMismatch,
-		Needs: []hostio.Kind{catalog.KindRDMADeviceList, catalog.KindRDMAProtocolList}},
+		ListedBy: listedAdapters,
+		Needs:    []hostio.Kind{catalog.KindRDMADeviceList, catalog.KindRDMAProtocolList}},
 }
 
 // The checks of this area (prose: catalogue.yaml): the configuration of each PVRDMA VM (seed 002, "Virtual
@@ -235,7 +242,11 @@ func checkVMPeersOnDifferentDVS(in *Input, r *Reporter) {
 	for _, i := range in.Ready {
 		h := &in.Fleet.Hosts[i]
 		for _, v := range vmViews(h) {
-			if !v.pvrdma() || len(v.Configs) == 0 {
+			if !v.pvrdma() {
+				continue
+			}
+			if len(v.Configs) == 0 {
+				r.NotEvaluatedOn(h.Host, v.Name, v.Why)
 				continue
 			}
 			for _, c := range v.Configs {

@@ -146,7 +146,33 @@ func vmViews(h *facts.Host) []vmView {
 			out = append(out, vmView{Name: p.DisplayName, Proc: p, PVRDMARunning: true, Why: vmxMissing(h, p)})
 		}
 	}
+	for i := range out {
+		out[i].Name = viewName(out[i])
+	}
 	return out
+}
+
+// viewName names a VM whose configuration gives no display name (a .vmx
+// cut short) by what else identifies it, so that two such VMs are never
+// one subject: the running VM's name, the .vmx file, the BIOS UUID.
+func viewName(v vmView) string {
+	if v.Name != "" {
+		return v.Name
+	}
+	if v.Proc != nil && v.Proc.DisplayName != "" {
+		return v.Proc.DisplayName
+	}
+	for _, c := range v.Configs {
+		if c.ConfigFile != "" {
+			return "the VM of " + c.ConfigFile
+		}
+	}
+	for _, c := range v.Configs {
+		if c.UUID != "" {
+			return "the VM with BIOS UUID " + c.UUID
+		}
+	}
+	return "a VM without a name"
 }
 
 // vmxMissing says why a running PVRDMA VM's .vmx was not read.

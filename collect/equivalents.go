@@ -117,6 +117,9 @@ func Recognize(typed string) (Recognized, bool) {
 		return r, false
 	}
 	r.Filter = filter
+	if rg, ok := recognizeGuest(w, filter, r); ok {
+		return rg, true // guest_forms.go
+	}
 	tool := path.Base(strings.ReplaceAll(w[0], `\`, "/"))
 	tool = strings.TrimSuffix(strings.ToLower(tool), ".exe")
 	switch tool {

@@ -22,8 +22,13 @@ import (
 const (
 	hostileCommandTimeout = raceSlowdown * time.Second
 	hostileHostTimeout    = raceSlowdown * 4 * time.Second
-	// hostileMargin covers a loaded 2-core machine running -race.
-	hostileMargin = 3 * time.Second
+	// hangBound is how long a scan may take before the test calls it
+	// hung. Every bound below measures behaviour, not speed: without the
+	// mechanism under test (the host timeout, the cancel, the abort) the
+	// scan would wait for an hour-long command or forever, so any bound
+	// far below that proves it; a busy 2-core CI box, -race and a loaded
+	// machine all stay far inside it (issue 23).
+	hangBound = 2 * time.Minute
 	// hostileHeapBound is the README's bound for one scan of a few hosts
 	// whatever they send: the caps (4 MiB a command, 16 MiB a host) plus
 	// parsing and buffers. The unbounded scan took 1.9 GB for a 100 MB
@@ -178,8 +183,8 @@ func TestHostileHosts(t *testing.T) {
 				res = scan(t, r, l.Targets(), collect.Options{CommandTimeout: hostileCommandTimeout, HostTimeout: hostileHostTimeout, Probes: true})
 				elapsed = time.Since(start)
 			})
-			if elapsed > hostileHostTimeout+hostileMargin {
-				t.Errorf("scan took %s; want at most the host timeout %s + %s", elapsed, hostileHostTimeout, hostileMargin)
+			if elapsed > hangBound {
+				t.Errorf("scan took %s: it did not end at the host timeout %s", elapsed, hostileHostTimeout)
 			}
 			if peak > hostileHeapBound {
 				t.Errorf("heap grew by %d MiB during the scan; bound %d MiB", peak>>20, hostileHeapBound>>20)
@@ -211,8 +216,8 @@ func TestCancelEndsWedgedScan(t *testing.T) {
 			}
 		}}
 	res := collect.Collect(ctx, l.Targets(), opts)
-	if d := time.Since(healthyDone); healthyDone.IsZero() || d > hostileMargin {
-		t.Fatalf("Collect returned %s after the cancel", d)
+	if d := time.Since(healthyDone); healthyDone.IsZero() || d > hangBound {
+		t.Fatalf("Collect returned %s after the cancel (the wedged host's timeout is an hour)", d)
 	}
 	if res[1].Status != hostio.StatusCollected {
 		t.Errorf("esx02: %s %q", res[1].Status, res[1].Reason)
@@ -237,8 +242,8 @@ func TestAbortReturnsWithWhatWasCollected(t *testing.T) {
 	}()
 	start := time.Now()
 	res := collect.Collect(ctx, []hostio.Target{{Name: "a"}, {Name: "b"}}, collect.Options{Runner: runner, Abort: abort, StopGrace: time.Hour})
-	if d := time.Since(start); d > hostileMargin {
-		t.Fatalf("Collect returned after %s", d)
+	if d := time.Since(start); d > hangBound {
+		t.Fatalf("Collect returned after %s (the stop grace is an hour, the transport never returns)", d)
 	}
 	for _, r := range res {
 		if r.Status == hostio.StatusCollected || !strings.Contains(r.Reason, "scan stopped") {
@@ -271,8 +276,8 @@ func TestHostTimeoutClosesTheConnection(t *testing.T) {
 	hostTimeout := raceSlowdown * time.Second
 	start := time.Now()
 	res := scan(t, r, l.Targets(), collect.Options{CommandTimeout: time.Hour, HostTimeout: hostTimeout})
-	if d := time.Since(start); d > hostTimeout+hostileMargin {
-		t.Errorf("scan took %s; host timeout %s", d, hostTimeout)
+	if d := time.Since(start); d > hangBound {
+		t.Errorf("scan took %s: the host timeout %s did not end the hour-long command", d, hostTimeout)
 	}
 	h := res["esx01"]
 	c, _ := h.Find("esxcli network nic list")

@@ -97,8 +97,8 @@ func expandTabs(s string) string { return textsafe.ExpandTabs(s) }
 const knownCommands = `esxcli|localcli|vsish|vmkping|ping|cat|esxcfg-[a-z]+|vim-cmd|grep|less|more|tail|head|ls|vmware|esxtop|ssh`
 
 var (
-	// [root@esx01:~] cmd    [root@vc1] cmd
-	rePromptBracket = regexp.MustCompile(`^\s*\[([^\[\]@\s]+)@([^\[\]:\s]+)(?::[^\[\]]*)?\]\s*[#$]?(?:\s+(.*))?$`)
+	// [root@esx01:~] cmd    [root@vc1] cmd    [root@hpc-node01 ~]# cmd (RHEL)
+	rePromptBracket = regexp.MustCompile(`^\s*\[([^\[\]@\s]+)@([^\[\]:\s]+)(?:[:\s][^\[\]]*)?\]\s*[#$]?(?:\s+(.*))?$`)
 	// ~ # cmd    /tmp # cmd
 	rePromptTilde = regexp.MustCompile(`^\s*(~|/[^\s#$]*)\s*[#$](?:\s+(.*))?$`)
 	// # esxcli ...

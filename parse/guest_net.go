@@ -93,6 +93,10 @@ func readIP(text string) (links []NetLink, addrs []NetAddr, n int, sk skips) {
 		case strings.HasPrefix(first, "link/") || strings.HasPrefix(first, "valid_lft") || strings.HasPrefix(first, "altname") ||
 			strings.HasPrefix(first, "vlan "):
 			// details of the current interface the checks do not read
+		case curName != "" && strings.TrimLeft(l.text, " \t") != l.text:
+			// Other indented details of the current interface (`ip -d`:
+			// promiscuity, the driver's kind and parameters; `ip -s`: its
+			// counters), which the checks do not read either.
 		default:
 			sk.add(l.ref(), nil, "not an ip link or address line")
 			continue

@@ -32,6 +32,9 @@ func guestLine(s string) string {
 // with -v, the GID table). The capability lines of -v are read past.
 // libibverbs warnings and "No IB devices found" give no device.
 func IBVDevinfo(text string) ([]IBDevice, error) {
+	if isIBStat(text) {
+		return IBStat(text)
+	}
 	var sk skips
 	var out []IBDevice
 	n := 0
@@ -172,11 +175,110 @@ func GIDZero(gid string) bool {
 
 var reGUID = regexp.MustCompile(`^[0-9a-fA-F]{16}$|^(?:[0-9a-fA-F]{4}:){3}[0-9a-fA-F]{4}$`)
 
+var (
+	reIBStatCA   = regexp.MustCompile(`^CA '([^']+)'$`)
+	reIBStatPort = regexp.MustCompile(`^Port ([0-9]+):$`)
+	reIBStatKV   = regexp.MustCompile(`^([A-Za-z][A-Za-z ]*):\s*(.*)$`)
+)
+
+// isIBStat reports whether text is ibstat's output (a "CA 'dev'" line
+// before any hca_id).
+func isIBStat(text string) bool {
+	for _, l := range guestClean(text) {
+		t := guestLine(l.text)
+		switch {
+		case t == "" || strings.HasPrefix(t, "libibverbs: "):
+			continue
+		case reIBStatCA.MatchString(t):
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// ibstatStates are ibstat's port and physical states as ibv_devinfo names
+// them (IB spec: port states 1-4, physical states 1-7).
+var ibstatStates = map[string]struct {
+	name string
+	num  int
+}{
+	"Down": {"PORT_DOWN", 1}, "Initializing": {"PORT_INIT", 2}, "Armed": {"PORT_ARMED", 3}, "Active": {"PORT_ACTIVE", 4},
+	"Sleep": {"SLEEP", 1}, "Polling": {"POLLING", 2}, "Disabled": {"DISABLED", 3}, "PortConfigurationTraining": {"PORT_CONFIGURATION_TRAINING", 4},
+	"LinkUp": {"LINK_UP", 5}, "LinkErrorRecovery": {"LINK_ERROR_RECOVERY", 6}, "PhyTest": {"PHY_TEST", 7},
+}
+
+// IBStat parses `ibstat` (infiniband-diags): one IBDevice per "CA 'dev'"
+// block with its ports' state, physical state and link layer, named as
+// ibv_devinfo names them ("Active" is PORT_ACTIVE (4)). ibstat prints no
+// MTU and no GID.
+func IBStat(text string) ([]IBDevice, error) {
+	var sk skips
+	out := []IBDevice{}
+	n := 0
+	var dev *IBDevice
+	var port *IBPort
+	for _, l := range guestClean(text) {
+		t := guestLine(l.text)
+		if t == "" || strings.HasPrefix(t, "libibverbs: ") {
+			continue
+		}
+		if m := reIBStatCA.FindStringSubmatch(t); m != nil {
+			out = append(out, IBDevice{Name: m[1], Ref: l.ref()})
+			dev, port = &out[len(out)-1], nil
+			n++
+			continue
+		}
+		if dev == nil {
+			sk.add(l.ref(), nil, "line before the first CA")
+			continue
+		}
+		if m := reIBStatPort.FindStringSubmatch(t); m != nil {
+			p, _ := strconv.Atoi(m[1])
+			dev.Ports = append(dev.Ports, IBPort{Port: p, Ref: l.ref()})
+			port = &dev.Ports[len(dev.Ports)-1]
+			n++
+			continue
+		}
+		m := reIBStatKV.FindStringSubmatch(t)
+		if m == nil {
+			sk.add(l.ref(), nil, "not an ibstat \"Key: value\" line")
+			continue
+		}
+		key, val := m[1], strings.TrimSpace(m[2])
+		n++
+		switch {
+		case port != nil && key == "State":
+			st, ok := ibstatStates[val]
+			if !ok {
+				st.name = strings.ToUpper(val)
+			}
+			port.State, port.StateNum, port.StateRef = st.name, st.num, l.ref()
+		case port != nil && key == "Physical state":
+			if st, ok := ibstatStates[val]; ok {
+				port.PhysState = st.name
+			} else {
+				port.PhysState = strings.ToUpper(val)
+			}
+		case port != nil && key == "Link layer":
+			port.LinkLayer = val
+		case port == nil && key == "Firmware version":
+			dev.FWVer = val
+		case port == nil && key == "Node GUID":
+			dev.NodeGUID = val
+		case port == nil && key == "Number of ports":
+			dev.PhysPortCnt, _ = strconv.Atoi(val)
+		}
+	}
+	return result(out, n, sk)
+}
+
 // IBVDevices parses `ibv_devices` (a "device / node GUID" table; the
-// header, its dashes and libibverbs warnings are not rows).
+// header, its dashes and libibverbs warnings are not rows). A table with
+// no row is an empty list: no device, known.
 func IBVDevices(text string) ([]VerbsDevice, error) {
 	var sk skips
-	var out []VerbsDevice
+	out := []VerbsDevice{}
 	n := 0
 	for _, l := range guestClean(text) {
 		t := guestLine(l.text)
@@ -248,6 +350,9 @@ var (
 // lines (`cat .../gids/*`) are read as the GID table of an unnamed port,
 // in order. Unused (all-zero) GIDs are kept: the rules skip them.
 func SysfsPorts(text string) ([]SysfsPort, error) {
+	if isShowGIDs(text) {
+		return ShowGIDs(text)
+	}
 	var sk skips
 	var out []SysfsPort
 	n := 0
@@ -325,6 +430,66 @@ func SysfsPorts(text string) ([]SysfsPort, error) {
 	return result(out, n, sk)
 }
 
+var (
+	reShowGIDsHead = regexp.MustCompile(`^DEV\s+PORT\s+INDEX\s+GID\s+IPv4\s+VER\s+DEV$`)
+	reShowGIDsRow  = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_]*)\s+([0-9]+)\s+([0-9]+)\s+([0-9a-fA-F:]+)\s+(?:([0-9]{1,3}(?:\.[0-9]{1,3}){3})\s+)?(v[12])\s+(\S+)$`)
+)
+
+// isShowGIDs reports whether text is show_gids' table.
+func isShowGIDs(text string) bool {
+	for _, l := range guestClean(text) {
+		if t := guestLine(l.text); t != "" {
+			return reShowGIDsHead.MatchString(strings.Join(strings.Fields(t), " "))
+		}
+	}
+	return false
+}
+
+// ShowGIDs parses `show_gids [DEV [PORT]]` (MLNX_OFED and rdma-core's
+// script): one GID table entry per row (device, port, index, GID, its
+// IPv4 address if any, RoCE version, netdev), as the port's GIDs with
+// their type ("RoCE v2") and netdev. The header, its dashes and the
+// closing "n_gids_found=N" are not rows; no row is an empty table.
+func ShowGIDs(text string) ([]SysfsPort, error) {
+	var sk skips
+	out := []SysfsPort{}
+	n := 0
+	for _, l := range guestClean(text) {
+		t := guestLine(l.text)
+		switch {
+		case t == "", strings.Trim(t, "- \t") == "":
+			continue
+		case reShowGIDsHead.MatchString(strings.Join(strings.Fields(t), " ")), strings.HasPrefix(t, "n_gids_found="):
+			n++
+			continue
+		}
+		m := reShowGIDsRow.FindStringSubmatch(t)
+		if m == nil {
+			sk.add(l.ref(), nil, "not a show_gids row (device, port, index, GID, IPv4, version, netdev)")
+			continue
+		}
+		n++
+		port, _ := strconv.Atoi(m[2])
+		idx, _ := strconv.Atoi(m[3])
+		var p *SysfsPort
+		for i := range out {
+			if out[i].Device == m[1] && out[i].Port == port {
+				p = &out[i]
+			}
+		}
+		if p == nil {
+			out = append(out, SysfsPort{Device: m[1], Port: port, Ref: l.ref()})
+			p = &out[len(out)-1]
+		}
+		typ := "RoCE v2"
+		if m[6] == "v1" {
+			typ = "IB/RoCE v1"
+		}
+		p.GIDs = append(p.GIDs, IBGID{Index: idx, GID: normalizeGID(m[4]), Type: typ, Netdev: m[7], Ref: l.ref()})
+	}
+	return result(out, n, sk)
+}
+
 // SysfsListing parses `ls /sys/class/infiniband` (or `ls -1`): the RDMA
 // device names.
 func SysfsListing(text string) ([]VerbsDevice, error) {
@@ -348,7 +513,7 @@ func SysfsListing(text string) ([]VerbsDevice, error) {
 	return result(out, len(out), sk)
 }
 
-var reProviderWarning = regexp.MustCompile(`^libibverbs: Warning: (?:couldn't load driver '([A-Za-z0-9_-]+)'|no userspace device-specific driver found for (\S+)|Driver (\S+) does not support the kernel ABI)`)
+var reProviderWarning = regexp.MustCompile(`^libibverbs: Warning: (?:couldn't load driver '([A-Za-z0-9_-]+)'(?::\s*(.*))?|no userspace device-specific driver found for (\S+)|Driver (\S+) does not support the kernel ABI of ([0-9]+) \(supports ([0-9]+) to ([0-9]+)\)(?: for device (\S+))?|Driver (\S+) does not support the kernel ABI)`)
 
 // ProviderWarning is a libibverbs warning that a device's user-space
 // provider could not be used.
@@ -357,11 +522,28 @@ type ProviderWarning struct {
 	// names the device instead (Device: "/sys/class/infiniband_verbs/uverbs0").
 	Driver string `json:"driver,omitempty"`
 	Device string `json:"device,omitempty"`
+	// Reason is why the provider could not be loaded ("libvmw_pvrdma-
+	// rdmav34.so: cannot open shared object file", a symbol version).
+	Reason string `json:"reason,omitempty"`
+	// KernelABI is the ABI the kernel driver speaks and ProviderABIMin..
+	// ProviderABIMax the ones the user-space provider supports, when the
+	// warning is an ABI mismatch ("Driver X does not support the kernel
+	// ABI of 3 (supports 1 to 2)"): user space and kernel do not match.
+	KernelABI      int `json:"kernel_abi,omitempty"`
+	ProviderABIMin int `json:"provider_abi_min,omitempty"`
+	ProviderABIMax int `json:"provider_abi_max,omitempty"`
 	Ref
 }
 
+// ABIMismatch reports whether the warning says the provider's ABI and the
+// kernel driver's do not match.
+func (w ProviderWarning) ABIMismatch() bool {
+	return w.KernelABI > 0 || strings.Contains(w.Text, "does not support the kernel ABI")
+}
+
 // ProviderWarnings returns the libibverbs provider warnings of a verbs
-// tool's output (ibv_devices and ibv_devinfo print them on stderr).
+// tool's output (ibv_devices and ibv_devinfo print them on stderr; a
+// pasted session mixes them into the output).
 func ProviderWarnings(text string) []ProviderWarning {
 	var out []ProviderWarning
 	for _, l := range splitLines(text) {
@@ -369,9 +551,15 @@ func ProviderWarnings(text string) []ProviderWarning {
 		if m == nil {
 			continue
 		}
-		w := ProviderWarning{Driver: m[1], Device: m[2], Ref: l.ref()}
-		if m[3] != "" {
-			w.Driver = m[3]
+		w := ProviderWarning{Driver: m[1], Reason: strings.TrimSpace(m[2]), Device: m[3], Ref: l.ref()}
+		switch {
+		case m[4] != "":
+			w.Driver, w.Device = m[4], m[8]
+			w.KernelABI, _ = strconv.Atoi(m[5])
+			w.ProviderABIMin, _ = strconv.Atoi(m[6])
+			w.ProviderABIMax, _ = strconv.Atoi(m[7])
+		case m[9] != "":
+			w.Driver = m[9]
 		}
 		out = append(out, w)
 	}

@@ -113,7 +113,13 @@ var guestCases = map[string]func(t *testing.T, text string){
 	"ibv_devinfo__sriov-cni-348-bnxt-abi-warning.txt": func(t *testing.T, text string) {
 		d := parsed(t, IBVDevinfo, text)
 		eq(t, "no devices", len(d), 0)
-		eq(t, "abi warnings", len(ProviderWarnings(text)), 2)
+		ws := ProviderWarnings(text)
+		eq(t, "abi warnings", len(ws), 2)
+		eq(t, "driver", ws[0].Driver, "bnxt_re")
+		eq(t, "kernel ABI", ws[0].KernelABI, 6)
+		eq(t, "provider ABIs", [2]int{ws[0].ProviderABIMin, ws[0].ProviderABIMax}, [2]int{1, 1})
+		eq(t, "device", ws[0].Device, "/sys/class/infiniband/bnxt_re2")
+		eq(t, "a mismatch", ws[0].ABIMismatch(), true)
 	},
 	"ibv_devinfo_v__heioy-books-mlx4-port2.txt": func(t *testing.T, text string) {
 		d := parsed(t, IBVDevinfo, text)
@@ -225,15 +231,24 @@ var guestCases = map[string]func(t *testing.T, text string){
 		l := parsed(t, RDMALinkShow, text)
 		eq(t, "netdev", l[0].Netdev, "eno12399np0")
 	},
-	// show_gids is Mellanox's script, not a command the doctor runs: the
-	// doctor reads the same table from sysfs; its output is no sysfs text.
+	// show_gids (Mellanox's script, also in rdma-core's contrib): what
+	// admins type to see the GID table, read into the ports' GIDs as
+	// sysfs gives them (issue 23).
 	"show_gids__k8s-rdma-sriov-dev-plugin-30-empty.txt": func(t *testing.T, text string) {
-		_, err := SysfsPorts(text)
-		wantParseError(t, err, 0)
+		p := parsed(t, SysfsPorts, text)
+		if p == nil || len(p) != 0 {
+			t.Errorf("an empty table is an empty list, got %#v", p)
+		}
 	},
 	"show_gids__mooncake-1617-rocep-mixed.txt": func(t *testing.T, text string) {
-		_, err := SysfsPorts(text)
-		wantParseError(t, err, 0)
+		p := parsed(t, SysfsPorts, text)
+		eq(t, "ports", len(p), 5)
+		eq(t, "device", p[4].Device, "rocep193s0f0")
+		eq(t, "gids", len(p[4].GIDs), 2)
+		eq(t, "v1 type", p[4].GIDs[0].Type, "IB/RoCE v1")
+		eq(t, "v2 type", p[4].GIDs[1].Type, "RoCE v2")
+		eq(t, "gid", p[0].GIDs[1].GID, "fd93:16d3:59b6:010d:0690:81ff:fe39:e3e8")
+		eq(t, "netdev", p[0].GIDs[0].Netdev, "enp105s0")
 	},
 }
 

@@ -11,8 +11,28 @@ import (
 
 var reKernelRelease = regexp.MustCompile(`^([0-9]+)\.([0-9]+)(?:\.([0-9]+))?[-.+_~a-zA-Z0-9]*$`)
 
-// UnameRelease parses `uname -r` ("5.15.0-91-generic").
+// reUnameAll is `uname -a`: kernel name, host name, then the release.
+var reUnameAll = regexp.MustCompile(`^Linux\s+\S+\s+(\S+)\s`)
+
+// UnameRelease parses `uname -r` ("5.15.0-91-generic"), or the release in
+// `uname -a` ("Linux hpc-node01 5.15.0-91-generic #101-Ubuntu SMP ...").
 func UnameRelease(text string) (KernelRelease, error) {
+	for _, l := range guestClean(text) {
+		if m := reUnameAll.FindStringSubmatch(strings.TrimSpace(l.text) + " "); m != nil {
+			if rm := reKernelRelease.FindStringSubmatch(m[1]); rm != nil {
+				k := KernelRelease{Release: rm[0], Ref: l.ref()}
+				k.Major, _ = strconv.Atoi(rm[1])
+				k.Minor, _ = strconv.Atoi(rm[2])
+				if rm[3] != "" {
+					k.Patch, _ = strconv.Atoi(rm[3])
+				}
+				return k, nil
+			}
+		}
+		if strings.TrimSpace(l.text) != "" {
+			break
+		}
+	}
 	m, at, err := oneLine(text, reKernelRelease, "a kernel release like 5.15.0-91-generic", "no kernel release")
 	if err != nil {
 		return KernelRelease{}, err
@@ -197,6 +217,9 @@ func OFEDInfoS(text string) (OFEDInfo, error) {
 // one package per line, name and version separated by a tab; a package
 // known but not installed has an empty version and is left out).
 func DpkgQuery(text string) ([]Package, error) {
+	if isDpkgList(text) {
+		return dpkgList(text)
+	}
 	var sk skips
 	var out []Package
 	n := 0
@@ -216,6 +239,59 @@ func DpkgQuery(text string) ([]Package, error) {
 		}
 		name, arch, _ := strings.Cut(f[0], ":")
 		out = append(out, Package{Name: name, Arch: arch, Version: f[1], Manager: "dpkg", Ref: l.ref()})
+	}
+	return result(out, n, sk)
+}
+
+// isDpkgList reports whether text is `dpkg -l`'s table (its
+// "Desired=Unknown/Install/..." legend or "||/ Name" header).
+func isDpkgList(text string) bool {
+	for _, l := range guestClean(text) {
+		t := strings.TrimSpace(l.text)
+		if t == "" {
+			continue
+		}
+		return strings.HasPrefix(t, "Desired=") || strings.HasPrefix(t, "||/") || strings.HasPrefix(t, "| Status=") ||
+			reDpkgListRow.MatchString(t)
+	}
+	return false
+}
+
+// reDpkgListRow is a `dpkg -l` row: the status letters, the package, its
+// version, architecture and description.
+var reDpkgListRow = regexp.MustCompile(`^([uihrp][ncHUFWti ]?[ R]?)\s+(\S+)\s+(\S+)(?:\s+(\S+))?(?:\s+.*)?$`)
+
+// dpkgList parses `dpkg -l [PATTERN]`: its legend and header are not
+// rows; a row is installed when its status is "ii" (or "hi", held); "rc"
+// (removed, config files left) and "un" (unknown) are not installed.
+func dpkgList(text string) ([]Package, error) {
+	var sk skips
+	var out []Package
+	n := 0
+	for _, l := range guestClean(text) {
+		t := strings.TrimSpace(l.text)
+		switch {
+		case t == "", strings.HasPrefix(t, "Desired="), strings.HasPrefix(t, "| "), strings.HasPrefix(t, "|/"),
+			strings.HasPrefix(t, "||/"), strings.HasPrefix(t, "+++-"):
+			if t != "" {
+				n++
+			}
+			continue
+		}
+		m := reDpkgListRow.FindStringSubmatch(t)
+		if m == nil || !validPkgName(m[2]) {
+			sk.add(l.ref(), nil, "not a dpkg -l row (status, name, version, architecture, description)")
+			continue
+		}
+		n++
+		if st := strings.TrimSpace(m[1]); st != "ii" && st != "hi" {
+			continue // not installed
+		}
+		name, arch, _ := strings.Cut(m[2], ":")
+		if arch == "" && m[4] != "" && m[4] != "all" {
+			arch = m[4]
+		}
+		out = append(out, Package{Name: name, Arch: arch, Version: m[3], Manager: "dpkg", Ref: l.ref()})
 	}
 	return result(out, n, sk)
 }
@@ -256,7 +332,7 @@ func RPMQuery(text string) ([]Package, error) {
 	return result(out, n, sk)
 }
 
-var reDmesg = regexp.MustCompile(`^(?:\[\s*([0-9]+\.[0-9]+)\]\s*)?vmw_pvrdma(?:\s+([0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]))?:?\s*(.*)$`)
+var reDmesg = regexp.MustCompile(`^(?:\[\s*([0-9]+\.[0-9]+|[A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9][0-9] [0-9:]{8} [0-9]{4})\]\s*)?vmw_pvrdma(?:\s+([0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]))?:?\s*(.*)$`)
 
 // DmesgPVRDMA keeps the vmw_pvrdma lines of `dmesg` (every other line is
 // another driver's and is not an error). Only the upstream driver's name is

@@ -54,7 +54,14 @@ func readItems(text string, lay layout, keys, required []string) ([]Record, skip
 				}
 			}
 			for _, r := range t.Rows {
-				recs = append(recs, r.record(t.Header))
+				rec := r.record(t.Header)
+				if len(required) > 0 && strings.TrimSpace(rec.Get(required[0])) == "" {
+					// A stray line (a colour code, a wrapped fragment) that
+					// fills no item's name is no item (issue 23).
+					s.add(rec.Ref, nil, fmt.Sprintf("row without a %s: skipped", required[0]))
+					continue
+				}
+				recs = append(recs, rec)
 			}
 			return recs, s, nil
 		case layoutRecords:

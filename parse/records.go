@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"fmt"
 	"strings"
 )
 
@@ -120,8 +121,10 @@ func readFields(ls []line, i, ind int, rec *Record, items, titled bool, s *skips
 		in := indent(l.text)
 		key, val, ok := keyValue(l.text)
 		if in < ind {
-			if in == 0 && !ok && last != "" && i > 0 && ls[i-1].no == l.no-1 && !(titled && titleAt(ls, i)) {
-				// A terminal's hard wrap of the value before (column 0).
+			if in <= 1 && !ok && last != "" && i > 0 && ls[i-1].no == l.no-1 && !(titled && titleAt(ls, i)) {
+				// A terminal's hard wrap of the value before (column 0,
+				// or column 1 when the wrap fell on a space: " Server
+				// Appliance/..." after "Config File: .../VMware vCenter").
 				rec.continueValue(last, l, ls[i-1].text)
 				i++
 				continue
@@ -139,6 +142,14 @@ func readFields(ls []line, i, ind int, rec *Record, items, titled bool, s *skips
 			} else {
 				s.add(l.ref(), nil, "unexpected indentation: skipped")
 			}
+			i++
+			continue
+		}
+		if f, dup := rec.Fields[key]; dup && f.Value != val {
+			// esxcli never repeats a key in one record: a second, different
+			// value is a stray line (a paste's, an edit's); the first stands.
+			s.add(l.ref(), nil, fmt.Sprintf("%q repeated with another value: skipped", key))
+			last = ""
 			i++
 			continue
 		}

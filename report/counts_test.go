@@ -44,7 +44,7 @@ func TestUnknownCountsAreNotZero(t *testing.T) {
 	if v, ok := doc.Hosts[1]["pvrdma_vms"]; !ok || v != nil {
 		t.Errorf("JSON pvrdma_vms of a host not collected = %v, want null", v)
 	}
-	if doc.SchemaVersion != "1.5" {
+	if doc.SchemaVersion != SchemaVersion {
 		t.Errorf("schema_version %s", doc.SchemaVersion)
 	}
 	var txt, md, html bytes.Buffer

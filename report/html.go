@@ -9,14 +9,14 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 )
 
-// WriteHTML writes the report as one self-contained HTML page (inline CSS
+// writeHTMLReport writes the report as one self-contained HTML page (inline CSS
 // and SVG, no scripts, no external assets, printable): the verdict on top,
 // the problems (grouped findings) linked to their details, what could not
 // be collected (one line per cause), hosts, each host's data path drawn as
 // an SVG (topology view model), the path-MTU matrix as a coloured grid,
 // then every finding with its evidence, the fix plans, and the checks not
 // evaluated. Every value goes through html/template escaping.
-func WriteHTML(w io.Writer, r *Report) error {
+func writeHTMLReport(w io.Writer, r *Report) error {
 	r = ForHumans(r)
 	type groupView struct {
 		Group

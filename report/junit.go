@@ -53,11 +53,11 @@ type (
 	}
 )
 
-// WriteJUnit writes the report as JUnit XML: a testsuite per host, a
+// writeJUnitReport writes the report as JUnit XML: a testsuite per host, a
 // testcase per rule and subject (passed ones included), failures for
 // findings (type = severity) and skipped for checks not evaluated or
 // suppressed.
-func WriteJUnit(w io.Writer, r *Report) error {
+func writeJUnitReport(w io.Writer, r *Report) error {
 	// The fleet verdict names the run, as every format says it.
 	doc := JUnitTestSuites{Name: "pvrdma-doctor: " + r.Verdict}
 	idx := map[string]int{}
@@ -119,6 +119,12 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		doc.Failures += s.Failures
 		doc.Skipped += s.Skipped
 	}
+	return encodeJUnit(w, doc)
+}
+
+// encodeJUnit writes a JUnit document: the XML header, the indented
+// document, a final newline.
+func encodeJUnit(w io.Writer, doc JUnitTestSuites) error {
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}

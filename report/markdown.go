@@ -57,10 +57,10 @@ func mdCode(s string) string {
 	return fence + pad + s + pad + fence
 }
 
-// WriteMarkdown writes the report as GitHub-flavoured Markdown: the
+// writeMarkdownReport writes the report as GitHub-flavoured Markdown: the
 // verdict, a host table, findings by severity with evidence and fix, then
 // what was not evaluated.
-func WriteMarkdown(w io.Writer, r *Report) error {
+func writeMarkdownReport(w io.Writer, r *Report) error {
 	r = ForHumans(r)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# pvrdma-doctor report\n\n")
@@ -86,10 +86,10 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 			fmt.Fprintf(&b, "- **%s**: %s\n", md(h.Host), md(n))
 		}
 	}
-	writeMarkdownGuests(&b, r)
-	writeMarkdownReadiness(&b, r)
-	writeMarkdownRoots(&b, r)
-	writeMarkdownPlans(&b, r)
+	section(&b, "guests section", mdErrLine, func(sb *strings.Builder) { writeMarkdownGuests(sb, r) })
+	section(&b, "readiness section", mdErrLine, func(sb *strings.Builder) { writeMarkdownReadiness(sb, r) })
+	section(&b, "findings section", mdErrLine, func(sb *strings.Builder) { writeMarkdownRoots(sb, r) })
+	section(&b, "fix plans section", mdErrLine, func(sb *strings.Builder) { writeMarkdownPlans(sb, r) })
 	var ne []checks.Finding
 	for _, f := range r.Findings {
 		if f.Status == checks.StatusNotEvaluated {

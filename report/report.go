@@ -58,6 +58,9 @@ type Report struct {
 	// Readiness is every host checked against the seeds' host setup,
 	// whether or not it runs PVRDMA VMs (readiness.go; since 1.5).
 	Readiness *checks.Readiness `json:"readiness,omitempty"`
+	// InternalErrors are the panics the engine recovered (a rule, a
+	// host's cause links or fix plan): the run is incomplete (since 1.4).
+	InternalErrors []checks.InternalError `json:"internal_errors,omitempty"`
 }
 
 // Tool identifies the producer.
@@ -237,7 +240,7 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 		Findings:      nonNil(res.Findings),
 		Passed:        res.Passed,
 		Suppressed:    suppressed,
-		Notes:         meta.Notes,
+		Notes:         append([]string(nil), meta.Notes...),
 		Rules:         map[string]RuleMeta{},
 	}
 	byHost := map[string]*facts.Host{}
@@ -281,9 +284,19 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 	r.Paths = BuildPaths(fleet)
 	r.Topology = BuildTopology(fleet, r.Findings)
 	if len(fleet.Hosts) > 0 {
-		r.Readiness = checks.ReadinessOf(fleet)
+		var ie *checks.InternalError
+		if r.Readiness, ie = checks.ReadinessChecked(fleet); ie != nil {
+			r.InternalErrors = append(r.InternalErrors, *ie)
+		}
 	}
-	r.Plans = checks.Plans(fleet, r.Findings)
+	var planErrs []checks.InternalError
+	r.Plans, planErrs = checks.PlansChecked(fleet, r.Findings)
+	r.InternalErrors = append(append(append([]checks.InternalError(nil), res.Errors...), planErrs...), r.InternalErrors...)
+	for _, ie := range r.InternalErrors {
+		if ie.Where != checks.InRule { // a rule's shows as its "not evaluated" finding
+			r.Notes = append(r.Notes, ie.Message)
+		}
+	}
 	if r.Plans == nil {
 		r.Plans = []checks.Plan{}
 	}
@@ -530,10 +543,10 @@ func collectionSummary(s Summary) string {
 }
 
 // Incomplete reports whether some host, guest or command was not
-// collected.
+// collected, or part of the analysis failed (InternalErrors).
 func (r *Report) Incomplete() bool {
 	s := r.Summary
-	return s.HostsNotCollected+s.HostsPartial+s.GuestsNotCollected+s.GuestsPartial > 0
+	return s.HostsNotCollected+s.HostsPartial+s.GuestsNotCollected+s.GuestsPartial > 0 || len(r.InternalErrors) > 0
 }
 
 // HostNames returns the hosts in report order.

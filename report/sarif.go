@@ -124,11 +124,11 @@ func EvidenceURI(host, command string) string {
 	return host + "/" + catalog.FileName(command)
 }
 
-// WriteSARIF writes the report as SARIF 2.1.0: the rule catalogue as
+// writeSARIFReport writes the report as SARIF 2.1.0: the rule catalogue as
 // tool.driver.rules with help text, one result per finding (level from the
 // severity), each located at the command capture and line of its evidence.
 // Checks not evaluated become tool execution notifications.
-func WriteSARIF(w io.Writer, r *Report) error {
+func writeSARIFReport(w io.Writer, r *Report) error {
 	rules := checks.Rules()
 	index := map[string]int{}
 	driver := SARIFDriver{Name: r.Tool.Name, Version: r.Tool.Version, InformationURI: "https://github.com/pvrdma-doctor/pvrdma-doctor"}

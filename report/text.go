@@ -46,14 +46,14 @@ func (p painter) sev(s checks.Severity, text string) string {
 	return text
 }
 
-// WriteText writes the report for people. By default it is the concise
+// writeTextReport writes the report for people. By default it is the concise
 // view a busy admin reads first (textConcise: the verdict, one line per
 // host, one line per collection failure cause, each broken host's root
 // causes with one evidence line each and its fix plan, a coverage line);
 // with Details, everything: a verdict per host, then for each host its
 // root causes with their evidence and fix, their consequences, and its
 // whole plan, and the checks that were not evaluated.
-func WriteText(w io.Writer, r *Report, opt TextOptions) error {
+func writeTextReport(w io.Writer, r *Report, opt TextOptions) error {
 	r = ForHumans(r)
 	if opt.Width <= 0 {
 		opt.Width = 80
@@ -63,12 +63,7 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	}
 	p := painter{opt.Color}
 	var b strings.Builder
-	wrap := func(indent, s string) {
-		body := unkeep(Wrap(s, opt.Width-len(indent)))
-		for _, line := range strings.Split(body, "\n") {
-			b.WriteString(indent + line + "\n")
-		}
-	}
+	wrap := wrapTo(&b, opt.Width)
 	wrap("", fmt.Sprintf("%s %s — %s", p.c("1", "pvrdma-doctor"), r.Tool.Version, r.Source))
 	b.WriteString("\n")
 	wrap("", p.c("1;"+r.VerdictLevel().ansi(), keepCounts(r.Verdict)))
@@ -100,6 +95,9 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 			wrap(indent, p.c("2", strings.Join([]string{keep(orDash(h.Version, "ESXi version unknown", "ESXi ")),
 				keep(h.rdmaDevicesText()), keep(h.pvrdmaVMsText())}, nbsp+"· ")))
 		}
+		if c := h.coverageText(); c != "" {
+			wrap(indent, c)
+		}
 		for _, n := range h.Notes {
 			wrap(indent, "note: "+n)
 		}
@@ -107,9 +105,11 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 			wrap(indent, a.Text())
 		}
 	}
-	writeTextGuests(&b, p, r, wrap)
-	writeTextReadiness(&b, p, r, wrap, opt.Width, true)
-	writeTextRoots(&b, p, r, wrap, opt.Width)
+	section(&b, "guests section", textErrLine, func(sb *strings.Builder) { writeTextGuests(sb, p, r, wrapTo(sb, opt.Width)) })
+	section(&b, "readiness section", textErrLine, func(sb *strings.Builder) {
+		writeTextReadiness(sb, p, r, wrapTo(sb, opt.Width), opt.Width, true)
+	})
+	section(&b, "findings section", textErrLine, func(sb *strings.Builder) { writeTextRoots(sb, p, r, wrapTo(sb, opt.Width), opt.Width) })
 	var ne []checks.Finding
 	for _, f := range r.Findings {
 		if f.Status == checks.StatusNotEvaluated {
@@ -166,6 +166,17 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// wrapTo returns the text report's line writer into b: s wrapped to
+// width after indent, every line indented.
+func wrapTo(b *strings.Builder, width int) func(indent, s string) {
+	return func(indent, s string) {
+		body := unkeep(Wrap(s, width-len(indent)))
+		for _, line := range strings.Split(body, "\n") {
+			b.WriteString(indent + line + "\n")
+		}
+	}
 }
 
 func writeFinding(b *strings.Builder, p painter, f checks.Finding, wrap func(string, string)) {

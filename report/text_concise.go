@@ -35,10 +35,11 @@ const (
 func writeConcise(w io.Writer, r *Report, opt TextOptions) error {
 	p := painter{opt.Color}
 	var b strings.Builder
+	out := &b // where wrap and cut write: b, or a guarded section's own builder
 	width := opt.Width
 	wrap := func(indent, s string) {
 		for _, line := range strings.Split(unkeep(Wrap(s, width-len(indent))), "\n") {
-			b.WriteString(indent + line + "\n")
+			out.WriteString(indent + line + "\n")
 		}
 	}
 	// cut wraps s and keeps at most n lines, the last ending in "…".
@@ -55,8 +56,17 @@ func writeConcise(w io.Writer, r *Report, opt TextOptions) error {
 			lines[n-1] = last + " …"
 		}
 		for _, l := range lines {
-			b.WriteString(indent + l + "\n")
+			out.WriteString(indent + l + "\n")
 		}
+	}
+	// guarded renders one section through section (recover.go): wrap and
+	// cut write into its builder while it runs.
+	guarded := func(name string, render func(sb *strings.Builder)) {
+		section(&b, name, textErrLine, func(sb *strings.Builder) {
+			out = sb
+			defer func() { out = &b }()
+			render(sb)
+		})
 	}
 	source := r.Source
 	if len(source)+len(r.Tool.Version)+16 > width {
@@ -70,8 +80,8 @@ func writeConcise(w io.Writer, r *Report, opt TextOptions) error {
 	wrap("", p.c("1;"+r.VerdictLevel().ansi(), keepCounts(r.Verdict)))
 
 	writeConciseEntries(&b, p, "HOSTS", "hosts", r.Hosts, wrap, width)
-	writeConciseEntries(&b, p, "GUESTS", "guests", r.Guests, wrap, width)
-	writeTextReadiness(&b, p, r, wrap, width, false)
+	guarded("guests section", func(sb *strings.Builder) { writeConciseEntries(sb, p, "GUESTS", "guests", r.Guests, wrap, width) })
+	guarded("readiness section", func(sb *strings.Builder) { writeTextReadiness(sb, p, r, wrap, width, false) })
 
 	if len(r.CollectionFailures) > 0 {
 		b.WriteString("\n" + p.c("1", "NOT COLLECTED") + "\n")
@@ -87,9 +97,11 @@ func writeConcise(w io.Writer, r *Report, opt TextOptions) error {
 		}
 	}
 
-	for _, sec := range conciseSections(r) {
-		writeConciseSection(&b, p, r, sec, wrap, cut, width)
-	}
+	guarded("findings section", func(sb *strings.Builder) {
+		for _, sec := range conciseSections(r) {
+			writeConciseSection(sb, p, r, sec, wrap, cut, width)
+		}
+	})
 
 	s := r.Summary
 	b.WriteString("\n")
@@ -227,8 +239,8 @@ func writeTrustNotes(hs []Host, name, indent string, wrap func(string, string)) 
 	}
 }
 
-// section is one or more hosts with the same problems and the same plan.
-type section struct {
+// hostSection is one or more hosts with the same problems and the same plan.
+type hostSection struct {
 	hosts []Host
 	roots []checks.Finding // the first host's
 	plan  *checks.Plan     // the first host's
@@ -236,10 +248,10 @@ type section struct {
 
 // conciseSections are the broken hosts and guests, those with the same
 // problems and the same plan (names aside) merged.
-func conciseSections(r *Report) []section {
+func conciseSections(r *Report) []hostSection {
 	n := newNamer(r, r.Findings)
 	roots := problemRoots(r)
-	var out []section
+	var out []hostSection
 	idx := map[string]int{}
 	for _, h := range r.Entries() {
 		var mine []checks.Finding
@@ -268,12 +280,12 @@ func conciseSections(r *Report) []section {
 			continue
 		}
 		idx[sig] = len(out)
-		out = append(out, section{hosts: []Host{h}, roots: mine, plan: pl})
+		out = append(out, hostSection{hosts: []Host{h}, roots: mine, plan: pl})
 	}
 	return out
 }
 
-func writeConciseSection(b *strings.Builder, p painter, r *Report, sec section, wrap func(string, string), cut func(string, string, int), width int) {
+func writeConciseSection(b *strings.Builder, p painter, r *Report, sec hostSection, wrap func(string, string), cut func(string, string, int), width int) {
 	h := sec.hosts[0]
 	code := "1;33"
 	if h.Critical > 0 {

@@ -26,9 +26,9 @@ func (m *Model) render() string {
 	w := m.width
 	var body []string
 	if m.overlay != nil {
-		body = safeView(m.overlay)
+		body = pageView(m.overlay, w)
 	} else {
-		body = safeView(m.page())
+		body = pageView(m.page(), w)
 	}
 	bh := m.bodyHeight()
 	if len(body) > bh {
@@ -144,17 +144,4 @@ func (m *Model) footerLine() string {
 		return left
 	}
 	return left + strings.Repeat(" ", gap) + right
-}
-
-// safeView draws a page; a page that panics on data it did not expect (a
-// broken section of the analysis) says so instead of taking the UI down,
-// and every other page still works.
-func safeView(p page) (lines []string) {
-	defer func() {
-		if r := recover(); r != nil {
-			lines = []string{"", " " + stCrit.Render("This screen could not be drawn: "+sanitize(fmt.Sprint(r))),
-				" " + stDim.Render("esc goes back; the reports (-o json, html) hold the same data. Please report this.")}
-		}
-	}()
-	return p.View()
 }

@@ -103,12 +103,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // top, and opens or closes the page it returns.
 func (m *Model) forward(msg tea.Msg) tea.Cmd {
 	if m.overlay != nil {
-		next, cmd := m.overlay.Update(msg)
+		next, cmd, failed := pageUpdate(m.overlay, msg)
 		m.overlay = next
+		if failed != "" {
+			m.status = failed
+		}
 		return cmd
 	}
 	top := m.page()
-	next, cmd := top.Update(msg)
+	next, cmd, failed := pageUpdate(top, msg)
+	if failed != "" {
+		m.status = failed
+	}
 	switch {
 	case next == nil:
 		m.pop()

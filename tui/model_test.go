@@ -686,7 +686,7 @@ func TestBrokenPageDoesNotCrash(t *testing.T) {
 	m := newTestModel(t, 80, 24, nil)
 	m.push(&panicPage{scrollPage{s: m.shared, name: "esx01", lines: func() []string { return nil }}})
 	scr := screen(m)
-	mustContain(t, scr, "This screen could not be drawn: broken section")
+	mustContain(t, scr, "screen could not be shown: internal error (broken section")
 	press(t, m, "esc")
 	mustContain(t, screen(m), "HOST")
 }

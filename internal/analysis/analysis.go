@@ -5,6 +5,7 @@
 package analysis
 
 import (
+	"log/slog"
 	"time"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
@@ -32,6 +33,9 @@ type Options struct {
 	// Config, when set, overrides severities and suppresses findings
 	// before the report is built; its notes join the report's.
 	Config *config.Config
+	// Logger receives, at debug level, the stack of every panic the
+	// engine recovered (checks.InternalError); nil means slog.Default().
+	Logger *slog.Logger
 }
 
 // Run builds the facts, runs the checks, applies the config and builds the
@@ -50,6 +54,22 @@ func Run(results []hostio.HostResult, opts Options) *Analysis {
 		res, suppressed = applied.Result, applied.Suppressed
 		meta.Notes = append(append([]string(nil), meta.Notes...), applied.Notes...)
 	}
-	return &Analysis{Results: results, Fleet: &fleet, Checks: res, Suppressed: suppressed,
-		Report: report.Build(results, &fleet, res, suppressed, meta)}
+	rep := report.Build(results, &fleet, res, suppressed, meta)
+	logInternalErrors(opts.Logger, rep.InternalErrors)
+	return &Analysis{Results: results, Fleet: &fleet, Checks: res, Suppressed: suppressed, Report: rep}
+}
+
+// logInternalErrors writes each recovered panic, with its stack, to the
+// debug log: the report says what was lost, the log says where.
+func logInternalErrors(l *slog.Logger, errs []checks.InternalError) {
+	if len(errs) == 0 {
+		return
+	}
+	if l == nil {
+		l = slog.Default()
+	}
+	for _, ie := range errs {
+		l.Debug("internal error recovered", "where", ie.Where, "rule", ie.RuleID, "host", ie.Host,
+			"panic", ie.Panic, "stack", ie.Stack)
+	}
 }

@@ -467,6 +467,11 @@ func KindOf(line string) hostio.Kind {
 			}
 		}
 	}
+	for _, s := range bandwidthSpecs {
+		if s.Allowed(line) {
+			return s.Kind
+		}
+	}
 	return apiKindOf(line)
 }
 

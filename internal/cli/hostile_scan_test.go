@@ -38,8 +38,12 @@ func TestScanHostileHostsEndToEnd(t *testing.T) {
 			})
 			elapsed := time.Since(start)
 			t.Logf("%s: %s, heap +%d MiB, report %d KB", tc.name, elapsed.Round(time.Millisecond), peak>>20, len(out)>>10)
-			if elapsed > 9*time.Second {
-				t.Errorf("scan took %s; host timeout 6s", elapsed)
+			// A bound that measures behaviour, not speed (issue 23): a
+			// wedged or flooding host held past its 6 s host timeout would
+			// keep the scan forever; parsing 300,000 devices on a busy
+			// 2-core box may take a while.
+			if elapsed > 2*time.Minute {
+				t.Errorf("scan took %s: the host timeout (6s) did not end it", elapsed)
 			}
 			// HeapAlloc counts garbage the GC has not reached yet: under the
 			// load of a full test run it peaks near twice the live heap.

@@ -35,17 +35,20 @@ func newCmdParse(f *Factory) *cobra.Command {
 	opts := &ParseOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "parse --command \"<command line>\" [FILE|-]",
-		Short: "Parse saved ESXi command output into typed facts",
-		Long: `Parse reads the output of one ESXi command (from FILE, or standard input when
-FILE is "-" or missing) and prints the facts pvrdma-doctor reads from it. The
-parser is chosen from --command, the command line as you typed it on the host:
-long or short options in any order, "=" forms, localcli, vCLI's remote
-forms (esxcli --server HOST ...), --formatter=xml|keyvalue|csv|json, vsish -e
-get, any vmnicN/vmrdmaN/world ID argument, any vmkping flags, and the
-legacy esxcfg-nics/esxcfg-vmknic/esxcfg-vswitch -l are understood, and so are
-other values of the same commands (another advanced option, ruleset or vsish
-folder; vsish -e get). A leading shell prompt line in the
-input is ignored.
+		Short: "Parse saved ESXi or Linux guest command output into typed facts",
+		Long: `Parse reads the output of one ESXi or Linux guest command (from FILE, or
+standard input when FILE is "-" or missing) and prints the facts pvrdma-doctor
+reads from it. The parser is chosen from --command, the command line as you
+typed it on the host: long or short options in any order, "=" forms,
+localcli, vCLI's remote forms (esxcli --server HOST ...),
+--formatter=xml|keyvalue|csv|json, vsish -e get, any vmnicN/vmrdmaN/world ID
+argument, any vmkping flags, and the legacy esxcfg-nics/esxcfg-vmknic/
+esxcfg-vswitch -l are understood. In a guest: ibv_devinfo (with or without -v,
+-d DEV), ibv_devices, ibstat, ip addr|a|link [show] (-o, -d), rdma link
+[show], show_gids, lsmod (| grep), modinfo vmw_pvrdma, cat /etc/os-release,
+uname -r|-a, dmesg (-T, | grep), ofed_info -s, dpkg -l, dpkg-query -W,
+rpm -qa, ls /sys/class/infiniband, with or without sudo. A leading shell
+prompt line in the input is ignored.
 
 Use it to check what the tool understands from a pasted output, or to feed
 parsed facts to other tools with --output json.
@@ -69,7 +72,7 @@ Supported commands:
 			return runParse(opts)
 		},
 	}
-	cmd.Flags().StringVarP(&opts.Command, "command", "c", "", "command line that produced the output, as typed on ESXi (required)")
+	cmd.Flags().StringVarP(&opts.Command, "command", "c", "", "command line that produced the output, as typed on ESXi or in the guest (required)")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "text", "output format: text or json")
 	return cmd
 }

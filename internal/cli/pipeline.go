@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"slices"
@@ -29,14 +30,20 @@ type Analysis = analysis.Analysis
 // in the report. A config (--config), when given, overrides severities and
 // moves suppressed findings out of the findings before the report is built.
 func analyze(results []hostio.HostResult, meta report.Meta, cfg ...*config.Config) *Analysis {
+	var c *config.Config
+	if len(cfg) > 0 {
+		c = cfg[0]
+	}
+	return analyzeLogged(results, meta, c, nil)
+}
+
+// analyzeLogged is analyze with the scan's logger, which receives the
+// stack of any panic the engine recovered (at debug level).
+func analyzeLogged(results []hostio.HostResult, meta report.Meta, cfg *config.Config, logger *slog.Logger) *Analysis {
 	if meta.Version == "" {
 		meta.Version = Version
 	}
-	opts := analysis.Options{Meta: meta}
-	if len(cfg) > 0 {
-		opts.Config = cfg[0]
-	}
-	return analysis.Run(results, opts)
+	return analysis.Run(results, analysis.Options{Meta: meta, Config: cfg, Logger: logger})
 }
 
 // ReportOptions are the output flags shared by scan, demo and analyze.
@@ -146,7 +153,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 			results = p.AfterCollect(ctx, results)
 		}
 	}
-	a := analyze(results, p.Meta, p.Report.cfg)
+	a := analyzeLogged(results, p.Meta, p.Report.cfg, p.Collect.Logger)
 	var exportErr error
 	if p.Export != nil {
 		exportErr = p.Export(a)

@@ -30,7 +30,7 @@ const (
 	ExitUsage      = 2 // wrong flags or arguments
 	ExitWarning    = 3 // findings at warning severity (and --fail-on warning)
 	ExitCritical   = 4 // findings at critical severity
-	ExitIncomplete = 5 // some hosts or commands could not be collected
+	ExitIncomplete = 5 // some hosts or commands could not be collected, or part of the analysis failed
 )
 
 // ExitError carries a process exit code through cobra.

@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/textsafe"
 )
 
@@ -96,6 +98,12 @@ type RuleDoc struct {
 	// Edges are those links, each with why the effect follows and the
 	// documents that say so.
 	Edges []EdgeDoc `json:"cause_edges"`
+	// Needs are the commands without which the rule is not evaluated on a
+	// host; ListedBy those that list its subjects (it evaluates what they
+	// show, and is not evaluated where they are missing and it has
+	// nothing to say).
+	Needs    []string `json:"needs"`
+	ListedBy []string `json:"listed_by"`
 }
 
 // EdgeDoc is one link of the cause graph that involves the rule.
@@ -104,6 +112,15 @@ type EdgeDoc struct {
 	Effect  string   `json:"effect"`
 	Why     string   `json:"why"`
 	Sources []string `json:"sources"`
+}
+
+// commandsOf names the commands of kinds, as `rules explain` shows them.
+func commandsOf(kinds []hostio.Kind) []string {
+	out := []string{}
+	for _, k := range kinds {
+		out = append(out, catalog.Describe(k))
+	}
+	return out
 }
 
 func ruleDoc(r *checks.Rule) RuleDoc {
@@ -129,7 +146,7 @@ func ruleDoc(r *checks.Rule) RuleDoc {
 		}
 	}
 	return RuleDoc{ID: r.ID, Severity: string(r.Severity), Title: r.Title, Why: r.Why, Fix: r.Fix, Docs: docs, Applies: r.Applies, Scope: scope,
-		CanCause: causes, CausedBy: causedBy, Edges: edges}
+		CanCause: causes, CausedBy: causedBy, Edges: edges, Needs: commandsOf(r.Needs), ListedBy: commandsOf(r.ListedBy)}
 }
 
 func runRulesList(opts *RulesOptions) error {
@@ -253,6 +270,17 @@ func runRulesExplain(opts *RulesOptions) error {
 	} else {
 		b.WriteString("  Can be caused by: no other rule's findings (always a root cause).\n")
 	}
+	b.WriteString("\nWHAT IT READS\n")
+	quote := func(cs []string) string { return "`" + strings.Join(cs, "`, `") + "`" }
+	if len(rule.Needs) > 0 {
+		wrap("  ", "Needs, on each host (without one it is not evaluated there, with the reason): "+quote(commandsOf(rule.Needs))+".")
+	}
+	if len(rule.ListedBy) > 0 {
+		wrap("  ", "Its subjects are listed by "+quote(commandsOf(rule.ListedBy))+": it evaluates every subject the present "+
+			"outputs show, and where one of them is missing and nothing is left to check it is not evaluated, with the reason.")
+	}
+	wrap("  ", "Inputs it reads for some subjects only (a VM's .vmx, an uplink's details, one adapter's vsish properties) are "+
+		"checked per subject: a subject whose input is missing is not evaluated, by name, with the reason.")
 	b.WriteString("\nAPPLIES TO\n")
 	wrap("  ", rule.Applies)
 	_, err := fmt.Fprint(opts.IO.Out, textsafe.Clean(b.String()))

@@ -217,7 +217,9 @@ func TestSIGTERMReportsWedgedScan(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGTERM)
 	signalled := time.Now()
 	err := cmd.Wait()
-	if d := time.Since(signalled); d > 5*time.Second {
+	// The wedged host would keep the scan forever: a minute proves the
+	// signal ended it, whatever the machine's load (issue 23).
+	if d := time.Since(signalled); d > time.Minute {
 		t.Errorf("exited %s after SIGTERM", d)
 	}
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != ExitIncomplete {

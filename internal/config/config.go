@@ -171,7 +171,7 @@ type Applied struct {
 // (not-evaluated results are never suppressed: they say the scan is
 // incomplete). now decides which suppressions have expired.
 func (c *Config) Apply(res checks.Result, now time.Time) Applied {
-	out := Applied{Result: checks.Result{Passed: res.Passed}}
+	out := Applied{Result: checks.Result{Passed: res.Passed, Errors: res.Errors}}
 	if c == nil {
 		out.Result = res
 		return out

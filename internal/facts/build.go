@@ -35,6 +35,10 @@ func BuildHost(hr hostio.HostResult) Host {
 		if c.OK() {
 			spec, ok := catalog.Lookup(kind)
 			switch {
+			case catalog.GuestKind(kind) || kind == catalog.KindGuestBWClient || kind == catalog.KindGuestBWServer:
+				// A pasted session or folder that mixes a guest's commands
+				// into an ESXi host's: its facts are a guest's.
+				src.Error = "a Linux guest's command, not an ESXi host's"
 			case !ok || spec.Parser.Parse == nil || !spec.Parser.Fills(&h.HostFacts):
 				src.Error = "no parser"
 			case spec.IsAbsent(c):

@@ -149,3 +149,26 @@ func TestBuildHostManyPerKind(t *testing.T) {
 		}
 	}
 }
+
+// A guest's command among an ESXi host's captures (a pasted session that
+// mixes them) is not read as the host's, and an ESXi command among a
+// guest's is not read as the guest's: each is a source with the reason,
+// never a crash (issue 23).
+func TestCommandsOfTheOtherSideAreNotRead(t *testing.T) {
+	lsmod := "Module                  Size  Used by\nvmw_pvrdma             81920  0\n"
+	h := BuildHost(hostio.HostResult{Host: "esx01", Status: hostio.StatusCollected, Captures: []hostio.Capture{
+		{Host: "esx01", Command: "lsmod", Kind: catalog.KindGuestLsmod, Stdout: lsmod, Status: hostio.StatusCollected},
+		{Host: "esx01", Command: "dmesg", Kind: catalog.KindGuestDmesg, Stdout: "vmw_pvrdma 0000:0b:00.1: attached\n", Status: hostio.StatusCollected},
+	}})
+	for _, k := range []hostio.Kind{catalog.KindGuestLsmod, catalog.KindGuestDmesg} {
+		if s := h.Sources[k]; len(s) != 1 || s[0].Parsed || s[0].Error != "a Linux guest's command, not an ESXi host's" {
+			t.Errorf("%s on a host: %+v", k, s)
+		}
+	}
+	g := BuildGuest(hostio.HostResult{Host: "vm1", Role: hostio.RoleGuest, Status: hostio.StatusCollected, Captures: []hostio.Capture{
+		{Host: "vm1", Command: "esxcli system version get", Kind: catalog.KindSystemVersion, Stdout: "   Product: VMware ESXi\n   Version: 8.0.3\n", Status: hostio.StatusCollected},
+	}})
+	if s := g.Sources[catalog.KindSystemVersion]; len(s) != 1 || s[0].Parsed || s[0].Error != "an ESXi command, not a Linux guest's" {
+		t.Errorf("an ESXi command on a guest: %+v", s)
+	}
+}

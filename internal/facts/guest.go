@@ -133,6 +133,10 @@ func BuildGuest(hr hostio.HostResult) Guest {
 // tool, a missing module, an unreadable kernel log, or the output parsed
 // by the kind's spec.
 func (g *Guest) readCapture(kind hostio.Kind, c hostio.Capture, src *Source) {
+	if !catalog.GuestKind(kind) && kind != catalog.KindGuestBWClient && kind != catalog.KindGuestBWServer {
+		src.Error = "an ESXi command, not a Linux guest's" // its facts are a host's
+		return
+	}
 	spec, ok := catalog.Lookup(kind)
 	if !ok || spec.Parser.Parse == nil || !spec.Parser.Fills(&g.GuestFacts) {
 		src.Error = "no parser"
@@ -141,6 +145,11 @@ func (g *Guest) readCapture(kind hostio.Kind, c hostio.Capture, src *Source) {
 	if kind == catalog.KindGuestDevinfo || kind == catalog.KindGuestDevices {
 		for _, w := range parse.ProviderWarnings(c.Stderr) {
 			w.Command = c.Command + " (stderr)"
+			g.ProviderWarnings = append(g.ProviderWarnings, w)
+		}
+		// A pasted session shows them among the output.
+		for _, w := range parse.ProviderWarnings(c.Stdout) {
+			w.Command = c.Command
 			g.ProviderWarnings = append(g.ProviderWarnings, w)
 		}
 	}

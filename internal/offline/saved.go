@@ -107,7 +107,11 @@ func addMissingStage1(hr *hostio.HostResult, missing hostio.Cause) {
 	for _, c := range hr.Captures {
 		have[c.Kind] = true
 	}
+	setRole(hr)
 	stage1 := collect.Stage1()
+	if hr.Role == hostio.RoleGuest {
+		stage1 = collect.GuestStage1()
+	}
 	n := 0
 	for _, c := range stage1 {
 		if !have[c.Kind] {
@@ -123,17 +127,84 @@ func addMissingStage1(hr *hostio.HostResult, missing hostio.Cause) {
 	}
 	hr.Status = hostio.StatusPartial
 	why := fmt.Sprintf("%d of the %d stage-1 commands missing (%s)", n, len(stage1), missing.Error(""))
+	if missing.NotInInput() {
+		// Not a fault of the host: what the input holds (coverage).
+		why = fmt.Sprintf("%d of the %d stage-1 commands not collected: not in the input (%s)", n, len(stage1), inputName[missing])
+	}
 	if hr.Reason != "" {
 		why = hr.Reason + "; " + why
 	}
 	hr.Reason = why
 }
 
+// setRole makes a host read from an offline input a Linux guest when
+// every command it holds is a guest's (ibv_devinfo, ip addr, lsmod ...):
+// a guest folder of saved outputs, or a pasted session in a guest.
+func setRole(hr *hostio.HostResult) {
+	if hr.Role != "" || len(hr.Captures) == 0 {
+		return
+	}
+	for _, c := range hr.Captures {
+		if !isGuestKind(c.Kind) {
+			return
+		}
+	}
+	hr.Role = hostio.RoleGuest
+	// A guest tool that exits non-zero still answered (not installed, no
+	// module, no device): collected with its exit status, as a scan
+	// records it, for the facts to read.
+	for i := range hr.Captures {
+		c := &hr.Captures[i]
+		if c.Status == hostio.StatusFailed && c.ExitCode != 0 && c.Error == fmt.Sprintf("exit status %d", c.ExitCode) {
+			c.Status, c.Error = hostio.StatusCollected, ""
+		}
+		pastedGuestAnswer(c)
+	}
+}
+
+// pastedGuestAnswer reads the answers a guest tool gives on its error
+// stream (a pasted session mixes them into its output, with no exit
+// status) as the collector records them: the program not installed (exit
+// 127), no module, no RDMA device, a kernel log not readable.
+func pastedGuestAnswer(c *hostio.Capture) {
+	if c.ExitCode != 0 || c.Status != hostio.StatusCollected && c.Status != hostio.StatusFailed {
+		return
+	}
+	text := strings.TrimSpace(c.Stdout + "\n" + c.Stderr)
+	var exit int
+	switch {
+	case strings.Contains(text, "command not found") || strings.HasSuffix(firstLine([]byte(text)), ": not found"):
+		exit = 127
+	case c.Kind == catalog.KindGuestModinfo && parse.ModuleNotFound(text),
+		c.Kind == catalog.KindGuestDmesg && parse.DmesgDenied(text),
+		c.Kind == catalog.KindGuestIBClass && strings.Contains(text, "No such file or directory"):
+		exit = 1
+	case (c.Kind == catalog.KindGuestDevinfo || c.Kind == catalog.KindGuestDevices) && strings.Contains(text, "No IB devices found"):
+		exit = 255
+	default:
+		return
+	}
+	c.Status, c.Error, c.ExitCode = hostio.StatusCollected, "", exit
+	if c.Stderr == "" {
+		c.Stderr, c.Stdout = c.Stdout, ""
+	}
+}
+
+func isGuestKind(k hostio.Kind) bool {
+	return collect.Recognized{Kind: k}.IsGuest() || k == catalog.KindGuestBWClient || k == catalog.KindGuestBWServer
+}
+
+// inputName names the offline input a command is missing from.
+var inputName = map[hostio.Cause]string{
+	hostio.CauseNotInTranscript: "a pasted transcript",
+	hostio.CauseNotSaved:        "a folder of saved outputs",
+}
+
 // sortCaptures orders captures like the collector: stage 1 in catalogue
 // order, then stage 2 and 3 by command line.
 func sortCaptures(cs []hostio.Capture) {
 	rank := map[string]int{}
-	for i, c := range collect.Stage1() {
+	for i, c := range append(collect.Stage1(), collect.GuestStage1()...) {
 		rank[c.Line] = i + 1
 	}
 	stage := func(k hostio.Kind) int {
@@ -170,9 +241,14 @@ func recognizeSaved(name string, content []byte) (collect.Recognized, string, bo
 		}
 	}
 	base := strings.TrimSuffix(name, ".txt")
-	typed := strings.Join(strings.FieldsFunc(base, func(r rune) bool { return r == '_' || r == ' ' }), " ")
-	if rc, ok := collect.Recognize(typed); ok {
-		return rc, typed, true
+	words := strings.FieldsFunc(base, func(r rune) bool { return r == '_' || r == ' ' })
+	// The program's own name may hold underscores (ibv_devinfo.txt,
+	// show_gids.txt, ofed_info_-s.txt): try them joined too.
+	for i := 1; i <= min(3, len(words)); i++ {
+		typed := strings.Join(append([]string{strings.Join(words[:i], "_")}, words[i:]...), " ")
+		if rc, ok := collect.Recognize(typed); ok {
+			return rc, typed, true
+		}
 	}
 	return collect.Recognized{}, "", false
 }
@@ -252,6 +328,12 @@ var reCommandError = regexp.MustCompile(`^(?:Error:|Error |error:|Unknown comman
 // commandError reports whether a command's output is the error it printed
 // instead of output, and the error line.
 func commandError(out string) (string, bool) {
+	if strings.TrimSpace(out) == "^C" {
+		// Interrupted before it printed anything: a hung command, not an
+		// empty output. (An output before a ^C is kept: ping prints its
+		// statistics after one.)
+		return "interrupted (^C) before it printed anything", true
+	}
 	first := firstLine([]byte(out))
 	if first == "" || !reCommandError.MatchString(first) {
 		return "", false

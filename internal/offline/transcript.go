@@ -173,6 +173,7 @@ func FromTranscript(text string) (*Input, error) {
 	var otherUnnamed []ReadCommand
 	named := map[string]bool{}
 	for _, tc := range cmds {
+		tc = unwrapCommand(tc)
 		typed := strings.Join(strings.Fields(tc.Command), " ")
 		rd := ReadCommand{Line: tc.Line, Typed: typed}
 		if p := strings.TrimSpace(tc.Host); p != "" {
@@ -258,6 +259,39 @@ func FromTranscript(text string) (*Input, error) {
 		addMissingStage1(&in.Results[i], hostio.CauseNotInTranscript)
 	}
 	return in, nil
+}
+
+// unwrapCommand rejoins a command line the terminal wrapped: when the
+// command as typed is none of ours but it and the first lines of its
+// "output" are (`vsish -e cat .../2100788_0/pr` then `operties` at 132
+// columns), those lines are the rest of the command, joined as the
+// terminal broke them (mid-word, or at a space). Its output then starts
+// after them (Line moves with it, so that output line k stays transcript
+// line Line+k).
+func unwrapCommand(tc parse.TranscriptCommand) parse.TranscriptCommand {
+	if _, ok := collect.Recognize(tc.Command); ok || tc.Output == "" {
+		return tc
+	}
+	lines := strings.SplitN(tc.Output, "\n", 4)
+	cmd := tc.Command
+	for k := 1; k <= min(3, len(lines)); k++ {
+		next := lines[k-1]
+		if strings.TrimSpace(next) == "" || parse.StripPrompt(next) != strings.TrimSpace(next) {
+			break // a blank line or another prompt ends the command
+		}
+		for _, joined := range []string{cmd + next, cmd + " " + strings.TrimLeft(next, " ")} {
+			if _, ok := collect.Recognize(joined); ok {
+				tc.Command, tc.Line = joined, tc.Line+k
+				tc.Output = strings.Join(lines[k:], "\n")
+				if k == len(lines) {
+					tc.Output = ""
+				}
+				return tc
+			}
+		}
+		cmd += next
+	}
+	return tc
 }
 
 // addCapture re-adds a capture kept aside, replacing an earlier one of the
