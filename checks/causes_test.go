@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -120,19 +121,27 @@ func TestPlanDualPortOneUplinkDecision(t *testing.T) {
 	}
 	var actions []string
 	for _, s := range p.Steps {
-		actions = append(actions, s.Action)
+		actions = append(actions, string(s.Action))
 	}
 	got := strings.Join(actions, " ")
 	if strings.Count(got, "power_off") != 1 || strings.Count(got, "set_uplinks") != 1 || strings.Count(got, "power_on") != 1 ||
 		strings.Index(got, "power_off") > strings.Index(got, "set_uplinks") || strings.Index(got, "set_uplinks") > strings.Index(got, "power_on") {
 		t.Errorf("steps %s", got)
 	}
+	// The working port carries PVRDMA: the down one is then off its path
+	// (information), so its repair is no step of the plan, and the uplink
+	// step resolves RDMA_DEVICE_DOWN.
 	for _, s := range p.Steps {
-		if s.Action == "set_uplinks" && (!strings.Contains(s.Text, "assign vmnic5") || !strings.Contains(s.Text, "unassign vmnic4, vmnic2")) {
-			t.Errorf("uplink step %q", s.Text)
+		if s.Action == ActSetUplinks {
+			if fmt.Sprint(s.Params.Uplinks) != "[vmnic5]" || !strings.Contains(s.Text, "Make vmnic5 the only uplink") {
+				t.Errorf("uplink step %q %v", s.Text, s.Params.Uplinks)
+			}
+			if !strings.Contains(ResolvesKeys(s), "RDMA_DEVICE_DOWN|esx04|vmrdma0") {
+				t.Errorf("the uplink step does not resolve RDMA_DEVICE_DOWN: %v", s.Resolves)
+			}
 		}
-		if s.Action == "repair_link" && !s.Optional {
-			t.Errorf("repairing vmnic4 is optional once PVRDMA uses vmnic5: %+v", s)
+		if s.Action == ActRepairLink || s.Action == ActNICUp {
+			t.Errorf("a repair of vmnic4, which PVRDMA no longer uses: %+v", s)
 		}
 	}
 	// Every finding at warning or above is cited by a step.
@@ -188,12 +197,21 @@ func TestCausesVmknicMTUDoesNotCapLowMTU(t *testing.T) {
 		for _, p := range Plans(&facts.Fleet{Hosts: []facts.Host{a, b}}, res.Findings) {
 			if p.Host == "esx02" {
 				for _, s := range p.Steps {
-					actions = append(actions, s.Action)
+					actions = append(actions, string(s.Action))
 				}
 			}
 		}
-		if got := strings.Join(actions, ","); !strings.Contains(got, "set_mtu") || !strings.Contains(got, "guest_mtu") {
+		if got := strings.Join(actions, ","); !strings.Contains(got, "set_vmknic_mtu") || !strings.Contains(got, "guest_set_mtu") {
 			t.Errorf("Active MTU %s: plan %v (raise the vmknic and fix the guest interface)", active, actions)
 		}
 	}
+}
+
+// ResolvesKeys is a step's resolved findings as "RULE|host|subject" keys.
+func ResolvesKeys(s PlanStep) string {
+	var out []string
+	for _, c := range s.Resolves {
+		out = append(out, c.Key())
+	}
+	return strings.Join(out, " ")
 }

@@ -135,6 +135,15 @@ type Rule struct {
 	ListedBy []hostio.Kind
 	// Check evaluates the rule.
 	Check func(in *Input, r *Reporter)
+	// Plan proposes the actions that resolve one of the rule's findings
+	// (warning or above) in the plan of its host or guest (plan.go); nil:
+	// the finding's own fix stands as a follow_fix step.
+	Plan func(p *planner, f Finding)
+	// PlanConsequences: the rule's findings need their own actions even
+	// when another finding causes them (an adapter binds to the HCA only
+	// at its next power-on); otherwise a consequence is resolved with its
+	// cause.
+	PlanConsequences bool
 }
 
 // Input is what a rule reads: the fleet and its data-path model, and for a

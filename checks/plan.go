@@ -1,47 +1,80 @@
 package checks
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
-// A fix plan is what an ESXi/RoCE engineer would do on one host to clear
-// its findings: ordered, deduplicated steps that never undo each other
-// (power off the PVRDMA VMs once, change the uplinks, tag the vmknic, open
-// the firewall, set MTUs, power on, verify). Each step cites the findings
-// it resolves. Findings keep their own fix text for `rules explain` and
-// the evidence view; the plan is the headline.
+// A fix plan is what an ESXi/RoCE engineer would do on one host (or in one
+// guest) to clear its findings. Every step is a typed action on an object
+// with parameters (Action), rendered to prose and to the exact command in
+// one place (plan_render.go), with a read-only check that shows it is
+// already done and a verify read that shows it took effect. Each rule
+// contributes the actions its findings need (Rule.Plan) in named phases;
+// merging and ordering are generic: identical actions merge, the VMs that
+// must be off are powered off once before the phases that need them and on
+// once after, a driver change brings the host into maintenance mode and
+// through one reboot, and nothing powers on in maintenance mode. The
+// effects of the actions are modelled in the lab's host model
+// (fixtures/internal/scenariogen/model), where a test proves every plan of
+// every scenario and of random fault combinations: applied to a simulated
+// copy of the host, each step changes something, what it says it resolves
+// is gone, no new problem appears and its verify reads hold.
 
-// Plan is one host's ordered fix plan.
+// Plan is one host's (or guest's) ordered fix plan.
 type Plan struct {
 	Host  string     `json:"host"`
 	Steps []PlanStep `json:"steps"`
+	// Rescan is the scan that shows the plan worked.
+	Rescan string `json:"rescan,omitempty"`
+	// Unresolved are the host's warning and critical findings no step
+	// resolves (an investigate step says what to look at).
+	Unresolved []Cause `json:"unresolved,omitempty"`
 }
 
-// PlanStep is one step of a plan.
+// PlanStep is one step of a plan: a typed action and how to carry it out.
 type PlanStep struct {
 	// N numbers the steps from 1.
 	N int `json:"step"`
-	// Action is the kind of step: install_rdma, upgrade_esxi, power_off,
-	// set_uplinks, repair_link, tag_vmknic, set_ipv4, open_firewall,
-	// set_mtu, enable_pfc, set_roce_version, vm_settings, check_path,
-	// power_on, guest_mtu, verify.
-	Action string `json:"action"`
-	// Text says what to do, with the real names filled in.
+	// Phase is the named phase the step belongs to (phaseOrder).
+	Phase Phase `json:"phase"`
+	// Action is what the step does, Params what it does it to.
+	Action ActionKind `json:"action"`
+	Params Params     `json:"params"`
+	// On is where a person carries it out: esxi (the host's shell),
+	// vcenter (vSphere Client or govc), guest (the Linux guest's shell),
+	// switch (the physical switch) or hardware (the server itself).
+	On string `json:"on"`
+	// Text says what to do and why, with the real names filled in.
 	Text string `json:"text"`
-	// Command is the exact command to run, when there is one.
+	// Command is the exact command, when there is one (shell-quoted).
 	Command string `json:"command,omitempty"`
-	// Expect is, for verify steps, the value the command must show.
-	Expect string `json:"expect,omitempty"`
-	// Resolves cites the findings this step resolves.
+	// Warnings are what to know before running it.
+	Warnings []string `json:"warnings,omitempty"`
+	// Pause marks a step a person carries out (a reboot, a power action,
+	// vSphere Client, the switch, the hardware): a runbook stops there.
+	Pause bool `json:"pause,omitempty"`
+	// Require must hold before the step can work (else the step says what
+	// to do first); Check holds when the step is already done.
+	Require *Read `json:"require,omitempty"`
+	Check   *Read `json:"check,omitempty"`
+	// Verify are the reads that show the step took effect, once the
+	// whole plan is done.
+	Verify []Read `json:"verify,omitempty"`
+	// Resolves cites the findings that are gone (or no more than
+	// information) once this step is done.
 	Resolves []Cause `json:"resolves,omitempty"`
 	// Sets lists the objects the step changes and the state it leaves
-	// them in ("rdma-dvs uplink vmnic4" -> "removed"); two steps of one
-	// plan never set one object to different states.
+	// them in; two steps of one plan never set one object to different
+	// states (Contradictions).
 	Sets []Effect `json:"sets,omitempty"`
 	// Optional steps are not needed for PVRDMA to work.
 	Optional bool `json:"optional,omitempty"`
@@ -53,64 +86,129 @@ type Effect struct {
 	State  string `json:"state"`
 }
 
-// Plans builds one fix plan per host that has findings at warning or above
-// (info findings are advice, not work). Suppressed and not-evaluated
-// findings are left out.
+// Phase names a part of a plan; phases run in phaseOrder.
+type Phase string
+
+// The phases of a plan, in order. prepare, reboot and power_on are the
+// generic envelope (plan.go makes them); rules place their actions in the
+// others.
+const (
+	PhasePrepare     Phase = "prepare"     // VMs off, others migrated, maintenance mode
+	PhaseHardware    Phase = "hardware"    // install a NIC, upgrade ESXi (the host powers off)
+	PhaseDriver      Phase = "driver"      // modules and module parameters (take effect at the reboot)
+	PhaseReboot      Phase = "reboot"      // the reboot, out of maintenance mode
+	PhaseUplinks     Phase = "uplinks"     // vDS uplinks and links (PVRDMA VMs off)
+	PhaseHost        Phase = "host"        // vmknic, firewall, MTU, lossless Ethernet
+	PhaseSwitch      Phase = "switch"      // the physical switch ports
+	PhaseVM          Phase = "vm"          // VM settings (the VM off)
+	PhasePowerOn     Phase = "power_on"    // the VMs back on
+	PhaseGuest       Phase = "guest"       // inside the guests
+	PhaseInvestigate Phase = "investigate" // what nothing collected explains
+)
+
+var phaseOrder = []Phase{PhasePrepare, PhaseHardware, PhaseDriver, PhaseReboot, PhaseUplinks, PhaseHost, PhaseSwitch, PhaseVM,
+	PhasePowerOn, PhaseGuest, PhaseInvestigate}
+
+func phaseRank(p Phase) int { return slices.Index(phaseOrder, p) }
+
+// Plans builds one fix plan per host and guest that has findings at
+// warning or above (info findings are advice, not work; HOST_NOT_READY
+// at any severity). Suppressed and
+// not-evaluated findings are left out, and so is COLLECTION_FAILED.
 func Plans(fleet *facts.Fleet, fs []Finding) []Plan {
 	plans, _ := PlansChecked(fleet, fs)
 	return plans
 }
 
-// PlansChecked is Plans that also returns the plans that could not be
-// built: a host whose plan builder panicked gets no plan and an
-// InternalError (recover.go); the other plans are built.
+// Planned reports whether a failing finding is planned: warning and
+// above, and a host not ready at any severity (preparing it is work,
+// plan_readiness.go).
+func Planned(f Finding) bool {
+	return f.Severity.Rank() >= Warning.Rank() || f.RuleID == "HOST_NOT_READY"
+}
+
+// PlansChecked is Plans that also returns what failed while planning: a
+// rule's contribution that panicked (its finding gets its own fix as a
+// step instead), or a plan whose assembly panicked (the findings' own
+// fixes instead); each is an InternalError of the run (recover.go), which
+// the report shows as incomplete.
 func PlansChecked(fleet *facts.Fleet, fs []Finding) ([]Plan, []InternalError) {
+	if fleet == nil {
+		return nil, nil
+	}
 	var errs []InternalError
-	byHost := map[string][]Finding{}
+	byKey := map[string]Finding{}
+	bySubject := map[string][]Finding{}
 	for _, f := range fs {
 		if f.Status != StatusFail || f.Suppressed || f.RuleID == CollectionFailed {
 			continue
 		}
-		byHost[f.Host] = append(byHost[f.Host], f)
+		byKey[f.Key()] = f
+		if Planned(f) {
+			bySubject[f.Host] = append(bySubject[f.Host], f)
+		}
 	}
-	var out []Plan
+	for _, f := range safeEscalations(fleet, fs, byKey) {
+		bySubject[f.Host] = append(bySubject[f.Host], f)
+	}
+	// Every host and guest gets a planner; each rule contributes, then
+	// what the fleet's plans change together is anticipated (adapters
+	// below the RoCE MTU their path will carry), actions inside a scanned
+	// guest with a plan move to that plan, and each plan is assembled.
 	paths := fleet.DataPath()
+	var planners []*planner
+	byGuest := map[string]*planner{}
 	for i := range fleet.Hosts {
 		h := &fleet.Hosts[i]
-		hf := byHost[h.Host]
-		serious := false
-		for _, f := range hf {
-			if f.Severity.Rank() >= Warning.Rank() || f.RuleID == "HOST_NOT_READY" {
-				serious = true
-			}
-		}
-		if !serious {
-			continue
-		}
-		var p Plan
-		if ie := guarded(InPlan, h.Host, planLost(h.Host), func() { p = hostPlan(h, paths.Host(i), fleet, hf) }); ie != nil {
-			errs = append(errs, *ie)
-			continue
-		}
-		if len(p.Steps) > 0 {
-			out = append(out, p)
+		planners = append(planners, &planner{host: h, path: paths.Host(i), fleet: fleet, subject: h.Host, mine: bySubject[h.Host], byKey: byKey, errs: &errs})
+	}
+	for i := range fleet.Guests {
+		g := &fleet.Guests[i]
+		p := &planner{guest: g, fleet: fleet, subject: g.Guest, mine: bySubject[g.Guest], byKey: byKey, errs: &errs}
+		planners = append(planners, p)
+		byGuest[g.Guest] = p
+	}
+	for _, p := range planners {
+		p.contribute()
+	}
+	for _, p := range planners {
+		if p.host != nil {
+			p.guard(p.anticipateSwitch)
 		}
 	}
-	out = append(out, guestPlans(fleet, byHost, &errs)...)
-	sort.Slice(out, func(i, j int) bool { return out[i].Host < out[j].Host })
+	fixed := switchFixes(planners)
+	for _, p := range planners {
+		if p.host != nil {
+			p.guard(func() { p.anticipateMTU(fixed) })
+		}
+	}
+	for _, p := range planners {
+		if p.host == nil {
+			continue
+		}
+		keep := p.props[:0]
+		for _, pr := range p.props {
+			// A guest with a plan of its own gets the host's steps inside
+			// it (one reload, in order with its own steps); else they stay
+			// in the host's plan, where the report shows them.
+			if g := byGuest[pr.action.Params.VM]; g != nil && len(g.mine) > 0 && strings.HasPrefix(string(pr.action.Kind), "guest_") {
+				pr.action.Params.VM = ""
+				pr.action.Host = g.subject
+				g.props = append(g.props, pr)
+				continue
+			}
+			keep = append(keep, pr)
+		}
+		p.props = keep
+	}
+	var out []Plan
+	for _, p := range planners {
+		if pl := p.safePlan(); len(pl.Steps) > 0 {
+			out = append(out, pl)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Host < out[j].Host })
 	return out, errs
-}
-
-// hostPlan and guestPlan build one plan (variables so that a test can
-// make one fail).
-var (
-	hostPlan  = buildPlan
-	guestPlan = buildGuestPlan
-)
-
-// planLost is the message of a plan that could not be built.
-func planLost(host string) string {
-	return fmt.Sprintf("internal error in the fix plan of %s (%s): its findings are shown without a plan", host, pleaseReport)
 }
 
 // PlanFor returns the plan of one host from a list of plans.
@@ -123,483 +221,508 @@ func PlanFor(plans []Plan, host string) *Plan {
 	return nil
 }
 
-type planBuilder struct {
-	h     *facts.Host
+// planner gathers the proposals of one plan and assembles them.
+type planner struct {
+	host  *facts.Host  // nil for a guest's plan
+	guest *facts.Guest // nil for a host's plan
+	path  *facts.HostPath
 	fleet *facts.Fleet
-	fs    []Finding
-	steps []PlanStep
-	done  map[string]bool // finding keys already cited by a step
+	// subject is the host or guest the plan is for.
+	subject string
+	// mine are the plan subject's findings at warning or above.
+	mine []Finding
+	// byKey are every failing, unsuppressed finding of the fleet.
+	byKey map[string]Finding
+	props []*proposal
+	// atReboot are the findings a reboot resolves (error counters), with
+	// the action that stands in when the plan has no reboot.
+	atReboot []rebootFix
+	// failed lists the rules whose contribution failed (a panic): their
+	// findings get the finding's own fix instead.
+	failed []string
+	// errs collects the panics recovered while planning (PlansChecked).
+	errs *[]InternalError
 }
 
-func (b *planBuilder) of(rule string) []Finding {
+// recordPanic records a panic recovered while planning.
+func (p *planner) recordPanic(v any, ruleID, lost string) {
+	if p.errs == nil {
+		return
+	}
+	*p.errs = append(*p.errs, recovered(v, InPlan, ruleID, p.subject,
+		fmt.Sprintf("internal error in the fix plan of %s (%s): %s", p.subject, pleaseReport, lost)))
+}
+
+type rebootFix struct {
+	f        Finding
+	fallback Action
+}
+
+// proposal is one action a rule's contribution asks for.
+type proposal struct {
+	phase  Phase
+	action Action
+	// resolves are the findings that are gone once the action is done.
+	resolves []Finding
+	// cycle are the VMs that must be powered off before the action and
+	// on after it (resolvesAtPowerOn: the findings the power-on resolves).
+	cycle             []string
+	resolvesAtPowerOn []Finding
+	// reboot: the action takes effect at the host's next boot.
+	reboot   bool
+	optional bool
+}
+
+// add proposes an action in a phase, resolving fs.
+func (p *planner) add(phase Phase, a Action, fs ...Finding) *proposal {
+	if a.Host == "" {
+		a.Host = p.subject
+	}
+	pr := &proposal{phase: phase, action: a, resolves: fs}
+	p.props = append(p.props, pr)
+	return pr
+}
+
+// powerCycle makes the proposal need vms powered off before it and on
+// after it.
+func (pr *proposal) powerCycle(vms ...string) *proposal {
+	pr.cycle = append(pr.cycle, vms...)
+	return pr
+}
+
+// atReboot makes the action take effect at the next boot.
+func (pr *proposal) atReboot() *proposal { pr.reboot = true; return pr }
+
+// cycleVMs asks for vms to be power-cycled (an adapter binds to the HCA at
+// power-on), resolving fs at the power-on.
+func (p *planner) cycleVMs(vms []string, fs ...Finding) {
+	p.props = append(p.props, &proposal{phase: PhasePowerOn, cycle: vms, resolvesAtPowerOn: fs})
+}
+
+// resolveAtReboot makes f resolved by the plan's reboot (a reboot clears
+// error counters); without a reboot, fallback stands in for it.
+func (p *planner) resolveAtReboot(f Finding, fallback Action) {
+	p.atReboot = append(p.atReboot, rebootFix{f, fallback})
+}
+
+// has returns the fleet's failing finding of a rule on a host about
+// subject, if any.
+func (p *planner) has(rule, host, subject string) (Finding, bool) {
+	f, ok := p.byKey[rule+"|"+host+"|"+subject]
+	return f, ok
+}
+
+// ofRule returns this plan's findings of a rule.
+func (p *planner) ofRule(rule string) []Finding {
 	var out []Finding
-	for _, f := range b.fs {
-		if f.RuleID == rule && f.Severity.Rank() >= Warning.Rank() {
+	for _, f := range p.mine {
+		if f.RuleID == rule {
 			out = append(out, f)
 		}
 	}
 	return out
 }
 
-func cite(fs ...Finding) []Cause {
-	var out []Cause
-	for _, f := range fs {
-		out = append(out, Cause{RuleID: f.RuleID, Host: f.Host, Subject: f.Subject})
-	}
-	return out
-}
-
-func (b *planBuilder) add(s PlanStep) {
-	for _, c := range s.Resolves {
-		b.done[c.Key()] = true
-	}
-	b.steps = append(b.steps, s)
-}
-
-// consequencesOf returns the findings of the host caused by any of fs.
-func (b *planBuilder) consequencesOf(fs ...Finding) []Finding {
-	keys := map[string]bool{}
-	for _, f := range fs {
-		keys[f.Key()] = true
-	}
-	var out []Finding
-	for _, f := range b.fs {
-		if f.CausedBy != nil && keys[f.CausedBy.Key()] {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-func buildPlan(h *facts.Host, hp *facts.HostPath, fleet *facts.Fleet, fs []Finding) Plan {
-	b := &planBuilder{h: h, fleet: fleet, fs: fs, done: map[string]bool{}}
-	vms := pvrdmaVMNames(h)
-	sw := hp.Switch
-	swName := "the PVRDMA vDS"
-	if sw != nil {
-		swName = sw.Name
-	}
-	var powerOffAll bool
-	var cycleVMs []string // VMs to power-cycle when not all of them
-	var verify []PlanStep
-
-	// 0. A host that is not ready (it runs no PVRDMA VM): the seeds'
-	// host setup.
-	verify = append(verify, b.readinessPlan(readinessOf(fleet, fleet.DataPath()).row(h.Host))...)
-
-	// 1. ESXi release.
-	if v := b.of("ESXI_VERSION_UNSUPPORTED"); len(v) > 0 {
-		b.add(PlanStep{Action: "upgrade_esxi", Text: fmt.Sprintf("Upgrade %s to ESXi 6.5 or later (8.0 recommended) with vSphere Lifecycle Manager; "+
-			"the other steps need a release with PVRDMA.", h.Host), Resolves: cite(append(v, b.consequencesOf(v...)...)...),
-			Sets: []Effect{{h.Host + " ESXi release", ">= 6.5"}}})
-		powerOffAll = true
-	}
-
-	// 2. The RDMA device and the vDS uplinks: decide which uplink PVRDMA
-	// uses, once, so that no two steps disagree about it.
-	noDev := b.of("NO_RDMA_DEVICE")
-	notOn := b.of("RDMA_UPLINK_NOT_ON_DVS")
-	multi := b.of("DVS_MULTIPLE_UPLINKS")
-	down := b.of("RDMA_DEVICE_DOWN")
-	noRoCE := b.of("ROCE_NOT_SUPPORTED")
-	chosen, chosenDev := chooseUplink(h, hp)
-	var uplinkStep *PlanStep
-	var installStep *PlanStep
-	if len(noDev) > 0 {
-		installStep = &PlanStep{Action: "install_rdma", Text: fmt.Sprintf("Put %s in maintenance mode and install an RoCE-capable NIC listed in the VMware "+
-			"Compatibility Guide with its ESXi RDMA driver (nmlx5_rdma, bnxtroce, irdman); `esxcli rdma device list` must then show it Active.", h.Host),
-			Resolves: cite(append(noDev, b.consequencesOf(noDev...)...)...), Sets: []Effect{{h.Host + " RDMA device", "installed"}}}
-		powerOffAll = true
-	}
-	if sw != nil && (len(notOn) > 0 || len(multi) > 0 || (chosen != "" && !hasString(sw.Uplinks, chosen))) {
-		target := chosen
-		if target == "" && len(noDev) == 0 {
-			target = "the HCA's vmnic"
-		}
-		if len(noDev) > 0 {
-			target = "the new RoCE NIC's vmnic"
-		}
-		var remove []string
-		var sets []Effect
-		for _, u := range sw.Uplinks {
-			if u != chosen {
-				remove = append(remove, u)
-				sets = append(sets, Effect{fmt.Sprintf("%s uplink %s on %s", sw.Name, u, h.Host), "removed"})
-			}
-		}
-		if chosen != "" {
-			sets = append(sets, Effect{fmt.Sprintf("%s uplink %s on %s", sw.Name, chosen, h.Host), "present"})
-		}
-		text := fmt.Sprintf("vSphere Client > Networking > %s > Add and Manage Hosts > Manage physical adapters: on %s assign %s to an uplink",
-			sw.Name, h.Host, target)
-		if len(remove) > 0 {
-			text += " and unassign " + strings.Join(remove, ", ")
-		}
-		text += fmt.Sprintf(", so that %s is the only uplink of %s (no LAG, no teaming).", target, sw.Name)
-		if chosenDev != nil && !hasString(sw.Uplinks, chosen) {
-			for _, d := range h.RDMADevices {
-				if hasString(sw.Uplinks, d.PairedUplink) && !strings.EqualFold(d.State, "active") {
-					text += fmt.Sprintf(" %s (%s) is %s while %s (%s) is Active: PVRDMA uses the working port now.", d.PairedUplink, d.Name, d.State, chosen, chosenDev.Name)
-					break
-				}
-			}
-		}
-		res := append(append([]Finding{}, notOn...), multi...)
-		res = append(res, b.consequencesOf(notOn...)...)
-		uplinkStep = &PlanStep{Action: "set_uplinks", Text: text, Resolves: cite(res...), Sets: sets}
-		powerOffAll = true
-	}
-	// A device that is down: repair its link when PVRDMA keeps using it; when
-	// the uplink step moves PVRDMA to another port, the repair is optional.
-	var linkSteps []PlanStep
-	for _, f := range down {
-		d := rdmaDevice(h, f.Subject)
-		if d == nil {
-			continue
-		}
-		leaves := uplinkStep != nil && chosen != "" && d.PairedUplink != chosen
-		s := PlanStep{Action: "repair_link", Resolves: cite(f), Sets: []Effect{{"link of " + d.PairedUplink + " on " + h.Host, "up"}}}
-		if n := h.NICNamed(d.PairedUplink); n != nil && strings.EqualFold(n.AdminStatus, "down") {
-			s.Command = "esxcli network nic up -n " + shellArg(d.PairedUplink, "vmnicN")
-			s.Text = fmt.Sprintf("%s is administratively down: bring it up.", d.PairedUplink)
-		} else {
-			s.Text = fmt.Sprintf("Repair the link of %s (%s is %s): check `esxcli network nic get -n %s` (Link Status), the cable or optic and the switch port.",
-				d.PairedUplink, d.Name, d.State, d.PairedUplink)
-		}
-		if leaves {
-			s.Optional = true
-			s.Text += fmt.Sprintf(" After the uplink step %s no longer carries PVRDMA: repair it when convenient, and leave it out of %s.", d.PairedUplink, swName)
-		} else {
-			s.Resolves = cite(append([]Finding{f}, b.consequencesOf(f)...)...)
-			powerOffAll = true
-			verify = append(verify, PlanStep{Action: "verify", Command: "esxcli rdma device list",
-				Expect: fmt.Sprintf("%s Active, Paired Uplink %s", d.Name, d.PairedUplink)})
-		}
-		linkSteps = append(linkSteps, s)
-	}
-	for _, f := range noRoCE {
-		linkSteps = append(linkSteps, PlanStep{Action: "install_rdma", Text: fmt.Sprintf("%s supports neither RoCE v1 nor v2: enable RoCE in its driver's module "+
-			"parameters (esxcli system module parameters list -m DRIVER) and reboot, or replace the NIC with an RoCE-capable one.", f.Subject),
-			Resolves: cite(append([]Finding{f}, b.consequencesOf(f)...)...), Sets: []Effect{{f.Subject + " on " + h.Host + " RoCE", "enabled"}}})
-		powerOffAll = true
-	}
-	// VMs whose adapter has no HCA although the host has a usable device:
-	// a power cycle rebinds them.
-	for _, f := range b.of("PHYSICAL_HCA_UNAVAILABLE") {
-		if f.CausedBy == nil {
-			cycleVMs = append(cycleVMs, vmOfSubject(f.Subject))
-		}
-	}
-	for _, f := range b.of("TCP_FALLBACK") {
-		if f.CausedBy == nil && len(hp.Usable) > 0 {
-			cycleVMs = append(cycleVMs, vms...) // adapters powered on before the HCA was usable
-		}
-	}
-	roce := b.of("ROCE_VERSION_MISMATCH")
-	for _, f := range roce {
-		cycleVMs = append(cycleVMs, vmOfSubject(f.Subject))
-	}
-	vmSteps, vmVMs := b.vmPlanSteps()
-	cycleVMs = append(cycleVMs, vmVMs...)
-	offVMs := cycleVMs
-	if powerOffAll {
-		offVMs = vms
-	}
-	offVMs = dedupe(offVMs)
-	if len(offVMs) > 0 {
-		var res []Finding
-		for _, f := range b.of("PHYSICAL_HCA_UNAVAILABLE") {
-			if f.CausedBy == nil {
-				res = append(res, f)
-			}
-		}
-		// Why the VMs go off: the RDMA uplink and its device change only
-		// with the PVRDMA VMs powered off (KB 328676), and an adapter
-		// binds to the HCA when its VM powers on (a power cycle rebinds it).
-		var whys []string
-		if uplinkStep != nil || installStep != nil || len(linkSteps) > 0 {
-			whys = append(whys, "PVRDMA's RDMA uplink and its device can only be changed while the PVRDMA VMs are powered off")
-		}
-		if len(whys) > 0 || len(res) > 0 || len(b.of("TCP_FALLBACK")) > 0 {
-			whys = append(whys, "an adapter binds to the HCA when its VM powers on")
-		}
-		why := strings.Join(whys, ", and ")
-		switch {
-		case len(vmVMs) > 0 && !powerOffAll && len(dedupe(cycleVMs)) == len(vmVMs):
-			why = "their settings below change only while they are off"
-		case len(vmVMs) > 0 && why != "":
-			why += "; the VM settings below change only while it is off"
-		case why == "":
-			why = "their adapters' settings below change only while they are off"
-		}
-		b.add(PlanStep{Action: "power_off", Text: fmt.Sprintf("Power off the PVRDMA VMs on %s: %s (%s).", h.Host, joinNames(offVMs), why),
-			Resolves: cite(res...)})
-	}
-	if installStep != nil {
-		b.add(*installStep)
-	}
-	if uplinkStep != nil {
-		b.add(*uplinkStep)
-		if chosen != "" {
-			verify = append(verify, PlanStep{Action: "verify", Command: "esxcli network vswitch dvs vmware list",
-				Expect: fmt.Sprintf("%s: Uplinks: %s", swName, chosen)})
-		}
-	}
-	for _, s := range linkSteps {
-		b.add(s)
-	}
-	if chosenDev != nil && (uplinkStep != nil || len(noDev) > 0) {
-		verify = append(verify, PlanStep{Action: "verify", Command: "esxcli rdma device list",
-			Expect: fmt.Sprintf("%s Active, Paired Uplink %s", chosenDev.Name, chosenDev.PairedUplink)})
-	}
-	for _, s := range vmSteps {
-		b.add(s)
-	}
-	for _, f := range roce {
-		if b.done[f.Key()] {
-			continue // its VM's device protocol step resolves it
-		}
-		b.add(PlanStep{Action: "set_roce_version", Text: fmt.Sprintf("Set the device protocol of %s's PVRDMA adapter to the version the other "+
-			"adapters use (vSphere Client: Edit Settings > network adapter > Device protocol).", vmOfSubject(f.Subject)),
-			Resolves: cite(f), Sets: []Effect{{"device protocol of " + f.Subject, "the fleet's RoCE version"}}})
-	}
-
-	// 3. The PVRDMA vmknic: tag, address.
-	for _, f := range b.of("PVRDMA_VMKNIC_UNSET") {
-		target := ""
-		if sw != nil {
-			target = dvsVmknic(h, sw.Name)
-		}
-		cmd := "esxcli system settings advanced set -o /Net/PVRDMAVmknic -s " + shellArg(target, "vmkN")
-		text := "Tag the PVRDMA vmknic."
-		if target == "" {
-			text = fmt.Sprintf("Create a vmknic that reaches the peers' PVRDMA vmknics (on %s, or vmk0 as in VMware's guides) and tag it.", swName)
-		}
-		b.add(PlanStep{Action: "tag_vmknic", Text: text, Command: cmd, Resolves: cite(f),
-			Sets: []Effect{{"/Net/PVRDMAVmknic on " + h.Host, orPlaceholder(target, "vmkN")}}})
-		verify = append(verify, PlanStep{Action: "verify", Command: "esxcli system settings advanced list -o /Net/PVRDMAVmknic",
-			Expect: "String Value: " + orPlaceholder(target, "vmkN")})
-	}
-	for _, f := range b.of("PVRDMA_VMKNIC_NO_IPV4") {
-		b.add(PlanStep{Action: "set_ipv4", Text: "Give the PVRDMA vmknic an address in the peers' PVRDMA subnet.",
-			Command:  fmt.Sprintf("esxcli network ip interface ipv4 set -i %s -t static -I ADDRESS -N NETMASK", shellArg(f.Subject, "vmkN")),
-			Resolves: cite(f), Sets: []Effect{{"IPv4 of " + f.Subject + " on " + h.Host, "static"}}})
-	}
-
-	// 4. Firewall.
-	for _, f := range b.of("PVRDMA_FIREWALL_CLOSED") {
-		b.add(PlanStep{Action: "open_firewall", Text: "Enable the pvrdma firewall ruleset (TCP 28250-28761 in and out).",
-			Command: "esxcli network firewall ruleset set -e true -r pvrdma", Resolves: cite(f),
-			Sets: []Effect{{"pvrdma ruleset on " + h.Host, "enabled"}}})
-		verify = append(verify, PlanStep{Action: "verify", Command: "esxcli network firewall ruleset list", Expect: "pvrdma  true"})
-	}
-
-	// 5. MTU along the data path.
-	for _, f := range b.of("MTU_MISMATCH") {
-		s := PlanStep{Action: "set_mtu", Resolves: cite(append([]Finding{f}, b.consequencesOf(f)...)...)}
-		v := hp.DataVmknic
-		if v != nil && sw != nil && v.MTU > 0 && sw.MTU > 0 && v.MTU < sw.MTU {
-			s.Text = fmt.Sprintf("Raise %s (on %s) to the vDS MTU.", v.Name, sw.Name)
-			s.Command = fmt.Sprintf("esxcli network ip interface set -i %s -m %d", shellArg(v.Name, "vmkN"), sw.MTU)
-			s.Sets = []Effect{{"MTU of " + v.Name + " on " + h.Host, fmt.Sprint(sw.MTU)}}
-			verify = append(verify, PlanStep{Action: "verify", Command: "esxcli network ip interface list", Expect: fmt.Sprintf("%s MTU: %d", v.Name, sw.MTU)})
-		} else if f.Severity != Critical {
-			s.Text = "Align the MTU of the PVRDMA data path: " + strings.TrimSuffix(strings.TrimPrefix(f.Fix, "On "+h.Host+": "), ".") + "."
-			s.Sets = []Effect{{"MTU of the PVRDMA data path of " + h.Host, "9000 end to end"}}
-		}
-		if f.Severity == Critical {
-			// Jumbo probes left the host and were lost: the physical network.
-			s.Text = strings.TrimSpace(s.Text + " The network between the hosts drops jumbo frames: set MTU 9216 on every physical " +
-				"switch port on the PVRDMA path (the uplink's port on this host and on its peers).")
-			s.Sets = append(s.Sets, Effect{"MTU of the switch ports on the PVRDMA path of " + h.Host, "9216"})
-		}
-		b.add(s)
-		if v != nil {
-			for _, pp := range hp.Probes {
-				if pp.Jumbo != nil {
-					verify = append(verify, PlanStep{Action: "verify", Command: pp.Jumbo.Command, Expect: "3 packets transmitted, 3 packets received"})
-					break
-				}
-			}
-		}
-	}
-
-	// 5b. Measured paths below the configured MTU: one step for the
-	// host's blocked links (their consequences on the adapters with it).
-	if blocked := b.of("PATH_MTU_BLOCKED"); len(blocked) > 0 {
-		pairs, lowest := blockedPairsOf(hp)
-		var subjects []string
-		for _, f := range blocked {
-			subjects = append(subjects, f.Subject)
-		}
-		hop := "the link the findings name"
-		if len(pairs) > 0 {
-			hop = likelyHop(fleet.DataPath(), pairs[0]).name
-		}
-		s := PlanStep{Action: "fix_path_mtu", Resolves: cite(append(blocked, b.consequencesOf(blocked...)...)...),
-			Text: fmt.Sprintf("Set MTU 9216 on the switch ports and inter-switch links between %s and its peers (%s: the path carries %d "+
-				"bytes; likely hop: %s). Until then the PVRDMA adapters must run at RDMA MTU %d.", h.Host, strings.Join(subjects, ", "),
-				lowest, hop, facts.RDMAMTUFor(lowest)),
-			Sets: []Effect{{"MTU of the switch ports on the PVRDMA path of " + h.Host, "9216"}}}
-		b.add(s)
-		if len(pairs) > 0 && pairs[0].First != nil {
-			verify = append(verify, PlanStep{Action: "verify", Command: pairs[0].First.Command, Expect: "3 packets transmitted, 3 packets received"})
-		}
-	}
-	for _, f := range append(b.of("PATH_UNREACHABLE"), b.of("HIGH_LATENCY")...) {
-		b.add(PlanStep{Action: "check_path", Text: f.Subject + ": " + f.Fix, Resolves: cite(f)})
-	}
-
-	// 6. Lossless Ethernet and errors.
-	for _, f := range b.of("PFC_DISABLED") {
-		fixed := append([]Finding{f}, b.consequencesOf(f)...)
-		s := PlanStep{Action: "enable_pfc", Resolves: cite(fixed...), Sets: []Effect{{"lossless Ethernet on " + f.Subject + " of " + h.Host, "on"}}}
-		if h.NMLX5(f.Subject) {
-			s.Text = fmt.Sprintf("Enable PFC for the RoCE priority (3) on %s: on its switch port, and on the host with the nmlx5 module "+
-				"parameters, then reboot %s (with its VMs off or migrated).", f.Subject, h.Host)
-			s.Command = nmlx5PFC
-		} else {
-			s.Text = fmt.Sprintf("Enable PFC for the RoCE priority (3) on %s's switch port and on the host (DCBX or the driver's PFC parameter); "+
-				"without PFC, enable global pause instead.", f.Subject)
-			s.Command = fmt.Sprintf("esxcli network nic pauseParams set -n %s -r true -t true", shellArg(f.Subject, "vmnicN"))
-		}
-		b.add(s)
-		verify = append(verify, PlanStep{Action: "verify", Command: "esxcli network nic dcb status get -n " + shellArg(f.Subject, "vmnicN"), Expect: "PFC Enabled: true"})
-	}
-	for _, f := range b.of("RDMA_ERRORS") {
-		if b.done[f.Key()] {
-			continue
-		}
-		up := pairedUplink(h, f.Subject)
-		b.add(PlanStep{Action: "check_path", Text: fmt.Sprintf("Check the cable, optic and switch port of %s (esxcli network nic stats get -n %s) for the errors %s counts.",
-			up, up, f.Subject), Resolves: cite(f)})
-	}
-	for _, f := range b.of("VMKPING_UNREACHABLE") {
-		b.add(PlanStep{Action: "check_path", Text: fmt.Sprintf("%s: compare the PVRDMA vmknics' addresses, netmasks and VLANs on both hosts "+
-			"(esxcli network ip interface ipv4 get) and the switch ports' VLAN.", f.Subject), Resolves: cite(f)})
-	}
-
-	// 7. Power on, then what to do in the guests.
-	if len(offVMs) > 0 {
-		var res []Finding
-		if len(noDev) == 0 {
-			for _, f := range b.fs {
-				if (f.RuleID == "TCP_FALLBACK" || f.RuleID == "PHYSICAL_HCA_UNAVAILABLE") && !b.done[f.Key()] {
-					res = append(res, f)
-				}
-			}
-		}
-		b.add(PlanStep{Action: "power_on", Text: fmt.Sprintf("Power on %s: PVRDMA adapters bind to the HCA at power-on.", joinNames(offVMs)),
-			Resolves: cite(res...)})
-		for i, vm := range offVMs {
-			if i == maxListed {
-				vm = fmt.Sprintf("each of the %d other VMs", len(offVMs)-maxListed)
-			}
-			verify = append(verify, PlanStep{Action: "verify",
-				Command: "vsish -e cat /vmkModules/vrdma/pvrdmaDevices/WORLDID_0/properties",
-				Expect:  "Physical HCA available:1 for " + vm + " (WORLDID: its World ID in `esxcli vm process list`, new after the power-on)"})
-			if i == maxListed {
-				break
-			}
-		}
-	}
-	for _, f := range append(b.of("LOW_MTU"), b.of("ACTIVE_MTU_ABOVE_PATH")...) {
-		if b.done[f.Key()] {
-			continue
-		}
-		vm := vmOfSubject(f.Subject)
-		b.add(PlanStep{Action: "guest_mtu", Text: f.Fix, Resolves: cite(f),
-			Sets: []Effect{{"MTU of the PVRDMA interface in " + vm, "path MTU"}}})
-		verify = append(verify, PlanStep{Action: "verify", Command: "vsish -e cat /vmkModules/vrdma/pvrdmaDevices/WORLDID_0/properties",
-			Expect: fmt.Sprintf("Active MTU:%d for %s (WORLDID: its World ID in `esxcli vm process list`)", expectedActiveMTU(hp), vm)})
-	}
-	// TCP fallback the other steps do not resolve (e.g. sources disagree).
-	for _, rule := range []string{"TCP_FALLBACK", "PHYSICAL_HCA_UNAVAILABLE"} {
-		for _, f := range b.of(rule) {
-			if !b.done[f.Key()] {
-				b.add(PlanStep{Action: "check_path", Text: f.Fix, Resolves: cite(f)})
-			}
-		}
-	}
-	// Anything left: its own fix, so no finding is without a step (a
-	// consequence of another host's finding is resolved by that host's
-	// plan).
-	for _, f := range b.fs {
-		if f.CausedBy != nil && f.CausedBy.Host != f.Host {
-			continue
-		}
-		if f.Severity.Rank() >= Warning.Rank() && !b.done[f.Key()] && !citedAsOptional(b.steps, f) {
-			b.add(PlanStep{Action: "check_path", Text: f.Fix, Resolves: cite(f)})
-		}
-	}
-	// 8. Verify.
+// causeElsewhere reports whether f follows from a finding of another
+// plan (whose steps resolve it).
+func (p *planner) causeElsewhere(f Finding) bool {
 	seen := map[string]bool{}
-	for _, v := range verify {
-		k := v.Command + "\x00" + v.Expect
-		if seen[k] {
-			continue
+	for c := f.CausedBy; c != nil && !seen[c.Key()]; {
+		seen[c.Key()] = true
+		cf, ok := p.byKey[c.Key()]
+		if !ok {
+			return false
 		}
-		seen[k] = true
-		v.Text = fmt.Sprintf("Verify: `%s` shows %s.", v.Command, v.Expect)
-		b.steps = append(b.steps, v)
-	}
-	return b.finish(h.Host, "pvrdma-doctor scan --hosts "+h.Host+" (and its peers)", h.Host+" and its peers")
-}
-
-// finish ends the plan of subject (a host or a guest): when it has steps,
-// a last one runs scan, the command that scans what again, to show that
-// no critical or warning finding remains; then it numbers the steps from 1.
-func (b *planBuilder) finish(subject, scan, what string) Plan {
-	if len(b.steps) > 0 {
-		b.steps = append(b.steps, PlanStep{Action: "verify", Command: scan,
-			Expect: "no critical or warning finding", Text: "Scan " + what + " again: no critical or warning finding should remain."})
-	}
-	for i := range b.steps {
-		b.steps[i].N = i + 1
-	}
-	return Plan{Host: subject, Steps: b.steps}
-}
-
-func citedAsOptional(steps []PlanStep, f Finding) bool {
-	for _, s := range steps {
-		for _, c := range s.Resolves {
-			if c.Key() == f.Key() {
-				return true
-			}
+		if cf.Host != p.subject {
+			return true
 		}
+		c = cf.CausedBy
 	}
 	return false
 }
 
-// chooseUplink decides which uplink PVRDMA should use on the host: an
-// Active RDMA device already on the PVRDMA vDS, else any Active RDMA device
-// (the working port of the same card beats a port whose link is down), else
-// an RDMA device on the vDS (its link gets repaired).
-func chooseUplink(h *facts.Host, hp *facts.HostPath) (string, *parse.RDMADevice) {
-	sw := hp.Switch
-	active := hp.Active
-	if sw != nil {
-		for i := range active {
-			if hasString(sw.Uplinks, active[i].PairedUplink) {
-				return active[i].PairedUplink, &active[i]
-			}
-		}
+// causePresent reports whether f's cause is a finding of the fleet.
+func (p *planner) causePresent(f Finding) bool {
+	if f.CausedBy == nil {
+		return false
 	}
-	if len(active) > 0 {
-		return active[0].PairedUplink, &active[0]
-	}
-	if sw != nil {
-		for i := range h.RDMADevices {
-			if hasString(sw.Uplinks, h.RDMADevices[i].PairedUplink) {
-				return h.RDMADevices[i].PairedUplink, &h.RDMADevices[i]
-			}
-		}
-	}
-	return "", nil
+	_, ok := p.byKey[f.CausedBy.Key()]
+	return ok
 }
 
-func rdmaDevice(h *facts.Host, name string) *parse.RDMADevice {
-	return find(h.RDMADevices, func(d *parse.RDMADevice) bool { return d.Name == name })
+// contribute asks each finding's rule for its actions. A consequence of
+// another finding is resolved with its cause, unless its rule plans its
+// consequences too (an adapter binds to the HCA only at its next
+// power-on); a consequence of another plan's finding is that plan's. A
+// rule without a contribution, or whose contribution fails, gets its
+// finding's own fix as a step.
+func (p *planner) contribute() {
+	for _, f := range p.mine {
+		if p.causeElsewhere(f) {
+			continue
+		}
+		rule := catalogue[f.RuleID]
+		if p.causePresent(f) && (rule == nil || !rule.PlanConsequences) {
+			continue // resolved with its cause (consequencesOf)
+		}
+		if rule == nil || rule.Plan == nil {
+			p.add(PhaseInvestigate, Action{Kind: ActFollowFix, Params: Params{Note: f.Fix}}, f)
+			continue
+		}
+		if !p.safeContribute(rule, f) {
+			p.failed = append(p.failed, f.RuleID)
+			p.add(PhaseInvestigate, Action{Kind: ActFollowFix, Params: Params{Note: f.Fix}}, f)
+		}
+	}
+}
+
+// guard runs f; a panic drops what f proposed (a plan never fails for
+// facts it did not expect).
+func (p *planner) guard(f func()) {
+	n := len(p.props)
+	defer func() {
+		if r := recover(); r != nil {
+			p.props = p.props[:n]
+			p.recordPanic(r, "", "some steps the fleet's other plans imply are left out")
+		}
+	}()
+	f()
+}
+
+// safePlan assembles the plan; should that panic, the plan is the
+// findings' own fixes, one follow_fix step each.
+func (p *planner) safePlan() (pl Plan) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.recordPanic(r, "", "its plan is the findings' own fixes, unordered")
+			pl = Plan{Host: p.subject}
+			for i, f := range p.mine {
+				pl.Steps = append(pl.Steps, PlanStep{N: i + 1, Phase: PhaseInvestigate, Action: ActFollowFix, On: "esxi", Pause: true,
+					Text: f.Fix, Params: Params{Note: f.Fix}, Resolves: []Cause{causeOf(f)}})
+			}
+		}
+	}()
+	return p.plan()
+}
+
+// safeContribute runs one rule's contribution for one finding; a panic
+// drops what it proposed and reports false (the engine's recovery does
+// the same for checks: a failing rule fails alone).
+func (p *planner) safeContribute(rule *Rule, f Finding) (ok bool) {
+	n, m := len(p.props), len(p.atReboot)
+	defer func() {
+		if r := recover(); r != nil {
+			p.props, p.atReboot = p.props[:n], p.atReboot[:m]
+			p.recordPanic(r, rule.ID, rule.ID+"'s step is its finding's own fix")
+			ok = false
+		}
+	}()
+	rule.Plan(p, f)
+	return true
+}
+
+// consequencesOf returns f's consequences across the fleet (depth first)
+// that are resolved with it: those whose rule does not plan its
+// consequences itself.
+func (p *planner) consequencesOf(f Finding) []Finding {
+	var out []Finding
+	seen := map[string]bool{f.Key(): true}
+	var walk func(key string)
+	walk = func(key string) {
+		keys := make([]string, 0, len(p.byKey))
+		for k := range p.byKey {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			c := p.byKey[k]
+			if c.CausedBy == nil || c.CausedBy.Key() != key || seen[k] || c.Severity.Rank() < Warning.Rank() {
+				continue
+			}
+			seen[k] = true
+			if r := catalogue[c.RuleID]; r != nil && r.PlanConsequences {
+				continue
+			}
+			out = append(out, c)
+			walk(k)
+		}
+	}
+	walk(f.Key())
+	return out
+}
+
+// actionKey identifies an action (two proposals of the same action
+// merge). A guest's driver reload is one per guest, whatever each reason
+// expects it to show (mergeReload).
+func actionKey(a Action) string {
+	switch a.Kind {
+	case ActGuestReloadDriver, ActUpgradeESXi, ActVMUpgradeHardware, ActGuestUpgradeKernel:
+		// One upgrade, to the highest minimum asked (mergeMinimum).
+		return string(a.Kind) + "\x00" + a.Host + "\x00" + a.Params.VM
+	}
+	b, _ := json.Marshal(a)
+	return string(b)
+}
+
+// mergeMinimum merges two upgrades "to at least Version": the higher
+// minimum satisfies both.
+func mergeMinimum(a, b Params) Params {
+	if versionLess(a.Version, b.Version) {
+		a.Version = b.Version
+	}
+	return a
+}
+
+// versionLess compares the numbers of two versions ("6.5" < "7.0 Update
+// 1" < "7.0.3"; "13" < "18").
+func versionLess(a, b string) bool {
+	nums := func(v string) []int {
+		var out []int
+		for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r < '0' || r > '9' }) {
+			n, _ := strconv.Atoi(f)
+			out = append(out, n)
+		}
+		return out
+	}
+	return slices.Compare(nums(a), nums(b)) < 0
+}
+
+// kindRank orders the actions within a phase: a guest's driver reload
+// after everything else it needs, its persistence after it.
+func kindRank(k ActionKind) int {
+	switch k {
+	case ActGuestInstallModule, ActGuestLoadDriver, ActGuestUpgradeKernel, ActGuestReplaceMOFED, ActGuestInstallRDMA:
+		return 1
+	case ActGuestReloadDriver:
+		return 2
+	case ActGuestPersistOrder:
+		return 3
+	}
+	return 0
+}
+
+// plan contributes, merges, orders and renders.
+func (p *planner) plan() Plan {
+	// Merge identical actions.
+	var props []*proposal
+	idx := map[string]*proposal{}
+	for _, pr := range p.props {
+		if pr.action.Kind == "" {
+			props = append(props, pr) // a power cycle only
+			continue
+		}
+		k := actionKey(pr.action)
+		if q, ok := idx[k]; ok {
+			switch q.action.Kind {
+			case ActGuestReloadDriver:
+				q.action.Params = mergeReload(q.action.Params, pr.action.Params)
+			case ActUpgradeESXi, ActVMUpgradeHardware, ActGuestUpgradeKernel:
+				q.action.Params = mergeMinimum(q.action.Params, pr.action.Params)
+			}
+			q.resolves = append(q.resolves, pr.resolves...)
+			q.cycle = append(q.cycle, pr.cycle...)
+			q.reboot = q.reboot || pr.reboot
+			q.optional = q.optional && pr.optional
+			if phaseRank(pr.phase) < phaseRank(q.phase) {
+				q.phase = pr.phase
+			}
+			continue
+		}
+		idx[k] = pr
+		props = append(props, pr)
+	}
+	steps := p.envelope(props)
+	p.cite(steps)
+	pl := Plan{Host: p.subject}
+	for i := range steps {
+		st := steps[i].render()
+		st.N = len(pl.Steps) + 1
+		pl.Steps = append(pl.Steps, st)
+	}
+	if len(pl.Steps) == 0 {
+		return pl
+	}
+	resolved := map[string]bool{}
+	for _, st := range pl.Steps {
+		for _, c := range st.Resolves {
+			resolved[c.Key()] = true
+		}
+	}
+	for _, f := range p.mine {
+		if !resolved[f.Key()] && !p.causeElsewhere(f) {
+			pl.Unresolved = append(pl.Unresolved, causeOf(f))
+		}
+	}
+	if p.guest != nil {
+		pl.Rescan = "pvrdma-doctor scan --guests " + shellArg(p.subject, "GUEST") + " (with its host)"
+	} else {
+		pl.Rescan = "pvrdma-doctor scan --hosts " + shellArg(p.subject, "HOST") + " (and its peers)"
+	}
+	return pl
+}
+
+// step is a proposal placed in the plan, before rendering.
+type step struct {
+	phase    Phase
+	action   Action
+	resolves []Finding
+	optional bool
+}
+
+// envelope orders the proposals by phase and wraps them: the VMs that
+// must be off are powered off first and on after the phases that need
+// them; a hardware or driver change puts the host in maintenance mode
+// (the other running VMs migrated first), a driver change reboots it, and
+// the host leaves maintenance mode before anything powers on.
+func (p *planner) envelope(props []*proposal) []step {
+	var off []string
+	var onRes []Finding
+	needMM, reboot := false, false
+	for _, pr := range props {
+		off = append(off, pr.cycle...)
+		onRes = append(onRes, pr.resolvesAtPowerOn...)
+		if pr.phase == PhaseHardware || pr.phase == PhaseDriver {
+			needMM = true
+		}
+		reboot = reboot || pr.reboot
+	}
+	needMM = needMM || reboot
+	var others []string
+	if needMM && p.host != nil {
+		off = append(off, runningPVRDMAVMs(p.host)...)
+		others = runningOtherVMs(p.host)
+	}
+	off = dedupe(off)
+	sort.SliceStable(props, func(i, j int) bool {
+		a, b := props[i], props[j]
+		if phaseRank(a.phase) != phaseRank(b.phase) {
+			return phaseRank(a.phase) < phaseRank(b.phase)
+		}
+		return kindRank(a.action.Kind) < kindRank(b.action.Kind)
+	})
+	var out []step
+	emit := func(ph Phase) {
+		for _, pr := range props {
+			if pr.phase == ph && pr.action.Kind != "" {
+				out = append(out, step{phase: ph, action: pr.action, resolves: pr.resolves, optional: pr.optional})
+			}
+		}
+	}
+	host := p.subject
+	if len(off) > 0 {
+		out = append(out, step{phase: PhasePrepare, action: Action{Kind: ActPowerOffVMs, Host: host, Params: Params{VMs: off}}})
+	}
+	if len(others) > 0 {
+		out = append(out, step{phase: PhasePrepare, action: Action{Kind: ActMigrateVMs, Host: host, Params: Params{VMs: others}}})
+	}
+	if needMM {
+		out = append(out, step{phase: PhasePrepare, action: Action{Kind: ActEnterMaintenance, Host: host}})
+	}
+	emit(PhaseHardware)
+	emit(PhaseDriver)
+	var rebootRes []Finding
+	if reboot {
+		for _, r := range p.atReboot {
+			rebootRes = append(rebootRes, r.f)
+		}
+		out = append(out, step{phase: PhaseReboot, action: Action{Kind: ActReboot, Host: host}, resolves: rebootRes})
+	} else {
+		for _, r := range p.atReboot {
+			r.fallback.Host = host
+			props = append(props, &proposal{phase: PhaseInvestigate, action: r.fallback, resolves: nil})
+		}
+	}
+	if needMM {
+		out = append(out, step{phase: PhaseReboot, action: Action{Kind: ActExitMaintenance, Host: host}})
+	}
+	for _, ph := range []Phase{PhaseUplinks, PhaseHost, PhaseSwitch, PhaseVM} {
+		emit(ph)
+	}
+	if len(off) > 0 {
+		out = append(out, step{phase: PhasePowerOn, action: Action{Kind: ActPowerOnVMs, Host: host,
+			Params: Params{VMs: off, BindHCA: bindVMs(onRes, off)}}, resolves: onRes})
+	}
+	emit(PhaseGuest)
+	emit(PhaseInvestigate)
+	return out
+}
+
+// bindVMs are the VMs among off whose power-on binds an adapter to the
+// HCA (a finding about them is resolved at the power-on).
+func bindVMs(fs []Finding, off []string) []string {
+	var out []string
+	for _, f := range fs {
+		for _, vm := range off {
+			if vmOfSubject(f.Subject) == vm || (f.RuleID == "TCP_FALLBACK" && strings.Contains(f.Subject, vm)) {
+				out = append(out, vm)
+			}
+		}
+	}
+	return dedupe(out)
+}
+
+// cite fills each step's findings with the consequences resolved with
+// them, and cites every finding at the last step that resolves it only.
+func (p *planner) cite(steps []step) {
+	last := map[string]int{}
+	for i := range steps {
+		var all []Finding
+		for _, f := range steps[i].resolves {
+			all = append(all, f)
+			all = append(all, p.consequencesOf(f)...)
+		}
+		steps[i].resolves = all
+		for _, f := range all {
+			last[f.Key()] = i
+		}
+	}
+	for i := range steps {
+		var keep []Finding
+		seen := map[string]bool{}
+		for _, f := range steps[i].resolves {
+			if last[f.Key()] == i && !seen[f.Key()] {
+				seen[f.Key()] = true
+				keep = append(keep, f)
+			}
+		}
+		steps[i].resolves = keep
+	}
+}
+
+func causeOf(f Finding) Cause { return Cause{RuleID: f.RuleID, Host: f.Host, Subject: f.Subject} }
+
+// runningPVRDMAVMs are the host's running VMs with a PVRDMA adapter.
+func runningPVRDMAVMs(h *facts.Host) []string {
+	var out []string
+	for _, d := range h.PVRDMADevices {
+		if d.VMName != "" {
+			out = append(out, d.VMName)
+		}
+	}
+	if len(h.PVRDMADevices) == 0 {
+		// vsish was not read (a host read through vCenter): vCenter's
+		// powered-on VMs with a PVRDMA adapter.
+		for _, c := range vcenterPVRDMA(h) {
+			out = append(out, c.Name)
+		}
+	}
+	return dedupe(out)
+}
+
+// runningOtherVMs are the host's running VMs without a PVRDMA adapter
+// (maintenance mode needs them off the host).
+func runningOtherVMs(h *facts.Host) []string {
+	pv := map[string]bool{}
+	for _, n := range runningPVRDMAVMs(h) {
+		pv[n] = true
+	}
+	var out []string
+	for _, v := range h.VMs {
+		if v.DisplayName != "" && !pv[v.DisplayName] {
+			out = append(out, v.DisplayName)
+		}
+	}
+	return dedupe(out)
 }
 
 // vmOfSubject turns "hpc-node02 (PVRDMA adapter 0)" into "hpc-node02".
@@ -607,15 +730,10 @@ func vmOfSubject(s string) string {
 	if i := strings.LastIndex(s, " (PVRDMA adapter "); i > 0 {
 		return s[:i]
 	}
-	return s
-}
-
-// expectedActiveMTU is the RoCE MTU the host's data path allows.
-func expectedActiveMTU(hp *facts.HostPath) int {
-	if hp.MTU.Known {
-		return facts.RDMAMTUFor(hp.MTU.MTU)
+	if i := strings.LastIndex(s, " (ethernet"); i > 0 {
+		return s[:i]
 	}
-	return 4096
+	return s
 }
 
 func dedupe(in []string) []string {
@@ -649,4 +767,268 @@ func Contradictions(p Plan) []string {
 		}
 	}
 	return out
+}
+
+// escalations are the information findings that the fleet's plans turn
+// into problems, which the plans therefore fix too: a path that drops
+// jumbo frames outside the RDMA fabric becomes part of it once a host at
+// either end gets its RDMA device; an adapter whose RoCE MTU is lower
+// than the data path allows slows every connection once adapters that run
+// higher bind to their HCA.
+func escalations(fleet *facts.Fleet, fs []Finding, byKey map[string]Finding) []Finding {
+	// The hosts whose plan puts their PVRDMA vmknic on the RDMA fabric
+	// (an RDMA device, its link, the vDS's only uplink, the tag).
+	gets := map[string]bool{}
+	for _, f := range byKey {
+		switch f.RuleID {
+		case "NO_RDMA_DEVICE", "RDMA_DEVICE_DOWN", "RDMA_UPLINK_NOT_ON_DVS", "DVS_MULTIPLE_UPLINKS", "TCP_FALLBACK", "ROCE_NOT_SUPPORTED",
+			"PVRDMA_VMKNIC_UNSET", "PVRDMA_VMKNIC_NO_IPV4":
+			if f.Severity.Rank() >= Warning.Rank() {
+				gets[f.Host] = true
+			}
+		}
+	}
+	paths := fleet.DataPath()
+	// The highest RoCE MTU of the adapters of each vDS, bound or not
+	// (the plans bind them).
+	top := map[string]int{}
+	for i := range fleet.Hosts {
+		if sw := paths.Host(i).Switch; sw != nil {
+			for _, d := range fleet.Hosts[i].PVRDMADevices {
+				top[sw.Name] = max(top[sw.Name], d.ActiveMTU)
+			}
+		}
+	}
+	var out []Finding
+	for _, f := range fs {
+		if f.Status != StatusFail || f.Suppressed || f.Severity != Info {
+			continue
+		}
+		switch f.RuleID {
+		case "PATH_MTU_BLOCKED":
+			to := ""
+			if i := strings.LastIndex(f.Subject, " -> "); i >= 0 {
+				to = f.Subject[i+4:]
+			}
+			if gets[f.Host] || gets[to] {
+				out = append(out, f)
+			}
+		case "LOW_MTU":
+			h := hostNamed(fleet, f.Host)
+			if h == nil {
+				continue
+			}
+			hp := paths.For(h)
+			for _, d := range h.PVRDMADevices {
+				if vmLabel(d) == f.Subject && hp.Switch != nil && top[hp.Switch.Name] > d.ActiveMTU {
+					out = append(out, f)
+					// Its cause in the guest (the interface's MTU) is
+					// what the plan changes.
+					if f.CausedBy != nil {
+						if c, ok := byKey[f.CausedBy.Key()]; ok && c.Severity == Info {
+							out = append(out, c)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func hostNamed(fleet *facts.Fleet, name string) *facts.Host {
+	for i := range fleet.Hosts {
+		if fleet.Hosts[i].Host == name {
+			return &fleet.Hosts[i]
+		}
+	}
+	return nil
+}
+
+// switchFixes are the hosts whose physical switch ports a plan sets to
+// jumbo frames.
+func switchFixes(planners []*planner) map[string]bool {
+	out := map[string]bool{}
+	for _, p := range planners {
+		for _, pr := range p.props {
+			if pr.action.Kind == ActSetSwitchMTU {
+				for _, h := range pr.action.Params.Hosts {
+					out[h] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// anticipateMTU: an adapter whose RoCE MTU is below what its data path
+// will carry once the plans are done (the switch ports fixed, the HCA
+// bound) slows every connection with an adapter that runs higher: its
+// guest's interface goes to the path's MTU and vmw_pvrdma is reloaded.
+// Today no finding says so (the path carries less, or the adapter falls
+// back to TCP); once the plans are done, LOW_MTU would.
+func (p *planner) anticipateMTU(fixed map[string]bool) {
+	hp := p.path
+	if hp == nil || hp.Switch == nil || !hp.MTU.Known {
+		return
+	}
+	future := hp.MTU.MTU
+	if hp.MTU.Proved {
+		for i := range hp.Pairs {
+			if pp := &hp.Pairs[i]; pp.Blocked() && (fixed[p.host.Host] || fixed[pp.To]) {
+				future = configuredMTU(p.host, hp)
+			}
+		}
+	}
+	want := facts.RDMAMTUFor(future)
+	top := 0
+	paths := p.fleet.DataPath()
+	for i := range p.fleet.Hosts {
+		if sw := paths.Host(i).Switch; sw != nil && sw.Name == hp.Switch.Name {
+			for _, d := range p.fleet.Hosts[i].PVRDMADevices {
+				top = max(top, d.ActiveMTU)
+			}
+		}
+	}
+	for _, d := range p.host.PVRDMADevices {
+		if d.ActiveMTU == 0 || d.VMName == "" || d.ActiveMTU >= min(want, top) {
+			continue
+		}
+		if f, ok := p.has("LOW_MTU", p.host.Host, vmLabel(d)); ok && f.Severity.Rank() >= Warning.Rank() || ok && slices.ContainsFunc(p.mine, func(m Finding) bool { return m.Key() == f.Key() }) {
+			continue // its own finding plans it
+		}
+		g, a := guestSide(p.fleet, p.host, d)
+		if a != nil {
+			if gf, ok := p.has("GUEST_NETDEV_MTU_LIMITS_RDMA_MTU", g.Guest, guestLabel(*a)); ok && gf.Severity.Rank() >= Warning.Rank() {
+				continue // the guest's plan raises it
+			}
+		}
+		netdev, dev := guestNetdev(p.fleet, p.host, d), "vmw_pvrdma0"
+		if a != nil {
+			dev = a.Device
+		}
+		if a == nil || a.NetdevMTU == 0 || facts.RDMAMTUFor(a.NetdevMTU) < want {
+			p.add(PhaseGuest, Action{Kind: ActGuestSetMTU, Params: Params{VM: d.VMName, Netdev: netdev, MAC: d.MAC, MTU: future}})
+		}
+		if sg := scannedGuestOf(p.fleet, d); sg != nil && a == nil {
+			continue // its guest has no PVRDMA device yet: its own plan loads the driver, after the MTU
+		}
+		p.add(PhaseGuest, Action{Kind: ActGuestReloadDriver, Params: Params{VM: d.VMName, Device: dev, MTU: min(want, top)}})
+	}
+}
+
+// joinsFabric are the actions that put a host's PVRDMA vmknic on the
+// RDMA fabric, or give it what its probes need (an address, the tag).
+var joinsFabric = []ActionKind{ActInstallNIC, ActEnableModule, ActSetModuleParams, ActSetUplinks, ActNICUp, ActRepairLink, ActTagVmknic,
+	ActSetVmknicIPv4}
+
+// anticipateSwitch: a host whose plan puts its vmknic on the RDMA fabric
+// while no probe measured the fabric's MTU from or to it (it had no RDMA
+// uplink, no tag or no address, so nothing probed) gets the switch step
+// that applies if its jumbo probe to a peer then fails: the switch ports
+// were never measured (a runbook skips the step when the probe passes).
+func (p *planner) anticipateSwitch() {
+	hp := p.path
+	if hp == nil || hp.Switch == nil || hp.Switch.MTU <= 1500 || hp.MTU.Measured {
+		return
+	}
+	vmk := ""
+	joins := false
+	for _, pr := range p.props {
+		switch k := pr.action.Kind; {
+		case k == ActSetSwitchMTU && slices.Contains(pr.action.Params.Hosts, p.host.Host):
+			return // its own step already
+		case k == ActTagVmknic:
+			vmk, joins = pr.action.Params.Vmknic, true
+		case slices.Contains(joinsFabric, k) && (k != ActSetModuleParams || slices.ContainsFunc(pr.action.Params.Set, func(x Setting) bool { return x.Name == "RDMA" })):
+			joins = true
+		}
+	}
+	if !joins {
+		return
+	}
+	if vmk == "" && hp.Vmknic != nil {
+		vmk = hp.Vmknic.Name
+	}
+	v := p.host.VmknicNamed(vmk)
+	if v == nil || v.VDSName != hp.Switch.Name {
+		return // not on the PVRDMA vDS: its probes would not cross the fabric
+	}
+	paths := p.fleet.DataPath()
+	for i := range p.fleet.Hosts {
+		peer := &p.fleet.Hosts[i]
+		pp := paths.Host(i)
+		if peer.Host == p.host.Host || pp.DataVmknic == nil {
+			continue
+		}
+		ip := ipv4Of(peer, pp.DataVmknic.Name)
+		if ip == nil || ip.Address == "" || ip.Address == "0.0.0.0" {
+			continue
+		}
+		spec, ok := catalog.Lookup(catalog.KindVmkping)
+		if !ok {
+			return
+		}
+		c, err := spec.Command(vmk, v.Netstack, strconv.Itoa(min(hp.Switch.MTU, 9000)-28), ip.Address)
+		if err != nil {
+			return
+		}
+		p.add(PhaseSwitch, Action{Kind: ActSetSwitchMTU, Params: Params{Hosts: []string{p.host.Host, peer.Host}, MTU: 9216, Probe: c.Line, Unmeasured: true}})
+		return
+	}
+}
+
+// configuredMTU is the Ethernet MTU the host's PVRDMA vDS and its RDMA
+// uplinks are configured for (what the path carries once the switch
+// ports do).
+func configuredMTU(h *facts.Host, hp *facts.HostPath) int {
+	m := hp.Switch.MTU
+	for _, u := range hp.RDMAUplinks {
+		if n := h.NICNamed(u); n != nil && n.MTU > 0 {
+			m = min(m, n.MTU)
+		}
+	}
+	return m
+}
+
+// scannedGuestOf returns the scanned guest of a host-side adapter: the
+// guest with its device, or with an interface of its MAC (the vmxnet3
+// half, present without vmw_pvrdma); nil when it was not scanned.
+func scannedGuestOf(fleet *facts.Fleet, d parse.PVRDMADevice) *facts.Guest {
+	for i := range fleet.Guests {
+		g := &fleet.Guests[i]
+		for _, l := range g.Links {
+			if l.MAC != "" && strings.EqualFold(l.MAC, d.MAC) {
+				return g
+			}
+		}
+	}
+	return nil
+}
+
+// guestNetdev is the guest interface of a host-side adapter ("" when its
+// guest was not scanned): the netdev of its PVRDMA device, else the
+// interface with its MAC.
+func guestNetdev(fleet *facts.Fleet, h *facts.Host, d parse.PVRDMADevice) string {
+	if _, a := guestSide(fleet, h, d); a != nil {
+		return a.Netdev
+	}
+	if g := scannedGuestOf(fleet, d); g != nil {
+		for _, l := range g.Links {
+			if strings.EqualFold(l.MAC, d.MAC) {
+				return l.Name
+			}
+		}
+	}
+	return ""
+}
+
+// safeEscalations is escalations, or none should it panic.
+func safeEscalations(fleet *facts.Fleet, fs []Finding, byKey map[string]Finding) (out []Finding) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = nil
+		}
+	}()
+	return escalations(fleet, fs, byKey)
 }

@@ -1,107 +1,136 @@
 package checks
 
 import (
-	"fmt"
+	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 )
 
-// A guest's fix plan: what to do inside one Linux guest, in order (the
-// host side first when a host finding causes a guest one, then the
-// kernel, the verbs libraries, the driver, the interface, the port), each
-// step citing the findings it resolves. Steps never undo each other: the
-// driver is reloaded once, after everything that needs a reload.
+// The plan contributions of the guest rules: what to do inside one Linux
+// guest. The driver is reloaded once, after everything that needs a
+// reload (an interface's MTU, an address, the modules it needs), and each
+// reload says what it must show after (the port ACTIVE, the RoCE MTU).
 
-// guestPlans builds one plan per guest with findings at warning or above.
-func guestPlans(fleet *facts.Fleet, byHost map[string][]Finding, errs *[]InternalError) []Plan {
-	var out []Plan
-	for gi := range fleet.Guests {
-		g := &fleet.Guests[gi]
-		var serious []Finding
-		for _, f := range byHost[g.Guest] {
-			if f.Severity.Rank() >= Warning.Rank() {
-				serious = append(serious, f)
-			}
-		}
-		if len(serious) == 0 {
-			continue
-		}
-		var p Plan
-		if ie := guarded(InPlan, g.Guest, planLost(g.Guest), func() { p = guestPlan(g, serious) }); ie != nil {
-			*errs = append(*errs, *ie)
-			continue
-		}
-		if len(p.Steps) > 0 {
-			out = append(out, p)
+// adapterOf returns the guest adapter a guest finding is about.
+func (p *planner) adapterOf(f Finding) *facts.GuestAdapter {
+	for i := range p.guest.Adapters {
+		if guestLabel(p.guest.Adapters[i]) == f.Subject {
+			return &p.guest.Adapters[i]
 		}
 	}
-	return out
+	return nil
 }
 
-func buildGuestPlan(g *facts.Guest, fs []Finding) Plan {
-	b := &planBuilder{fs: fs, done: map[string]bool{}}
-	reload := false
-	var reloadFor []Finding
-	// 1. The host side first: a guest finding caused by a host finding is
-	// fixed on the host (its own plan), not in the guest.
-	for _, f := range fs {
-		if f.CausedBy != nil && f.CausedBy.Host != g.Guest {
-			b.add(PlanStep{Action: "host_side", Text: fmt.Sprintf("Fix the host side first: %s on %s (%s) causes %s here; follow %s's plan, then reload the driver in %s (below).",
-				f.CausedBy.RuleID, f.CausedBy.Host, f.CausedBy.Subject, f.RuleID, f.CausedBy.Host, g.Guest), Resolves: cite(f)})
-			reload = true
-		}
+func planGuestKernel(p *planner, f Finding) {
+	min := "4.6"
+	if g := p.guest; g.OS != nil && (g.OS.ID == "centos" || g.OS.ID == "rhel") {
+		min = "7.3 (kernel 3.10.0-514 with vmw_pvrdma)"
 	}
-	// 2. Kernel.
-	b.oneStepFor("GUEST_KERNEL_TOO_OLD", "upgrade_guest_kernel", Effect{g.Guest + " kernel", ">= 4.6"})
-	// 3. Verbs libraries: MOFED out, rdma-core in.
-	b.oneStepFor("GUEST_MOFED_CONFLICT", "remove_mofed", Effect{g.Guest + " verbs libraries", "rdma-core"})
-	b.oneStepFor("GUEST_RDMA_CORE_MISSING", "install_rdma_core", Effect{g.Guest + " verbs libraries", "rdma-core"})
-	b.oneStepFor("GUEST_VERBS_ABI_MISMATCH", "match_rdma_core", Effect{g.Guest + " verbs libraries", "rdma-core"})
-	// 4. The driver module.
-	b.oneStepFor("GUEST_NO_PVRDMA_DEVICE", "load_pvrdma", Effect{g.Guest + " vmw_pvrdma", "loaded after the InfiniBand modules"})
-	// 5. Interfaces: MTU and address (each needs the reload below).
-	for _, f := range b.of("GUEST_NETDEV_MTU_LIMITS_RDMA_MTU") {
-		b.add(PlanStep{Action: "guest_mtu", Text: f.Fix, Resolves: cite(f)})
-		reload = true
-	}
-	for _, f := range b.of("GUEST_NO_ROCEV2_GID") {
-		b.add(PlanStep{Action: "guest_ip", Text: f.Fix, Resolves: cite(f)})
-		reload = true
-	}
-	// 6. The port: the module reload order of seeds 000/001, made
-	// persistent, once for everything above.
-	for _, f := range b.of("GUEST_PORT_DOWN") {
-		if f.CausedBy == nil {
-			reloadFor = append(reloadFor, f)
-		}
-	}
-	if len(reloadFor) > 0 || reload {
-		text := "Reload vmw_pvrdma after the other InfiniBand modules, in the order of seeds 000/001."
-		step := PlanStep{Action: "reload_pvrdma", Text: text, Command: guestModuleReload, Resolves: cite(reloadFor...),
-			Sets: []Effect{{g.Guest + " vmw_pvrdma", "loaded after the InfiniBand modules"}}}
-		b.add(step)
-		if len(reloadFor) > 0 {
-			b.add(PlanStep{Action: "persist_module_order", Text: guestModulePersist,
-				Sets: []Effect{{g.Guest + " module order at boot", "vmw_pvrdma last"}}})
-		}
-	}
-	// Anything left: its own fix.
-	for _, f := range b.fs {
-		if f.Severity.Rank() >= Warning.Rank() && !b.done[f.Key()] {
-			b.add(PlanStep{Action: "check_guest", Text: f.Fix, Resolves: cite(f)})
-		}
-	}
-	for _, a := range g.Adapters {
-		b.steps = append(b.steps, PlanStep{Action: "verify", Command: "ibv_devinfo -d " + a.Device, Expect: "state: PORT_ACTIVE (4) on port 1",
-			Text: fmt.Sprintf("Verify: `ibv_devinfo -d %s` shows state PORT_ACTIVE (4) on port 1.", a.Device)})
-	}
-	return b.finish(g.Guest, "pvrdma-doctor scan --guests "+g.Guest+" (with its host)", g.Guest+" and its host")
+	p.add(PhaseGuest, Action{Kind: ActGuestUpgradeKernel, Params: Params{Version: min}}, f)
 }
 
-// oneStepFor adds one step for all the findings of a rule about the whole
-// guest (the first one's fix serves them all), leaving set.
-func (b *planBuilder) oneStepFor(rule, action string, set Effect) {
-	if fs := b.of(rule); len(fs) > 0 {
-		b.add(PlanStep{Action: action, Text: fs[0].Fix, Resolves: cite(fs...), Sets: []Effect{set}})
+// planGuestNoDevice: the kernel lacks the module (its RDMA modules are a
+// package of their own), the module is not loaded, or it is loaded
+// without a device (what its kernel messages say is to be looked at).
+func planGuestNoDevice(p *planner, f Finding) {
+	g := p.guest
+	_, loaded := g.HasModule("vmw_pvrdma")
+	switch {
+	case g.ModuleMissing:
+		rel := ""
+		if g.Kernel != nil && showable(g.Kernel.Release) {
+			rel = g.Kernel.Release
+		}
+		p.add(PhaseGuest, Action{Kind: ActGuestInstallModule, Params: Params{Version: rel}}, f)
+	case !loaded:
+		p.add(PhaseGuest, Action{Kind: ActGuestLoadDriver}, f)
+	default:
+		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
 	}
+}
+
+// planGuestPortDown: an interface that is down takes its port down: it
+// comes up first, and the reload after it runs only if the port is still
+// down (its check). With the interface up, the load order is the cause
+// (seeds 000/001): the reload after the InfiniBand modules, kept across
+// boots.
+func planGuestPortDown(p *planner, f Finding) {
+	a := p.adapterOf(f)
+	dev := "vmw_pvrdma0"
+	linkDown := false
+	if a != nil {
+		dev = a.Device
+		if l := guestLink(p.guest, a.Netdev); l != nil && !l.Up() {
+			linkDown = true
+			p.add(PhaseGuest, Action{Kind: ActGuestLinkUp, Params: Params{Netdev: a.Netdev}}, f)
+		}
+	}
+	p.add(PhaseGuest, Action{Kind: ActGuestReloadDriver, Params: Params{Device: dev, Port: true}}, f)
+	if !linkDown {
+		p.add(PhaseGuest, Action{Kind: ActGuestPersistOrder})
+	}
+}
+
+func planGuestMOFED(p *planner, f Finding) {
+	code := ""
+	if g := p.guest; g.OS != nil && showable(g.OS.VersionCodename) {
+		code = g.OS.VersionCodename
+	}
+	p.add(PhaseGuest, Action{Kind: ActGuestReplaceMOFED, Params: Params{Value: code}}, f)
+}
+
+func planGuestRDMACore(p *planner, f Finding) {
+	tool := "apt"
+	if ok, _ := p.guest.Installed(catalog.KindGuestRPM); ok {
+		if has, _ := p.guest.Installed(catalog.KindGuestDpkg); !has {
+			tool = "yum"
+		}
+	}
+	p.add(PhaseGuest, Action{Kind: ActGuestInstallRDMA, Params: Params{Value: tool}}, f)
+}
+
+// planGuestNetdevMTU: the interface at the data path's MTU, then one
+// reload, after which the port shows the RoCE MTU that allows.
+func planGuestNetdevMTU(p *planner, f Finding) {
+	a := p.adapterOf(f)
+	if a == nil {
+		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		return
+	}
+	target := 9000
+	if h, _ := p.fleet.HostSide(*a); h != nil {
+		if hp := p.fleet.DataPath().For(h); hp != nil && hp.MTU.Known {
+			target = hp.MTU.MTU
+		}
+	}
+	p.add(PhaseGuest, Action{Kind: ActGuestSetMTU, Params: Params{Netdev: a.Netdev, MTU: target}}, f)
+	p.add(PhaseGuest, Action{Kind: ActGuestReloadDriver, Params: Params{Device: a.Device, MTU: facts.RDMAMTUFor(target)}}, f)
+}
+
+// planGuestGID: without an address, one is needed (the GIDs follow it);
+// with one, a reload rebuilds the GID table.
+func planGuestGID(p *planner, f Finding) {
+	a := p.adapterOf(f)
+	if a == nil {
+		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		return
+	}
+	if len(a.IPv4) == 0 {
+		// ib_core adds the address's GIDs when it is set: no reload.
+		p.add(PhaseGuest, Action{Kind: ActGuestSetIPv4, Params: Params{Netdev: a.Netdev}}, f)
+		return
+	}
+	p.add(PhaseGuest, Action{Kind: ActGuestReloadDriver, Params: Params{Device: a.Device}}, f)
+}
+
+// mergeReload merges two proposals of a guest driver reload: one reload
+// shows what each needed.
+func mergeReload(a, b Params) Params {
+	a.Port = a.Port || b.Port
+	a.MTU = max(a.MTU, b.MTU)
+	if a.Device == "" || strings.HasPrefix(b.Device, "vmw_pvrdma") && a.Device == "vmw_pvrdma0" {
+		a.Device = b.Device
+	}
+	return a
 }

@@ -1,95 +1,113 @@
 package checks
 
 import (
-	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
-// The fix plan of a host that is not ready (HOST_NOT_READY): the seeds'
-// host setup, one step for each step of the readiness table it fails, in
-// the seeds' order, each citing the finding.
+// The plan contribution of a host that is not ready (HOST_NOT_READY): the
+// actions of each step of the seeds' host setup its readiness row fails,
+// the same actions the steps' own rules propose on a host that runs
+// PVRDMA VMs (plan_host.go, plan_driver.go). HOST_NOT_READY is planned at
+// any severity (PlansChecked): preparing a host is work even where only an
+// admin would move a PVRDMA VM to it.
 
-// readinessActions are the plan actions of the readiness steps.
-var readinessActions = map[string]string{stepRDMA: "install_rdma", stepUplink: "set_uplinks", stepVmknic: "tag_vmknic",
-	stepFirewall: "open_firewall", stepMTU: "set_mtu", stepLossless: "enable_pfc"}
-
-// readinessDoes says what a step's command does, for a step whose fix is
-// the command alone.
-var readinessDoes = map[string]string{stepVmknic: "tag the PVRDMA vmknic, as seeds 000 and 002 do on every host",
-	stepFirewall: "enable the pvrdma firewall ruleset (TCP 28250-28761 in and out), as seeds 000 and 002 do on every host",
-	stepMTU:      "raise the vmknic's MTU to the vDS's"}
-
-// readinessPlan adds the steps of the host's HOST_NOT_READY finding (any
-// severity: preparing a host is work even where only an admin would move
-// a PVRDMA VM to it) and returns its verification steps.
-func (b *planBuilder) readinessPlan(row *HostReadiness) []PlanStep {
-	var nr []Finding
-	for _, f := range b.fs {
-		if f.RuleID == "HOST_NOT_READY" {
-			nr = append(nr, f)
+func planHostNotReady(p *planner, f Finding) {
+	h := p.host
+	rd := readinessOf(p.fleet, p.fleet.DataPath())
+	row := rd.row(h.Host)
+	if row == nil {
+		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		return
+	}
+	// The steps read the PVRDMA vDS of the fleet (the host's own data path
+	// has none while no vmknic of it is tagged).
+	var sw *parse.DVSwitch
+	if rd.vds != nil {
+		sw = vdsOf(h, rd.vds.Key)
+	}
+	saved := p.path
+	hp := *p.path
+	hp.Switch = sw
+	p.path = &hp
+	defer func() { p.path = saved }()
+	dev := rdmaDevice(h, row.Device)
+	start := len(p.props)
+	defer func() {
+		// A step no action models (joining the vDS, a remedy told in
+		// words) leaves the host not ready whatever the others do: they
+		// prepare it and resolve nothing.
+		mine := p.props[start:]
+		if slices.ContainsFunc(mine, func(pr *proposal) bool { return pr.action.Kind == ActInvestigate }) {
+			for _, pr := range mine {
+				pr.resolves = slices.DeleteFunc(pr.resolves, func(x Finding) bool { return x.Key() == f.Key() })
+				pr.resolvesAtPowerOn = slices.DeleteFunc(pr.resolvesAtPowerOn, func(x Finding) bool { return x.Key() == f.Key() })
+			}
 		}
-	}
-	if len(nr) == 0 || row == nil {
-		return nil
-	}
-	host := b.h.Host
-	var verify []PlanStep
+	}()
 	for _, c := range row.Cells {
-		if c.State != CellFail || c.fix == "" {
+		if c.State != CellFail {
 			continue
 		}
-		s := PlanStep{Action: readinessActions[c.Step], Resolves: cite(nr...)}
-		text := c.fix
-		if strings.HasPrefix(text, "esxcli ") {
-			s.Command, _, _ = strings.Cut(text, " (")
-			does := readinessDoes[c.Step]
-			if c.Step == stepVmknic && strings.Contains(c.Text, "IPv4") {
-				does = "give the PVRDMA vmknic an IPv4 address in the other hosts' PVRDMA subnet"
-			}
-			text = does + " (" + c.Text + ")."
-		} else {
-			text += "."
-		}
-		s.Text = "On " + host + ": " + text
 		switch c.Step {
 		case stepRDMA:
-			if row.Device != "" && !strings.Contains(c.Text, "no RoCE") {
-				s.Action = "repair_link"
-				s.Sets = []Effect{{"link of " + pairedUplink(b.h, row.Device) + " on " + host, "up"}}
-			} else {
-				s.Sets = []Effect{{host + " RDMA device", "installed"}}
+			switch {
+			case dev == nil || strings.Contains(c.Text, "no RoCE"):
+				p.rdmaRemedy(f) // which NIC gets RDMA decides the uplink and its lossless Ethernet
+			case nicAdminDown(h, dev.PairedUplink):
+				p.add(PhaseUplinks, Action{Kind: ActNICUp, Params: Params{NIC: dev.PairedUplink, Device: dev.Name}}, f)
+			default:
+				p.add(PhaseUplinks, Action{Kind: ActRepairLink, Params: Params{NIC: dev.PairedUplink, Device: dev.Name}}, f)
 			}
-			verify = append(verify, PlanStep{Action: "verify", Command: "esxcli rdma device list", Expect: "an RDMA device Active, paired with the PVRDMA vDS's uplink"})
 		case stepUplink:
-			up := "the RoCE NIC's vmnic"
-			if row.Device != "" {
-				up = pairedUplink(b.h, row.Device)
+			if sw == nil || dev == nil {
+				// Joining the vDS (Add and Manage Hosts) is vSphere work no
+				// action models yet: what to do, in words.
+				p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: capitalFirst(c.fix) + "."}})
+				continue
 			}
-			s.Sets = []Effect{{fmt.Sprintf("uplinks of the PVRDMA vDS on %s", host), "only " + up}}
-			verify = append(verify, PlanStep{Action: "verify", Command: "esxcli network vswitch dvs vmware list", Expect: "Uplinks: " + up})
+			p.add(PhaseUplinks, Action{Kind: ActSetUplinks, Params: Params{Switch: sw.Name, Uplinks: []string{dev.PairedUplink}}}, f).
+				powerCycle(runningPVRDMAVMs(h)...)
 		case stepVmknic:
-			if strings.Contains(c.Text, "IPv4") {
-				s.Action = "set_ipv4"
-				s.Sets = []Effect{{"IPv4 of the PVRDMA vmknic on " + host, "static"}}
-			} else {
-				target := strings.TrimPrefix(s.Command, "esxcli system settings advanced set -o /Net/PVRDMAVmknic -s ")
-				if s.Command == "" {
-					target = "vmkN"
-				}
-				s.Sets = []Effect{{"/Net/PVRDMAVmknic on " + host, target}}
-				verify = append(verify, PlanStep{Action: "verify", Command: "esxcli system settings advanced list -o /Net/PVRDMAVmknic", Expect: "String Value: " + target})
+			if v := hp.TaggedVmknic; v != nil && strings.Contains(c.Text, "IPv4") {
+				p.add(PhaseHost, Action{Kind: ActSetVmknicIPv4, Params: Params{Vmknic: v.Name}}, f)
+				continue
 			}
+			target := ""
+			if sw != nil {
+				target = dvsVmknic(h, sw.Name)
+			}
+			if target == "" && h.VmknicNamed("vmk0") != nil {
+				target = "vmk0" // the management vmknic, as VMware's PVRDMA guides tag it (seed 002)
+			}
+			if target == "" {
+				p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: capitalFirst(c.fix) + "."}})
+				continue
+			}
+			p.add(PhaseHost, Action{Kind: ActTagVmknic, Params: Params{Vmknic: target}}, f)
 		case stepFirewall:
-			s.Sets = []Effect{{"pvrdma ruleset on " + host, "enabled"}}
-			verify = append(verify, PlanStep{Action: "verify", Command: "esxcli network firewall ruleset list", Expect: "pvrdma  true"})
+			planFirewall(p, f)
 		case stepMTU:
-			s.Sets = []Effect{{"MTU of the PVRDMA data path of " + host, "the vDS's MTU"}}
+			if sw != nil {
+				if v := vmknicOn(h, sw); v != nil && v.MTU > 0 && v.MTU < sw.MTU {
+					p.add(PhaseHost, Action{Kind: ActSetVmknicMTU, Params: Params{Vmknic: v.Name, MTU: sw.MTU}}, f)
+					continue
+				}
+			}
+			p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: capitalFirst(c.fix) + "."}})
 		case stepLossless:
-			nic := pairedUplink(b.h, row.Device)
-			s.Sets = []Effect{{"lossless Ethernet on " + nic + " of " + host, "on"}}
-			verify = append(verify, PlanStep{Action: "verify", Command: "esxcli network nic dcb status get -n " + shellArg(nic, "vmnicN"), Expect: "PFC Enabled: true"})
+			if dev != nil && dev.PairedUplink != "" {
+				p.lossless(dev.PairedUplink, f)
+			}
 		}
-		b.add(s)
 	}
-	return verify
+}
+
+// nicAdminDown reports whether the host's uplink is administratively down.
+func nicAdminDown(h *facts.Host, nic string) bool {
+	n := h.NICNamed(nic)
+	return n != nil && strings.EqualFold(n.AdminStatus, "down")
 }

@@ -1,124 +1,282 @@
 package checks
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
+	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
-// The VM settings part of a host's fix plan: every VM and GPU finding is a
-// change to a VM's settings, made while the VM is powered off, so its VM
-// joins the plan's one power_off / power_on pair; each finding gets one
-// vm_settings step (its own fix) that names the setting it leaves.
+// The plan contributions of the VM, native-endpoint and GPU rules: each
+// finding is a change to a VM's settings, made while the VM is powered
+// off (its power cycle joins the plan's one power-off and power-on).
 
-// vmRules are the rules whose fixes change VM settings.
-var vmRules = []string{
-	"VM_GUEST_NOT_LINUX64", "VM_HW_VERSION_TOO_OLD", "VM_MEMORY_NOT_RESERVED", "VM_PVRDMA_NOT_ON_DVS",
-	"VM_PEERS_ON_DIFFERENT_DVS", "VM_ADAPTER_DISCONNECTED", "VM_DEVICE_PROTOCOL_MISMATCH", "NATIVE_ENDPOINTS_UNAVAILABLE",
-	"GPU_FIRMWARE_NOT_EFI", "GPU_64BIT_MMIO_OFF", "GPU_MMIO_TOO_SMALL", "GPU_DUPLICATE_DEVICE",
-}
-
-// vmPlanSteps returns the vm_settings steps of the host's VM findings (at
-// warning or above) and the VMs they power-cycle.
-func (b *planBuilder) vmPlanSteps() (steps []PlanStep, vms []string) {
-	dupStep := map[string]int{} // passthrough device -> its one step
-	for _, rule := range vmRules {
-		for _, f := range b.of(rule) {
-			if f.CausedBy != nil && b.hasFinding(f.CausedBy.Key()) {
-				continue // fixed with its cause
-			}
-			vm := vmSettingsSubject(f.Subject)
-			if f.RuleID == "VM_DEVICE_PROTOCOL_MISMATCH" {
-				vm = vmOfSubject(f.Subject)
-			}
-			res := append([]Finding{f}, b.consequencesOf(f)...)
-			text := f.Fix
-			if rest, ok := strings.CutPrefix(text, offFirst(vm)); ok {
-				text = "On " + shellArg(vm, "the VM") + ": " + rest // the plan's power_off step turned it off
-			}
-			s := PlanStep{Action: "vm_settings", Text: text, Resolves: cite(res...), Sets: b.vmEffects(f, vm)}
-			if f.RuleID == "GPU_DUPLICATE_DEVICE" {
-				// One step per device, whichever VMs list it.
-				_, id, _ := strings.Cut(strings.TrimSuffix(f.Subject, ")"), " (")
-				if i, ok := dupStep[id]; ok {
-					steps[i].Resolves = append(steps[i].Resolves, cite(res...)...)
-					vms = append(vms, vm)
-					continue
-				}
-				dupStep[id] = len(steps)
-			}
-			if f.RuleID == "VM_ADAPTER_DISCONNECTED" {
-				// Connecting an adapter needs no power cycle.
-				steps = append(steps, s)
-				continue
-			}
-			steps = append(steps, s)
-			vms = append(vms, vm)
+// viewOf returns the host's VM a VM finding is about.
+func (p *planner) viewOf(f Finding) (vmView, bool) {
+	name := vmSettingsSubject(f.Subject)
+	for _, v := range vmViews(p.host) {
+		if v.Name == name {
+			return v, true
 		}
 	}
-	return steps, dedupe(vms)
+	return vmView{}, false
 }
 
-func (b *planBuilder) hasFinding(key string) bool {
-	for _, f := range b.fs {
-		if f.Key() == key {
-			return true
-		}
-	}
-	return false
-}
-
-// vmEffects are the settings a VM finding's step leaves, so that two steps
-// never set one VM setting to different values.
-func (b *planBuilder) vmEffects(f Finding, vm string) []Effect {
-	on := func(what, state string) []Effect { return []Effect{{vm + " on " + b.h.Host + ": " + what, state}} }
-	switch f.RuleID {
-	case "VM_MEMORY_NOT_RESERVED":
-		return on("memory reservation", "all guest memory, locked")
-	case "VM_HW_VERSION_TOO_OLD":
-		need := minHWPVRDMA
-		for _, v := range vmViews(b.h) {
-			if v.Name == vm {
-				for _, c := range v.Configs {
-					if n, _ := hwNeeded(c); n > need {
-						need = n
-					}
-				}
-			}
-		}
-		return on("virtual hardware version", fmt.Sprintf(">= %d", need))
-	case "VM_GUEST_NOT_LINUX64":
-		return on("guest OS type", "64-bit Linux")
-	case "VM_PVRDMA_NOT_ON_DVS", "VM_PEERS_ON_DIFFERENT_DVS":
-		return []Effect{{f.Subject + " on " + b.h.Host + ": backing", "the PVRDMA vDS"}}
-	case "VM_ADAPTER_DISCONNECTED":
-		return []Effect{{f.Subject + " on " + b.h.Host + ": connected at power on", "yes"}}
-	case "VM_DEVICE_PROTOCOL_MISMATCH":
-		return []Effect{{"device protocol of " + f.Subject, "a RoCE version the host's device supports"}}
-	case "GPU_FIRMWARE_NOT_EFI":
-		return on("firmware", "EFI")
-	case "GPU_64BIT_MMIO_OFF":
-		return append(on("pciPassthru.use64bitMMIO", "TRUE"), on("pciPassthru.64bitMMIOSizeGB", b.mmioTarget(vm))...)
-	case "GPU_MMIO_TOO_SMALL":
-		return on("pciPassthru.64bitMMIOSizeGB", b.mmioTarget(vm))
-	case "GPU_DUPLICATE_DEVICE":
-		_, id, _ := strings.Cut(strings.TrimSuffix(f.Subject, ")"), " (")
-		return []Effect{{"passthrough device " + id + " on " + b.h.Host, "used once, by one VM"}}
-	}
-	return nil
-}
-
-// mmioTarget is the 64-bit MMIO size the plan sets for a VM (the value
-// both MMIO steps name).
-func (b *planBuilder) mmioTarget(vm string) string {
-	for _, v := range vmViews(b.h) {
-		if v.Name != vm {
+// vmxCommand is the command that read a VM's .vmx ("" when none did).
+func vmxCommand(v vmView) string {
+	for _, c := range v.Configs {
+		if c.Source != "vmx" {
 			continue
 		}
-		for _, c := range v.Configs {
-			if gs := gpus(b.h, c); len(gs) > 0 {
-				return mmioFor(gs).sizeText()
+		for _, r := range c.Refs {
+			if r.Command != "" {
+				return r.Command
 			}
 		}
 	}
-	return "SIZE_GB"
+	return ""
+}
+
+// vmAction proposes a VM setting for f's VM, with the VM power-cycled
+// around it when cycle.
+func (p *planner) vmAction(f Finding, kind ActionKind, params Params, cycle bool) {
+	v, ok := p.viewOf(f)
+	if !ok {
+		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		return
+	}
+	params.VM = v.Name
+	params.Config = vmxCommand(v)
+	pr := p.add(PhaseVM, Action{Kind: kind, Params: params}, f)
+	if cycle && v.Proc != nil {
+		pr.powerCycle(v.Name)
+	}
+}
+
+// pvrdmaAdapter is the label of a VM's first PVRDMA adapter (as the .vmx
+// names it).
+func pvrdmaAdapter(v vmView) string {
+	for _, c := range v.Configs {
+		for _, a := range c.PVRDMA() {
+			return a.Label
+		}
+	}
+	return ""
+}
+
+// adapterOfSubject is the adapter label of "vm (ethernet1)".
+func adapterOfSubject(s string) string {
+	if i := strings.LastIndex(s, " ("); i > 0 && strings.HasSuffix(s, ")") {
+		return s[i+2 : len(s)-1]
+	}
+	return ""
+}
+
+func planVMMemory(p *planner, f Finding) { p.vmAction(f, ActVMMemoryPin, Params{}, true) }
+
+func planVMHardware(p *planner, f Finding) {
+	p.vmAction(f, ActVMUpgradeHardware, Params{Version: strconv.Itoa(minHWPVRDMA)}, true)
+}
+
+// planVMGuestOS: a guest PVRDMA has no driver for (Windows, another OS,
+// 32-bit Linux) keeps its workload off PVRDMA: its adapter becomes a
+// VMXNET3 one (or the workload moves to a Linux VM); a generic type on
+// what is likely a Linux guest gets its real type.
+func planVMGuestOS(p *planner, f Finding) {
+	v, ok := p.viewOf(f)
+	if !ok {
+		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		return
+	}
+	fam := "unknown"
+	for _, c := range v.Configs {
+		if c.GuestOS != "" {
+			fam = guestFamily(c.GuestOS)
+			break
+		}
+	}
+	if fam == "unknown" {
+		p.vmAction(f, ActVMSetGuestOS, Params{}, true)
+		return
+	}
+	p.vmAction(f, ActVMReplaceAdapter, Params{Adapter: pvrdmaAdapter(v)}, true)
+}
+
+func planVMNetwork(p *planner, f Finding) {
+	sw := "the PVRDMA vDS"
+	if p.path != nil && p.path.Switch != nil {
+		sw = p.path.Switch.Name
+	}
+	p.vmAction(f, ActVMSetNetwork, Params{Adapter: adapterOfSubject(f.Subject), Switch: sw}, true)
+}
+
+func planVMPeersDVS(p *planner, f Finding) {
+	sw := "the vDS of its RDMA peers"
+	if p.path != nil && p.path.Switch != nil {
+		sw = p.path.Switch.Name
+	}
+	p.vmAction(f, ActVMSetNetwork, Params{Adapter: adapterOfSubject(f.Subject), Switch: sw}, true)
+}
+
+// planVMConnect: connecting an adapter needs no power cycle.
+func planVMConnect(p *planner, f Finding) {
+	p.vmAction(f, ActVMConnectAdapter, Params{Adapter: adapterOfSubject(f.Subject)}, false)
+}
+
+// planVMProtocol: the adapter speaks the RoCE version the host's device
+// supports (v2 unless only v1 is there).
+func planVMProtocol(p *planner, f Finding) {
+	want := p.supportedRoCE()
+	if want == 0 {
+		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		return
+	}
+	v, _ := p.viewOf(f)
+	p.vmAction(f, ActVMSetProtocol, Params{Adapter: pvrdmaAdapter(v), Value: strconv.Itoa(want)}, true)
+}
+
+// supportedRoCE is the RoCE version the host's usable devices support (2
+// first), 0 when none.
+func (p *planner) supportedRoCE() int {
+	v1 := false
+	for _, d := range p.path.Usable {
+		for _, pr := range p.host.RDMAProtocols {
+			if pr.Device != d.Name {
+				continue
+			}
+			if pr.RoCEv2 {
+				return 2
+			}
+			v1 = v1 || pr.RoCEv1
+		}
+	}
+	if v1 {
+		return 1
+	}
+	return 0
+}
+
+// planRoCEVersion: an adapter whose RoCE version differs from its peers'
+// takes theirs.
+func planRoCEVersion(p *planner, f Finding) {
+	top := 0
+	for i := range p.fleet.Hosts {
+		for _, d := range p.fleet.Hosts[i].PVRDMADevices {
+			top = max(top, d.RoCEVersion)
+		}
+	}
+	if top == 0 {
+		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		return
+	}
+	v, _ := p.viewOf(f)
+	p.vmAction(f, ActVMSetProtocol, Params{Adapter: pvrdmaAdapter(v), Value: strconv.Itoa(top)}, true)
+}
+
+// planNative: each missing prerequisite of native endpoints that a
+// setting gives (hardware 18, the right vrdmaX index, ESXi 7.0 U1); PVRDMA
+// namespaces are the RDMA hardware vendor's, to look up.
+func planNative(p *planner, f Finding) {
+	v, ok := p.viewOf(f)
+	if !ok || len(v.Configs) == 0 {
+		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		return
+	}
+	c := v.Configs[0]
+	open := false // a prerequisite no action here gives
+	var fixes []func()
+	keys, idx := nativeKeys(c)
+	for _, k := range keys {
+		if _, found, known := nativeAdapter(c, idx[k]); known && !found {
+			if a := pvrdmaAdapter(v); adapterIndex(a) >= 0 {
+				x := adapterIndex(a)
+				fixes = append(fixes, func() {
+					p.vmAction(f, ActVMSetExtraConfig, Params{Set: []Setting{{"vrdma" + strconv.Itoa(x) + ".nativeEndpointSupport", "TRUE"},
+						{k, "FALSE"}}}, true)
+				})
+			} else {
+				open = true
+			}
+		}
+	}
+	if c.HWVersion > 0 && c.HWVersion < minHWNative {
+		fixes = append(fixes, func() {
+			p.vmAction(f, ActVMUpgradeHardware, Params{Version: strconv.Itoa(minHWNative)}, true)
+		})
+	}
+	if ok, known := esxiAtLeast70U1(p.host); known && !ok {
+		fixes = append(fixes, func() {
+			p.add(PhaseHardware, Action{Kind: ActUpgradeESXi, Params: Params{Version: "7.0 Update 1"}}, f)
+		})
+	}
+	for _, d := range p.host.PVRDMADevices {
+		for _, a := range c.PVRDMA() {
+			if d.MAC != "" && strings.EqualFold(d.MAC, a.MAC) {
+				// vsish's 0 means no namespaces only where hardware and
+				// release allow native endpoints.
+				if fld := d.Props.Fields["Native endpoints supported"]; fld.Line > 0 && strings.TrimSpace(fld.Value) == "0" &&
+					c.HWVersion >= minHWNative && esxi70U1(p.host) {
+					open = true
+				}
+			}
+		}
+	}
+	if open || len(fixes) == 0 {
+		// Not everything is in reach of a setting: the steps that are
+		// still help, but the finding stays until the rest is done.
+		n := len(p.props)
+		for _, fx := range fixes {
+			fx()
+		}
+		for _, pr := range p.props[n:] {
+			pr.resolves = nil
+		}
+		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		return
+	}
+	for _, fx := range fixes {
+		fx()
+	}
+}
+
+// planGPUFirmware, planGPUMMIO, planGPUDuplicate: the VM's advanced
+// settings and passthrough devices (seed 003).
+func planGPUFirmware(p *planner, f Finding) {
+	p.vmAction(f, ActVMSetFirmware, Params{Value: "efi"}, true)
+}
+
+func planGPUMMIO(p *planner, f Finding) {
+	v, ok := p.viewOf(f)
+	if !ok || len(v.Configs) == 0 {
+		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		return
+	}
+	var gs []gpuOf
+	for _, c := range v.Configs {
+		if gs = gpus(p.host, c); len(gs) > 0 {
+			break
+		}
+	}
+	m := mmioFor(gs)
+	if !m.Known {
+		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		return
+	}
+	set := []Setting{{"pciPassthru.64bitMMIOSizeGB", strconv.Itoa(m.Tested)}}
+	if f.RuleID == "GPU_64BIT_MMIO_OFF" {
+		set = append([]Setting{{"pciPassthru.use64bitMMIO", "TRUE"}}, set...)
+	}
+	p.vmAction(f, ActVMSetExtraConfig, Params{Set: set}, true)
+}
+
+func planGPUDuplicate(p *planner, f Finding) {
+	_, id, _ := strings.Cut(strings.TrimSuffix(f.Subject, ")"), " (")
+	p.vmAction(f, ActVMRemoveDevice, Params{Device: parse.NormalizePCIAddress(id)}, true)
+}
+
+// esxi70U1 reports whether the host is known to run ESXi 7.0 U1 or later.
+func esxi70U1(h *facts.Host) bool {
+	ok, known := esxiAtLeast70U1(h)
+	return ok && known
 }

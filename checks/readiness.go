@@ -31,6 +31,8 @@ type Readiness struct {
 	Hosts []HostReadiness `json:"hosts"`
 	// index finds a host's row (rules ask for one per host).
 	index map[string]int
+	// vds is the PVRDMA vDS (nil when it could not be told).
+	vds *vdsInfo
 }
 
 // ReadinessStep is one step of the seeds' host setup.
@@ -146,7 +148,7 @@ func readinessOf(fleet *facts.Fleet, paths *facts.DataPath) *Readiness {
 		rd := &Readiness{Steps: ReadinessSteps, Hosts: make([]HostReadiness, 0, len(fleet.Hosts))}
 		vds, why := pvrdmaVDS(fleet, paths)
 		if vds != nil {
-			rd.Switch, rd.SwitchWhy = vds.Name, why
+			rd.Switch, rd.SwitchWhy, rd.vds = vds.Name, why, vds
 		}
 		rd.index = make(map[string]int, len(fleet.Hosts))
 		peak := pvrdmaPeakMTU(fleet, vds)
@@ -275,7 +277,7 @@ func hostReadiness(fleet *facts.Fleet, paths *facts.DataPath, i int, vds *vdsInf
 		row.Device = dev.Name
 	}
 	row.Cells = []ReadinessCell{
-		rdmaCell(h, dev),
+		rdmaCell(h, hp, sw, dev),
 		uplinkCell(h, vds, sw, swKnown, dev),
 		vmknicCell(h, hp, sw),
 		firewallCell(h),
@@ -324,7 +326,7 @@ func unknownCell(step, why string) ReadinessCell {
 	return ReadinessCell{Step: step, State: CellUnknown, Text: "not read: " + why}
 }
 
-func rdmaCell(h *facts.Host, d *parse.RDMADevice) ReadinessCell {
+func rdmaCell(h *facts.Host, hp *facts.HostPath, sw *parse.DVSwitch, d *parse.RDMADevice) ReadinessCell {
 	const step = stepRDMA
 	if ok, why := h.Available(catalog.KindRDMADeviceList); !ok {
 		return unknownCell(step, why)
@@ -334,8 +336,13 @@ func rdmaCell(h *facts.Host, d *parse.RDMADevice) ReadinessCell {
 		if vc := h.VCenterHost; vc != nil && len(h.Sources[catalog.KindRDMADeviceList]) > 0 && h.Sources[catalog.KindRDMADeviceList][0].Command == vc.RDMADeviceList.Command {
 			ev = []Evidence{Ev(h.Host, vc.RDMADeviceList)}
 		}
-		return ReadinessCell{Step: step, State: CellFail, Text: "no RDMA device", Evidence: ev,
-			fix: "install an RoCE-capable NIC listed in the VMware Compatibility Guide with its ESXi RDMA driver (nmlx5_rdma, bnxtroce, irdman)"}
+		// The remedy of the NICs it has (plan_driver.go), on the PVRDMA vDS.
+		var onVDS facts.HostPath
+		if hp != nil {
+			onVDS = *hp
+		}
+		onVDS.Switch = sw
+		return ReadinessCell{Step: step, State: CellFail, Text: "no RDMA device", Evidence: ev, fix: rdmaRemedyText(h, &onVDS)}
 	}
 	ev := []Evidence{Ev(h.Host, d.Ref)}
 	if !strings.EqualFold(strings.TrimSpace(d.State), "active") {

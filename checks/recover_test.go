@@ -180,7 +180,9 @@ func TestPanickingCauseLinkFailsAlone(t *testing.T) {
 	}
 }
 
-// A plan builder that panics costs its host its plan, nothing else.
+// A plan contribution that panics costs its finding its planned step,
+// nothing else: the finding gets its own fix as a step, every other plan
+// and step is built, and the run records the internal error.
 func TestPanickingPlanBuilderFailsAlone(t *testing.T) {
 	fleet := mixedFleet(t)
 	res := RunRules(fleet, Rules())
@@ -188,27 +190,47 @@ func TestPanickingPlanBuilderFailsAlone(t *testing.T) {
 	if len(errs) != 0 || PlanFor(base, "esx02") == nil || len(base) < 3 {
 		t.Fatalf("baseline: %d plans, errors %+v", len(base), errs)
 	}
-	defer func(b func(*facts.Host, *facts.HostPath, *facts.Fleet, []Finding) Plan) { hostPlan = b }(hostPlan)
-	hostPlan = func(h *facts.Host, hp *facts.HostPath, fleet *facts.Fleet, fs []Finding) Plan {
-		if h.Host == "esx02" {
+	rule := catalogue["PVRDMA_FIREWALL_CLOSED"]
+	defer func(orig func(*planner, Finding)) { rule.Plan = orig }(rule.Plan)
+	orig := rule.Plan
+	rule.Plan = func(p *planner, f Finding) {
+		if p.subject == "esx02" {
+			p.add(PhaseHost, Action{Kind: ActInvestigate, Params: Params{Note: "half a contribution"}}, f)
 			panic("injected")
 		}
-		return buildPlan(h, hp, fleet, fs)
+		orig(p, f)
 	}
 	got, errs := PlansChecked(fleet, res.Findings)
-	var want []Plan
-	for _, p := range base {
-		if p.Host != "esx02" {
-			want = append(want, p)
+	for _, b := range base {
+		if b.Host == "esx02" {
+			continue
+		}
+		if g := PlanFor(got, b.Host); g == nil || !reflect.DeepEqual(*g, b) {
+			t.Errorf("%s's plan changed", b.Host)
 		}
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("plans %+v, want every plan but esx02's", got)
+	p := PlanFor(got, "esx02")
+	if p == nil {
+		t.Fatal("esx02 lost its plan")
 	}
-	if len(errs) != 1 || errs[0].Where != InPlan || errs[0].Host != "esx02" || errs[0].Stack == "" {
+	var own bool
+	for _, st := range p.Steps {
+		if st.Params.Note == "half a contribution" {
+			t.Errorf("the failed contribution's half-made step stayed: %+v", st)
+		}
+		for _, c := range st.Resolves {
+			if c.RuleID == "PVRDMA_FIREWALL_CLOSED" && st.Action == ActFollowFix {
+				own = true
+			}
+		}
+	}
+	if !own {
+		t.Errorf("the firewall finding has no step of its own fix: %+v", p.Steps)
+	}
+	if len(errs) != 1 || errs[0].Where != InPlan || errs[0].Host != "esx02" || errs[0].RuleID != "PVRDMA_FIREWALL_CLOSED" || errs[0].Stack == "" {
 		t.Errorf("internal errors %+v", errs)
 	}
-	if got := Plans(fleet, res.Findings); !reflect.DeepEqual(got, want) {
+	if got2 := Plans(fleet, res.Findings); !reflect.DeepEqual(got2, got) {
 		t.Errorf("Plans differs from PlansChecked")
 	}
 }

@@ -16,11 +16,11 @@ import (
 // ID, default severity, scope (host unless said), Needs (the engine
 // reports a rule not evaluated where one is missing) and the check.
 var rulesAdapter = []*Rule{
-	{ID: "PHYSICAL_HCA_UNAVAILABLE", Severity: Critical, Check: checkPhysicalHCAUnavailable,
+	{ID: "PHYSICAL_HCA_UNAVAILABLE", Plan: planRebind, PlanConsequences: true, Severity: Critical, Check: checkPhysicalHCAUnavailable,
 		ListedBy: listedAdapters},
-	{ID: "TCP_FALLBACK", Severity: Critical, Scope: FleetScope, Check: checkTCPFallback,
+	{ID: "TCP_FALLBACK", Plan: planRebind, PlanConsequences: true, Severity: Critical, Scope: FleetScope, Check: checkTCPFallback,
 		ListedBy: []hostio.Kind{catalog.KindPVRDMADeviceLs}},
-	{ID: "ROCE_VERSION_MISMATCH", Severity: Warning, Scope: FleetScope, Check: checkRoCEVersionMismatch,
+	{ID: "ROCE_VERSION_MISMATCH", Plan: planRoCEVersion, Severity: Warning, Scope: FleetScope, Check: checkRoCEVersionMismatch,
 		ListedBy: listedAdapters},
 }
 
@@ -171,9 +171,8 @@ func checkTCPFallback(in *Input, r *Reporter) {
 				reason += " (from vCenter: vsish, which shows the adapters' HCA binding, needs SSH)"
 			}
 		}
-		fix := fmt.Sprintf("On %s: install an RoCE NIC and its RDMA driver (check with: esxcli rdma device list), make its vmnic the "+
-			"only uplink of the PVRDMA vDS (vSphere Client > Networking > vDS > Add and Manage Hosts > Manage physical adapters), "+
-			"then power-cycle the PVRDMA VMs. Or migrate the VMs that talk to each other onto one host.", h.Host)
+		fix := fmt.Sprintf("On %s: %s; then power-cycle the PVRDMA VMs. Or migrate the VMs that talk to each other onto one host.",
+			h.Host, rdmaRemedyText(h, hp))
 		switch active := hp.Active; {
 		case !hi.devKnown:
 			fix = unreadDevicesFix(h)
@@ -308,8 +307,7 @@ func hcaFix(h *facts.Host, hp *facts.HostPath) string {
 	case len(h.RDMADevices) == 0 && !devicesRead(h):
 		return unreadDevicesFix(h)
 	case len(h.RDMADevices) == 0:
-		return "This host has no RDMA device: install an RoCE-capable NIC and its ESXi RDMA driver (nmlx5_rdma, bnxtroce, irdman), " +
-			"add its vmnic as the only uplink of the PVRDMA vDS, then power-cycle the VM."
+		return "This host has no RDMA device: " + rdmaRemedyText(h, hp) + "; then power-cycle the VM."
 	case len(active) == 0:
 		d := h.RDMADevices[0]
 		return fmt.Sprintf("%s is %s: check the link of %s (esxcli network nic get -n %s), cabling and the switch port, then power-cycle the VM.",

@@ -14,7 +14,7 @@ import (
 // ID, default severity, scope (host unless said), Needs (the engine
 // reports a rule not evaluated where one is missing) and the check.
 var rulesFirewall = []*Rule{
-	{ID: "PVRDMA_FIREWALL_CLOSED", Severity: Critical, NeedsSubject: "pvrdma", Check: checkFirewallClosed,
+	{ID: "PVRDMA_FIREWALL_CLOSED", Plan: planFirewall, Severity: Critical, NeedsSubject: "pvrdma", Check: checkFirewallClosed,
 		Needs: []hostio.Kind{catalog.KindFirewallRulesets}},
 }
 

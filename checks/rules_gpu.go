@@ -15,13 +15,13 @@ import (
 // ID, default severity, scope (host unless said), Needs (the engine
 // reports a rule not evaluated where one is missing) and the check.
 var rulesGPU = []*Rule{
-	{ID: "GPU_FIRMWARE_NOT_EFI", Severity: Critical, Check: checkGPUFirmwareNotEFI,
+	{ID: "GPU_FIRMWARE_NOT_EFI", Plan: planGPUFirmware, Severity: Critical, Check: checkGPUFirmwareNotEFI,
 		ListedBy: listedGPUVMs},
-	{ID: "GPU_64BIT_MMIO_OFF", Severity: Critical, Check: checkGPU64bitMMIOOff,
+	{ID: "GPU_64BIT_MMIO_OFF", Plan: planGPUMMIO, Severity: Critical, Check: checkGPU64bitMMIOOff,
 		ListedBy: listedGPUVMs},
-	{ID: "GPU_MMIO_TOO_SMALL", Severity: Critical, Check: checkGPUMMIOTooSmall,
+	{ID: "GPU_MMIO_TOO_SMALL", Plan: planGPUMMIO, Severity: Critical, Check: checkGPUMMIOTooSmall,
 		ListedBy: listedGPUVMs},
-	{ID: "GPU_DUPLICATE_DEVICE", Severity: Critical, Check: checkGPUDuplicateDevice,
+	{ID: "GPU_DUPLICATE_DEVICE", Plan: planGPUDuplicate, Severity: Critical, Check: checkGPUDuplicateDevice,
 		ListedBy: listedGPUVMs},
 }
 
@@ -118,7 +118,7 @@ func checkGPUFirmwareNotEFI(in *Input, r *Reporter) {
 			fw = "bios"
 		}
 		msg := fmt.Sprintf("%s passes through %s but boots %s firmware: GPUs in passthrough need EFI, without it the GPUs do not work and "+
-			"the VM may not boot", v.Name, gpuList(gs), strings.ToUpper(fw))
+			"%s", v.Name, gpuList(gs), strings.ToUpper(fw), bootFails(v, "the VM may not boot", "a power-on may fail"))
 		msg += disagreement(v, "the firmware", func(c parse.VMConfig) (string, bool) { return c.Firmware, c.Firmware != "" })
 		r.Fail(v.Name, msg, offFirst(v.Name)+"vSphere Client: Edit Settings > VM Options > Boot Options > Firmware: EFI. A guest installed under "+
 			"BIOS does not boot after the switch: convert its boot disk to GPT/EFI first, or reinstall the guest with EFI.",
@@ -224,7 +224,8 @@ func checkGPU64bitMMIOOff(in *Input, r *Reporter) {
 		m := mmioFor(gs)
 		sev := Critical
 		msg := fmt.Sprintf("%s passes through %s without 64-bit MMIO (pciPassthru.use64bitMMIO is not TRUE): GPUs map their memory above "+
-			"4 GB, and without it the VM does not power on or the GPUs do not work", v.Name, gpuList(gs))
+			"4 GB, and without it %s", v.Name, gpuList(gs), bootFails(v, "the VM does not power on or the GPUs do not work",
+			"the GPUs do not work and it may fail at its next power-on"))
 		switch {
 		case m.Known && m.TotalGB < 16:
 			sev = Info
@@ -353,26 +354,53 @@ func checkGPUDuplicateDevice(in *Input, r *Reporter) {
 				ev = append(ev, Ev(h.Host, u.dev.Ref))
 			}
 			subject := n + " (" + id + ")"
-			bad[n] = true
 			if len(mine) > 1 {
-				r.Fail(subject, fmt.Sprintf("%s has the passthrough device %s %d times (%s): a device added twice keeps the VM from booting",
-					n, id, len(mine), labels(mine, func(u use) string { return u.dev.Label })),
+				bad[n] = true
+				r.Fail(subject, fmt.Sprintf("%s has the passthrough device %s %d times (%s): a device added twice keeps the VM from booting%s",
+					n, id, len(mine), labels(mine, func(u use) string { return u.dev.Label }), runningNote(h, n)),
 					offFirst(n)+fmt.Sprintf("vSphere Client: Edit Settings: remove the extra PCI device entries of %s, then add the "+
 						"other GPU you meant (check the PCI addresses the list shows).", id), ev...)
 				continue
 			}
-			var others []string
-			for _, o := range names {
-				if o != n {
-					others = append(others, o)
-					ev = append(ev, Ev(h.Host, vms[o][0].dev.Ref))
-				}
-			}
-			r.Fail(subject, fmt.Sprintf("%s passes through %s, which %s also passes through: a device in use by one VM keeps the other "+
-				"from powering on", n, id, strings.Join(others, ", ")),
-				offFirst(n)+fmt.Sprintf("give each VM its own GPU: in all but one of %s, vSphere Client: Edit Settings: replace PCI device %s "+
-					"by a free passthrough device of %s (`esxcli hardware pci list`: Configured Owner VM Passthru).", joinNames(names), id, h.Host), ev...)
 		}
+		// One device in several VMs is one conflict: one finding, on
+		// the VM that gives it up (one not running when there is one:
+		// it is the one that fails to power on).
+		var shared []string
+		for _, n := range names {
+			if len(vms[n]) == 1 {
+				shared = append(shared, n)
+			}
+		}
+		if len(shared) < 2 {
+			continue
+		}
+		give := shared[len(shared)-1]
+		for _, n := range shared {
+			if !vmRunning(h, n) {
+				give = n
+				break
+			}
+		}
+		var others []string
+		var ev []Evidence
+		ev = append(ev, Ev(h.Host, vms[give][0].dev.Ref))
+		for _, o := range shared {
+			if o != give {
+				others = append(others, o)
+				ev = append(ev, Ev(h.Host, vms[o][0].dev.Ref))
+			}
+		}
+		bad[give] = true
+		msg := fmt.Sprintf("%s passes through %s, which %s also passes through: a passthrough device serves one VM at a time, so whichever "+
+			"of them powers on while the other runs fails", give, id, strings.Join(others, ", "))
+		if !vmRunning(h, give) {
+			msg = fmt.Sprintf("%s passes through %s, which %s also passes through: %s fails at its next power-on while %s runs",
+				give, id, strings.Join(others, ", "), give, strings.Join(others, ", "))
+		}
+		r.Fail(give+" ("+id+")", msg,
+			offFirst(give)+fmt.Sprintf("give it its own GPU: vSphere Client: Edit Settings: replace PCI device %s by a free passthrough "+
+				"device of %s (`esxcli hardware pci list`: Configured Owner VM Passthru, in no other VM).", id, h.Host), ev...)
 	}
 	for _, v := range vmViews(h) {
 		if !bad[v.Name] && v.passthrough() {
@@ -387,4 +415,32 @@ func labels[T any](xs []T, f func(T) string) string {
 		s = append(s, f(x))
 	}
 	return strings.Join(s, ", ")
+}
+
+// vmRunning reports whether the host runs a VM of that name.
+func vmRunning(h *facts.Host, name string) bool {
+	for _, p := range h.VMs {
+		if p.DisplayName == name {
+			return true
+		}
+	}
+	return false
+}
+
+// bootFails is what a configuration that keeps a VM from booting means
+// for it: off when it is not running, on (it fails at its next power-on)
+// when it runs now.
+func bootFails(v vmView, off, on string) string {
+	if v.Proc != nil {
+		return on
+	}
+	return off
+}
+
+// runningNote says a running VM fails at its next power-on, not now.
+func runningNote(h *facts.Host, name string) string {
+	if vmRunning(h, name) {
+		return "; it runs now, so it fails at its next power-on"
+	}
+	return ""
 }

@@ -15,22 +15,22 @@ import (
 // ID, default severity, scope (host unless said), Needs (the engine
 // reports a rule not evaluated where one is missing) and the check.
 var rulesGuest = []*Rule{
-	{ID: "GUEST_KERNEL_TOO_OLD", Severity: Critical, Scope: GuestScope, Check: checkGuestKernelTooOld,
+	{ID: "GUEST_KERNEL_TOO_OLD", Plan: planGuestKernel, Severity: Critical, Scope: GuestScope, Check: checkGuestKernelTooOld,
 		Needs: []hostio.Kind{catalog.KindGuestKernel}},
-	{ID: "GUEST_NO_PVRDMA_DEVICE", Severity: Critical, Scope: GuestScope, Check: checkGuestNoPVRDMADevice,
+	{ID: "GUEST_NO_PVRDMA_DEVICE", Plan: planGuestNoDevice, Severity: Critical, Scope: GuestScope, Check: checkGuestNoPVRDMADevice,
 		Needs: []hostio.Kind{catalog.KindGuestIBClass, catalog.KindGuestLsmod}},
-	{ID: "GUEST_PORT_DOWN", Severity: Critical, Scope: GuestScope, Check: checkGuestPortDown,
+	{ID: "GUEST_PORT_DOWN", Plan: planGuestPortDown, Severity: Critical, Scope: GuestScope, Check: checkGuestPortDown,
 		ListedBy: []hostio.Kind{catalog.KindGuestIBClass}},
-	{ID: "GUEST_MOFED_CONFLICT", Severity: Critical, Scope: GuestScope, Check: checkGuestMOFEDConflict,
+	{ID: "GUEST_MOFED_CONFLICT", Plan: planGuestMOFED, Severity: Critical, Scope: GuestScope, Check: checkGuestMOFEDConflict,
 		Needs: []hostio.Kind{catalog.KindGuestDevinfo, catalog.KindGuestOFED}},
-	{ID: "GUEST_RDMA_CORE_MISSING", Severity: Critical, Scope: GuestScope, Check: checkGuestRDMACoreMissing},
-	{ID: "GUEST_NETDEV_MTU_LIMITS_RDMA_MTU", Severity: Warning, Scope: GuestScope, Check: checkGuestNetdevMTU,
+	{ID: "GUEST_RDMA_CORE_MISSING", Plan: planGuestRDMACore, Severity: Critical, Scope: GuestScope, Check: checkGuestRDMACoreMissing},
+	{ID: "GUEST_NETDEV_MTU_LIMITS_RDMA_MTU", Plan: planGuestNetdevMTU, Severity: Warning, Scope: GuestScope, Check: checkGuestNetdevMTU,
 		ListedBy: []hostio.Kind{catalog.KindGuestIBClass},
 		Needs:    []hostio.Kind{catalog.KindGuestIPLink}},
-	{ID: "GUEST_NO_ROCEV2_GID", Severity: Warning, Scope: GuestScope, Check: checkGuestNoRoCEv2GID,
+	{ID: "GUEST_NO_ROCEV2_GID", Plan: planGuestGID, Severity: Warning, Scope: GuestScope, Check: checkGuestNoRoCEv2GID,
 		ListedBy: []hostio.Kind{catalog.KindGuestIBClass},
 		Needs:    []hostio.Kind{catalog.KindGuestIPAddr}},
-	{ID: "GUEST_BANDWIDTH_LOW", Severity: Warning, Scope: GuestScope, Check: checkGuestBandwidthLow},
+	{ID: "GUEST_BANDWIDTH_LOW", Plan: planInvestigate, Severity: Warning, Scope: GuestScope, Check: checkGuestBandwidthLow},
 }
 
 // The checks of this area (prose: catalogue.yaml): inside the Linux guests (scan --guests), each guest
@@ -70,20 +70,24 @@ func evaluateGuests(rule *Rule, fleet *facts.Fleet, paths *facts.DataPath, errs 
 	return out
 }
 
-// guestModuleReload is the module load order of seeds 000 and 001: the
-// port of a PVRDMA device stays PORT_DOWN until vmw_pvrdma is loaded after
-// the other InfiniBand modules.
-const guestModuleReload = "sudo /sbin/modprobe mlx4_ib; sudo /sbin/modprobe ib_umad; sudo /sbin/modprobe rdma_cm; sudo /sbin/modprobe rdma_ucm; " +
-	"sudo /sbin/modprobe -r vmw_pvrdma; sudo /sbin/modprobe vmw_pvrdma"
+// guestModuleReload loads vmw_pvrdma after the InfiniBand modules it
+// needs, the order of seeds 000 and 001: the port of a PVRDMA device stays
+// PORT_DOWN until vmw_pvrdma is loaded after them. The seeds also load
+// mlx4_ib, the ConnectX-3 driver, which a PVRDMA guest does not use. The
+// plans' guest_reload_driver step runs the same command (plan_render.go).
+const guestModuleReload = "sudo modprobe -a ib_umad rdma_cm rdma_ucm && sudo modprobe -r vmw_pvrdma && sudo modprobe vmw_pvrdma"
+
+// guestModuleLoad loads vmw_pvrdma, not loaded yet, after the modules it
+// needs (`modprobe -r` of a module not loaded fails, so not the reload).
+const guestModuleLoad = "sudo modprobe -a ib_umad rdma_cm rdma_ucm && sudo modprobe vmw_pvrdma"
 
 // guestModulePersist makes the reload order survive a reboot (Ubuntu needs
-// it after every boot, seed 001): seed 000's script, run at boot by a
-// systemd unit (seed 000 calls it from /etc/rc.local).
-const guestModulePersist = "Make it persistent (seed 000: a script run at every boot): put the six modprobe lines in " +
-	"/usr/local/sbin/rdma-modules.sh (chmod +x), and run it at boot from /etc/rc.local as seed 000 does, or with a systemd unit " +
-	"/etc/systemd/system/rdma-modules.service ([Unit] After=systemd-modules-load.service; [Service] Type=oneshot " +
-	"ExecStart=/usr/local/sbin/rdma-modules.sh; [Install] WantedBy=multi-user.target) and `sudo systemctl enable rdma-modules.service`; " +
-	"on Ubuntu also `sudo update-initramfs -k all -u` (seed 001)."
+// it after every boot, seed 001): seed 000's script, run at boot.
+const guestModulePersist = "Keep that order at every boot (seed 000): the three modprobe lines in /usr/local/sbin/rdma-modules.sh, run at boot " +
+	"from /etc/rc.local or a oneshot systemd unit (After=systemd-modules-load.service); on Ubuntu also `sudo update-initramfs -k all -u`."
+
+// guestReloadWarning is what to do before removing vmw_pvrdma.
+const guestReloadWarning = "stop the RDMA jobs in the guest first: removing vmw_pvrdma drops their connections (and fails while one holds the device)"
 
 // guestLabel names a guest adapter with its host side when known:
 // "vmw_pvrdma0 (hpc-node01 PVRDMA adapter 0 on esx01)".
@@ -167,7 +171,7 @@ func checkGuestNoPVRDMADevice(in *Input, r *Reporter) {
 			"(on RHEL the kernel-modules package of the running kernel), then, in the order of seeds 000/001: %s.", rel, guestModuleReload)
 	case !loaded:
 		cause = "the vmw_pvrdma module is installed but not loaded (`lsmod` does not list it)"
-		fix = "Load the driver after the other InfiniBand modules, as seeds 000/001 do: " + guestModuleReload + ". " + guestModulePersist
+		fix = "Load the driver after the other InfiniBand modules, as seeds 000/001 do: " + guestModuleLoad + ". " + guestModulePersist
 	default:
 		cause = "vmw_pvrdma is loaded but created no RDMA device (see its kernel messages: a probe failure, or no paired vmxnet3)"
 		for _, l := range g.Dmesg {
@@ -194,7 +198,12 @@ func checkGuestPortDown(in *Input, r *Reporter) {
 		healthy, known, hev, hwhy := hostSideHealthy(in, a)
 		ev = append(ev, hev...)
 		msg := fmt.Sprintf("port %d of %s in %s is %s, not ACTIVE", a.Port, a.Device, g.Guest, a.State)
+		l := guestLink(g, a.Netdev)
 		switch {
+		case l != nil && !l.Up():
+			// The driver reports its paired interface's link: down while
+			// the interface is, whatever the load order.
+			msg += fmt.Sprintf(": its interface %s is down, and the port follows it", a.Netdev)
 		case healthy:
 			msg += " while " + hwhy + ": the guest driver is the cause (vmw_pvrdma loaded before the other InfiniBand modules)"
 		case known:
@@ -208,9 +217,10 @@ func checkGuestPortDown(in *Input, r *Reporter) {
 		}
 		fix := "In " + g.Guest + ", reload vmw_pvrdma after the other InfiniBand modules, exactly as seeds 000/001 do: " + guestModuleReload +
 			"; `ibv_devinfo -d " + a.Device + "` must then show PORT_ACTIVE. " + guestModulePersist
-		if l := guestLink(g, a.Netdev); l != nil && !l.Up() {
-			fix = fmt.Sprintf("In %s, bring the paired interface up first (`sudo ip link set dev %s up`; the driver reports the port down while its netdev is down), then ",
-				g.Guest, shellArg(a.Netdev, "IFACE")) + strings.TrimPrefix(fix, "In "+g.Guest+", ")
+		if l != nil && !l.Up() {
+			fix = fmt.Sprintf("In %s, bring the paired interface up (`sudo ip link set dev %s up`; the driver reports the port down while its netdev is down); "+
+				"if `ibv_devinfo -d %s` still shows the port DOWN, reload vmw_pvrdma after the other InfiniBand modules as seeds 000/001 do: %s.",
+				g.Guest, shellArg(a.Netdev, "IFACE"), a.Device, guestModuleReload)
 			ev = append(ev, Ev(g.Guest, l.Ref))
 		}
 		r.Fail(label, msg, fix, ev...)
@@ -419,7 +429,7 @@ func checkGuestNetdevMTU(in *Input, r *Reporter) {
 			sev = Info
 		}
 		fix := fixFirst + fmt.Sprintf("In %s: `sudo ip link set dev %s mtu %d` and persist it (netplan `mtu: %d` / ifcfg `MTU=%d`), then reload the driver so that "+
-			"the port picks it up: `sudo /sbin/modprobe -r vmw_pvrdma; sudo /sbin/modprobe vmw_pvrdma`.",
+			"the port picks it up: `sudo modprobe -r vmw_pvrdma && sudo modprobe vmw_pvrdma` (stop its RDMA jobs first).",
 			g.Guest, shellArg(a.Netdev, "IFACE"), target, target, target)
 		r.FailSeverity(sev, g.Guest, label, msg, fix, ev...)
 	}
@@ -472,7 +482,7 @@ func checkGuestNoRoCEv2GID(in *Input, r *Reporter) {
 		}
 		r.Fail(label, fmt.Sprintf("%s has no RoCE v2 GID for %s's address %s while its host-side adapter uses RoCE v2: RoCE v2 peers cannot address it",
 			a.Device, a.Netdev, strings.Join(a.IPv4, ", ")),
-			fmt.Sprintf("In %s, reload the driver so that it rebuilds its GID table from the interface's addresses: `sudo /sbin/modprobe -r vmw_pvrdma; sudo /sbin/modprobe vmw_pvrdma`; "+
+			fmt.Sprintf("In %s, reload the driver so that it rebuilds its GID table from the interface's addresses: `sudo modprobe -r vmw_pvrdma && sudo modprobe vmw_pvrdma` (stop its RDMA jobs first); "+
 				"check `grep . /sys/class/infiniband/%s/ports/1/gid_attrs/types/*` shows RoCE v2 for the entry of %s.", g.Guest, a.Device, a.IPv4[0]), ev...)
 	}
 }

@@ -148,8 +148,8 @@ func TestGuestPortDown(t *testing.T) {
 	if f.Subject != "vmw_pvrdma0 (hpc-esx01 PVRDMA adapter 0 on esx01)" || !strings.Contains(f.Message, "host-side adapter on esx01 is bound to a physical HCA") {
 		t.Errorf("subject %q message %q", f.Subject, f.Message)
 	}
-	if !strings.Contains(f.Fix, "sudo /sbin/modprobe rdma_ucm; sudo /sbin/modprobe -r vmw_pvrdma; sudo /sbin/modprobe vmw_pvrdma") ||
-		!strings.Contains(f.Fix, "systemctl enable") {
+	if !strings.Contains(f.Fix, "sudo modprobe -a ib_umad rdma_cm rdma_ucm && sudo modprobe -r vmw_pvrdma && sudo modprobe vmw_pvrdma") ||
+		!strings.Contains(f.Fix, "systemd unit") || strings.Contains(f.Fix, "mlx4_ib") {
 		t.Errorf("fix %q", f.Fix)
 	}
 	if len(f.Evidence) < 2 || f.Evidence[0].Text != "/sys/class/infiniband/vmw_pvrdma0/ports/1/state:1: DOWN" || f.Evidence[1].Host != "esx01" {
@@ -172,7 +172,7 @@ func TestGuestPortDown(t *testing.T) {
 	}
 	plans := Plans(&facts.Fleet{Hosts: []facts.Host{guestHost("esx01", 0)}, Guests: []facts.Guest{g}}, res.Findings)
 	gp := PlanFor(plans, "vm1")
-	if gp == nil || gp.Steps[0].Action != "reload_pvrdma" || gp.Steps[1].Action != "persist_module_order" {
+	if gp == nil || gp.Steps[0].Action != ActGuestReloadDriver || gp.Steps[1].Action != ActGuestPersistOrder {
 		t.Fatalf("guest plan %+v", gp)
 	}
 	for _, p := range plans {
@@ -204,10 +204,17 @@ func TestGuestPlanHealthyHostPortDown(t *testing.T) {
 	}
 	var acts []string
 	for _, s := range p.Steps {
-		acts = append(acts, s.Action)
+		acts = append(acts, string(s.Action))
 	}
-	if got := strings.Join(acts, ","); got != "reload_pvrdma,persist_module_order,verify,verify" {
+	if got := strings.Join(acts, ","); got != "guest_reload_driver,guest_persist_order" {
 		t.Errorf("plan %s", got)
+	}
+	// The reload says what to do first and what it shows after: the port
+	// ACTIVE, what changed (it was DOWN).
+	r := p.Steps[0]
+	if len(r.Warnings) == 0 || !strings.Contains(r.Warnings[0], "stop the RDMA jobs") || len(r.Verify) != 1 ||
+		!strings.Contains(r.Verify[0].Expect, "PORT_ACTIVE") || strings.Contains(r.Command, "mlx4_ib") {
+		t.Errorf("reload step %+v", r)
 	}
 }
 
@@ -237,7 +244,7 @@ func TestGuestNoPVRDMADevice(t *testing.T) {
 	// Installed, not loaded.
 	out[catalog.KindGuestModinfo] = healthyGuestOutputs()[catalog.KindGuestModinfo]
 	res = runGuestRules(t, []string{"GUEST_NO_PVRDMA_DEVICE"}, nil, guestFacts("vm1", out))
-	if f := findRule(res.Findings, "GUEST_NO_PVRDMA_DEVICE"); f == nil || !strings.Contains(f.Message, "not loaded") || !strings.Contains(f.Fix, "modprobe rdma_cm") {
+	if f := findRule(res.Findings, "GUEST_NO_PVRDMA_DEVICE"); f == nil || !strings.Contains(f.Message, "not loaded") || !strings.Contains(f.Fix, "modprobe -a ib_umad rdma_cm rdma_ucm") {
 		t.Errorf("not loaded: %+v", f)
 	}
 }

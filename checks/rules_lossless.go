@@ -12,17 +12,13 @@ import (
 // ID, default severity, scope (host unless said), Needs (the engine
 // reports a rule not evaluated where one is missing) and the check.
 var rulesLossless = []*Rule{
-	{ID: "PFC_DISABLED", Severity: Warning, Check: checkPFCDisabled,
+	{ID: "PFC_DISABLED", Plan: planPFC, Severity: Warning, Check: checkPFCDisabled,
 		Needs: []hostio.Kind{catalog.KindRDMADeviceList}},
-	{ID: "RDMA_ERRORS", Severity: Warning, Check: checkRDMAErrors,
+	{ID: "RDMA_ERRORS", Plan: planRDMAErrors, PlanConsequences: true, Severity: Warning, Check: checkRDMAErrors,
 		Needs: []hostio.Kind{catalog.KindRDMADeviceList}},
 }
 
 // The checks of this area (prose: catalogue.yaml): lossless Ethernet on the RoCE uplinks, and the RDMA error counters that show its absence.
-
-// nmlx5PFC enables PFC for priority 3 (the RoCE traffic class) with the
-// nmlx5_core module parameters (a reboot applies them).
-const nmlx5PFC = "esxcli system module parameters set -m nmlx5_core -p \"pfctx=0x08 pfcrx=0x08\""
 
 func checkPFCDisabled(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path

@@ -14,7 +14,7 @@ import (
 var rulesMobility = []*Rule{
 	{ID: "VM_PASSTHROUGH_NO_MOBILITY", Severity: Info, Check: checkVMPassthroughNoMobility,
 		ListedBy: listedVMs},
-	{ID: "VM_PEERS_WITHOUT_RDMA", Severity: Warning, Scope: FleetScope, Check: checkVMPeersWithoutRDMA},
+	{ID: "VM_PEERS_WITHOUT_RDMA", Plan: planInvestigate, Severity: Warning, Scope: FleetScope, Check: checkVMPeersWithoutRDMA},
 }
 
 // The checks of this area (prose: catalogue.yaml): what moves PVRDMA VMs

@@ -177,6 +177,49 @@ func TestVCenterOnlyConcludes(t *testing.T) {
 	if f := byKey["esx05 PVRDMA_FIREWALL_CLOSED"]; f.Status == StatusNotEvaluated {
 		t.Errorf("the firewall rule is not evaluated on vCenter's data: %+v", f)
 	}
+	// Its plan: vCenter does not list the NICs' drivers, so which NIC can
+	// carry RoCE is unknown: no NIC to install, no VM power-cycled for
+	// nothing, what to look at in words. The VM rules read vCenter's VMs
+	// (evaluated, not "not evaluated" for want of vsish).
+	fleet := &facts.Fleet{Hosts: []facts.Host{a, e}}
+	pl := PlanFor(Plans(fleet, res.Findings), "esx05")
+	investigated := false
+	for _, st := range plSteps(pl) {
+		switch st.Action {
+		case ActInstallNIC, ActPowerOffVMs, ActPowerOnVMs, ActEnterMaintenance:
+			t.Errorf("esx05 plan step %d %s: %s", st.N, st.Action, st.Text)
+		case ActInvestigate:
+			investigated = investigated || strings.Contains(st.Text, "which of its NICs can carry RoCE is unknown")
+		}
+	}
+	if !investigated {
+		t.Errorf("esx05 plan: no step says which NIC is unknown: %+v", pl)
+	}
+	// Nothing changes on esx01 for its peers: with the peer's
+	// TCP_FALLBACK its finding is that host's plan's; without it (the
+	// cause suppressed), one step says what to do and resolves nothing.
+	for _, st := range plSteps(PlanFor(Plans(fleet, res.Findings), "esx01")) {
+		t.Errorf("esx01 plan step %d %s: %s", st.N, st.Action, st.Text)
+	}
+	var alone []Finding
+	for _, f := range res.Findings {
+		if f.RuleID == "TCP_FALLBACK" {
+			continue
+		}
+		if f.RuleID == "VM_PEERS_WITHOUT_RDMA" {
+			f.CausedBy = nil
+		}
+		alone = append(alone, f)
+	}
+	steps := plSteps(PlanFor(Plans(fleet, alone), "esx01"))
+	if len(steps) != 1 || steps[0].Action != ActInvestigate || len(steps[0].Resolves) != 0 || !strings.Contains(steps[0].Text, "Nothing to change on esx01") {
+		t.Errorf("esx01 plan without the peer's TCP_FALLBACK: %+v", steps)
+	}
+	for _, f := range append(res.Findings, res.Passed...) {
+		if f.Host == "esx05" && f.RuleID == "VM_MEMORY_NOT_RESERVED" && f.Status == StatusNotEvaluated {
+			t.Errorf("VM_MEMORY_NOT_RESERVED not evaluated from vCenter: %s", f.Message)
+		}
+	}
 	// The near miss: vCenter lists the host's ConnectX-5 as the vDS's
 	// uplink: no NO_RDMA_DEVICE, no TCP_FALLBACK.
 	e = vcOnly("esx05", "192.168.50.15", true, map[string]string{"hpc-node08": "poweredOn"})
@@ -209,4 +252,12 @@ func TestVGPUKeepsMobility(t *testing.T) {
 	if len(got) != 0 {
 		t.Errorf("vGPU: %s", dump(got))
 	}
+}
+
+// plSteps are a plan's steps (none for no plan).
+func plSteps(p *Plan) []PlanStep {
+	if p == nil {
+		return nil
+	}
+	return p.Steps
 }

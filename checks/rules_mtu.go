@@ -14,11 +14,11 @@ import (
 // ID, default severity, scope (host unless said), Needs (the engine
 // reports a rule not evaluated where one is missing) and the check.
 var rulesMTU = []*Rule{
-	{ID: "LOW_MTU", Severity: Warning, Check: checkLowMTU,
+	{ID: "LOW_MTU", Plan: planLowMTU, Severity: Warning, Check: checkLowMTU,
 		ListedBy: listedAdapters},
-	{ID: "ACTIVE_MTU_ABOVE_PATH", Severity: Warning, Check: checkActiveMTUAbovePath,
+	{ID: "ACTIVE_MTU_ABOVE_PATH", Plan: planInvestigate, Severity: Warning, Check: checkActiveMTUAbovePath,
 		ListedBy: []hostio.Kind{catalog.KindPVRDMADeviceLs, catalog.KindPVRDMAProperties, catalog.KindVmkping}},
-	{ID: "MTU_MISMATCH", Severity: Warning, Check: checkMTUMismatch,
+	{ID: "MTU_MISMATCH", Plan: planMTUMismatch, Severity: Warning, Check: checkMTUMismatch,
 		Needs: []hostio.Kind{catalog.KindIPInterfaceList, catalog.KindDVSList, catalog.KindPVRDMAVmknicOpt, catalog.KindRDMAVmknicList}},
 	{ID: "JUMBO_FRAMES_NOT_CONFIGURED", Severity: Info, Check: checkJumboNotConfigured,
 		Needs: []hostio.Kind{catalog.KindDVSList, catalog.KindRDMADeviceList}},
@@ -94,7 +94,7 @@ func checkLowMTU(in *Input, r *Reporter) {
 				g.Guest, a.Netdev, a.NetdevMTU, facts.RDMAMTUFor(a.NetdevMTU))
 			ev = append(ev, Ev(g.Guest, a.NetdevRef))
 			fix = fmt.Sprintf("In %s (its interface %s is already at MTU %d): reload the driver so that the port picks up the interface's MTU: "+
-				"`sudo /sbin/modprobe -r vmw_pvrdma; sudo /sbin/modprobe vmw_pvrdma`; then `ibv_devinfo -d %s | grep active_mtu` should show %d. "+
+				"`sudo modprobe -r vmw_pvrdma && sudo modprobe vmw_pvrdma` (stop its RDMA jobs first); then `ibv_devinfo -d %s | grep active_mtu` should show %d. "+
 				"If it stays %d, nothing pvrdma-doctor read explains it: compare the adapter's settings with one that runs at %d.",
 				g.Guest, shellArg(a.Netdev, "IFACE"), a.NetdevMTU, shellArg(a.Device, "DEVICE"), min(want, facts.RDMAMTUFor(a.NetdevMTU)), d.ActiveMTU, want)
 		}

@@ -23,7 +23,7 @@ import (
 
 // rulesNative are this area's rules in the catalogue (catalogueList).
 var rulesNative = []*Rule{
-	{ID: "NATIVE_ENDPOINTS_UNAVAILABLE", Severity: Warning, Check: checkNativeEndpointsUnavailable,
+	{ID: "NATIVE_ENDPOINTS_UNAVAILABLE", Plan: planNative, Severity: Warning, Check: checkNativeEndpointsUnavailable,
 		ListedBy: listedVMs},
 }
 

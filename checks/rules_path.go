@@ -11,11 +11,11 @@ import (
 // ID, default severity, scope (host unless said), Needs (the engine
 // reports a rule not evaluated where one is missing) and the check.
 var rulesPath = []*Rule{
-	{ID: "PATH_MTU_BLOCKED", Severity: Critical, Check: checkPathMTUBlocked,
+	{ID: "PATH_MTU_BLOCKED", Plan: planPathBlocked, Severity: Critical, Check: checkPathMTUBlocked,
 		ListedBy: listedProbes},
-	{ID: "PATH_UNREACHABLE", Severity: Critical, Check: checkPathUnreachable,
+	{ID: "PATH_UNREACHABLE", Plan: planInvestigate, Severity: Critical, Check: checkPathUnreachable,
 		ListedBy: listedProbes},
-	{ID: "HIGH_LATENCY", Severity: Info, Check: checkHighLatency,
+	{ID: "HIGH_LATENCY", Plan: planInvestigate, Severity: Info, Check: checkHighLatency,
 		ListedBy: listedProbes},
 }
 

@@ -13,7 +13,7 @@ import (
 // ID, default severity, scope (host unless said), Needs (the engine
 // reports a rule not evaluated where one is missing) and the check.
 var rulesProbe = []*Rule{
-	{ID: "VMKPING_UNREACHABLE", Severity: Critical, Check: checkVmkpingUnreachable,
+	{ID: "VMKPING_UNREACHABLE", Plan: planInvestigate, Severity: Critical, Check: checkVmkpingUnreachable,
 		ListedBy: listedProbes},
 }
 

@@ -12,11 +12,11 @@ import (
 // ID, default severity, scope (host unless said), Needs (the engine
 // reports a rule not evaluated where one is missing) and the check.
 var rulesRDMA = []*Rule{
-	{ID: "NO_RDMA_DEVICE", Severity: Critical, Check: checkNoRDMADevice,
+	{ID: "NO_RDMA_DEVICE", Plan: planNoRDMADevice, Severity: Critical, Check: checkNoRDMADevice,
 		Needs: []hostio.Kind{catalog.KindRDMADeviceList}},
-	{ID: "RDMA_DEVICE_DOWN", Severity: Critical, Check: checkRDMADeviceDown,
+	{ID: "RDMA_DEVICE_DOWN", Plan: planRDMADeviceDown, Severity: Critical, Check: checkRDMADeviceDown,
 		Needs: []hostio.Kind{catalog.KindRDMADeviceList}},
-	{ID: "ROCE_NOT_SUPPORTED", Severity: Critical, Check: checkRoCENotSupported,
+	{ID: "ROCE_NOT_SUPPORTED", Plan: planRoCENotSupported, Severity: Critical, Check: checkRoCENotSupported,
 		Needs: []hostio.Kind{catalog.KindRDMADeviceList, catalog.KindRDMAProtocolList}},
 }
 
@@ -48,9 +48,8 @@ func checkNoRDMADevice(in *Input, r *Reporter) {
 			}
 		}
 	}
-	fix := fmt.Sprintf("On %s: install an RoCE NIC and its ESXi RDMA driver, check that `esxcli rdma device list` shows it Active, "+
-		"make its vmnic the only uplink of the PVRDMA vDS, then power-cycle the PVRDMA VMs (%s). Until then, keep the VMs "+
-		"that talk to each other on one host.", h.Host, joinNames(fixVMNames(h)))
+	fix := fmt.Sprintf("On %s: %s; then power-cycle the PVRDMA VMs (%s). Until then, keep the VMs that talk to each other on one host.",
+		h.Host, rdmaRemedyText(h, in.Path), joinNames(fixVMNames(h)))
 	if len(peers) > 0 {
 		verb := "run"
 		if len(peers) == 1 {
@@ -76,7 +75,7 @@ func checkRDMADeviceDown(in *Input, r *Reporter) {
 		}
 		ev := []Evidence{Ev(h.Host, d.Ref)}
 		fix := fmt.Sprintf("Check the link of %s: `esxcli network nic get -n %s` (Link Status), the cable/optic and the switch port; "+
-			"then power-cycle the PVRDMA VMs so their adapters bind to the HCA again.", d.PairedUplink, shellArg(d.PairedUplink, "vmnicN"))
+			"then power-cycle the PVRDMA VMs whose adapters have no HCA (an adapter binds at power-on).", d.PairedUplink, shellArg(d.PairedUplink, "vmnicN"))
 		if n := h.NICNamed(d.PairedUplink); n != nil {
 			ev = append(ev, Ev(h.Host, n.Ref))
 			if strings.EqualFold(n.AdminStatus, "down") {
@@ -89,7 +88,13 @@ func checkRDMADeviceDown(in *Input, r *Reporter) {
 		sev := offPathSeverity(h, hp, d, Critical)
 		if sev == Info {
 			msg += "; PVRDMA does not use it (its uplink is not on the PVRDMA vDS), so this is information only"
-			fix = "Nothing is needed for PVRDMA. " + fix
+			fix = fmt.Sprintf("Nothing is needed for PVRDMA, and no VM needs a power cycle. If %s is meant to carry traffic: check its link "+
+				"(`esxcli network nic get -n %s`: Link Status), the cable or optic and the switch port.", d.PairedUplink, shellArg(d.PairedUplink, "vmnicN"))
+		} else if keep, _ := chooseUplink(h, hp); keep != "" && keep != d.PairedUplink && hp.Switch != nil {
+			msg += fmt.Sprintf("; %s (another RDMA port of this host) is Active and can carry PVRDMA instead", keep)
+			fix = fmt.Sprintf("With the PVRDMA VMs powered off, make %s the only uplink of %s (vSphere Client > Networking > %s > Add and "+
+				"Manage Hosts > Manage physical adapters), then power them on; repair %s's link only if something else needs it.",
+				keep, hp.Switch.Name, hp.Switch.Name, d.PairedUplink)
 		}
 		r.FailSeverity(sev, h.Host, d.Name, msg, fix, ev...)
 	}

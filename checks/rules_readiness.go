@@ -7,7 +7,7 @@ import (
 
 // rulesReadiness are this area's rules in the catalogue (catalogueList).
 var rulesReadiness = []*Rule{
-	{ID: "HOST_NOT_READY", Severity: Warning, Check: checkHostNotReady},
+	{ID: "HOST_NOT_READY", Plan: planHostNotReady, Severity: Warning, Check: checkHostNotReady},
 }
 
 // The checks of this area (prose: catalogue.yaml): the readiness of the

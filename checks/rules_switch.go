@@ -12,9 +12,9 @@ import (
 // ID, default severity, scope (host unless said), Needs (the engine
 // reports a rule not evaluated where one is missing) and the check.
 var rulesSwitch = []*Rule{
-	{ID: "RDMA_UPLINK_NOT_ON_DVS", Severity: Critical, Check: checkRDMAUplinkNotOnDVS,
+	{ID: "RDMA_UPLINK_NOT_ON_DVS", Plan: planUplinks, Severity: Critical, Check: checkRDMAUplinkNotOnDVS,
 		Needs: []hostio.Kind{catalog.KindRDMADeviceList, catalog.KindDVSList, catalog.KindIPInterfaceList, catalog.KindPVRDMAVmknicOpt}},
-	{ID: "DVS_MULTIPLE_UPLINKS", Severity: Warning, Check: checkDVSMultipleUplinks,
+	{ID: "DVS_MULTIPLE_UPLINKS", Plan: planUplinks, Severity: Warning, Check: checkDVSMultipleUplinks,
 		Needs: []hostio.Kind{catalog.KindDVSList, catalog.KindIPInterfaceList, catalog.KindRDMADeviceList, catalog.KindPVRDMAVmknicOpt}},
 }
 

@@ -11,7 +11,7 @@ import (
 // ID, default severity, scope (host unless said), Needs (the engine
 // reports a rule not evaluated where one is missing) and the check.
 var rulesVersion = []*Rule{
-	{ID: "ESXI_VERSION_UNSUPPORTED", Severity: Critical, Check: checkESXiVersionUnsupported,
+	{ID: "ESXI_VERSION_UNSUPPORTED", Plan: planESXiVersion, Severity: Critical, Check: checkESXiVersionUnsupported,
 		Needs: []hostio.Kind{catalog.KindSystemVersion}},
 }
 

@@ -16,19 +16,19 @@ import (
 // ID, default severity, scope (host unless said), Needs (the engine
 // reports a rule not evaluated where one is missing) and the check.
 var rulesVM = []*Rule{
-	{ID: "VM_MEMORY_NOT_RESERVED", Severity: Critical, Check: checkVMMemoryNotReserved,
+	{ID: "VM_MEMORY_NOT_RESERVED", Plan: planVMMemory, Severity: Critical, Check: checkVMMemoryNotReserved,
 		ListedBy: listedVMs},
-	{ID: "VM_HW_VERSION_TOO_OLD", Severity: Critical, Check: checkVMHWVersionTooOld,
+	{ID: "VM_HW_VERSION_TOO_OLD", Plan: planVMHardware, Severity: Critical, Check: checkVMHWVersionTooOld,
 		ListedBy: listedVMs},
-	{ID: "VM_GUEST_NOT_LINUX64", Severity: Critical, Check: checkVMGuestNotLinux64,
+	{ID: "VM_GUEST_NOT_LINUX64", Plan: planVMGuestOS, Severity: Critical, Check: checkVMGuestNotLinux64,
 		ListedBy: listedVMs},
-	{ID: "VM_PVRDMA_NOT_ON_DVS", Severity: Critical, Check: checkVMPVRDMANotOnDVS,
+	{ID: "VM_PVRDMA_NOT_ON_DVS", Plan: planVMNetwork, Severity: Critical, Check: checkVMPVRDMANotOnDVS,
 		ListedBy: listedVMs},
-	{ID: "VM_PEERS_ON_DIFFERENT_DVS", Severity: Warning, Scope: FleetScope, Check: checkVMPeersOnDifferentDVS,
+	{ID: "VM_PEERS_ON_DIFFERENT_DVS", Plan: planVMPeersDVS, Severity: Warning, Scope: FleetScope, Check: checkVMPeersOnDifferentDVS,
 		ListedBy: listedVMs},
-	{ID: "VM_ADAPTER_DISCONNECTED", Severity: Critical, Check: checkVMAdapterDisconnected,
+	{ID: "VM_ADAPTER_DISCONNECTED", Plan: planVMConnect, Severity: Critical, Check: checkVMAdapterDisconnected,
 		ListedBy: listedVMs},
-	{ID: "VM_DEVICE_PROTOCOL_MISMATCH", Severity: Critical, Check: checkVMDeviceProtocolMismatch,
+	{ID: "VM_DEVICE_PROTOCOL_MISMATCH", Plan: planVMProtocol, Severity: Critical, Check: checkVMDeviceProtocolMismatch,
 		ListedBy: listedAdapters,
 		Needs:    []hostio.Kind{catalog.KindRDMADeviceList, catalog.KindRDMAProtocolList}},
 }
@@ -486,9 +486,16 @@ func checkVMGuestNotLinux64(in *Input, r *Reporter) {
 		}
 		msg := fmt.Sprintf("%s's guest OS type %q is %s", v.Name, c.GuestOS, what)
 		msg += disagreement(v, "the guest OS type", func(c parse.VMConfig) (string, bool) { return guestFamily(c.GuestOS), c.GuestOS != "" })
-		r.FailSeverity(sev, h.Host, v.Name, msg, offFirst(v.Name)+"set the guest OS type to the VM's 64-bit Linux distribution (vSphere Client: Edit "+
-			"Settings > VM Options > General Options > Guest OS), or run the RDMA workload in a 64-bit Linux VM; or: govc vm.change -vm "+
-			govcVM(v.Name)+" -g GUEST_ID (e.g. rhel8_64Guest, ubuntu64Guest)", cfgEv(h.Host, c, "GuestOS", ""))
+		// A guest PVRDMA has no driver for keeps its workload off PVRDMA
+		// (relabelling it would not give it one); a generic type on what
+		// is likely a Linux guest gets its real type.
+		fix := offFirst(v.Name) + "replace its PVRDMA adapter by a VMXNET3 adapter on the same port group (vSphere Client: Edit Settings), " +
+			"or run the RDMA workload in a 64-bit Linux VM instead."
+		if fam == "unknown" {
+			fix = offFirst(v.Name) + "set the guest OS type to the VM's 64-bit Linux distribution (vSphere Client: Edit Settings > VM Options > " +
+				"General Options > Guest OS); or: govc vm.change -vm " + govcVM(v.Name) + " -g GUEST_ID (e.g. rhel8_64Guest, ubuntu64Guest)"
+		}
+		r.FailSeverity(sev, h.Host, v.Name, msg, fix, cfgEv(h.Host, c, "GuestOS", ""))
 	})
 }
 

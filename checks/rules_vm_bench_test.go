@@ -35,11 +35,7 @@ func vmHost(n int) facts.Host {
 // process once per rule, linear in the VMs.
 func BenchmarkVMRules500VMs(b *testing.B) {
 	fleet := &facts.Fleet{Hosts: []facts.Host{vmHost(500)}}
-	var rules []*Rule
-	for _, id := range vmRules {
-		r, _ := Lookup(id)
-		rules = append(rules, r)
-	}
+	rules := append(append([]*Rule{}, rulesVM...), rulesGPU...)
 	b.ReportAllocs()
 	for b.Loop() {
 		if res := RunRules(fleet, rules); len(failingRule(res, "VM_MEMORY_NOT_RESERVED")) != 50 {

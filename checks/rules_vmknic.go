@@ -11,11 +11,11 @@ import (
 // ID, default severity, scope (host unless said), Needs (the engine
 // reports a rule not evaluated where one is missing) and the check.
 var rulesVmknic = []*Rule{
-	{ID: "PVRDMA_VMKNIC_UNSET", Severity: Critical, NeedsSubject: vmknicSetting, Check: checkVmknicUnset,
+	{ID: "PVRDMA_VMKNIC_UNSET", Plan: planVmknicUnset, Severity: Critical, NeedsSubject: vmknicSetting, Check: checkVmknicUnset,
 		Needs: []hostio.Kind{catalog.KindPVRDMAVmknicOpt, catalog.KindIPInterfaceList}},
 	{ID: "PVRDMA_VMKNIC_NOT_ON_DVS", Severity: Info, Check: checkVmknicNotOnDVS,
 		Needs: []hostio.Kind{catalog.KindPVRDMAVmknicOpt, catalog.KindIPInterfaceList, catalog.KindDVSList, catalog.KindRDMADeviceList}},
-	{ID: "PVRDMA_VMKNIC_NO_IPV4", Severity: Critical, Check: checkVmknicNoIPv4,
+	{ID: "PVRDMA_VMKNIC_NO_IPV4", Plan: planVmknicNoIPv4, Severity: Critical, Check: checkVmknicNoIPv4,
 		Needs: []hostio.Kind{catalog.KindPVRDMAVmknicOpt, catalog.KindIPInterfaceList, catalog.KindIPv4Get}},
 }
 

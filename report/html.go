@@ -311,7 +311,7 @@ td.jumbo{background:#b7e1c1}td.std{background:#c6dbf7}td.warning{background:#fbd
 <h3>{{.Host}}</h3>
 <ol class="plan">
 {{- range .Steps}}
-<li>{{if .Optional}}<em>(optional)</em> {{end}}{{.Text}}{{if and .Command (ne .Action "verify")}} Run: <code>{{.Command}}</code>{{end}}{{if .Resolves}}<div class="resolves">resolves:{{range $i, $c := .Resolves}}{{if $i}};{{end}} {{with cid $c}}<a href="#{{.}}">{{$c.RuleID}} {{$c.Subject}}</a>{{else}}{{$c.RuleID}} {{$c.Subject}}{{end}}{{end}}</div>{{end}}</li>
+<li>{{if .Optional}}<em>(optional)</em> {{end}}{{.Text}}{{if .Command}} Run: <code>{{.Command}}</code>{{end}}{{range .Warnings}} <strong>Note:</strong> {{.}}.{{end}}{{if .Resolves}}<div class="resolves">resolves:{{range $i, $c := .Resolves}}{{if $i}};{{end}} {{with cid $c}}<a href="#{{.}}">{{$c.RuleID}} {{$c.Subject}}</a>{{else}}{{$c.RuleID}} {{$c.Subject}}{{end}}{{end}}</div>{{end}}</li>
 {{- end}}
 </ol>
 {{- end}}

@@ -69,19 +69,29 @@ func writeMarkdownPlans(b *strings.Builder, r *Report) {
 		fmt.Fprintf(b, "\n### %s\n\n", md(p.Host))
 		for _, s := range p.Steps {
 			line := md(s.Text)
-			if s.Action == "verify" && s.Command != "" && s.Expect != "" {
-				line = "Verify: " + mdCode(s.Command) + " shows " + md(s.Expect)
-			} else if s.Command != "" && s.Action != "verify" {
+			if s.Command != "" {
 				line += " Run: " + mdCode(s.Command)
 			}
 			if s.Optional {
 				line = "*(optional)* " + line
 			}
 			fmt.Fprintf(b, "%d. %s", s.N, line)
+			for _, w := range s.Warnings {
+				fmt.Fprintf(b, " **Note:** %s.", md(w))
+			}
 			if len(s.Resolves) > 0 {
 				fmt.Fprintf(b, " — resolves: %s", md(ResolvesText(s)))
 			}
 			b.WriteString("\n")
+		}
+		if vs := PlanVerifies(p); len(vs) > 0 {
+			b.WriteString("\nVerify once the plan is done:\n\n")
+			for _, v := range vs {
+				fmt.Fprintf(b, "- %s\n", md(ReadText(v)))
+			}
+		}
+		if p.Rescan != "" {
+			fmt.Fprintf(b, "\nThen %s: %s.\n", md(p.Rescan), md(rescanExpect(p)))
 		}
 	}
 }

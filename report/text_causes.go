@@ -74,9 +74,24 @@ func writeTextRoots(b *strings.Builder, p painter, r *Report, wrap func(string, 
 						b.WriteString("    " + pad + l + "\n")
 					}
 				}
+				for _, w := range s.Warnings {
+					wrap("    "+pad, p.c("33", "! "+w))
+				}
+				if s.Require != nil {
+					wrap("    "+pad, p.c("2", "first: "+ReadText(*s.Require)))
+				}
 				if len(s.Resolves) > 0 {
 					wrap("    "+pad, p.c("2", "resolves: "+ResolvesText(s)))
 				}
+			}
+			if vs := PlanVerifies(*pl); len(vs) > 0 {
+				wrap("  ", p.c("1", "VERIFY (once the plan is done)"))
+				for _, v := range vs {
+					wrap("    ", "- "+ReadText(v))
+				}
+			}
+			if pl.Rescan != "" {
+				wrap("  ", "Then "+pl.Rescan+": "+rescanExpect(*pl)+".")
 			}
 		}
 	}
@@ -107,10 +122,51 @@ func writeTextConsequences(b *strings.Builder, p painter, r *Report, f checks.Fi
 // StepText is a plan step on one line: its text and exact command.
 func StepText(s checks.PlanStep) string {
 	t := s.Text
-	if s.Command != "" && s.Action != "verify" {
+	if s.Command != "" {
 		t += " Run: " + s.Command
 	}
 	return t
+}
+
+// ReadText is a read in words: "`CMD` shows EXPECT", saying where the VM's
+// World ID comes from when the command needs it.
+func ReadText(v checks.Read) string {
+	t := "`" + v.Command + "` shows " + v.Expect
+	if v.VM != "" {
+		t += " (<worldID>: " + v.VM + "'s World ID in `esxcli vm process list`)"
+	}
+	if v.On == "guest" {
+		t = "in the guest, " + t
+	}
+	return t
+}
+
+// PlanVerifies are a plan's verify reads in step order, each once.
+func PlanVerifies(p checks.Plan) []checks.Read {
+	var out []checks.Read
+	seen := map[string]bool{}
+	for _, s := range p.Steps {
+		for _, v := range s.Verify {
+			k := v.Command + "\x00" + v.VM + "\x00" + v.Expect
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// rescanExpect says what the rescan after a plan shows.
+func rescanExpect(p checks.Plan) string {
+	if len(p.Unresolved) == 0 {
+		return "no critical or warning finding should remain"
+	}
+	var names []string
+	for _, c := range p.Unresolved {
+		names = append(names, c.RuleID+" "+c.Subject)
+	}
+	return "the findings the steps resolve are gone; " + strings.Join(names, "; ") + " stay until the investigate steps find their cause"
 }
 
 // ResolvesText lists the findings a step resolves: "RULE subject, ...".

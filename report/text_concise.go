@@ -23,9 +23,6 @@ import (
 
 const (
 	conciseMessageLines = 2
-	// conciseStepLines is how many lines of a plan step's text are shown
-	// (its command is always shown whole).
-	conciseStepLines = 2
 	// mergeHosts is how many hosts with the same line it takes to write
 	// them as one line, in a list of more than mergeList entries.
 	mergeHosts = 3
@@ -357,50 +354,41 @@ func writeConciseSection(b *strings.Builder, p painter, r *Report, sec hostSecti
 	if len(sec.hosts) > 1 {
 		title += " (" + h.Host + "'s; the same on each)"
 	}
-	verify, optional := 0, 0
+	verify, optional, commands := len(PlanVerifies(*sec.plan)), 0, 0
 	for _, s := range sec.plan.Steps {
-		switch {
-		case s.Action == "verify":
-			verify++
-		case s.Optional:
+		if s.Optional {
 			optional++
 		}
+		if s.Command != "" {
+			commands++
+		}
 	}
+	// One line per step: what to do. The exact commands, what to know
+	// first and the verify reads are in --details and in the runbook
+	// (pvrdma-doctor plan).
 	var then []string
+	if commands > 0 {
+		then = append(then, "commands")
+	}
 	if verify > 0 {
-		then = append(then, plural(verify, "verification step", "verification steps"))
+		then = append(then, plural(verify, "verify read", "verify reads"))
 	}
 	if optional > 0 {
 		then = append(then, plural(optional, "optional step", "optional steps"))
 	}
 	if len(then) > 0 {
-		title += p.c("2", " (then "+strings.Join(then, " and ")+": --details)")
+		title += p.c("2", " ("+strings.Join(then, ", ")+": --details)")
 	}
 	wrap("  ", p.c("1", title))
 	names := knownNames(r)
 	n := 0
 	for _, s := range mergeSteps(sec.plan.Steps, names, newNamer(r, r.Findings)) {
-		if s.Action == "verify" || s.Optional {
+		if s.Optional {
 			continue
 		}
 		n++
-		head := fmt.Sprintf("%d. ", n)
-		pad := strings.Repeat(" ", len(head))
-		lines := strings.Split(unkeep(Wrap(collapseNames(s.Text, names), width-4-len(head))), "\n")
-		if len(lines) > conciseStepLines {
-			lines = strings.Split(unkeep(Wrap(collapseNames(s.Text, names), width-6-len(head))), "\n")[:conciseStepLines]
-			lines[conciseStepLines-1] += " …"
-		}
-		if s.Command != "" {
-			lines = append(lines, strings.Split(unkeep(Wrap("Run: "+s.Command, width-4-len(head))), "\n")...)
-		}
-		for i, l := range lines {
-			if i == 0 {
-				b.WriteString("    " + head + l + "\n")
-			} else {
-				b.WriteString("    " + pad + l + "\n")
-			}
-		}
+		line := fmt.Sprintf("%d. %s", n, strings.Join(strings.Fields(collapseNames(s.Text, names)), " "))
+		b.WriteString("    " + ansi.Truncate(line, width-4, "…") + "\n")
 	}
 }
 
@@ -508,6 +496,7 @@ func mergeSteps(steps []checks.PlanStep, names map[string]bool, n namer) []check
 		first := steps[i]
 		own := func(s checks.PlanStep, other checks.PlanStep) string {
 			for _, w := range strings.FieldsFunc(s.Text, func(r rune) bool { return r == ' ' || r == ':' || r == ',' || r == '(' || r == ')' }) {
+				w = strings.TrimSuffix(w, "'s")
 				if names[w] && !strings.Contains(other.Text, w) {
 					return w
 				}

@@ -89,10 +89,27 @@ func (s *shared) planLines(host string) []string {
 				out = append(out, strings.Repeat(" ", len(num))+l)
 			}
 		}
+		pad := strings.Repeat(" ", len(num))
+		for _, wn := range s.Warnings {
+			for _, l := range wrap("! "+sanitize(wn), w-len(num)) {
+				out = append(out, pad+stWarn.Render(l))
+			}
+		}
 		if len(s.Resolves) > 0 {
-			pad := strings.Repeat(" ", len(num))
 			for _, l := range wrap("resolves: "+sanitize(report.ResolvesText(s)), w-len(num)) {
 				out = append(out, pad+stDim.Render(l))
+			}
+		}
+	}
+	if vs := report.PlanVerifies(*p); len(vs) > 0 {
+		out = append(out, " "+stBold.Render("VERIFY once the plan is done"))
+		for _, v := range vs {
+			for i, l := range wrap(sanitize(report.ReadText(v)), w-6) {
+				if i == 0 {
+					out = append(out, "    - "+l)
+				} else {
+					out = append(out, "      "+l)
+				}
 			}
 		}
 	}

@@ -27,9 +27,10 @@ func TestHostScreenCauseTreeAndPlan(t *testing.T) {
 				res := checks.Result{Findings: append(append([]checks.Finding(nil), rep.Findings...), cons), Passed: rep.Passed}
 				rep = report.Build(rs, fleet, res, nil, report.Meta{Source: rep.Source, Version: "test", Now: rep.GeneratedAt})
 				rep.Plans = []checks.Plan{{Host: "esx02", Steps: []checks.PlanStep{
-					{N: 1, Action: "install_rdma", Text: "Install an RoCE NIC on esx02.",
-						Resolves: []checks.Cause{{RuleID: "TEST_TCP_FALLBACK", Host: "esx02", Subject: "esx02 (hpc-node04)"}}},
-					{N: 2, Action: "verify", Command: "esxcli rdma device list", Expect: "vmrdma0 Active", Text: "Verify: `esxcli rdma device list` shows vmrdma0 Active."},
+					{N: 1, Action: checks.ActInstallNIC, Text: "Install an RoCE NIC on esx02.",
+						Resolves: []checks.Cause{{RuleID: "TEST_TCP_FALLBACK", Host: "esx02", Subject: "esx02 (hpc-node04)"}},
+						Verify: []checks.Read{{Command: "esxcli rdma device list", On: "esxi", Expect: "vmrdma0 Active",
+							Match: []checks.Match{{Row: "vmrdma0", Field: "State", Value: "Active"}}}}},
 				}}}
 			}
 			return rep, fleet
@@ -40,7 +41,7 @@ func TestHostScreenCauseTreeAndPlan(t *testing.T) {
 	mustContain(t, scr, "pvrdma-doctor › esx02", "TEST_TCP_FALLBACK", "└ TEST_HCA", "FIX PLAN for esx02", "1. Install an RoCE NIC on esx02.")
 	press(t, m, "f")
 	scr = screen(m)
-	mustContain(t, scr, "esx02 › fix plan", "resolves: TEST_TCP_FALLBACK esx02 (hpc-node04)", "Verify: `esxcli rdma device list` shows vmrdma0 Active.")
+	mustContain(t, scr, "esx02 › fix plan", "resolves: TEST_TCP_FALLBACK esx02 (hpc-node04)", "- `esxcli rdma device list` shows vmrdma0 Active")
 	press(t, m, "esc", "j", "enter")
 	mustContain(t, screen(m), "Caused by:", "TEST_TCP_FALLBACK esx02 (hpc-node04)")
 }

@@ -173,7 +173,7 @@ func TestRuleNMLX5PFCParams(t *testing.T) {
 	{path: "fixtures/internal/scenariogen/model/scenarios.go", anchor: `\t\t\t\{"PVRDMA_FIREWALL_CLOSED", "esx02", "pvrdma", "warning", ""\},\n`,
 		text: "\t\t\t{\"HOST_NMLX5_PFC_PARAMS\", \"esx02\", \"nmlx5_core\", \"warning\", \"\"},\n"},
 	// Its fix plan gains the step of a rule without a plan step of its own.
-	{path: "fixtures/internal/scenariogen/model/scenarios.go", anchor: `"esx02": \{"open_firewall", "guest_mtu"`, text: `, "check_path"`},
+	{path: "fixtures/internal/scenariogen/model/scenarios.go", anchor: `"esx02": \{"restore_ruleset_rules", "guest_set_mtu", "guest_reload_driver"`, text: `, "follow_fix"`},
 }
 
 func TestRecipeNewCommandAndRule(t *testing.T) {

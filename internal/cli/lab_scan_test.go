@@ -79,13 +79,18 @@ func TestScenarioFindingsOverSSH(t *testing.T) {
 					t.Errorf("contradictory plan: %s", c)
 				}
 				for _, st := range p.Steps {
-					if st.Action != "verify" {
-						gotPlans[p.Host] = append(gotPlans[p.Host], st.Action)
-					}
+					gotPlans[p.Host] = append(gotPlans[p.Host], string(st.Action))
 				}
-				offs, ons := strings.Count(strings.Join(gotPlans[p.Host], " "), "power_off"), strings.Count(strings.Join(gotPlans[p.Host], " "), "power_on")
+				// A plan completes: VMs off once and on once, and a host put
+				// in maintenance mode leaves it before anything powers on.
+				acts := strings.Join(gotPlans[p.Host], " ")
+				offs, ons := strings.Count(acts, "power_off_vms"), strings.Count(acts, "power_on_vms")
 				if offs > 1 || offs != ons {
 					t.Errorf("%s: VMs powered off %d times, on %d times", p.Host, offs, ons)
+				}
+				if strings.Contains(acts, "enter_maintenance") && (!strings.Contains(acts, "exit_maintenance") ||
+					ons > 0 && strings.Index(acts, "exit_maintenance") > strings.Index(acts, "power_on_vms")) {
+					t.Errorf("%s: maintenance mode not left before the power-on: %s", p.Host, acts)
 				}
 			}
 			if fmt.Sprint(gotPlans) != fmt.Sprint(sc.Plans) && !(len(gotPlans) == 0 && len(sc.Plans) == 0) {

@@ -69,38 +69,15 @@ func runPaths(ctx context.Context, opts *PathsOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	var results []hostio.HostResult
-	meta := report.Meta{Source: "paths"}
-	switch {
-	case opts.Input != "" && (opts.Scan.Hosts != "" || opts.Scan.SSH.HostsFile != ""):
-		return usageError("--input reads saved probes: it takes no --hosts")
-	case opts.Input != "":
-		in, err := loadInput(opts.Input, opts.Scan.IO.In, opts.Scan.IO.ErrOut)
-		if err != nil {
-			return err
-		}
-		results, meta.Notes = in.Results, inputNotes(in)
-	default:
-		if opts.Scan.SSH.DryRun {
-			return runScan(ctx, &opts.Scan)
-		}
+	results, meta, dry, err := inputOrScan(ctx, &opts.Scan, opts.Input, "probes", func() error {
 		mode, err := opts.Scan.probeMode()
-		if err != nil {
-			return err
+		if err == nil && mode == collect.ProbesOff {
+			err = usageError("paths needs probes: --probes ring or all")
 		}
-		if mode == collect.ProbesOff {
-			return usageError("paths needs probes: --probes ring or all")
-		}
-		p, err := scanPipeline(ctx, &opts.Scan)
-		if err != nil {
-			return err
-		}
-		if opts.Scan.closeRunner != nil {
-			defer opts.Scan.closeRunner()
-		}
-		copts := p.Collect
-		copts.Abort = abortOf(ctx)
-		results = collect.Collect(ctx, p.Targets, copts)
+		return err
+	})
+	if dry || err != nil {
+		return err
 	}
 	a := analyze(results, meta)
 	paths := report.BuildPaths(a.Fleet)
@@ -139,4 +116,39 @@ func runPaths(ctx context.Context, opts *PathsOptions) error {
 		return WithExitCode(ExitCritical, fmt.Errorf("%d of %d measured paths are blocked or unreachable", bad, len(paths.Pairs)))
 	}
 	return nil
+}
+
+// inputOrScan gathers the captures of a command that reads like analyze
+// (--input PATH: a bundle, saved outputs or a transcript; what names what
+// it reads there) or scans like scan (check, when given, vets the scan's
+// flags first); dry is set when --dry-run printed what a scan would run.
+func inputOrScan(ctx context.Context, scan *ScanOptions, input, what string, check func() error) (results []hostio.HostResult, meta report.Meta, dry bool, err error) {
+	switch {
+	case input != "" && (scan.Hosts != "" || scan.SSH.HostsFile != ""):
+		return nil, meta, false, usageError("--input reads saved %s: it takes no --hosts", what)
+	case input != "":
+		in, err := loadInput(input, scan.IO.In, scan.IO.ErrOut)
+		if err != nil {
+			return nil, meta, false, err
+		}
+		return in.Results, report.Meta{Source: input, Notes: inputNotes(in)}, false, nil
+	case scan.SSH.DryRun:
+		return nil, meta, true, runScan(ctx, scan)
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			return nil, meta, false, err
+		}
+	}
+	p, err := scanPipeline(ctx, scan)
+	if err != nil {
+		return nil, meta, false, err
+	}
+	if scan.closeRunner != nil {
+		defer scan.closeRunner()
+	}
+	copts := p.Collect
+	copts.Abort = abortOf(ctx)
+	results = collect.Collect(ctx, p.Targets, copts)
+	return results, report.Meta{Source: fmt.Sprintf("scan of %d host(s)", len(p.Targets))}, false, nil
 }

@@ -195,24 +195,21 @@ func (h *Host) Available(kinds ...hostio.Kind) (ok bool, why string) {
 
 // NMLX5 reports whether uplink nic is driven by NVIDIA's (Mellanox's)
 // nmlx5 driver (ConnectX-4 and later), whose module parameters set PFC:
-// as its details (nic get), the NIC list or its paired RDMA device
-// (nmlx5_rdma) say. The one place the doctor tells the driver family.
-func (h *Host) NMLX5(nic string) bool {
-	is := func(driver string) bool { return strings.HasPrefix(driver, "nmlx5") }
-	for _, d := range h.NICDetails {
-		if d.Name == nic && is(d.Driver) {
-			return true
-		}
-	}
-	for _, n := range h.NICs {
-		if n.Name == nic && is(n.Driver) {
-			return true
-		}
+// as its family (nicfamily.go) or its paired RDMA device (nmlx5_rdma)
+// says.
+func (h *Host) NMLX5(nic string) bool { return h.PFCModule(nic) == "nmlx5_core" }
+
+// PFCModule is the LAN driver module whose pfctx/pfcrx parameters set PFC
+// on uplink nic (nmlx5_core for ConnectX-4 and later, nmlx4_en for
+// ConnectX-3), "" when its driver has no such parameters.
+func (h *Host) PFCModule(nic string) string {
+	if f := h.FamilyOf(nic); f.PFCParams {
+		return f.LANDriver
 	}
 	for _, d := range h.RDMADevices {
-		if d.PairedUplink == nic && is(d.Driver) {
-			return true
+		if d.PairedUplink == nic && strings.HasPrefix(d.Driver, "nmlx5") {
+			return "nmlx5_core"
 		}
 	}
-	return false
+	return ""
 }

@@ -1,0 +1,153 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/textsafe"
+	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+)
+
+func init() { register("plan", newCmdPlan) }
+
+// PlanOptions are the flags of `plan`: scan's connection flags, or an
+// offline input instead; where the runbooks go.
+type PlanOptions struct {
+	Scan  ScanOptions
+	Input string
+	// Dir receives HOST.md and HOST.sh per plan.
+	Dir string
+	// Only limits the runbooks to these hosts and guests.
+	Only string
+	// Print writes one runbook to standard output instead: md or sh.
+	Print string
+}
+
+func newCmdPlan(f *Factory) *cobra.Command {
+	opts := &PlanOptions{Scan: ScanOptions{IO: f.IO, Getenv: f.Getenv}}
+	cmd := &cobra.Command{
+		Use:   "plan --hosts HOST,HOST[,...] | --input PATH",
+		Short: "Write each host's fix plan as a Markdown checklist and a shell script",
+		Long: `Plan writes the fix plan of every host and guest with a problem (warning or
+above) as two files in --dir: HOST.md, a Markdown checklist of the steps
+(where each is carried out, its exact command, what to know first, the check
+that shows it is already done, the findings it resolves) with the reads that
+verify the plan, and HOST.sh, a commented POSIX sh script of the commands
+that run on that host (in its ESXi Shell; a guest's in the guest).
+
+The script runs each step's read-only check first and skips the step when
+it is already done, so running it again is harmless. Steps carried out
+elsewhere (power actions and settings in vCenter, the physical switch, the
+server, a guest) and reboots are explicit pauses that say what to do; a
+reboot stops the script, and "sh HOST.sh --from N" continues after it.
+Commands with a placeholder (an address to choose) are pauses too. At the end
+it runs the plan's verify reads and prints what holds and what does not.
+
+pvrdma-doctor itself only reads: it scans like scan (or reads a bundle, saved
+outputs or a transcript with --input, as analyze takes) and writes the files;
+you run them. Each plan was proven on a simulated copy of its host (see
+docs/rules-and-reports.md, "Root causes and fix plans").`,
+		Example: `  pvrdma-doctor plan --hosts esx01,esx02 --password-env PVRDMA_DOCTOR_PASSWORD
+  pvrdma-doctor plan --input support.tar.gz --dir ./fix
+  pvrdma-doctor plan --input support.tar.gz --only esx02 --print sh > esx02.sh`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runPlan(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	addScanFlags(fl, &opts.Scan)
+	fl.StringVar(&opts.Input, "input", "", "read a bundle, saved outputs or a transcript (`PATH`, as analyze takes) instead of scanning")
+	fl.StringVar(&opts.Dir, "dir", "pvrdma-doctor-plan", "write HOST.md and HOST.sh into `DIR` (created)")
+	fl.StringVar(&opts.Only, "only", "", "only these hosts and guests (`HOST,...`)")
+	fl.StringVar(&opts.Print, "print", "", "print one plan's runbook to standard output instead: md or sh (with --only HOST when several hosts have a plan)")
+	return cmd
+}
+
+func runPlan(ctx context.Context, opts *PlanOptions) error {
+	if opts.Print != "" && opts.Print != "md" && opts.Print != "sh" {
+		return usageError("--print %q: md or sh", opts.Print)
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	results, meta, dry, err := inputOrScan(ctx, &opts.Scan, opts.Input, "outputs", nil)
+	if dry || err != nil {
+		return err
+	}
+	a := analyze(results, meta)
+	var plans []checks.Plan
+	only := map[string]bool{}
+	for _, h := range strings.Split(opts.Only, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			only[h] = true
+		}
+	}
+	for _, p := range a.Report.Plans {
+		if len(only) == 0 || only[p.Host] {
+			plans = append(plans, p)
+		}
+	}
+	out, errOut := opts.Scan.IO.Out, opts.Scan.IO.ErrOut
+	if len(plans) == 0 {
+		fmt.Fprintln(errOut, "No fix plan: nothing at warning or above"+map[bool]string{true: " on " + opts.Only, false: ""}[opts.Only != ""]+".")
+		return incompleteExit(results)
+	}
+	if opts.Print != "" {
+		if len(plans) > 1 {
+			var names []string
+			for _, p := range plans {
+				names = append(names, p.Host)
+			}
+			return usageError("--print writes one runbook: %d hosts have a plan (%s); choose one with --only", len(plans), strings.Join(names, ", "))
+		}
+		if opts.Print == "md" {
+			return report.WriteRunbookMarkdown(out, a.Report, plans[0])
+		}
+		return report.WriteRunbookShell(out, a.Report, plans[0])
+	}
+	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+		return err
+	}
+	for _, p := range plans {
+		for _, f := range []struct {
+			ext   string
+			write func(*bytes.Buffer) error
+		}{
+			{"md", func(b *bytes.Buffer) error { return report.WriteRunbookMarkdown(b, a.Report, p) }},
+			{"sh", func(b *bytes.Buffer) error { return report.WriteRunbookShell(b, a.Report, p) }},
+		} {
+			var b bytes.Buffer
+			if err := f.write(&b); err != nil {
+				return err
+			}
+			path := filepath.Join(opts.Dir, report.RunbookFileName(p.Host, f.ext))
+			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(out, "%s: %d steps: %s, %s\n", textsafe.Line(p.Host), len(p.Steps),
+			filepath.Join(opts.Dir, report.RunbookFileName(p.Host, "md")), filepath.Join(opts.Dir, report.RunbookFileName(p.Host, "sh")))
+	}
+	return incompleteExit(results)
+}
+
+// incompleteExit is the exit status of a run whose plans were written:
+// 0, or 5 (incomplete) when a host could not be collected, whose plan may
+// be missing.
+func incompleteExit(results []hostio.HostResult) error {
+	for _, r := range results {
+		if r.Status == hostio.StatusNotCollected {
+			return WithExitCode(ExitIncomplete, fmt.Errorf("%s was not collected: its plan, if it needs one, is missing", r.Host))
+		}
+	}
+	return nil
+}
