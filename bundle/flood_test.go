@@ -71,11 +71,17 @@ func TestBundleOfFloodedHostsHoldsOutputsOnce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The live heap is sampled after a forced collection, but what
+			// the writer allocates while that collection marks counts as
+			// live: on an idle machine the growth is 4-54 MiB, on a CI
+			// machine busy with other packages' tests (longer collections)
+			// up to 86 MiB was seen. The bound still fails the writer
+			// before issue 24, which held two more copies (+2 x held).
 			const margin = 48 << 20
 			t.Logf("%d MiB held, live heap +%d MiB while writing", held>>20, growth>>20)
-			if growth > uint64(held/2+margin) {
-				t.Errorf("live heap grew by %d MiB writing a bundle of %d MiB of output; bound: half of it + %d MiB",
-					growth>>20, held>>20, margin>>20)
+			if growth > uint64(held+margin) {
+				t.Errorf("live heap grew by %d MiB writing a bundle of %d MiB of output; bound: %d MiB + %d MiB",
+					growth>>20, held>>20, held>>20, margin>>20)
 			}
 			in, err := offline.Load(p)
 			if err != nil {

@@ -18,7 +18,8 @@ import (
 )
 
 // mixedReport collects the "mixed" scenario (in memory) and builds
-// a deterministic report: fixed clock and version, durations zeroed, lab
+// a deterministic report: fixed clock and version, durations and queue
+// waits zeroed (a loaded machine queues a host for a millisecond), lab
 // addresses (random ports) removed.
 func mixedReport(t *testing.T) *report.Report {
 	t.Helper()
@@ -37,7 +38,7 @@ func mixedReport(t *testing.T) *report.Report {
 	scrub := regexp.MustCompile(`127\.0\.0\.1:[0-9]+|\[::1\]:[0-9]+`)
 	for i := range results {
 		hr := &results[i]
-		hr.Duration, hr.Address, hr.Start = 0, "", time.Time{}
+		hr.Duration, hr.QueueWait, hr.Address, hr.Start = 0, 0, "", time.Time{}
 		hr.Reason = scrub.ReplaceAllString(hr.Reason, "ADDR")
 		for j := range hr.Notes {
 			hr.Notes[j] = scrub.ReplaceAllString(hr.Notes[j], "ADDR")

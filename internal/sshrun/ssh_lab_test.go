@@ -752,9 +752,12 @@ func TestDropHangAndSessionLimit(t *testing.T) {
 	// With MaxSessions 2 and one session held by the hung command, the
 	// other commands queue through one session; the command timeout also
 	// covers that wait, so it must leave room for it on a loaded (-race)
-	// machine, while the hung command still times out.
+	// machine, while the hung command still times out. It also bounds
+	// how long esx01's in-flight session opens wait for the drop to be
+	// seen: on a CI machine busy with other packages' tests 2 s was not
+	// always enough (a session open timed out before the close arrived).
 	res := scan(t, newRunner(t, setupOpts{policy: sshrun.HostKeyInsecure, creds: password(l)}), l.Targets(),
-		collect.Options{SessionsPerHost: 8, CommandTimeout: 2 * time.Second})
+		collect.Options{SessionsPerHost: 8, CommandTimeout: 5 * time.Second})
 
 	// Commands run concurrently: the host answers 5 execs and drops the
 	// connection at the 6th, so up to 5 complete (answers in flight when
