@@ -199,3 +199,30 @@ func FuzzRedactTwice(f *testing.F) {
 		}
 	})
 }
+
+// Found by FuzzRedactTwice: a loopback address spelled with a dotted tail
+// (::0.0.0.1) is kept, its tail is redacted by the IPv4 pass, and the
+// result (::198.18.0.1) is a non-loopback address; it is redacted text and
+// stays as it is, and it reads back as the original (an IPv6 address in
+// its canonical spelling, as Reverse documents).
+func TestRedactIPv6WithRedactedIPv4Tail(t *testing.T) {
+	red := NewRedactor()
+	red.Learn(propFleet())
+	for _, c := range []struct{ in, back string }{
+		{"x ::0.0.0.1", "x ::0.0.0.1"},
+		{"::10.1.2.3 and ::0.0.0.1", "::a01:203 and ::0.0.0.1"},
+		{"ff02::0.0.0.7", "ff02::0.0.0.7"},
+	} {
+		once := red.Text(c.in)
+		if twice := red.Text(once); twice != once {
+			t.Errorf("%q: once %q, twice %q", c.in, once, twice)
+		}
+		if strings.Contains(once, "10.1.2.3") {
+			t.Errorf("%q: an IPv4 address left in %q", c.in, once)
+		}
+		tm := red.TokenMap()
+		if back := tm.Reverse(once); back != c.back {
+			t.Errorf("%q: redacted %q, reversed %q; want %q", c.in, once, back, c.back)
+		}
+	}
+}

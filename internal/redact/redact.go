@@ -815,6 +815,13 @@ func (r *Redactor) ipv6(s string) string {
 	if err != nil || !a.Is6() || a.Is4In6() || strings.Count(s, ":") < 2 {
 		return s
 	}
+	// An address spelled with a dotted tail whose tail is an IPv4 token
+	// is already redacted: "::0.0.0.1" (loopback, kept) has its tail
+	// redacted by the IPv4 pass, "::198.18.0.1", which parses as another,
+	// non-loopback address; redacting it again would not be redacting once.
+	if k := strings.LastIndexByte(s, ':'); strings.IndexByte(s[k+1:], '.') >= 0 && r.tokens[s[k+1:]] {
+		return s
+	}
 	if a.IsLoopback() || a.IsUnspecified() || a.IsMulticast() {
 		return s
 	}
