@@ -25,10 +25,7 @@ const fleetSize = 1000
 
 func fleet(b *testing.B) *fixtures.Scenario {
 	b.Helper()
-	sc, err := fixtures.Load("healthy")
-	if err != nil {
-		b.Fatal(err)
-	}
+	sc := fixtures.MustLoad(b, "healthy")
 	return fixtures.Fleet(sc, fleetSize)
 }
 

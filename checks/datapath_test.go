@@ -17,10 +17,7 @@ import (
 // the model is the one derived from that host alone.
 func TestDataPathModelSameResults(t *testing.T) {
 	for _, name := range fixtures.Names() {
-		sc, err := fixtures.Load(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		sc := fixtures.MustLoad(t, name)
 		var targets []hostio.Target
 		for _, h := range sc.Hosts {
 			if h.Fault == "" {

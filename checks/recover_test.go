@@ -17,10 +17,7 @@ import (
 // refusing SSH) and their guests.
 func mixedFleet(t testing.TB) *facts.Fleet {
 	t.Helper()
-	sc, err := fixtures.Load("mixed")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := fixtures.MustLoad(t, "mixed")
 	var targets []hostio.Target
 	for _, h := range sc.Hosts {
 		targets = append(targets, hostio.Target{Name: h.Name})

@@ -16,14 +16,7 @@ import (
 // (fixtures/lab) through the production transport (sshrun, whose own tests
 // are internal/sshrun/ssh_lab_test.go).
 
-func loadScenario(t *testing.T, name string) *fixtures.Scenario {
-	t.Helper()
-	sc, err := fixtures.Load(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sc
-}
+var loadScenario = fixtures.MustLoad
 
 // labRunner logs in to the lab with its password, host keys not checked.
 func labRunner(t *testing.T, l *lab.Lab) *sshrun.SSHRunner {

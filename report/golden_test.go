@@ -23,10 +23,7 @@ import (
 // addresses (random ports) removed.
 func mixedReport(t *testing.T) *report.Report {
 	t.Helper()
-	sc, err := fixtures.Load("mixed")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := fixtures.MustLoad(t, "mixed")
 	var targets []hostio.Target
 	for _, h := range sc.Hosts {
 		targets = append(targets, hostio.Target{Name: h.Name, Addr: "127.0.0.1:22"})

@@ -24,10 +24,7 @@ var spaces = regexp.MustCompile(`\s+`)
 func flat(s string) string { return spaces.ReplaceAllString(strings.ReplaceAll(s, "\u00a0", " "), " ") }
 
 func wordReports(t *testing.T) map[string]*report.Report {
-	sc, err := fixtures.Load("jumbodrop")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := fixtures.MustLoad(t, "jumbodrop")
 	return map[string]*report.Report{
 		"mixed":     mixedReport(t),
 		"jumbodrop": scanProbed(t, sc),

@@ -99,10 +99,7 @@ func TestEverySpecIsComplete(t *testing.T) {
 // Every command has a realistic output in the simulated lab ("healthy"
 // scenario), and it parses into its fact without error.
 func TestEverySpecParsesItsLabOutput(t *testing.T) {
-	sc, err := fixtures.Load("healthy")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := fixtures.MustLoad(t, "healthy")
 	h := sc.Host("esx01")
 	for _, s := range catalog.Specs() {
 		var line string

@@ -13,10 +13,7 @@ import (
 // (what plans the commands of source FromFacts), leaving out failed
 // captures and the other stages.
 func TestStageFacts(t *testing.T) {
-	sc, err := fixtures.Load("healthy")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := fixtures.MustLoad(t, "healthy")
 	h := sc.Host("esx01")
 	var caps []hostio.Capture
 	for _, c := range collect.Stage1() {

@@ -36,14 +36,7 @@ func runWithEnv(env map[string]string, args ...string) (int, string, string) {
 }
 
 // loadScenario loads an embedded scenario, or fails the test.
-func loadScenario(tb testing.TB, name string) *fixtures.Scenario {
-	tb.Helper()
-	sc, err := fixtures.Load(name)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return sc
-}
+var loadScenario = fixtures.MustLoad
 
 // startLabDir starts the lab of sc (closed with the test) and writes its
 // hosts file to dir/hosts of a new folder dir.

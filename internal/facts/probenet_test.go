@@ -13,10 +13,7 @@ import (
 
 func buildScenario(t *testing.T, name string) facts.Fleet {
 	t.Helper()
-	sc, err := fixtures.Load(name)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := fixtures.MustLoad(t, name)
 	var targets []hostio.Target
 	for _, h := range sc.Hosts {
 		if h.Fault == "" && h.Role != hostio.RoleGuest {

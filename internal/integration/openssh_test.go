@@ -288,10 +288,7 @@ func hostOf(t *testing.T, r report.Report, name string) report.Host {
 // expected findings for host (as scanned under the name alias).
 func expectFindings(t *testing.T, r report.Report, scenario, host, alias string) {
 	t.Helper()
-	sc, err := fixtures.Load(scenario)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := fixtures.MustLoad(t, scenario)
 	want := map[string]bool{}
 	for _, e := range sc.Expect {
 		// A scan of this one host cannot see that its VMs' peers sit on

@@ -32,14 +32,7 @@ import (
 // credentials, known_hosts) against the simulated lab: real SSH servers on
 // loopback, collected by the real collector.
 
-func loadScenario(t *testing.T, name string) *fixtures.Scenario {
-	t.Helper()
-	sc, err := fixtures.Load(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sc
-}
+var loadScenario = fixtures.MustLoad
 
 func hostInfo(t *testing.T, l *lab.Lab, name string) lab.HostInfo {
 	t.Helper()
