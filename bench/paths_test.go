@@ -67,8 +67,8 @@ func TestPathMatrixTwoBadLinks(t *testing.T) {
 		if want < 9000 && (!pp.Exact || !pp.Blocked()) {
 			t.Errorf("%s -> %s: %d should be exact and blocked: %+v", pp.From, pp.To, want, pp)
 		}
-		if len(pp.Probes) > 1+collect.MaxSearchTries {
-			t.Errorf("%s -> %s: %d probes", pp.From, pp.To, len(pp.Probes))
+		if len(pp.Probes) > 1+collect.MaxRoundTries || pp.Rounds > collect.MaxSearchRounds || want < 9000 && pp.Rounds == 0 {
+			t.Errorf("%s -> %s: %d probes in %d rounds", pp.From, pp.To, len(pp.Probes), pp.Rounds)
 		}
 	}
 	if m, _ := paths.MinPathMTU(); m != 1500 {
@@ -126,4 +126,60 @@ func BenchmarkProbesAll20Hosts(b *testing.B) {
 			b.Fatalf("%d probes, want 380", n)
 		}
 	}
+}
+
+// BenchmarkBlockedPathScan is `scan` (ring probes) of 4 lab hosts over
+// real SSH whose vmkping takes as long as on a real host (the -c 3 probe's
+// 0.2 s gaps, a lost try's 1 s wait), esx0002's switch port at 4321: its
+// pairs, to it and from it, are searched to the byte. The scan waits for
+// the configured probe (1.4 s when lost) and at most 3 rounds (1 s each;
+// a round whose sizes all pass waits for none): under 5 s however the
+// search goes; the binary search it replaced waited once per lost try (8
+// times for this path). rounds/pair is the most rounds a pair took.
+func BenchmarkBlockedPathScan(b *testing.B) {
+	sc, _ := pathLab(b, 4, map[int]int{1: 4321}, 100*time.Microsecond)
+	co := collect.Options{Probes: true}
+	b.ReportAllocs()
+	most := 0
+	for b.Loop() {
+		res := scanLab(b, sc, lab.Options{RTT: 100 * time.Microsecond, ProbeWaits: true}, co)
+		fleet := facts.Build(res)
+		for _, pp := range fleet.DataPath().Pairs() {
+			if (pp.From == "esx0002" || pp.To == "esx0002") && (pp.MTU != 4321 || !pp.Exact) {
+				b.Fatalf("%s -> %s: %d", pp.From, pp.To, pp.MTU)
+			}
+			most = max(most, pp.Rounds)
+		}
+	}
+	b.ReportMetric(float64(most), "rounds/pair")
+}
+
+// BenchmarkSearchBlocked times the two searches alone on a path of 4321
+// bytes with 10 ms for a try that gets a reply and 100 ms for the wait of
+// a lost one (a tenth of real: the ratio is what matters): the rounds
+// (2 tries at once, a ring pair's share of 8 sessions) against the binary
+// search, one try after another.
+func BenchmarkSearchBlocked(b *testing.B) {
+	probe := func(_ context.Context, payload int) (collect.Try, error) {
+		if payload > 4321-28 {
+			time.Sleep(100 * time.Millisecond)
+			return collect.Try{}, nil
+		}
+		time.Sleep(10 * time.Millisecond)
+		return collect.Try{Passed: true}, nil
+	}
+	b.Run("rounds", func(b *testing.B) {
+		for b.Loop() {
+			if s := collect.SearchRounds(context.Background(), 8972, collect.RoundOptions{Width: 2}, probe); s.Largest != 4321-28 {
+				b.Fatal(s.Largest)
+			}
+		}
+	})
+	b.Run("binary", func(b *testing.B) {
+		for b.Loop() {
+			if s := collect.SearchPathMTU(context.Background(), 8972, probe); s.Largest != 4321-28 {
+				b.Fatal(s.Largest)
+			}
+		}
+	})
 }

@@ -52,6 +52,7 @@ echo "| OpenSSH (client and sshd) | $(ssh -V 2>&1) |"
 echo "| parallel-ssh | $(parallel-ssh --version 2>&1 | head -1) |"
 echo "| ansible | $(ansible --version 2>/dev/null | head -1) |"
 echo "| network | $NETMODE |"
+echo "| load | the machine is shared with other builds and tests: load average ${LOAD_START:-?} when the run began, $(cut -d' ' -f1-3 /proc/loadavg) when it ended (2 cores); wall times carry that load, CPU seconds much less |"
 echo "| latency | every tool connects through the same userspace TCP delay proxy (\`bench/benchtool proxy\`), which adds $RTT of round-trip time to each connection (bytes delayed $(awk -v r="$RTT_MS" 'BEGIN{print r/2}') ms each way, throughput kept); kernel netem: $NETEM |"
 echo "| hosts | one OpenSSH sshd per host (own port, own ed25519 host key, public-key login as the unprivileged user \`$HUSER\`, \`StrictModes no\`, temporary AuthorizedKeysFile), its PATH holding \`esxcli\`, \`vsish\`, \`vmkping\`, \`cat\` links to \`fixtures/standin/esxi-command\`, answering from \`fixtures.Fleet(healthy, N)\` (one folder per host, \`PVRDMA_SCENARIO_HOST\` set with sshd's \`SetEnv\`) |"
 echo
@@ -158,8 +159,8 @@ lab_at() { median "$D/lab.tsv" "\$1==$1" "$2"; }
 w100=$(lab_at 100 3)
 if [ -n "$w100" ]; then
   r=$(awk -v w="$w100" -v f="$FLOOR_MS" 'BEGIN{printf "%.2f", w*1000/f}')
-  v=$(awk -v r="$r" 'BEGIN{print (r<=1.5)?"**met**":"**missed**"}')
-  echo "- Wall time within 1.5x of the latency floor at 100 hosts, $RTT RTT (lab): $(ms "$w100") ms = ${r}x the $FLOOR_MS ms floor: $v."
+  v=$(awk -v r="$r" 'BEGIN{print (r<=3)?"**met**":"**missed**"}')
+  echo "- Wall time within 3x of the latency floor at 100 hosts, $RTT RTT (lab; issue 31's goal): $(ms "$w100") ms = ${r}x the $FLOOR_MS ms floor: $v."
 fi
 for n in 20; do
   pd=$(median "$D/compare.tsv" "\$1==\"pvrdma-doctor\" && \$2==$n" 4); sq=$(median "$D/compare.tsv" "\$1==\"seq\" && \$2==$n" 4)
@@ -178,9 +179,12 @@ if [ -n "$w1k" ]; then
   echo "- 1,000 simulated hosts in under 10 s: $(awk -v w="$w1k" 'BEGIN{printf "%.2f", w}') s: $(awk -v w="$w1k" 'BEGIN{print (w<10)?"**met**":"**missed**"}'); peak RSS under 300 MB: $(awk -v k="$rss1k" 'BEGIN{printf "%.0f", k/1024}') MB: $(awk -v k="$rss1k" 'BEGIN{print (k<300*1024)?"**met**":"**missed**"}')."
 fi
 a1k=$(median "$D/analyze.tsv" "\$1==1000" 3 2>/dev/null || true)
-[ -n "$a1k" ] && echo "- \`analyze\` of the 1,000-host bundle under 2 s: $(awk -v a="$a1k" 'BEGIN{printf "%.2f", a}') s: $(awk -v a="$a1k" 'BEGIN{print (a<2)?"**met**":"**missed**"}')."
+if [ -n "$a1k" ]; then
+  c1k=$(median_cpu "$D/analyze.tsv" "\$1==1000" 4 5); r1k=$(median "$D/analyze.tsv" "\$1==1000" 6)
+  echo "- \`analyze\` of the 1,000-host bundle under 1.5 s: $(awk -v a="$a1k" 'BEGIN{printf "%.2f", a}') s by the clock ($(awk -v a="$c1k" 'BEGIN{printf "%.2f", a}') s of CPU): $(awk -v a="$a1k" 'BEGIN{print (a<1.5)?"**met**":"**missed**"}'); peak RSS under 250 MB: $(awk -v k="$r1k" 'BEGIN{printf "%.0f", k/1024}') MB: $(awk -v k="$r1k" 'BEGIN{print (k<250*1024)?"**met**":"**missed**"}')."
+fi
 an=$(awk '/^BenchmarkAnalyze1000Hosts/{for(i=1;i<=NF;i++) if ($(i+1)=="ns/op") print $i/1e9}' "$D/gobench.txt" | head -1)
-[ -n "$an" ] && echo "- Analyze of 1,000 hosts under 2 s (BenchmarkAnalyze1000Hosts: facts.Build + checks.Run + report.Build + JSON): $(awk -v a="$an" 'BEGIN{printf "%.3f", a}') s: $(awk -v a="$an" 'BEGIN{print (a<2)?"**met**":"**missed**"}')."
+[ -n "$an" ] && echo "- Analyze of 1,000 hosts under 1.5 s (BenchmarkAnalyze1000Hosts: facts.Build + checks.Run + report.Build + JSON): $(awk -v a="$an" 'BEGIN{printf "%.3f", a}') s: $(awk -v a="$an" 'BEGIN{print (a<1.5)?"**met**":"**missed**"}')."
 first=$(echo "$LSIZES" | awk '{print $1}'); last=$(echo "$LSIZES" | awk '{print $NF}')
 if [ "$first" != "$last" ]; then
   c1=$(median_cpu "$D/lab.tsv" "\$1==$first" 4 5); c2=$(median_cpu "$D/lab.tsv" "\$1==$last" 4 5)

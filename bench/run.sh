@@ -45,6 +45,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 W=$(mktemp -d /tmp/pvbench.XXXXXX)
 chmod 755 "$W"
 if [ "$SMOKE" = 1 ]; then
@@ -410,6 +411,6 @@ log "go benchmarks (collect and analyze at 1,000 hosts)"
 # ---------------------------------------------------------------- results
 log "writing $OUT"
 "$ROOT/bench/report.sh" "$W" "$OUT" "$CHART_DIR" "$SMOKE" \
-  "RTT=$RTT" "CMD_LAT=$CMD_LAT" "NETMODE=$NETMODE" "NETEM=$NETEM" "HUSER=$HUSER" \
+  "RTT=$RTT" "CMD_LAT=$CMD_LAT" "NETMODE=$NETMODE" "NETEM=$NETEM" "HUSER=$HUSER" "LOAD_START=$LOAD_START" \
   "RUNS=$RUNS" "SEQ_RUNS=$SEQ_RUNS" "SEQ_MAX_FULL=$SEQ_MAX_FULL" "SEQ_MAX=$SEQ_MAX" "LAB_RUNS=$LAB_RUNS"
 if [ "$SMOKE" = 1 ]; then cat "$OUT"; log "smoke run OK"; fi

@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -119,7 +120,10 @@ func ReadArchive(r io.Reader, lim Limits) (*Files, error) {
 			problems = append(problems, lim.tooLarge(name, hdr.Size))
 			continue
 		}
-		b, err := io.ReadAll(io.LimitReader(tr, lim.fileLimit(name)+1))
+		// The header says the size (checked above): one buffer of it, not
+		// ReadAll's doubling. The tar reader ends the entry there.
+		b := make([]byte, hdr.Size)
+		_, err = io.ReadFull(tr, b)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("the archive is truncated or corrupt in %s (%v): it and later files are missing", name, err))
 			break
@@ -311,6 +315,10 @@ func Open(f *Files) *Contents {
 	}
 	rb, ok := files[ResultsFile]
 	var results []hostio.HostResult
+	// One copy of what the hosts repeat: equal outputs (a cluster built
+	// alike prints the same firewall rulesets, PCI devices, drivers), the
+	// stage-1 command lines, names, kinds and statuses.
+	var intern hostio.Interner
 	switch {
 	case !ok:
 		in.Problems = append(in.Problems, "results.json is missing: command statuses are lost, outputs are read from the host folders")
@@ -322,10 +330,21 @@ func Open(f *Files) *Contents {
 			results = nil
 		}
 		for i := range results {
-			for j := range results[i].Captures {
-				if c := &results[i].Captures[j]; c.Cause == "" {
+			hr := &results[i]
+			// JSON gives every string its own copy: the host's name, kind
+			// and status of each capture, the stage-1 command lines every
+			// host shares. Keep one of each, and each host's captures in a
+			// slice of their size.
+			hr.Captures = slices.Clone(hr.Captures)
+			hr.Host, hr.Transport = intern.String(hr.Host), intern.String(hr.Transport)
+			for j := range hr.Captures {
+				c := &hr.Captures[j]
+				if c.Cause == "" {
 					c.Cause = hostio.RecordedCause(c.Error) // written before captures had a cause
 				}
+				c.Host, c.Command, c.Transport = intern.String(c.Host), intern.String(c.Command), intern.String(c.Transport)
+				c.Kind, c.Status = hostio.Kind(intern.String(string(c.Kind))), hostio.Status(intern.String(string(c.Status)))
+				c.Cause = hostio.Cause(intern.String(string(c.Cause)))
 			}
 		}
 	}
@@ -356,11 +375,11 @@ func Open(f *Files) *Contents {
 			p := path.Join(HostsDir, dirs[i], fname)
 			b, ok := files[p]
 			if se, ok := files[p+".stderr"]; ok && !bad[p+".stderr"] {
-				c.Stderr = string(se)
+				c.Stderr = intern.Copy(se)
 			}
 			switch {
 			case ok && !bad[p]:
-				c.Stdout = string(b)
+				c.Stdout = intern.Copy(b)
 			case c.Status == hostio.StatusCollected:
 				c.Status, c.Cause = hostio.StatusFailed, hostio.CauseMissingFromBundle
 				if ok {

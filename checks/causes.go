@@ -326,7 +326,7 @@ func linkCauses(fleet *facts.Fleet, paths *facts.DataPath, fs []Finding) {
 // bound to a physical HCA.
 func anyHCA(h *facts.Host) bool {
 	for _, d := range h.PVRDMADevices {
-		if d.Props.Fields["Physical HCA available"].Line > 0 && d.PhysicalHCA != 0 {
+		if d.Props.Lookup("Physical HCA available").Line > 0 && d.PhysicalHCA != 0 {
 			return true
 		}
 	}

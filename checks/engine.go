@@ -233,13 +233,34 @@ func Run(fleet *facts.Fleet) Result {
 // RunRules evaluates the given rules.
 func RunRules(fleet *facts.Fleet, rules []*Rule) Result {
 	paths := fleet.DataPath()
-	var all []Finding
+	// Each rule's results, then one slice of each kind of their size (a
+	// fleet of 1,000 hosts passes 40,000 checks: growing slices of them
+	// copied each several times).
+	per := make([][]Finding, len(rules))
 	var errs []InternalError
-	for _, rule := range rules {
-		all = append(all, evaluate(rule, fleet, paths, &errs)...)
+	n, passed := 0, 0
+	for i, rule := range rules {
+		per[i] = evaluate(rule, fleet, paths, &errs)
+		n += len(per[i])
+		for _, f := range per[i] {
+			if f.Status == StatusPass {
+				passed++
+			}
+		}
 	}
+	all := make([]Finding, 0, n)
+	for _, fs := range per {
+		all = append(all, fs...)
+	}
+	per = nil
 	errs = append(errs, linkCausesSafely(fleet, paths, all)...)
 	res := Result{Errors: errs}
+	if passed > 0 {
+		res.Passed = make([]Finding, 0, passed)
+	}
+	if n > passed {
+		res.Findings = make([]Finding, 0, n-passed)
+	}
 	for _, f := range all {
 		if f.Status == StatusPass {
 			res.Passed = append(res.Passed, f)

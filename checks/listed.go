@@ -149,18 +149,12 @@ func unprobed(fleet *facts.Fleet, paths *facts.DataPath, i int) string {
 		return "" // no PVRDMA vmknic to probe from (PVRDMA_VMKNIC_UNSET says so)
 	}
 	// Peers: the other collected hosts with a PVRDMA vmknic address, and
-	// those whose vmknics are unknown (their inputs are missing too).
-	peers := 0
-	for j := range fleet.Hosts {
-		o := &fleet.Hosts[j]
-		if j == i || o.Status == hostio.StatusNotCollected {
-			continue
-		}
-		if v := paths.Host(j).Vmknic; v != nil && hasAddress(o, v.Name) {
-			peers++
-		} else if ok, _ := o.Available(catalog.KindIPInterfaceList, catalog.KindIPv4Get, catalog.KindPVRDMAVmknicOpt); !ok {
-			peers++
-		}
+	// those whose vmknics are unknown (their inputs are missing too),
+	// found once per fleet (for every host, they cost hosts^2).
+	c := paths.Memo("checks: may be a probe peer", func() any { return probePeerCandidates(fleet, paths) }).(peerCandidates)
+	peers := c.n
+	if i < len(c.may) && c.may[i] {
+		peers--
 	}
 	if peers == 0 {
 		return ""
@@ -172,6 +166,35 @@ func unprobed(fleet *facts.Fleet, paths *facts.DataPath, i int) string {
 	}
 	return fmt.Sprintf("no path probe (vmkping) from %s was run or read, although %d other scanned host(s) may be its PVRDMA peers: "+
 		"a scan with --probes off, or an input without the vmkping outputs", h.Host, peers)
+}
+
+// peerCandidates says, per host of the fleet, whether it may be another
+// host's probe peer, and how many may.
+type peerCandidates struct {
+	may []bool
+	n   int
+}
+
+// probePeerCandidates finds the hosts that may be another host's probe
+// peer: collected, with a PVRDMA vmknic address, or with its vmknic's
+// inputs missing.
+func probePeerCandidates(fleet *facts.Fleet, paths *facts.DataPath) peerCandidates {
+	out := peerCandidates{may: make([]bool, len(fleet.Hosts))}
+	for j := range fleet.Hosts {
+		o := &fleet.Hosts[j]
+		if o.Status == hostio.StatusNotCollected {
+			continue
+		}
+		if v := paths.Host(j).Vmknic; v != nil && hasAddress(o, v.Name) {
+			out.may[j] = true
+		} else if ok, _ := o.Available(catalog.KindIPInterfaceList, catalog.KindIPv4Get, catalog.KindPVRDMAVmknicOpt); !ok {
+			out.may[j] = true
+		}
+		if out.may[j] {
+			out.n++
+		}
+	}
+	return out
 }
 
 // hasAddress reports whether the host's vmknic has an IPv4 address.

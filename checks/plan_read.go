@@ -97,8 +97,7 @@ func (m Match) found(out string) bool {
 		return false
 	case m.Field != "":
 		r, _ := parse.ReadStructure(out)
-		_, ok := r.Fields[m.Field]
-		return ok && eq(r.Get(m.Field))
+		return r.Has(m.Field) && eq(r.Get(m.Field))
 	}
 	return false
 }

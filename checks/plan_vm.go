@@ -215,7 +215,7 @@ func planNative(p *planner, f Finding) {
 			if d.MAC != "" && strings.EqualFold(d.MAC, a.MAC) {
 				// vsish's 0 means no namespaces only where hardware and
 				// release allow native endpoints.
-				if fld := d.Props.Fields["Native endpoints supported"]; fld.Line > 0 && strings.TrimSpace(fld.Value) == "0" &&
+				if fld := d.Props.Lookup("Native endpoints supported"); fld.Line > 0 && strings.TrimSpace(fld.Value) == "0" &&
 					c.HWVersion >= minHWNative && esxi70U1(p.host) {
 					open = true
 				}

@@ -49,7 +49,7 @@ func checkPhysicalHCAUnavailable(in *Input, r *Reporter) {
 		}
 	}
 	for _, d := range h.PVRDMADevices {
-		field := d.Props.Fields["Physical HCA available"]
+		field := d.Props.Lookup("Physical HCA available")
 		if field.Line == 0 {
 			r.NotEvaluated(vmLabel(d), "`Physical HCA available` missing from the vsish properties")
 			continue
@@ -91,7 +91,7 @@ func checkTCPFallback(in *Input, r *Reporter) {
 		}
 		hi := hostInfo{h: h, hp: hp}
 		for _, d := range h.PVRDMADevices {
-			if d.Props.Fields["Physical HCA available"].Line == 0 {
+			if d.Props.Lookup("Physical HCA available").Line == 0 {
 				continue
 			}
 			if d.PhysicalHCA != 0 {
@@ -109,15 +109,15 @@ func checkTCPFallback(in *Input, r *Reporter) {
 		}
 		with = append(with, hi)
 	}
+	// The peers of a failing host are the others of these (made only for
+	// a host that fails: a list per host would cost hosts^2).
+	names := make([]string, 0, len(with))
+	for _, o := range with {
+		names = append(names, o.h.Host)
+	}
+	sort.Strings(names)
 	for _, hi := range with {
 		h, hp := hi.h, hi.hp
-		var peers []string
-		for _, o := range with {
-			if o.h != h {
-				peers = append(peers, o.h.Host)
-			}
-		}
-		sort.Strings(peers)
 		// vsish's `Physical HCA available` is what the PVRDMA backend
 		// really uses: the primary evidence. The device list and the
 		// vDS uplinks are the fallback when vsish was not read.
@@ -128,11 +128,11 @@ func checkTCPFallback(in *Input, r *Reporter) {
 		subject := fmt.Sprintf("%s (%s)", h.Host, joinNames(vms))
 		var hcaEv []Evidence
 		for _, d := range hi.hcaOff {
-			hcaEv = append(hcaEv, Ev(h.Host, d.Props.Fields["Physical HCA available"].Ref))
+			hcaEv = append(hcaEv, Ev(h.Host, d.Props.Lookup("Physical HCA available").Ref))
 		}
 		if !falls {
 			if vsish && hi.devKnown && !hi.usable {
-				ev := []Evidence{Ev(h.Host, hi.hcaOne[0].Props.Fields["Physical HCA available"].Ref)}
+				ev := []Evidence{Ev(h.Host, hi.hcaOne[0].Props.Lookup("Physical HCA available").Ref)}
 				ev = append(ev, rdmaListEvidence(h)...)
 				r.FailSeverity(Info, h.Host, subject, fmt.Sprintf("the sources disagree on %s: vsish shows %s bound to a physical HCA "+
 					"(`Physical HCA available:1`), while `esxcli rdma device list` shows no Active RDMA device on the PVRDMA vDS; "+
@@ -188,6 +188,12 @@ func checkTCPFallback(in *Input, r *Reporter) {
 				strings.Join(sw.Uplinks, ", "), joinNames(fixVMNames(h)))
 			ev = append(ev, Ev(h.Host, sw.Record.RefOf("Uplinks")))
 		}
+		var peers []string
+		for _, n := range names {
+			if n != h.Host {
+				peers = append(peers, n)
+			}
+		}
 		if len(peers) == 0 {
 			r.FailSeverity(Info, h.Host, subject, fmt.Sprintf("PVRDMA VMs on %s (%s) would reach PVRDMA VMs on other hosts over TCP: %s. "+
 				"No other scanned host runs PVRDMA VMs, so pvrdma-doctor cannot tell whether they have cross-host peers: scan the peer hosts too",
@@ -218,7 +224,7 @@ func checkRoCEVersionMismatch(in *Input, r *Reporter) {
 			}
 		}
 		for _, d := range h.PVRDMADevices {
-			if d.Props.Fields["RoCE version"].Line == 0 || d.RoCEVersion == 0 {
+			if d.Props.Lookup("RoCE version").Line == 0 || d.RoCEVersion == 0 {
 				r.NotEvaluatedOn(h.Host, vmLabel(d), "`RoCE version` missing from the vsish properties")
 				continue
 			}
@@ -238,12 +244,12 @@ func checkRoCEVersionMismatch(in *Input, r *Reporter) {
 			r.PassOn(a.h.Host, vmLabel(a.d))
 			continue
 		}
-		field := a.d.Props.Fields["RoCE version"]
+		field := a.d.Props.Lookup("RoCE version")
 		peers := versions[top]
 		ev := []Evidence{Ev(a.h.Host, field.Ref)}
 		for _, b := range all {
 			if b.d.RoCEVersion == top {
-				ev = append(ev, Ev(b.h.Host, b.d.Props.Fields["RoCE version"].Ref))
+				ev = append(ev, Ev(b.h.Host, b.d.Props.Lookup("RoCE version").Ref))
 				break
 			}
 		}

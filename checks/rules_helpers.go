@@ -106,7 +106,7 @@ func errorCounters(s *parse.RDMAStats) []string {
 	if s == nil {
 		return nil
 	}
-	keys := append([]string(nil), s.Record.Keys...)
+	keys := s.Record.Keys()
 	if len(keys) == 0 {
 		for k := range s.Counters {
 			keys = append(keys, k)

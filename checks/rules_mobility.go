@@ -111,7 +111,7 @@ func pluralS(n int) string {
 func fallsBack(h *facts.Host, hp *facts.HostPath) (falls, known bool) {
 	one, off := 0, 0
 	for _, d := range h.PVRDMADevices {
-		if d.Props.Fields["Physical HCA available"].Line == 0 {
+		if d.Props.Lookup("Physical HCA available").Line == 0 {
 			continue
 		}
 		if d.PhysicalHCA != 0 {
@@ -211,7 +211,7 @@ func checkVMPeersWithoutRDMA(in *Input, r *Reporter) {
 // HCA (nil when vsish shows none).
 func unboundHCA(h *facts.Host) *Evidence {
 	for _, d := range h.PVRDMADevices {
-		if f := d.Props.Fields["Physical HCA available"]; f.Line > 0 && d.PhysicalHCA == 0 {
+		if f := d.Props.Lookup("Physical HCA available"); f.Line > 0 && d.PhysicalHCA == 0 {
 			e := Ev(h.Host, f.Ref)
 			return &e
 		}

@@ -51,7 +51,7 @@ func checkLowMTU(in *Input, r *Reporter) {
 	want := facts.RDMAMTUFor(path.MTU)
 	sw := hp.Switch
 	for _, d := range h.PVRDMADevices {
-		field := d.Props.Fields["Active MTU"]
+		field := d.Props.Lookup("Active MTU")
 		if field.Line == 0 || d.ActiveMTU == 0 {
 			r.NotEvaluated(vmLabel(d), "`Active MTU` missing from the vsish properties")
 			continue
@@ -164,7 +164,7 @@ func checkActiveMTUAbovePath(in *Input, r *Reporter) {
 			r.Pass(vmLabel(d))
 			continue
 		}
-		ev := append([]Evidence{Ev(h.Host, d.Props.Fields["Active MTU"].Ref)}, evs(h.Host, path.Refs)...)
+		ev := append([]Evidence{Ev(h.Host, d.Props.Lookup("Active MTU").Ref)}, evs(h.Host, path.Refs)...)
 		r.Fail(vmLabel(d), fmt.Sprintf("%s runs at RDMA MTU %d, but probes proved the data path carries only %d-byte frames (%s), which allows %d: "+
 			"its large RoCE packets are dropped", vmLabel(d), d.ActiveMTU, path.MTU, strings.Join(path.Parts, ", "), allowed),
 			fmt.Sprintf("Fix the physical path first (MTU 9216 on every switch port between %s and its peers); until then, in %s set the PVRDMA "+
@@ -350,7 +350,7 @@ func topActiveMTU(fleet *facts.Fleet, paths *facts.DataPath, dvs string) (int, a
 		for _, d := range o.PVRDMADevices {
 			if d.PhysicalHCA != 0 && d.ActiveMTU > top {
 				top = d.ActiveMTU
-				at = adapterRef{label: o.Host + "/" + vmLabel(d), ev: Ev(o.Host, d.Props.Fields["Active MTU"].Ref)}
+				at = adapterRef{label: o.Host + "/" + vmLabel(d), ev: Ev(o.Host, d.Props.Lookup("Active MTU").Ref)}
 			}
 		}
 	}

@@ -113,10 +113,10 @@ func checkNativeEndpointsUnavailable(in *Input, r *Reporter) {
 					if d.MAC == "" || !strings.EqualFold(d.MAC, a.MAC) {
 						continue
 					}
-					f := d.Props.Fields["Native endpoints supported"]
+					f := d.Props.Lookup("Native endpoints supported")
 					if f.Line > 0 && strings.TrimSpace(f.Value) == "0" {
 						why := fmt.Sprintf("vsish shows `Native endpoints supported:0` for its adapter %s", vmLabel(d))
-						if ns := d.Props.Fields["Namespace allocated"]; ns.Line > 0 && strings.TrimSpace(ns.Value) == "0" {
+						if ns := d.Props.Lookup("Namespace allocated"); ns.Line > 0 && strings.TrimSpace(ns.Value) == "0" {
 							why += " and `Namespace allocated:0`"
 							ev = append(ev, Ev(h.Host, ns.Ref))
 						}

@@ -42,11 +42,10 @@ func ref(cmd string, line int, text string) parse.Ref {
 }
 
 func rec(cmd string, kv ...string) parse.Record {
-	r := parse.Record{Fields: map[string]parse.Field{}, Ref: ref(cmd, 1, "")}
+	r := parse.NewRecord(ref(cmd, 1, ""))
 	for i := 0; i+1 < len(kv); i += 2 {
 		line := i/2 + 2
-		r.Fields[kv[i]] = parse.Field{Value: kv[i+1], Ref: ref(cmd, line, "   "+kv[i]+": "+kv[i+1])}
-		r.Keys = append(r.Keys, kv[i])
+		r.Set(kv[i], parse.Field{Value: kv[i+1], Ref: ref(cmd, line, "   "+kv[i]+": "+kv[i+1])})
 	}
 	return r
 }
@@ -228,10 +227,10 @@ const vm01 = "hpc-esx01 (PVRDMA adapter 0)"
 func setProp(h *facts.Host, key, value string) {
 	d := &h.PVRDMADevices[0]
 	props := rec(cmdProps, "Physical HCA available", "1", "RoCE version", "2", "Active MTU", "4096")
-	f := props.Fields[key]
+	f := props.Lookup(key)
 	f.Value = value
 	f.Text = key + ":" + value
-	props.Fields[key] = f
+	props.Set(key, f)
 	d.Props = props
 	switch key {
 	case "Physical HCA available":

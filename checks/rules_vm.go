@@ -557,13 +557,13 @@ func checkVMDeviceProtocolMismatch(in *Input, r *Reporter) {
 	for _, d := range h.PVRDMADevices {
 		subject := vmLabel(d)
 		runtime := 0
-		if d.Props.Fields["RoCE version"].Line > 0 {
+		if d.Props.Lookup("RoCE version").Line > 0 {
 			runtime = d.RoCEVersion
 		}
 		want, what := runtime, "vsish `RoCE version`"
 		var ev []Evidence
 		if runtime > 0 {
-			ev = append(ev, Ev(h.Host, d.Props.Fields["RoCE version"].Ref))
+			ev = append(ev, Ev(h.Host, d.Props.Lookup("RoCE version").Ref))
 		}
 		note := ""
 		if p, c, a, ok := configured(d); ok && roceOf(p) > 0 {

@@ -14,7 +14,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
@@ -71,9 +70,15 @@ type Options struct {
 	// (vCenter), added to its result whatever happens over its connection:
 	// a host that could not be reached keeps them and is partial.
 	Extra func(hostio.Target) []hostio.Capture
+	// intern holds one copy of each output the hosts repeat (a cluster
+	// built alike prints the same firewall rulesets, PCI devices, drivers).
+	intern *hostio.Interner
 }
 
 func (o *Options) defaults() {
+	if o.intern == nil {
+		o.intern = &hostio.Interner{}
+	}
 	if o.Concurrency <= 0 {
 		o.Concurrency = 128
 	}
@@ -484,8 +489,8 @@ func (h *hostRun) run(ctx context.Context, c Command) hostio.Capture {
 	defer cancel()
 	r := h.conn.Run(cctx, c.Line)
 	capt.Duration = h.opts.Now().Sub(capt.Start)
-	capt.Stdout = owned(r.Stdout)
-	capt.Stderr = string(r.Stderr)
+	capt.Stdout = h.opts.intern.Owned(r.Stdout)
+	capt.Stderr = h.opts.intern.Copy(r.Stderr)
 	capt.ExitCode = r.ExitCode
 	var stall *hostio.StallError
 	switch {
@@ -637,13 +642,4 @@ func (b *probeBoard) wait(ctx context.Context) error {
 func absent(c hostio.Capture) bool {
 	s, ok := catalog.Lookup(c.Kind)
 	return ok && s.IsAbsent(c)
-}
-
-// owned is b as a string without a copy: a transport gives up the output
-// it returns (hostio.Result), so nothing writes b again.
-func owned(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(unsafe.SliceData(b), len(b))
 }

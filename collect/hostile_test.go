@@ -19,9 +19,20 @@ import (
 // esx01 names a clear reason, and that the heap stays under the bound the
 // README states.
 
+// hostileSessions is the sessions per host of the scans below (the
+// collector's default).
+const hostileSessions = 8
+
+// hostileHostTimeout leaves every stage-1 command its whole command
+// timeout: against a host that refuses every session each command is
+// retried until its own timeout, in ceil(stage 1 / sessions) waves (2 for
+// 16 commands), and the host timeout is twice that chain (4 s), so one
+// more command (the recipe test adds one: 3 waves, 6 s) or a stalled
+// machine still meets each command's timeout before the host's.
+var hostileHostTimeout = hostileCommandTimeout * time.Duration(2*((len(collect.Stage1())+hostileSessions-1)/hostileSessions))
+
 const (
 	hostileCommandTimeout = raceSlowdown * time.Second
-	hostileHostTimeout    = raceSlowdown * 4 * time.Second
 	// hangBound is how long a scan may take before the test calls it
 	// hung. Every bound below measures behaviour, not speed: without the
 	// mechanism under test (the host timeout, the cancel, the abort) the
@@ -106,9 +117,11 @@ func hostileCases() []hostileCase {
 		{name: "no exit status, keepalives ignored", fault: lab.Hostile{IgnoreKeepalives: true, Streams: []lab.Stream{{Prefix: "esxcli network nic list", Fill: lab.FillText, Bytes: 100, NoExitStatus: true}}},
 			check: func(t *testing.T, r hostio.HostResult) {
 				// Telling a lost connection from a failed command sends a
-				// keepalive this host never answers: bounded, not a hang.
+				// keepalive this host never answers: bounded by the
+				// command's own timeout (it ends before the host's), not a
+				// hang.
 				c, _ := r.Find("esxcli network nic list")
-				if c.Status != hostio.StatusFailed || !strings.Contains(c.Error, "without reporting its exit status") || c.Duration > hostileCommandTimeout+time.Second {
+				if c.Status != hostio.StatusFailed || !strings.Contains(c.Error, "without reporting its exit status") || c.Duration >= hostileHostTimeout {
 					t.Errorf("%q: %s %q after %s", c.Command, c.Status, c.Error, c.Duration)
 				}
 				assertOthersCollected(t, r, "esxcli network nic list")
@@ -180,7 +193,7 @@ func TestHostileHosts(t *testing.T) {
 			var elapsed time.Duration
 			peak := lab.HeapGrowth(func() {
 				start := time.Now()
-				res = scan(t, r, l.Targets(), collect.Options{CommandTimeout: hostileCommandTimeout, HostTimeout: hostileHostTimeout, Probes: true})
+				res = scan(t, r, l.Targets(), collect.Options{CommandTimeout: hostileCommandTimeout, HostTimeout: hostileHostTimeout, SessionsPerHost: hostileSessions, Probes: true})
 				elapsed = time.Since(start)
 			})
 			if elapsed > hangBound {

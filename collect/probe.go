@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
@@ -58,6 +59,9 @@ type Try struct {
 	Payload int
 	Passed  bool
 	TooLong bool
+	// Round is the round of SearchRounds the try was sent in (0 for
+	// SearchPathMTU's tries, one after the other).
+	Round int
 }
 
 // ProbeFunc sends one don't-fragment packet of payload bytes and reports
@@ -73,6 +77,9 @@ type Search struct {
 	// configured one when no try was).
 	SmallestLost int
 	Tries        []Try
+	// Rounds is how many rounds of tries SearchRounds sent (each waiting
+	// at most once for a lost reply).
+	Rounds int
 	// Stopped is set when a try could not be made; Largest is then a lower
 	// bound only.
 	Stopped error
@@ -229,9 +236,15 @@ func (b *probeBoard) planFor(host string, opts Options) ([]ProbePair, []string) 
 }
 
 // probePair runs the probes of one pair: the configured size with
-// RTTPackets packets, then, if no reply came back, the search.
-func (h *hostRun) probePair(ctx context.Context, p ProbePair) []hostio.Capture {
-	var caps []hostio.Capture
+// RTTPackets packets, then, if no reply came back, the search in rounds
+// (SearchRounds), as many tries at once as width says, hinted with the
+// peer's configured size when it is smaller. Every try's capture says its
+// round.
+func (h *hostRun) probePair(ctx context.Context, p ProbePair, width int) []hostio.Capture {
+	var (
+		mu   sync.Mutex
+		caps []hostio.Capture
+	)
 	run := func(payload, count int) (Try, error) {
 		c, err := ProbeLine(p.Src, p.Dst.IP, payload, count)
 		if err != nil {
@@ -250,7 +263,9 @@ func (h *hostRun) probePair(ctx context.Context, p ProbePair) []hostio.Capture {
 		}
 		capt := h.run(ctx, c)
 		<-h.sem
+		mu.Lock()
 		caps = append(caps, capt)
+		mu.Unlock()
 		h.emit(hostio.PhaseProbing, "")
 		if capt.Status != hostio.StatusCollected {
 			return Try{}, fmt.Errorf("%s: %s", c.Line, capt.Error)
@@ -266,33 +281,79 @@ func (h *hostRun) probePair(ctx context.Context, p ProbePair) []hostio.Capture {
 	if err != nil || first.Passed {
 		return caps
 	}
-	SearchPathMTU(ctx, size, func(ctx context.Context, payload int) (Try, error) { return run(payload, 1) })
+	var hints []int
+	if p.Dst.MTU > 0 && ProbeSize(p.Dst.MTU) < size {
+		hints = append(hints, ProbeSize(p.Dst.MTU))
+	}
+	s := SearchRounds(ctx, size, RoundOptions{Width: width, Hints: hints}, func(ctx context.Context, payload int) (Try, error) { return run(payload, 1) })
+	round := map[int]int{}
+	for _, t := range s.Tries {
+		round[t.Payload] = t.Round
+	}
+	// The captures in the order sent (the first probe, then by round and
+	// size), each with its round.
+	for i := range caps {
+		if i > 0 {
+			caps[i].Round = round[payloadOf(caps[i].Command)]
+		}
+	}
+	sort.SliceStable(caps[1:], func(i, j int) bool {
+		a, b := caps[1+i], caps[1+j]
+		if a.Round != b.Round {
+			return a.Round < b.Round
+		}
+		return payloadOf(a.Command) < payloadOf(b.Command)
+	})
 	return caps
 }
 
-// runProbes runs a host's pairs, SessionsPerHost probes at a time on its
-// connection, each pair's tries in order, and appends the captures pair
-// by pair in plan order.
+// SearchWidth is how many tries a pair's search sends at once: its share
+// of the host's sessions among the pairs that run together (at most
+// sessions of them).
+func SearchWidth(sessions, pairs int) int {
+	return max(1, sessions/max(1, min(pairs, sessions)))
+}
+
+// payloadOf is the -s value of a probe line.
+func payloadOf(line string) int {
+	f := strings.Fields(line)
+	for i := 0; i+1 < len(f); i++ {
+		if f[i] == "-s" {
+			n, _ := strconv.Atoi(f[i+1])
+			return n
+		}
+	}
+	return 0
+}
+
+// runProbes runs a host's pairs, at most SessionsPerHost of them at once,
+// and appends the captures pair by pair in plan order. The host's sessions
+// are shared: a pair's search sends SearchWidth tries at a time, so that
+// the pairs of a host never wait on each other's lost tries (a pair's
+// round waits once).
 func (h *hostRun) runProbes(ctx context.Context, pairs []ProbePair) {
-	out := make([][]hostio.Capture, len(pairs))
-	done := make(chan struct{})
-	pending := len(pairs)
-	if pending == 0 {
+	if len(pairs) == 0 {
 		return
 	}
+	out := make([][]hostio.Capture, len(pairs))
+	sessions := cap(h.sem)
+	slots := make(chan struct{}, sessions)
+	width := SearchWidth(sessions, len(pairs))
+	var wg sync.WaitGroup
 	for i, p := range pairs {
+		wg.Add(1)
 		go func() {
-			out[i] = h.probePair(ctx, p)
-			h.mu.Lock()
-			pending--
-			last := pending == 0
-			h.mu.Unlock()
-			if last {
-				close(done)
+			defer wg.Done()
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
 			}
+			defer func() { <-slots }()
+			out[i] = h.probePair(ctx, p, width)
 		}()
 	}
-	<-done
+	wg.Wait()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, caps := range out {

@@ -2,12 +2,15 @@ package collect_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
@@ -38,26 +41,34 @@ func probes(r hostio.HostResult) []string {
 }
 
 // A healthy pair costs one probe of the configured size; a blocked one
-// adds the search's one-packet tries; the budget cuts pairs and says so
-// on the hosts that lost some.
+// adds the search's one-packet tries, smallest first, SearchWidth at a
+// time: a switch port at 1500 is exact after one round (1472 passes, 1473
+// is lost), each try's capture saying its round; the budget cuts pairs and
+// says so on the hosts that lost some.
 func TestAdaptiveProbesAndBudget(t *testing.T) {
 	fl, ts := probeFleet(t, 4)
 	res := collect.Collect(context.Background(), ts, collect.Options{Runner: fl.Runner(), Probes: true, ProbeMode: collect.ProbesAll})
 	// esx0001: to esx0002 blocked (1 + search), to esx0003 and esx0004 one probe each.
 	got := probes(res[0])
-	if len(got) < 2+1+10 || len(got) > 2+1+collect.MaxSearchTries {
-		t.Fatalf("esx0001 sent %d probes: %v", len(got), got)
+	want := []string{"vmkping -I vmk1 -c 3 -i 0.2 -W 1 -d -s 8972 192.168.50.6"}
+	// Three pairs share 8 sessions: 2 tries at a time.
+	for _, s := range []string{"56", "479", "904", "1328", "1472", "1473"} {
+		want = append(want, "vmkping -I vmk1 -c 1 -W 1 -d -s "+s+" 192.168.50.6")
 	}
-	if got[0] != "vmkping -I vmk1 -c 3 -i 0.2 -W 1 -d -s 8972 192.168.50.6" || got[1] != "vmkping -I vmk1 -c 1 -W 1 -d -s 1472 192.168.50.6" {
-		t.Errorf("first probes to the blocked peer: %v", got[:2])
+	want = append(want, "vmkping -I vmk1 -c 3 -i 0.2 -W 1 -d -s 8972 192.168.50.7", "vmkping -I vmk1 -c 3 -i 0.2 -W 1 -d -s 8972 192.168.50.8")
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("esx0001 sent:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	for _, c := range got[1 : len(got)-2] {
-		if !strings.Contains(c, " -c 1 -W 1 -d -s ") || !strings.HasSuffix(c, " 192.168.50.6") {
-			t.Errorf("search try %q", c)
+	for _, c := range res[0].Captures {
+		if c.Kind != catalog.KindVmkping {
+			continue
 		}
-	}
-	if err := collect.CheckAllowed(got[2]); err != nil {
-		t.Error(err)
+		if wantRound := map[bool]int{true: 1, false: 0}[strings.Contains(c.Command, " -c 1 ")]; c.Round != wantRound {
+			t.Errorf("%s: round %d, want %d", c.Command, c.Round, wantRound)
+		}
+		if err := collect.CheckAllowed(c.Command); err != nil {
+			t.Error(err)
+		}
 	}
 	// Budget: 4 pairs of 12, every host's next peer first.
 	res = collect.Collect(context.Background(), ts, collect.Options{Runner: fl.Runner(), Probes: true, ProbeMode: collect.ProbesAll, ProbeBudget: 4})
@@ -87,4 +98,75 @@ func TestAdaptiveProbesAndBudget(t *testing.T) {
 			t.Errorf("--probes off sent %v", p)
 		}
 	}
+}
+
+// A scan whose probes find blocked paths spends at most MaxSearchRounds
+// rounds of probe waits per pair, counted from the captures (each try says
+// its round; a round with a lost try waits once): switch ports at 1500 and
+// 4321, a mid-path link at 7777 and a vmknic that refuses above 3000, every
+// ordered pair probed, each path MTU exact.
+func TestBlockedPathsTakeAtMostThreeRounds(t *testing.T) {
+	fl, net, err := fixtures.PathLab(6, map[int]int{1: 1500, 3: 4321})
+	if err != nil {
+		t.Fatal(err)
+	}
+	net.LossWait = time.Millisecond
+	net.Limit("esx0001", "esx0006", fixtures.Link{Name: "wan", MTU: 7777})
+	end, _ := net.End("192.168.50.9") // esx0005
+	end.MTU = 3000
+	var ts []hostio.Target
+	for _, h := range fl.Hosts {
+		ts = append(ts, hostio.Target{Name: h.Name})
+	}
+	res := collect.Collect(context.Background(), ts, collect.Options{Runner: fl.Runner(), Probes: true, ProbeMode: collect.ProbesAll})
+	fleet := facts.Build(res)
+	pairs := fleet.DataPath().Pairs()
+	if len(pairs) != 30 {
+		t.Fatalf("%d pairs measured, want 30", len(pairs))
+	}
+	rounds := map[int]int{}
+	for _, pp := range pairs {
+		want := 0
+		for _, h := range fl.Hosts {
+			if h.Name == pp.From {
+				e := "192.168.50." + strconv.Itoa(4+hostNumber(h.Name))
+				want, _ = net.PathMTU(e, pp.Target)
+			}
+		}
+		if pp.MTU != want || want < 9000 && !pp.Exact {
+			t.Errorf("%s -> %s: measured %d (exact %v), the network carries %d", pp.From, pp.To, pp.MTU, pp.Exact, want)
+		}
+		waits := map[int]bool{}
+		for _, p := range pp.Probes {
+			if pingCountOf(p.Command) == 1 && p.Failed() && !p.MessageTooLong {
+				waits[p.Round] = true
+			}
+		}
+		if pp.Rounds > collect.MaxSearchRounds || len(waits) > pp.Rounds || want < 9000 && pp.Rounds == 0 {
+			t.Errorf("%s -> %s: %d rounds, %d of them waiting for a lost try", pp.From, pp.To, pp.Rounds, len(waits))
+		}
+		rounds[pp.Rounds]++
+	}
+	// The 1500 port and the refusing vmknic (a peer's configured size is
+	// the hint) take one round; 4321 and 7777 take more.
+	t.Logf("pairs by rounds: %v", rounds)
+	if rounds[0] == 0 || rounds[1] == 0 || rounds[2]+rounds[3] == 0 {
+		t.Errorf("pairs by rounds: %v", rounds)
+	}
+}
+
+func hostNumber(name string) int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(name, "esx"))
+	return n
+}
+
+func pingCountOf(cmd string) int {
+	f := strings.Fields(cmd)
+	for i := 0; i+1 < len(f); i++ {
+		if f[i] == "-c" {
+			n, _ := strconv.Atoi(f[i+1])
+			return n
+		}
+	}
+	return 0
 }

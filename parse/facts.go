@@ -24,26 +24,21 @@ type Field struct {
 
 // Record is a key/value structure (esxcli record, vsish block) with the
 // position of every key, so a rule can point at the exact line it read.
+// Its fields are kept in the order they were read, in one slice (record.go:
+// Field, Get, RefOf, Keys, All, Set): a fleet holds hundreds of thousands
+// of them, mostly of a few fields each, and a map per record cost several
+// times the fields themselves. Every field was read from the record's own
+// command (Ref.Command), which is not repeated per field.
 type Record struct {
 	// Title is the record's title line (VM display name, vmk1, switch name), if any.
-	Title  string           `json:"title,omitempty"`
-	Fields map[string]Field `json:"fields"`
-	// Keys keeps the order in which keys appeared.
-	Keys []string `json:"keys"`
+	Title  string
+	fields []recField
+	// props are the fields' vCenter property paths (Ref.Property) by key:
+	// nil but for records read from vCenter, so the others pay nothing.
+	props map[string]string
 	// Nested holds nested structures by parent key (e.g. "Driver Info", "DVPort").
-	Nested map[string][]Record `json:"nested,omitempty"`
+	Nested map[string][]Record
 	Ref
-}
-
-// Get returns a field's trimmed value ("" when absent).
-func (r Record) Get(key string) string { return r.Fields[key].Value }
-
-// RefOf returns where a key was read (the record's own Ref when absent).
-func (r Record) RefOf(key string) Ref {
-	if f, ok := r.Fields[key]; ok {
-		return f.Ref
-	}
-	return r.Ref
 }
 
 // SystemVersion is `esxcli system version get`.
@@ -284,6 +279,10 @@ type Ping struct {
 	Failures []string `json:"failures,omitempty"`
 	// FailureRef is where the first of them was printed.
 	FailureRef Ref `json:"failure_ref,omitzero"`
+	// Round is the round of the path MTU search this one-packet try was
+	// sent in (from its capture, not its output; 0: the configured-size
+	// probe, or a search that did not record rounds).
+	Round int `json:"round,omitempty"`
 	Ref
 }
 

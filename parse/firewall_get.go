@@ -17,11 +17,11 @@ func FirewallGet(text string) (FirewallGlobal, error) {
 	if strings.TrimSpace(r.Get("Enabled")) == "" {
 		// An empty value is no answer: read as "false" it would say the
 		// firewall is off and make a closed pvrdma ruleset look harmless.
-		return FirewallGlobal{}, errorf(r.Fields["Enabled"].Line, "Enabled: expected true or false, got nothing")
+		return FirewallGlobal{}, errorf(r.RefOf("Enabled").Line, "Enabled: expected true or false, got nothing")
 	}
 	var e errs
 	v := FirewallGlobal{Enabled: e.bool(r, "Enabled"), DefaultAction: strings.ToUpper(r.Get("Default Action")), Record: r, Ref: r.Ref}
-	if _, ok := r.Fields["Loaded"]; ok {
+	if r.Has("Loaded") {
 		v.Loaded = e.bool(r, "Loaded")
 	}
 	if e.err != nil {

@@ -84,7 +84,7 @@ func OSReleaseFile(text string) (OSRelease, error) {
 			continue
 		}
 		v := unquoteShell(m[2])
-		o.Record.set(m[1], Field{Value: v, Ref: l.ref()})
+		o.Record.Set(m[1], Field{Value: v, Ref: l.ref()})
 		if n == 0 {
 			o.Ref = l.ref()
 		}
@@ -173,8 +173,8 @@ func Modinfo(text string) (ModInfo, error) {
 			mi.Ref = l.ref()
 		}
 		n++
-		if _, dup := mi.Record.Fields[key]; !dup {
-			mi.Record.set(key, Field{Value: val, Ref: l.ref()})
+		if !mi.Record.Has(key) {
+			mi.Record.Set(key, Field{Value: val, Ref: l.ref()})
 		}
 		switch key {
 		case "filename":

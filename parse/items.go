@@ -129,7 +129,7 @@ func recordsTo[T any](recs []Record, sk skips, skipped string, conv func(Record,
 // missingKey returns the first required key rec lacks.
 func missingKey(rec Record, required []string) (string, bool) {
 	for _, k := range required {
-		if _, ok := rec.Fields[k]; !ok {
+		if !rec.Has(k) {
 			return k, false
 		}
 	}
@@ -143,7 +143,7 @@ func readOne(text string, keys, required []string) (Record, error) {
 	if err != nil {
 		return r, err
 	}
-	return result(r, len(r.Keys), s)
+	return result(r, r.Len(), s)
 }
 
 // readOneSkips is readOne returning the skipped lines for the caller to
@@ -173,7 +173,7 @@ func contains(list []string, s string) bool {
 
 // intField reads an integer field; empty and "N/A" read as 0.
 func intField(rec Record, key string) (int, error) {
-	f := rec.Fields[key]
+	f, _ := rec.Field(key)
 	v := strings.TrimSpace(f.Value)
 	if v == "" || strings.EqualFold(v, "N/A") {
 		return 0, nil
@@ -188,7 +188,7 @@ func intField(rec Record, key string) (int, error) {
 // boolField reads a boolean field (true/false in any case, 1/0); empty
 // reads as false.
 func boolField(rec Record, key string) (bool, error) {
-	f := rec.Fields[key]
+	f, _ := rec.Field(key)
 	b, ok := parseBool(f.Value)
 	if !ok {
 		return false, errorf(f.Line, "%s: expected true or false, got %q", key, f.Value)

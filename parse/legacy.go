@@ -146,7 +146,7 @@ func readEsxcfgVswitch(ls []line, s *skips) ([]StandardSwitch, []DVSwitch) {
 		rec := newRecord(l.ref())
 		rec.Title = cells["Name"]
 		for _, k := range []string{"Name", "Num Ports", "Used Ports", "Configured Ports", "MTU", "Uplinks"} {
-			rec.set(k, Field{Value: cells[k], Ref: l.ref()})
+			rec.Set(k, Field{Value: cells[k], Ref: l.ref()})
 		}
 		var e errs
 		mtu := e.int(rec, "MTU")

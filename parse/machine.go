@@ -214,7 +214,7 @@ func xmlStructure(s *xnode, ls []line) (Record, error) {
 		name := f.attrs["name"]
 		ref := Ref{Line: f.line, Text: lineText(ls, f.line)}
 		if len(f.children) == 0 {
-			rec.set(name, Field{Value: strings.TrimSpace(f.text.String()), Ref: ref})
+			rec.Set(name, Field{Value: strings.TrimSpace(f.text.String()), Ref: ref})
 			continue
 		}
 		v := f.children[0]
@@ -224,7 +224,7 @@ func xmlStructure(s *xnode, ls []line) (Record, error) {
 			if err != nil {
 				return rec, err
 			}
-			rec.set(name, Field{Ref: ref})
+			rec.Set(name, Field{Ref: ref})
 			if rec.Nested == nil {
 				rec.Nested = map[string][]Record{}
 			}
@@ -245,9 +245,9 @@ func xmlStructure(s *xnode, ls []line) (Record, error) {
 				}
 				vals = append(vals, strings.TrimSpace(item.text.String()))
 			}
-			rec.set(name, Field{Value: strings.Join(vals, ", "), Ref: ref})
+			rec.Set(name, Field{Value: strings.Join(vals, ", "), Ref: ref})
 		default:
-			rec.set(name, Field{Value: strings.TrimSpace(v.text.String()), Ref: ref})
+			rec.Set(name, Field{Value: strings.TrimSpace(v.text.String()), Ref: ref})
 		}
 	}
 	return rec, nil
@@ -274,9 +274,7 @@ func readKeyValue(ls []line, s *skips) (recs []Record, single bool, err error) {
 		if eq < 0 || !reKeyValue.MatchString(t) {
 			if last != nil && last.at == i-1 {
 				// The rest of the value before, wrapped by the terminal.
-				f := last.rec.Fields[last.key]
-				f.Value += wrapJoin(ls[i-1].text, l.text)
-				last.rec.Fields[last.key] = f
+				last.rec.setValue(last.key, last.rec.Get(last.key)+wrapJoin(ls[i-1].text, l.text))
 				last.at = i
 				continue
 			}
@@ -312,8 +310,8 @@ func readKeyValue(ls []line, s *skips) (recs []Record, single bool, err error) {
 			if rec.Nested == nil {
 				rec.Nested = map[string][]Record{}
 			}
-			if _, seen := rec.Fields[path[0]]; !seen {
-				rec.set(path[0], Field{Ref: l.ref()})
+			if !rec.Has(path[0]) {
+				rec.Set(path[0], Field{Ref: l.ref()})
 			}
 			if len(rec.Nested[path[0]]) == 0 {
 				rec.Nested[path[0]] = []Record{newRecord(l.ref())}
@@ -322,11 +320,11 @@ func readKeyValue(ls []line, s *skips) (recs []Record, single bool, err error) {
 			path = path[len(path)-1:]
 		}
 		key := strings.Join(path, ".")
-		if old, seen := rec.Fields[key]; seen && list {
+		if old, seen := rec.Field(key); seen && list {
 			field.Value = old.Value + ", " + val
 			field.Ref = old.Ref
 		}
-		rec.set(key, field)
+		rec.Set(key, field)
 		last = &lastField{rec, key, i}
 	}
 	return recs, single, nil
@@ -341,16 +339,8 @@ func canon(rec *Record, keys ...string) {
 		if nk == k {
 			continue
 		}
-		if f, ok := rec.Fields[nk]; ok {
-			if _, exists := rec.Fields[k]; !exists {
-				delete(rec.Fields, nk)
-				rec.Fields[k] = f
-				for i, kk := range rec.Keys {
-					if kk == nk {
-						rec.Keys[i] = k
-					}
-				}
-			}
+		if rec.Has(nk) && !rec.Has(k) {
+			rec.rename(nk, k)
 		}
 		if n, ok := rec.Nested[nk]; ok {
 			if _, exists := rec.Nested[k]; !exists {
@@ -394,7 +384,7 @@ func readCSV(ls []line, s *skips) ([]Record, error) {
 		}
 		rec := newRecord(l.ref())
 		for i, h := range header {
-			rec.set(h, Field{Value: strings.TrimSpace(cells[i]), Ref: l.ref()})
+			rec.Set(h, Field{Value: strings.TrimSpace(cells[i]), Ref: l.ref()})
 		}
 		recs = append(recs, rec)
 	}
@@ -464,7 +454,7 @@ func jsonRecord(m map[string]any, l line) Record {
 	for _, k := range keys {
 		switch v := m[k].(type) {
 		case map[string]any:
-			rec.set(k, Field{Ref: l.ref()})
+			rec.Set(k, Field{Ref: l.ref()})
 			if rec.Nested == nil {
 				rec.Nested = map[string][]Record{}
 			}
@@ -481,11 +471,11 @@ func jsonRecord(m map[string]any, l line) Record {
 				}
 				vals = append(vals, fmt.Sprint(x))
 			}
-			rec.set(k, Field{Value: strings.Join(vals, ", "), Ref: l.ref()})
+			rec.Set(k, Field{Value: strings.Join(vals, ", "), Ref: l.ref()})
 		case nil:
-			rec.set(k, Field{Ref: l.ref()})
+			rec.Set(k, Field{Ref: l.ref()})
 		default:
-			rec.set(k, Field{Value: strings.TrimSpace(fmt.Sprint(v)), Ref: l.ref()})
+			rec.Set(k, Field{Value: strings.TrimSpace(fmt.Sprint(v)), Ref: l.ref()})
 		}
 	}
 	return rec

@@ -75,8 +75,10 @@ func NICList(text string) ([]NIC, error) {
 		}
 		for _, row := range t.Rows {
 			r := row.record(t.Header)
-			r.Fields["PCI Device"] = r.Fields["PCI"]
-			r.Fields["Link Status"] = r.Fields["Link"]
+			pci, _ := r.Field("PCI")
+			link, _ := r.Field("Link")
+			r.Set("PCI Device", pci)
+			r.Set("Link Status", link)
 			recs = append(recs, r)
 		}
 	} else {
@@ -130,7 +132,7 @@ func NICGet(text string) (NICDetail, error) {
 		d.DriverVersion = di[0].Get("Version")
 		d.FirmwareVersion = di[0].Get("Firmware Version")
 	}
-	return result(d, len(r.Keys), sk)
+	return result(d, r.Len(), sk)
 }
 
 var dcbKeys = []string{"Nic Name", "Mode", "Enabled", "Capabilities", "PFC Enabled", "PFC Configuration", "IEEE ETS Configuration", "IEEE PFC Configuration", "DCB Apps", "Priority Group", "Priority Flow Control", "PG Traffic Classes", "PFC Traffic Classes"}
@@ -149,7 +151,7 @@ func DCBStatusGet(text string) (DCBStatus, error) {
 		return DCBStatus{}, e.err
 	}
 
-	if f, ok := r.Fields["PFC Configuration"]; ok && f.Value != "" {
+	if f, ok := r.Field("PFC Configuration"); ok && f.Value != "" {
 		bits := strings.Fields(f.Value)
 		if len(bits) == 1 && len(bits[0]) == 8 {
 			bits = strings.Split(bits[0], "")
@@ -168,7 +170,7 @@ func DCBStatusGet(text string) (DCBStatus, error) {
 			}
 		}
 	}
-	return result(s, len(r.Keys), sk)
+	return result(s, r.Len(), sk)
 }
 
 var dvsKeys = []string{"Name", "VDS ID", "Class", "Num Ports", "Used Ports", "Configured Ports", "MTU", "CDP Status", "Beacon Timeout", "Uplinks", "VMware Branded", "DVPort", "Client", "DVPortgroup ID", "In Use", "Port ID"}

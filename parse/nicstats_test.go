@@ -18,7 +18,7 @@ func TestNICStatsGet(t *testing.T) {
 	if len(st.Counters) != 23 || st.Counters["Multicast packets received"] != 976222150 {
 		t.Errorf("%d counters: %v", len(st.Counters), st.Counters)
 	}
-	if f := st.Record.Fields["Receive packets dropped"]; f.Line != 6 {
+	if f, _ := st.Record.Field("Receive packets dropped"); f.Line != 6 {
 		t.Errorf("evidence line %d, want 6", f.Line)
 	}
 }
@@ -45,7 +45,7 @@ func FuzzNICStatsGet(f *testing.F) {
 	}
 	fuzzOne(f, NICStatsGet, func(t *testing.T, text string, v NICStats) {
 		checkRecord(t, text, v.Record)
-		if len(v.Counters) > len(v.Record.Keys) {
+		if len(v.Counters) > v.Record.Len() {
 			t.Fatal("more counters than keys")
 		}
 		if v.ReceiveDropped != v.Counters["Receive packets dropped"] {

@@ -182,7 +182,7 @@ func TestPVRDMAProperties(t *testing.T) {
 	eq(t, "hca", d.PhysicalHCA, 1)
 	eq(t, "roce", d.RoCEVersion, 2)
 	eq(t, "mtu", d.ActiveMTU, 1024)
-	eq(t, "props", len(d.Props.Keys), 17)
+	eq(t, "props", d.Props.Len(), 17)
 	eq(t, "prop", d.Props.Get("DMA accelerator transfer threshold"), "32768")
 	eq(t, "mtu line", d.Props.RefOf("Active MTU").Line, 19) // line of the text passed in
 

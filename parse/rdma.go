@@ -98,8 +98,7 @@ func RDMAStatsGet(text string) (RDMAStats, error) {
 // integer counter; a value that is not an integer is skipped with its line.
 func readCounters(rec Record, sk *skips, nameKeys ...string) (name string, counters map[string]int64) {
 	counters = map[string]int64{}
-	for _, k := range rec.Keys {
-		f := rec.Fields[k]
+	for k, f := range rec.All() {
 		if contains(nameKeys, k) {
 			name = f.Value
 			continue

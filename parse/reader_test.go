@@ -114,8 +114,8 @@ func TestReadRecordsNested(t *testing.T) {
 	if len(ports) != 2 || ports[0].Get("Client") != "vmnic4" || ports[1].Get("Port ID") != "12" || ports[1].RefOf("Client").Line != 9 {
 		t.Fatalf("DVPort = %+v", ports)
 	}
-	if !reflect.DeepEqual(r.Keys, []string{"Name", "Uplinks", "DVPort", "VMware Branded"}) {
-		t.Errorf("keys %q", r.Keys)
+	if !reflect.DeepEqual(r.Keys(), []string{"Name", "Uplinks", "DVPort", "VMware Branded"}) {
+		t.Errorf("keys %q", r.Keys())
 	}
 	eq(t, "title looking like a key", recs[1].Title, "Name: with colon")
 	eq(t, "title line", recs[1].Line, 14)
@@ -147,7 +147,7 @@ func TestReadStructure(t *testing.T) {
 	}
 	eq(t, "sv", r.Get("String Value"), "")
 	eq(t, "desc", r.Get("Description"), "x: y")
-	if _, ok := r.Fields["Default String Value"]; !ok {
+	if !r.Has("Default String Value") {
 		t.Error("missing empty key")
 	}
 	// Column 0 right after a value is its terminal-wrapped rest.

@@ -26,11 +26,11 @@ func ReadStructure(text string) (Record, error) {
 	if err != nil {
 		return rec, err
 	}
-	return result(rec, len(rec.Keys), s)
+	return result(rec, rec.Len(), s)
 }
 
 func newRecord(ref Ref) Record {
-	return Record{Fields: map[string]Field{}, Ref: ref}
+	return Record{Ref: ref}
 }
 
 // keyValue splits "Key: Value" (or "Key:" with an empty value).
@@ -45,34 +45,24 @@ func keyValue(s string) (key, value string, ok bool) {
 	return "", "", false
 }
 
-func (r *Record) set(key string, f Field) {
-	if r.Fields == nil {
-		r.Fields = map[string]Field{}
-	}
-	if _, dup := r.Fields[key]; !dup {
-		r.Keys = append(r.Keys, key)
-	}
-	r.Fields[key] = f
-}
-
 // continueValue joins a continuation line (the rest of a value wrapped onto
 // the next line) to the last field of r. A wrap at column 0 is a terminal's
 // hard wrap and joins without a space, as does the rest of a path; other
 // wraps were made at a space.
 func (r *Record) continueValue(key string, l line, prev string) {
-	f := r.Fields[key]
+	v := r.Get(key)
 	part := strings.TrimSpace(l.text)
 	switch {
-	case f.Value == "":
-		f.Value = part
+	case v == "":
+		v = part
 	case indent(l.text) == 0:
-		f.Value += wrapJoin(prev, l.text)
-	case !strings.Contains(f.Value, " ") && strings.Contains(f.Value+part, "/"):
-		f.Value += part
+		v += wrapJoin(prev, l.text)
+	case !strings.Contains(v, " ") && strings.Contains(v+part, "/"):
+		v += part
 	default:
-		f.Value += " " + part
+		v += " " + part
 	}
-	r.Fields[key] = f
+	r.setValue(key, v)
 }
 
 // wrapJoin is the rest of a value hard-wrapped onto line next: joined
@@ -132,7 +122,7 @@ func readFields(ls []line, i, ind int, rec *Record, items, titled bool, s *skips
 			return i
 		}
 		if !ok || in > ind {
-			if last != "" && (!ok || rec.Fields[last].Value != "") {
+			if last != "" && (!ok || rec.Get(last) != "") {
 				rec.continueValue(last, l, ls[i-1].text)
 				i++
 				continue
@@ -145,7 +135,7 @@ func readFields(ls []line, i, ind int, rec *Record, items, titled bool, s *skips
 			i++
 			continue
 		}
-		if f, dup := rec.Fields[key]; dup && f.Value != val {
+		if f, dup := rec.Field(key); dup && f.Value != val {
 			// esxcli never repeats a key in one record: a second, different
 			// value is a stray line (a paste's, an edit's); the first stands.
 			s.add(l.ref(), nil, fmt.Sprintf("%q repeated with another value: skipped", key))
@@ -153,7 +143,7 @@ func readFields(ls []line, i, ind int, rec *Record, items, titled bool, s *skips
 			i++
 			continue
 		}
-		rec.set(key, Field{Value: val, Ref: l.ref()})
+		rec.Set(key, Field{Value: val, Ref: l.ref()})
 		last = key
 		i++
 		if val != "" || i >= len(ls) || isBlank(ls[i].text) || indent(ls[i].text) <= ind {
@@ -210,10 +200,10 @@ func readRecords(ls []line, s *skips) []Record {
 		}
 		hasKeys := i+1 < len(ls) && !isBlank(ls[i+1].text) && indent(ls[i+1].text) > 0
 		if !hasKeys {
-			if n := len(recs); n > 0 && i == start && len(recs[n-1].Keys) > 0 {
+			if n := len(recs); n > 0 && i == start && recs[n-1].Len() > 0 {
 				// Directly after the previous record (no blank line).
 				r := &recs[n-1]
-				r.continueValue(r.Keys[len(r.Keys)-1], l, ls[i-1].text)
+				r.continueValue(r.fields[len(r.fields)-1].key, l, ls[i-1].text)
 				i++
 				continue
 			}
@@ -259,11 +249,11 @@ func readFlatRecords(ls []line, s *skips) []Record {
 			s.add(l.ref(), nil, "key line before any record title: skipped")
 			continue
 		}
-		recs[len(recs)-1].set(key, Field{Value: val, Ref: l.ref()})
+		recs[len(recs)-1].Set(key, Field{Value: val, Ref: l.ref()})
 	}
 	out := recs[:0]
 	for _, r := range recs {
-		if len(r.Keys) == 0 {
+		if r.Len() == 0 {
 			s.add(r.Ref, nil, "record \""+r.Title+"\" has no \"Key: Value\" lines: skipped")
 			continue
 		}

@@ -9,7 +9,7 @@ func SystemVersionGet(text string) (SystemVersion, error) {
 	if err != nil {
 		return SystemVersion{}, err
 	}
-	return result(SystemVersion{Product: r.Get("Product"), Version: r.Get("Version"), Build: r.Get("Build"), Update: r.Get("Update"), Patch: r.Get("Patch"), Ref: r.Ref}, len(r.Keys), s)
+	return result(SystemVersion{Product: r.Get("Product"), Version: r.Get("Version"), Build: r.Get("Build"), Update: r.Get("Update"), Patch: r.Get("Patch"), Ref: r.Ref}, r.Len(), s)
 }
 
 var advKeys = []string{"Path", "Type", "Int Value", "Default Int Value", "Min Value", "Max Value", "String Value", "Default String Value", "Valid Characters", "Description"}
@@ -24,7 +24,7 @@ func AdvancedSettingList(text string) (AdvancedSetting, error) {
 	}
 	e := errs{s: &sk}
 	s := AdvancedSetting{Path: r.Get("Path"), Type: r.Get("Type"), IntValue: e.int(r, "Int Value"), StringValue: r.Get("String Value"), Record: r, Ref: r.Ref}
-	return result(s, len(r.Keys), sk)
+	return result(s, r.Len(), sk)
 }
 
 // FirewallRulesetList parses `esxcli network firewall ruleset list` in its
@@ -49,8 +49,8 @@ func FirewallRulesetList(text string) ([]FirewallRuleset, error) {
 				}
 			}
 			rec := newRecord(l.ref())
-			rec.set("Name", Field{Value: cells[0], Ref: l.ref()})
-			rec.set("Enabled", Field{Value: cells[1], Ref: l.ref()})
+			rec.Set("Name", Field{Value: cells[0], Ref: l.ref()})
+			rec.Set("Enabled", Field{Value: cells[1], Ref: l.ref()})
 			recs = append(recs, rec)
 		}
 	} else {

@@ -272,10 +272,9 @@ func colNames(cols []column) string {
 
 // record turns a row into a Record whose every field points at the row.
 func (r Row) record(header []string) Record {
-	rec := Record{Fields: make(map[string]Field, len(header)), Ref: r.Ref()}
+	rec := Record{Ref: r.Ref(), fields: make([]recField, 0, len(header))}
 	for _, h := range header {
-		rec.Fields[h] = Field{Value: r.Cells[h], Ref: r.Ref()}
-		rec.Keys = append(rec.Keys, h)
+		rec.Set(h, Field{Value: r.Cells[h], Ref: r.Ref()})
 	}
 	return rec
 }

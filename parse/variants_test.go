@@ -186,7 +186,7 @@ func toXML(recs []Record, single bool) string {
 	var structure func(r Record, ind string)
 	structure = func(r Record, ind string) {
 		fmt.Fprintf(&b, "%s<structure typeName=\"T\">\n", ind)
-		for _, k := range r.Keys {
+		for _, k := range r.Keys() {
 			fmt.Fprintf(&b, "%s   <field name=\"%s\">\n", ind, noSpaces(k))
 			if n := r.Nested[k]; len(n) > 0 {
 				structure(n[0], ind+"      ")
@@ -218,9 +218,9 @@ func toKeyValue(recs []Record, single bool) string {
 		if single {
 			prefix = ""
 		}
-		for _, k := range r.Keys {
+		for _, k := range r.Keys() {
 			if n := r.Nested[k]; len(n) > 0 {
-				for _, nk := range n[0].Keys {
+				for _, nk := range n[0].Keys() {
 					fmt.Fprintf(&b, "%sT.%s.N.%s.string=%s\n", prefix, noSpaces(k), noSpaces(nk), n[0].Get(nk))
 				}
 				continue
@@ -235,10 +235,10 @@ func toKeyValue(recs []Record, single bool) string {
 func toJSON(recs []Record, single bool) string {
 	obj := func(r Record) map[string]any {
 		m := map[string]any{}
-		for _, k := range r.Keys {
+		for _, k := range r.Keys() {
 			if n := r.Nested[k]; len(n) > 0 {
 				sub := map[string]any{}
-				for _, nk := range n[0].Keys {
+				for _, nk := range n[0].Keys() {
 					sub[noSpaces(nk)] = n[0].Get(nk)
 				}
 				m[noSpaces(k)] = sub
@@ -265,15 +265,15 @@ func toJSON(recs []Record, single bool) string {
 // toCSV prints records as `esxcli --formatter=csv` does (no nested ones).
 func toCSV(recs []Record) (string, bool) {
 	var b strings.Builder
-	for _, k := range recs[0].Keys {
+	for _, k := range recs[0].Keys() {
 		b.WriteString(noSpaces(k) + ",")
 	}
 	b.WriteByte('\n')
 	for _, r := range recs {
-		if len(r.Nested) > 0 || len(r.Keys) != len(recs[0].Keys) {
+		if len(r.Nested) > 0 || r.Len() != recs[0].Len() {
 			return "", false
 		}
-		for _, k := range recs[0].Keys {
+		for _, k := range recs[0].Keys() {
 			v := r.Get(k)
 			if strings.ContainsAny(v, ",\"") {
 				v = `"` + strings.ReplaceAll(v, `"`, `""`) + `"`

@@ -607,7 +607,7 @@ func withText(ref Ref, property string) Ref {
 // "PREFIX.PATH = VALUE" (field, path pairs).
 func paths(r *Record, prefix string, fieldPath ...string) {
 	for i := 0; i+1 < len(fieldPath); i += 2 {
-		f, ok := r.Fields[fieldPath[i]]
+		f, ok := r.Field(fieldPath[i])
 		if !ok {
 			continue
 		}
@@ -616,16 +616,15 @@ func paths(r *Record, prefix string, fieldPath ...string) {
 			sep = " "
 		}
 		f.Property = prefix + sep + fieldPath[i+1] + " = " + f.Value
-		r.Fields[fieldPath[i]] = f
+		r.Set(fieldPath[i], f)
 	}
 }
 
 // record builds a Record of key/value pairs, all read at ref.
 func record(ref Ref, kv ...string) Record {
-	r := Record{Fields: map[string]Field{}, Ref: ref}
+	r := Record{Ref: ref, fields: make([]recField, 0, len(kv)/2)}
 	for i := 0; i+1 < len(kv); i += 2 {
-		r.Fields[kv[i]] = Field{Value: kv[i+1], Ref: ref}
-		r.Keys = append(r.Keys, kv[i])
+		r.Set(kv[i], Field{Value: kv[i+1], Ref: ref})
 	}
 	return r
 }

@@ -12,7 +12,7 @@ var vmKeys = []string{"World ID", "Process ID", "VMX Cartel ID", "UUID", "Displa
 func VMProcessList(text string) ([]VMProcess, error) {
 	return readList(text, layoutRecords, vmKeys, []string{"World ID"}, "VM skipped", func(r Record, e *errs) VMProcess {
 		name := r.Get("Display Name")
-		if _, ok := r.Fields["Display Name"]; !ok || name == "" {
+		if !r.Has("Display Name") || name == "" {
 			name = r.Title
 		}
 		wid := r.Get("World ID")

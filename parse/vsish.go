@@ -63,7 +63,7 @@ func PVRDMAProperties(text string) (PVRDMADevice, error) {
 		Ref:     rec.Ref,
 	}
 	for key, dst := range map[string]*int{"Physical HCA available": &d.PhysicalHCA, "RoCE version": &d.RoCEVersion, "Active MTU": &d.ActiveMTU} {
-		f, ok := rec.Fields[key]
+		f, ok := rec.Field(key)
 		if !ok {
 			continue
 		}
@@ -74,7 +74,7 @@ func PVRDMAProperties(text string) (PVRDMADevice, error) {
 		}
 		*dst = n
 	}
-	return result(d, len(rec.Keys), sk)
+	return result(d, rec.Len(), sk)
 }
 
 var reNumber = regexp.MustCompile(`[0-9]+`)
@@ -111,7 +111,7 @@ func readVsishBlock(ls []line, i int, rec *Record, s *skips) (int, bool) {
 			if i, closed = readVsishBlock(ls, i, &child, s); !closed {
 				s.add(l.ref(), nil, fmt.Sprintf("block %q is not closed", key))
 			}
-			rec.set(key, Field{Ref: l.ref()})
+			rec.Set(key, Field{Ref: l.ref()})
 			if rec.Nested == nil {
 				rec.Nested = map[string][]Record{}
 			}
@@ -122,7 +122,7 @@ func readVsishBlock(ls []line, i int, rec *Record, s *skips) (int, bool) {
 				s.add(l.ref(), nil, "not a \"key:value\" line: skipped")
 				continue
 			}
-			rec.set(strings.TrimSpace(k), Field{Value: strings.TrimSpace(v), Ref: l.ref()})
+			rec.Set(strings.TrimSpace(k), Field{Value: strings.TrimSpace(v), Ref: l.ref()})
 		}
 	}
 	return i, false

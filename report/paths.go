@@ -50,6 +50,10 @@ type Pair struct {
 	ConfiguredMTU int  `json:"configured_mtu"`
 	PathMTU       int  `json:"path_mtu"`
 	Exact         bool `json:"exact"`
+	// Rounds is how many rounds of tries the path MTU search took (0: the
+	// configured size passed; each round waits at most once for a lost
+	// reply).
+	Rounds int `json:"rounds"`
 	// RDMAMTU is the largest RoCE MTU the path carries (4096 for 9000; 0
 	// when the probes did not cross the RDMA fabric: Fabric false).
 	RDMAMTU int `json:"rdma_mtu"`
@@ -101,7 +105,7 @@ func BuildPaths(fleet *facts.Fleet) *Paths {
 	offEnd := map[string]string{}
 	for _, pp := range pairs {
 		x := Pair{From: pp.From, To: pp.To, Vmknic: pp.Vmknic, Target: pp.Target, ConfiguredMTU: pp.Configured, PathMTU: pp.MTU,
-			Exact: pp.Exact, LossPercent: pp.Loss, Network: pp.Net.String(), Fabric: pp.Net.Fabric()}
+			Exact: pp.Exact, Rounds: pp.Rounds, LossPercent: pp.Loss, Network: pp.Net.String(), Fabric: pp.Net.Fabric()}
 		if x.Fabric {
 			x.RDMAMTU = facts.RDMAMTUFor(pp.MTU)
 		} else {

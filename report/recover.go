@@ -56,17 +56,7 @@ func mdErrLine(msg string) string   { return "\n> " + md(textsafe.Clean(msg)) + 
 // instead of half a document.
 func document(w io.Writer, name string, r *Report, render func(io.Writer) error, fallback func(io.Writer, *Report, string) error) error {
 	var buf bytes.Buffer
-	err, failed := func() (err error, failed string) {
-		defer func() {
-			if v := recover(); v != nil {
-				failed = renderFailed(name, v)
-			}
-		}()
-		if renderHook != nil {
-			renderHook(name)
-		}
-		return render(&buf), ""
-	}()
+	err, failed := guardedRender(&buf, name, render)
 	if failed != "" {
 		return fallback(w, r, failed)
 	}
@@ -75,6 +65,20 @@ func document(w io.Writer, name string, r *Report, render func(io.Writer) error,
 	}
 	_, err = w.Write(buf.Bytes())
 	return err
+}
+
+// guardedRender runs render into w and turns a panic into failed, the
+// message a fallback document carries.
+func guardedRender(w io.Writer, name string, render func(io.Writer) error) (err error, failed string) {
+	defer func() {
+		if v := recover(); v != nil {
+			failed = renderFailed(name, v)
+		}
+	}()
+	if renderHook != nil {
+		renderHook(name)
+	}
+	return render(w), ""
 }
 
 // plainFindings lists every finding on one line each, for a fallback.
@@ -174,9 +178,67 @@ func WriteHTML(w io.Writer, r *Report) error {
 	return document(w, "HTML report", r, func(w io.Writer) error { return writeHTMLReport(w, r) }, fallbackHTML)
 }
 
-// WriteJSON writes the report as JSON (writeJSONReport).
+// WriteJSON writes the report as JSON (writeJSONReport), streamed: the
+// first streamHeld bytes are held, so that a report of up to a hundred
+// hosts or so falls back whole as the others do; a larger one is written
+// as it is made (it is never held whole: 14 MB for 1,000 hosts), and a
+// renderer that fails after that ends it with an error, not a fallback.
 func WriteJSON(w io.Writer, r *Report) error {
-	return document(w, "JSON report", r, func(w io.Writer) error { return writeJSONReport(w, r) }, fallbackJSON)
+	return streamDocument(w, "JSON report", r, func(w io.Writer) error { return writeJSONReport(w, r) }, fallbackJSON)
+}
+
+// streamHeld is how much of a streamed document is held before it is
+// written out.
+const streamHeld = 1 << 20
+
+// streamDocument is document for a renderer that streams: it holds the
+// first streamHeld bytes (a failure before then falls back as document
+// does), then writes through.
+func streamDocument(w io.Writer, name string, r *Report, render func(io.Writer) error, fallback func(io.Writer, *Report, string) error) error {
+	hw := &heldWriter{w: w}
+	err, failed := guardedRender(hw, name, render)
+	switch {
+	case failed != "" && !hw.out:
+		return fallback(w, r, failed)
+	case failed != "":
+		return fmt.Errorf("%s (the document written before it is incomplete)", failed)
+	case err != nil:
+		return err
+	}
+	return hw.flush()
+}
+
+// heldWriter holds what is written until streamHeld bytes, then writes
+// them and everything after through.
+type heldWriter struct {
+	w   io.Writer
+	buf bytes.Buffer
+	out bool // the held bytes were written: w has part of the document
+}
+
+func (h *heldWriter) Write(p []byte) (int, error) {
+	if h.out {
+		return h.w.Write(p)
+	}
+	h.buf.Write(p)
+	if h.buf.Len() < streamHeld {
+		return len(p), nil
+	}
+	h.out = true
+	if _, err := h.w.Write(h.buf.Bytes()); err != nil {
+		return 0, err
+	}
+	h.buf = bytes.Buffer{}
+	return len(p), nil
+}
+
+func (h *heldWriter) flush() error {
+	if h.out {
+		return nil
+	}
+	h.out = true
+	_, err := h.w.Write(h.buf.Bytes())
+	return err
 }
 
 // WriteJUnit writes the report as JUnit XML (writeJUnitReport).

@@ -20,7 +20,7 @@ import (
 
 // SchemaVersion of the JSON report; documented in docs/report-schema.md.
 // Bump the minor for added fields, the major for anything that breaks readers.
-const SchemaVersion = "2.1"
+const SchemaVersion = "2.2"
 
 // Report is everything a run produced, ready to render.
 type Report struct {
@@ -56,7 +56,7 @@ type Report struct {
 	// draw it (topology.go; since 1.4).
 	Topology []Topology `json:"topology,omitempty"`
 	// Readiness is every host checked against the seeds' host setup,
-	// whether or not it runs PVRDMA VMs (readiness.go; since 2.1).
+	// whether or not it runs PVRDMA VMs (readiness.go; since 2.2).
 	Readiness *checks.Readiness `json:"readiness,omitempty"`
 	// InternalErrors are the panics the engine recovered (a rule, a
 	// host's cause links or fix plan): the run is incomplete (since 1.4).

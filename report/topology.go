@@ -48,7 +48,7 @@ type Topology struct {
 	Adapters     []TopoAdapter `json:"adapters"`
 	MoreAdapters int           `json:"more_adapters,omitempty"`
 	// AdaptersUnknown says why the host's PVRDMA adapters are not known
-	// (neither vsish nor vCenter listed them; since 2.1).
+	// (neither vsish nor vCenter listed them; since 2.2).
 	AdaptersUnknown string `json:"adapters_unknown,omitempty"`
 	// Vmknic is the vmknic PVRDMA uses (nil: none found; Marks say why).
 	Vmknic      *TopoVmknic `json:"vmknic,omitempty"`
@@ -69,7 +69,7 @@ type TopoAdapter struct {
 	// Read is false when only the listing was collected (no properties).
 	Read bool `json:"read"`
 	// FromVCenter: vsish was not read; vCenter's configuration lists the
-	// adapter (Index is then its label; since 2.1).
+	// adapter (Index is then its label; since 2.2).
 	FromVCenter bool   `json:"from_vcenter,omitempty"`
 	ActiveMTU   int    `json:"active_mtu,omitempty"`
 	RoCEVersion int    `json:"roce_version,omitempty"`

@@ -98,7 +98,7 @@ func TestMatrixProgram(t *testing.T) {
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyRight})
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyRight})
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
-	wait("smallest payload first")
+	wait("smallest first")
 	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
 	if out := stripANSI(final.View().Content); !strings.Contains(out, "esx0001 -> esx0003") {

@@ -286,7 +286,11 @@ func (s *shared) pairLines(from, to string) []string {
 		}
 		out = append(out, "")
 	}
-	out = append(out, " "+stLabel.Render(fmt.Sprintf("Probes (%d), smallest payload first", len(x.Probes))))
+	rounds := ""
+	if x.Rounds > 0 {
+		rounds = fmt.Sprintf("; search: %d round%s", x.Rounds, map[bool]string{true: "s"}[x.Rounds > 1])
+	}
+	out = append(out, " "+stLabel.Render(fmt.Sprintf("Probes (%d%s), smallest first", len(x.Probes), rounds)))
 	var pp *facts.PathPair
 	if s.fleet != nil {
 		for _, c := range s.fleet.DataPath().Pairs() {

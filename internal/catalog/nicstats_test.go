@@ -26,7 +26,7 @@ func TestNICStatsFactAndDiff(t *testing.T) {
 	}
 	before := side(string(b))
 	if h := before.Hosts[0]; len(h.NICStats) != 1 || h.NICStats[0].Nic != "vmnic2" || h.NICStats[0].ReceiveDropped != 2452783244 ||
-		h.NICStats[0].Record.Fields["Receive packets dropped"].Command != line {
+		h.NICStats[0].Record.Lookup("Receive packets dropped").Command != line {
 		t.Fatalf("facts: %+v", h.NICStats)
 	}
 	after := strings.Replace(string(b), "Receive packets dropped: 2452783244", "Receive packets dropped: 2452790000", 1)

@@ -233,7 +233,7 @@ var specs = []*Spec{
 		Valid:    validProbeLine,
 		Prefixes: []string{"vmkping", "ping "},
 		README: "`vmkping -I vmkN [-S netstack] -c 3 -i 0.2 -W 1 -d -s <MTU-28> <peer>` from each host's PVRDMA vmknic to its peers' (the next three in name order, or every peer with `--probes all`); " +
-			"when that size is lost, a search of `-c 1 -W 1` tries (at most " + strconv.Itoa(MaxSearchTries) + ") for the largest payload that passes",
+			"when that size is lost, a search for the largest payload that passes: at most " + strconv.Itoa(MaxSearchRounds) + " rounds of `-c 1 -W 1` tries sent together (at most " + strconv.Itoa(MaxRoundTries) + " in all; a round waits once, at most 1 s)",
 		Parser: Each(parse.Vmkping, func(v *parse.Ping, l string) { v.Command = l }, func(f *HostFacts) *[]parse.Ping { return &f.Pings }),
 		Diff:   &DiffKey{Key: func(v reflect.Value) string { return v.Interface().(parse.Ping).Command }, Skip: []string{"AvgMs", "MinMs", "MaxMs"}}},
 }
@@ -291,6 +291,18 @@ var (
 // 1472-byte payload, then a binary search of the rest (ceil(log2(8972-1472))
 // = 13), or of 1..1471.
 const MaxSearchTries = 14
+
+// MaxSearchRounds bounds the rounds of the path MTU search the collector
+// runs (collect.SearchRounds: concurrent one-packet tries, smallest first;
+// each round waits at most once for a lost reply), and MaxRoundTries its
+// tries to one peer: 20 evenly spaced sizes a round (21^3 >= the 8917
+// payloads from 56 to 8972), plus, in round 1, 56, 1472 and 1473 and two
+// hints with the size above each.
+const (
+	MaxSearchRounds  = 3
+	SearchRoundSizes = 20
+	MaxRoundTries    = MaxSearchRounds*SearchRoundSizes + 3 + 2*2
+)
 
 // buildVmkping builds a path probe from, in order: vmknic, netstack (""
 // or defaultTcpipStack: none), packet count (1..10; "" = 3), interval

@@ -38,3 +38,40 @@ func setScanMemoryLimit(n int, getenv func(string) string) {
 		debug.SetMemoryLimit(limit)
 	}
 }
+
+// While results are analysed, what the analysis holds grows with their
+// output (parsed into records that point into it) and with the hosts
+// (facts, findings and report entries of each), not with the caps: the
+// limit then follows what was collected, so that the collector does not
+// let the heap grow to twice the live set (for the 1,000 hosts of the
+// bench: about 100 MB live, a 180 MiB limit instead of 1.28 GiB).
+const (
+	analysisMemoryBase    = 64 << 20
+	analysisPerOutputByte = 4
+	analysisPerHost       = 32 << 10
+)
+
+// analysisMemoryLimit is the memory limit while results are analysed:
+// the output counted as collected (a repeated output once per host).
+func analysisMemoryLimit(results []hostio.HostResult) int64 {
+	var out int64
+	for i := range results {
+		for j := range results[i].Captures {
+			c := &results[i].Captures[j]
+			out += int64(len(c.Stdout) + len(c.Stderr))
+		}
+	}
+	return analysisMemoryBase + analysisPerOutputByte*out + analysisPerHost*int64(len(results))
+}
+
+// setAnalysisMemoryLimit lowers the runtime's memory limit to
+// analysisMemoryLimit, unless the user set one (GOMEMLIMIT) or a lower one
+// is in force.
+func setAnalysisMemoryLimit(results []hostio.HostResult, getenv func(string) string) {
+	if !limitScanMemory || getenv != nil && getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	if limit := analysisMemoryLimit(results); limit < debug.SetMemoryLimit(-1) {
+		debug.SetMemoryLimit(limit)
+	}
+}

@@ -197,7 +197,7 @@ func writeMaps(w io.Writer, rv reflect.Value) {
 	}
 	if p := rv.FieldByName("Props"); p.IsValid() {
 		if rec, ok := p.Interface().(parse.Record); ok {
-			for _, k := range rec.Keys {
+			for _, k := range rec.Keys() {
 				fmt.Fprintf(w, "  %s:\t%s\n", k, rec.Get(k))
 			}
 		}

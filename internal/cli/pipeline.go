@@ -153,6 +153,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 			results = p.AfterCollect(ctx, results)
 		}
 	}
+	setAnalysisMemoryLimit(results, p.Getenv)
 	a := analyzeLogged(results, p.Meta, p.Report.cfg, p.Collect.Logger)
 	var exportErr error
 	if p.Export != nil {

@@ -193,9 +193,24 @@ func TestScanDryRun(t *testing.T) {
 		"esxcli rdma device stats get -d <vmrdmaN>",
 		"vmkping -I <vmkN> [-S <netstack>] -c <1|3> [-i 0.2] [-W 1] -d -s <payload 1..8972> <peer IPv4>",
 		"  3  probes to ",
+		"a search of at most 3 rounds of one-packet tries",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("template %q missing", want)
+		}
+	}
+	// JSON: each probing host's search bound, rounds included.
+	_, out, _ = runScanCLI(t, dir, "--dry-run", "-o", "json")
+	var doc struct {
+		Hosts []dryRunHost `json:"hosts"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range doc.Hosts {
+		if len(h.Probes) > 0 && (h.ProbeSearch == nil || h.ProbeSearch.Rounds != collect.MaxSearchRounds || h.ProbeSearch.Tries != collect.MaxRoundTries ||
+			h.ProbeSearch.AtOnce != collect.SearchWidth(8, len(h.Probes))) {
+			t.Errorf("%s: probe search %+v", h.Host, h.ProbeSearch)
 		}
 	}
 	for _, off := range []string{"--no-probes", "--probes=off"} {

@@ -382,6 +382,20 @@ type dryRunHost struct {
 	Templates []collect.Template `json:"templates"`
 	// Probes are the peers this host would probe (stage 3).
 	Probes []string `json:"probes,omitempty"`
+	// ProbeSearch bounds the path MTU search of a pair whose configured
+	// size is lost.
+	ProbeSearch *dryRunSearch `json:"probe_search,omitempty"`
+}
+
+// dryRunSearch is the bound of one pair's path MTU search.
+type dryRunSearch struct {
+	// Rounds is the most rounds; AtOnce how many one-packet tries a round
+	// sends together (the pair's share of --sessions-per-host); Tries the
+	// most tries in all; WaitS the most a round waits for a lost reply.
+	Rounds int `json:"max_rounds"`
+	AtOnce int `json:"tries_at_once"`
+	Tries  int `json:"max_tries"`
+	WaitS  int `json:"round_wait_s"`
 }
 
 // probePlan is --probes and --probe-budget for a dry run.
@@ -426,6 +440,10 @@ func runDryRun(w io.Writer, format string, targets []hostio.Target, f *SSHFlags,
 			return usageError("%v", err)
 		}
 		h := dryRunHost{Host: t.Name, User: rt.Host.Config.User, Address: rt.Host.Addr, Stage1: collect.Stage1(), Templates: tpls, Probes: peersOf[t.Name]}
+		if len(h.Probes) > 0 {
+			h.ProbeSearch = &dryRunSearch{Rounds: collect.MaxSearchRounds, AtOnce: collect.SearchWidth(f.Sessions, len(h.Probes)),
+				Tries: collect.MaxRoundTries, WaitS: collect.ProbeWait}
+		}
 		if t.Role == hostio.RoleGuest {
 			h.Role = hostio.RoleGuest
 			h.Stage1, h.Templates = dryRunGuestCommands()
@@ -465,10 +483,11 @@ func runDryRun(w io.Writer, format string, targets []hostio.Target, f *SSHFlags,
 		for _, tp := range h.Templates {
 			fmt.Fprintf(w, "  %d  %s\n       %s\n", tp.Stage, tp.Line, tp.When)
 		}
-		if len(h.Probes) > 0 {
+		if ps := h.ProbeSearch; ps != nil {
 			fmt.Fprintf(w, "  3  probes to %s (%d pairs: %d packets each at the configured size, 0.2 s apart; "+
-				"if lost, the search may add up to %d more one-packet tries per pair, each waiting at most %d s)\n",
-				strings.Join(h.Probes, ", "), len(h.Probes), collect.RTTPackets, collect.MaxSearchTries, collect.ProbeWait)
+				"if lost, a search of at most %d rounds of one-packet tries, %d sent at once, smallest first, "+
+				"each round waiting at most %d s for a lost reply: at most %d more tries per pair)\n",
+				strings.Join(h.Probes, ", "), len(h.Probes), collect.RTTPackets, ps.Rounds, ps.AtOnce, ps.WaitS, ps.Tries)
 		}
 	}
 	if dropped > 0 {

@@ -3,25 +3,64 @@ package facts
 import (
 	"errors"
 	"reflect"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
-// Build assembles the facts of every host, in the order given.
+// Build assembles the facts of every host, in the order given. Hosts are
+// parsed on every CPU at once (each host's facts are its own captures'),
+// then the fleet-wide model is derived.
 func Build(results []hostio.HostResult) Fleet {
+	hosts := make([]Host, len(results))
+	guests := make([]Guest, len(results))
+	each(len(results), func(i int) {
+		if results[i].Role == hostio.RoleGuest {
+			guests[i] = BuildGuest(results[i])
+			return
+		}
+		hosts[i] = BuildHost(results[i])
+	})
 	f := Fleet{Hosts: make([]Host, 0, len(results))}
-	for _, hr := range results {
+	for i, hr := range results {
 		if hr.Role == hostio.RoleGuest {
-			f.Guests = append(f.Guests, BuildGuest(hr))
+			f.Guests = append(f.Guests, guests[i])
 			continue
 		}
-		f.Hosts = append(f.Hosts, BuildHost(hr))
+		f.Hosts = append(f.Hosts, hosts[i])
 	}
 	f.path = newDataPath(&f)
 	f.LinkGuests()
 	return f
+}
+
+// each calls f(0..n-1), on up to GOMAXPROCS goroutines.
+func each(n int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n/4)
+	if workers < 2 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // BuildHost parses every capture of one host. Each capture is recorded as a
@@ -56,6 +95,9 @@ func BuildHost(hr hostio.HostResult) Host {
 					src.Error = pe.String()
 				} else {
 					src.Parsed = true
+				}
+				if c.Round > 0 && kind == catalog.KindVmkping && len(h.Pings) > 0 {
+					h.Pings[len(h.Pings)-1].Round = c.Round
 				}
 			}
 		}

@@ -313,7 +313,7 @@ type DataPath struct {
 	index map[*Host]int
 	addrs map[string]PeerAddr
 	stats map[string]PathStats // by host, from the measured pairs
-	memo  sync.Map             // Memo's values
+	memo  sync.Map             // Memo's values (memo.go)
 }
 
 // of reports whether the model was derived from these hosts (the same

@@ -30,6 +30,10 @@ type PathPair struct {
 	// bounded.
 	Ceiling int
 	Exact   bool
+	// Rounds is how many rounds the path MTU search took (0: the
+	// configured size passed, nothing was searched; a search that did not
+	// record its rounds, one try after another, counts a round per try).
+	Rounds int
 	// Refused is set when the sending host refused a size itself
 	// (`sendto() failed (Message too long)`: its vmknic MTU, nothing
 	// left the host); Lost when a size left it and got no reply.
@@ -204,9 +208,14 @@ func pathPairs(h *Host, owner func(ip string) (PeerAddr, bool)) []PathPair {
 
 func measure(pp *PathPair) {
 	var ok []*parse.Ping
+	searched := 0
 	for _, p := range pp.Probes {
 		if pp.Vmknic == "" {
 			pp.Vmknic = p.Vmknic()
+		}
+		if pingCount(p.Command) == 1 {
+			searched++
+			pp.Rounds = max(pp.Rounds, p.Round)
 		}
 		if pingCount(p.Command) != 1 && (pp.First == nil || p.Payload > pp.First.Payload) {
 			pp.First = p
@@ -235,6 +244,9 @@ func measure(pp *PathPair) {
 		} else if pp.First.Transmitted > 0 {
 			pp.Loss = float64(pp.First.Transmitted-pp.First.Received) * 100 / float64(pp.First.Transmitted)
 		}
+	}
+	if pp.Rounds == 0 {
+		pp.Rounds = searched
 	}
 	pp.Exact = pp.MTU > 0 && pp.Ceiling == pp.MTU+1
 	// RTT: the configured probe when it got replies, else the tries that did.

@@ -52,6 +52,10 @@ type Capture struct {
 	// its host's (TransportVCenter, TransportVSphereAPI); empty: the
 	// host result's Transport.
 	Transport string `json:"transport,omitempty"`
+	// Round is, for a path probe's one-packet try, the round of the path
+	// MTU search it was sent in (collect.SearchRounds: the tries of a round
+	// are in flight together); 0 for every other capture.
+	Round int `json:"round,omitempty"`
 }
 
 // OK reports whether the capture holds usable output.

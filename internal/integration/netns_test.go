@@ -13,8 +13,9 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 )
 
-// The path MTU search of the collector (collect.SearchPathMTU) against a
-// real network: Linux network namespaces, one per "host", joined by veth
+// The path MTU searches (collect.SearchRounds, which the collector runs,
+// and collect.SearchPathMTU, the binary search it replaced) against a real
+// network: Linux network namespaces, one per "host", joined by veth
 // pairs to a bridge in a "switch" namespace. The hosts' interfaces carry
 // 9000-byte frames; the switch ports (the bridge side of each veth) have
 // different MTUs, and the bridge silently drops a frame larger than the
@@ -149,12 +150,17 @@ func TestPathMTUSearchOverNetworkNamespaces(t *testing.T) {
 				// interface refuses more than 2000.
 				configured := collect.ProbeSize(9000)
 				first, err := p(context.Background(), configured)
-				got := configured + 28
-				var tries int
+				got, bin := configured+28, configured+28
+				var tries, rounds, binTries int
 				if err == nil && !first.Passed {
-					s := collect.SearchPathMTU(context.Background(), configured, p)
-					err, tries = s.Stopped, len(s.Tries)
+					s := collect.SearchRounds(context.Background(), configured, collect.RoundOptions{Width: 4}, p)
+					err, tries, rounds = s.Stopped, len(s.Tries), s.Rounds
 					got = s.Largest + 28
+					b := collect.SearchPathMTU(context.Background(), configured, p)
+					if err == nil {
+						err = b.Stopped
+					}
+					bin, binTries = b.Largest+28, len(b.Tries)
 				}
 				mu.Lock()
 				defer mu.Unlock()
@@ -162,11 +168,11 @@ func TestPathMTUSearchOverNetworkNamespaces(t *testing.T) {
 					t.Errorf("%s -> %s: %v", src.name, dst.name, err)
 					return
 				}
-				if got != want(src, dst) {
-					t.Errorf("%s -> %s: discovered path MTU %d, the namespaces carry %d (%d tries)", src.name, dst.name, got, want(src, dst), tries)
+				if got != want(src, dst) || bin != got {
+					t.Errorf("%s -> %s: discovered path MTU %d in %d rounds (binary search %d), the namespaces carry %d", src.name, dst.name, got, rounds, bin, want(src, dst))
 				}
-				if tries > collect.MaxSearchTries {
-					t.Errorf("%s -> %s: %d tries", src.name, dst.name, tries)
+				if tries > collect.MaxRoundTries || rounds > collect.MaxSearchRounds || binTries > collect.MaxSearchTries {
+					t.Errorf("%s -> %s: %d tries in %d rounds (binary search: %d tries)", src.name, dst.name, tries, rounds, binTries)
 				}
 			}()
 		}
