@@ -42,6 +42,8 @@ var catalogueList = slices.Concat(
 	rulesGPU,
 	rulesGuest,
 	rulesGuestVerbs,
+	rulesMobility,
+	rulesReadiness,
 	rulesCollection,
 )
 

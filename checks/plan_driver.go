@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
@@ -82,6 +83,13 @@ func (p *planner) rdmaRemedy(fs ...Finding) {
 		swName = sw.Name
 	}
 	cands := roceCandidates(h, sw)
+	if len(cands) == 0 && !nicsRead(h) {
+		// Its NICs were not read (a host read through vCenter alone):
+		// whether one of them carries RoCE once its driver runs is
+		// unknown, and so is the remedy.
+		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: "On " + h.Host + ": " + rdmaRemedyText(h, p.path) + "."}})
+		return
+	}
 	if len(cands) == 0 {
 		p.add(PhaseHardware, Action{Kind: ActInstallNIC, Params: Params{Switch: swName}}, fs...)
 		// The new NIC's lossless Ethernet, at the reboot after it: PFC on
@@ -151,6 +159,12 @@ func rdmaRemedyText(h *facts.Host, hp *facts.HostPath) string {
 		sw = hp.Switch
 	}
 	cands := roceCandidates(h, sw)
+	if len(cands) == 0 && !nicsRead(h) {
+		_, why := h.Available(catalog.KindNICList)
+		return "which of its NICs can carry RoCE is unknown (" + why + "; vCenter does not list their drivers): check `esxcli network nic list` " +
+			"for an RoCE-capable NIC (ConnectX-4 or later, E810, BCM574xx/575xx, FastLinQ) and turn its RDMA driver on, else install an " +
+			"RoCE NIC listed for this ESXi release, and make its port the only uplink of the PVRDMA vDS"
+	}
 	if len(cands) == 0 {
 		var fams []string
 		for _, n := range h.NICs {
@@ -175,4 +189,11 @@ func rdmaRemedyText(h *facts.Host, hp *facts.HostPath) string {
 	return fmt.Sprintf("%s is a %s (%s), which carries RoCE once its RDMA driver %s runs: check `esxcli software vib list` shows %s "+
 		"(else install the vendor's component first), `esxcli system module set -m %s -e true`, and reboot in maintenance mode",
 		c.nic, fam.Name, fam.LANDriver, fam.RDMADriver, fam.Package, fam.RDMADriver)
+}
+
+// nicsRead reports whether the host's NIC list was read (the NIC
+// families, and so the RDMA remedy, come from it).
+func nicsRead(h *facts.Host) bool {
+	ok, _ := h.Available(catalog.KindNICList)
+	return ok || len(h.NICs) > 0
 }

@@ -78,6 +78,7 @@ func writeConcise(w io.Writer, r *Report, opt TextOptions) error {
 
 	writeConciseEntries(&b, p, "HOSTS", "hosts", r.Hosts, wrap, width)
 	guarded("guests section", func(sb *strings.Builder) { writeConciseEntries(sb, p, "GUESTS", "guests", r.Guests, wrap, width) })
+	guarded("readiness section", func(sb *strings.Builder) { writeTextReadiness(sb, p, r, wrap, width, false) })
 
 	if len(r.CollectionFailures) > 0 {
 		b.WriteString("\n" + p.c("1", "NOT COLLECTED") + "\n")
@@ -467,6 +468,9 @@ func collapseNames(text string, names map[string]bool) string {
 // HCA available:0 (line 5 of `vsish -e cat ...`)", so that the one line
 // the concise view keeps shows the value.
 func evidenceFirst(e checks.Evidence) string {
+	if e.Line > 0 && e.Property != "" {
+		return fmt.Sprintf("%s (line %d of `%s`)", e.Property, e.Line, e.Command)
+	}
 	if e.Line > 0 {
 		return fmt.Sprintf("%s (line %d of `%s`)", strings.Join(strings.Fields(e.Text), " "), e.Line, e.Command)
 	}
