@@ -43,6 +43,8 @@ var catalogueList = slices.Concat(
 	rulesGPU,
 	rulesGuest,
 	rulesGuestVerbs,
+	rulesMobility,
+	rulesReadiness,
 	rulesCollection,
 )
 

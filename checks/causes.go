@@ -86,6 +86,10 @@ var causeEdges = []causeEdge{
 		[]string{"vrdma-api", "pvrdma-hpc-study"}},
 	{"ROCE_NOT_SUPPORTED", "VM_DEVICE_PROTOCOL_MISMATCH", "the device PVRDMA uses has no RoCE, so it supports no adapter's RoCE version",
 		[]string{"pvrdma-hpc-study", "vrdma-api"}},
+	// Across hosts: a pair of PVRDMA VMs uses RDMA only when both hosts
+	// have it.
+	{"TCP_FALLBACK", "VM_PEERS_WITHOUT_RDMA", "the peer host's PVRDMA traffic falls back to TCP, so every pair with a VM on it does",
+		[]string{"seed-004-vsphere-rdma", "rdma-overview-65"}},
 	// Guests: a guest adapter and its host-side adapter (same MAC) are one
 	// adapter.
 	{"GUEST_NETDEV_MTU_LIMITS_RDMA_MTU", "LOW_MTU", "the guest interface's MTU caps the adapter's RoCE MTU",
@@ -301,6 +305,8 @@ func linkCauses(fleet *facts.Fleet, paths *facts.DataPath, fs []Finding) {
 	}
 	// Blocked paths that cross the same hop: one root, the rest under it.
 	linkSameHop(paths, fs)
+	// VMs whose peers sit on hosts without RDMA: the peer host's fallback.
+	linkPeersWithoutRDMA(fleet, paths, fs)
 	// Guest findings and the host findings of the same adapter.
 	linkGuestCauses(fleet, fs)
 	// Only declared edges link (never an invented cause); then severity

@@ -291,6 +291,17 @@ var edgeCases = []edgeCase{
 		name:     "the device without RoCE is an unused second port; the adapter's v1 is missing from the v2-only device PVRDMA uses",
 		miss:     pair(func(b *facts.Host) { secondPort(b, "Active", false); v2only(b); roce1(b) }),
 		missFrom: finding{"ROCE_NOT_SUPPORTED", "esx02", "vmrdma1"}, missTo: finding{"VM_DEVICE_PROTOCOL_MISMATCH", "esx02", vm02}},
+	{cause: "TCP_FALLBACK", effect: "VM_PEERS_WITHOUT_RDMA",
+		linked: pair(noDevice("0")), from: finding{"TCP_FALLBACK", "esx02", "esx02 (hpc-esx02)"},
+		to:   finding{"VM_PEERS_WITHOUT_RDMA", "esx01", "esx01 (hpc-esx01)"},
+		name: "esx01 has no RDMA device either: its own TCP_FALLBACK says so, its VMs are no pair with working RDMA on one side",
+		miss: func() *facts.Fleet {
+			a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
+			noDevice("0")(&a)
+			noDevice("0")(&b)
+			return fleetOf2(a, b)
+		},
+		missFrom: finding{"TCP_FALLBACK", "esx02", "esx02 (hpc-esx02)"}, missTo: finding{"VM_PEERS_WITHOUT_RDMA", "esx01", "esx01 (hpc-esx01)"}},
 	{cause: "GUEST_NETDEV_MTU_LIMITS_RDMA_MTU", effect: "LOW_MTU",
 		linked: guestAt1500(false),
 		from:   finding{"GUEST_NETDEV_MTU_LIMITS_RDMA_MTU", "vm1", "vmw_pvrdma0 (hpc-esx01 PVRDMA adapter 0 on esx01)"}, to: finding{"LOW_MTU", "esx01", vm01},

@@ -61,6 +61,10 @@ type Evidence struct {
 	Command string `json:"command"`
 	Line    int    `json:"line,omitempty"`
 	Text    string `json:"text,omitempty"`
+	// Property is, for evidence read from vCenter, the property path and
+	// value the line shows ("config.memoryAllocation.reservation = 0"):
+	// what reports show and highlight instead of the whole JSON line.
+	Property string `json:"property,omitempty"`
 	// Note says what this evidence shows, when it is not obvious.
 	Note string `json:"note,omitempty"`
 }
@@ -207,7 +211,7 @@ func (r *Reporter) PassOn(host, subject string) {
 
 // Ev builds evidence from a fact's Ref.
 func Ev(host string, ref parse.Ref) Evidence {
-	return Evidence{Host: host, Command: ref.Command, Line: ref.Line, Text: ref.Text}
+	return Evidence{Host: host, Command: ref.Command, Line: ref.Line, Text: ref.Text, Property: ref.Property}
 }
 
 // Result is the outcome of running the catalogue on a fleet.

@@ -74,6 +74,11 @@ func fixVMNames(h *facts.Host) []string {
 			out = append(out, "device "+shellArg(e.Name, "(name not shown: control characters)"))
 		}
 	}
+	if len(out) == 0 {
+		for _, c := range vcenterPVRDMA(h) {
+			out = append(out, fixVM(c.Name, ""))
+		}
+	}
 	return out
 }
 

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
@@ -33,10 +34,21 @@ func saidNothing(results []Finding, host string) bool {
 // host i is there; why says what is missing.
 func listedOn(kinds []hostio.Kind, fleet *facts.Fleet, paths *facts.DataPath, i int) (ok bool, why string) {
 	h := &fleet.Hosts[i]
+	// vCenter lists a host's PVRDMA VMs with their configurations: for the
+	// rules that read configurations (not the adapters' vsish properties)
+	// its list stands in for the host's own (a scan whose SSH was refused).
+	vcListed := false
+	if !slices.Contains(kinds, catalog.KindPVRDMAProperties) {
+		vcListed, _ = h.Available(catalog.KindVCenterVMs)
+	}
 	var missing []string
 	for _, k := range kinds {
 		var w string
 		switch k {
+		case catalog.KindPVRDMADeviceLs, catalog.KindVMProcessList:
+			if ok, why := h.Available(k); !ok && !vcListed {
+				w = why
+			}
 		case catalog.KindPVRDMAProperties:
 			w = unreadProperties(h)
 		case catalog.KindVmkping:

@@ -46,9 +46,11 @@ func hasString(list []string, s string) bool {
 	return false
 }
 
-// hasPVRDMA reports whether the host runs VMs with PVRDMA adapters.
+// hasPVRDMA reports whether the host runs VMs with PVRDMA adapters: by
+// vsish, else (vsish not read) by vCenter's configuration of its
+// powered-on VMs.
 func hasPVRDMA(h *facts.Host) bool {
-	return len(h.PVRDMAListing) > 0 || len(h.PVRDMADevices) > 0
+	return len(h.PVRDMAListing) > 0 || len(h.PVRDMADevices) > 0 || len(vcenterPVRDMA(h)) > 0
 }
 
 // jumboRefused reports whether the sending host refused the jumbo probe of

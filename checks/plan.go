@@ -112,11 +112,19 @@ var phaseOrder = []Phase{PhasePrepare, PhaseHardware, PhaseDriver, PhaseReboot, 
 func phaseRank(p Phase) int { return slices.Index(phaseOrder, p) }
 
 // Plans builds one fix plan per host and guest that has findings at
-// warning or above (info findings are advice, not work). Suppressed and
+// warning or above (info findings are advice, not work; HOST_NOT_READY
+// at any severity). Suppressed and
 // not-evaluated findings are left out, and so is COLLECTION_FAILED.
 func Plans(fleet *facts.Fleet, fs []Finding) []Plan {
 	plans, _ := PlansChecked(fleet, fs)
 	return plans
+}
+
+// Planned reports whether a failing finding is planned: warning and
+// above, and a host not ready at any severity (preparing it is work,
+// plan_readiness.go).
+func Planned(f Finding) bool {
+	return f.Severity.Rank() >= Warning.Rank() || f.RuleID == "HOST_NOT_READY"
 }
 
 // PlansChecked is Plans that also returns what failed while planning: a
@@ -136,7 +144,7 @@ func PlansChecked(fleet *facts.Fleet, fs []Finding) ([]Plan, []InternalError) {
 			continue
 		}
 		byKey[f.Key()] = f
-		if f.Severity.Rank() >= Warning.Rank() {
+		if Planned(f) {
 			bySubject[f.Host] = append(bySubject[f.Host], f)
 		}
 	}
@@ -435,6 +443,9 @@ func (p *planner) consequencesOf(f Finding) []Finding {
 			if r := catalogue[c.RuleID]; r != nil && r.PlanConsequences {
 				continue
 			}
+			if p.otherCauses(c, f.Host) {
+				continue // nested under f, but not resolved by f alone
+			}
 			out = append(out, c)
 			walk(k)
 		}
@@ -689,6 +700,13 @@ func runningPVRDMAVMs(h *facts.Host) []string {
 	for _, d := range h.PVRDMADevices {
 		if d.VMName != "" {
 			out = append(out, d.VMName)
+		}
+	}
+	if len(h.PVRDMADevices) == 0 {
+		// vsish was not read (a host read through vCenter): vCenter's
+		// powered-on VMs with a PVRDMA adapter.
+		for _, c := range vcenterPVRDMA(h) {
+			out = append(out, c.Name)
 		}
 	}
 	return dedupe(out)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
@@ -116,6 +117,13 @@ func (p *planner) rdmaRemedy(fs ...Finding) {
 		swName = sw.Name
 	}
 	cands := roceCandidates(h, sw)
+	if len(cands) == 0 && !nicsRead(h) {
+		// Its NICs were not read (a host read through vCenter alone):
+		// whether one of them carries RoCE once its driver runs is
+		// unknown, and so is the remedy.
+		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: "On " + h.Host + ": " + rdmaRemedyText(h, p.path) + "."}})
+		return
+	}
 	if len(cands) == 0 {
 		p.add(PhaseHardware, Action{Kind: ActInstallNIC, Params: Params{Switch: swName}}, fs...)
 		// The new NIC's lossless Ethernet, at the reboot after it: PFC on
@@ -199,6 +207,12 @@ func rdmaRemedyText(h *facts.Host, hp *facts.HostPath) string {
 		sw = hp.Switch
 	}
 	cands := roceCandidates(h, sw)
+	if len(cands) == 0 && !nicsRead(h) {
+		_, why := h.Available(catalog.KindNICList)
+		return "which of its NICs can carry RoCE is unknown (" + why + "; vCenter does not list their drivers): check `esxcli network nic list` " +
+			"for an RoCE-capable NIC (ConnectX-4 or later, E810, BCM574xx/575xx, FastLinQ) and turn its RDMA driver on, else install an " +
+			"RoCE NIC listed for this ESXi release, and make its port the only uplink of the PVRDMA vDS"
+	}
 	if len(cands) == 0 {
 		var fams []string
 		for _, n := range h.NICs {
@@ -297,4 +311,11 @@ func planAllowedIPs(p *planner, f Finding) {
 		return
 	}
 	p.add(PhaseHost, Action{Kind: ActAllowIP, Params: Params{Ruleset: "pvrdma", IPs: missing}}, f)
+}
+
+// nicsRead reports whether the host's NIC list was read (the NIC
+// families, and so the RDMA remedy, come from it).
+func nicsRead(h *facts.Host) bool {
+	ok, _ := h.Available(catalog.KindNICList)
+	return ok || len(h.NICs) > 0
 }

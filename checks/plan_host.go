@@ -218,21 +218,25 @@ func planLowMTU(p *planner, f Finding) {
 // planPFC: PFC on priority 3, on the host and its switch port: ConnectX
 // in the LAN driver's options (merged: -p replaces the string; every port
 // of the module, at the next boot), other drivers global pause.
-func planPFC(p *planner, f Finding) {
-	h, nic := p.host, f.Subject
+func planPFC(p *planner, f Finding) { p.lossless(f.Subject, f) }
+
+// lossless proposes lossless Ethernet on the host's uplink nic, resolving
+// fs.
+func (p *planner) lossless(nic string, fs ...Finding) {
+	h := p.host
 	if mod := h.PFCModule(nic); mod != "" {
 		fam := h.FamilyOf(nic)
 		if cur := lanOptions(h, mod); optionOn(cur, "pfctx", "0x08") && optionOn(cur, "pfcrx", "0x08") {
-			p.rebootFor(f) // configured already: it runs after the next boot
+			p.rebootFor(fs...) // configured already: it runs after the next boot
 			p.add(PhaseSwitch, Action{Kind: ActSetSwitchFlow, Params: Params{NIC: nic, Mode: "pfc", Priority: 3}})
 			return
 		}
 		p.add(PhaseDriver, Action{Kind: ActSetModuleParams, Params: Params{Module: mod, NICs: portsOf(h, mod), NIC: nic, Family: fam.Name,
-			Set: nmlxPFCSet, Current: driverFactsOf(h, fam).LANOptions}}, f).atReboot()
+			Set: nmlxPFCSet, Current: driverFactsOf(h, fam).LANOptions}}, fs...).atReboot()
 		p.add(PhaseSwitch, Action{Kind: ActSetSwitchFlow, Params: Params{NIC: nic, Mode: "pfc", Priority: 3}})
 		return
 	}
-	p.add(PhaseHost, Action{Kind: ActSetPause, Params: Params{NIC: nic}}, f)
+	p.add(PhaseHost, Action{Kind: ActSetPause, Params: Params{NIC: nic}}, fs...)
 	p.add(PhaseSwitch, Action{Kind: ActSetSwitchFlow, Params: Params{NIC: nic, Mode: "pause"}})
 }
 
@@ -278,6 +282,9 @@ func planRebind(p *planner, f Finding) {
 			return
 		}
 	}
+	if f.CausedBy != nil && f.CausedBy.RuleID == "NO_RDMA_DEVICE" && !nicsRead(p.host) {
+		return // the remedy is unknown (rdmaRemedy): nothing to bind to yet
+	}
 	vms := unboundVMs(p.host, f)
 	if len(vms) == 0 {
 		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
@@ -294,6 +301,11 @@ func planRebind(p *planner, f Finding) {
 // finding is about whose adapters have no HCA.
 func unboundVMs(h *facts.Host, f Finding) []string {
 	var out []string
+	if f.RuleID == "TCP_FALLBACK" && len(h.PVRDMADevices) == 0 {
+		// vsish was not read (a host read through vCenter): its running
+		// PVRDMA VMs, whose adapters bind at their power-on.
+		return runningPVRDMAVMs(h)
+	}
 	for _, d := range h.PVRDMADevices {
 		if d.PhysicalHCA != 0 || d.VMName == "" {
 			continue

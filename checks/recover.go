@@ -16,7 +16,8 @@ import (
 
 // InternalError is a panic the engine recovered.
 type InternalError struct {
-	// Where is what failed: "rule", "cause links" or "fix plan".
+	// Where is what failed: "rule", "cause links", "fix plan" or
+	// "readiness".
 	Where string `json:"where"`
 	// RuleID is the rule whose check failed (Where "rule").
 	RuleID string `json:"rule_id,omitempty"`
@@ -31,9 +32,10 @@ type InternalError struct {
 
 // Where an internal error happened.
 const (
-	InRule   = "rule"
-	InCauses = "cause links"
-	InPlan   = "fix plan"
+	InRule      = "rule"
+	InCauses    = "cause links"
+	InPlan      = "fix plan"
+	InReadiness = "readiness"
 )
 
 // pleaseReport is how every internal error ends.

@@ -62,7 +62,7 @@ func TestPanickingRuleFailsAlone(t *testing.T) {
 		{"host rule, every host", Rule{ID: "INJECTED_PANIC", Scope: HostScope, Check: func(in *Input, r *Reporter) {
 			r.Pass(in.Host.Host) // reported before the panic: dropped
 			nilMap["x"]++
-		}}, []string{"esx01", "esx02", "esx03", "esx04"}},
+		}}, []string{"esx01", "esx02", "esx03", "esx04", "esx06"}},
 		{"host rule, one host", Rule{ID: "INJECTED_PANIC", Scope: HostScope, Check: func(in *Input, r *Reporter) {
 			if in.Host.Host == "esx03" {
 				var p *facts.HostPath
@@ -72,7 +72,7 @@ func TestPanickingRuleFailsAlone(t *testing.T) {
 		}}, []string{"esx03"}},
 		{"fleet rule", Rule{ID: "INJECTED_PANIC", Scope: FleetScope, Check: func(in *Input, r *Reporter) {
 			panic("injected")
-		}}, []string{"esx01", "esx02", "esx03", "esx04"}},
+		}}, []string{"esx01", "esx02", "esx03", "esx04", "esx06"}},
 		{"guest rule", Rule{ID: "INJECTED_PANIC", Scope: GuestScope, Check: func(in *Input, r *Reporter) {
 			if in.Guest.Guest == "hpc-node02" {
 				panic("injected")

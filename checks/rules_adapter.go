@@ -82,6 +82,10 @@ func checkTCPFallback(in *Input, r *Reporter) {
 	var with []hostInfo
 	for _, i := range in.Ready {
 		h, hp := &in.Fleet.Hosts[i], in.Paths.Host(i)
+		if k := pvrdmaOn(h); !k.Known {
+			r.NotEvaluatedOn(h.Host, h.Host, k.Why)
+			continue
+		}
 		if !hasPVRDMA(h) {
 			continue
 		}
@@ -117,11 +121,9 @@ func checkTCPFallback(in *Input, r *Reporter) {
 		// vsish's `Physical HCA available` is what the PVRDMA backend
 		// really uses: the primary evidence. The device list and the
 		// vDS uplinks are the fallback when vsish was not read.
+		// (fallsBack, which VM_PEERS_WITHOUT_RDMA reads too).
 		vsish := len(hi.hcaOne)+len(hi.hcaOff) > 0
-		falls := !hi.usable
-		if vsish {
-			falls = len(hi.hcaOne) == 0
-		}
+		falls, _ := fallsBack(h, hp)
 		vms := pvrdmaVMNames(h)
 		subject := fmt.Sprintf("%s (%s)", h.Host, joinNames(vms))
 		var hcaEv []Evidence
@@ -162,6 +164,13 @@ func checkTCPFallback(in *Input, r *Reporter) {
 			reason = h.Host + " has no Active RDMA device"
 		}
 		ev := append(hcaEv, rdmaListEvidence(h)...)
+		if !vsish {
+			// vsish was not read: vCenter's configuration shows the VMs.
+			ev = append(ev, pvrdmaEvidence(h, "")...)
+			if k := pvrdmaOn(h); k.VCenter {
+				reason += " (from vCenter: vsish, which shows the adapters' HCA binding, needs SSH)"
+			}
+		}
 		fix := fmt.Sprintf("On %s: %s; then power-cycle the PVRDMA VMs. Or migrate the VMs that talk to each other onto one host.",
 			h.Host, rdmaRemedyText(h, hp))
 		switch active := hp.Active; {
@@ -277,11 +286,7 @@ func rdmaListEvidence(h *facts.Host) []Evidence {
 		ev = append(ev, Ev(h.Host, d.Ref))
 	}
 	if len(ev) == 0 {
-		for _, s := range h.Sources[catalog.KindRDMADeviceList] {
-			if s.Parsed { // a list that was not read lists nothing
-				ev = append(ev, Evidence{Host: h.Host, Command: s.Command, Note: "no RDMA device listed"})
-			}
-		}
+		ev = noDeviceEvidence(h)
 	}
 	return ev
 }

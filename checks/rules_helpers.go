@@ -34,28 +34,22 @@ func sourceFor(h *facts.Host, kind hostio.Kind, arg string) (ok bool, why string
 	return false, "`" + strings.Replace(catalog.Describe(kind), "<"+argPlaceholder(kind)+">", arg, 1) + "` was not run"
 }
 
-// pvrdmaInUse reports whether the host is meant to carry PVRDMA: it runs
-// PVRDMA VMs or has a vmknic tagged for PVRDMA. known is false when neither
-// input could be read.
+// pvrdmaInUse reports whether the host carries PVRDMA now: it runs PVRDMA
+// VMs (vsish, else vCenter), or, when neither listed its VMs, a vmknic is
+// tagged for PVRDMA. known is false when nothing says. A host known to run
+// none is judged by its readiness (HOST_NOT_READY, readiness.go), whatever
+// its vmknic tag says: the host rules do not report it twice.
 func pvrdmaInUse(h *facts.Host, p *facts.HostPath) (use, known bool, why string) {
-	if hasPVRDMA(h) {
-		return true, true, ""
-	}
-	if p.Tagged != "" {
-		return true, true, ""
-	}
-	okLs, whyLs := h.Available(catalog.KindPVRDMADeviceLs)
-	okTag, whyTag := h.Available(catalog.KindPVRDMAVmknicOpt)
-	if okLs && okTag {
-		return false, true, ""
-	}
-	var reasons []string
-	for _, w := range []string{whyLs, whyTag} {
-		if w != "" {
-			reasons = append(reasons, w)
+	k := pvrdmaOn(h)
+	if !k.Known {
+		if p != nil && p.Tagged != "" {
+			// Its VMs are unknown, but the tag says the host is meant for
+			// PVRDMA: judge it as one that carries it.
+			return true, true, ""
 		}
+		return false, false, k.Why
 	}
-	return false, false, strings.Join(reasons, "; ")
+	return hasPVRDMA(h), true, ""
 }
 
 // sourceEv points at a whole capture (for empty listings).
@@ -204,6 +198,11 @@ func pvrdmaVMNames(h *facts.Host) []string {
 	if len(out) == 0 {
 		for _, e := range h.PVRDMAListing {
 			out = append(out, "device "+e.Name)
+		}
+	}
+	if len(out) == 0 {
+		for _, c := range vcenterPVRDMA(h) {
+			out = append(out, c.Name)
 		}
 	}
 	return out

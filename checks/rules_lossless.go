@@ -39,6 +39,9 @@ func checkPFCDisabled(in *Input, r *Reporter) {
 			r.Pass(nic)
 			continue
 		}
+		if judgedByReadiness(in, d.Name, stepLossless) {
+			continue // HOST_NOT_READY reports it
+		}
 		if !okNIC || det == nil || !okDCB || dcb == nil {
 			var why []string
 			for _, w := range []string{whyNIC, whyDCB} {

@@ -181,6 +181,11 @@ func checkMTUMismatch(in *Input, r *Reporter) {
 		}
 		return
 	}
+	if row := readinessFor(in, h.Host); row != nil && row.Judged() {
+		if c := row.Cell(stepMTU); c != nil && c.State == CellFail {
+			return // a host without PVRDMA VMs: HOST_NOT_READY reports it
+		}
+	}
 	v := hp.DataVmknic
 	subject := sw.Name
 	if v != nil {

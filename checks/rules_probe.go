@@ -23,6 +23,11 @@ func checkVmkpingUnreachable(in *Input, r *Reporter) {
 	h, hp, fleet := in.Host, in.Path, in.Fleet
 	srcs := h.Sources[catalog.KindVmkping]
 	if len(srcs) == 0 {
+		if ok, _ := h.Available(catalog.KindIPInterfaceList, catalog.KindPVRDMAVmknicOpt); ok && hp.Vmknic == nil {
+			// No PVRDMA vmknic (untagged, none bound to an RDMA device):
+			// nothing to probe from (the vmknic and readiness rules say so).
+			return
+		}
 		for _, o := range fleet.Hosts {
 			if o.Host != h.Host && o.Status != hostio.StatusNotCollected {
 				why := "no vmkping probes were run from this host (probes off: --probes off, or no peer PVRDMA vmknic address was known)"

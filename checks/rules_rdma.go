@@ -13,7 +13,7 @@ import (
 // reports a rule not evaluated where one is missing) and the check.
 var rulesRDMA = []*Rule{
 	{ID: "NO_RDMA_DEVICE", Plan: planNoRDMADevice, Severity: Critical, Check: checkNoRDMADevice,
-		Needs: []hostio.Kind{catalog.KindRDMADeviceList, catalog.KindPVRDMADeviceLs}},
+		Needs: []hostio.Kind{catalog.KindRDMADeviceList}},
 	{ID: "RDMA_DEVICE_DOWN", Plan: planRDMADeviceDown, Severity: Critical, Check: checkRDMADeviceDown,
 		Needs: []hostio.Kind{catalog.KindRDMADeviceList}},
 	{ID: "ROCE_NOT_SUPPORTED", Plan: planRoCENotSupported, Severity: Critical, Check: checkRoCENotSupported,
@@ -24,24 +24,27 @@ var rulesRDMA = []*Rule{
 
 func checkNoRDMADevice(in *Input, r *Reporter) {
 	h, fleet := in.Host, in.Fleet
-	if len(h.RDMADevices) > 0 || !hasPVRDMA(h) {
+	if len(h.RDMADevices) > 0 {
 		r.Pass(h.Host)
 		return
 	}
-	ev := sourceEv(h, catalog.KindRDMADeviceList, "no RDMA device listed")
-	if len(h.PVRDMAListing) > 0 {
-		ev = append(ev, Ev(h.Host, h.PVRDMAListing[0].Ref))
+	if k := pvrdmaOn(h); !k.Known {
+		r.NotEvaluated(h.Host, k.Why)
+		return
 	}
+	if !hasPVRDMA(h) {
+		r.Pass(h.Host) // a host without PVRDMA VMs: HOST_NOT_READY judges it
+		return
+	}
+	ev := append(noDeviceEvidence(h), pvrdmaEvidence(h, "")...)
 	vms := joinNames(pvrdmaVMNames(h))
 	var peers []string
 	for i := range fleet.Hosts {
 		o := &fleet.Hosts[i]
 		if o.Host != h.Host && hasPVRDMA(o) {
 			peers = append(peers, o.Host)
-			if len(o.PVRDMAListing) > 0 && len(peers) == 1 {
-				e := Ev(o.Host, o.PVRDMAListing[0].Ref)
-				e.Note = "PVRDMA VMs on another host"
-				ev = append(ev, e)
+			if len(peers) == 1 {
+				ev = append(ev, pvrdmaEvidence(o, "PVRDMA VMs on another host")...)
 			}
 		}
 	}
@@ -66,6 +69,9 @@ func checkRDMADeviceDown(in *Input, r *Reporter) {
 		if strings.EqualFold(strings.TrimSpace(d.State), "active") {
 			r.Pass(d.Name)
 			continue
+		}
+		if judgedByReadiness(in, d.Name, stepRDMA) {
+			continue // HOST_NOT_READY reports it
 		}
 		ev := []Evidence{Ev(h.Host, d.Ref)}
 		fix := fmt.Sprintf("Check the link of %s: `esxcli network nic get -n %s` (Link Status), the cable/optic and the switch port; "+
@@ -106,6 +112,9 @@ func checkRoCENotSupported(in *Input, r *Reporter) {
 			if p.RoCEv1 || p.RoCEv2 {
 				r.Pass(d.Name)
 				break
+			}
+			if judgedByReadiness(in, d.Name, stepRDMA) {
+				break // HOST_NOT_READY reports it
 			}
 			msg := fmt.Sprintf("%s (%s) supports neither RoCE v1 nor RoCE v2", d.Name, orPlaceholder(d.Description, d.Driver))
 			sev := offPathSeverity(h, hp, d, Critical)

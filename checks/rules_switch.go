@@ -72,6 +72,9 @@ func checkRDMAUplinkNotOnDVS(in *Input, r *Reporter) {
 
 func checkDVSMultipleUplinks(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
+	if row := readinessFor(in, h.Host); row != nil && row.Judged() {
+		return // a host without PVRDMA VMs: HOST_NOT_READY reports its uplinks
+	}
 	sw := hp.Switch
 	if sw == nil {
 		if use, _, _ := pvrdmaInUse(h, hp); use && len(h.DVSwitches) > 0 {

@@ -283,19 +283,42 @@ func checkVMPeersOnDifferentDVS(in *Input, r *Reporter) {
 		}
 		return len(seen)
 	}
-	main := ""
-	for u, ms := range bySwitch {
-		if main == "" || vms(ms) > vms(bySwitch[main]) || (vms(ms) == vms(bySwitch[main]) && u < main) {
-			main = u
-		}
+	// The vDS they should all be on: the one with an RDMA uplink and
+	// jumbo frames (chooseVDS), else no direction at all (never the
+	// majority's vDS when it is the one without RDMA).
+	stats := fleetSwitches(in.Fleet, in.Paths)
+	var cands []*vdsInfo
+	candOf := map[*vdsInfo]string{}
+	keys := make([]string, 0, len(bySwitch))
+	for u := range bySwitch {
+		keys = append(keys, u)
 	}
-	mainMember := bySwitch[main][0]
-	mainName := name(mainMember)
+	sort.Strings(keys)
+	for _, u := range keys {
+		st := stats[u]
+		if st == nil {
+			st = byName(stats, name(bySwitch[u][0]))
+		}
+		c := &vdsInfo{Key: u, Name: name(bySwitch[u][0]), VMs: vms(bySwitch[u])}
+		if st != nil {
+			c.RDMAHosts, c.MTU = st.RDMAHosts, st.MTU
+		}
+		cands = append(cands, c)
+		candOf[c] = u
+	}
 	var names []string
 	for u := range bySwitch {
 		names = append(names, fmt.Sprintf("%s (%s)", name(bySwitch[u][0]), plural(vms(bySwitch[u]), "VM")))
 	}
 	sort.Strings(names)
+	best, why := chooseVDS(cands)
+	if best == nil {
+		noDirection(r, all, bySwitch, names, vms)
+		return
+	}
+	main := candOf[best]
+	mainMember := bySwitch[main][0]
+	mainName := name(mainMember)
 	reported := map[string]bool{}
 	for _, m := range all {
 		key := m.h.Host + "\x00" + m.v.Name
@@ -305,8 +328,9 @@ func checkVMPeersOnDifferentDVS(in *Input, r *Reporter) {
 		reported[key] = true
 		subject := adapterSubject(m.v.Name, m.a)
 		r.FailOn(m.h.Host, subject, fmt.Sprintf("%s's PVRDMA adapter %s is on %s, while %d other PVRDMA VMs of the scan are on %s (e.g. %s on %s): "+
-			"PVRDMA VMs reach each other only over one vDS, so if they are meant to talk over RDMA they cannot; vDSs in use: %s",
-			m.v.Name, m.a.Label, name(m), vms(bySwitch[main]), mainName, mainMember.v.Name, mainMember.h.Host, strings.Join(names, ", ")),
+			"PVRDMA VMs reach each other only over one vDS, so if they are meant to talk over RDMA they cannot; vDSs in use: %s; "+
+			"%s is the PVRDMA vDS: %s",
+			m.v.Name, m.a.Label, name(m), vms(bySwitch[main]), mainName, mainMember.v.Name, mainMember.h.Host, strings.Join(names, ", "), mainName, why),
 			offFirst(m.v.Name)+fmt.Sprintf("vSphere Client: Edit Settings > %s (the PVRDMA adapter) > Browse: choose a distributed port group of %s, "+
 				"the vDS of its RDMA peers; leave it if %s is not meant to talk to them (suppress this finding).", m.a.Label, mainName, m.v.Name),
 			adapterEv(m.h.Host, m.c, m.a, "DVSUUID", ""), adapterEv(mainMember.h.Host, mainMember.c, mainMember.a, "DVSUUID", ""))
@@ -317,6 +341,34 @@ func checkVMPeersOnDifferentDVS(in *Input, r *Reporter) {
 			reported[key] = true
 			r.PassOn(m.h.Host, m.v.Name)
 		}
+	}
+}
+
+// noDirection reports every PVRDMA adapter of the scan when they are on
+// several vDSs and none of them is the PVRDMA vDS for sure: no VM is told
+// to move to a vDS that may be the wrong one.
+func noDirection(r *Reporter, all []dvsMember, bySwitch map[string][]dvsMember, names []string, vms func([]dvsMember) int) {
+	reported := map[string]bool{}
+	for _, m := range all {
+		key := m.h.Host + "\x00" + m.v.Name
+		if reported[key] {
+			continue
+		}
+		reported[key] = true
+		others := 0
+		for u, ms := range bySwitch {
+			if u != m.uuid {
+				others += vms(ms)
+			}
+		}
+		r.FailOn(m.h.Host, adapterSubject(m.v.Name, m.a), fmt.Sprintf("%s's PVRDMA adapter %s is on %s, while %d other PVRDMA VMs of the scan "+
+			"are on other vDSs (vDSs in use: %s): PVRDMA VMs reach each other only over one vDS. None of them stands out as the PVRDMA "+
+			"vDS (an Active RDMA uplink and jumbo frames), so pvrdma-doctor names no direction",
+			m.v.Name, m.a.Label, name(m), others, strings.Join(names, ", ")),
+			fmt.Sprintf("Choose the vDS whose only uplink on every host is the RoCE NIC, at MTU 9000 (the seeds' rdma-dvs), and connect the "+
+				"PVRDMA VMs that talk to each other to it: %sEdit Settings > %s (the PVRDMA adapter) > Browse. Leave %s where it is if it is "+
+				"not meant to talk to the others (suppress this finding).", offFirst(m.v.Name), m.a.Label, m.v.Name),
+			adapterEv(m.h.Host, m.c, m.a, "DVSUUID", ""))
 	}
 }
 

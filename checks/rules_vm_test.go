@@ -283,3 +283,45 @@ func TestVMPlanSharesPowerCycle(t *testing.T) {
 		t.Errorf("contradictions %v", c)
 	}
 }
+
+// Two PVRDMA VMs on each of two vDSs: the VMs on the vDS without an RDMA
+// uplink are told to move to the one with it, whichever sorts first; when
+// both have RDMA and jumbo frames, no direction is named.
+func TestVMPeersOnDifferentDVSTieBreak(t *testing.T) {
+	const lab = "50 0a bb cc dd ee ff 00-11 22 33 44 55 66 77 88" // sorts before rdma-dvs's ID
+	four := func(labRDMA bool) func() []facts.Host {
+		return func() []facts.Host {
+			var hosts []facts.Host
+			for i, n := range []string{"esx01", "esx02", "esx03", "esx04"} {
+				h := goodHost(n, "192.168.50.1"+string(rune('1'+i)))
+				if i < 2 {
+					withVMX(nil)(&h)
+				} else {
+					withVMX(replace("50 1e 4a 3c 8f 7a 2e 1d-9b 6c 0a 5f 3e 2d 1c 0b", lab))(&h)
+					sw := parse.DVSwitch{Name: "lab-dvs", VDSID: lab, MTU: 9000, Uplinks: []string{"vmnic2"},
+						Record: rec(cmdDVS, "Name", "lab-dvs", "MTU", "9000", "Uplinks", "vmnic2")}
+					if labRDMA {
+						secondPort(&h, "Active", true)
+						sw.Uplinks = []string{"vmnic5"}
+					}
+					h.DVSwitches = append(h.DVSwitches, sw)
+				}
+				hosts = append(hosts, h)
+			}
+			return hosts
+		}
+	}
+	runCases(t, "VM_PEERS_ON_DIFFERENT_DVS", []ruleCase{
+		{name: "2 and 2, lab-dvs without RDMA: its VMs move to rdma-dvs", hosts: four(false), exact: true,
+			want: []want{
+				{"esx03", "hpc-esx03 (ethernet1)", StatusFail, Warning, "rdma-dvs is the PVRDMA vDS: the only one with an Active RDMA uplink and jumbo frames", "50 0a bb"},
+				{"esx04", "hpc-esx04 (ethernet1)", StatusFail, Warning, "while 2 other PVRDMA VMs of the scan are on rdma-dvs", ""},
+				{"esx01", "hpc-esx01", StatusPass, "", "", ""}, {"esx02", "hpc-esx02", StatusPass, "", "", ""}}},
+		{name: "2 and 2, both with RDMA and jumbo frames: no direction", hosts: four(true), exact: true,
+			want: []want{
+				{"esx01", "hpc-esx01 (ethernet1)", StatusFail, Warning, "pvrdma-doctor names no direction", ""},
+				{"esx02", "hpc-esx02 (ethernet1)", StatusFail, Warning, "is on rdma-dvs, while 2 other PVRDMA VMs of the scan are on other vDSs", ""},
+				{"esx03", "hpc-esx03 (ethernet1)", StatusFail, Warning, "is on lab-dvs", ""},
+				{"esx04", "hpc-esx04 (ethernet1)", StatusFail, Warning, "", ""}}},
+	})
+}

@@ -95,6 +95,9 @@ func checkVmknicNoIPv4(in *Input, r *Reporter) {
 	if v == nil {
 		return // PVRDMA_VMKNIC_UNSET reports it
 	}
+	if row := readinessFor(in, h.Host); row != nil && row.Judged() {
+		return // a host without PVRDMA VMs: HOST_NOT_READY reports it
+	}
 	ip := ipv4Of(h, v.Name)
 	if covered, why := h.Covers(catalog.KindIPv4Get, v.Name); ip == nil && !covered {
 		r.NotEvaluated(v.Name, why)

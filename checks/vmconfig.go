@@ -244,6 +244,11 @@ func cfgEv(host string, c parse.VMConfig, field, note string) Evidence {
 		if cmd == "" {
 			cmd = c.ConfigFile
 		}
+		if c.Source == "vcenter" && note != "" {
+			// The note names the .vmx key; vCenter did not report the
+			// property: the VM's line is the evidence.
+			return Evidence{Host: host, Command: cmd, Line: c.Line, Text: c.Text, Property: "name = " + c.Name, Note: "vCenter does not report it"}
+		}
 		return Evidence{Host: host, Command: cmd, Note: note}
 	}
 	e := Ev(host, r)

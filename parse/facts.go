@@ -9,6 +9,11 @@ type Ref struct {
 	Command string `json:"command,omitempty"`
 	Line    int    `json:"line,omitempty"`
 	Text    string `json:"text,omitempty"`
+	// Property is, for a fact read from vCenter (a JSON document, one
+	// object a line), the property path and value the fact is
+	// ("config.memoryAllocation.reservation = 0"): what the evidence
+	// shows of the line.
+	Property string `json:"property,omitempty"`
 }
 
 // Field is one value of a key/value record with where it was read.
@@ -28,6 +33,9 @@ type Record struct {
 	// Title is the record's title line (VM display name, vmk1, switch name), if any.
 	Title  string
 	fields []recField
+	// props are the fields' vCenter property paths (Ref.Property) by key:
+	// nil but for records read from vCenter, so the others pay nothing.
+	props map[string]string
 	// Nested holds nested structures by parent key (e.g. "Driver Info", "DVPort").
 	Nested map[string][]Record
 	Ref

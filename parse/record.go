@@ -50,7 +50,9 @@ func (r Record) index(key string) int {
 // it.
 func (r Record) Field(key string) (Field, bool) {
 	if i := r.index(key); i >= 0 {
-		return r.fields[i].field(r.Command), true
+		f := r.fields[i].field(r.Command)
+		f.Property = r.props[key]
+		return f, true
 	}
 	return Field{}, false
 }
@@ -97,7 +99,9 @@ func (r Record) Keys() []string {
 func (r Record) All() iter.Seq2[string, Field] {
 	return func(yield func(string, Field) bool) {
 		for _, f := range r.fields {
-			if !yield(f.key, f.field(r.Command)) {
+			ff := f.field(r.Command)
+			ff.Property = r.props[f.key]
+			if !yield(f.key, ff) {
 				return
 			}
 		}
@@ -108,6 +112,15 @@ func (r Record) All() iter.Seq2[string, Field] {
 // and takes the new value. Its command is the record's.
 func (r *Record) Set(key string, f Field) {
 	rf := recField{key: key, value: f.Value, text: f.Text, line: f.Line}
+	switch {
+	case f.Property != "":
+		if r.props == nil {
+			r.props = map[string]string{}
+		}
+		r.props[key] = f.Property
+	case r.props != nil:
+		delete(r.props, key)
+	}
 	if i := r.index(key); i >= 0 {
 		r.fields[i] = rf
 		return
@@ -119,6 +132,7 @@ func (r *Record) Set(key string, f Field) {
 func (r *Record) Delete(key string) {
 	if i := r.index(key); i >= 0 {
 		r.fields = slices.Delete(r.fields, i, i+1)
+		delete(r.props, key)
 	}
 }
 
@@ -126,6 +140,10 @@ func (r *Record) Delete(key string) {
 func (r *Record) rename(from, to string) {
 	if i := r.index(from); i >= 0 {
 		r.fields[i].key = to
+		if p, ok := r.props[from]; ok {
+			delete(r.props, from)
+			r.props[to] = p
+		}
 	}
 }
 
@@ -182,6 +200,10 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		if f.text != "" {
 			b = append(b, `,"text":`...)
 			b = appendString(b, f.text)
+		}
+		if p := r.props[f.key]; p != "" {
+			b = append(b, `,"property":`...)
+			b = appendString(b, p)
 		}
 		b = append(b, '}')
 	}

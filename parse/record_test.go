@@ -93,3 +93,36 @@ func TestRecordJSON(t *testing.T) {
 		t.Errorf("older form: %+v %v", back, err)
 	}
 }
+
+// A field read from vCenter keeps its property path through every
+// accessor, a rename and the JSON form; the others have none.
+func TestRecordProperty(t *testing.T) {
+	r := NewRecord(Ref{Command: "vcenter host config"},
+		KeyField{"reservation", Field{Value: "0", Ref: Ref{Line: 3, Property: "config.memoryAllocation.reservation = 0"}}},
+		KeyField{"name", Field{Value: "vm1", Ref: Ref{Line: 3}}})
+	if f := r.Lookup("reservation"); f.Property != "config.memoryAllocation.reservation = 0" || f.Line != 3 {
+		t.Errorf("Lookup: %+v", f)
+	}
+	if f := r.Lookup("name"); f.Property != "" {
+		t.Errorf("name has property %q", f.Property)
+	}
+	r.rename("reservation", "memory")
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Record
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	for k, f := range back.All() {
+		if want := map[string]string{"memory": "config.memoryAllocation.reservation = 0"}[k]; f.Property != want {
+			t.Errorf("%s: property %q, want %q (%s)", k, f.Property, want, b)
+		}
+	}
+	back.Set("memory", Field{Value: "1024", Ref: Ref{Line: 4}})
+	back.Delete("name")
+	if f := back.Lookup("memory"); f.Property != "" || back.props["name"] != "" {
+		t.Errorf("after Set without a property: %+v %v", f, back.props)
+	}
+}

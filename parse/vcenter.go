@@ -99,6 +99,9 @@ type VCenterHostDoc struct {
 	Version         string `json:"config.product.version,omitempty"`
 	Build           string `json:"config.product.build,omitempty"`
 	ConnectionState string `json:"runtime.connectionState,omitempty"`
+	// Parent is the host's parent, TYPE:ID: ClusterComputeResource:... for
+	// a host in a cluster, ComputeResource:... for a standalone host.
+	Parent string `json:"parent,omitempty"`
 	// RDMADevices is config.network.rdmaDevice.
 	RDMADevices []VCenterRDMADevice `json:"config.network.rdmaDevice"`
 	// Vnics is config.network.vnic.
@@ -111,6 +114,19 @@ type VCenterHostDoc struct {
 	Options map[string]string `json:"advancedOption"`
 	// Rulesets is config.firewall.ruleset.
 	Rulesets []VCenterRuleset `json:"config.firewall.ruleset"`
+	// Cluster is the host's cluster (nil: the host is in no cluster, or
+	// the document predates cluster reading).
+	Cluster *VCenterCluster `json:"cluster,omitempty"`
+}
+
+// VCenterCluster is a host's ClusterComputeResource: its name and whether
+// DRS and vSphere HA can place VMs on its hosts. A nil value was not
+// reported.
+type VCenterCluster struct {
+	Name        string `json:"name"`
+	DRSEnabled  *bool  `json:"configurationEx.drsConfig.enabled,omitempty"`
+	DRSBehavior string `json:"configurationEx.drsConfig.defaultVmBehavior,omitempty"`
+	HAEnabled   *bool  `json:"configurationEx.dasConfig.enabled,omitempty"`
 }
 
 // VCenterRDMADevice is one HostRdmaDevice.
@@ -185,6 +201,31 @@ type VCenterHost struct {
 	PVRDMAVmknic  *AdvancedSetting  `json:"pvrdma_vmknic,omitempty"`
 	Rulesets      []FirewallRuleset `json:"firewall_rulesets,omitempty"`
 	PVRDMARules   []FirewallRule    `json:"pvrdma_rules,omitempty"`
+	// Parent is the host's parent (VCenterHostDoc.Parent; "" when the
+	// document does not say).
+	Parent string `json:"parent,omitempty"`
+	// RDMADeviceList is where config.network.rdmaDevice was read: the
+	// evidence of a host vCenter lists no RDMA device for.
+	RDMADeviceList Ref `json:"rdma_device_list"`
+	// Cluster is the host's cluster as vCenter configures it (nil: in no
+	// cluster, or not read).
+	Cluster *ClusterInfo `json:"cluster,omitempty"`
+	Ref
+}
+
+// ClusterInfo is what decides whether DRS and vSphere HA can place VMs on
+// a host: its cluster's name and configuration, each value with where it
+// was read.
+type ClusterInfo struct {
+	Name string `json:"name"`
+	// DRS and HA are nil when vCenter did not report them.
+	DRS         *bool  `json:"drs_enabled,omitempty"`
+	DRSBehavior string `json:"drs_behavior,omitempty"`
+	HA          *bool  `json:"ha_enabled,omitempty"`
+	// DRSRef and HARef point at the values (Property: the property path
+	// and value, "cluster.configurationEx.drsConfig.enabled = true").
+	DRSRef Ref `json:"drs_ref"`
+	HARef  Ref `json:"ha_ref"`
 	Ref
 }
 
@@ -237,6 +278,22 @@ func (l *lines) at(k, v string) Ref {
 		}
 	}
 	return l.top()
+}
+
+// property returns the line holding the document's top-level key (its
+// first occurrence as a key), with the text "key = value".
+func (l *lines) property(key, value string) Ref {
+	k := jsonString(key) + ":"
+	for _, ln := range l.ls {
+		if strings.HasPrefix(strings.TrimLeft(ln.text, "{ \t"), k) {
+			r := ln.ref()
+			r.Property = key + " = " + value
+			return r
+		}
+	}
+	r := l.top()
+	r.Property = key + " = " + value
+	return r
 }
 
 // top is the document's first line: where an item that is not on a line
@@ -300,6 +357,7 @@ func VCenterVMConfig(text string) ([]VMConfig, error) {
 				c.Extra[k] = v
 			}
 		}
+		c.Refs = vcenterVMRefs(vm, ref)
 		for _, a := range vm.Adapters {
 			ad := VMAdapter{Label: a.Label, Type: a.Type, MAC: a.MAC, Network: a.Network, DVSUUID: a.DVSUUID,
 				DVSName: a.DVSName, PortgroupKey: a.PortgroupKey, DeviceProtocol: a.DeviceProtocol,
@@ -310,6 +368,7 @@ func VCenterVMConfig(text string) ([]VMConfig, error) {
 			if a.StartConnected != nil {
 				ad.StartConnected, ad.StartConnectedSet = *a.StartConnected, true
 			}
+			ad.Refs = vcenterAdapterRefs(a, ad.Ref)
 			c.Adapters = append(c.Adapters, ad)
 		}
 		for _, p := range vm.Passthrough {
@@ -319,6 +378,86 @@ func VCenterVMConfig(text string) ([]VMConfig, error) {
 		out = append(out, c)
 	}
 	return result(out, len(out), sk)
+}
+
+// vcenterVMRefs points each value of a VM read from vCenter at its line,
+// with the text a person looks for: the vSphere property path and the
+// value ("config.memoryAllocation.reservation = 0"), not the whole line.
+func vcenterVMRefs(vm VCenterVM, at Ref) map[string]Ref {
+	refs := map[string]Ref{}
+	set := func(field, path string, value any) {
+		r := at
+		r.Property = fmt.Sprintf("%s = %v", path, value)
+		refs[field] = r
+	}
+	if vm.Version != "" {
+		set("HWVersion", "config.version", vm.Version)
+	}
+	if vm.GuestID != "" {
+		set("GuestOS", "config.guestId", vm.GuestID)
+	}
+	if vm.Firmware != "" {
+		set("Firmware", "config.firmware", vm.Firmware)
+	}
+	if vm.MemoryMB > 0 {
+		set("MemoryMB", "config.hardware.memoryMB", vm.MemoryMB)
+	}
+	if vm.MemReservationMB != nil {
+		set("MemReservationMB", "config.memoryAllocation.reservation", *vm.MemReservationMB)
+	}
+	if vm.MemLockedToMax != nil {
+		set("MemLockedToMax", "config.memoryReservationLockedToMax", *vm.MemLockedToMax)
+	}
+	if vm.PowerState != "" {
+		set("PowerState", "runtime.powerState", vm.PowerState)
+	}
+	for k, v := range vm.ExtraConfig {
+		set(k, "config.extraConfig["+k+"]", v)
+	}
+	return refs
+}
+
+// vcenterAdapterRefs is vcenterVMRefs for an adapter: the device's path
+// names it by its label (config.hardware.device[Network adapter 2]).
+func vcenterAdapterRefs(a VCenterAdapter, at Ref) map[string]Ref {
+	refs := map[string]Ref{}
+	dev := "config.hardware.device[" + a.Label + "]"
+	set := func(field, path string, value any) {
+		r := at
+		r.Property = fmt.Sprintf("%s.%s = %v", dev, path, value)
+		refs[field] = r
+	}
+	kind := map[string]string{"vrdma": "VirtualVmxnet3Vrdma", "vmxnet3": "VirtualVmxnet3", "e1000e": "VirtualE1000e", "e1000": "VirtualE1000",
+		"sriov": "VirtualSriovEthernetCard"}[a.Type]
+	if kind == "" {
+		kind = a.Type
+	}
+	set("Type", "type", kind)
+	if a.Connected != nil {
+		set("Connected", "connectable.connected", *a.Connected)
+	}
+	if a.StartConnected != nil {
+		set("StartConnected", "connectable.startConnected", *a.StartConnected)
+	}
+	switch {
+	case a.DVSUUID != "":
+		sw := a.DVSUUID
+		if a.DVSName != "" {
+			sw += " (" + a.DVSName + ")"
+		}
+		set("DVSUUID", "backing.port.switchUuid", sw)
+		net := a.PortgroupKey
+		if a.Network != "" && a.Network != net {
+			net += " (" + a.Network + ")"
+		}
+		set("Network", "backing.port.portgroupKey", net)
+	case a.Network != "":
+		set("Network", "backing.deviceName", a.Network)
+	}
+	if a.DeviceProtocol != "" {
+		set("DeviceProtocol", "deviceProtocol", a.DeviceProtocol)
+	}
+	return refs
 }
 
 // vcenterGuest is what VMware Tools reports of the guest (nil: nothing).
@@ -346,14 +485,42 @@ func VCenterHostConfig(text string) (VCenterHost, error) {
 	if err := json.Unmarshal([]byte(text), &doc); err != nil {
 		return VCenterHost{}, &Error{Msg: "not the JSON document of `vcenter host config`: " + err.Error()}
 	}
-	h := VCenterHost{Host: doc.Host}
-	at := indexLines(text).at
+	h := VCenterHost{Host: doc.Host, Parent: doc.Parent}
+	idx := indexLines(text)
+	at := idx.at
+	h.Ref = idx.top()
+	if doc.Parent != "" {
+		h.Ref.Property = "parent = " + doc.Parent
+	}
+	h.RDMADeviceList = idx.property("config.network.rdmaDevice", fmt.Sprintf("%d devices", len(doc.RDMADevices)))
+	if len(doc.RDMADevices) == 0 {
+		h.RDMADeviceList.Property = "config.network.rdmaDevice = [] (no RDMA device)"
+	}
+	if cl := doc.Cluster; cl != nil {
+		ref := idx.property("cluster", cl.Name)
+		ci := &ClusterInfo{Name: cl.Name, DRS: cl.DRSEnabled, DRSBehavior: cl.DRSBehavior, HA: cl.HAEnabled, Ref: ref}
+		ci.DRSRef, ci.HARef = ref, ref
+		ci.Ref.Property = "cluster.name = " + cl.Name
+		if cl.DRSEnabled != nil {
+			ci.DRSRef.Property = fmt.Sprintf("cluster.configurationEx.drsConfig.enabled = %t", *cl.DRSEnabled)
+			if cl.DRSBehavior != "" {
+				ci.DRSRef.Property += ", defaultVmBehavior = " + cl.DRSBehavior
+			}
+		}
+		if cl.HAEnabled != nil {
+			ci.HARef.Property = fmt.Sprintf("cluster.configurationEx.dasConfig.enabled = %t", *cl.HAEnabled)
+		}
+		h.Cluster = ci
+	}
 	for _, d := range doc.RDMADevices {
 		ref := at("device", d.Device)
+		dev := "config.network.rdmaDevice[" + d.Device + "]"
 		h.RDMADevices = append(h.RDMADevices, RDMADevice{Name: d.Device, Driver: d.Driver, State: rdmaState(d.State),
 			MTU: int(d.MTU), SpeedMbps: int(d.SpeedMbps), Speed: speedText(d.SpeedMbps), PairedUplink: d.PairedUplink,
-			Description: d.Description, Ref: ref})
-		h.RDMAProtocols = append(h.RDMAProtocols, RDMAProtocol{Device: d.Device, RoCEv1: d.RoCEv1, RoCEv2: d.RoCEv2, IWARP: d.IWARP, Ref: ref})
+			Description: d.Description, Ref: withText(ref, fmt.Sprintf("%s: connectionInfo.state = %s, backing.pairedUplink = %s",
+				dev, orNA(d.State), orNA(d.PairedUplink)))})
+		h.RDMAProtocols = append(h.RDMAProtocols, RDMAProtocol{Device: d.Device, RoCEv1: d.RoCEv1, RoCEv2: d.RoCEv2, IWARP: d.IWARP,
+			Ref: withText(ref, fmt.Sprintf("%s.capability: roceV1Capable = %t, roceV2Capable = %t", dev, d.RoCEv1, d.RoCEv2))})
 	}
 	dvsName := map[string]string{}
 	for _, s := range doc.Switches {
@@ -373,15 +540,20 @@ func VCenterHostConfig(text string) (VCenterHost, error) {
 		if vk.Portgroup == "" && v.PortgroupKey != "" {
 			vk.Portgroup = v.PortgroupKey
 		}
-		vk.Record = record(ref, "Name", v.Device, "MAC Address", v.MAC, "Portgroup", vk.Portgroup, "Netstack Instance", netstack,
+		vnic := "config.network.vnic[" + v.Device + "]"
+		vk.Ref = withText(ref, vnic)
+		vk.Record = record(vk.Ref, "Name", v.Device, "MAC Address", v.MAC, "Portgroup", vk.Portgroup, "Netstack Instance", netstack,
 			"VDS Name", orNA(vk.VDSName), "VDS Port", orNA(v.Port), "MTU", strconv.Itoa(int(v.MTU)))
+		paths(&vk.Record, vnic, "Name", "device", "MAC Address", "spec.mac", "Portgroup", "portgroup", "Netstack Instance", "spec.netStackInstanceKey",
+			"VDS Name", "spec.distributedVirtualPort.switchUuid", "VDS Port", "spec.distributedVirtualPort.portKey", "MTU", "spec.mtu")
 		h.Vmknics = append(h.Vmknics, vk)
 		if v.IP != "" || v.DHCP {
 			typ := "STATIC"
 			if v.DHCP {
 				typ = "DHCP"
 			}
-			h.IPv4 = append(h.IPv4, IPv4Interface{Name: v.Device, Address: v.IP, Netmask: v.Netmask, AddressType: typ, Ref: ref})
+			h.IPv4 = append(h.IPv4, IPv4Interface{Name: v.Device, Address: v.IP, Netmask: v.Netmask, AddressType: typ,
+				Ref: withText(ref, fmt.Sprintf("%s.spec.ip.ipAddress = %s", vnic, orNA(v.IP)))})
 		}
 	}
 	for _, s := range doc.Switches {
@@ -390,17 +562,24 @@ func VCenterHostConfig(text string) (VCenterHost, error) {
 		if s.HostMTU > 0 {
 			mtu = int(s.HostMTU)
 		}
-		sw := DVSwitch{Name: s.Name, VDSID: s.UUID, MTU: mtu, Uplinks: append([]string(nil), s.HostUplinks...), Ref: ref}
-		sw.Record = record(ref, "Name", s.Name, "VDS ID", s.UUID, "MTU", strconv.Itoa(mtu), "Uplinks", strings.Join(s.HostUplinks, ", "))
+		proxy := "config.network.proxySwitch[" + s.Name + "]"
+		sw := DVSwitch{Name: s.Name, VDSID: s.UUID, MTU: mtu, Uplinks: append([]string(nil), s.HostUplinks...), Ref: withText(ref, proxy)}
+		sw.Record = record(sw.Ref, "Name", s.Name, "VDS ID", s.UUID, "MTU", strconv.Itoa(mtu), "Uplinks", strings.Join(s.HostUplinks, ", "))
+		mtuPath := "mtu"
+		if s.HostMTU <= 0 {
+			mtuPath = "(config.maxMtu of the vDS)"
+		}
+		paths(&sw.Record, proxy, "Name", "dvsName", "VDS ID", "dvsUuid", "MTU", mtuPath, "Uplinks", "spec.backing.pnicSpec")
 		h.DVSwitches = append(h.DVSwitches, sw)
 	}
 	if v, ok := doc.Options[PVRDMAVmknicOption]; ok {
 		ref := at(PVRDMAVmknicOption, v)
+		ref = withText(ref, fmt.Sprintf("advancedOption %s = %q", PVRDMAVmknicOption, v))
 		h.PVRDMAVmknic = &AdvancedSetting{Path: "/Net/PVRDMAVmknic", Type: "string", StringValue: v, Ref: ref,
 			Record: record(ref, "Path", "/Net/PVRDMAVmknic", "Type", "string", "String Value", v)}
 	}
 	for _, rs := range doc.Rulesets {
-		ref := at("key", rs.Key)
+		ref := withText(at("key", rs.Key), fmt.Sprintf("config.firewall.ruleset[%s].enabled = %t", rs.Key, rs.Enabled))
 		h.Rulesets = append(h.Rulesets, FirewallRuleset{Name: rs.Key, Enabled: rs.Enabled, Ref: ref})
 		if rs.Key != "pvrdma" {
 			continue
@@ -415,6 +594,30 @@ func VCenterHostConfig(text string) (VCenterHost, error) {
 		}
 	}
 	return h, nil
+}
+
+// withText is ref with what a person looks for in a vCenter document's
+// line: the property path and its value (Ref.Property).
+func withText(ref Ref, property string) Ref {
+	ref.Property = property
+	return ref
+}
+
+// paths gives each field of a record read from vCenter the property
+// "PREFIX.PATH = VALUE" (field, path pairs).
+func paths(r *Record, prefix string, fieldPath ...string) {
+	for i := 0; i+1 < len(fieldPath); i += 2 {
+		f, ok := r.Field(fieldPath[i])
+		if !ok {
+			continue
+		}
+		sep := "."
+		if strings.HasPrefix(fieldPath[i+1], "(") {
+			sep = " "
+		}
+		f.Property = prefix + sep + fieldPath[i+1] + " = " + f.Value
+		r.Set(fieldPath[i], f)
+	}
 }
 
 // record builds a Record of key/value pairs, all read at ref.
@@ -504,7 +707,8 @@ func RenderVCenterHost(doc VCenterHostDoc) string {
 		Version         string `json:"config.product.version,omitempty"`
 		Build           string `json:"config.product.build,omitempty"`
 		ConnectionState string `json:"runtime.connectionState,omitempty"`
-	}{doc.Host, doc.MoRef, doc.Version, doc.Build, doc.ConnectionState}
+		Parent          string `json:"parent,omitempty"`
+	}{doc.Host, doc.MoRef, doc.Version, doc.Build, doc.ConnectionState, doc.Parent}
 	h, _ := json.Marshal(head)
 	b.Write(h[:len(h)-1])
 	b.WriteString(",\n\"config.network.rdmaDevice\":[")
@@ -516,7 +720,12 @@ func RenderVCenterHost(doc VCenterHostDoc) string {
 	opts, _ := json.Marshal(doc.Options)
 	b.WriteString("],\n\"advancedOption\":" + string(opts) + ",\n\"config.firewall.ruleset\":[")
 	writeItems(&b, doc.Rulesets)
-	b.WriteString("]}\n")
+	b.WriteString("]")
+	if doc.Cluster != nil {
+		cl, _ := json.Marshal(doc.Cluster)
+		b.WriteString(",\n\"cluster\":" + string(cl))
+	}
+	b.WriteString("}\n")
 	return b.String()
 }
 

@@ -146,6 +146,8 @@ func collectionFailures(r *Report) []FailureCause {
 	var order []string
 	// viaAPI: the hosts whose esxcli commands vCenter's API ran.
 	viaAPI := map[string]bool{}
+	// vcOnly: the hosts of which only vCenter's data was read.
+	vcOnly := map[string]bool{}
 	add := func(cause, host, command string) {
 		c := byCause[cause]
 		if c == nil {
@@ -169,6 +171,7 @@ func collectionFailures(r *Report) []FailureCause {
 		case strings.Contains(h.Reason, "; only the data read from vCenter is used"):
 			sshCause, e.CollectionDetail = classify(strings.TrimSuffix(h.Reason, "; only the data read from vCenter is used"))
 			e.CollectionDetail += "; vCenter's data only"
+			vcOnly[h.Host] = true
 		}
 		for _, n := range h.Notes {
 			if m := reSSHFailed.FindStringSubmatch(n); m != nil && sshCause == "" {
@@ -216,14 +219,20 @@ func collectionFailures(r *Report) []FailureCause {
 			c.Text = fmt.Sprintf("%s: %s on %s", spec.what, commandList(c.Commands), plural(len(c.Hosts), "host", "hosts"))
 		}
 		c.Fix = spec.fix
-		all := true
+		all, allVC := true, true
 		for _, h := range c.Hosts {
 			all = all && viaAPI[h]
+			allVC = allVC && vcOnly[h]
 		}
-		if all && c.Commands == nil && k != "other" {
+		switch {
+		case all && c.Commands == nil && k != "other":
 			// vCenter already stands in for SSH: say what SSH would add.
 			c.Text += ", esxcli read through vCenter"
 			c.Fix = "vsish and vmkping need SSH: enable it for the scan (Host > Configure > Services > SSH), then stop it"
+		case allVC && c.Commands == nil && k != "other":
+			// vCenter's data was read: --vcenter is already there.
+			c.Text += ", vCenter's data read"
+			c.Fix = "the ESXi commands need SSH: enable it for the scan (Host > Configure > Services > SSH), then stop it"
 		}
 		if k == "other" {
 			// Causes the doctor has no words for: say what the first host said.

@@ -69,11 +69,8 @@ func writeHTMLReport(w io.Writer, r *Report) error {
 	}
 	funcs := template.FuncMap{
 		"fid": func(f checks.Finding) string { return ids[f.Key()] },
-		// A consequence's own consequences, nested under it (a driver
-		// root, the missing device, the VMs without an HCA).
-		"kids": r.ConsequencesOf,
-		"cid":  func(c checks.Cause) string { return ids[c.Key()] },
-		"hid":  func(h string) string { return hostIDs[h] },
+		"cid": func(c checks.Cause) string { return ids[c.Key()] },
+		"hid": func(h string) string { return hostIDs[h] },
 		"hasTopo": func(h string) bool {
 			t := r.TopologyOf(h)
 			return t != nil && t.NotCollected == ""
@@ -90,16 +87,14 @@ func writeHTMLReport(w io.Writer, r *Report) error {
 }
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"upper": func(s string) string { return strings.ToUpper(s) },
-	"evidence": func(e checks.Evidence) string {
-		return EvidenceLine(e)
-	},
+	"upper":        func(s string) string { return strings.ToUpper(s) },
+	"evidence":     evidenceHTML,
 	"hostClass":    Host.level,
 	"rdmaCell":     func(h Host) string { return cellCount(h.RDMADeviceCount()) },
 	"vmCell":       func(h Host) string { return cellCount(h.PVRDMAVMCount()) },
 	"notEvaluated": func(m string) string { return strings.TrimPrefix(m, "not evaluated: ") },
 	"ruleTitle":    func(r *Report, id string) string { return r.Rules[id].Title },
-	"consequences": func(r *Report, f checks.Finding) []checks.Finding { return r.ConsequencesOf(f) },
+	"consequences": allConsequences,
 	"therefore":    therefore,
 	"resolves":     ResolvesText,
 	"ruleDocs":     func(r *Report, id string) []string { return r.Rules[id].Docs },
@@ -109,7 +104,6 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 		return u
 	},
 	"fid":       func(checks.Finding) string { return "" },
-	"kids":      func(checks.Finding) []checks.Finding { return nil },
 	"cid":       func(checks.Cause) string { return "" },
 	"hid":       func(string) string { return "" },
 	"hasTopo":   func(string) bool { return false },
@@ -120,12 +114,12 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"headline":  Group.Headline,
 	"causeLine": FailureCause.Line,
 	"plural":    plural,
+	"readiness": readinessHTML,
 }).Parse(`{{define "consequences"}}
 {{- range .}}
 <div class="consequence" id="{{fid .}}"><span class="why">{{therefore .}}:</span> <span class="badge {{.Severity}}">{{.RuleID}}</span> <span class="subject">{{.Subject}}</span>
 <p>{{.Message}}</p>
 {{- template "evidence" .}}
-{{- template "consequences" (kids .)}}
 </div>
 {{- end}}
 {{- end}}
@@ -183,6 +177,7 @@ svg.topo text.name{font-size:13px;font-weight:600;fill:#1d1d1f}svg.topo text.det
 svg.topo text.glyph{font-size:16px;font-weight:700}svg.topo .critical text.glyph{fill:#c81e1e}svg.topo .warning text.glyph{fill:#c27803}
 ul.marks{font-size:.9rem;margin:.2rem 0 1rem}li.critical::marker{color:#c81e1e}li.warning::marker{color:#c27803}
 table.matrix{width:auto;border-collapse:separate;border-spacing:2px}table.matrix td{text-align:center;font-family:ui-monospace,Menlo,Consolas,monospace;min-width:3.2rem;border:0;border-radius:3px}
+table.readiness td.r-ok{color:#1e6b37}table.readiness td.r-fail{color:#9b1c1c;font-weight:600}table.readiness td.r-unknown,table.readiness td.r-na{color:#777}
 td.jumbo{background:#b7e1c1}td.std{background:#c6dbf7}td.warning{background:#fbd38d}td.critical{background:#f8b4b4;color:#7a1010;font-weight:700}td.self,td.none{color:#aaa;background:#f6f6f6}
 .legend span{display:inline-block;padding:.05rem .5rem;margin:.1rem .2rem;border-radius:3px;font-size:.85rem}
 @media (max-width:600px){body{padding:.5rem .7rem}th,td{padding:.25rem .35rem}}
@@ -222,6 +217,7 @@ td.jumbo{background:#b7e1c1}td.std{background:#c6dbf7}td.warning{background:#fbd
 <tr class="{{hostClass .}}"><td>{{if hasTopo .Host}}<a href="#{{hid .Host}}">{{.Host}}</a>{{else}}{{.Host}}{{end}}</td><td>{{entryLine .}}{{range .Stacks}}<br><small>stack: {{stackText .}}</small>{{end}}{{range .Notes}}<br><small>note: {{.}}</small>{{end}}</td><td>{{.Version}}</td><td class="num">{{rdmaCell .}}</td><td class="num">{{vmCell .}}</td></tr>
 {{- end}}
 </table></div>
+{{readiness .R}}
 {{- if .Topos}}
 <h2 id="topology">Data path</h2>
 <p class="meta">Each host's PVRDMA data path, as the rules read it: VM adapters → vmknic → distributed switch → uplinks → RDMA devices. Red ✗ breaks the path, amber ! degrades it, green is fine.</p>

@@ -100,6 +100,7 @@ func writeMarkdownReport(w io.Writer, r *Report) error {
 		}
 	}
 	section(&b, "guests section", mdErrLine, func(sb *strings.Builder) { writeMarkdownGuests(sb, r) })
+	section(&b, "readiness section", mdErrLine, func(sb *strings.Builder) { writeMarkdownReadiness(sb, r) })
 	section(&b, "findings section", mdErrLine, func(sb *strings.Builder) { writeMarkdownRoots(sb, r) })
 	section(&b, "fix plans section", mdErrLine, func(sb *strings.Builder) { writeMarkdownPlans(sb, r) })
 	var ne []checks.Finding
@@ -161,6 +162,9 @@ func writeMarkdownFinding(b *strings.Builder, r *Report, f checks.Finding) {
 func markdownEvidence(e checks.Evidence) string {
 	var s string
 	switch {
+	case e.Line > 0 && e.Property != "":
+		// vCenter's JSON line: the property it shows, in bold.
+		s = fmt.Sprintf("%s on %s, line %d: **%s**", mdCode(e.Command), md(e.Host), e.Line, md(strings.TrimSpace(e.Property)))
 	case e.Line > 0:
 		s = fmt.Sprintf("%s on %s, line %d: %s", mdCode(e.Command), md(e.Host), e.Line, mdCode(strings.TrimSpace(e.Text)))
 	case e.Command != "":

@@ -20,7 +20,7 @@ import (
 
 // SchemaVersion of the JSON report; documented in docs/report-schema.md.
 // Bump the minor for added fields, the major for anything that breaks readers.
-const SchemaVersion = "2.1"
+const SchemaVersion = "2.2"
 
 // Report is everything a run produced, ready to render.
 type Report struct {
@@ -55,6 +55,9 @@ type Report struct {
 	// Topology is each host's PVRDMA data path as the reports and the TUI
 	// draw it (topology.go; since 1.4).
 	Topology []Topology `json:"topology,omitempty"`
+	// Readiness is every host checked against the seeds' host setup,
+	// whether or not it runs PVRDMA VMs (readiness.go; since 2.2).
+	Readiness *checks.Readiness `json:"readiness,omitempty"`
 	// InternalErrors are the panics the engine recovered (a rule, a
 	// host's cause links or fix plan): the run is incomplete (since 1.4).
 	InternalErrors []checks.InternalError `json:"internal_errors,omitempty"`
@@ -310,10 +313,11 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 			if ok, _ := fh.Available(catalog.KindPVRDMADeviceLs); ok {
 				n := countVMs(fh)
 				h.NumPVRDMAVMs = &n
-			} else if n := countVCenterVMs(fh); n > 0 {
-				// vsish was not read, but vCenter lists the host's PVRDMA
-				// VMs: count those rather than say "unknown" beside
-				// findings about them.
+			} else if ok, _ := fh.Available(catalog.KindVCenterVMs); ok {
+				// vsish was not read, but vCenter lists the host's VMs:
+				// count its powered-on PVRDMA VMs, as the rules do,
+				// rather than say "unknown" beside findings about them.
+				n := len(fh.VCenterPVRDMAVMs(true))
 				h.NumPVRDMAVMs = &n
 			}
 		}
@@ -328,9 +332,15 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 	r.Findings = causeOrder(r.Findings)
 	r.Paths = BuildPaths(fleet)
 	r.Topology = BuildTopology(fleet, r.Findings)
+	if len(fleet.Hosts) > 0 {
+		var ie *checks.InternalError
+		if r.Readiness, ie = checks.ReadinessChecked(fleet); ie != nil {
+			r.InternalErrors = append(r.InternalErrors, *ie)
+		}
+	}
 	var planErrs []checks.InternalError
 	r.Plans, planErrs = checks.PlansChecked(fleet, r.Findings)
-	r.InternalErrors = append(append([]checks.InternalError(nil), res.Errors...), planErrs...)
+	r.InternalErrors = append(append(append([]checks.InternalError(nil), res.Errors...), planErrs...), r.InternalErrors...)
 	for _, ie := range r.InternalErrors {
 		if ie.Where != checks.InRule { // a rule's shows as its "not evaluated" finding
 			r.Notes = append(r.Notes, ie.Message)
@@ -385,17 +395,6 @@ func account(r *Report) {
 // vcenterOnly ends the reason of a host SSH did not reach whose vCenter
 // data was read (collect).
 const vcenterOnly = "; only the data read from vCenter is used"
-
-// countVCenterVMs counts the VMs vCenter lists with a PVRDMA adapter on h.
-func countVCenterVMs(h *facts.Host) int {
-	seen := map[string]bool{}
-	for _, c := range h.VMConfigs {
-		if c.Source == "vcenter" {
-			seen[c.Name] = true
-		}
-	}
-	return len(seen)
-}
 
 func nonNil(f []checks.Finding) []checks.Finding {
 	if f == nil {

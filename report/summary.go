@@ -158,6 +158,18 @@ func (r *Report) RootFindings() []checks.Finding {
 	return out
 }
 
+// allConsequences returns every finding that follows from f, directly or
+// through another (a chain NO_RDMA_DEVICE -> TCP_FALLBACK ->
+// VM_PEERS_WITHOUT_RDMA), depth first, each after its own cause.
+func allConsequences(r *Report, f checks.Finding) []checks.Finding {
+	var out []checks.Finding
+	for _, c := range r.ConsequencesOf(f) {
+		out = append(out, c)
+		out = append(out, allConsequences(r, c)...)
+	}
+	return out
+}
+
 // ConsequencesOf returns the failing findings caused by f, in report order.
 func (r *Report) ConsequencesOf(f checks.Finding) []checks.Finding {
 	return checks.Consequences(r.Findings, f.Key())

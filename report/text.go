@@ -109,6 +109,9 @@ func writeTextReport(w io.Writer, r *Report, opt TextOptions) error {
 		}
 	}
 	section(&b, "guests section", textErrLine, func(sb *strings.Builder) { writeTextGuests(sb, p, r, wrapTo(sb, opt.Width)) })
+	section(&b, "readiness section", textErrLine, func(sb *strings.Builder) {
+		writeTextReadiness(sb, p, r, wrapTo(sb, opt.Width), opt.Width, true)
+	})
 	section(&b, "findings section", textErrLine, func(sb *strings.Builder) { writeTextRoots(sb, p, r, wrapTo(sb, opt.Width), opt.Width) })
 	var ne []checks.Finding
 	for _, f := range r.Findings {
@@ -204,6 +207,9 @@ func evidenceLabel(findingHost string, e checks.Evidence) string {
 func EvidenceLine(e checks.Evidence) string {
 	var s string
 	switch {
+	case e.Line > 0 && e.Property != "":
+		// vCenter's JSON line: the property it shows, not the line.
+		s = fmt.Sprintf("`%s` line %d: %s", e.Command, e.Line, strings.TrimSpace(e.Property))
 	case e.Line > 0:
 		s = fmt.Sprintf("`%s` line %d: %s", e.Command, e.Line, strings.TrimSpace(e.Text))
 	case e.Command != "":

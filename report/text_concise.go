@@ -78,6 +78,7 @@ func writeConcise(w io.Writer, r *Report, opt TextOptions) error {
 
 	writeConciseEntries(&b, p, "HOSTS", "hosts", r.Hosts, wrap, width)
 	guarded("guests section", func(sb *strings.Builder) { writeConciseEntries(sb, p, "GUESTS", "guests", r.Guests, wrap, width) })
+	guarded("readiness section", func(sb *strings.Builder) { writeTextReadiness(sb, p, r, wrap, width, false) })
 
 	if len(r.CollectionFailures) > 0 {
 		b.WriteString("\n" + p.c("1", "NOT COLLECTED") + "\n")
@@ -316,8 +317,19 @@ func writeConciseSection(b *strings.Builder, p painter, r *Report, sec hostSecti
 		byGroup[id] = e
 		entries = append(entries, e)
 	}
+	// Information asks nothing of the admin: one line names it, its
+	// message and evidence are in --details.
+	var infos []string
+	for _, e := range entries {
+		if f := e.fs[0]; f.Severity == checks.Info {
+			infos = append(infos, f.RuleID+"  "+f.Subject)
+		}
+	}
 	for _, e := range entries {
 		f := e.fs[0]
+		if f.Severity == checks.Info {
+			continue
+		}
 		var subjects, hosts []string
 		for _, x := range e.fs {
 			if !contains(subjects, x.Subject) {
@@ -345,6 +357,9 @@ func writeConciseSection(b *strings.Builder, p painter, r *Report, sec hostSecti
 			ev := evidenceLabel(f.Host, f.Evidence[0]) + more + ": " + evidenceFirst(f.Evidence[0])
 			b.WriteString("    " + p.c("2", ansi.Truncate(ev, width-4, "…")) + "\n")
 		}
+	}
+	if len(infos) > 0 {
+		wrap("  ", p.sev(checks.Info, "INFO")+"  "+strings.Join(infos, ", ")+p.c("2", " (--details)"))
 	}
 	if sec.plan == nil {
 		return
@@ -467,6 +482,9 @@ func collapseNames(text string, names map[string]bool) string {
 // HCA available:0 (line 5 of `vsish -e cat ...`)", so that the one line
 // the concise view keeps shows the value.
 func evidenceFirst(e checks.Evidence) string {
+	if e.Line > 0 && e.Property != "" {
+		return fmt.Sprintf("%s (line %d of `%s`)", e.Property, e.Line, e.Command)
+	}
 	if e.Line > 0 {
 		return fmt.Sprintf("%s (line %d of `%s`)", strings.Join(strings.Fields(e.Text), " "), e.Line, e.Command)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
@@ -46,6 +47,9 @@ type Topology struct {
 	// findings list them all); MoreAdapters counts the rest.
 	Adapters     []TopoAdapter `json:"adapters"`
 	MoreAdapters int           `json:"more_adapters,omitempty"`
+	// AdaptersUnknown says why the host's PVRDMA adapters are not known
+	// (neither vsish nor vCenter listed them; since 2.2).
+	AdaptersUnknown string `json:"adapters_unknown,omitempty"`
 	// Vmknic is the vmknic PVRDMA uses (nil: none found; Marks say why).
 	Vmknic      *TopoVmknic `json:"vmknic,omitempty"`
 	VmknicMarks []Mark      `json:"vmknic_marks,omitempty"`
@@ -63,7 +67,10 @@ type TopoAdapter struct {
 	WorldID string `json:"world_id"`
 	Index   string `json:"index"`
 	// Read is false when only the listing was collected (no properties).
-	Read        bool   `json:"read"`
+	Read bool `json:"read"`
+	// FromVCenter: vsish was not read; vCenter's configuration lists the
+	// adapter (Index is then its label; since 2.2).
+	FromVCenter bool   `json:"from_vcenter,omitempty"`
 	ActiveMTU   int    `json:"active_mtu,omitempty"`
 	RoCEVersion int    `json:"roce_version,omitempty"`
 	PhysicalHCA bool   `json:"physical_hca"`
@@ -206,6 +213,27 @@ func topologyOf(fleet *facts.Fleet, h *facts.Host) Topology {
 		wid, idx, _ := e.DeviceID()
 		t.Adapters = append(t.Adapters, TopoAdapter{VM: vmName[wid], WorldID: wid, Index: idx})
 	}
+	if ok, why := h.Available(catalog.KindPVRDMADeviceLs); !ok {
+		// vsish was not read (SSH refused): vCenter's powered-on PVRDMA
+		// VMs, as the rules count them, else say they are unknown.
+		if okVC, _ := h.Available(catalog.KindVCenterVMs); okVC {
+			for _, c := range h.VCenterPVRDMAVMs(true) {
+				for _, ad := range c.PVRDMA() {
+					if len(t.Adapters) == MaxTopoAdapters {
+						t.MoreAdapters++
+						continue
+					}
+					a := TopoAdapter{VM: c.Name, Index: ad.Label, FromVCenter: true}
+					if okDev, _ := h.Available(catalog.KindRDMADeviceList); okDev && len(path.Usable) == 0 {
+						a.Marks = []Mark{{MarkBad, "no Active RDMA device on the PVRDMA vDS (vCenter): traffic to other hosts falls back to TCP"}}
+					}
+					t.Adapters = append(t.Adapters, a)
+				}
+			}
+		} else {
+			t.AdaptersUnknown = why
+		}
+	}
 
 	tagged, vmk, sw := path.Tagged, path.Vmknic, path.Switch
 	switch {
@@ -278,7 +306,9 @@ func topologyOf(fleet *facts.Fleet, h *facts.Host) Topology {
 		}
 		t.Switch = s
 	}
-	if len(h.RDMADevices) == 0 {
+	if len(h.RDMADevices) == 0 && len(t.Adapters) == 0 && t.AdaptersUnknown == "" {
+		t.HostMarks = append(t.HostMarks, Mark{MarkBad, "this host has no RDMA device: PVRDMA VMs placed on it would reach other hosts over TCP"})
+	} else if len(h.RDMADevices) == 0 {
 		t.HostMarks = append(t.HostMarks, Mark{MarkBad, "this host has no RDMA device: PVRDMA traffic to other hosts falls back to TCP"})
 	} else if sw != nil {
 		var off []string

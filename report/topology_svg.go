@@ -48,6 +48,9 @@ func TopologySVG(t *Topology) template.HTML {
 			name = "world " + a.WorldID
 		}
 		detail := "properties not read"
+		if a.FromVCenter {
+			detail = "vCenter: HCA binding unknown"
+		}
 		if a.Read {
 			hca := "HCA"
 			if !a.PhysicalHCA {
@@ -60,7 +63,10 @@ func TopologySVG(t *Topology) template.HTML {
 	if more > 0 {
 		boxes = append(boxes, box{x: 10, y: top + len(ad)*(boxH+gapY), title: fmt.Sprintf("+%d more adapters", more), detail: "listed in the findings"})
 	}
-	if len(ad) == 0 {
+	switch {
+	case len(ad) == 0 && t.AdaptersUnknown != "":
+		boxes = append(boxes, box{x: 10, y: midY, title: "PVRDMA VMs unknown", detail: "not read"})
+	case len(ad) == 0:
 		boxes = append(boxes, box{x: 10, y: midY, title: "no PVRDMA VM", detail: "on this host"})
 	}
 	// Column 2: the vmknic; column 3: the switch.

@@ -62,7 +62,7 @@ func TestE2EDemoInTmux(t *testing.T) {
 	tm := testutil.StartTmux(t, tmux, "e2e", fmt.Sprintf("%s demo; echo EXIT=$?; sleep 30", bin))
 	waitFor, keys := tm.WaitFor, tm.Keys
 
-	scr := waitFor("overview", "5 hosts, 7 guests scanned", "enter open", "/ filter", "? help")
+	scr := waitFor("overview", "6 hosts, 7 guests scanned", "enter open", "/ filter", "? help")
 	if !strings.Contains(scr, "PVRDMA is BROKEN") {
 		t.Fatalf("overview without the fleet verdict:\n%s", scr)
 	}

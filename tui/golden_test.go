@@ -22,6 +22,7 @@ func TestScreens(t *testing.T) {
 		{"topology_broken", []string{"j", "t"}},
 		{"plan", []string{"j", "f"}},
 		{"help", []string{"?"}},
+		{"readiness", []string{"s"}},
 		{"filter", []string{"/", "e", "s", "x", "0", "2"}},
 	}
 	for _, size := range [][2]int{{60, 20}, {80, 24}, {160, 48}} {

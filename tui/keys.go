@@ -8,6 +8,7 @@ import (
 type keyMap struct {
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
 	Open, Back, Topology, Plan, Matrix      key.Binding
+	Readiness                               key.Binding
 	Filter, Critical, Warning, Info         key.Binding
 	NextEvidence, PrevEvidence, Why, Copy   key.Binding
 	Rescan, RescanAll, Bundle               key.Binding
@@ -27,6 +28,7 @@ func newKeyMap() keyMap {
 		Topology:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "topology")),
 		Plan:         key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fix plan")),
 		Matrix:       key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "path matrix")),
+		Readiness:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "setup readiness")),
 		Filter:       key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Critical:     key.NewBinding(key.WithKeys("1"), key.WithHelp("1", "critical")),
 		Warning:      key.NewBinding(key.WithKeys("2"), key.WithHelp("2", "warning")),
@@ -47,7 +49,7 @@ func newKeyMap() keyMap {
 func (k keyMap) groups() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Open, k.Back, k.Topology, k.Plan, k.Matrix, k.Help, k.Quit},
+		{k.Open, k.Back, k.Topology, k.Plan, k.Matrix, k.Readiness, k.Help, k.Quit},
 		{k.Filter, k.Critical, k.Warning, k.Info},
 		{k.NextEvidence, k.PrevEvidence, k.Why, k.Copy},
 		{k.Rescan, k.RescanAll, k.Bundle},

@@ -180,6 +180,10 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		if _, on := top.(*matrixPage); !on {
 			m.push(newMatrixPage(m.shared))
 		}
+	case key.Matches(msg, k.Readiness):
+		if _, on := top.(*readinessPage); !on {
+			m.push(newReadinessPage(m.shared))
+		}
 	case key.Matches(msg, k.Plan):
 		if _, on := top.(*planPage); !on && top.host() != "" {
 			m.push(newPlanPage(m.shared, top.host()))

@@ -690,3 +690,18 @@ func TestBrokenPageDoesNotCrash(t *testing.T) {
 	press(t, m, "esc")
 	mustContain(t, screen(m), "HOST")
 }
+
+// s opens the readiness table of the whole fleet from any screen; esc
+// goes back to where it was opened.
+func TestReadinessPage(t *testing.T) {
+	m := newTestModel(t, 120, 40, nil)
+	press(t, m, "j", "enter", "s")
+	scr := screen(m)
+	mustContain(t, scr, "pvrdma-doctor › esx02 › readiness", "READINESS: the seeds' host setup on every host",
+		"HOST   NIC  UPLINK  TAG  FW  MTU  LOSSLESS", "esx02  ✗", "1 PVRDMA VM", "✓ done  ✗ not done  ? not read  - does not apply",
+		"✗ no RDMA device")
+	press(t, m, "s") // already there: nothing opens on top
+	press(t, m, "esc")
+	mustContain(t, screen(m), "pvrdma-doctor › esx02")
+	mustNotContain(t, screen(m), "READINESS")
+}

@@ -28,7 +28,14 @@ func (p *findingPage) evidenceOutput(e checks.Evidence) ([]string, int) {
 		lines = strings.Split(text, "\n")
 	}
 	nw := len(strconv.Itoa(max(len(lines), 1)))
-	out := make([]string, 0, len(lines)+1)
+	out := make([]string, 0, len(lines)+3)
+	head := 0
+	if e.Property != "" && e.Line > 0 {
+		// vCenter's documents hold an object a line: the property the
+		// evidence is, highlighted above the document.
+		out = append(out, stHit.Render("▶ "+sanitize(e.Property)), stDim.Render(fmt.Sprintf("  (the vSphere property on line %d of `%s` below)", e.Line, sanitize(e.Command))))
+		head = len(out)
+	}
 	for i, l := range lines {
 		num := fmt.Sprintf("%*d │ ", nw, i+1)
 		l = strings.TrimRight(sanitize(l), "\r ")
@@ -48,6 +55,9 @@ func (p *findingPage) evidenceOutput(e checks.Evidence) ([]string, int) {
 		}
 		out = append(out, stHit.Render("▶ "+strings.Repeat(" ", nw)+" └ "+sanitize(note)))
 		return out, len(out)
+	}
+	if head > 0 {
+		return out, 1
 	}
 	return out, e.Line
 }

@@ -57,7 +57,7 @@ func (p *overviewPage) crumbs(trail []string) []string { return trail }
 
 func (p *overviewPage) hints() []key.Binding {
 	k := p.s.keys
-	return []key.Binding{k.Open, hint(k.Back, "clear"), k.Filter, hint(k.Rescan, "rescan"), hint(k.Bundle, "bundle"), k.Topology, hint(k.Matrix, "paths"), k.arrows("move"), hint(k.RescanAll, "rescan all")}
+	return []key.Binding{k.Open, hint(k.Back, "clear"), k.Filter, hint(k.Rescan, "rescan"), hint(k.Bundle, "bundle"), k.Topology, hint(k.Matrix, "paths"), hint(k.Readiness, "readiness"), k.arrows("move"), hint(k.RescanAll, "rescan all")}
 }
 
 // listRows is how many table rows fit under the head.

@@ -90,13 +90,23 @@ func topology(name string, t *report.Topology, row *hostRow, findings []checks.F
 		out = append(out, " "+stDim.Render("Path MTU unknown (no PVRDMA vmknic or switch found)"))
 	}
 	out = append(out, "")
-	if len(t.Adapters) == 0 {
+	switch {
+	case t.AdaptersUnknown != "":
+		for _, l := range wrap("PVRDMA VMs unknown: "+sanitize(t.AdaptersUnknown), width-2) {
+			out = append(out, "  "+stDim.Render(l))
+		}
+	case len(t.Adapters) == 0:
 		out = append(out, "  "+stDim.Render("No VM with a PVRDMA adapter runs on this host."))
 	}
 	for _, a := range t.Adapters {
 		vm := a.VM
 		if vm == "" {
 			vm = "world " + a.WorldID
+		}
+		if a.FromVCenter {
+			out = append(out, "  VM "+stBold.Render(sanitize(vm))+stDim.Render(" (vCenter)"))
+			line("   ", "└─ PVRDMA adapter "+sanitize(a.Index)+" · HCA binding unknown (vsish needs SSH)", a.Marks)
+			continue
 		}
 		out = append(out, "  VM "+stBold.Render(sanitize(vm))+stDim.Render(" (world "+sanitize(a.WorldID)+")"))
 		if !a.Read {

@@ -29,7 +29,7 @@ type Host struct {
 // The properties read, one PropertyCollector retrieval per object type
 // (`scan --dry-run --vcenter` lists them).
 var (
-	HostProps = []string{"name", "runtime.connectionState", "config.product", "config.network.rdmaDevice",
+	HostProps = []string{"name", "parent", "runtime.connectionState", "config.product", "config.network.rdmaDevice",
 		"config.network.vnic", "config.network.proxySwitch", "config.firewall", "configManager.advancedOption"}
 	VMProps = []string{"name", "runtime.host", "runtime.powerState", "config.uuid", "config.instanceUuid",
 		"config.files.vmPathName", "config.version", "config.guestId", "config.firmware", "config.hardware.memoryMB",
@@ -37,6 +37,9 @@ var (
 		"guest.hostName", "guest.ipAddress", "guest.toolsRunningStatus", "guest.net"}
 	DVSProps       = []string{"name", "uuid", "config", "summary.hostMember"}
 	PortgroupProps = []string{"name", "key"}
+	// ClusterProps: each cluster's hosts and its DRS and HA configuration
+	// (where DRS and HA can place PVRDMA VMs).
+	ClusterProps = []string{"name", "host", "configurationEx"}
 )
 
 // scope is the inventory root discovery searches under, and the root of
@@ -141,17 +144,20 @@ func (c *Client) Read(ctx context.Context, hosts []Host) (map[string][]hostio.Ca
 	var dvss []mo.DistributedVirtualSwitch
 	var pgs []mo.DistributedVirtualPortgroup
 	var vms []mo.VirtualMachine
+	var clusters []mo.ClusterComputeResource
 	for _, r := range []struct {
 		kind  string
 		props []string
 		dst   any
 	}{{"HostSystem", HostProps, &hs}, {"DistributedVirtualSwitch", DVSProps, &dvss},
-		{"DistributedVirtualPortgroup", PortgroupProps, &pgs}, {"VirtualMachine", VMProps, &vms}} {
+		{"DistributedVirtualPortgroup", PortgroupProps, &pgs}, {"VirtualMachine", VMProps, &vms},
+		{"ClusterComputeResource", ClusterProps, &clusters}} {
 		if err := c.retrieve(ctx, dc, r.kind, r.props, r.dst); err != nil {
 			return nil, err
 		}
 	}
 	inv := newInventory(dvss, pgs)
+	inv.clusters = clusterOf(clusters)
 	inv.options = c.pvrdmaOptions(ctx, hs, byRef)
 	vmDocs := map[string]*parse.VCenterVMDoc{}
 	for _, h := range hosts {
@@ -206,6 +212,27 @@ type inventory struct {
 	dvs       []mo.DistributedVirtualSwitch
 	dvsByUUID map[string]*mo.DistributedVirtualSwitch
 	pgName    map[string]string
+	// clusters holds the cluster of each clustered host.
+	clusters map[types.ManagedObjectReference]*parse.VCenterCluster
+}
+
+// clusterOf maps each clustered host to its cluster's name and DRS and
+// HA configuration (an unset value stays unset: unknown).
+func clusterOf(clusters []mo.ClusterComputeResource) map[types.ManagedObjectReference]*parse.VCenterCluster {
+	out := map[types.ManagedObjectReference]*parse.VCenterCluster{}
+	for i := range clusters {
+		cl := &clusters[i]
+		vc := &parse.VCenterCluster{Name: cl.Name}
+		if cfg, ok := cl.ConfigurationEx.(*types.ClusterConfigInfoEx); ok {
+			vc.DRSEnabled = cfg.DrsConfig.Enabled
+			vc.DRSBehavior = string(cfg.DrsConfig.DefaultVmBehavior)
+			vc.HAEnabled = cfg.DasConfig.Enabled
+		}
+		for _, h := range cl.Host {
+			out[h] = vc
+		}
+	}
+	return out
 }
 
 func newInventory(dvss []mo.DistributedVirtualSwitch, pgs []mo.DistributedVirtualPortgroup) *inventory {
@@ -349,7 +376,7 @@ func hex16(s string) string {
 
 // host converts one host's configuration.
 func (inv *inventory) host(h *mo.HostSystem) parse.VCenterHostDoc {
-	doc := parse.VCenterHostDoc{Host: h.Name, MoRef: h.Self.Value, ConnectionState: string(h.Runtime.ConnectionState),
+	doc := parse.VCenterHostDoc{Host: h.Name, MoRef: h.Self.Value, ConnectionState: string(h.Runtime.ConnectionState), Parent: parentOf(h),
 		RDMADevices: []parse.VCenterRDMADevice{}, Vnics: []parse.VCenterVnic{}, Switches: []parse.VCenterDVS{},
 		Options: map[string]string{}, Rulesets: []parse.VCenterRuleset{}}
 	cfg := h.Config
@@ -415,6 +442,10 @@ func (inv *inventory) host(h *mo.HostSystem) parse.VCenterHostDoc {
 	if v, ok := inv.options[h.Self]; ok {
 		doc.Options[parse.PVRDMAVmknicOption] = v
 	}
+	if cl := inv.clusters[h.Self]; cl != nil {
+		c := *cl
+		doc.Cluster = &c
+	}
 	if fw := cfg.Firewall; fw != nil {
 		for _, rs := range fw.Ruleset {
 			r := parse.VCenterRuleset{Key: rs.Key, Enabled: rs.Enabled}
@@ -426,6 +457,15 @@ func (inv *inventory) host(h *mo.HostSystem) parse.VCenterHostDoc {
 		}
 	}
 	return doc
+}
+
+// parentOf names the host's parent as TYPE:ID (ClusterComputeResource for
+// a clustered host, ComputeResource for a standalone one).
+func parentOf(h *mo.HostSystem) string {
+	if h.Parent == nil {
+		return ""
+	}
+	return h.Parent.Type + ":" + h.Parent.Value
 }
 
 func orState(s types.HostSystemConnectionState) string {

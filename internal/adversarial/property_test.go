@@ -71,6 +71,7 @@ var partialRegressions = []struct {
 	{6, 1512, "a stray line in a table became an RDMA device without a name (a finding about no subject)"},
 	{7, 1497, "a stray \"Name:\" line emptied a switch's name (a finding about no subject)"},
 	{9, 2736, "GPU_DUPLICATE_DEVICE passed over PVRDMA VMs whose .vmx was not read silently"},
+	{23, 738, "PFC_DISABLED left an idle host's unread DCB status to HOST_NOT_READY, which could not read it either: silent"},
 }
 
 func TestPartialInputs(t *testing.T) {
@@ -335,7 +336,8 @@ var sinks = []struct {
 
 // tuiFrames draws the TUI at 80x24 on every page it has for the case: the
 // overview, the first rows' host (or guest) pages, a finding, its
-// evidence, the topology, the fix plan, the path matrix and the help.
+// evidence, the topology, the fix plan, the path matrix, the readiness
+// table and the help.
 func tuiFrames(rs []hostio.HostResult, a *analysis.Analysis) []string {
 	var hosts []string
 	for _, h := range rs {
@@ -365,6 +367,7 @@ func tuiFrames(rs []hostio.HostResult, a *analysis.Analysis) []string {
 		{"g", "j", "enter", "G", "enter", "w", "esc", "esc", "esc"},
 		{"G", "enter", "enter", "esc", "esc"},
 		{"m", "j", "esc", "?", "esc"},
+		{"s", "j", "esc"}, // the readiness page (issue 29)
 	} {
 		for _, k := range walk {
 			send(key(k))

@@ -66,6 +66,10 @@ func apiKindOf(line string) hostio.Kind {
 
 func stampVCenterHost(v *parse.VCenterHost, l string) {
 	v.Command = l
+	v.RDMADeviceList.Command = l
+	if c := v.Cluster; c != nil {
+		c.Command, c.DRSRef.Command, c.HARef.Command = l, l, l
+	}
 	for i := range v.RDMADevices {
 		v.RDMADevices[i].Command = l
 	}

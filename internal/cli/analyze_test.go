@@ -242,7 +242,7 @@ func TestAnalyzeGuestSessionsAndFolders(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("exit %d: %v\n%s", code, err, stderr)
 	}
-	if len(r.Hosts) != 5 || len(r.Guests) != 7 || strings.Contains(stderr, "no command outputs") {
+	if len(r.Hosts) != 6 || len(r.Guests) != 7 || strings.Contains(stderr, "no command outputs") {
 		t.Errorf("%d hosts, %d guests\n%s", len(r.Hosts), len(r.Guests), stderr)
 	}
 }

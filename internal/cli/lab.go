@@ -203,17 +203,21 @@ func runLabServe(ctx context.Context, opts *LabServeOptions) error {
 		fmt.Fprintf(out, "Simulated vCenter: %s  user %s  password %s\n  certificate SHA-256 %s\n\nWith vCenter (VM configuration, hosts without SSH):\n\n",
 			vc.URL, vc.User, vc.Password, vc.Thumbprint)
 		fmt.Fprintf(out, "  export VC_PASSWORD=%s\n", textsafe.ShellQuote(vc.Password))
+		scope := ""
+		if vc.Cluster != "" {
+			scope = " --cluster " + textsafe.ShellQuote(vc.Cluster)
+		}
 		fmt.Fprintf(out, "  pvrdma-doctor scan --hosts-file %s --known-hosts %s --user %s --password-env PVRDMA_DOCTOR_PASSWORD \\\n"+
-			"      --vcenter %s --vcenter-user %s --vcenter-password-env VC_PASSWORD --vcenter-thumbprint %s --cluster %s\n\n",
+			"      --vcenter %s --vcenter-user %s --vcenter-password-env VC_PASSWORD --vcenter-thumbprint %s%s\n\n",
 			textsafe.ShellQuote(hostsFile), textsafe.ShellQuote(knownHosts), textsafe.ShellQuote(opts.User),
-			vc.URL.Host, textsafe.ShellQuote(vc.User), vc.Thumbprint, textsafe.ShellQuote(vc.Cluster))
+			vc.URL.Host, textsafe.ShellQuote(vc.User), vc.Thumbprint, scope)
 		if port := l.GuestPort(); port > 0 {
 			fmt.Fprintf(out, "With the Linux guests vCenter reports (VMware Tools addresses; same password):\n\n"+
 				"  pvrdma-doctor scan --hosts-file %s --known-hosts %s --user %s --password-env PVRDMA_DOCTOR_PASSWORD \\\n"+
-				"      --vcenter %s --vcenter-user %s --vcenter-password-env VC_PASSWORD --vcenter-thumbprint %s --cluster %s \\\n"+
+				"      --vcenter %s --vcenter-user %s --vcenter-password-env VC_PASSWORD --vcenter-thumbprint %s%s \\\n"+
 				"      --guests-from-vcenter --guest-port %d\n\n",
 				textsafe.ShellQuote(hostsFile), textsafe.ShellQuote(knownHosts), textsafe.ShellQuote(opts.User),
-				vc.URL.Host, textsafe.ShellQuote(vc.User), vc.Thumbprint, textsafe.ShellQuote(vc.Cluster), port)
+				vc.URL.Host, textsafe.ShellQuote(vc.User), vc.Thumbprint, scope, port)
 		}
 	}
 	fmt.Fprintln(out, "Press Ctrl-C to stop.")

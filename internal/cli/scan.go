@@ -76,6 +76,13 @@ vsish needs SSH (reported as not evaluated, with how to enable it). vCenter's
 certificate is verified (--vcenter-thumbprint pins it, --insecure skips it and
 the report says so); README.md ("vCenter").
 
+Every host is checked against the seeds' host setup (RDMA NIC, vDS uplink,
+vmknic tag, pvrdma ruleset, MTU, lossless), whether or not it runs PVRDMA VMs:
+the report's readiness table. 'scan --vcenter URL --cluster NAME' before the
+first PVRDMA VM answers "is this cluster ready for PVRDMA?"; a host that is not
+ready is a warning where the cluster's DRS or HA can place PVRDMA VMs on it;
+README.md ("Is this cluster ready for PVRDMA?").
+
 Path probes (stage 3, the only commands that send packets): from each host's
 PVRDMA vmknic to its peers' (--probes ring: the next 3 hosts by name, the
 default; all: every ordered pair; off: none; --probe-budget N caps the

@@ -214,6 +214,7 @@ func vcenterDryRun(w io.Writer, f *VCenterFlags) map[string]any {
 		"url": u.String(), "user": f.User, "scope": strings.TrimPrefix(scope, " in "),
 		"reads": map[string][]string{"HostSystem": vcenter.HostProps, "VirtualMachine": vcenter.VMProps,
 			"DistributedVirtualSwitch": vcenter.DVSProps, "DistributedVirtualPortgroup": vcenter.PortgroupProps,
+			"ClusterComputeResource":   vcenter.ClusterProps,
 			"OptionManager (per host)": {parse.PVRDMAVmknicOption}},
 		"esxcli_fallback": "esxcli commands of hosts whose SSH is off or refused run through the vSphere API (vsish needs SSH)",
 	}
@@ -222,7 +223,8 @@ func vcenterDryRun(w io.Writer, f *VCenterFlags) map[string]any {
 		for _, t := range []struct {
 			kind  string
 			props []string
-		}{{"HostSystem", vcenter.HostProps}, {"VirtualMachine", vcenter.VMProps}, {"DistributedVirtualSwitch", vcenter.DVSProps}, {"DistributedVirtualPortgroup", vcenter.PortgroupProps}} {
+		}{{"HostSystem", vcenter.HostProps}, {"VirtualMachine", vcenter.VMProps}, {"DistributedVirtualSwitch", vcenter.DVSProps},
+			{"DistributedVirtualPortgroup", vcenter.PortgroupProps}, {"ClusterComputeResource", vcenter.ClusterProps}} {
 			fmt.Fprintf(w, "  %s: %s\n", t.kind, strings.Join(t.props, ", "))
 		}
 		fmt.Fprintf(w, "  per host, its OptionManager (configManager.advancedOption): %s\n", parse.PVRDMAVmknicOption)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/vclab"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
@@ -141,8 +142,41 @@ func TestScanWithVCenter(t *testing.T) {
 		t.Errorf("esx05: %d findings for the commands that need SSH, want 1", needSSH)
 	}
 	notes := strings.Join(r.Notes, "\n")
-	if !strings.Contains(notes, "certificate pinned by --vcenter-thumbprint") || !strings.Contains(notes, "5 ESXi hosts in cluster pvrdma-demo") {
+	if !strings.Contains(notes, "certificate pinned by --vcenter-thumbprint") || !strings.Contains(notes, "6 ESXi hosts in cluster pvrdma-demo") {
 		t.Errorf("notes %q", notes)
+	}
+	// SSH refused, vCenter still concludes: esx05 has no RDMA device
+	// (config.network.rdmaDevice) and runs hpc-node08 (its
+	// VirtualVmxnet3Vrdma adapter), so its traffic falls back to TCP; the
+	// header counts its PVRDMA VM.
+	byKey := map[string]checks.Finding{}
+	for _, f := range r.Findings {
+		byKey[f.Host+" "+f.RuleID] = f
+	}
+	nd := byKey["esx05 NO_RDMA_DEVICE"]
+	if nd.Status != checks.StatusFail || nd.Severity != checks.Critical {
+		t.Errorf("esx05 NO_RDMA_DEVICE %+v", nd)
+	}
+	props := ""
+	for _, e := range nd.Evidence {
+		props += e.Property + "\n"
+	}
+	if !strings.Contains(props, "config.network.rdmaDevice = [] (no RDMA device)") || !strings.Contains(props, "hpc-node08: config.hardware.device[") {
+		t.Errorf("esx05 NO_RDMA_DEVICE evidence: %s", props)
+	}
+	if f := byKey["esx05 TCP_FALLBACK"]; f.Status != checks.StatusFail || f.CausedBy == nil || f.CausedBy.RuleID != "NO_RDMA_DEVICE" {
+		t.Errorf("esx05 TCP_FALLBACK %+v", f)
+	}
+	if n, ok := h.PVRDMAVMCount(); !ok || n != 1 {
+		t.Errorf("esx05 PVRDMA VMs %d %t", n, ok)
+	}
+	// esx06 runs no PVRDMA VM and is not set up; DRS and HA place VMs on
+	// it in pvrdma-demo: a warning, from vCenter's cluster.
+	if f := byKey["esx06 HOST_NOT_READY"]; f.Severity != checks.Warning || !strings.Contains(f.Message, "DRS (fullyAutomated)") {
+		t.Errorf("esx06 HOST_NOT_READY %+v", f)
+	}
+	if r.Readiness == nil || len(r.Readiness.Hosts) != 6 || r.Readiness.Switch != "rdma-dvs" {
+		t.Errorf("readiness %+v", r.Readiness)
 	}
 }
 

@@ -313,26 +313,7 @@ type DataPath struct {
 	index map[*Host]int
 	addrs map[string]PeerAddr
 	stats map[string]PathStats // by host, from the measured pairs
-
-	memoMu sync.Mutex
-	memo   map[string]any
-}
-
-// Memo returns what f computes for key, once per model (per fleet): a
-// value that each host's rule would otherwise derive again from the whole
-// fleet, at a cost of hosts^2.
-func (d *DataPath) Memo(key string, f func() any) any {
-	d.memoMu.Lock()
-	defer d.memoMu.Unlock()
-	if v, ok := d.memo[key]; ok {
-		return v
-	}
-	v := f()
-	if d.memo == nil {
-		d.memo = map[string]any{}
-	}
-	d.memo[key] = v
-	return v
+	memo  sync.Map             // Memo's values (memo.go)
 }
 
 // of reports whether the model was derived from these hosts (the same

@@ -1,6 +1,8 @@
 package facts
 
 import (
+	"strings"
+
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
@@ -50,4 +52,35 @@ func hasRuleset(rs []parse.FirewallRuleset, name string) bool {
 		}
 	}
 	return false
+}
+
+// VCenterPVRDMAVMs returns the VMs vCenter lists on the host with a PVRDMA
+// adapter (VirtualVmxnet3Vrdma), in the order listed; only the powered-on
+// ones when running is set (a VM whose power state vCenter did not give
+// counts as running).
+func (h *Host) VCenterPVRDMAVMs(running bool) []parse.VMConfig {
+	var out []parse.VMConfig
+	seen := map[string]bool{}
+	for _, c := range h.VMConfigs {
+		if c.Source != "vcenter" || len(c.PVRDMA()) == 0 || seen[c.Name] {
+			continue
+		}
+		if running && c.PowerState != "" && c.PowerState != "poweredOn" {
+			continue
+		}
+		seen[c.Name] = true
+		out = append(out, c)
+	}
+	return out
+}
+
+// Cluster is the host's cluster as vCenter configures it (nil when the
+// host is in no cluster, or vCenter was not read); standalone is set when
+// vCenter says the host is in no cluster.
+func (h *Host) Cluster() (c *parse.ClusterInfo, standalone bool) {
+	vc := h.VCenterHost
+	if vc == nil {
+		return nil, false
+	}
+	return vc.Cluster, vc.Cluster == nil && vc.Parent != "" && !strings.HasPrefix(vc.Parent, "ClusterComputeResource:")
 }

@@ -291,7 +291,9 @@ func expectFindings(t *testing.T, r report.Report, scenario, host, alias string)
 	sc := fixtures.MustLoad(t, scenario)
 	want := map[string]bool{}
 	for _, e := range sc.Expect {
-		if e.Host == host {
+		// A scan of this one host cannot see that its VMs' peers sit on
+		// hosts without RDMA: the peers were not scanned.
+		if e.Host == host && e.Rule != "VM_PEERS_WITHOUT_RDMA" {
 			want[e.Rule+" "+e.Subject] = true
 		}
 	}

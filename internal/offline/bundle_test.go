@@ -94,8 +94,8 @@ func TestSavedOutputsFolderAnalyzes(t *testing.T) {
 			guests++
 		}
 	}
-	// Five hosts and, from their own folders, the seven guests (issue 23).
-	if in.Kind != KindSaved || len(in.Results)-guests != 5 || guests != 7 || in.Partial() {
+	// Six hosts and, from their own folders, the seven guests (issue 23).
+	if in.Kind != KindSaved || len(in.Results)-guests != 6 || guests != 7 || in.Partial() {
 		t.Fatalf("kind %s, %d hosts, %d guests, problems %v", in.Kind, len(in.Results)-guests, guests, in.Problems)
 	}
 	a := testAnalyze(in.Results, identity)
@@ -316,14 +316,14 @@ func TestDamagedBundles(t *testing.T) {
 			return d, true
 		})
 		got := loadBytes(t, bad)
-		if !got.Partial() || !strings.Contains(got.Problems[0], "bundle schema 2.3 is newer") || len(got.Results) != 12 {
+		if !got.Partial() || !strings.Contains(got.Problems[0], "bundle schema 2.3 is newer") || len(got.Results) != 13 {
 			t.Fatalf("problems: %v, %d hosts", got.Problems, len(got.Results))
 		}
 	})
 	t.Run("missing results.json", func(t *testing.T) {
 		bad := rewrite(t, b, func(n string, d []byte) ([]byte, bool) { return d, n != bundle.ResultsFile })
 		got := loadBytes(t, bad)
-		if !got.Partial() || len(got.Results) != 12 {
+		if !got.Partial() || len(got.Results) != 13 {
 			t.Fatalf("problems %v, %d hosts", got.Problems, len(got.Results))
 		}
 		// Without results.json the commands' statuses are lost (a command

@@ -121,7 +121,7 @@ func TestHostileArchivePaths(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", n, err)
 		}
-		if !strings.Contains(problems(in), "unsafe path") || len(in.Results) != 12 { // 5 hosts, 7 guests
+		if !strings.Contains(problems(in), "unsafe path") || len(in.Results) != 13 { // 6 hosts, 7 guests
 			t.Errorf("%q: not refused: problems %v", n, in.Problems)
 		}
 		noCapture(t, in, "PLANTED")

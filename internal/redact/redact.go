@@ -274,6 +274,14 @@ func (r *Redactor) Learn(results []hostio.HostResult) {
 // learnVMs learns the VM names of one host's results.
 func (r *Redactor) learnVMs(hr hostio.HostResult) {
 	for _, c := range hr.Captures {
+		if c.Kind == catalog.KindVCenterHost && c.Stdout != "" {
+			// The host's cluster, named by the customer (--cluster names
+			// only the one scanned; a datacenter-wide scan reads them all).
+			if h, _ := parse.VCenterHostConfig(c.Stdout); h.Cluster != nil {
+				r.learnName(TokenCluster, h.Cluster.Name)
+			}
+			continue
+		}
 		if c.Kind == catalog.KindVCenterVMs && c.Stdout != "" {
 			// VMs read from vCenter, of hosts SSH may not have reached.
 			vms, _ := parse.VCenterVMConfig(c.Stdout)

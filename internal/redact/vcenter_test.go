@@ -32,3 +32,24 @@ func TestVCenterVMNamesRedacted(t *testing.T) {
 		t.Errorf("redacted capture: %v %+v", err, vms)
 	}
 }
+
+// The cluster of a host, in vCenter's host capture (a datacenter-wide scan
+// reads clusters no --cluster named): a token, and the capture still
+// parses with its DRS and HA settings.
+func TestVCenterClusterNamesRedacted(t *testing.T) {
+	on := true
+	text := parse.RenderVCenterHost(parse.VCenterHostDoc{Host: "esx-prod-17", Parent: "ClusterComputeResource:domain-c7",
+		Cluster: &parse.VCenterCluster{Name: "payroll-gpu", DRSEnabled: &on, DRSBehavior: "fullyAutomated", HAEnabled: &on}})
+	in := []hostio.HostResult{{Host: "esx-prod-17", Status: hostio.StatusPartial, Captures: []hostio.Capture{
+		{Host: "esx-prod-17", Command: "vcenter host config", Kind: catalog.KindVCenterHost, Stdout: text, Status: hostio.StatusCollected}}}}
+	r := NewRedactor()
+	r.Learn(in)
+	got := r.Results(in)[0].Captures[0].Stdout
+	if strings.Contains(got, "payroll-gpu") {
+		t.Errorf("the cluster's name left in the redacted capture:\n%s", got)
+	}
+	h, err := parse.VCenterHostConfig(got)
+	if err != nil || h.Cluster == nil || !strings.HasPrefix(h.Cluster.Name, "cluster-") || h.Cluster.DRS == nil || !*h.Cluster.DRS {
+		t.Errorf("redacted capture: %v %+v", err, h.Cluster)
+	}
+}

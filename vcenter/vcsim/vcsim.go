@@ -24,13 +24,34 @@ import (
 )
 
 // Inventory describes the simulated vCenter: one datacenter "DC0" with one
-// cluster holding the hosts.
+// cluster holding the hosts, and optionally more clusters.
 type Inventory struct {
-	Cluster  string
+	Cluster string
+	// ClusterConfig is the DRS and HA configuration of that cluster.
+	ClusterConfig ClusterConfig
+	// Clusters are more clusters of the datacenter, each holding the
+	// hosts it names (taken out of the first cluster).
+	Clusters []Cluster
 	Hosts    []Host
 	Switches []Switch
 	// User and Password are the only credentials accepted.
 	User, Password string
+}
+
+// ClusterConfig is a cluster's DRS and vSphere HA configuration
+// (configurationEx.drsConfig, configurationEx.dasConfig).
+type ClusterConfig struct {
+	DRS bool
+	// DRSBehavior is drsConfig.defaultVmBehavior (default fullyAutomated).
+	DRSBehavior types.DrsBehavior
+	HA          bool
+}
+
+// Cluster is a further cluster: its name, configuration and hosts.
+type Cluster struct {
+	Name string
+	ClusterConfig
+	Hosts []string
 }
 
 // Switch is a distributed switch every host joins.
@@ -43,6 +64,13 @@ type Switch struct {
 	Uplinks []string // uplink port names
 	// Portgroups are its distributed port groups.
 	Portgroups []string
+	// Members names the hosts that join the switch (nil: every host).
+	Members []string
+}
+
+// member reports whether the switch has the host as a member.
+func (sw Switch) member(host string) bool {
+	return sw.Members == nil || slices.Contains(sw.Members, host)
 }
 
 // Host is one ESXi host.
@@ -100,6 +128,9 @@ type Adapter struct {
 	NoStartConnect bool
 	// MAC, when set, is the adapter's address (else vcsim generates one).
 	MAC string
+	// Label, when set, is its label ("Network adapter 2", as the vSphere
+	// Client numbers a VM's adapters), else vcsim's.
+	Label string
 }
 
 // Server is a running simulated vCenter.
@@ -206,11 +237,16 @@ func build(m *simulator.Model, s *simulator.Server, inv Inventory) error {
 		}
 		dvs := object.NewDistributedVirtualSwitch(c.Client, info.Result.(types.ManagedObjectReference))
 		var add []types.DistributedVirtualSwitchHostMemberConfigSpec
-		for _, h := range hosts {
+		for i, h := range hosts {
+			if i < len(inv.Hosts) && !sw.member(inv.Hosts[i].Name) {
+				continue
+			}
 			add = append(add, types.DistributedVirtualSwitchHostMemberConfigSpec{Operation: string(types.ConfigSpecOperationAdd), Host: h.Reference()})
 		}
-		if err := wait(dvs.Reconfigure(ctx, &types.DVSConfigSpec{Host: add})); err != nil {
-			return err
+		if len(add) > 0 {
+			if err := wait(dvs.Reconfigure(ctx, &types.DVSConfigSpec{Host: add})); err != nil {
+				return err
+			}
 		}
 		var pgSpecs []types.DVPortgroupConfigSpec
 		for _, pg := range sw.Portgroups {
@@ -255,6 +291,9 @@ func build(m *simulator.Model, s *simulator.Server, inv Inventory) error {
 			}
 			net.ProxySwitch = nil
 			for _, sw := range inv.Switches {
+				if !sw.member(hs.Name) {
+					continue
+				}
 				di := switches[sw.Name]
 				var pnics []types.DistributedVirtualSwitchHostMemberPnicSpec
 				for _, p := range hs.Uplinks[sw.Name] {
@@ -315,7 +354,68 @@ func build(m *simulator.Model, s *simulator.Server, inv Inventory) error {
 			}
 		}
 	}
+	return arrange(ctx, folders, cluster, hosts, inv)
+}
+
+// arrange configures DRS and HA of the first cluster, creates the further
+// clusters and moves their hosts out of it, as an admin would: into
+// maintenance mode, moved, out of maintenance mode.
+func arrange(ctx context.Context, folders *object.DatacenterFolders, first *object.ClusterComputeResource,
+	hosts []*object.HostSystem, inv Inventory) error {
+	if err := configure(ctx, first, inv.ClusterConfig); err != nil {
+		return err
+	}
+	byName := map[string]*object.HostSystem{}
+	for i, h := range hosts {
+		if i < len(inv.Hosts) {
+			byName[inv.Hosts[i].Name] = h
+		}
+	}
+	for _, cl := range inv.Clusters {
+		obj, err := folders.HostFolder.CreateCluster(ctx, cl.Name, types.ClusterConfigSpecEx{})
+		if err != nil {
+			return fmt.Errorf("creating cluster %s: %w", cl.Name, err)
+		}
+		if err := configure(ctx, obj, cl.ClusterConfig); err != nil {
+			return err
+		}
+		var hs []*object.HostSystem
+		for _, n := range cl.Hosts {
+			h, ok := byName[n]
+			if !ok {
+				return fmt.Errorf("cluster %s: no host %q", cl.Name, n)
+			}
+			if err := wait(h.EnterMaintenanceMode(ctx, 0, false, nil)); err != nil {
+				return fmt.Errorf("%s: entering maintenance mode: %w", n, err)
+			}
+			hs = append(hs, h)
+		}
+		if len(hs) == 0 {
+			continue
+		}
+		if err := wait(obj.MoveInto(ctx, hs...)); err != nil {
+			return fmt.Errorf("moving hosts into %s: %w", cl.Name, err)
+		}
+		for _, h := range hs {
+			if err := wait(h.ExitMaintenanceMode(ctx, 0)); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
+}
+
+// configure sets a cluster's DRS and HA configuration.
+func configure(ctx context.Context, cl *object.ClusterComputeResource, cfg ClusterConfig) error {
+	behavior := cfg.DRSBehavior
+	if behavior == "" {
+		behavior = types.DrsBehaviorFullyAutomated
+	}
+	spec := &types.ClusterConfigSpecEx{
+		DrsConfig: &types.ClusterDrsConfigInfo{Enabled: types.NewBool(cfg.DRS), DefaultVmBehavior: behavior},
+		DasConfig: &types.ClusterDasConfigInfo{Enabled: types.NewBool(cfg.HA)},
+	}
+	return wait(cl.Reconfigure(ctx, spec, true))
 }
 
 func wait(t *object.Task, err error) error {
@@ -363,6 +463,9 @@ func createVM(ctx context.Context, c *govmomi.Client, reg *simulator.Registry, f
 		}
 		card := d.(types.BaseVirtualEthernetCard).GetVirtualEthernetCard()
 		card.Key = int32(-100 - i)
+		if a.Label != "" {
+			card.DeviceInfo = &types.Description{Label: a.Label, Summary: a.Label}
+		}
 		if a.MAC != "" {
 			card.MacAddress, card.AddressType = a.MAC, string(types.VirtualEthernetCardMacTypeManual)
 		}

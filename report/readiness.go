@@ -1,0 +1,309 @@
+package report
+
+import (
+	"fmt"
+	"html/template"
+	"strings"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+)
+
+// The readiness table: every host of the scan against the seeds' host
+// setup (checks.Readiness), hosts x steps, each cell a tick with what was
+// found or the reason the step is not done. The text report, HTML,
+// Markdown and the TUI draw it from Report.Readiness; JSON carries it.
+
+// Readiness symbols, one per cell state.
+var readinessSymbol = map[string]string{checks.CellOK: "✓", checks.CellFail: "✗", checks.CellUnknown: "?", checks.CellNA: "-"}
+
+// ReadinessSymbol is a cell's symbol: ✓ done, ✗ not done, ? not read, -
+// does not apply.
+func ReadinessSymbol(state string) string {
+	if s, ok := readinessSymbol[state]; ok {
+		return s
+	}
+	return "?"
+}
+
+// ReadinessLegend explains the symbols.
+const ReadinessLegend = "✓ done  ✗ not done  ? not read  - does not apply"
+
+// readinessHeads are the text report's short column titles, by step.
+var readinessHeads = map[string]string{"rdma_nic": "NIC", "vds_uplink": "UPLINK", "vmknic_tag": "TAG", "firewall": "FW",
+	"mtu": "MTU", "lossless": "LOSSLESS"}
+
+// ReadinessHead is a step's short title ("NIC", "UPLINK").
+func ReadinessHead(step checks.ReadinessStep) string {
+	if h, ok := readinessHeads[step.ID]; ok {
+		return h
+	}
+	return strings.ToUpper(step.Title)
+}
+
+// ReadinessTitle is the table's heading: what it checks, the PVRDMA vDS
+// and how many hosts are ready.
+func (r *Report) ReadinessTitle() string {
+	rd := r.Readiness
+	if rd == nil {
+		return ""
+	}
+	ready := 0
+	for _, h := range rd.Hosts {
+		if h.State == checks.StateReady {
+			ready++
+		}
+	}
+	vds := "no PVRDMA vDS found"
+	if rd.Switch != "" {
+		vds = "PVRDMA vDS " + rd.Switch
+	}
+	return fmt.Sprintf("the seeds' host setup on every host (%s): %d of %s ready", vds, ready, plural(len(rd.Hosts), "host", "hosts"))
+}
+
+// ReadinessRole says in a few words what a host is to PVRDMA and, for a
+// host without PVRDMA VMs, whether DRS or HA can place them on it.
+func ReadinessRole(h checks.HostReadiness, vds string) string {
+	switch h.Role {
+	case "pvrdma":
+		s := plural(len(h.VMs)+h.MoreVMs, "PVRDMA VM", "PVRDMA VMs")
+		if h.VMsFrom == "vcenter" {
+			s += " (vCenter)"
+		}
+		return s
+	case "member", "no_vds":
+		s := "no PVRDMA VM"
+		switch {
+		case h.State != checks.StateNotReady:
+		case h.Placeable == nil:
+			s += "; DRS/HA unknown"
+		case *h.Placeable:
+			s += "; DRS/HA place VMs"
+		default:
+			s += "; DRS/HA off"
+		}
+		return s
+	case "outside":
+		return "not on " + vds
+	}
+	return "not known"
+}
+
+// readinessReasons says, for one host, each step not done (and, with
+// unknown, each step not read): "RDMA NIC: no RDMA device; vmknic tag:
+// Net.PVRDMAVmknic unset".
+func readinessReasons(h checks.HostReadiness, steps []checks.ReadinessStep, state string) string {
+	var out []string
+	for i, c := range h.Cells {
+		if c.State != state || i >= len(steps) {
+			continue
+		}
+		if state == checks.CellFail {
+			out = append(out, c.Text) // says what it is about
+			continue
+		}
+		out = append(out, steps[i].Title+": "+strings.TrimPrefix(c.Text, "not read: "))
+	}
+	return strings.Join(out, "; ")
+}
+
+// readinessShown are the rows the concise text shows: every host that is
+// not ready (or not known), and the ready ones while the table stays short.
+const readinessReadyRows = 8
+
+// writeTextReadiness writes the readiness table: a row of symbols per
+// host and its role; with details, the reasons under the table (without,
+// each host's findings say them).
+func writeTextReadiness(b *strings.Builder, p painter, r *Report, wrap func(string, string), width int, details bool) {
+	rd := r.Readiness
+	if rd == nil || len(rd.Hosts) == 0 {
+		return
+	}
+	// A host of which nothing was read has nothing to tick: the concise
+	// view leaves its row out (NOT COLLECTED says why), and the table
+	// when no host is left.
+	known := func(h checks.HostReadiness) bool {
+		for _, c := range h.Cells {
+			if c.State != checks.CellUnknown {
+				return true
+			}
+		}
+		return false
+	}
+	shown := 0
+	for _, h := range rd.Hosts {
+		if details || known(h) {
+			shown++
+		}
+	}
+	if shown == 0 {
+		return
+	}
+	b.WriteString("\n")
+	wrap("", p.c("1", "READINESS")+" "+r.ReadinessTitle())
+	// The symbols' columns; a name too long to leave them room goes on
+	// a line of its own, and a role that does not fit after them under
+	// them: no line is wider than the report.
+	colsW := 0
+	for _, s := range rd.Steps {
+		colsW += 2 + len(ReadinessHead(s))
+	}
+	nameW := 4
+	for _, h := range rd.Hosts {
+		nameW = max(nameW, len(h.Host))
+	}
+	nameW = max(4, min(nameW, width-2-colsW-2))
+	head := fmt.Sprintf("  %-*s", nameW, "HOST")
+	for _, s := range rd.Steps {
+		head += "  " + ReadinessHead(s)
+	}
+	b.WriteString(p.c("2", head) + "\n")
+	ready := 0
+	hidden := 0
+	unread := 0
+	for _, h := range rd.Hosts {
+		if !details && !known(h) {
+			unread++
+			continue
+		}
+		if h.State == checks.StateReady {
+			ready++
+			if !details && ready > readinessReadyRows {
+				hidden++
+				continue
+			}
+		}
+		code := "32"
+		switch h.State {
+		case checks.StateNotReady:
+			code = "31"
+		case checks.StateUnknown:
+			code = "33"
+		}
+		name := h.Host
+		if len(name) > nameW {
+			b.WriteString(p.c(code, "  "+name) + "\n")
+			name = ""
+		}
+		line := fmt.Sprintf("  %-*s", nameW, name)
+		for i, s := range rd.Steps {
+			sym := "?"
+			if i < len(h.Cells) {
+				sym = ReadinessSymbol(h.Cells[i].State)
+			}
+			line += "  " + fmt.Sprintf("%-*s", len(ReadinessHead(s)), sym)
+		}
+		role := ReadinessRole(h, rd.Switch)
+		if cells(line)+2+len(role) <= width {
+			b.WriteString(p.c(code, line) + "  " + role + "\n")
+			continue
+		}
+		b.WriteString(p.c(code, strings.TrimRight(line, " ")) + "\n")
+		wrap("    ", role)
+	}
+	if hidden > 0 {
+		wrap("  ", p.c("2", fmt.Sprintf("and %s ready (--details lists them)", plural(hidden, "more host", "more hosts"))))
+	}
+	if unread > 0 {
+		wrap("  ", p.c("2", fmt.Sprintf("and %s of which nothing was read", plural(unread, "host", "hosts"))))
+	}
+	wrap("  ", p.c("2", ReadinessLegend))
+	hang := func(s string) {
+		for i, l := range strings.Split(unkeep(Wrap(s, width-4)), "\n") {
+			if i == 0 {
+				b.WriteString("  " + l + "\n")
+			} else {
+				b.WriteString("    " + l + "\n")
+			}
+		}
+	}
+	if !details {
+		return // each host's findings say why (HOST_NOT_READY lists the steps)
+	}
+	for _, h := range rd.Hosts {
+		if why := readinessReasons(h, rd.Steps, checks.CellFail); why != "" {
+			hang("✗ " + h.Host + ": " + why)
+		}
+		if why := readinessReasons(h, rd.Steps, checks.CellUnknown); why != "" {
+			hang(p.c("2", "? "+h.Host+" not read: "+why))
+		}
+	}
+}
+
+// cells is the width of a line of the table in terminal cells (its
+// symbols are one cell each, three bytes).
+func cells(s string) int { return len([]rune(s)) }
+
+// readinessHTML is the readiness table as HTML: one row per host, each
+// cell its symbol and what was found or why the step is not done.
+func readinessHTML(r *Report) template.HTML {
+	rd := r.Readiness
+	if rd == nil || len(rd.Hosts) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	esc := template.HTMLEscapeString
+	fmt.Fprintf(&b, "<h2 id=\"readiness\">Readiness</h2>\n<p class=\"meta\">%s. %s.</p>\n<div class=\"scroll\"><table class=\"readiness\">\n<tr><th>host</th>",
+		esc(capitalFirst(r.ReadinessTitle())), esc(ReadinessLegend))
+	for _, s := range rd.Steps {
+		fmt.Fprintf(&b, "<th title=\"%s\">%s</th>", esc(s.Seed), esc(s.Title))
+	}
+	b.WriteString("<th>role</th></tr>\n")
+	for _, h := range rd.Hosts {
+		cls := map[string]string{checks.StateReady: "ok", checks.StateNotReady: "critical", checks.StateUnknown: "warning"}[h.State]
+		fmt.Fprintf(&b, "<tr class=\"%s\"><td>%s</td>", cls, esc(h.Host))
+		for _, c := range h.Cells {
+			fmt.Fprintf(&b, "<td class=\"r-%s\">%s %s</td>", esc(strings.ReplaceAll(c.State, "/", "")), esc(ReadinessSymbol(c.State)), esc(c.Text))
+		}
+		fmt.Fprintf(&b, "<td>%s", esc(ReadinessRole(h, rd.Switch)))
+		if h.Placement != "" && h.Role != "pvrdma" {
+			fmt.Fprintf(&b, "<br><small>%s</small>", esc(h.Placement))
+		}
+		b.WriteString("</td></tr>\n")
+	}
+	b.WriteString("</table></div>\n")
+	return template.HTML(b.String())
+}
+
+// writeMarkdownReadiness writes the readiness table as Markdown.
+func writeMarkdownReadiness(b *strings.Builder, r *Report) {
+	rd := r.Readiness
+	if rd == nil || len(rd.Hosts) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n## Readiness\n\n%s. %s.\n\n| host |", md(capitalFirst(r.ReadinessTitle())), md(ReadinessLegend))
+	for _, s := range rd.Steps {
+		b.WriteString(" " + md(s.Title) + " |")
+	}
+	b.WriteString(" role |\n|---|")
+	for range rd.Steps {
+		b.WriteString("---|")
+	}
+	b.WriteString("---|\n")
+	for _, h := range rd.Hosts {
+		b.WriteString("| " + md(h.Host) + " |")
+		for _, c := range h.Cells {
+			b.WriteString(" " + ReadinessSymbol(c.State) + " " + md(c.Text) + " |")
+		}
+		b.WriteString(" " + md(ReadinessRole(h, rd.Switch)) + " |\n")
+	}
+}
+
+func capitalFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// evidenceHTML is EvidenceLine for HTML: a vCenter property (the path and
+// value the JSON line shows) is highlighted.
+func evidenceHTML(e checks.Evidence) template.HTML {
+	if e.Property == "" || e.Line <= 0 {
+		return template.HTML(template.HTMLEscapeString(EvidenceLine(e)))
+	}
+	s := template.HTMLEscapeString(fmt.Sprintf("`%s` line %d: ", e.Command, e.Line)) + "<mark>" + template.HTMLEscapeString(strings.TrimSpace(e.Property)) + "</mark>"
+	if e.Note != "" {
+		s += template.HTMLEscapeString(" (" + e.Note + ")")
+	}
+	return template.HTML(s)
+}
