@@ -107,15 +107,22 @@ func planStage2(ctx context.Context, caps []hostio.Capture, max int) ([]Command,
 // stage-1 outputs are read into facts only when such a spec exists.
 func planFromFacts(specs []*catalog.Spec, caps []hostio.Capture, p *stage2Plan) {
 	var from []*catalog.Spec
+	var read []hostio.Kind
+	all := false
 	for _, s := range specs {
 		if s.Stage == 2 && s.From == catalog.FromFacts && s.Instances != nil {
 			from = append(from, s)
+			read = append(read, s.InstancesRead...)
+			all = all || len(s.InstancesRead) == 0
 		}
 	}
 	if len(from) == 0 {
 		return
 	}
-	f := catalog.StageFacts(caps, 1)
+	if all {
+		read = nil // a spec that does not say what it reads reads everything
+	}
+	f := catalog.StageFacts(caps, 1, read...)
 	for _, s := range from {
 		for _, args := range s.Instances(&f) {
 			p.add(s.Command(args...))

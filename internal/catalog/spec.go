@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -196,6 +197,10 @@ type Spec struct {
 	// Instances, for a stage 2 command of source FromFacts, are the
 	// argument values of each instance, read from the host's stage-1 facts.
 	Instances func(f *HostFacts) [][]string
+	// InstancesRead are the stage-1 kinds Instances reads: only their
+	// outputs are parsed to plan it (a hostile host's 300,000-line vsish
+	// listing is not read into facts to find its uplinks' drivers).
+	InstancesRead []hostio.Kind
 	// Absent, for a command whose subject a host may not have (a driver
 	// module that is not loaded, hardware that is not there), recognizes
 	// that answer (exit status, output): it is a fact, nothing to read,
@@ -450,12 +455,15 @@ func (s *Spec) FileArgs(base string) ([]string, bool) {
 
 // StageFacts reads the collected captures of one stage into a host's
 // facts, each with its spec's parser (what plans the commands of source
-// FromFacts, from stage 1).
-func StageFacts(caps []hostio.Capture, stage int) HostFacts {
+// FromFacts, from stage 1); given kinds, only the captures of those.
+func StageFacts(caps []hostio.Capture, stage int, only ...hostio.Kind) HostFacts {
 	var f HostFacts
 	for _, c := range caps {
 		s, ok := byKind[c.Kind]
 		if !ok || s.Stage != stage || !c.OK() || s.Parser.Parse == nil || !s.Parser.Fills(&f) || s.IsAbsent(c) {
+			continue
+		}
+		if len(only) > 0 && !slices.Contains(only, c.Kind) {
 			continue
 		}
 		_ = s.Parser.Fill(&f, c.Stdout, c.Command) // what a bad output loses, facts reports

@@ -1,6 +1,7 @@
 package catalog_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
@@ -54,5 +55,39 @@ func TestIsAbsent(t *testing.T) {
 	}
 	if (&catalog.Spec{}).IsAbsent(hostio.Capture{ExitCode: 1}) {
 		t.Error("a spec without Absent")
+	}
+}
+
+// A spec of source FromFacts plans from the kinds it says it reads
+// (InstancesRead) the same instances as from every stage-1 output, on
+// every host of every scenario: a kind it reads and does not name would
+// lose instances.
+func TestInstancesReadSuffices(t *testing.T) {
+	for _, name := range fixtures.Names() {
+		sc := fixtures.MustLoad(t, name)
+		for _, h := range sc.Hosts {
+			if h.Role == hostio.RoleGuest {
+				continue
+			}
+			var caps []hostio.Capture
+			for _, c := range collect.Stage1() {
+				r := h.Respond(c.Line)
+				caps = append(caps, hostio.Capture{Command: c.Line, Kind: c.Kind, Stdout: r.Stdout, ExitCode: r.Exit, Status: hostio.StatusCollected})
+			}
+			all := catalog.StageFacts(caps, 1)
+			for _, s := range catalog.Specs() {
+				if s.From != catalog.FromFacts || s.Instances == nil {
+					continue
+				}
+				if len(s.InstancesRead) == 0 {
+					t.Errorf("%s: Instances without InstancesRead", s.Kind)
+					continue
+				}
+				some := catalog.StageFacts(caps, 1, s.InstancesRead...)
+				if got, want := fmt.Sprint(s.Instances(&some)), fmt.Sprint(s.Instances(&all)); got != want {
+					t.Errorf("%s on %s/%s: %s from its kinds, %s from every output", s.Kind, name, h.Name, got, want)
+				}
+			}
+		}
 	}
 }
