@@ -120,11 +120,23 @@ func fallsBack(h *facts.Host, hp *facts.HostPath) (falls, known bool) {
 			off++
 		}
 	}
-	if one+off > 0 {
-		return one == 0, true
+	// One bound adapter proves the host's RDMA works; unbound ones prove
+	// it falls back only when every listed adapter's properties were
+	// read (an adapter not read may be bound: hpc-node02 alone without
+	// an HCA on a host whose other VMs' properties were lost does not
+	// make the host fall back).
+	if one > 0 {
+		return false, true
+	}
+	listed, _ := h.Available(catalog.KindPVRDMADeviceLs)
+	if off > 0 && listed && off >= len(h.PVRDMAListing) {
+		return true, true
 	}
 	if ok, _ := h.Available(catalog.KindRDMADeviceList); !ok {
 		return false, false
+	}
+	if off > 0 && len(hp.Usable) > 0 {
+		return false, false // some adapters unbound, the others unread
 	}
 	return len(hp.Usable) == 0, true
 }
@@ -174,8 +186,8 @@ func checkVMPeersWithoutRDMA(in *Input, r *Reporter) {
 			r.NotEvaluatedOn(h.Host, subject, "whether its own PVRDMA adapters use RDMA was not read: "+why)
 			continue
 		}
-		if falls {
-			continue // TCP_FALLBACK judges the host itself
+		if falls || onArm(h) {
+			continue // TCP_FALLBACK, or ESXI_ARM, judges the host itself
 		}
 		peers := peersWithoutRDMA(fleet, paths, i)
 		if len(peers) == 0 {

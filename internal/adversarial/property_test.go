@@ -72,6 +72,7 @@ var partialRegressions = []struct {
 	{7, 1497, "a stray \"Name:\" line emptied a switch's name (a finding about no subject)"},
 	{9, 2736, "GPU_DUPLICATE_DEVICE passed over PVRDMA VMs whose .vmx was not read silently"},
 	{23, 738, "PFC_DISABLED left an idle host's unread DCB status to HOST_NOT_READY, which could not read it either: silent"},
+	{23, 1434, "one PVRDMA adapter without an HCA read, its host's other adapters lost: the host was taken to fall back, and VM_PEERS_WITHOUT_RDMA was silent"},
 }
 
 func TestPartialInputs(t *testing.T) {
