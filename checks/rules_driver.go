@@ -270,8 +270,7 @@ func checkESXiArm(in *Input, r *Reporter) {
 		r.NotEvaluated(h.Host, "`uname -m` gave no machine name")
 		return
 	}
-	a := strings.ToLower(m.Arch)
-	if a != "aarch64" && a != "arm64" {
+	if !onArm(h) {
 		r.Pass(h.Host)
 		return
 	}
@@ -678,4 +677,13 @@ func allowed(list []string, ip string) bool {
 		}
 	}
 	return false
+}
+
+// onArm reports whether `uname -m` says the host runs ESXi on Arm.
+func onArm(h *facts.Host) bool {
+	if h.Machine == nil {
+		return false
+	}
+	a := strings.ToLower(h.Machine.Arch)
+	return a == "aarch64" || a == "arm64"
 }

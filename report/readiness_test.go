@@ -93,7 +93,9 @@ func TestVCenterPropertyAndReadinessRendered(t *testing.T) {
 		name, doc string
 		want      []string
 	}{
-		{"text", text.String(), []string{"READINESS", "config.network.rdmaDevice = [] (no RDMA device) (line 2 of"}},
+		// The concise text names NO_RDMA_DEVICE (information: one host
+		// alone) without its evidence; the firewall's is a property too.
+		{"text", text.String(), []string{"READINESS", "config.firewall.ruleset[pvrdma].enabled = true (line 11 of", "INFO NO_RDMA_DEVICE esx05"}},
 		{"details", details.String(), []string{"`vcenter host config` line 2: config.network.rdmaDevice = [] (no RDMA device)",
 			"✗ esx05: no RDMA device"}},
 		{"markdown", md.String(), []string{"line 2: **config.network.rdmaDevice = \\[] (no RDMA device)**"}},

@@ -62,8 +62,10 @@ func TestAnalyzeHostileVMNameIsShownEscaped(t *testing.T) {
 	if err := os.WriteFile(tr, []byte(hostileTranscript(t, pwned)), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// --details: the concise text names information findings without
+	// their messages, where the VM's name is.
 	for _, format := range []string{"text", "markdown", "html"} {
-		_, out, stderr := runCLI(t, "", "analyze", tr, "--output", format)
+		_, out, stderr := runCLI(t, "", "analyze", tr, "--output", format, "--details")
 		if c := rawControl(out + stderr); c != "" {
 			t.Errorf("%s: raw %q reaches the output:\n%s", format, c, out)
 		}
