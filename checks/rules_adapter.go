@@ -123,9 +123,18 @@ func checkTCPFallback(in *Input, r *Reporter) {
 		// vDS uplinks are the fallback when vsish was not read.
 		// (fallsBack, which VM_PEERS_WITHOUT_RDMA reads too).
 		vsish := len(hi.hcaOne)+len(hi.hcaOff) > 0
-		falls, _ := fallsBack(h, hp)
+		falls, known := fallsBack(h, hp)
 		vms := pvrdmaVMNames(h)
 		subject := fmt.Sprintf("%s (%s)", h.Host, joinNames(vms))
+		if !known {
+			// Some adapters unbound, the others not read, an Active
+			// device on the host: the unbound ones fall back
+			// (PHYSICAL_HCA_UNAVAILABLE says so), the host may not.
+			r.NotEvaluatedOn(h.Host, h.Host, fmt.Sprintf("vsish shows %d of the %d listed PVRDMA adapters, none bound to a physical HCA, "+
+				"while an RDMA device is Active: whether the others are bound was not read (`vsish -e cat .../properties` of each)",
+				len(hi.hcaOff), len(h.PVRDMAListing)))
+			continue
+		}
 		var hcaEv []Evidence
 		for _, d := range hi.hcaOff {
 			hcaEv = append(hcaEv, Ev(h.Host, d.Props.Lookup("Physical HCA available").Ref))
