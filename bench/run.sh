@@ -137,7 +137,7 @@ NMAX=0; for n in $SIZES; do [ "$n" -gt "$NMAX" ] && NMAX=$n; done
 log "generating $NMAX host folders (fixtures.Fleet of healthy)"
 "$BT" hosts -scenario healthy -n "$NMAX" -out "$W/fleet"
 mapfile -t NAMES < "$W/fleet/names"
-for c in esxcli vsish vmkping cat; do ln -s "$ROOT/fixtures/standin/esxi-command" "$W/bin/$c"; done
+for c in $("$BT" standin-names); do ln -s "$ROOT/fixtures/standin/esxi-command" "$W/bin/$c"; done
 chmod -R a+rX "$W/fleet" "$W/bin"
 chmod a+rx "$ROOT/fixtures/standin/esxi-command" 2>/dev/null || true
 ssh-keygen -q -t ed25519 -N '' -C bench-client -f "$W/client"

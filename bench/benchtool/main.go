@@ -7,6 +7,7 @@
 //	benchtool proxy -rtt 5ms -map FILE     (lines: LISTEN_ADDR TARGET_ADDR)
 //	benchtool lab -n 1000 -rtt 5ms -cmd-latency 20ms -out DIR
 //	benchtool lab -n 10 -flood 3670016 -fill identifiers -out DIR
+//	benchtool standin-names                (the ESXi stand-in's command names, a line each)
 //
 // lab is the in-process lab (fixtures/lab) in its own process, like
 // `pvrdma-doctor lab serve`, plus the per-host counters: on SIGTERM it
@@ -32,6 +33,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
+	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/standin"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
@@ -48,6 +50,12 @@ func main() {
 		err = cmdProxy(os.Args[2:])
 	case "lab":
 		err = cmdLab(os.Args[2:])
+	case "standin-names":
+		// The names the ESXi stand-in answers as (esxcli, vsish, ...,
+		// uname): linked on the sshd hosts' PATH, as the OpenSSH tests do.
+		for _, n := range standin.ESXi.Names {
+			fmt.Println(n)
+		}
 	default:
 		err = fmt.Errorf("unknown subcommand %q", os.Args[1])
 	}
