@@ -56,12 +56,14 @@ echo "| load | the machine is shared with other builds and tests: load average $
 echo "| latency | every tool connects through the same userspace TCP delay proxy (\`bench/benchtool proxy\`), which adds $RTT of round-trip time to each connection (bytes delayed $(awk -v r="$RTT_MS" 'BEGIN{print r/2}') ms each way, throughput kept); kernel netem: $NETEM |"
 echo "| hosts | one OpenSSH sshd per host (own port, own ed25519 host key, public-key login as the unprivileged user \`$HUSER\`, \`StrictModes no\`, temporary AuthorizedKeysFile), its PATH holding \`esxcli\`, \`vsish\`, \`vmkping\`, \`cat\` links to \`fixtures/standin/esxi-command\`, answering from \`fixtures.Fleet(healthy, N)\` (one folder per host, \`PVRDMA_SCENARIO_HOST\` set with sshd's \`SetEnv\`) |"
 echo
-echo "The command set is the same for every tool: the 24 commands pvrdma-doctor runs on a host of this"
-echo "fleet without probes (16 stage-1 commands, then 8 stage-2 commands that depend on them),"
+NCMD=$(wc -l < "$W/fleet/cmds/$(head -1 "$W/fleet/names")")
+NST1=$(cat "$W/fleet/stage1")
+echo "The command set is the same for every tool: the $NCMD commands pvrdma-doctor runs on a host of this"
+echo "fleet without probes ($NST1 stage-1 commands, then $((NCMD - NST1)) stage-2 commands that depend on them),"
 echo "written by \`benchtool hosts\`. pvrdma-doctor runs with \`--no-probes\` since the others run no probes."
 echo
 echo "- **seq**: a shell loop, one \`ssh\` per command per host, host after host (what people do by hand)."
-echo "- **pssh**: \`parallel-ssh -p N\` with the 24 commands joined by \`;\` into one remote command line per host (its best case; hosts whose stage-2 commands differ go in separate groups, run at the same time)."
+echo "- **pssh**: \`parallel-ssh -p N\` with the $NCMD commands joined by \`;\` into one remote command line per host (its best case; hosts whose stage-2 commands differ go in separate groups, run at the same time)."
 echo "- **ansible**: \`ansible all -m raw -a '{{ pvcmd }}'\` ad hoc with forks = hosts, the joined command line as a host variable."
 echo "- **pvrdma-doctor**: \`pvrdma-doctor scan --hosts H1,H2,... -i KEY --known-hosts F --no-probes --output json > report.json\` (parsing, rules and report included; default \`--concurrency\`, which is above every host count of this series)."
 echo

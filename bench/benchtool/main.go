@@ -117,6 +117,11 @@ func cmdHosts(args []string) error {
 		}
 		names.WriteString(name + "\n")
 	}
+	// How many of them are stage 1 (the rest depend on their output),
+	// for the results' description of the command set.
+	if err := os.WriteFile(filepath.Join(*out, "stage1"), []byte(fmt.Sprintln(len(collect.Stage1()))), 0o644); err != nil {
+		return err
+	}
 	return os.WriteFile(filepath.Join(*out, "names"), []byte(names.String()), 0o644)
 }
 
