@@ -17,6 +17,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
@@ -34,6 +35,69 @@ type Files struct {
 	// Problems is the damage found while reading (truncation, links,
 	// unsafe paths, files over a limit): what was read is kept.
 	Problems []string
+	// DerivedVerified is set when the gzip member of the derived files
+	// matched the checksum of its compressed bytes that the bundle's
+	// trailer records (ReadArchiveAt): it is as it was written, so every
+	// derived file the manifest lists is there and intact, unread.
+	DerivedVerified bool
+
+	// early holds manifest.json and results.json decoded while the rest
+	// of the archive was read (readArchive); Open decodes them otherwise.
+	early *decoding
+}
+
+// decoding is manifest.json and results.json decoded.
+type decoding struct {
+	wg          sync.WaitGroup
+	manifest    *Manifest
+	manifestErr error
+	results     []hostio.HostResult
+	resultsErr  error
+}
+
+// start decodes b, the first copy of manifest.json or results.json, on
+// its own goroutine.
+func (d *decoding) start(name string, b []byte) {
+	switch name {
+	case ManifestName:
+		d.wg.Go(func() { d.manifest, d.manifestErr = decodeManifest(b) })
+	case ResultsFile:
+		d.wg.Go(func() { d.results, d.resultsErr = decodeResults(b) })
+	}
+}
+
+// decoded waits for the early decoding, or decodes now. The early values
+// are given once (Open changes them): a second Open decodes again.
+func (f *Files) decoded() *decoding {
+	if d := f.early; d != nil {
+		f.early = nil
+		d.wg.Wait()
+		return d
+	}
+	d := &decoding{}
+	d.manifest, d.manifestErr = decodeManifest(f.Data[ManifestName])
+	if b, ok := f.Data[ResultsFile]; ok {
+		d.results, d.resultsErr = decodeResults(b)
+	}
+	return d
+}
+
+// decodeManifest decodes manifest.json (its first JSON value).
+func decodeManifest(b []byte) (*Manifest, error) {
+	var m Manifest
+	if err := json.NewDecoder(bytes.NewReader(b)).Decode(&m); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// decodeResults decodes results.json.
+func decodeResults(b []byte) ([]hostio.HostResult, error) {
+	var results []hostio.HostResult
+	if err := json.Unmarshal(b, &results); err != nil {
+		return nil, err
+	}
+	return results, nil
 }
 
 // IsBundle reports whether the files hold a manifest.json.
@@ -52,29 +116,97 @@ func IsArchive(head []byte) bool {
 
 // ReadArchive reads every regular file of a tar.gz (or tar) within lim.
 // Damage after some files were read is a problem, not an error: what was
-// read is kept.
+// read is kept. The derived files are inflated to verify their checksums;
+// ReadArchiveAt spares that where the input can be read at an offset.
 func ReadArchive(r io.Reader, lim Limits) (*Files, error) {
-	br, ok := r.(*bufio.Reader)
-	if !ok {
-		br = bufio.NewReader(r)
+	return readArchive(r, nil, lim)
+}
+
+// ReadArchiveAt reads the archive of size bytes at ra as ReadArchive does,
+// but checks the gzip member of a bundle's derived files (Write puts them
+// in a member of their own, located and checksummed by the trailer member
+// after it) by the SHA-256 of its compressed bytes instead of inflating
+// it: they are most of a large bundle's bytes, and analysis rebuilds them.
+// When the trailer is missing or the member does not match it, the member
+// is inflated and each derived file checked, as ReadArchive does, so that
+// the damage is named file by file.
+func ReadArchiveAt(ra io.ReaderAt, size int64, lim Limits) (*Files, error) {
+	sk := &skipper{ra: ra}
+	sk.member, sk.ok = findDerivedMember(ra, size)
+	return readArchive(io.NewSectionReader(ra, 0, size), sk, lim)
+}
+
+// skipper checks a bundle's derived member without inflating it.
+type skipper struct {
+	ra     io.ReaderAt
+	member derivedMember
+	ok     bool // the trailer was found
+}
+
+// verify reports whether the compressed bytes from off are the derived
+// member the trailer describes.
+func (s *skipper) verify(off int64) bool {
+	if s == nil || !s.ok || off != s.member.Offset {
+		return false
 	}
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(s.ra, off, s.member.Length)); err != nil {
+		return false
+	}
+	return string(h.Sum(nil)) == string(s.member.SHA256[:])
+}
+
+func readArchive(r io.Reader, sk *skipper, lim Limits) (*Files, error) {
+	in := &countReader{r: r}
+	br := bufio.NewReader(in)
 	var src io.Reader = br
+	var gz *gzip.Reader
+	var member *eofReader
 	head, _ := br.Peek(2)
 	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
-		gz, err := gzip.NewReader(br)
+		var err error
+		gz, err = gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("not a valid gzip archive: %w", err)
 		}
+		// One member at a time: a bundle's derived files come in a member
+		// of their own, which may be checked without inflating it.
 		gz.Multistream(false)
-		src = gz
+		member = &eofReader{r: gz}
+		src = member
 	}
 	tr := tar.NewReader(src)
 	files := map[string][]byte{}
 	sums := map[string]string{}
 	var problems []string
 	var total int64
+	verified := false
+	early := &decoding{}
+	var entryEnd int64 // where the last entry's data ends in the inflated member
 	for n := 0; ; n++ {
 		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) && member != nil && member.eof && member.n == entryEnd && n > 0 {
+			// The gzip member ended between two entries, before the tar
+			// end blocks: the derived files' member follows (Write).
+			// Check it whole, or read on.
+			off := in.n - int64(br.Buffered())
+			if _, perr := br.Peek(1); perr != nil {
+				break // nothing follows: the archive ends here
+			}
+			if sk.verify(off) {
+				verified = true
+				break
+			}
+			if err := gz.Reset(br); err != nil {
+				problems = append(problems, fmt.Sprintf("the archive is truncated or corrupt after %d entries (%v): later files are missing", n, err))
+				break
+			}
+			gz.Multistream(false)
+			member.eof = false
+			tr = tar.NewReader(member)
+			n--
+			continue
+		}
 		if errors.Is(err, io.EOF) {
 			if n == 0 {
 				return nil, errors.New("not a bundle: the archive is empty")
@@ -88,6 +220,8 @@ func ReadArchive(r io.Reader, lim Limits) (*Files, error) {
 			problems = append(problems, fmt.Sprintf("the archive is truncated or corrupt after %d entries (%v): later files are missing", n, err))
 			break
 		}
+		// The tar reader reads exactly: its entry ends here.
+		entryEnd = member.pos() + (hdr.Size+511)&^511
 		if n >= lim.Entries {
 			problems = append(problems, fmt.Sprintf("the archive has more than %d entries: the rest is ignored", lim.Entries))
 			break
@@ -134,8 +268,48 @@ func ReadArchive(r io.Reader, lim Limits) (*Files, error) {
 			continue
 		}
 		files[name] = b
+		// The manifest and results.json come first: decoded on another
+		// core while the outputs are inflated.
+		early.start(name, b)
 	}
-	return &Files{Data: files, Sums: sums, Problems: problems}, nil
+	return &Files{Data: files, Sums: sums, Problems: problems, DerivedVerified: verified, early: early}, nil
+}
+
+// countReader counts the bytes read through it.
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// eofReader counts what is read of r and remembers that r ended (the end
+// of a gzip member).
+type eofReader struct {
+	r   io.Reader
+	n   int64
+	eof bool
+}
+
+func (e *eofReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	e.n += int64(n)
+	if errors.Is(err, io.EOF) {
+		e.eof = true
+	}
+	return n, err
+}
+
+// pos is the count read (0 without a gzip member: a plain tar).
+func (e *eofReader) pos() int64 {
+	if e == nil {
+		return 0
+	}
+	return e.n
 }
 
 // derived are the files a bundle carries for people and other tools but
@@ -264,15 +438,14 @@ type Contents struct {
 // results.json with each command's output from its host folder. A file
 // that is missing or fails its checksum is not used.
 func Open(f *Files) *Contents {
-	files, sums := f.Data, f.Sums
+	files, sums, derivedOK := f.Data, f.Sums, f.DerivedVerified
 	in := &Contents{}
-	mb := files[ManifestName]
-	var m Manifest
-	dec := json.NewDecoder(bytes.NewReader(mb))
-	if err := dec.Decode(&m); err != nil {
+	pre := f.decoded()
+	if err := pre.manifestErr; err != nil {
 		in.Problems = append(in.Problems, fmt.Sprintf("manifest.json is corrupt (%v): checksums cannot be verified", err))
 	} else {
-		in.Manifest = &m
+		m := pre.manifest
+		in.Manifest = m
 		if err := checkSchema(m.SchemaVersion); err != nil {
 			in.Problems = append(in.Problems, err.Error())
 		}
@@ -285,6 +458,8 @@ func Open(f *Files) *Contents {
 			got, ok := sums[f.Path]
 			if b, inFiles := files[f.Path]; inFiles {
 				got, ok = sha256Hex(b), true
+			} else if !ok && derived[f.Path] && derivedOK {
+				continue // verified with its member, unread (ReadArchiveAt)
 			}
 			if !ok {
 				bad[f.Path] = true
@@ -313,7 +488,7 @@ func Open(f *Files) *Contents {
 			in.Ignored = append(in.Ignored, p+": not listed in the manifest")
 		}
 	}
-	rb, ok := files[ResultsFile]
+	_, ok := files[ResultsFile]
 	var results []hostio.HostResult
 	// One copy of what the hosts repeat: equal outputs (a cluster built
 	// alike prints the same firewall rulesets, PCI devices, drivers), the
@@ -325,7 +500,8 @@ func Open(f *Files) *Contents {
 	case bad[ResultsFile]:
 		in.Problems = append(in.Problems, "results.json failed its checksum: outputs are read from the host folders")
 	default:
-		if err := json.Unmarshal(rb, &results); err != nil {
+		results = pre.results
+		if err := pre.resultsErr; err != nil {
 			in.Problems = append(in.Problems, fmt.Sprintf("results.json is corrupt (%v): outputs are read from the host folders", err))
 			results = nil
 		}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"path"
@@ -218,14 +219,26 @@ func Write(w io.Writer, results []hostio.HostResult, opts Options) (*Written, er
 	files = append([]*entry{{name: ManifestName, size: int64(len(mb)), sum: sha256Hex(mb),
 		write: func(w io.Writer) error { _, err := w.Write(mb); return err }}}, files...)
 
-	// Pass 2: the archive. A file that does not come out the same as
-	// measured is a bug, never a silently wrong checksum.
-	gz, err := gzip.NewWriterLevel(&abortWriter{w: w, abort: opts.Abort}, gzip.BestSpeed)
+	// Pass 2: the archive, in its gzip members (member.go): the outputs,
+	// then the derived files, then the trailer that lets a reader check the
+	// derived files' member without inflating it. A file that does not
+	// come out the same as measured is a bug, never a silently wrong
+	// checksum.
+	out := &countWriter{w: &abortWriter{w: w, abort: opts.Abort}}
+	gz, err := gzip.NewWriterLevel(out, gzip.BestSpeed)
 	if err != nil {
 		return nil, err
 	}
-	tw := tar.NewWriter(gz)
+	sw := &switchWriter{w: gz}
+	tw := tar.NewWriter(sw)
+	var second *derivedWriter
 	for _, f := range files {
+		if derived[f.name] && second == nil {
+			if second, err = newDerivedWriter(tw, gz, out); err != nil {
+				return nil, writeErr("the archive", err)
+			}
+			gz, sw.w = second.gz, second.gz
+		}
 		// Whole seconds: a time with nanoseconds costs every file a PAX
 		// record (a 1 KiB extended header: 24 MiB for 1,000 hosts, to
 		// compress, decompress and parse); the manifest keeps the exact time.
@@ -246,6 +259,11 @@ func Write(w io.Writer, results []hostio.HostResult, opts Options) (*Written, er
 	}
 	if err := gz.Close(); err != nil {
 		return nil, writeErr("the archive", err)
+	}
+	if second != nil {
+		if err := writeTrailer(out, second.member(out.n)); err != nil {
+			return nil, writeErr("the archive", err)
+		}
 	}
 	return &Written{Manifest: m, Analysis: a, Tokens: tm}, nil
 }
@@ -305,6 +323,44 @@ func writeString(w io.Writer, s string) error {
 		s = s[n:]
 	}
 	return nil
+}
+
+// switchWriter writes to w, which changes with the gzip member.
+type switchWriter struct{ w io.Writer }
+
+func (s *switchWriter) Write(p []byte) (int, error) { return s.w.Write(p) }
+
+// derivedWriter is the gzip member of the derived files: where it starts
+// in the archive and the SHA-256 of its compressed bytes.
+type derivedWriter struct {
+	gz     *gzip.Writer
+	offset int64
+	sum    hash.Hash
+}
+
+// newDerivedWriter ends the current member (after the padding of the last
+// entry) and starts the derived files' member at out's count.
+func newDerivedWriter(tw *tar.Writer, cur *gzip.Writer, out *countWriter) (*derivedWriter, error) {
+	if err := tw.Flush(); err != nil {
+		return nil, err
+	}
+	if err := cur.Close(); err != nil {
+		return nil, err
+	}
+	d := &derivedWriter{offset: out.n, sum: sha256.New()}
+	gz, err := gzip.NewWriterLevel(io.MultiWriter(out, d.sum), gzip.BestSpeed)
+	if err != nil {
+		return nil, err
+	}
+	d.gz = gz
+	return d, nil
+}
+
+// member describes the closed member, which ended at end.
+func (d *derivedWriter) member(end int64) derivedMember {
+	m := derivedMember{Offset: d.offset, Length: end - d.offset}
+	copy(m.SHA256[:], d.sum.Sum(nil))
+	return m
 }
 
 type countWriter struct {

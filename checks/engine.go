@@ -10,6 +10,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/parallel"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -237,10 +238,17 @@ func RunRules(fleet *facts.Fleet, rules []*Rule) Result {
 	// fleet of 1,000 hosts passes 40,000 checks: growing slices of them
 	// copied each several times).
 	per := make([][]Finding, len(rules))
+	perErrs := make([][]InternalError, len(rules))
+	// Rules read the fleet and never change it: they run side by side, each
+	// into its own slot, and their results are joined in catalogue order,
+	// so the outcome is the same as one after the other.
+	parallel.For(len(rules), 1, func(i int) {
+		per[i] = evaluate(rules[i], fleet, paths, &perErrs[i])
+	})
 	var errs []InternalError
 	n, passed := 0, 0
-	for i, rule := range rules {
-		per[i] = evaluate(rule, fleet, paths, &errs)
+	for i := range rules {
+		errs = append(errs, perErrs[i]...)
 		n += len(per[i])
 		for _, f := range per[i] {
 			if f.Status == StatusPass {

@@ -3,12 +3,10 @@ package facts
 import (
 	"errors"
 	"reflect"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/parallel"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
 
@@ -18,7 +16,7 @@ import (
 func Build(results []hostio.HostResult) Fleet {
 	hosts := make([]Host, len(results))
 	guests := make([]Guest, len(results))
-	each(len(results), func(i int) {
+	parallel.For(len(results), 4, func(i int) {
 		if results[i].Role == hostio.RoleGuest {
 			guests[i] = BuildGuest(results[i])
 			return
@@ -36,31 +34,6 @@ func Build(results []hostio.HostResult) Fleet {
 	f.path = newDataPath(&f)
 	f.LinkGuests()
 	return f
-}
-
-// each calls f(0..n-1), on up to GOMAXPROCS goroutines.
-func each(n int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n/4)
-	if workers < 2 {
-		for i := range n {
-			f(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				f(i)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // BuildHost parses every capture of one host. Each capture is recorded as a

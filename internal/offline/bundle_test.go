@@ -450,3 +450,40 @@ func diffLines(got, want []string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// A bundle in a regular file is read at offsets (its derived files'
+// member checked unread); a pipe or an in-memory reader as a stream.
+func TestReaderAtOnlyForRegularFiles(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "b.tar.gz")
+	if err := os.WriteFile(p, []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(3, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	at, size := readerAt(f)
+	if at == nil || size != 7 {
+		t.Fatalf("regular file: reader %v, size %d", at, size)
+	}
+	b := make([]byte, 7)
+	if _, err := at.ReadAt(b, 0); err != nil || string(b) != "3456789" {
+		t.Fatalf("read %q %v: not from the file's offset", b, err)
+	}
+	if at, _ := readerAt(bytes.NewReader(b)); at != nil {
+		t.Error("an in-memory reader is read at offsets")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if at, _ := readerAt(r); at != nil {
+		t.Error("a pipe is read at offsets")
+	}
+}

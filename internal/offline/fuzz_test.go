@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 )
 
@@ -20,6 +21,23 @@ func FuzzReadArchive(f *testing.F) {
 	// Small limits keep each run fast; the limit paths are exercised too.
 	limits.File, limits.Total = 1<<20, 4<<20
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// The offset reader reads what the stream reader reads, less what
+		// a derived member its trailer vouches for holds.
+		st, serr := bundle.ReadArchive(bytes.NewReader(data), limits)
+		at, aerr := bundle.ReadArchiveAt(bytes.NewReader(data), int64(len(data)), limits)
+		if (serr == nil) != (aerr == nil) {
+			t.Fatalf("stream reader: %v, offset reader: %v", serr, aerr)
+		}
+		if serr == nil {
+			for name, b := range at.Data {
+				if !bytes.Equal(st.Data[name], b) {
+					t.Fatalf("%s differs between the readers", name)
+				}
+			}
+			if !at.DerivedVerified && len(at.Data) != len(st.Data) {
+				t.Fatalf("offset reader read %d files, stream reader %d", len(at.Data), len(st.Data))
+			}
+		}
 		got, err := LoadReader("fuzz", bytes.NewReader(data))
 		if err != nil {
 			return

@@ -114,10 +114,19 @@ func Load(p string) (*Input, error) {
 // LoadReader reads a bundle archive or a transcript from r (standard
 // input); name labels it in messages.
 func LoadReader(p string, r io.Reader) (*Input, error) {
+	// A regular file is read at offsets: a bundle's derived files are then
+	// checked without being inflated (bundle.ReadArchiveAt).
+	at, size := readerAt(r)
 	br := bufio.NewReader(r)
 	head, _ := br.Peek(512)
 	if bundle.IsArchive(head) {
-		files, err := bundle.ReadArchive(br, limits)
+		var files *bundle.Files
+		var err error
+		if at != nil {
+			files, err = bundle.ReadArchiveAt(at, size, limits)
+		} else {
+			files, err = bundle.ReadArchive(br, limits)
+		}
 		if err != nil {
 			return nil, wrapPath(p, err)
 		}
@@ -156,6 +165,24 @@ func LoadReader(p string, r io.Reader) (*Input, error) {
 		in.Path = p
 	}
 	return in, wrapPath(p, err)
+}
+
+// readerAt returns r as an io.ReaderAt of the bytes from its current
+// offset, when r is a regular file (not a pipe, FIFO or terminal).
+func readerAt(r io.Reader) (io.ReaderAt, int64) {
+	f, ok := r.(*os.File)
+	if !ok {
+		return nil, 0
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return nil, 0
+	}
+	pos, err := f.Seek(0, io.SeekCurrent)
+	if err != nil || pos > st.Size() {
+		return nil, 0
+	}
+	return io.NewSectionReader(f, pos, st.Size()-pos), st.Size() - pos
 }
 
 func wrapPath(p string, err error) error {
