@@ -23,7 +23,10 @@ func mixedBundle(t *testing.T) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	_, err := bundle.Write(&buf, mixed(t), bundle.Options{Redact: true, Now: time.Unix(1700000000, 0), Analyze: testAnalyze,
-		HTML: func(w io.Writer, r *report.Report) error { _, err := io.WriteString(w, "<html>report</html>"); return err }})
+		HTML: func(w io.Writer, r *report.Report) error {
+			_, err := io.WriteString(w, "<html>report</html>")
+			return err
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
