@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -343,18 +344,28 @@ func collectHost(ctx context.Context, t hostio.Target, opts Options, slots chan 
 		return finish(hostio.PhaseDone)
 	}
 
-	// Stage 1.
+	// Stage 1, the commands stage 2 is planned from first. Stage 2
+	// depends on this host's stage 1 only, and on those outputs alone: it
+	// starts as soon as they are in, while the rest of stage 1 runs (one
+	// round of sessions less on the scan's critical path).
 	s1 := Stage1()
 	h.total = len(s1)
 	h.emit(hostio.PhaseCollecting, "")
-	h.runAll(hctx, s1)
-
-	// Stage 2: depends on this host's stage 1 only.
-	s2, planNotes := planStage2(hctx, res.Captures, opts.MaxStage2)
-	res.Notes = append(res.Notes, planNotes...)
+	inputs, rest := splitStage1(s1)
+	first := h.launch(hctx, inputs)
+	<-first.holding
+	others := h.launch(hctx, rest)
+	first.wait()
 	h.mu.Lock()
+	caps := slices.Clone(res.Captures)
+	h.mu.Unlock()
+	s2, planNotes := planStage2(hctx, caps, opts.MaxStage2)
+	h.mu.Lock()
+	res.Notes = append(res.Notes, planNotes...)
 	h.total += len(s2)
 	h.mu.Unlock()
+	second := h.launch(hctx, s2)
+	others.wait()
 	if board.enabled {
 		// Publish this host's PVRDMA vmknic; probes wait for every host's.
 		src := probeSourceOf(res.Captures)
@@ -364,9 +375,6 @@ func collectHost(ctx context.Context, t hostio.Target, opts Options, slots chan 
 		}
 		board.publish(t.Name, src)
 	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); h.runAll(hctx, s2) }()
 	if board.enabled {
 		// Waiting for peers must not hold a concurrency slot, or hosts not
 		// yet started could never publish.
@@ -387,7 +395,7 @@ func collectHost(ctx context.Context, t hostio.Target, opts Options, slots chan 
 			pcancel()
 		}
 	}
-	wg.Wait()
+	second.wait()
 	h.endReason(ctx, hctx, conn)
 	return finish(hostio.PhaseDone)
 }
@@ -433,42 +441,63 @@ func describeConnectError(err error, ctx context.Context) string {
 // runAll runs commands concurrently on the host's connection, capped by the
 // per-connection session limit, and appends their captures in command order.
 func (h *hostRun) runAll(ctx context.Context, cmds []Command) {
+	h.launch(ctx, cmds).wait()
+}
+
+// batch is a set of commands started on the host's session slots.
+type batch struct {
+	// holding is closed once every command of the batch holds a slot
+	// (or ctx ended): a batch started after that waits behind it.
+	holding chan struct{}
+	done    chan struct{}
+}
+
+func (b *batch) wait() { <-b.done }
+
+// launch runs cmds on the host's connection, each in its own session once
+// it gets one of the host's session slots, taken in command order. Their
+// captures are appended as they finish, then re-appended in command order.
+func (h *hostRun) launch(ctx context.Context, cmds []Command) *batch {
+	b := &batch{holding: make(chan struct{}), done: make(chan struct{})}
 	caps := make([]hostio.Capture, len(cmds))
-	var wg sync.WaitGroup
-	for i, c := range cmds {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	go func() {
+		defer close(b.done)
+		var wg sync.WaitGroup
+		for i, c := range cmds {
 			select {
 			case h.sem <- struct{}{}:
 			case <-ctx.Done():
 				caps[i] = hostio.Capture{Host: h.target.Name, Command: c.Line, Kind: c.Kind, Status: hostio.StatusSkipped,
 					Start: h.opts.Now(), Error: "not run: " + ctxReason(ctx)}
-				return
+				continue
 			}
-			defer func() { <-h.sem }()
-			caps[i] = h.run(ctx, c)
-			h.mu.Lock()
-			h.res.Captures = append(h.res.Captures, caps[i])
-			h.mu.Unlock()
-			h.emit(hostio.PhaseCollecting, "")
-		}()
-	}
-	wg.Wait()
-	// Re-append in deterministic (command) order.
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	kept := h.res.Captures[:0]
-	inBatch := make(map[string]bool, len(cmds))
-	for _, c := range cmds {
-		inBatch[c.Line] = true
-	}
-	for _, c := range h.res.Captures {
-		if !inBatch[c.Command] {
-			kept = append(kept, c)
+			wg.Go(func() {
+				defer func() { <-h.sem }()
+				caps[i] = h.run(ctx, c)
+				h.mu.Lock()
+				h.res.Captures = append(h.res.Captures, caps[i])
+				h.mu.Unlock()
+				h.emit(hostio.PhaseCollecting, "")
+			})
 		}
-	}
-	h.res.Captures = append(kept, caps...)
+		close(b.holding)
+		wg.Wait()
+		// Re-append in deterministic (command) order.
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		kept := h.res.Captures[:0]
+		inBatch := make(map[string]bool, len(cmds))
+		for _, c := range cmds {
+			inBatch[c.Line] = true
+		}
+		for _, c := range h.res.Captures {
+			if !inBatch[c.Command] {
+				kept = append(kept, c)
+			}
+		}
+		h.res.Captures = append(kept, caps...)
+	}()
+	return b
 }
 
 func ctxReason(ctx context.Context) string {

@@ -102,6 +102,43 @@ func planStage2(ctx context.Context, caps []hostio.Capture, max int) ([]Command,
 	return cmds, p.notes
 }
 
+// stage2Inputs are the stage-1 kinds planStage2 reads: the RDMA devices
+// (their counters, their uplinks' details), the PVRDMA backends listing
+// (their properties; with the VM list, the .vmx reads) and what the
+// catalogue's fact-planned specs read (Spec.InstancesRead). nil means
+// every stage-1 kind (a spec that does not say what it reads).
+func stage2Inputs() map[hostio.Kind]bool {
+	in := map[hostio.Kind]bool{catalog.KindRDMADeviceList: true, catalog.KindPVRDMADeviceLs: true, catalog.KindVMProcessList: true}
+	for _, s := range catalog.Specs() {
+		if s.Stage == 2 && s.From == catalog.FromFacts && s.Instances != nil {
+			if len(s.InstancesRead) == 0 {
+				return nil
+			}
+			for _, k := range s.InstancesRead {
+				in[k] = true
+			}
+		}
+	}
+	return in
+}
+
+// splitStage1 splits stage-1 commands into the ones stage 2 is planned
+// from (stage2Inputs) and the others, each in catalogue order.
+func splitStage1(s1 []Command) (inputs, rest []Command) {
+	in := stage2Inputs()
+	if in == nil {
+		return s1, nil
+	}
+	for _, c := range s1 {
+		if in[c.Kind] {
+			inputs = append(inputs, c)
+		} else {
+			rest = append(rest, c)
+		}
+	}
+	return inputs, rest
+}
+
 // planFromFacts plans the stage 2 commands of specs whose arguments come
 // from the host's stage-1 facts (catalog.FromFacts: Spec.Instances). The
 // stage-1 outputs are read into facts only when such a spec exists.
