@@ -124,9 +124,9 @@ func (o *Options) defaults() {
 // Collect scans every target and returns one HostResult per target, in the
 // order given. One host's failure never stops the others. Each host gets
 // exactly one connection: stage 1 commands run concurrently on it (capped by
-// SessionsPerHost), then the stage 2 commands that depend on stage 1, and,
-// with Probes, vmkping probes to peers once every host has reported its
-// PVRDMA vmknic address.
+// SessionsPerHost), the ones stage 2 is planned from first; the stage 2
+// commands start as soon as those are in; and, with Probes, vmkping probes
+// to peers run once every host has reported its PVRDMA vmknic address.
 func Collect(ctx context.Context, targets []hostio.Target, opts Options) []hostio.HostResult {
 	opts.defaults()
 	results := make([]hostio.HostResult, len(targets))
