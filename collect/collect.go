@@ -368,7 +368,11 @@ func collectHost(ctx context.Context, t hostio.Target, opts Options, slots chan 
 	others.wait()
 	if board.enabled {
 		// Publish this host's PVRDMA vmknic; probes wait for every host's.
-		src := probeSourceOf(res.Captures)
+		// Stage 2 is still appending its captures.
+		h.mu.Lock()
+		caps := slices.Clone(res.Captures)
+		h.mu.Unlock()
+		src := probeSourceOf(caps)
 		if note := unprobeable(src); note != "" {
 			res.Notes = append(res.Notes, note)
 			src = probeSource{}
