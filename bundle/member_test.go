@@ -2,6 +2,7 @@ package bundle_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"fmt"
 	"io"
@@ -196,4 +197,44 @@ func mapsKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// A bundle written before the derived files had a member of their own (one
+// gzip member, no trailer) reads as it always did, at offsets too.
+func TestSingleMemberBundleStillRead(t *testing.T) {
+	b := mixedBundle(t)
+	var one bytes.Buffer
+	gz := gzip.NewWriter(&one)
+	if _, err := io.Copy(gz, mustGunzip(t, b)); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := bundle.FindDerivedMember(bytes.NewReader(one.Bytes()), int64(one.Len())); ok {
+		t.Fatal("a trailer found in a single-member bundle")
+	}
+	stream, at := readBoth(t, one.Bytes())
+	if at.DerivedVerified || !reflect.DeepEqual(stream.Sums, at.Sums) || !reflect.DeepEqual(stream.Data, at.Data) {
+		t.Fatal("the readers differ on a single-member bundle")
+	}
+	if len(at.Sums) != len(derivedNames) {
+		t.Errorf("derived files checked: %v", mapsKeys(at.Sums))
+	}
+	if c := bundle.Open(at); len(c.Problems)+len(c.Ignored) > 0 {
+		t.Errorf("problems %v, ignored %v", c.Problems, c.Ignored)
+	}
+}
+
+func mustGunzip(t *testing.T, b []byte) io.Reader {
+	t.Helper()
+	gz, err := gzip.NewReader(bytes.NewReader(b)) // every member, as gzip -d does
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(gz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.NewReader(out)
 }
