@@ -57,6 +57,11 @@ type Options struct {
 	// (live true) and when it is gone (renamed or removed: live false), so
 	// that a process that must exit at once can remove it.
 	TempFile func(path string, live bool)
+	// SpillDir is where the derived files are kept between the two passes
+	// of the writer (a temporary file, mode 0600, removed before Write
+	// returns; default: the system's temporary directory; WriteFile uses
+	// the bundle's directory).
+	SpillDir string
 	// Identifiers are identifiers the caller added to the results (SSH
 	// users, dialled addresses, local paths; Redactor.AddIdentifier), to
 	// redact with the rest. Token is used for local paths ("" generates).
@@ -195,14 +200,25 @@ func Write(w io.Writer, results []hostio.HostResult, opts Options) (*Written, er
 			})
 		}
 	}
-	// Pass 1: the size and checksum of every file, for the manifest.
+	// Pass 1: the size and checksum of every file, for the manifest. The
+	// derived files are encoded once: kept in a spill file for pass 2
+	// (encoding a 1,000-host facts.json costs more than a second of CPU),
+	// or, when no spill file can be made, encoded again.
+	sp := newSpill(opts.SpillDir, opts.TempFile)
+	defer sp.remove()
 	for _, f := range files {
 		if aborted(opts.Abort) {
 			return nil, ErrAborted
 		}
 		h := sha256.New()
 		cw := &countWriter{w: &abortWriter{w: h, abort: opts.Abort}}
-		if err := f.write(cw); err != nil {
+		var dst io.Writer = cw
+		keep := derived[f.name] && sp.ok()
+		if keep {
+			dst = io.MultiWriter(cw, sp)
+		}
+		start := sp.n
+		if err := f.write(dst); err != nil {
 			if errors.Is(err, ErrAborted) {
 				return nil, ErrAborted
 			}
@@ -210,6 +226,9 @@ func Write(w io.Writer, results []hostio.HostResult, opts Options) (*Written, er
 		}
 		f.size, f.sum = cw.n, hex.EncodeToString(h.Sum(nil))
 		m.Files = append(m.Files, ManifestFile{Path: f.name, Size: f.size, SHA256: f.sum})
+		if keep {
+			f.write = sp.section(start, f.size, f.write)
+		}
 	}
 	mb, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
@@ -405,6 +424,9 @@ func TokensPath(bundlePath string) string { return bundlePath + ".tokens.json" }
 // (TokensPath, mode 0600), never inside the bundle.
 func WriteFile(path string, results []hostio.HostResult, opts Options) (*Written, error) {
 	var wr *Written
+	if opts.SpillDir == "" {
+		opts.SpillDir = filepath.Dir(path)
+	}
 	err := atomicWrite(path, 0o644, opts.TempFile, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 256<<10)
 		var err error
