@@ -1,6 +1,7 @@
 package bundle_test
 
 import (
+	"archive/tar"
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
@@ -80,6 +81,27 @@ func TestDerivedMemberCheckedWithoutInflating(t *testing.T) {
 	d, ok := bundle.FindDerivedMember(bytes.NewReader(b), int64(len(b)))
 	if !ok {
 		t.Fatal("no trailer found")
+	}
+	// The member holds the derived files and nothing else: an output there
+	// would go unread.
+	gz, err := gzip.NewReader(bytes.NewReader(b[d.Offset : d.Offset+d.Length]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inMember []string
+	for tr := tar.NewReader(gz); ; {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		inMember = append(inMember, hdr.Name)
+	}
+	sort.Strings(inMember)
+	if !slices.Equal(inMember, derivedNames) {
+		t.Errorf("the derived member holds %v, want %v", inMember, derivedNames)
 	}
 	forged := slices.Clone(b[d.Offset : d.Offset+d.Length])
 	for i := 20; i < len(forged)-20; i++ {

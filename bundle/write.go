@@ -14,6 +14,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
@@ -200,6 +201,18 @@ func Write(w io.Writer, results []hostio.HostResult, opts Options) (*Written, er
 			})
 		}
 	}
+	// The derived files go last, in a gzip member of their own that a
+	// reader may check without inflating (member.go): no output may follow
+	// them there.
+	slices.SortStableFunc(files, func(a, b *entry) int {
+		switch {
+		case derived[a.name] == derived[b.name]:
+			return 0
+		case derived[a.name]:
+			return 1
+		}
+		return -1
+	})
 	// Pass 1: the size and checksum of every file, for the manifest. The
 	// derived files are encoded once: kept in a spill file for pass 2
 	// (encoding a 1,000-host facts.json costs more than a second of CPU),
