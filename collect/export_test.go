@@ -4,4 +4,5 @@ package collect
 var (
 	PlanStage2   = planStage2
 	Stage2Inputs = stage2Inputs
+	IntFlag      = intFlag
 )

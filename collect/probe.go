@@ -315,10 +315,13 @@ func SearchWidth(sessions, pairs int) int {
 }
 
 // payloadOf is the -s value of a probe line.
-func payloadOf(line string) int {
+func payloadOf(line string) int { return intFlag(line, "-s") }
+
+// intFlag is the number after flag in a command line (0 without one).
+func intFlag(line, flag string) int {
 	f := strings.Fields(line)
 	for i := 0; i+1 < len(f); i++ {
-		if f[i] == "-s" {
+		if f[i] == flag {
 			n, _ := strconv.Atoi(f[i+1])
 			return n
 		}

@@ -138,7 +138,7 @@ func TestBlockedPathsTakeAtMostThreeRounds(t *testing.T) {
 		}
 		waits := map[int]bool{}
 		for _, p := range pp.Probes {
-			if pingCountOf(p.Command) == 1 && p.Failed() && !p.MessageTooLong {
+			if collect.IntFlag(p.Command, "-c") == 1 && p.Failed() && !p.MessageTooLong {
 				waits[p.Round] = true
 			}
 		}
@@ -158,15 +158,4 @@ func TestBlockedPathsTakeAtMostThreeRounds(t *testing.T) {
 func hostNumber(name string) int {
 	n, _ := strconv.Atoi(strings.TrimPrefix(name, "esx"))
 	return n
-}
-
-func pingCountOf(cmd string) int {
-	f := strings.Fields(cmd)
-	for i := 0; i+1 < len(f); i++ {
-		if f[i] == "-c" {
-			n, _ := strconv.Atoi(f[i+1])
-			return n
-		}
-	}
-	return 0
 }
