@@ -33,7 +33,8 @@ FLOOR_MS=$(awk -v r="$RTT_MS" -v l="$LAT_MS" 'BEGIN{printf "%.0f", 4*r + 2*(2*r+
 # allows 10, the doctor uses --sessions-per-host, 8 by default): the
 # host's commands need ceil(commands / sessions) rounds of sessions, at
 # least the two dependent stages.
-SESSIONS=8
+SESSIONS=$("$W/bin/pvrdma-doctor" scan --help 2>/dev/null | sed -n 's/.*--sessions-per-host.*(default \([0-9]*\)).*/\1/p')
+SESSIONS=${SESSIONS:-8}
 CAP_FLOOR() { awk -v r="$RTT_MS" -v l="$LAT_MS" -v c="$1" -v s="$SESSIONS" 'BEGIN{n=int((c+s-1)/s); if (n<2) n=2; printf "%.0f", 4*r + n*(2*r+l)}'; }
 
 SIZES=$(awk -F'\t' 'NR>1{print $2}' "$D/compare.tsv" | sort -un | tr '\n' ' ')

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestForCallsEveryIndexOnce(t *testing.T) {
@@ -23,15 +24,22 @@ func TestForRunsSideBySide(t *testing.T) {
 		t.Skip("one CPU: nothing runs side by side")
 	}
 	// Two indexes that each wait for the other can only finish when they
-	// run at the same time.
+	// run at the same time (the timeout only ends a failing run).
 	a, b := make(chan struct{}), make(chan struct{})
+	wait := func(ch chan struct{}) {
+		select {
+		case <-ch:
+		case <-time.After(10 * time.Second):
+			t.Error("the two indexes did not run side by side")
+		}
+	}
 	For(2, 1, func(i int) {
 		if i == 0 {
 			close(a)
-			<-b
+			wait(b)
 		} else {
 			close(b)
-			<-a
+			wait(a)
 		}
 	})
 }
