@@ -312,17 +312,6 @@ func (p *planner) has(rule, host, subject string) (Finding, bool) {
 	return f, ok
 }
 
-// ofRule returns this plan's findings of a rule.
-func (p *planner) ofRule(rule string) []Finding {
-	var out []Finding
-	for _, f := range p.mine {
-		if f.RuleID == rule {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // causeElsewhere reports whether f follows from a finding of another
 // plan (whose steps resolve it).
 func (p *planner) causeElsewhere(f Finding) bool {

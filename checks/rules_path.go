@@ -2,7 +2,6 @@ package checks
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 )
@@ -204,19 +203,4 @@ func checkHighLatency(in *Input, r *Reporter) {
 				"(50 µs for Bitfusion), shorten the path: switch hops, a router or firewall on the way, slower links (esxcli network nic list: speed).",
 				h.Host, orPlaceholder(pp.To, pp.Target)), ev...)
 	}
-}
-
-// blockedPairsOf returns the host's blocked pairs and the lowest MTU they
-// carry.
-func blockedPairsOf(hp *facts.HostPath) (pairs []*facts.PathPair, lowest int) {
-	for i := range hp.Pairs {
-		if pp := &hp.Pairs[i]; pp.Blocked() {
-			pairs = append(pairs, pp)
-			if lowest == 0 || pp.MTU < lowest {
-				lowest = pp.MTU
-			}
-		}
-	}
-	sort.Slice(pairs, func(i, j int) bool { return pairs[i].Target < pairs[j].Target })
-	return pairs, lowest
 }
