@@ -55,7 +55,10 @@ func planVMX(ctx context.Context, caps []hostio.Capture, p *stage2Plan) {
 			p.note(fmt.Errorf("VM %q (world %s) has no Config File: its .vmx is not read", vm.DisplayName, vm.WorldID))
 			continue
 		}
-		c, err := catalog.VMXCommand(vm.ConfigFile)
+		// The path exactly as the host wrote it, or refused: never the
+		// parser's reading of it, in which a no-break space is a space
+		// (another folder).
+		c, err := catalog.VMXCommand(vm.ConfigFileAsWritten(vmc.Stdout))
 		if err != nil {
 			err = fmt.Errorf("VM %q (world %s): %w", vm.DisplayName, vm.WorldID, err)
 		}

@@ -138,3 +138,56 @@ func TestPlanVMX(t *testing.T) {
 		t.Errorf("capped: %d commands, %d .vmx, notes %q", len(cmds), n, notes)
 	}
 }
+
+// A Config File is sent byte for byte as the host wrote it, or refused:
+// never as the parser reads it. The parser reads a no-break space as a
+// space (pastes from wikis and mail), so "a<U+00A0>b" would otherwise be
+// sent as 'a b', another folder (issue 38.2). Every Unicode space but
+// U+0020, inside a name or around it, is refused, and a path of ASCII
+// spaces is read as written.
+func TestPlanVMXSendsThePathAsWritten(t *testing.T) {
+	const ds = "/vmfs/volumes/ds1/"
+	// (At most 10 notes are kept: 8 spaces and the trailing case.)
+	spaces := []rune{'\u00a0', '\u1680', '\u2000', '\u2007', '\u2009', '\u202f', '\u205f', '\u3000'}
+	var list, ls strings.Builder
+	var paths []string
+	add := func(dir string) {
+		wid := 3000 + len(paths)
+		p := ds + dir + "/a.vmx"
+		paths = append(paths, p)
+		fmt.Fprintf(&list, "vm%d\n   World ID: %d\n   Process ID: 0\n   VMX Cartel ID: %d\n   Display Name: vm%d\n   Config File: %s\n\n", wid, wid, wid-1, wid, p)
+		fmt.Fprintf(&ls, "%d_0/\n", wid)
+	}
+	add("a b")
+	for _, r := range spaces {
+		add("a" + string(r) + "b")
+	}
+	// Around the value: a trailing no-break space is part of the name.
+	add("c d\u00a0")
+	caps := []hostio.Capture{
+		{Command: "esxcli vm process list", Kind: catalog.KindVMProcessList, Stdout: list.String(), Status: hostio.StatusCollected},
+		{Command: "vsish -e ls " + PVRDMADevicesDir, Kind: catalog.KindPVRDMADeviceLs, Stdout: ls.String(), Status: hostio.StatusCollected},
+	}
+	cmds, notes := planStage2(context.Background(), caps, DefaultMaxStage2)
+	var vmx []string
+	for _, c := range cmds {
+		if c.Kind == catalog.KindVMX {
+			vmx = append(vmx, c.Line)
+		}
+	}
+	if want := []string{"cat '" + paths[0] + "'"}; fmt.Sprint(vmx) != fmt.Sprint(want) {
+		t.Errorf(".vmx reads %q, want %q only", vmx, want)
+	}
+	refusals := 0
+	for _, n := range notes {
+		if strings.Contains(n, "refusing .vmx path") {
+			refusals++
+			if strings.Contains(n, "a b/") {
+				t.Errorf("a refusal names the normalised path: %s", n)
+			}
+		}
+	}
+	if refusals != len(paths)-1 {
+		t.Errorf("%d refusals, want %d: %q", refusals, len(paths)-1, notes)
+	}
+}

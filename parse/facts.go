@@ -101,6 +101,11 @@ type VMProcess struct {
 	CartelID   string `json:"vmx_cartel_id"`
 	UUID       string `json:"uuid"`
 	ConfigFile string `json:"config_file"`
+	// ConfigFileLine is the line of the text the Config File was read
+	// from (0: none): the path as the host wrote it, byte for byte, is
+	// there (ConfigFile went through what copying normalises: a no-break
+	// space read as a space), for whoever sends it back to the host.
+	ConfigFileLine int `json:"-"`
 	Ref
 }
 

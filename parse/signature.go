@@ -39,8 +39,8 @@ func signature(b *strings.Builder, v reflect.Value) {
 		b.WriteString("{")
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
-			if !f.IsExported() || f.Type == refType || f.Type == recordType {
-				continue
+			if !f.IsExported() || f.Type == refType || f.Type == recordType || f.Tag.Get("json") == "-" {
+				continue // where a fact was read, not the fact
 			}
 			fmt.Fprintf(b, "%s:", f.Name)
 			signature(b, v.Field(i))

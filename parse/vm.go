@@ -27,7 +27,40 @@ func VMProcessList(text string) ([]VMProcess, error) {
 			CartelID:    r.Get("VMX Cartel ID"),
 			UUID:        r.Get("UUID"),
 			ConfigFile:  r.Get("Config File"),
-			Ref:         r.Ref,
+			ConfigFileLine: func() int {
+				if f, ok := r.Field("Config File"); ok {
+					return f.Ref.Line
+				}
+				return 0
+			}(),
+			Ref: r.Ref,
 		}
 	})
+}
+
+// ConfigFileAsWritten returns the Config File as text (the output p was
+// read from) writes it, byte for byte: the value of its line, with only
+// the ASCII blanks around it trimmed. ConfigFile itself went through what
+// copying normalises (a no-break space reads as a space, colour sequences
+// are dropped), which is right for reading a paste and wrong for a path
+// sent back to the host: "a<U+00A0>b" would name another folder. It is
+// ConfigFile when the line is not known.
+func (p VMProcess) ConfigFileAsWritten(text string) string {
+	if p.ConfigFileLine <= 0 {
+		return p.ConfigFile
+	}
+	n := 0
+	for l := range strings.Lines(text) {
+		if n++; n < p.ConfigFileLine {
+			continue
+		}
+		l = strings.TrimRight(l, "\n")
+		l = strings.TrimSuffix(l, "\r")
+		_, v, ok := strings.Cut(l, ":")
+		if !ok {
+			return p.ConfigFile
+		}
+		return strings.Trim(v, " \t")
+	}
+	return p.ConfigFile
 }
