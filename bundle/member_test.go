@@ -136,8 +136,11 @@ func TestDerivedMemberDamageNamedAsByTheStreamReader(t *testing.T) {
 		data []byte
 		// intact: every file is whole (only the trailer, which spares
 		// inflating, is damaged, missing or followed by junk): nothing to
-		// report, and the derived files are inflated.
+		// report but bytes after the gzip stream (at trailing), and the
+		// derived files are inflated.
 		intact bool
+		// trailing is where bytes after the gzip stream start (0: none).
+		trailing int64
 	}
 	flip := func(off int64) []byte {
 		c := slices.Clone(b)
@@ -145,15 +148,15 @@ func TestDerivedMemberDamageNamedAsByTheStreamReader(t *testing.T) {
 		return c
 	}
 	cases := []damage{
-		{"a byte of the derived member", flip(d.Offset + d.Length/2), false},
-		{"a byte of the trailer", flip(int64(len(b)) - 12), true},
-		{"a byte of the outputs' member", flip(d.Offset / 2), false},
-		{"cut in the outputs' member", b[:d.Offset/2], false},
-		{"cut at the end of the outputs' member", b[:d.Offset], false},
-		{"cut in the derived member", b[:d.Offset+d.Length/2], false},
-		{"cut before the trailer", b[:d.Offset+d.Length], true},
-		{"cut in the trailer", b[:len(b)-5], true},
-		{"bytes after the trailer", append(slices.Clone(b), "junk"...), true},
+		{"a byte of the derived member", flip(d.Offset + d.Length/2), false, 0},
+		{"a byte of the trailer", flip(int64(len(b)) - 12), true, d.Offset + d.Length},
+		{"a byte of the outputs' member", flip(d.Offset / 2), false, 0},
+		{"cut in the outputs' member", b[:d.Offset/2], false, 0},
+		{"cut at the end of the outputs' member", b[:d.Offset], false, 0},
+		{"cut in the derived member", b[:d.Offset+d.Length/2], false, 0},
+		{"cut before the trailer", b[:d.Offset+d.Length], true, 0},
+		{"cut in the trailer", b[:len(b)-5], true, d.Offset + d.Length},
+		{"bytes after the trailer", append(slices.Clone(b), "junk"...), true, int64(len(b))},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -175,6 +178,15 @@ func TestDerivedMemberDamageNamedAsByTheStreamReader(t *testing.T) {
 			ps, pa := bundle.Open(stream).Problems, bundle.Open(at).Problems
 			if !slices.Equal(ps, pa) {
 				t.Errorf("bundle problems differ:\nstream     %v\nat offsets %v", ps, pa)
+			}
+			if c.trailing > 0 {
+				// Only the warning naming where the bytes after the gzip
+				// stream start (issue 38.5).
+				want := fmt.Sprintf("bytes of trailing data after the archive's gzip stream, at offset %d ", c.trailing)
+				if len(stream.Problems) != 1 || !strings.Contains(stream.Problems[0], want) || len(ps) != 0 {
+					t.Errorf("problems %v %v, want only one with %q", stream.Problems, ps, want)
+				}
+				return
 			}
 			if reported := len(stream.Problems)+len(ps) > 0; reported == c.intact {
 				t.Errorf("problems reported %v, want %v: %v %v", reported, !c.intact, stream.Problems, ps)
@@ -259,4 +271,52 @@ func mustGunzip(t *testing.T, b []byte) io.Reader {
 		t.Fatal(err)
 	}
 	return bytes.NewReader(out)
+}
+
+// Bytes after a bundle's gzip stream (appended by a transfer, a tool, or
+// someone hiding data in the bundle) are not silently accepted: both
+// readers name their offset and size in a problem (issue 38.5). A bundle
+// as written, and a single-member archive (tar czf), have none.
+func TestTrailingBytesAfterTheGzipStreamNamed(t *testing.T) {
+	b := mixedBundle(t)
+	for name, data := range map[string][]byte{
+		"garbage":          []byte("appended: not part of the bundle\n"),
+		"a gzip member":    gzipOf(t, []byte("hidden data")),
+		"a truncated gzip": gzipOf(t, []byte("hidden data"))[:12],
+	} {
+		t.Run(name, func(t *testing.T) {
+			tampered := append(slices.Clone(b), data...)
+			stream, at := readBoth(t, tampered)
+			for reader, f := range map[string]*bundle.Files{"stream": stream, "at offsets": at} {
+				want := fmt.Sprintf("%d bytes of trailing data after the archive's gzip stream, at offset %d", len(data), len(b))
+				if !strings.Contains(strings.Join(f.Problems, "\n"), want) {
+					t.Errorf("%s reader: problems %q, want %q", reader, f.Problems, want)
+				}
+			}
+		})
+	}
+	stream, at := readBoth(t, b)
+	if len(stream.Problems)+len(at.Problems) > 0 {
+		t.Errorf("a bundle as written: problems %q %q", stream.Problems, at.Problems)
+	}
+	var single bytes.Buffer
+	gz := gzip.NewWriter(&single)
+	tw := tar.NewWriter(gz)
+	tw.WriteHeader(&tar.Header{Name: "esx01/x.txt", Mode: 0o600, Size: 2, Typeflag: tar.TypeReg})
+	tw.Write([]byte("x\n"))
+	tw.Close()
+	gz.Close()
+	stream, at = readBoth(t, single.Bytes())
+	if len(stream.Problems)+len(at.Problems) > 0 {
+		t.Errorf("a single-member archive: problems %q %q", stream.Problems, at.Problems)
+	}
+}
+
+func gzipOf(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	gz := gzip.NewWriter(&out)
+	gz.Write(b)
+	gz.Close()
+	return out.Bytes()
 }

@@ -131,7 +131,7 @@ func ReadArchive(r io.Reader, lim Limits) (*Files, error) {
 // is inflated and each derived file checked, as ReadArchive does, so that
 // the damage is named file by file.
 func ReadArchiveAt(ra io.ReaderAt, size int64, lim Limits) (*Files, error) {
-	sk := &skipper{ra: ra}
+	sk := &skipper{ra: ra, size: size}
 	sk.member, sk.ok = findDerivedMember(ra, size)
 	return readArchive(io.NewSectionReader(ra, 0, size), sk, lim)
 }
@@ -139,6 +139,7 @@ func ReadArchiveAt(ra io.ReaderAt, size int64, lim Limits) (*Files, error) {
 // skipper checks a bundle's derived member without inflating it.
 type skipper struct {
 	ra     io.ReaderAt
+	size   int64
 	member derivedMember
 	ok     bool // the trailer was found
 }
@@ -195,6 +196,13 @@ func readArchive(r io.Reader, sk *skipper, lim Limits) (*Files, error) {
 			}
 			if sk.verify(off) {
 				verified = true
+				// What follows the derived member: the trailer, and
+				// nothing after it.
+				end := off + sk.member.Length
+				tail := bufio.NewReader(io.NewSectionReader(sk.ra, end, sk.size-end))
+				if p := trailingData(tail, end, nil); p != "" {
+					problems = append(problems, p)
+				}
 				break
 			}
 			if err := gz.Reset(br); err != nil {
@@ -210,6 +218,13 @@ func readArchive(r io.Reader, sk *skipper, lim Limits) (*Files, error) {
 		if errors.Is(err, io.EOF) {
 			if n == 0 {
 				return nil, errors.New("not a bundle: the archive is empty")
+			}
+			if gz != nil {
+				// The tar stream ended: the rest of its gzip member, then
+				// gzip members only (the trailer), then nothing.
+				if p := trailingRest(gz, br, in); p != "" {
+					problems = append(problems, p)
+				}
 			}
 			break
 		}
@@ -273,6 +288,80 @@ func readArchive(r io.Reader, sk *skipper, lim Limits) (*Files, error) {
 		early.start(name, b)
 	}
 	return &Files{Data: files, Sums: sums, Problems: problems, DerivedVerified: verified, early: early}, nil
+}
+
+// maxTrailingInflate bounds what is inflated of the rest of the gzip
+// member holding the end of a bundle's tar stream (its end blocks and
+// padding: a few KiB) and of each member after it.
+const maxTrailingInflate = 1 << 20
+
+// trailingRest reads what follows the end of the tar stream of a gzip
+// archive: the rest of the current member (the tar end blocks and
+// padding), then trailingData.
+func trailingRest(gz *gzip.Reader, br *bufio.Reader, in *countReader) string {
+	if _, err := io.Copy(io.Discard, io.LimitReader(gz, maxTrailingInflate)); err != nil {
+		return "" // a damaged end is the tar reader's and checksums' to report
+	}
+	return trailingData(br, in.n-int64(br.Buffered()), gz)
+}
+
+// trailingData checks that br, at offset off of the archive, holds only
+// complete empty gzip members (a bundle's trailer) up to its end. Bytes after
+// the gzip stream are not part of the archive (gzip readers stop or fail
+// there, tar never sees them): a problem naming their offset and size, so
+// that a bundle with something appended is never accepted silently. gz,
+// when not nil, is reused to read the members.
+func trailingData(br *bufio.Reader, off int64, gz *gzip.Reader) string {
+	cr := &byteCounter{r: br}
+	for {
+		if _, err := br.Peek(1); err != nil {
+			return "" // the end: nothing follows
+		}
+		head, _ := br.Peek(2)
+		start := off + cr.n
+		var err error
+		if len(head) < 2 || head[0] != 0x1f || head[1] != 0x8b {
+			err = errors.New("not a gzip member")
+		} else if gz == nil {
+			gz, err = gzip.NewReader(cr)
+		} else {
+			err = gz.Reset(cr)
+		}
+		if err == nil {
+			gz.Multistream(false)
+			var m int64
+			m, err = io.Copy(io.Discard, io.LimitReader(gz, maxTrailingInflate))
+			if err == nil && m > 0 {
+				err = errors.New("a gzip member holding data after the end of the tar archive")
+			}
+		}
+		if err != nil {
+			io.Copy(io.Discard, cr)
+			return fmt.Sprintf("%d bytes of trailing data after the archive's gzip stream, at offset %d (%v): ignored; they are no part of a bundle as pvrdma-doctor writes it: the file was altered or damaged after it was written",
+				off+cr.n-start, start, err)
+		}
+	}
+}
+
+// byteCounter counts the bytes read through a bufio.Reader; it is an
+// io.ByteReader, so that a gzip reader reads exactly its member from it.
+type byteCounter struct {
+	r *bufio.Reader
+	n int64
+}
+
+func (c *byteCounter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *byteCounter) ReadByte() (byte, error) {
+	b, err := c.r.ReadByte()
+	if err == nil {
+		c.n++
+	}
+	return b, err
 }
 
 // countReader counts the bytes read through it.

@@ -131,11 +131,15 @@ func isDevNull(st fs.FileInfo) bool {
 // deadline ends a read): each read, and the wait for a writer, within
 // InputWait, and until StopInputs. Before anything was read, "end of
 // file" means no writer has come yet (a pipe opened without blocking reads
-// so until one does): it is waited for, polling.
+// so until one does): it is waited for in the poller (waitRead), not by
+// reading again and again. A read that failed (no writer, a stalled one,
+// stopped) fails again at once: a caller that peeks then reads (bufio)
+// would otherwise wait InputWait twice.
 type pipeReader struct {
 	f    *os.File
 	path string
-	seen bool // something was read: end of file is the end
+	seen bool  // something was read: end of file is the end
+	err  error // the error that ended reading, returned from then on
 	once sync.Once
 }
 
@@ -143,6 +147,17 @@ func (p *pipeReader) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
+	if p.err != nil {
+		return 0, p.err
+	}
+	n, err := p.read(b)
+	if err != nil && err != io.EOF {
+		p.err = err
+	}
+	return n, err
+}
+
+func (p *pipeReader) read(b []byte) (int, error) {
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
@@ -152,36 +167,23 @@ func (p *pipeReader) Read(b []byte) (int, error) {
 		case <-stop:
 		}
 	}()
-	until := time.Now().Add(InputWait)
-	for {
-		if inputStopped() {
-			return 0, fmt.Errorf("%s: %w", p.path, ErrInputStopped)
-		}
-		p.f.SetReadDeadline(until)
-		n, err := p.f.Read(b)
-		switch {
-		case n > 0:
-			p.seen = true
-			return n, nil
-		case err == io.EOF && !p.seen && time.Now().Before(until):
-			select {
-			case <-time.After(20 * time.Millisecond):
-			case <-inputStop:
-			}
-			continue
-		case err == io.EOF && !p.seen, errors.Is(err, os.ErrDeadlineExceeded) && !p.seen:
-			if inputStopped() {
-				return 0, fmt.Errorf("%s: %w", p.path, ErrInputStopped)
-			}
-			return 0, fmt.Errorf("%s is a pipe nothing wrote to within %s", p.path, InputWait)
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			if inputStopped() {
-				return 0, fmt.Errorf("%s: %w", p.path, ErrInputStopped)
-			}
-			return 0, fmt.Errorf("%s: nothing more came through the pipe within %s", p.path, InputWait)
-		}
-		return n, err
+	if inputStopped() {
+		return 0, fmt.Errorf("%s: %w", p.path, ErrInputStopped)
 	}
+	p.f.SetReadDeadline(time.Now().Add(InputWait))
+	n, err := waitRead(p.f, b, !p.seen)
+	switch {
+	case n > 0:
+		p.seen = true
+		return n, nil
+	case inputStopped() && (err == nil || err == io.EOF || errors.Is(err, os.ErrDeadlineExceeded)):
+		return 0, fmt.Errorf("%s: %w", p.path, ErrInputStopped)
+	case (err == io.EOF || errors.Is(err, os.ErrDeadlineExceeded)) && !p.seen:
+		return 0, fmt.Errorf("%s is a pipe nothing wrote to within %s", p.path, InputWait)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return 0, fmt.Errorf("%s: nothing more came through the pipe within %s", p.path, InputWait)
+	}
+	return n, err
 }
 
 func (p *pipeReader) Close() error {
