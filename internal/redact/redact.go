@@ -653,7 +653,8 @@ func (r *Redactor) line(s string) string {
 			dashes++
 		}
 	}
-	if dashes+colons+dots == 0 {
+	macField := macContext(s)
+	if dashes+colons+dots == 0 && !macField {
 		return s
 	}
 	var spans [][2]int
@@ -668,6 +669,18 @@ func (r *Redactor) line(s string) string {
 	}
 	if colons >= 5 {
 		s, spans = replaceKept(s, spans, findMAC, false, r.mac, all)
+	}
+	// The other notations of a MAC, with one token per MAC whatever its
+	// spelling (r.mac canonicalises): IEEE's dashes, Cisco's dotted
+	// groups, and twelve bare hex digits in a MAC field.
+	if dashes >= 5 {
+		s, spans = replaceKept(s, spans, findMACDash, false, r.mac, all)
+	}
+	if dots >= 2 {
+		s, spans = replaceKept(s, spans, findMACDot, false, r.mac, all)
+	}
+	if macField {
+		s, spans = replaceKept(s, spans, findMACBare, false, r.mac, all)
 	}
 	if colons >= 2 {
 		// An IPv6 match left as it is may hold an IPv4 address
@@ -775,7 +788,16 @@ func isASCIIWord(c byte) bool {
 
 func (r *Redactor) ipv4(s string) string {
 	a, err := netip.ParseAddr(s)
-	if err != nil || !a.Is4() {
+	if err != nil {
+		// Leading zeros ("192.168.050.011"): the same address, one token.
+		if c, ok := ipv4Canon(s); ok && c != s {
+			if tok := r.ipv4(c); tok != c {
+				return tok
+			}
+		}
+		return s
+	}
+	if !a.Is4() {
 		return s
 	}
 	b := a.As4()
@@ -803,6 +825,24 @@ func (r *Redactor) ipv4(s string) string {
 	return tok
 }
 
+// ipv4Canon reads a dotted quad whose numbers may have leading zeros
+// (read as decimal, as people write them) and returns it canonical.
+func ipv4Canon(s string) (string, bool) {
+	parts := strings.Split(s, ".")
+	if len(parts) != 4 {
+		return "", false
+	}
+	var b [4]byte
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || p == "" || len(p) > 3 || n > 255 || p[0] == '+' || p[0] == '-' {
+			return "", false
+		}
+		b[i] = byte(n)
+	}
+	return netip.AddrFrom4(b).String(), true
+}
+
 // isMask reports whether b is a netmask (contiguous ones, incl. 0.0.0.0).
 func isMask(b [4]byte) bool {
 	v := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
@@ -812,8 +852,27 @@ func isMask(b [4]byte) bool {
 
 func (r *Redactor) ipv6(s string) string {
 	a, err := netip.ParseAddr(s)
-	if err != nil || !a.Is6() || a.Is4In6() || strings.Count(s, ":") < 2 {
+	if err != nil || !a.Is6() || strings.Count(s, ":") < 2 {
 		return s
+	}
+	if v4, prefix, ok := embeddedIPv4(a); ok {
+		// An IPv4-mapped (::ffff:c0a8:320b) or -compatible (::c0a8:320b)
+		// address is its IPv4 address: the IPv4 token, in the same form.
+		// Spelled with a dotted tail, the IPv4 pass redacts the tail.
+		if k := strings.LastIndexByte(s, ':'); strings.IndexByte(s[k+1:], '.') >= 0 {
+			return s
+		}
+		tok := r.ipv4(v4.String())
+		t, err := netip.ParseAddr(tok)
+		if tok == v4.String() || err != nil || !t.Is4() {
+			return s
+		}
+		b := t.As4()
+		out := fmt.Sprintf("%s%x:%x", prefix, uint16(b[0])<<8|uint16(b[1]), uint16(b[2])<<8|uint16(b[3]))
+		if strings.ToUpper(s) == s && strings.ToLower(s) != s {
+			out = strings.ToUpper(out)
+		}
+		return out
 	}
 	// An address spelled with a dotted tail whose tail is an IPv4 token
 	// is already redacted: "::0.0.0.1" (loopback, kept) has its tail
@@ -853,18 +912,51 @@ func (r *Redactor) ipv6(s string) string {
 	return tok
 }
 
+// macCanon is a MAC in any notation (colons, dashes, Cisco's dotted
+// groups, bare) in the canonical one: lowercase, colon-separated ("" when
+// s is no MAC).
+func macCanon(s string) string {
+	hex := strings.ToLower(macSeparators.Replace(s))
+	if len(hex) != 12 || !hexRun(hex, 0, 12) {
+		return ""
+	}
+	return hex[0:2] + ":" + hex[2:4] + ":" + hex[4:6] + ":" + hex[6:8] + ":" + hex[8:10] + ":" + hex[10:12]
+}
+
+var macSeparators = strings.NewReplacer(":", "", "-", "", ".", "")
+
+// macAs writes a MAC token (canonical) in the notation and case of s.
+func macAs(tok, s string) string {
+	hex := macSeparators.Replace(tok)
+	var out string
+	switch {
+	case strings.IndexByte(s, ':') >= 0:
+		out = tok
+	case strings.IndexByte(s, '-') >= 0:
+		out = strings.ReplaceAll(tok, ":", "-")
+	case strings.IndexByte(s, '.') >= 0:
+		out = hex[0:4] + "." + hex[4:8] + "." + hex[8:12]
+	default:
+		out = hex
+	}
+	if strings.ToUpper(s) == s && strings.ToLower(s) != s {
+		out = strings.ToUpper(out)
+	}
+	return out
+}
+
 func (r *Redactor) mac(s string) string {
-	norm := strings.ToLower(s)
-	if norm == "00:00:00:00:00:00" || norm == "ff:ff:ff:ff:ff:ff" || r.tokens[norm] {
+	norm := macCanon(s)
+	if norm == "" || norm == "00:00:00:00:00:00" || norm == "ff:ff:ff:ff:ff:ff" || r.tokens[norm] {
 		return s
 	}
 	if tok, ok := r.lookup(TokenMAC, norm); ok {
-		return tok
+		return macAs(tok, s)
 	}
 	n := r.next(TokenMAC)
 	tok := fmt.Sprintf("02:00:00:%02x:%02x:%02x", n>>16&0xff, n>>8&0xff, n&0xff)
 	r.record(TokenMAC, norm, tok)
-	return tok
+	return macAs(tok, s)
 }
 
 var uuidSeparators = strings.NewReplacer(" ", "", "-", "")
@@ -940,6 +1032,25 @@ func (r *Redactor) path(p string) string {
 		parts[i] = tok + ext
 	}
 	return "/vmfs/volumes/" + strings.Join(parts, "/")
+}
+
+// embeddedIPv4 returns the IPv4 address an IPv4-mapped (::ffff:a.b.c.d)
+// or IPv4-compatible (::a.b.c.d, a not 0) IPv6 address carries, and the
+// prefix to write its token after.
+func embeddedIPv4(a netip.Addr) (netip.Addr, string, bool) {
+	if a.Is4In6() {
+		return a.Unmap(), "::ffff:", true
+	}
+	b := a.As16()
+	for _, x := range b[:12] {
+		if x != 0 {
+			return netip.Addr{}, "", false
+		}
+	}
+	if b[12] == 0 {
+		return netip.Addr{}, "", false // ::1, ::2: not an IPv4 address
+	}
+	return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}), "::", true
 }
 
 // Results returns redacted copies of results.

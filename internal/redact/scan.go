@@ -266,3 +266,47 @@ func findPath(s string, from int) (int, int) {
 
 // isSpaceRE is regexp's \s.
 func isSpaceRE(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
+
+// findMACDash is \b xx-xx-xx-xx-xx-xx \b (Windows, IEEE notation).
+func findMACDash(s string, from int) (int, int) {
+	return findFixed(s, from, func(s string, i int) (int, bool) {
+		j, ok := joined(s, i, '-', 2, 2, 2, 2, 2, 2)
+		return j, ok && boundedAt(s, i, j) && (i == 0 || s[i-1] != '-') && (j == len(s) || s[j] != '-')
+	})
+}
+
+// findMACDot is \b xxxx.xxxx.xxxx \b (Cisco notation), not part of a
+// longer dotted run.
+func findMACDot(s string, from int) (int, int) {
+	return findFixed(s, from, func(s string, i int) (int, bool) {
+		j, ok := joined(s, i, '.', 4, 4, 4)
+		return j, ok && boundedAt(s, i, j) && (i == 0 || s[i-1] != '.') && (j == len(s) || s[j] != '.')
+	})
+}
+
+// findMACBare is \b [0-9a-f]{12} \b: a MAC without separators, looked for
+// only on a line that names a MAC field (macContext).
+func findMACBare(s string, from int) (int, int) {
+	return findFixed(s, from, func(s string, i int) (int, bool) {
+		j := i + 12
+		return j, hexRun(s, i, 12) && boundedAt(s, i, j)
+	})
+}
+
+// macContext reports whether a line names a MAC field ("MAC Address",
+// "mac=", "hwaddr", "lladdr", "ether"), where twelve bare hex digits are
+// a MAC.
+func macContext(s string) bool {
+	for i := 0; i+3 <= len(s); i++ {
+		c := s[i] | 0x20
+		switch {
+		case c == 'm' && s[i+1]|0x20 == 'a' && s[i+2]|0x20 == 'c':
+			return true
+		case c == 'h' && i+6 <= len(s) && strings.EqualFold(s[i:i+6], "hwaddr"),
+			c == 'l' && i+6 <= len(s) && strings.EqualFold(s[i:i+6], "lladdr"),
+			c == 'e' && i+5 <= len(s) && strings.EqualFold(s[i:i+5], "ether"):
+			return true
+		}
+	}
+	return false
+}
