@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/redact"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/textsafe"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
@@ -29,6 +31,9 @@ type PlanOptions struct {
 	Only string
 	// Print writes one runbook to standard output instead: md or sh.
 	Print string
+	// Tokens is the token map of a redacted input (--tokens FILE): the
+	// plans name the originals.
+	Tokens string
 }
 
 func newCmdPlan(f *Factory) *cobra.Command {
@@ -53,7 +58,10 @@ it runs the plan's verify reads and prints what holds and what does not.
 
 pvrdma-doctor itself only reads: it scans like scan (or reads a bundle, saved
 outputs or a transcript with --input, as analyze takes) and writes the files;
-you run them. Each plan was proven on a simulated copy of its host (see
+you run them. A redacted bundle holds tokens, not your hosts and addresses:
+give its token map (--tokens BUNDLE.tokens.json) and the runbooks name the
+originals; without it only the checklists are written, every token marked
+«…», and no script, whose commands would carry tokens. Each plan was proven on a simulated copy of its host (see
 docs/rules-and-reports.md, "Root causes and fix plans").`,
 		Example: `  pvrdma-doctor plan --hosts esx01,esx02 --password-env PVRDMA_DOCTOR_PASSWORD
   pvrdma-doctor plan --input support.tar.gz --dir ./fix
@@ -68,6 +76,7 @@ docs/rules-and-reports.md, "Root causes and fix plans").`,
 	fl.StringVar(&opts.Input, "input", "", "read a bundle, saved outputs or a transcript (`PATH`, as analyze takes) instead of scanning")
 	fl.StringVar(&opts.Dir, "dir", "pvrdma-doctor-plan", "write HOST.md and HOST.sh into `DIR` (created)")
 	fl.StringVar(&opts.Only, "only", "", "only these hosts and guests (`HOST,...`)")
+	fl.StringVar(&opts.Tokens, "tokens", "", "the token map `FILE` of a redacted bundle (BUNDLE.tokens.json): the runbooks name the real hosts and addresses; without it a redacted bundle gives checklists only, every token marked «…», and no scripts")
 	fl.StringVar(&opts.Print, "print", "", "print one plan's runbook to standard output instead: md or sh (with --only HOST when several hosts have a plan)")
 	return cmd
 }
@@ -79,10 +88,14 @@ func runPlan(ctx context.Context, opts *PlanOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	results, meta, dry, err := inputOrScan(ctx, &opts.Scan, opts.Input, "outputs", nil)
+	results, meta, redacted, dry, err := planInput(ctx, opts)
 	if dry || err != nil {
 		return err
 	}
+	// A redacted input without its token map: no command is written
+	// (it would carry tokens for addresses and names), the checklists
+	// mark every token.
+	tokensOnly := redacted && opts.Tokens == ""
 	a := analyze(results, meta)
 	var plans []checks.Plan
 	only := map[string]bool{}
@@ -109,7 +122,18 @@ func runPlan(ctx context.Context, opts *PlanOptions) error {
 			}
 			return usageError("--print writes one runbook: %d hosts have a plan (%s); choose one with --only", len(plans), strings.Join(names, ", "))
 		}
+		if tokensOnly && opts.Print == "sh" {
+			return WithExitCode(ExitUsage, redactedInputError(opts.Input, 1))
+		}
 		if opts.Print == "md" {
+			if tokensOnly {
+				var b bytes.Buffer
+				if err := report.WriteRunbookMarkdown(&b, a.Report, plans[0]); err != nil {
+					return err
+				}
+				_, err := io.WriteString(out, redact.MarkRunbook(b.String()))
+				return err
+			}
 			return report.WriteRunbookMarkdown(out, a.Report, plans[0])
 		}
 		return report.WriteRunbookShell(out, a.Report, plans[0])
@@ -117,7 +141,21 @@ func runPlan(ctx context.Context, opts *PlanOptions) error {
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return err
 	}
+	withheld := 0
 	for _, p := range plans {
+		if tokensOnly {
+			var b bytes.Buffer
+			if err := report.WriteRunbookMarkdown(&b, a.Report, p); err != nil {
+				return err
+			}
+			name := filepath.Join(opts.Dir, report.RunbookFileName(redact.MarkedName(p.Host), "md"))
+			if err := os.WriteFile(name, []byte(redact.MarkRunbook(b.String())), 0o644); err != nil {
+				return err
+			}
+			withheld++
+			fmt.Fprintf(out, "%s: %d steps: %s (no script: the input is redacted)\n", textsafe.Line(p.Host), len(p.Steps), name)
+			continue
+		}
 		for _, f := range []struct {
 			ext   string
 			write func(*bytes.Buffer) error
@@ -137,7 +175,55 @@ func runPlan(ctx context.Context, opts *PlanOptions) error {
 		fmt.Fprintf(out, "%s: %d steps: %s, %s\n", textsafe.Line(p.Host), len(p.Steps),
 			filepath.Join(opts.Dir, report.RunbookFileName(p.Host, "md")), filepath.Join(opts.Dir, report.RunbookFileName(p.Host, "sh")))
 	}
+	if withheld > 0 {
+		return WithExitCode(ExitIncomplete, redactedInputError(opts.Input, withheld))
+	}
 	return incompleteExit(results)
+}
+
+// planInput is the input of plan: a scan, or --input (which may be a
+// redacted bundle: restored with --tokens).
+func planInput(ctx context.Context, opts *PlanOptions) (results []hostio.HostResult, meta report.Meta, redacted, dry bool, err error) {
+	if opts.Input == "" {
+		if opts.Tokens != "" {
+			return nil, meta, false, false, usageError("--tokens restores a redacted bundle read with --input: a scan has nothing to restore")
+		}
+		results, meta, dry, err = inputOrScan(ctx, &opts.Scan, "", "outputs", nil)
+		return results, meta, false, dry, err
+	}
+	if opts.Scan.Hosts != "" || opts.Scan.SSH.HostsFile != "" {
+		return nil, meta, false, false, usageError("--input reads saved outputs: it takes no --hosts")
+	}
+	in, err := loadInput(opts.Input, opts.Scan.IO.In, opts.Scan.IO.ErrOut)
+	if err != nil {
+		return nil, meta, false, false, err
+	}
+	meta = report.Meta{Source: opts.Input, Notes: inputNotes(in)}
+	if opts.Tokens == "" {
+		return in.Results, meta, in.Redacted(), false, nil
+	}
+	if !in.Redacted() {
+		return nil, meta, false, false, usageError("--tokens: %s is not a redacted bundle: there is nothing to restore", opts.Input)
+	}
+	tm, err := loadTokens(opts.Tokens)
+	if err != nil {
+		return nil, meta, true, false, WithExitCode(ExitError, err)
+	}
+	results, err = redact.Restore(in.Results, tm)
+	if err != nil {
+		return nil, meta, true, false, WithExitCode(ExitError, fmt.Errorf("--tokens %s: %w", opts.Tokens, err))
+	}
+	meta.Notes = append(meta.Notes, "redacted bundle restored with its token map: the runbooks name the real hosts and addresses")
+	return results, meta, true, false, nil
+}
+
+// redactedInputError says why a redacted input's scripts are not written
+// and how to get them.
+func redactedInputError(input string, n int) error {
+	return fmt.Errorf("%s is a redacted bundle: its host names, addresses and paths are tokens (198.18.x.y, 2001:db8:..., host-001, ...), so %d script(s) "+
+		"were not written: their commands would run on your hosts with a token in place of the real value (a firewall opened to the wrong address). "+
+		"The checklists mark every token «…». To get the scripts, give the token map written next to the bundle: "+
+		"pvrdma-doctor plan --input %s --tokens %s.tokens.json", input, n, input, input)
 }
 
 // incompleteExit is the exit status of a run whose plans were written:

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -72,5 +73,77 @@ func TestPlanCommandWritesRunbooks(t *testing.T) {
 	code, out, errOut = runCLI(t, "", "plan", "--input", "../../fixtures/scenarios/healthy", "--dir", t.TempDir())
 	if code != ExitOK || !strings.Contains(errOut, "No fix plan") || out != "" {
 		t.Errorf("healthy: exit %d, out %q, err %q", code, out, errOut)
+	}
+}
+
+// `plan` on a redacted bundle (issue 38.4): without the token map no
+// script is written (its commands would carry tokens: a firewall opened to
+// 198.19.x.y), the checklists mark every token and the error says why and
+// how; with --tokens the runbooks name the real hosts and addresses, in
+// every command, file name and text.
+func TestPlanOnARedactedBundle(t *testing.T) {
+	tmp := t.TempDir()
+	b := filepath.Join(tmp, "mixed.tar.gz")
+	if code, _, errOut := runCLI(t, "", "redact", "../../fixtures/scenarios/mixed", b); code != ExitOK {
+		t.Fatalf("redact: exit %d: %s", code, errOut)
+	}
+	plain := t.TempDir()
+	runCLI(t, "", "plan", "--input", "../../fixtures/scenarios/mixed", "--dir", plain)
+	original, _ := filepath.Glob(filepath.Join(plain, "*"))
+	if len(original) == 0 {
+		t.Fatal("no runbooks for the plain input")
+	}
+
+	dir := t.TempDir()
+	code, _, errOut := runCLI(t, "", "plan", "--input", b, "--dir", dir)
+	if code == ExitOK || !strings.Contains(errOut, "is a redacted bundle") || !strings.Contains(errOut, "--tokens "+b+".tokens.json") {
+		t.Errorf("without the map: exit %d: %s", code, errOut)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(files) == 0 {
+		t.Fatal("without the map: no checklist written")
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, ".sh") {
+			t.Errorf("a script was written from a redacted bundle: %s", f)
+		}
+		md, _ := os.ReadFile(f)
+		if !strings.HasPrefix(filepath.Base(f), "redacted-") || !strings.Contains(string(md), "Made from a redacted bundle") {
+			t.Errorf("%s: not marked as made from a redacted bundle", f)
+		}
+		// Every token is marked: none stands bare.
+		bare := strings.NewReplacer("«", " ", "»", " ").Replace(string(md))
+		if n, m := strings.Count(bare, "host-0"), strings.Count(string(md), "«host-0"); n != m || m == 0 {
+			t.Errorf("%s: %d host tokens, %d marked", f, n, m)
+		}
+	}
+	if code, _, errOut := runCLI(t, "", "plan", "--input", b, "--only", "host-001", "--print", "sh"); code != ExitUsage || !strings.Contains(errOut, "redacted bundle") {
+		t.Errorf("--print sh without the map: exit %d: %s", code, errOut)
+	}
+
+	restored := t.TempDir()
+	code, _, errOut = runCLI(t, "", "plan", "--input", b, "--tokens", b+".tokens.json", "--dir", restored)
+	if code != ExitOK && code != ExitIncomplete {
+		t.Fatalf("with the map: exit %d: %s", code, errOut)
+	}
+	for _, f := range original {
+		want, _ := os.ReadFile(f)
+		got, err := os.ReadFile(filepath.Join(restored, filepath.Base(f)))
+		if err != nil {
+			t.Errorf("with the map: %s not written: %v", filepath.Base(f), err)
+			continue
+		}
+		if header := regexp.MustCompile(`(?s)(?i:from) pvrdma-doctor \S+\s*(?:#\s*)?\(.*?UTC\)\.`); header.ReplaceAllString(string(got), "") != header.ReplaceAllString(string(want), "") {
+			t.Errorf("with the map, %s differs from the plan of the original input", filepath.Base(f))
+		}
+		if strings.HasSuffix(f, ".sh") && strings.Contains(string(got), "198.1") {
+			t.Errorf("%s carries a token address", filepath.Base(f))
+		}
+	}
+	// A map of another bundle is refused.
+	other := filepath.Join(tmp, "other.json")
+	os.WriteFile(other, []byte(`{"tokens":[{"kind":"host","original":"x-host","token":"host-900"}]}`), 0o600)
+	if code, _, errOut := runCLI(t, "", "plan", "--input", b, "--tokens", other, "--dir", t.TempDir()); code != ExitError || !strings.Contains(errOut, "not the map of this bundle") {
+		t.Errorf("another bundle's map: exit %d: %s", code, errOut)
 	}
 }

@@ -159,3 +159,33 @@ func TestBareHexIsAMACOnlyInAMACField(t *testing.T) {
 		t.Errorf("a MAC field kept: %q", out)
 	}
 }
+
+// Every token redaction hands out is recognised as one by its format
+// (what plan marks in a redacted bundle's checklists), and a text of
+// originals holds none.
+func TestEveryTokenIsRecognised(t *testing.T) {
+	red := NewRedactor()
+	red.Learn(propFleet())
+	rng := rand.New(rand.NewPCG(38, 2))
+	var orig strings.Builder
+	for i := 0; i < 400; i++ {
+		fmt.Fprintf(&orig, "x %s y\n", propIdentifier(rng))
+	}
+	orig.WriteString("esx-prod-17.corp.example 10.1.2.3 b8-ce-f6-1c-01-10 b8ce.f61c.0110 ::ffff:c0a8:320b\n")
+	if HasToken(orig.String()) {
+		t.Errorf("tokens found in originals: %q", Tokens(orig.String()))
+	}
+	for _, l := range strings.Split(strings.TrimSpace(red.Text(orig.String())), "\n") {
+		if !HasToken(l) {
+			t.Errorf("no token recognised in the redacted line %q", l)
+		}
+	}
+	for _, tk := range red.TokenMap().Tokens {
+		if tk.Kind == TokenIPv4Net || tk.Kind == TokenUUID {
+			continue // a /16, and a UUID's counter: written whole in the text
+		}
+		if !HasToken(tk.Token) {
+			t.Errorf("%s token %q not recognised", tk.Kind, tk.Token)
+		}
+	}
+}
