@@ -164,6 +164,9 @@ func unprobed(fleet *facts.Fleet, paths *facts.DataPath, i int) string {
 			return fmt.Sprintf("the path probes from %s were not collected (`%s` %s)", h.Host, s.Command, strings.ReplaceAll(string(s.Status), "_", " "))
 		}
 	}
+	if notes := probePlanNotes(h); len(notes) > 0 {
+		return fmt.Sprintf("no path probe (vmkping) from %s was run: %s", h.Host, strings.Join(notes, "; "))
+	}
 	return fmt.Sprintf("no path probe (vmkping) from %s was run or read, although %d other scanned host(s) may be its PVRDMA peers: "+
 		"a scan with --probes off, or an input without the vmkping outputs", h.Host, peers)
 }

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
@@ -31,6 +32,10 @@ func checkVmkpingUnreachable(in *Input, r *Reporter) {
 		for _, o := range fleet.Hosts {
 			if o.Host != h.Host && o.Status != hostio.StatusNotCollected {
 				why := "no vmkping probes were run from this host (probes off: --probes off, or no peer PVRDMA vmknic address was known)"
+				if notes := probePlanNotes(h); len(notes) > 0 {
+					// The scan planned none, and said why.
+					why = "no vmkping probes were run from this host: " + strings.Join(notes, "; ")
+				}
 				if reason, ok := sshUnreached(h); ok {
 					// Reached through vCenter only: vmkping is no esxcli command.
 					why = fmt.Sprintf("vmkping runs only over SSH, and %s was not reached over SSH (%s)", h.Host, reason)
@@ -164,4 +169,19 @@ func searched(hp *facts.HostPath, target string) bool {
 		}
 	}
 	return false
+}
+
+// probePlanNotes are the notes in which the scan said why it probed no
+// path, or not some, from a host: a peer it cannot probe ("path to PEER
+// not probed: ..."), its own vmknic address no probe end ("no path probes
+// to or from this host: ..."), the fleet's budget.
+func probePlanNotes(h *facts.Host) []string {
+	var out []string
+	for _, n := range h.Notes {
+		if strings.HasPrefix(n, "path to ") && strings.Contains(n, " not probed: ") ||
+			strings.HasPrefix(n, "no path probes to or from this host") || strings.HasPrefix(n, "probe budget of ") {
+			out = append(out, n)
+		}
+	}
+	return out
 }

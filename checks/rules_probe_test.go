@@ -62,6 +62,16 @@ func TestRuleVmkpingUnreachable(t *testing.T) {
 			{host: "esx01", subject: "esx01", status: StatusNotEvaluated, msg: "no vmkping probes were run from this host (probes off: --probes off, or"},
 			{host: "esx02", subject: "esx02", status: StatusNotEvaluated, msg: "no vmkping probes were run"},
 		}, exact: true},
+		// The scan planned no probe from esx01, and said why in its notes
+		// (a hostile mix of peers, issue 38.3): that is the reason, not
+		// --probes off.
+		{name: "not evaluated: the scan's reason", hosts: two(func(a, _ *facts.Host) {
+			a.Notes = []string{"path to esx02 not probed: its PVRDMA vmknic address 192.168.50.255 is the broadcast address of this host's subnet 192.168.50.0/24"}
+		}), want: []want{
+			{host: "esx01", subject: "esx01", status: StatusNotEvaluated,
+				msg: "no vmkping probes were run from this host: path to esx02 not probed: its PVRDMA vmknic address 192.168.50.255 is the broadcast address"},
+			{host: "esx02", subject: "esx02", status: StatusNotEvaluated, msg: "no vmkping probes were run"},
+		}, exact: true},
 		// Reached through vCenter only (SSH refused): vmkping needs SSH,
 		// which is the reason, not a deprecated flag.
 		{name: "not evaluated: SSH refused, data from vCenter", hosts: two(func(_, b *facts.Host) {

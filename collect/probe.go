@@ -181,53 +181,67 @@ func probeEnds(names []string, src map[string]probeSource) []string {
 }
 
 // pairsFor returns host's ordered pairs: for ring its next n peers in name
-// order, for all every peer. The fleet's pairs are ordered by ring distance
-// (every host's next peer, then every host's second, ...) so that a budget
-// cuts evenly across hosts: the pair of host i at distance d is number
-// (d-1)*len(ends)+i, kept when below budget (budget <= 0: no cap). Only
-// the host's own pairs are made, so planning costs O(pairs of the host).
-// dropped counts the host's pairs the budget left out.
-func pairsFor(host string, ends []string, src map[string]probeSource, mode string, n, budget int) (kept []ProbePair, dropped int) {
+// order that it can probe, for all every peer. A peer it cannot probe (its
+// address is the host's own, or the network or broadcast address of the
+// host's subnet) is skipped with the reason, and takes no place in the
+// ring: one bad peer never stops the probes to the others. The fleet's
+// pairs are ordered by ring distance (every host's next peer, then every
+// host's second, ...) so that a budget cuts evenly across hosts: the
+// host's k-th pair (from 1) is number (k-1)*len(ends)+i, kept when below
+// budget (budget <= 0: no cap). Only the host's own pairs are made, so
+// planning costs O(pairs of the host) plus the peers skipped. dropped
+// counts the host's pairs the budget left out.
+func pairsFor(host string, ends []string, src map[string]probeSource, mode string, n, budget int) (kept []ProbePair, dropped int, skipped []string) {
 	i := sort.SearchStrings(ends, host)
 	if i == len(ends) || ends[i] != host {
-		return nil, 0
+		return nil, 0, nil
 	}
-	dist := len(ends) - 1
+	want := len(ends) - 1
 	if mode != ProbesAll {
-		dist = min(dist, n)
+		want = min(want, n)
 	}
-	for d := 1; d <= dist; d++ {
+	k := 0
+	for d := 1; d < len(ends) && k < want; d++ {
 		peer := ends[(i+d)%len(ends)]
-		if src[peer].IP == src[host].IP {
+		if why := unprobeablePeer(src[host], src[peer]); why != "" {
+			skipped = append(skipped, fmt.Sprintf("%s %s not probed: %s", pathNotePrefix, peer, why))
 			continue
 		}
-		if budget > 0 && (d-1)*len(ends)+i >= budget {
+		k++
+		if budget > 0 && (k-1)*len(ends)+i >= budget {
 			dropped++
 			continue
 		}
 		kept = append(kept, ProbePair{From: host, To: peer, Src: src[host], Dst: src[peer]})
 	}
-	return kept, dropped
+	return kept, dropped, skipped
 }
 
-// planFor returns host's pairs and a note on the ones the budget left out.
+// pathNotePrefix starts the note on a pair a host did not probe.
+const pathNotePrefix = "path to"
+
+// unprobeablePeer says why src cannot probe dst ("" when it can): dst's
+// address is src's own, or the network or broadcast address of src's
+// subnet (a vmkping there would reach every host of the subnet, or none).
+func unprobeablePeer(src, dst probeSource) string {
+	if dst.IP == src.IP {
+		return fmt.Sprintf("its PVRDMA vmknic address %s is this host's own (an address conflict: a probe would not leave this host)", dst.IP)
+	}
+	if edge := subnetEdge(src, dst); edge != "" {
+		return fmt.Sprintf("its PVRDMA vmknic address %s is %s of this host's subnet %s", dst.IP, edge, src.Net)
+	}
+	return ""
+}
+
+// planFor returns host's pairs and notes on the peers it does not probe
+// and the pairs the budget left out.
 func (b *probeBoard) planFor(host string, opts Options) ([]ProbePair, []string) {
 	b.mu.Lock()
 	if b.ends == nil {
 		b.ends = probeEnds(b.names, b.sources)
 	}
-	mine, dropped := pairsFor(host, b.ends, b.sources, opts.ProbeMode, opts.ProbePeers, opts.ProbeBudget)
+	mine, dropped, notes := pairsFor(host, b.ends, b.sources, opts.ProbeMode, opts.ProbePeers, opts.ProbeBudget)
 	b.mu.Unlock()
-	var notes []string
-	kept := mine[:0]
-	for _, p := range mine {
-		if edge := subnetEdge(p.Src, p.Dst); edge != "" {
-			notes = append(notes, fmt.Sprintf("path to %s not probed: its PVRDMA vmknic address %s is %s of this host's subnet %s", p.To, p.Dst.IP, edge, p.Src.Net))
-			continue
-		}
-		kept = append(kept, p)
-	}
-	mine = kept
 	if dropped > 0 {
 		notes = append(notes, fmt.Sprintf("probe budget of %d pairs for the fleet reached: %d paths from this host to its peers not probed, %d probed (raise --probe-budget)",
 			opts.ProbeBudget, dropped, len(mine)))
@@ -374,7 +388,7 @@ func DryRunProbes(names []string, mode string, ringPeers, budget int) (pairs [][
 	}
 	ends := probeEnds(names, src)
 	for _, h := range ends {
-		kept, n := pairsFor(h, ends, src, mode, ringPeers, budget)
+		kept, n, _ := pairsFor(h, ends, src, mode, ringPeers, budget)
 		for _, p := range kept {
 			pairs = append(pairs, [2]string{p.From, p.To})
 		}

@@ -4,7 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
 // limitProbe is a path that carries payloads up to pass and refuses
@@ -74,7 +79,7 @@ func planPairs(names []string, src map[string]probeSource, mode string, n, budge
 	dropped = map[string]int{}
 	byHost := map[string][]ProbePair{}
 	for _, h := range ends {
-		byHost[h], dropped[h] = pairsFor(h, ends, src, mode, n, budget)
+		byHost[h], dropped[h], _ = pairsFor(h, ends, src, mode, n, budget)
 	}
 	for d := 0; d < len(ends); d++ {
 		for _, h := range ends {
@@ -131,7 +136,7 @@ func TestPlanPairs(t *testing.T) {
 		big[n] = probeSource{Vmknic: "vmk1", IP: fmt.Sprintf("10.%d.%d.1", i/250, i%250)}
 	}
 	ends := probeEnds(bigNames, big)
-	mine, n := pairsFor("h0005", ends, big, ProbesAll, 3, 0)
+	mine, n, _ := pairsFor("h0005", ends, big, ProbesAll, 3, 0)
 	if len(mine) != 1999 || n != 0 || mine[0].To != "h0006" || mine[1998].To != "h0004" {
 		t.Errorf("all of 2000: %d pairs, dropped %d", len(mine), n)
 	}
@@ -164,4 +169,52 @@ func TestProbeLineValues(t *testing.T) {
 		"vmkping -I vmk1 -c 1 -W 1 -s 8972 10.0.0.1",
 		"vmkping -I vmk1 -c 1 -W 1 -d -s 8972 10.0.0.1 -c 5",
 	)
+}
+
+// One hostile mix of peers (issue 38.3): esx01 is valid, the next three in
+// its ring claim esx01's own address, the subnet's broadcast and its
+// network address, esx05 is valid. Each bad peer is skipped with its
+// reason and takes no place in the ring: esx01 still probes esx05 (and
+// esx05 esx01), and nothing probes a bad address.
+func TestProbePlanningPerPeer(t *testing.T) {
+	net := netip.MustParsePrefix("192.168.50.0/24")
+	src := func(ip string) probeSource {
+		return probeSource{Vmknic: "vmk1", Netstack: "defaultTcpipStack", IP: ip, MTU: 9000, Net: net}
+	}
+	var targets []hostio.Target
+	for _, h := range []string{"esx01", "esx02", "esx03", "esx04", "esx05"} {
+		targets = append(targets, hostio.Target{Name: h})
+	}
+	board := newProbeBoard(targets, nil, true)
+	board.publish("esx01", src("192.168.50.11"))
+	board.publish("esx02", src("192.168.50.11"))
+	board.publish("esx03", src("192.168.50.255"))
+	board.publish("esx04", src("192.168.50.0"))
+	board.publish("esx05", src("192.168.50.15"))
+	opts := Options{ProbeMode: ProbesRing, ProbePeers: 3}
+	pairs, notes := board.planFor("esx01", opts)
+	if len(pairs) != 1 || pairs[0].To != "esx05" {
+		t.Errorf("esx01 probes %+v, want esx05 only", pairs)
+	}
+	all := strings.Join(notes, "\n")
+	for _, want := range []string{
+		"path to esx02 not probed: its PVRDMA vmknic address 192.168.50.11 is this host's own",
+		"path to esx03 not probed: its PVRDMA vmknic address 192.168.50.255 is the broadcast address of this host's subnet 192.168.50.0/24",
+		"path to esx04 not probed: its PVRDMA vmknic address 192.168.50.0 is the network address of this host's subnet 192.168.50.0/24",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("esx01's notes lack %q:\n%s", want, all)
+		}
+	}
+	pairs, _ = board.planFor("esx05", opts)
+	var to []string
+	for _, p := range pairs {
+		to = append(to, p.To+"="+p.Dst.IP)
+		if p.Dst.IP == "192.168.50.255" || p.Dst.IP == "192.168.50.0" {
+			t.Errorf("esx05 probes %s at %s", p.To, p.Dst.IP)
+		}
+	}
+	if !slices.Contains(to, "esx01=192.168.50.11") {
+		t.Errorf("esx05 probes %q, not esx01", to)
+	}
 }
