@@ -27,6 +27,9 @@ import (
 type Options struct {
 	// Redact replaces identifiers by tokens (the default of the CLI).
 	Redact bool
+	// RedactNames also tokenises distributed switch and port group names
+	// and vCenter managed-object IDs (redact.Redactor.Names).
+	RedactNames bool
 	// AlreadyRedacted marks results read from a redacted bundle: they are
 	// written as they are (no second redaction, no token map: the original
 	// map stays with whoever made the bundle) and the manifest still says
@@ -118,6 +121,7 @@ func Write(w io.Writer, results []hostio.HostResult, opts Options) (*Written, er
 	var tm *redact.TokenMap
 	if opts.Redact {
 		r := redact.NewRedactor()
+		r.Names = opts.RedactNames
 		if opts.Tokens != nil {
 			if err := r.Seed(opts.Tokens); err != nil {
 				return nil, err

@@ -31,6 +31,9 @@ type BundleFlags struct {
 	NoRedact bool
 	// Tokens is an earlier token map to reuse (same tokens across bundles).
 	Tokens string
+	// RedactNames also tokenises distributed switch and port group names
+	// and vCenter managed-object IDs (--redact-names).
+	RedactNames bool
 	// AlreadyRedacted: the results come from a redacted bundle (analyze):
 	// they are exported as they are, without a second redaction or a
 	// token map, and the manifest still says redacted.
@@ -48,6 +51,7 @@ type BundleFlags struct {
 func addRedactFlags(fl *pflag.FlagSet, b *BundleFlags) {
 	fl.BoolVar(&b.NoRedact, "no-redact", false, "keep host names, IP/MAC addresses, UUIDs, VM names and datastore paths in the bundle (the manifest says so)")
 	fl.StringVar(&b.Tokens, "tokens", "", "reuse the token map `FILE` of an earlier bundle, so that the same host gets the same token (for diff)")
+	fl.BoolVar(&b.RedactNames, "redact-names", false, "also replace distributed switch and port group names and vCenter object IDs (vm-42, dvportgroup-67) by tokens")
 }
 
 // loadTokens reads a token map written next to an earlier bundle.
@@ -79,7 +83,7 @@ func bundleOptions(meta report.Meta, bf BundleFlags) (bundle.Options, error) {
 		return bundle.Options{}, usageError("the input is already redacted: --tokens and --no-redact do not apply")
 	}
 	return bundle.Options{
-		Redact: !bf.NoRedact && !bf.AlreadyRedacted, AlreadyRedacted: bf.AlreadyRedacted, Tokens: tm, ToolVersion: Version, Now: meta.Now, Source: meta.Source,
+		Redact: !bf.NoRedact && !bf.AlreadyRedacted, RedactNames: bf.RedactNames, AlreadyRedacted: bf.AlreadyRedacted, Tokens: tm, ToolVersion: Version, Now: meta.Now, Source: meta.Source,
 		Analyze: func(rs []hostio.HostResult, redact func(string) string) bundle.Analysis {
 			m := meta
 			m.Source = redact(m.Source)

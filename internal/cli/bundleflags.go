@@ -12,6 +12,9 @@ import (
 // checkBundleFlags validates --bundle and --tokens before a scan starts, so
 // that a typo does not throw away a whole fleet's scan at the end.
 func checkBundleFlags(bf BundleFlags) error {
+	if bf.RedactNames && bf.NoRedact {
+		return usageError("--redact-names and --no-redact contradict each other: keep one")
+	}
 	if bf.Tokens != "" {
 		if bf.NoRedact {
 			return usageError("--tokens makes no sense with --no-redact")

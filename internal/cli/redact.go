@@ -17,6 +17,8 @@ type RedactOptions struct {
 	IO      *IOStreams
 	In, Out string
 	Tokens  string
+	// Names: --redact-names.
+	Names bool
 }
 
 func newCmdRedact(f *Factory) *cobra.Command {
@@ -44,6 +46,7 @@ redacted is refused.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Tokens, "tokens", "", "reuse the token map `FILE` of an earlier bundle, so that the same host gets the same token")
+	cmd.Flags().BoolVar(&opts.Names, "redact-names", false, "also replace distributed switch and port group names and vCenter object IDs (vm-42, dvportgroup-67) by tokens")
 	return cmd
 }
 
@@ -92,7 +95,7 @@ func runRedact(opts *RedactOptions) error {
 	if in.Partial() {
 		meta.Notes = append(meta.Notes, fmt.Sprintf("PARTIAL INPUT: %d problem(s) while reading the original bundle", len(in.Problems)))
 	}
-	if err := writeBundle(opts.Out, in.Results, meta, BundleFlags{Tokens: opts.Tokens}, opts.IO.ErrOut, bundleRun{consume: true}); err != nil {
+	if err := writeBundle(opts.Out, in.Results, meta, BundleFlags{Tokens: opts.Tokens, RedactNames: opts.Names}, opts.IO.ErrOut, bundleRun{consume: true}); err != nil {
 		if _, ok := err.(*exitCodeError); ok {
 			return err
 		}

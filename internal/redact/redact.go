@@ -40,6 +40,11 @@ const (
 	// --datacenter), which its notes repeat.
 	TokenCluster    = "cluster"
 	TokenDatacenter = "datacenter"
+	// With Redactor.Names (--redact-names): distributed switch and port
+	// group names, vCenter managed-object IDs (vm-42, dvportgroup-67).
+	TokenSwitch    = "switch"
+	TokenPortgroup = "portgroup"
+	TokenMoID      = "moid"
 )
 
 // TokenMap lists every replacement of a redaction. It is what turns a
@@ -110,6 +115,11 @@ type Redactor struct {
 	overflow  bool
 	// overHosts are the hosts whose names could not all be learned.
 	overHosts map[string]bool
+
+	// Names (--redact-names) also tokenises the names of distributed
+	// switches and port groups and vCenter's managed-object IDs: the
+	// site's naming, which findings do not need.
+	Names bool
 }
 
 // DefaultMaxTokens bounds the identifiers of one redaction (about 250
@@ -177,7 +187,7 @@ func (r *Redactor) TokenMap() TokenMap {
 func (r *Redactor) Seed(tm *TokenMap) error {
 	for _, t := range tm.Tokens {
 		switch t.Kind {
-		case TokenHost, TokenVM, TokenUser, TokenCluster, TokenDatacenter:
+		case TokenHost, TokenVM, TokenUser, TokenCluster, TokenDatacenter, TokenSwitch, TokenPortgroup, TokenMoID:
 			r.addNameToken(t.Kind, t.Original, t.Token)
 		case TokenLocalPath:
 			r.addLocalPath(t.Original, t.Token)
@@ -208,7 +218,8 @@ func (r *Redactor) seedCounter(kind, tok string) {
 	var n int64
 	var err error
 	switch kind {
-	case TokenHost, TokenVM, TokenDatastore, TokenPath, TokenUser, TokenLocalPath, TokenFingerprint, TokenCluster, TokenDatacenter:
+	case TokenHost, TokenVM, TokenDatastore, TokenPath, TokenUser, TokenLocalPath, TokenFingerprint, TokenCluster, TokenDatacenter,
+		TokenSwitch, TokenPortgroup, TokenMoID:
 		_, num, _ := cutLast(tok, "-")
 		n, err = strconv.ParseInt(num, 10, 64)
 	case TokenMAC:
@@ -273,6 +284,9 @@ func (r *Redactor) Learn(results []hostio.HostResult) {
 
 // learnVMs learns the VM names of one host's results.
 func (r *Redactor) learnVMs(hr hostio.HostResult) {
+	if r.Names {
+		r.learnSiteNames(hr)
+	}
 	for _, c := range hr.Captures {
 		if c.Kind == catalog.KindVCenterHost && c.Stdout != "" {
 			// The host's cluster, named by the customer (--cluster names
@@ -330,6 +344,62 @@ func (r *Redactor) learnVMs(hr hostio.HostResult) {
 	}
 }
 
+// learnSiteNames learns, for --redact-names, the names of distributed
+// switches and port groups and the vCenter managed-object IDs of one
+// host's results.
+func (r *Redactor) learnSiteNames(hr hostio.HostResult) {
+	vmknics := func(ns []parse.Vmknic) {
+		for _, n := range ns {
+			r.learnName(TokenSwitch, n.VDSName)
+			r.learnName(TokenPortgroup, n.Portgroup)
+		}
+	}
+	switches := func(ds []parse.DVSwitch) {
+		for _, d := range ds {
+			r.learnName(TokenSwitch, d.Name)
+		}
+	}
+	for _, c := range hr.Captures {
+		if c.Stdout == "" {
+			continue
+		}
+		switch c.Kind {
+		case catalog.KindDVSList:
+			ds, _ := parse.DVSList(c.Stdout)
+			switches(ds)
+		case catalog.KindIPInterfaceList:
+			ns, _ := parse.IPInterfaceList(c.Stdout)
+			vmknics(ns)
+		case catalog.KindVCenterHost:
+			h, _ := parse.VCenterHostConfig(c.Stdout)
+			switches(h.DVSwitches)
+			vmknics(h.Vmknics)
+			r.learnName(TokenMoID, h.Parent)
+		case catalog.KindVCenterVMs:
+			vms, _ := parse.VCenterVMConfig(c.Stdout)
+			for _, vm := range vms {
+				for _, a := range vm.Adapters {
+					r.learnName(TokenSwitch, a.DVSName)
+					r.learnName(TokenPortgroup, a.Network)
+					r.learnName(TokenMoID, a.PortgroupKey)
+				}
+			}
+		}
+		if c.Kind == catalog.KindVCenterHost || c.Kind == catalog.KindVCenterVMs {
+			for _, m := range reMoIDField.FindAllStringSubmatch(c.Stdout, -1) {
+				// "ClusterComputeResource:domain-c7": the ID alone too.
+				if _, id, ok := strings.Cut(m[1], ":"); ok {
+					r.learnName(TokenMoID, id)
+				}
+				r.learnName(TokenMoID, m[1])
+			}
+		}
+	}
+}
+
+// reMoIDField finds the managed-object IDs of vCenter's documents.
+var reMoIDField = regexp.MustCompile(`"(?:moref|parent|backing\.port\.portgroupKey)"\s*:\s*"([^"\\]{1,80})"`)
+
 var reDisplayName = regexp.MustCompile(`(?m)^\s*Display Name:[ \t]*(.*?)[ \t]*\r?$`)
 
 func (r *Redactor) learnHost(h string) {
@@ -376,8 +446,10 @@ func (r *Redactor) learnName(kind, name string) string {
 		tok = fmt.Sprintf("host-%03d", r.next(kind))
 	case TokenUser:
 		tok = fmt.Sprintf("user-%02d", r.next(kind))
-	case TokenCluster, TokenDatacenter:
+	case TokenCluster, TokenDatacenter, TokenSwitch, TokenPortgroup:
 		tok = fmt.Sprintf("%s-%02d", kind, r.next(kind))
+	case TokenMoID:
+		tok = fmt.Sprintf("moid-%04d", r.next(kind))
 	default:
 		tok = fmt.Sprintf("vm-%04d", r.next(kind))
 	}
@@ -402,7 +474,7 @@ func (r *Redactor) addNameChecked(kind, name, tok string) bool {
 		why = fmt.Sprintf("longer than %d bytes: not a host or VM name ESXi or vCenter allows", MaxNameBytes)
 	case strings.Trim(name, "0123456789.") == "":
 		why = "a number: replacing it would alter unrelated values"
-	case reReservedName.MatchString(name) || vocabulary[strings.ToLower(name)]:
+	case kind != TokenMoID && (reReservedName.MatchString(name) || vocabulary[strings.ToLower(name)]):
 		why = "an ESXi keyword or device name: replacing it would alter the output's meaning"
 	case r.seeded[name]:
 		// A real name equal to a token of the reused map: it would stay

@@ -59,7 +59,7 @@ func Restore(in []hostio.HostResult, tm *TokenMap) ([]hostio.HostResult, error) 
 // tokens (zeros then a counter). IPv6 tokens, in any spelling, are
 // found by isIPv6TokenForm.
 var reToken = regexp.MustCompile(`\b(?:` +
-	`(?:host-[0-9]{3,}|vm-[0-9]{4,}|user-[0-9]{2,}|cluster-[0-9]{2,}|datacenter-[0-9]{2,}|datastore-[0-9]{2,}|local-path-[0-9]{2,}|path-[0-9]{4,})\b` +
+	`(?:host-[0-9]{3,}|vm-[0-9]{4,}|user-[0-9]{2,}|cluster-[0-9]{2,}|datacenter-[0-9]{2,}|switch-[0-9]{2,}|portgroup-[0-9]{2,}|moid-[0-9]{4,}|datastore-[0-9]{2,}|local-path-[0-9]{2,}|path-[0-9]{4,})\b` +
 	`|(?:SHA256|MD5):fingerprint-[0-9]+\b` +
 	`|(?:198\.1[89]|24[0-9]\.[0-9]{1,3}|25[0-4]\.[0-9]{1,3})\.[0-9]{1,3}\.[0-9]{1,3}\b` +
 	`|(?i:02[:-]00[:-]00[:-][0-9a-f]{2}[:-][0-9a-f]{2}[:-][0-9a-f]{2}|0200\.00[0-9a-f]{2}\.[0-9a-f]{4})\b` +

@@ -36,7 +36,7 @@ func newReverser(m *TokenMap) *reverser {
 			rv.byTok[key] = t.Original
 		}
 		switch t.Kind {
-		case TokenHost, TokenVM, TokenUser, TokenCluster, TokenDatacenter:
+		case TokenHost, TokenVM, TokenUser, TokenCluster, TokenDatacenter, TokenSwitch, TokenPortgroup, TokenMoID:
 			if _, dup := rv.names.names[t.Token]; !dup {
 				rv.names.addNameToken(t.Kind, t.Token, t.Original)
 			}
