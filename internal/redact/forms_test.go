@@ -189,3 +189,15 @@ func TestEveryTokenIsRecognised(t *testing.T) {
 		}
 	}
 }
+
+// A MAC token in any notation reads back as the original in that
+// notation (in lower case, as Reverse gives identifiers back).
+func TestMACTokensReverseInTheirNotation(t *testing.T) {
+	red := NewRedactor()
+	in := "a b8:ce:f6:1c:01:10 b B8-CE-F6-1C-01-10 c b8ce.f61c.0110\n   MAC Address: b8cef61c0110\n"
+	out := red.Text(in)
+	tm := red.TokenMap()
+	if back := tm.Reverse(out); back != strings.ToLower(in[:len(in)-30])+in[len(in)-30:] {
+		t.Errorf("reversed %q\nfrom %q", back, in)
+	}
+}

@@ -64,12 +64,18 @@ func (rv *reverser) line(s string) string {
 	s = replaceFound(s, findGID, rv.gid)
 	s = replaceFound(s, findUUIDDashed, rv.uuid)
 	s = replaceFound(s, findUUIDSpaced, rv.uuid)
-	s = replaceFound(s, findMAC, func(t string) string {
-		if o, ok := rv.orig(TokenMAC, strings.ToLower(t)); ok {
-			return o
+	mac := func(t string) string {
+		if o, ok := rv.orig(TokenMAC, macCanon(t)); ok {
+			return macAs(o, t) // in the token's notation
 		}
 		return t
-	})
+	}
+	s = replaceFound(s, findMAC, mac)
+	s = replaceFound(s, findMACDash, mac)
+	s = replaceFound(s, findMACDot, mac)
+	if macContext(s) {
+		s = replaceFound(s, findMACBare, mac)
+	}
 	s = replaceBounded(s, findIPv6, func(t string) string {
 		a, err := netip.ParseAddr(t)
 		if err != nil {
