@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
 func TestReplaceNamesWholeWordsLongestFirst(t *testing.T) {
@@ -51,5 +53,17 @@ func BenchmarkRedactFleet(b *testing.B) {
 	b.SetBytes(int64(len(s)))
 	for b.Loop() {
 		r.replaceNames(s)
+	}
+}
+
+// A host name in capitals or lower case (DNS names are case-insensitive:
+// a prompt or a log may write ESX-PROD-17) gets the host's token.
+func TestHostNameCaseSpellings(t *testing.T) {
+	r := NewRedactor()
+	r.Learn([]hostio.HostResult{{Host: "Esx-Prod-17.Corp.Example"}})
+	for _, s := range []string{"Esx-Prod-17.Corp.Example", "esx-prod-17.corp.example", "ESX-PROD-17.CORP.EXAMPLE", "Esx-Prod-17", "esx-prod-17", "ESX-PROD-17"} {
+		if out := r.Text("[root@" + s + ":~]"); out != "[root@host-001:~]" {
+			t.Errorf("%s -> %q", s, out)
+		}
 	}
 }

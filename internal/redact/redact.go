@@ -415,9 +415,18 @@ func (r *Redactor) learnHost(h string) {
 	if tok == "" {
 		return
 	}
+	spellings := []string{h}
 	if short, _, ok := strings.Cut(h, "."); ok && short != "" {
 		if _, isIP := netip.ParseAddr(short); isIP != nil {
-			r.addNameChecked(TokenHost, short, tok)
+			spellings = append(spellings, short)
+		}
+	}
+	// Host names are case-insensitive (DNS): a prompt, a log or vCenter
+	// may spell one in capitals ("ESX-PROD-17"). Its lower and upper case
+	// spellings get its token too.
+	for _, n := range spellings {
+		for _, v := range []string{n, strings.ToLower(n), strings.ToUpper(n)} {
+			r.addNameChecked(TokenHost, v, tok)
 		}
 	}
 }
