@@ -142,7 +142,7 @@ func MarkTokens(s string) string {
 // without its token map: a warning first, every token marked.
 func MarkRunbook(md string) string {
 	return "> **Made from a redacted bundle without its token map.** Every value marked «…» is a redaction token, " +
-		"not one of your hosts, addresses or paths: do not type it as it is. Run `pvrdma-doctor plan --input BUNDLE " +
+		"not one of your hosts, addresses or paths: do not type it as it is. No script was written (its commands would carry tokens). Run `pvrdma-doctor plan --input BUNDLE " +
 		"--tokens BUNDLE.tokens.json` for runbooks that name the real values.\n\n" + MarkTokens(md)
 }
 
