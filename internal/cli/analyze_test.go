@@ -249,3 +249,16 @@ func TestAnalyzeGuestSessionsAndFolders(t *testing.T) {
 		t.Errorf("%d hosts, %d guests\n%s", len(r.Hosts), len(r.Guests), stderr)
 	}
 }
+
+// A path that does not exist says so, and what to give instead (issue
+// 37.7), not a raw stat error.
+func TestAnalyzeMissingPathSaysWhatToGive(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "support.tar.gz")
+	for _, args := range [][]string{{"analyze", missing}, {"plan", "--input", missing}} {
+		code, out, errOut := runCLI(t, "", args...)
+		if code == ExitOK || out != "" || strings.Contains(errOut, "stat ") ||
+			!strings.Contains(errOut, missing+" does not exist: give a support bundle (pvrdma-doctor bundle --out FILE.tar.gz)") {
+			t.Errorf("%v: exit %d, out %q, err %q", args, code, out, errOut)
+		}
+	}
+}
