@@ -81,7 +81,7 @@ func checkHostNotReady(in *Input, r *Reporter) {
 	if sev == Warning || row.Placeable != nil {
 		ev = append(ev, row.placementEv...)
 	}
-	fix := fmt.Sprintf("Set %s up as the seeds do for each ESXi host: %s; then scan it again (the readiness table shows each step).",
+	fix := fmt.Sprintf("Set %s up as the PVRDMA guides do for each ESXi host: %s; then scan it again (the readiness table shows each step).",
 		h.Host, strings.Join(fixes, "; "))
 	r.FailSeverity(sev, h.Host, h.Host, msg, fix, ev...)
 }
@@ -115,7 +115,7 @@ func consequences(row *HostReadiness) string {
 		out = append(out, "RoCE runs without lossless Ethernet (congestion drops its packets)")
 	}
 	if len(out) == 0 {
-		return "it would not get the setup the seeds prescribe"
+		return "it would not get the setup the PVRDMA guides prescribe"
 	}
 	return strings.Join(out, "; ")
 }

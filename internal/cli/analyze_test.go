@@ -37,7 +37,7 @@ func TestAnalyzeIncompleteTranscriptAndFolder(t *testing.T) {
 			t.Errorf("%s: exit %d, want %d\n%s\n%s", c.path, code, ExitIncomplete, out, stderr)
 		}
 		flat := strings.Join(strings.Fields(out), " ") // the text report wraps lines
-		if strings.Contains(out, "HEALTHY") || !strings.Contains(flat, fmt.Sprintf("INCOMPLETE: %d of the %d stage-1 commands not collected: not in the input (%s)", len(collect.Stage1())-2, len(collect.Stage1()), c.input)) ||
+		if strings.Contains(out, "HEALTHY") || !strings.Contains(flat, fmt.Sprintf("INCOMPLETE: %d of the %d base commands not collected: not in the input (%s)", len(collect.Stage1())-2, len(collect.Stage1()), c.input)) ||
 			!strings.Contains(flat, "not collected: not in the input: `esxcli rdma device protocol list`, `esxcli rdma device vmknic list`, `esxcli vm process list`, and "+fmt.Sprint(len(collect.Stage1())-5)+" more") ||
 			!strings.Contains(flat, "`esxcli network firewall ruleset list` skipped ("+c.why+")") {
 			t.Errorf("%s: the report does not say what was not checked:\n%s", c.path, out)

@@ -180,4 +180,3 @@ func unknownHosts(only map[string]bool, r *report.Report) error {
 	sort.Strings(missing)
 	return usageError("--only %s: not a host or guest of this run; it has %s", strings.Join(missing, ", "), strings.Join(names, ", "))
 }
-

@@ -470,8 +470,8 @@ func runDryRun(w io.Writer, format string, targets []hostio.Target, f *SSHFlags,
 		}
 		return enc.Encode(out)
 	}
-	fmt.Fprintf(w, "Dry run: nothing is sent. Per host, the commands a scan would run: stage 1 verbatim,\n"+
-		"stage 2 and 3 as templates filled from stage 1 output (every value validated).\n")
+	fmt.Fprintf(w, "Dry run: nothing is sent. Per host, the commands a scan would run: the fixed ones verbatim,\n"+
+		"then the per-device commands and probes as templates filled from their output (every value validated).\n")
 	for _, h := range hosts {
 		via := ""
 		if len(h.Via) > 0 {
