@@ -82,7 +82,8 @@ func writeHTMLReport(w io.Writer, r *Report) error {
 	}
 	return t.Funcs(funcs).Execute(w, map[string]any{
 		"R": r, "Groups": sev, "Collection": collection, "NotEvaluated": ne, "VerdictClass": r.VerdictLevel(), "Plans": r.Plans,
-		"Matrix": r.Paths.matrix(), "Topos": topos,
+		"Findings": r.Summary.RootCauses.Total(),
+		"Matrix":   r.Paths.matrix(), "Topos": topos,
 	})
 }
 
@@ -191,8 +192,8 @@ td.jumbo{background:#b7e1c1}td.std{background:#c6dbf7}td.warning{background:#fbd
 <div class="meta">{{.R.Source}} · pvrdma-doctor {{.R.Tool.Version}} · {{.R.GeneratedAt.Format "2006-01-02 15:04:05 UTC"}} · schema {{.R.SchemaVersion}}</div>
 <div class="verdict {{.VerdictClass}}" id="verdict">{{.R.Verdict}}</div>
 <div class="scroll"><table>
-<tr><th>critical</th><th>warning</th><th>info</th><th>consequences</th><th>not evaluated</th><th>passed</th><th>suppressed</th></tr>
-<tr><td class="num">{{.R.Summary.Critical}}</td><td class="num">{{.R.Summary.Warning}}</td><td class="num">{{.R.Summary.Info}}</td><td class="num">{{.R.Summary.Consequences}}</td><td class="num">{{.R.Summary.NotEvaluated}}</td><td class="num">{{.R.Summary.Passed}}</td><td class="num">{{.R.Summary.Suppressed}}</td></tr>
+<tr><th>critical</th><th>warning</th><th>info</th><th>findings</th><th>consequences</th><th>not evaluated</th><th>passed</th><th>suppressed</th></tr>
+<tr><td class="num">{{.R.Summary.Problems.Critical}}</td><td class="num">{{.R.Summary.Problems.Warning}}</td><td class="num">{{.R.Summary.Problems.Info}}</td><td class="num">{{.Findings}}</td><td class="num">{{.R.Summary.Consequences}}</td><td class="num">{{.R.Summary.NotEvaluated}}</td><td class="num">{{.R.Summary.Passed}}</td><td class="num">{{.R.Summary.Suppressed}}</td></tr>
 </table></div>
 {{- if .Groups}}
 <h2 id="problems">Problems</h2>

@@ -57,7 +57,7 @@ func (r *Report) ReadinessTitle() string {
 	if rd.Switch != "" {
 		vds = "PVRDMA vDS " + rd.Switch
 	}
-	return fmt.Sprintf("the documented PVRDMA host setup on every host (%s): %d of %s ready", vds, ready, plural(len(rd.Hosts), "host", "hosts"))
+	return fmt.Sprintf("host setup for PVRDMA (%s): %d of %s ready", vds, ready, plural(len(rd.Hosts), "host", "hosts"))
 }
 
 // ReadinessRole says in a few words what a host is to PVRDMA and, for a

@@ -296,7 +296,11 @@ func writeConciseSection(b *strings.Builder, p painter, r *Report, sec hostSecti
 		for _, x := range sec.hosts {
 			names = append(names, x.Host)
 		}
-		wrap("", p.c(code, keepCounts(fmt.Sprintf("%d hosts with the same problems and plan: %s — each %s", len(names), nameList(names, 3), h.Verdict))))
+		noun := "hosts"
+		if h.Role == hostio.RoleGuest {
+			noun = "guests"
+		}
+		wrap("", p.c(code, keepCounts(fmt.Sprintf("%d %s with the same problems and plan: %s — each %s", len(names), noun, nameList(names, 3), h.Verdict))))
 	}
 	// The root causes, grouped: the same problem on 50 VMs is one entry.
 	type entry struct {
@@ -341,7 +345,7 @@ func writeConciseSection(b *strings.Builder, p painter, r *Report, sec hostSecti
 		}
 		list := nameList(subjects, 3)
 		if len(hosts) > 1 {
-			list += " on " + plural(len(hosts), "host", "hosts")
+			list += " on " + hostsNoun(f.RuleID, len(hosts))
 		}
 		// The host's verdict above counts the consequences; --details
 		// lists them under this cause.

@@ -697,7 +697,7 @@ func TestReadinessPage(t *testing.T) {
 	m := newTestModel(t, 120, 40, nil)
 	press(t, m, "j", "enter", "s")
 	scr := screen(m)
-	mustContain(t, scr, "pvrdma-doctor › esx02 › readiness", "READINESS: the documented PVRDMA host setup on every host",
+	mustContain(t, scr, "pvrdma-doctor › esx02 › readiness", "READINESS: host setup for PVRDMA",
 		"HOST   NIC  UPLINK  TAG  FW  MTU  LOSSLESS", "esx02  ✗", "1 PVRDMA VM", "✓ done  ✗ not done  ? not read  - does not apply",
 		"✗ no RDMA device")
 	press(t, m, "s") // already there: nothing opens on top

@@ -221,11 +221,11 @@ func (p *overviewPage) row(cols []column, r *hostRow, selected bool) string {
 			known := true
 			switch c.title {
 			case "CRIT":
-				n = h.Critical
+				n = h.Headline().Critical
 			case "WARN":
-				n = h.Warning
+				n = h.Headline().Warning
 			case "INFO":
-				n = h.Info
+				n = h.Headline().Info
 			case "N/E":
 				n = h.NotEvaluated
 			case "RDMA":
