@@ -73,6 +73,11 @@ func writeConcise(w io.Writer, r *Report, opt TextOptions) error {
 	wrap("", fmt.Sprintf("%s %s — %s", p.c("1", "pvrdma-doctor"), r.Tool.Version, source))
 	b.WriteString("\n")
 	wrap("", p.c("1;"+r.VerdictLevel().ansi(), keepCounts(r.Verdict)))
+	if why := vcenterNotRead(r); why != "" {
+		// The scan was given a vCenter and goes on without it: say so
+		// where the verdict is read.
+		wrap("", p.c("1;33", "vCenter was NOT read: "+why+"; its data (VM configuration, hosts without SSH) is missing"))
+	}
 
 	writeConciseEntries(&b, p, "HOSTS", "hosts", r.Hosts, wrap, width)
 	guarded("guests section", func(sb *strings.Builder) { writeConciseEntries(sb, p, "GUESTS", "guests", r.Guests, wrap, width) })

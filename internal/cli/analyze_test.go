@@ -262,3 +262,16 @@ func TestAnalyzeMissingPathSaysWhatToGive(t *testing.T) {
 		}
 	}
 }
+
+// analyze's default report lists no file per host (issue 37.4): what was
+// read from the input is in --details.
+func TestAnalyzeDefaultListsNoFiles(t *testing.T) {
+	_, out, errOut := runCLI(t, "", "analyze", "../../fixtures/scenarios/mixed", "-o", "text")
+	if strings.Contains(out+errOut, "input: read") || strings.Contains(out, ".txt") {
+		t.Errorf("the default report lists the input's files:\n%s\n%s", out, errOut)
+	}
+	_, details, _ := runCLI(t, "", "analyze", "../../fixtures/scenarios/mixed", "-o", "text", "--details")
+	if !strings.Contains(details, "input: read") {
+		t.Error("--details does not say what was read")
+	}
+}
