@@ -327,8 +327,10 @@ func writeMarkdownReadiness(b *strings.Builder, r *Report) {
 	}
 }
 
+// capitalFirst starts a sentence with a capital, except on a name that
+// has its own lower-case start (vSphere, vmk1, esxcli).
 func capitalFirst(s string) string {
-	if s == "" {
+	if s == "" || (len(s) > 1 && s[0] >= 'a' && s[0] <= 'z' && s[1] >= 'A' && s[1] <= 'Z') {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
