@@ -25,7 +25,7 @@ lint:
 	$(GO) vet ./...
 
 # Refreshes every generated file: the scenario outputs (fixtures/scenarios),
-# README's command tables, the rule list in docs/rules-and-reports.md, the
+# docs/guide.md's command tables, the rule list in docs/rules-and-reports.md, the
 # report and TUI goldens. scripts/test.sh checks it changes nothing.
 generate:
 	$(GO) generate ./...

@@ -151,11 +151,11 @@ func checkGuestKernelTooOld(in *Input, r *Reporter) {
 	}
 	upgrade := rel.Upgrade
 	if upgrade == "" {
-		upgrade = "a release with kernel 4.6 or later, or one seed 002 lists"
+		upgrade = "a release with kernel 4.6 or later, or one VMware's “PVRDMA Setup and Performance Study” lists"
 	}
 	r.FailSeverity(sev, g.Guest, g.Guest, fmt.Sprintf("%s runs Linux %s (%s), older than 4.6, where vmw_pvrdma entered upstream Linux, and %s; "+
-		"its release is not one VMware's PVRDMA study (seed 002) lists with the driver backported (CentOS/RHEL 7.2+, SLES 12 SP1+, "+
+		"its release is not one VMware's “PVRDMA Setup and Performance Study” lists with the driver backported (CentOS/RHEL 7.2+, SLES 12 SP1+, "+
 		"Oracle Linux 7 UEK R4+, Ubuntu 14.04+, Photon OS 3.0+)", g.Guest, g.Kernel.Release, rel.Name, module),
-		fmt.Sprintf("Upgrade %s to %s (seed 002 lists it for RoCE v1 and v2) and reboot; `modinfo vmw_pvrdma` must then find the module.",
+		fmt.Sprintf("Upgrade %s to %s (VMware's “PVRDMA Setup and Performance Study” lists it for RoCE v1 and v2) and reboot; `modinfo vmw_pvrdma` must then find the module.",
 			g.Guest, upgrade), ev...)
 }

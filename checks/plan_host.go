@@ -79,7 +79,7 @@ func planVmknicUnset(p *planner, f Finding) {
 		target = dvsVmknic(h, sw.Name)
 	}
 	if target == "" && h.VmknicNamed("vmk0") != nil {
-		target = "vmk0" // the management vmknic, as VMware's PVRDMA guides tag it (seed 002)
+		target = "vmk0" // the management vmknic, as VMware's PVRDMA guides tag it (VMware's “PVRDMA Setup and Performance Study”)
 	}
 	if target == "" {
 		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})

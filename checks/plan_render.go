@@ -378,7 +378,7 @@ func (s step) render() PlanStep {
 		if p.Mode == "pfc" {
 			st.Text = fmt.Sprintf("Switch port of %s: PFC on priority %d, as on the host (DCBX).", p.NIC, p.Priority)
 		} else {
-			st.Text = fmt.Sprintf("Switch port of %s: flow control (global pause) on in both directions, as seed 000's switch has it.", p.NIC)
+			st.Text = fmt.Sprintf("Switch port of %s: flow control (global pause) on in both directions, as “Setting up a 100GbE PVRDMA Network on vCenter 7”'s switch has it.", p.NIC)
 		}
 		set("flow control of the switch port of "+p.NIC, p.Mode)
 	case ActVMMemoryPin:
@@ -465,7 +465,7 @@ func (s step) render() PlanStep {
 		set("MTU of "+p.Netdev+" in "+host, strconv.Itoa(p.MTU))
 	case ActGuestReloadDriver:
 		st.On = "guest"
-		st.Text = "Reload vmw_pvrdma after the InfiniBand modules it needs (ib_umad, rdma_cm, rdma_ucm; not the seeds' mlx4_ib, a ConnectX-3 driver)."
+		st.Text = "Reload vmw_pvrdma after the InfiniBand modules it needs (ib_umad, rdma_cm, rdma_ucm; not the guides' mlx4_ib, a ConnectX-3 driver)."
 		st.Command = guestModuleReload
 		st.Warnings = append(st.Warnings, guestReloadWarning)
 		dev := orPlaceholder(p.Device, "vmw_pvrdma0")
@@ -498,7 +498,7 @@ func (s step) render() PlanStep {
 		set("module order at boot in "+host, "vmw_pvrdma last")
 	case ActGuestInstallRDMA:
 		st.On = "guest"
-		st.Text = "Install rdma-core's verbs provider, as seeds 000/001 do."
+		st.Text = "Install rdma-core's verbs provider, as “Setting up a 100GbE PVRDMA Network on vCenter 7” and VMware's “PVRDMA and vSphere Bitfusion” blog do."
 		if p.Value == "yum" {
 			st.Command = "sudo yum install -y rdma-core libibverbs libibverbs-utils infiniband-diags"
 			st.Check = guestRead("rpm -qa", "libibverbs installed", Match{Line: `^libibverbs-[0-9]`})
@@ -510,7 +510,7 @@ func (s step) render() PlanStep {
 		set("verbs libraries in "+host, "rdma-core")
 	case ActGuestReplaceMOFED:
 		st.On = "guest"
-		st.Text = "Replace MLNX_OFED's verbs libraries by the distribution's rdma-core, as seed 001 does (in an NGC container: in its image)."
+		st.Text = "Replace MLNX_OFED's verbs libraries by the distribution's rdma-core, as VMware's “PVRDMA and vSphere Bitfusion” blog does (in an NGC container: in its image)."
 		st.Command = fmt.Sprintf("sudo apt-get purge -y ibverbs-providers ibverbs-utils libibverbs-dev libibverbs1 && sudo apt-get update && "+
 			"sudo apt-get install -y --reinstall -t %s rdma-core libibverbs1 ibverbs-providers infiniband-diags ibverbs-utils perftest", shellArg(p.Value, "CODENAME"))
 		st.Warnings = append(st.Warnings, "RHEL: remove MLNX_OFED with `sudo /usr/sbin/ofed_uninstall.sh`, then `sudo yum install -y rdma-core libibverbs libibverbs-utils`")
@@ -526,7 +526,7 @@ func (s step) render() PlanStep {
 		set("vmw_pvrdma in "+host, "loaded")
 	case ActGuestUpgradeKernel:
 		st.On, st.Pause = "guest", true
-		st.Text = fmt.Sprintf("Upgrade %s to a release whose kernel has vmw_pvrdma (%s or later; seed 002 lists the supported ones), then reboot it.",
+		st.Text = fmt.Sprintf("Upgrade %s to a release whose kernel has vmw_pvrdma (%s or later; VMware's “PVRDMA Setup and Performance Study” lists the supported ones), then reboot it.",
 			host, p.Version)
 		st.Verify = reads(guestRead("modinfo vmw_pvrdma", "the module exists", Match{Line: `^name:\s+vmw_pvrdma$`}),
 			guestRead("ls /sys/class/infiniband", "vmw_pvrdma0 listed", lineOf("vmw_pvrdma0")))

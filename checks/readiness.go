@@ -118,12 +118,12 @@ const (
 
 // ReadinessSteps are the seeds' host setup steps.
 var ReadinessSteps = []ReadinessStep{
-	{stepRDMA, "RDMA NIC", "an RoCE-capable NIC with its ESXi RDMA driver, Active (seed 002: the vmnic supports RoCE v1 or v2)"},
-	{stepUplink, "vDS uplink", "a member of the PVRDMA vDS with the RoCE NIC as its only uplink (seeds 000, 002: Add and Manage Hosts)"},
-	{stepVmknic, "vmknic tag", "Net.PVRDMAVmknic names a vmknic with an IPv4 address (seeds 000, 002: repeat for each ESXi host)"},
-	{stepFirewall, "pvrdma ruleset", "the pvrdma firewall ruleset enabled (seeds 000, 002: repeat for each ESXi host)"},
-	{stepMTU, "MTU", "the vDS, its RoCE uplink and vmknic at one MTU, 9000 for jumbo frames (seed 000: Set up Jumbo Frames)"},
-	{stepLossless, "lossless", "PFC or global pause on the RoCE uplink (seed 004: RoCE needs a lossless network)"},
+	{stepRDMA, "RDMA NIC", "an RoCE-capable NIC with its ESXi RDMA driver, Active (VMware's “PVRDMA Setup and Performance Study”: the vmnic supports RoCE v1 or v2)"},
+	{stepUplink, "vDS uplink", "a member of the PVRDMA vDS with the RoCE NIC as its only uplink (“Setting up a 100GbE PVRDMA Network on vCenter 7” and VMware's “PVRDMA Setup and Performance Study”: Add and Manage Hosts)"},
+	{stepVmknic, "vmknic tag", "Net.PVRDMAVmknic names a vmknic with an IPv4 address (“Setting up a 100GbE PVRDMA Network on vCenter 7” and VMware's “PVRDMA Setup and Performance Study”: repeat for each ESXi host)"},
+	{stepFirewall, "pvrdma ruleset", "the pvrdma firewall ruleset enabled (“Setting up a 100GbE PVRDMA Network on vCenter 7” and VMware's “PVRDMA Setup and Performance Study”: repeat for each ESXi host)"},
+	{stepMTU, "MTU", "the vDS, its RoCE uplink and vmknic at one MTU, 9000 for jumbo frames (“Setting up a 100GbE PVRDMA Network on vCenter 7”: Set up Jumbo Frames)"},
+	{stepLossless, "lossless", "PFC or global pause on the RoCE uplink (the vSphere documentation's “Remote Direct Memory Access for Virtual Machines”: RoCE needs a lossless network)"},
 }
 
 // MaxReadinessVMs is the most VM names a row holds: a host that lists
@@ -413,7 +413,7 @@ func vmknicCell(h *facts.Host, hp *facts.HostPath, sw *parse.DVSwitch) Readiness
 	}
 	tagFix := "esxcli system settings advanced set -o /Net/PVRDMAVmknic -s " + shellArg(target, "vmkN")
 	if target == "" {
-		tagFix = "create a vmknic that reaches the other hosts' PVRDMA vmknics (on the PVRDMA vDS, or vmk0 as seed 000 does), then " + tagFix
+		tagFix = "create a vmknic that reaches the other hosts' PVRDMA vmknics (on the PVRDMA vDS, or vmk0 as “Setting up a 100GbE PVRDMA Network on vCenter 7” does), then " + tagFix
 	}
 	ev := []Evidence{Ev(h.Host, hp.TaggedRef)}
 	switch {

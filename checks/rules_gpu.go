@@ -200,10 +200,10 @@ func mmio64On(c parse.VMConfig) bool {
 func (m mmioNeed) advice() string {
 	if !m.Known {
 		return fmt.Sprintf("`esxcli hardware pci list` prints no GPU memory size and the device name of %s does not state one: take the "+
-			"framebuffer size from the card's datasheet, add up all GPUs of the VM, round up to a power of two and double it (seed 003's "+
+			"framebuffer size from the card's datasheet, add up all GPUs of the VM, round up to a power of two and double it (“Calculating the value for 64bitMMIOSizeGB”'s "+
 			"tested values: 2 x 16 GB -> 64, 2 x 24 GB -> 128)", strings.Join(m.Unknown, ", "))
 	}
-	return fmt.Sprintf("%d GB of GPU memory (%s): seed 003's tested value is %d (total rounded up to a power of two, then doubled); "+
+	return fmt.Sprintf("%d GB of GPU memory (%s): “Calculating the value for 64bitMMIOSizeGB”'s tested value is %d (total rounded up to a power of two, then doubled); "+
 		"the smaller \"next power of two\" rule published elsewhere gives %d", m.TotalGB, strings.Join(m.Sizes, ", "), m.Tested, m.Published)
 }
 

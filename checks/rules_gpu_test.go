@@ -101,7 +101,7 @@ func TestGPUMMIOTooSmall(t *testing.T) {
 		{name: "seed 003: 2 x 24 GB at 128 passes", hosts: one(withGPUs(p40s, two, fmt.Sprintf(mmio, 128))), exact: true,
 			want: []want{{"esx01", vmName, StatusPass, "", "", ""}}},
 		{name: "2 x 24 GB at 64 (the published rule): warning on a running VM is info", hosts: one(withGPUs(p40s, two, fmt.Sprintf(mmio, 64))), exact: true,
-			want: []want{{"esx01", vmName, StatusFail, Info, "seed 003's tested value is 128 (total rounded up to a power of two, then doubled); the smaller \"next power of two\" rule published elsewhere gives 64", "64bitMMIOSizeGB = \"64\""}}},
+			want: []want{{"esx01", vmName, StatusFail, Info, "“Calculating the value for 64bitMMIOSizeGB”'s tested value is 128 (total rounded up to a power of two, then doubled); the smaller \"next power of two\" rule published elsewhere gives 64", "64bitMMIOSizeGB = \"64\""}}},
 		{name: "2 x 24 GB at 32, running: warning (it powered on)", hosts: one(withGPUs(p40s, two, fmt.Sprintf(mmio, 32))), exact: true,
 			want: []want{{"esx01", vmName, StatusFail, Warning, "is running, so it powered on with this value", ""}}},
 		{name: "2 x 24 GB at 32, vCenter only (not running here): critical", exact: true,

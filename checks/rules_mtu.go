@@ -127,7 +127,7 @@ func jumboTestFirst(hp *facts.HostPath) string {
 	}
 	return fmt.Sprintf("Only if a jumbo test across the RDMA fabric passes (nothing measured it): from a vmknic on %s at each end "+
 		"(create one at MTU %d if there is none) `vmkping -I vmkN -d -s %d PEER` must get replies, or, between two PVRDMA guests with "+
-		"their interfaces at %d, seed 000's test `ping -M do -s %d -c 3 PEER`; if it fails, fix the switch ports first. Then: ",
+		"their interfaces at %d, “Setting up a 100GbE PVRDMA Network on vCenter 7”'s test `ping -M do -s %d -c 3 PEER`; if it fails, fix the switch ports first. Then: ",
 		sw, hp.MTU.MTU, hp.MTU.MTU-28, hp.MTU.MTU, hp.MTU.MTU-28)
 }
 
@@ -323,7 +323,7 @@ func checkJumboNotConfigured(in *Input, r *Reporter) {
 		return
 	}
 	r.Fail(sw.Name, fmt.Sprintf("jumbo frames are not configured on %s's PVRDMA data path (%s): RoCE is capped at RDMA MTU %d "+
-		"(4096 needs frames of 4192 bytes or more after RoCE's 96 bytes of headers); the seeds set MTU 9000 on the switch ports and the vDS. "+
+		"(4096 needs frames of 4192 bytes or more after RoCE's 96 bytes of headers); the PVRDMA guides set MTU 9000 on the switch ports and the vDS. "+
 		"Nothing is broken: large transfers still come close to line rate, small and medium messages cost more packets",
 		h.Host, strings.Join(parts, ", "), roce),
 		fmt.Sprintf("If the workload needs it, set MTU 9000 end to end, the physical network first: the switch ports of the RDMA uplinks "+

@@ -145,7 +145,7 @@ func checkNativeEndpointsUnavailable(in *Input, r *Reporter) {
 		r.FailSeverity(Warning, h.Host, v.Name, fmt.Sprintf("%s enables PVRDMA native endpoints, but they cannot work: %s. It still talks RDMA to other "+
 			"PVRDMA VMs; only peers that are not PVRDMA VMs (bare-metal RDMA hosts) cannot be reached over RDMA",
 			v.Name, strings.Join(reasons, "; ")),
-			offFirst(v.Name)+"give native endpoints what they need (seed 004): virtual hardware 18 or later (Actions > Compatibility > Upgrade VM "+
+			offFirst(v.Name)+"give native endpoints what they need (the vSphere documentation's “Remote Direct Memory Access for Virtual Machines”): virtual hardware 18 or later (Actions > Compatibility > Upgrade VM "+
 				"Compatibility), ESXi 7.0 Update 1 or later on the host, PVRDMA namespaces enabled on the RDMA hardware as its vendor documents "+
 				"(vsish then shows `Native endpoints supported:1`), and vrdmaX.nativeEndpointSupport = \"TRUE\" with X the PVRDMA adapter's index "+
 				"(Network Adapter 2 is 1); then power it on. If no peer is outside PVRDMA, remove the setting instead.", ev...)

@@ -74,7 +74,7 @@ func TestNativeEndpointsUnavailable(t *testing.T) {
 			want: []want{{host: "esx01", subject: vmName, status: StatusPass}}},
 	})
 	f := runRule(t, "NATIVE_ENDPOINTS_UNAVAILABLE", one(native(k1, "17", "0"))()...)
-	if len(f) != 1 || !strings.Contains(f[0].Message, "It still talks RDMA to other PVRDMA VMs") || !strings.Contains(f[0].Fix, "seed 004") {
+	if len(f) != 1 || !strings.Contains(f[0].Message, "It still talks RDMA to other PVRDMA VMs") || !strings.Contains(f[0].Fix, "“Remote Direct Memory Access for Virtual Machines”") {
 		t.Errorf("%+v", f)
 	}
 }

@@ -199,7 +199,7 @@ func checkHighLatency(in *Input, r *Reporter) {
 			"vmkernel network stacks (%s), so it says nothing is wrong by itself; no RDMA latency was measured",
 			h.Host, targetLabel(in.Paths, pp.Target), pp.RTTMin, pp.RTTAvg, pp.RTTMax, int(HighLatencyMs*1000), probedNet(pp)),
 			fmt.Sprintf("Nothing on this evidence alone. Measure the RDMA latency between PVRDMA VMs on %s and %s with perftest's ib_send_lat "+
-				"(`ib_send_lat` in one guest, `ib_send_lat SERVER-IP` in the other, seed 000); only if it is above what the application needs "+
+				"(`ib_send_lat` in one guest, `ib_send_lat SERVER-IP` in the other, “Setting up a 100GbE PVRDMA Network on vCenter 7”); only if it is above what the application needs "+
 				"(50 µs for Bitfusion), shorten the path: switch hops, a router or firewall on the way, slower links (esxcli network nic list: speed).",
 				h.Host, orPlaceholder(pp.To, pp.Target)), ev...)
 	}

@@ -81,7 +81,7 @@ func checkHostNotReady(in *Input, r *Reporter) {
 	if sev == Warning || row.Placeable != nil {
 		ev = append(ev, row.placementEv...)
 	}
-	fix := fmt.Sprintf("Set %s up as the seeds do for each ESXi host: %s; then scan it again (the readiness table shows each step).",
+	fix := fmt.Sprintf("Set %s up as the PVRDMA guides do for each ESXi host: %s; then scan it again (the readiness table shows each step).",
 		h.Host, strings.Join(fixes, "; "))
 	r.FailSeverity(sev, h.Host, h.Host, msg, fix, ev...)
 }
@@ -115,7 +115,7 @@ func consequences(row *HostReadiness) string {
 		out = append(out, "RoCE runs without lossless Ethernet (congestion drops its packets)")
 	}
 	if len(out) == 0 {
-		return "it would not get the setup the seeds prescribe"
+		return "it would not get the setup the PVRDMA guides prescribe"
 	}
 	return strings.Join(out, "; ")
 }
@@ -130,8 +130,10 @@ func stepTitle(id string) string {
 	return id
 }
 
+// capitalFirst starts a sentence with a capital, except on a name that
+// has its own lower-case start (vSphere, vmk1, esxcli).
 func capitalFirst(s string) string {
-	if s == "" {
+	if s == "" || (len(s) > 1 && s[0] >= 'a' && s[0] <= 'z' && s[1] >= 'A' && s[1] <= 'Z') {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]

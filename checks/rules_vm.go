@@ -365,7 +365,7 @@ func noDirection(r *Reporter, all []dvsMember, bySwitch map[string][]dvsMember, 
 			"are on other vDSs (vDSs in use: %s): PVRDMA VMs reach each other only over one vDS. None of them stands out as the PVRDMA "+
 			"vDS (an Active RDMA uplink and jumbo frames), so pvrdma-doctor names no direction",
 			m.v.Name, m.a.Label, name(m), others, strings.Join(names, ", ")),
-			fmt.Sprintf("Choose the vDS whose only uplink on every host is the RoCE NIC, at MTU 9000 (the seeds' rdma-dvs), and connect the "+
+			fmt.Sprintf("Choose the vDS whose only uplink on every host is the RoCE NIC, at MTU 9000 (the guides' rdma-dvs), and connect the "+
 				"PVRDMA VMs that talk to each other to it: %sEdit Settings > %s (the PVRDMA adapter) > Browse. Leave %s where it is if it is "+
 				"not meant to talk to the others (suppress this finding).", offFirst(m.v.Name), m.a.Label, m.v.Name),
 			adapterEv(m.h.Host, m.c, m.a, "DVSUUID", ""))

@@ -319,7 +319,11 @@ func collectHost(ctx context.Context, t hostio.Target, opts Options, slots chan 
 	defer cancel()
 
 	h.emit(hostio.PhaseConnecting, "")
-	log.Info("connecting", "addr", t.Addr)
+	if t.Addr != "" {
+		log.Info("connecting", "addr", t.Addr)
+	} else {
+		log.Info("connecting") // the host's name is its address (a host found through vCenter)
+	}
 	cctx, ccancel := context.WithTimeout(hctx, opts.ConnectTimeout)
 	conn, err := opts.Runner.Open(cctx, t)
 	ccancel()

@@ -116,6 +116,77 @@ const anchorsJS = `(async () => {
   return {bad: bad.slice(0, 20), links: targets.length};
 })()`
 
+// textBoxesJS measures the text as laid out (issue 37.6): a word or name
+// (up to 30 characters; longer tokens, paths and commands, may wrap)
+// broken between two letters or digits is broken mid-way (a break after
+// its hyphen or slash is the browser's ordinary one); an element that
+// hides what overflows it cuts its text; in the data-path drawings, a
+// label that overlaps another, runs out of its box or ends in "…" is cut.
+const textBoxesJS = `(() => {
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  let words = 0;
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (n.parentElement.closest("svg,script,style")) continue;
+    const re = /\S+/g;
+    let m;
+    while ((m = re.exec(n.data)) !== null) {
+      if (m[0].length < 2 || m[0].length > 30) continue;
+      words++;
+      const r = document.createRange();
+      r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
+      const tops = new Set([...r.getClientRects()].filter(x => x.width > 0).map(x => Math.round(x.top)));
+      if (tops.size < 2) continue;
+      // Where it breaks: after a hyphen, a slash or other punctuation is
+      // where any browser breaks a hyphenated word; between two letters
+      // or digits is mid-way ("esx0" / "1").
+      let prev = null;
+      for (let k = 0; k < m[0].length; k++) {
+        const c = document.createRange();
+        c.setStart(n, m.index + k); c.setEnd(n, m.index + k + 1);
+        const rc = c.getClientRects()[0];
+        if (!rc) continue;
+        if (prev !== null && Math.round(rc.top) !== prev && /[\p{L}\p{N}]/u.test(m[0][k - 1]) && /[\p{L}\p{N}]/u.test(m[0][k])) {
+          out.push("broken word " + JSON.stringify(m[0].slice(0, k) + "/" + m[0].slice(k)) + " in " + n.parentElement.tagName.toLowerCase());
+          break;
+        }
+        prev = Math.round(rc.top);
+      }
+    }
+  }
+  for (const el of document.body.querySelectorAll("*")) {
+    const cs = getComputedStyle(el);
+    if ((cs.overflowX === "hidden" || cs.textOverflow === "ellipsis") && el.scrollWidth > el.clientWidth + 1)
+      out.push("cut: " + el.tagName.toLowerCase() + " " + (el.textContent || "").slice(0, 40));
+  }
+  let labels = 0;
+  for (const svg of document.querySelectorAll("svg.topo")) {
+    const texts = [...svg.querySelectorAll("text")].map(t => ({t, r: t.getBoundingClientRect()})).filter(x => x.r.width > 0);
+    labels += texts.length;
+    for (const x of texts) {
+      if (x.t.textContent.includes("…")) out.push("label cut: " + x.t.textContent);
+      const box = x.t.parentElement.querySelector("rect");
+      if (box && x.t.parentElement.tagName === "g") {
+        const b = box.getBoundingClientRect();
+        if (x.r.left < b.left - 1 || x.r.right > b.right + 1) out.push("label out of its box: " + x.t.textContent);
+      }
+    }
+    for (let i = 0; i < texts.length; i++) for (let j = i + 1; j < texts.length; j++) {
+      const a = texts[i].r, b = texts[j].r;
+      const w = Math.min(a.right, b.right) - Math.max(a.left, b.left), h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      if (w > 1 && h > 1) out.push("labels overlap: " + JSON.stringify(texts[i].t.textContent) + " and " + JSON.stringify(texts[j].t.textContent));
+    }
+  }
+  return {problems: out.slice(0, 20), count: out.length, words, labels};
+})()`
+
+type textBoxes struct {
+	Problems []string `json:"problems"`
+	Count    int      `json:"count"`
+	Words    int      `json:"words"`
+	Labels   int      `json:"labels"`
+}
+
 type anchorResult struct {
 	Bad   []string `json:"bad"`
 	Links int      `json:"links"`
@@ -221,6 +292,15 @@ func TestHTMLReportInBrowser(t *testing.T) {
 				if len(over) > 0 {
 					t.Errorf("at %d px wide, overflowing: %q", w, over)
 				}
+				boxes, err := chromedp.Run(tctx, chromedp.Evaluate[textBoxes](textBoxesJS))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if boxes.Count > 0 || boxes.Words == 0 {
+					t.Errorf("at %d px wide, %d words and %d drawing labels measured, %d broken, cut or overlapping: %q",
+						w, boxes.Words, boxes.Labels, boxes.Count, boxes.Problems)
+				}
+				t.Logf("%d px: %d words and %d drawing labels measured", w, boxes.Words, boxes.Labels)
 				height, err := chromedp.Run(tctx, chromedp.Evaluate[int](`document.documentElement.scrollHeight`))
 				if err != nil {
 					t.Fatal(err)

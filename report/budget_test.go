@@ -167,6 +167,33 @@ func TestConciseDemoBudget(t *testing.T) {
 			t.Errorf("line of %d cells: %q", n, l)
 		}
 	}
+	// Wrapped, never cut, at 80 and 120 columns: no "…", and the command
+	// of every step that resolves a root cause is there whole.
+	for _, width := range []int{80, 120} {
+		var b bytes.Buffer
+		if err := report.WriteText(&b, r, report.TextOptions{Width: width}); err != nil {
+			t.Fatal(err)
+		}
+		text := b.String()
+		if strings.Contains(text, "…") {
+			t.Errorf("%d columns: a line is cut:\n%s", width, text)
+		}
+		joined := regexp.MustCompile(`\n {8}`).ReplaceAllString(text, " ")
+		for _, f := range r.RootFindings() {
+			if f.Severity == "info" {
+				continue
+			}
+			for _, pl := range r.Plans {
+				for _, s := range pl.Steps {
+					for _, c := range s.Resolves {
+						if c.Key() == f.Key() && s.Command != "" && !s.Optional && !strings.Contains(joined, "$ "+s.Command) {
+							t.Errorf("%d columns: the fix of %s on %s, `%s`, is not shown whole", width, f.RuleID, f.Host, s.Command)
+						}
+					}
+				}
+			}
+		}
+	}
 	details := textLines(t, r, true)
 	t.Logf("mixed: %d lines (details: %d)", len(lines), len(details))
 	all := strings.Join(details, "\n")

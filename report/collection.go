@@ -219,6 +219,10 @@ func collectionFailures(r *Report) []FailureCause {
 			c.Text = fmt.Sprintf("%s: %s on %s", spec.what, commandList(c.Commands), plural(len(c.Hosts), "host", "hosts"))
 		}
 		c.Fix = spec.fix
+		if k == "ssh_refused" && vcenterNotRead(r) != "" {
+			// --vcenter was given and could not be read: say so, not "use --vcenter".
+			c.Fix = "enable SSH (Host > Configure > Services > SSH), or fix what kept vCenter from being read (" + vcenterNotRead(r) + ")"
+		}
 		all, allVC := true, true
 		for _, h := range c.Hosts {
 			all = all && viaAPI[h]
@@ -279,4 +283,19 @@ func (r *Report) entry(host string) *Host {
 		}
 	}
 	return &Host{}
+}
+
+// vcenterNotReadNote starts the note of a scan whose --vcenter could not
+// be read (internal/cli).
+const vcenterNotReadNote = "vCenter not read: "
+
+// vcenterNotRead is why the vCenter the scan was given could not be read,
+// or "".
+func vcenterNotRead(r *Report) string {
+	for _, n := range r.Notes {
+		if why, ok := strings.CutPrefix(n, vcenterNotReadNote); ok {
+			return why
+		}
+	}
+	return ""
 }

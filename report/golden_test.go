@@ -59,6 +59,7 @@ func TestGoldenMixed(t *testing.T) {
 		write func(*bytes.Buffer) error
 	}{
 		{"text", func(b *bytes.Buffer) error { return report.WriteText(b, r, report.TextOptions{Width: 80}) }},
+		{"text-120", func(b *bytes.Buffer) error { return report.WriteText(b, r, report.TextOptions{Width: 120}) }},
 		{"text-details", func(b *bytes.Buffer) error {
 			return report.WriteText(b, r, report.TextOptions{Width: 80, Details: true})
 		}},

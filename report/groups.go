@@ -48,9 +48,18 @@ func (g Group) Size() int { return len(g.Findings) }
 func (g Group) Headline() string {
 	s := nameList(g.Subjects, 3)
 	if len(g.Hosts) > 1 {
-		s += " on " + plural(len(g.Hosts), "host", "hosts")
+		s += " on " + hostsNoun(g.RuleID, len(g.Hosts))
 	}
 	return s
+}
+
+// hostsNoun counts the machines a rule's findings are on: guests for a
+// guest rule, hosts otherwise.
+func hostsNoun(ruleID string, n int) string {
+	if rule, ok := checks.Lookup(ruleID); ok && rule.Scope == checks.GuestScope {
+		return plural(n, "guest", "guests")
+	}
+	return plural(n, "host", "hosts")
 }
 
 // namer rewrites the names a finding's text holds (hosts, guests,

@@ -82,7 +82,8 @@ func writeHTMLReport(w io.Writer, r *Report) error {
 	}
 	return t.Funcs(funcs).Execute(w, map[string]any{
 		"R": r, "Groups": sev, "Collection": collection, "NotEvaluated": ne, "VerdictClass": r.VerdictLevel(), "Plans": r.Plans,
-		"Matrix": r.Paths.matrix(), "Topos": topos,
+		"Findings": r.Summary.RootCauses.Total(),
+		"Matrix":   r.Paths.matrix(), "Topos": topos,
 	})
 }
 
@@ -140,7 +141,7 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 <title>pvrdma-doctor report</title>
 <style>
 *{box-sizing:border-box}
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:70rem;padding:1rem 2rem;color:#1d1d1f;background:#fff;overflow-wrap:anywhere}
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:70rem;padding:1rem 2rem;color:#1d1d1f;background:#fff;overflow-wrap:break-word}
 h1{font-size:1.4rem;margin-bottom:.2rem}h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #ddd}h3{font-size:1rem}
 .meta{color:#666;font-size:.9rem}
 .verdict{font-size:1.2rem;font-weight:600;padding:.8rem 1rem;border-radius:6px;margin:1rem 0}
@@ -149,7 +150,7 @@ h1{font-size:1.4rem;margin-bottom:.2rem}h2{font-size:1.15rem;margin-top:2rem;bor
 .verdict.ok{background:#e6f4ea;color:#1e6b37;border-left:6px solid #31a354}
 .scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;width:100%;font-size:.92rem}th,td{text-align:left;padding:.35rem .6rem;border-bottom:1px solid #eee;vertical-align:top}
-th{background:#f6f6f6}td.num{text-align:right}
+th{background:#f6f6f6;white-space:nowrap}td.num{text-align:right}
 .badge{display:inline-block;font-size:.75rem;font-weight:700;padding:.1rem .45rem;border-radius:3px;color:#fff;text-transform:uppercase}
 .badge.critical{background:#c81e1e}.badge.warning{background:#c27803}.badge.info{background:#1c64f2}.badge.ok{background:#31a354}
 tr.critical td:first-child{border-left:4px solid #c81e1e}tr.warning td:first-child{border-left:4px solid #e3a008}tr.ok td:first-child{border-left:4px solid #31a354}
@@ -160,7 +161,7 @@ ul.problems{padding-left:1.2rem}ul.problems li{margin:.3rem 0}
 .fix{background:#f3faf5;border-left:3px solid #31a354;padding:.4rem .7rem;margin:.5rem 0;white-space:pre-wrap}
 details{margin:.4rem 0}summary{cursor:pointer;color:#555}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85rem}
-pre{background:#f6f8fa;padding:.5rem;overflow-x:auto;white-space:pre-wrap;word-break:break-all;margin:.3rem 0}
+pre{background:#f6f8fa;padding:.5rem;overflow-x:auto;white-space:pre-wrap;margin:.3rem 0}
 .docs{font-size:.85rem;color:#555}
 .consequence{border-left:3px solid #ccc;margin:.5rem 0 .5rem .5rem;padding:.2rem .8rem}
 .consequence .why{font-weight:600;color:#555}
@@ -191,8 +192,8 @@ td.jumbo{background:#b7e1c1}td.std{background:#c6dbf7}td.warning{background:#fbd
 <div class="meta">{{.R.Source}} · pvrdma-doctor {{.R.Tool.Version}} · {{.R.GeneratedAt.Format "2006-01-02 15:04:05 UTC"}} · schema {{.R.SchemaVersion}}</div>
 <div class="verdict {{.VerdictClass}}" id="verdict">{{.R.Verdict}}</div>
 <div class="scroll"><table>
-<tr><th>critical</th><th>warning</th><th>info</th><th>consequences</th><th>not evaluated</th><th>passed</th><th>suppressed</th></tr>
-<tr><td class="num">{{.R.Summary.Critical}}</td><td class="num">{{.R.Summary.Warning}}</td><td class="num">{{.R.Summary.Info}}</td><td class="num">{{.R.Summary.Consequences}}</td><td class="num">{{.R.Summary.NotEvaluated}}</td><td class="num">{{.R.Summary.Passed}}</td><td class="num">{{.R.Summary.Suppressed}}</td></tr>
+<tr><th>critical</th><th>warning</th><th>info</th><th>findings</th><th>consequences</th><th>not evaluated</th><th>passed</th><th>suppressed</th></tr>
+<tr><td class="num">{{.R.Summary.Problems.Critical}}</td><td class="num">{{.R.Summary.Problems.Warning}}</td><td class="num">{{.R.Summary.Problems.Info}}</td><td class="num">{{.Findings}}</td><td class="num">{{.R.Summary.Consequences}}</td><td class="num">{{.R.Summary.NotEvaluated}}</td><td class="num">{{.R.Summary.Passed}}</td><td class="num">{{.R.Summary.Suppressed}}</td></tr>
 </table></div>
 {{- if .Groups}}
 <h2 id="problems">Problems</h2>

@@ -73,7 +73,9 @@ func writeJUnitReport(w io.Writer, r *Report) error {
 	for _, h := range r.Hosts {
 		s := suite(h.Host)
 		s.Properties = append(s.Properties, JUnitProperty{"status", string(h.Status)}, JUnitProperty{"verdict", h.Verdict},
-			JUnitProperty{"root_causes", fmt.Sprint(h.RootCauses.Critical + h.RootCauses.Warning + h.RootCauses.Info)},
+			JUnitProperty{"root_causes", fmt.Sprint(h.Headline().Total())},
+			JUnitProperty{"critical", fmt.Sprint(h.Headline().Critical)}, JUnitProperty{"warning", fmt.Sprint(h.Headline().Warning)},
+			JUnitProperty{"info", fmt.Sprint(h.Headline().Info)},
 			JUnitProperty{"consequences", fmt.Sprint(h.Consequences)})
 		if h.Version != "" {
 			s.Properties = append(s.Properties, JUnitProperty{"esxi_version", h.Version})

@@ -67,9 +67,9 @@ func writeMarkdownReport(w io.Writer, r *Report) error {
 	fmt.Fprintf(&b, "**%s**\n\n", md(r.Verdict))
 	fmt.Fprintf(&b, "%s · pvrdma-doctor %s · %s\n\n", md(r.Source), md(r.Tool.Version), r.GeneratedAt.Format("2006-01-02 15:04:05 UTC"))
 	s := r.Summary
-	b.WriteString("| critical | warning | info | root causes | consequences | not evaluated | passed | suppressed |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d | %d | %d |\n\n", s.Critical, s.Warning, s.Info,
-		s.RootCauses.Critical+s.RootCauses.Warning+s.RootCauses.Info, s.Consequences, s.NotEvaluated, s.Passed, s.Suppressed)
+	b.WriteString("| critical | warning | info | findings | consequences | not evaluated | passed | suppressed |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d | %d | %d |\n\n", s.Problems.Critical, s.Problems.Warning, s.Problems.Info,
+		s.RootCauses.Total(), s.Consequences, s.NotEvaluated, s.Passed, s.Suppressed)
 
 	b.WriteString("## Hosts\n\n| host | verdict | ESXi | RDMA devices | PVRDMA VMs |\n|---|---|---|---:|---:|\n")
 	for _, h := range r.Hosts {

@@ -57,7 +57,7 @@ func (r *Report) ReadinessTitle() string {
 	if rd.Switch != "" {
 		vds = "PVRDMA vDS " + rd.Switch
 	}
-	return fmt.Sprintf("the seeds' host setup on every host (%s): %d of %s ready", vds, ready, plural(len(rd.Hosts), "host", "hosts"))
+	return fmt.Sprintf("host setup for PVRDMA (%s): %d of %s ready", vds, ready, plural(len(rd.Hosts), "host", "hosts"))
 }
 
 // ReadinessRole says in a few words what a host is to PVRDMA and, for a
@@ -152,6 +152,9 @@ func writeTextReadiness(b *strings.Builder, p painter, r *Report, wrap func(stri
 		nameW = max(nameW, len(h.Host))
 	}
 	nameW = max(4, min(nameW, width-2-colsW-2))
+	if !details && len(rd.Hosts) > mergeList {
+		nameW = max(nameW, len(fmt.Sprintf("%d hosts", len(rd.Hosts))))
+	}
 	head := fmt.Sprintf("  %-*s", nameW, "HOST")
 	for _, s := range rd.Steps {
 		head += "  " + ReadinessHead(s)
@@ -160,10 +163,40 @@ func writeTextReadiness(b *strings.Builder, p painter, r *Report, wrap func(stri
 	ready := 0
 	hidden := 0
 	unread := 0
+	// A large fleet's rows in the same state are one row (issue 37.4):
+	// "12 hosts" with the same symbols and role, its names under it.
+	symbols := func(h checks.HostReadiness) string {
+		var s []string
+		for i := range rd.Steps {
+			sym := "?"
+			if i < len(h.Cells) {
+				sym = ReadinessSymbol(h.Cells[i].State)
+			}
+			s = append(s, sym)
+		}
+		return strings.Join(s, " ") + "|" + ReadinessRole(h, rd.Switch)
+	}
+	same := map[string][]string{}
+	if !details && len(rd.Hosts) > mergeList {
+		for _, h := range rd.Hosts {
+			if h.State != checks.StateReady && known(h) {
+				same[symbols(h)] = append(same[symbols(h)], h.Host)
+			}
+		}
+	}
+	written := map[string]bool{}
 	for _, h := range rd.Hosts {
 		if !details && !known(h) {
 			unread++
 			continue
+		}
+		var group []string
+		if g := same[symbols(h)]; h.State != checks.StateReady && len(g) >= mergeHosts {
+			if written[symbols(h)] {
+				continue
+			}
+			written[symbols(h)] = true
+			group = g
 		}
 		if h.State == checks.StateReady {
 			ready++
@@ -180,6 +213,9 @@ func writeTextReadiness(b *strings.Builder, p painter, r *Report, wrap func(stri
 			code = "33"
 		}
 		name := h.Host
+		if group != nil {
+			name = fmt.Sprintf("%d hosts", len(group))
+		}
 		if len(name) > nameW {
 			b.WriteString(p.c(code, "  "+name) + "\n")
 			name = ""
@@ -195,10 +231,13 @@ func writeTextReadiness(b *strings.Builder, p painter, r *Report, wrap func(stri
 		role := ReadinessRole(h, rd.Switch)
 		if cells(line)+2+len(role) <= width {
 			b.WriteString(p.c(code, line) + "  " + role + "\n")
-			continue
+		} else {
+			b.WriteString(p.c(code, strings.TrimRight(line, " ")) + "\n")
+			wrap("    ", role)
 		}
-		b.WriteString(p.c(code, strings.TrimRight(line, " ")) + "\n")
-		wrap("    ", role)
+		if group != nil {
+			wrap("    ", p.c("2", nameList(group, 6)))
+		}
 	}
 	if hidden > 0 {
 		wrap("  ", p.c("2", fmt.Sprintf("and %s ready (--details lists them)", plural(hidden, "more host", "more hosts"))))
@@ -288,8 +327,10 @@ func writeMarkdownReadiness(b *strings.Builder, r *Report) {
 	}
 }
 
+// capitalFirst starts a sentence with a capital, except on a name that
+// has its own lower-case start (vSphere, vmk1, esxcli).
 func capitalFirst(s string) string {
-	if s == "" {
+	if s == "" || (len(s) > 1 && s[0] >= 'a' && s[0] <= 'z' && s[1] >= 'A' && s[1] <= 'Z') {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]

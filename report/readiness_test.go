@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -111,5 +112,33 @@ func TestVCenterPropertyAndReadinessRendered(t *testing.T) {
 		if strings.Contains(c.doc, `"config.network.rdmaDevice":[]`) && c.name != "html" {
 			t.Errorf("%s shows the JSON line instead of the property", c.name)
 		}
+	}
+}
+
+// A large fleet's readiness rows in the same state are one row, its hosts
+// named under it (issue 37.4): 200 hosts never make 200 rows.
+func TestReadinessRowsGrouped(t *testing.T) {
+	r := &Report{}
+	steps := []checks.ReadinessStep{{ID: "rdma_nic", Title: "RDMA NIC"}, {ID: "firewall", Title: "pvrdma ruleset"}}
+	r.Readiness = &checks.Readiness{Switch: "rdma-dvs", Steps: steps}
+	cell := func(step, state string) checks.ReadinessCell { return checks.ReadinessCell{Step: step, State: state} }
+	for i := range 200 {
+		h := checks.HostReadiness{Host: fmt.Sprintf("esx%03d", i+1), Role: "pvrdma", State: checks.StateReady,
+			Cells: []checks.ReadinessCell{cell("rdma_nic", "ok"), cell("firewall", "ok")}}
+		if i >= 180 {
+			h.State = checks.StateNotReady
+			h.Cells[1] = cell("firewall", "fail")
+		}
+		r.Readiness.Hosts = append(r.Readiness.Hosts, h)
+		r.Hosts = append(r.Hosts, Host{Host: h.Host})
+	}
+	var b strings.Builder
+	writeTextReadiness(&b, painter{}, r, wrapTo(&b, 80), 80, false)
+	out := b.String()
+	if n := strings.Count(out, "\n"); n > 15 {
+		t.Errorf("%d lines for 200 hosts:\n%s", n, out)
+	}
+	if !strings.Contains(out, "20 hosts") || !strings.Contains(out, "esx181, esx182") || strings.Contains(out, "\n  esx190 ") {
+		t.Errorf("the 20 hosts not ready are not one row:\n%s", out)
 	}
 }

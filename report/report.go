@@ -142,6 +142,10 @@ type Host struct {
 	Consequences     int            `json:"consequences"`
 	// Problems counts the groups among its root causes (since 1.4).
 	Problems SeverityCounts `json:"problems"`
+	// PlanSteps is how many steps its fix plan has; NotReady whether it
+	// is not set up for PVRDMA (HOST_NOT_READY). Its verdict says both.
+	PlanSteps int  `json:"-"`
+	NotReady  bool `json:"-"`
 	// CollectionDetail is what could not be collected, in a few words
 	// ("unknown host key ssh-ed25519 SHA256:...", "SSH refused; vCenter's
 	// data only"); Reason keeps the whole message (since 1.4).
@@ -379,18 +383,33 @@ func account(r *Report) {
 			}
 		}
 	}
+	steps := map[string]int{}
+	notReady := map[string]bool{}
+	for _, p := range r.Plans {
+		steps[p.Host] += len(p.Steps)
+	}
+	for _, f := range r.Findings {
+		if f.Status == checks.StatusFail && f.RuleID == hostNotReady {
+			notReady[f.Host] = true
+		}
+	}
 	for i := range r.Hosts {
 		h := &r.Hosts[i]
 		if h.Status == hostio.StatusPartial && strings.HasSuffix(h.Reason, vcenterOnly) {
 			s.HostsVCenterOnly++
 		}
+		h.PlanSteps, h.NotReady = steps[h.Host], notReady[h.Host]
 		h.Verdict = hostVerdict(h)
 	}
 	for i := range r.Guests {
+		r.Guests[i].PlanSteps = steps[r.Guests[i].Host]
 		r.Guests[i].Verdict = guestVerdict(&r.Guests[i], r.Findings)
 	}
 	r.Verdict = fleetVerdict(r)
 }
+
+// hostNotReady is the rule that says a host is not set up for PVRDMA.
+const hostNotReady = "HOST_NOT_READY"
 
 // vcenterOnly ends the reason of a host SSH did not reach whose vCenter
 // data was read (collect).
@@ -415,27 +434,61 @@ func countVMs(h *facts.Host) int {
 	return len(seen)
 }
 
+// Headline is the count a host's (or guest's) verdict says and every
+// format shows beside it (the TUI's columns, JUnit's properties): its
+// problems, the distinct root causes, by severity.
+func (h Host) Headline() SeverityCounts {
+	if h.Problems == (SeverityCounts{}) {
+		return h.RootCauses // groups are the fleet's; a host always counts its own root causes
+	}
+	return h.Problems
+}
+
+// Total is the number of problems of all severities.
+func (c SeverityCounts) Total() int { return c.Critical + c.Warning + c.Info }
+
+// hostVerdict is a host's (or guest's) verdict: its word and the counts
+// behind it. The word follows from its findings and plan and never
+// contradicts them: BROKEN with a critical finding, DEGRADED with a
+// warning, NOT READY when it is not set up for PVRDMA (HOST_NOT_READY),
+// and an OK beside a fix plan says the plan is there.
 func hostVerdict(h *Host) string {
 	rc := h.RootCauses
+	problems := h.Headline()
+	var v string
 	switch {
 	case h.Status == hostio.StatusNotCollected:
 		return "NOT CHECKED: " + h.Reason
 	case h.Critical > 0:
-		return fmt.Sprintf("BROKEN: %s", rootCounts(h.Problems, rc, h.Consequences))
+		v = "BROKEN: " + rootCounts(problems, rc, h.Consequences)
 	case h.Warning > 0:
-		return fmt.Sprintf("DEGRADED: %s", rootCounts(h.Problems, rc, h.Consequences))
+		v = "DEGRADED: " + rootCounts(problems, rc, h.Consequences)
 	case h.Status == hostio.StatusPartial || h.CollectionFailed > 0:
 		reason := h.Reason
 		if reason == "" {
 			reason = "some commands could not be collected"
 		}
 		return "INCOMPLETE: " + reason
-	case h.NotEvaluated > 0:
-		return fmt.Sprintf("OK so far: %d checks not evaluated", h.NotEvaluated)
+	case h.NotReady:
+		v = "NOT READY for PVRDMA: " + rootCounts(problems, rc, h.Consequences)
 	case h.Info > 0:
-		return "OK: " + plural(h.Info, "info finding", "info findings")
+		v = "OK: " + rootCounts(problems, rc, h.Consequences)
+	case h.NotEvaluated > 0:
+		v = "OK so far"
+	default:
+		v = "OK"
 	}
-	return "OK"
+	if h.NotEvaluated > 0 && h.Critical+h.Warning == 0 {
+		sep := ", "
+		if v == "OK so far" {
+			sep = ": "
+		}
+		v += sep + plural(h.NotEvaluated, "check", "checks") + " not evaluated"
+	}
+	if h.PlanSteps > 0 && h.Critical+h.Warning == 0 {
+		v += "; fix plan: " + plural(h.PlanSteps, "step", "steps")
+	}
+	return v
 }
 
 func counts(c, w, i int) string {
@@ -512,7 +565,7 @@ func (h Host) level() Level {
 	switch {
 	case h.Status == hostio.StatusNotCollected || h.Critical > 0:
 		return LevelCritical
-	case h.Warning > 0 || h.Status == hostio.StatusPartial:
+	case h.Warning > 0 || h.Status == hostio.StatusPartial || h.NotReady:
 		return LevelWarning
 	}
 	return LevelOK
@@ -559,6 +612,16 @@ func fleetVerdict(r *Report) string {
 			on = append(on, plural(s.GuestsWithProblems, "guest", "guests"))
 		}
 		fmt.Fprintf(&b, " on %s", strings.Join(on, " and "))
+	}
+	notReady := 0
+	for _, h := range r.Hosts {
+		if h.NotReady && h.Critical+h.Warning == 0 {
+			notReady++
+		}
+	}
+	if notReady > 0 {
+		// Hosts PVRDMA would not work on yet, whatever runs today.
+		fmt.Fprintf(&b, "; %s not ready for PVRDMA", plural(notReady, "host", "hosts"))
 	}
 	b.WriteString("; ")
 	b.WriteString(collectionSummary(s))

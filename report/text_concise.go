@@ -6,8 +6,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
@@ -75,6 +73,11 @@ func writeConcise(w io.Writer, r *Report, opt TextOptions) error {
 	wrap("", fmt.Sprintf("%s %s — %s", p.c("1", "pvrdma-doctor"), r.Tool.Version, source))
 	b.WriteString("\n")
 	wrap("", p.c("1;"+r.VerdictLevel().ansi(), keepCounts(r.Verdict)))
+	if why := vcenterNotRead(r); why != "" {
+		// The scan was given a vCenter and goes on without it: say so
+		// where the verdict is read.
+		wrap("", p.c("1;33", "vCenter was NOT read: "+why+"; its data (VM configuration, hosts without SSH) is missing"))
+	}
 
 	writeConciseEntries(&b, p, "HOSTS", "hosts", r.Hosts, wrap, width)
 	guarded("guests section", func(sb *strings.Builder) { writeConciseEntries(sb, p, "GUESTS", "guests", r.Guests, wrap, width) })
@@ -122,7 +125,11 @@ func writeConcise(w io.Writer, r *Report, opt TextOptions) error {
 			wrap("", "note: "+n)
 		}
 	}
-	wrap("", p.c("2", "More: --details (all evidence and checks); pvrdma-doctor rules explain ID"))
+	more := "More: --details (all evidence and checks); pvrdma-doctor rules explain ID"
+	if len(r.Plans) > 0 {
+		more = "More: --details (all evidence, checks and plan steps); a runbook: pvrdma-doctor plan --only HOST; pvrdma-doctor rules explain ID"
+	}
+	wrap("", p.c("2", more))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -296,7 +303,11 @@ func writeConciseSection(b *strings.Builder, p painter, r *Report, sec hostSecti
 		for _, x := range sec.hosts {
 			names = append(names, x.Host)
 		}
-		wrap("", p.c(code, keepCounts(fmt.Sprintf("%d hosts with the same problems and plan: %s — each %s", len(names), nameList(names, 3), h.Verdict))))
+		noun := "hosts"
+		if h.Role == hostio.RoleGuest {
+			noun = "guests"
+		}
+		wrap("", p.c(code, keepCounts(fmt.Sprintf("%d %s with the same problems and plan: %s — each %s", len(names), noun, nameList(names, 3), h.Verdict))))
 	}
 	// The root causes, grouped: the same problem on 50 VMs is one entry.
 	type entry struct {
@@ -325,6 +336,7 @@ func writeConciseSection(b *strings.Builder, p painter, r *Report, sec hostSecti
 			infos = append(infos, f.RuleID+"  "+f.Subject)
 		}
 	}
+	shown := map[string]bool{} // the fixes written in this section
 	for _, e := range entries {
 		f := e.fs[0]
 		if f.Severity == checks.Info {
@@ -341,68 +353,120 @@ func writeConciseSection(b *strings.Builder, p painter, r *Report, sec hostSecti
 		}
 		list := nameList(subjects, 3)
 		if len(hosts) > 1 {
-			list += " on " + plural(len(hosts), "host", "hosts")
+			list += " on " + hostsNoun(f.RuleID, len(hosts))
 		}
 		// The host's verdict above counts the consequences; --details
 		// lists them under this cause.
 		head := fmt.Sprintf("%s  %s  %s", p.sev(f.Severity, strings.ToUpper(string(f.Severity))), p.sev(f.Severity, f.RuleID), list)
 		wrap("  ", head)
-		cut("    ", f.Message, conciseMessageLines)
+		// What proves it: its first evidence line, the value first, whole.
 		if len(f.Evidence) > 0 {
 			more := ""
 			if n := len(f.Evidence) - 1; n > 0 {
 				more = fmt.Sprintf(" (+%d)", n)
 			}
-			// One line, cut at the width: it starts with what it shows.
 			ev := evidenceLabel(f.Host, f.Evidence[0]) + more + ": " + evidenceFirst(f.Evidence[0])
-			b.WriteString("    " + p.c("2", ansi.Truncate(ev, width-4, "…")) + "\n")
+			if strings.Count(Wrap(ev, width-4), "\n") >= 2 && f.Evidence[0].Line > 0 {
+				// A long line (a whole `ip -o link` record) is quoted whole
+				// in --details; here, where it is.
+				ev = fmt.Sprintf("%s%s: line %d of `%s` (--details)", evidenceLabel(f.Host, f.Evidence[0]), more, f.Evidence[0].Line, f.Evidence[0].Command)
+			}
+			wrap("    ", p.c("2", ev))
+		} else if title := r.Rules[f.RuleID].Title; title != "" {
+			wrap("    ", title)
 		}
+		writeFixLines(b, p, sec.plan, e.fs, width, shown)
 	}
 	if len(infos) > 0 {
 		wrap("  ", p.sev(checks.Info, "INFO")+"  "+strings.Join(infos, ", ")+p.c("2", " (--details)"))
 	}
-	if sec.plan == nil {
+	if sec.plan == nil || len(sec.plan.Steps) == 0 {
 		return
 	}
-	title := "FIX PLAN"
-	if len(sec.hosts) > 1 {
-		title += " (" + h.Host + "'s; the same on each)"
-	}
-	verify, optional, commands := len(PlanVerifies(*sec.plan)), 0, 0
+	// The plan in one line: how many steps, and what it takes (VMs off,
+	// maintenance mode, a reboot); every step, its warnings and verify
+	// reads are in --details and in the runbook.
+	var takes []string
+	seen := map[string]bool{}
 	for _, s := range sec.plan.Steps {
-		if s.Optional {
-			optional++
+		var what string
+		switch s.Action {
+		case checks.ActPowerOffVMs:
+			what = "VMs off"
+		case checks.ActEnterMaintenance:
+			what = "maintenance mode"
+		case checks.ActReboot:
+			what = "a reboot"
 		}
-		if s.Command != "" {
-			commands++
+		if what != "" && !seen[what] {
+			seen[what] = true
+			takes = append(takes, what)
 		}
 	}
-	// One line per step: what to do. The exact commands, what to know
-	// first and the verify reads are in --details and in the runbook
-	// (pvrdma-doctor plan).
-	var then []string
-	if commands > 0 {
-		then = append(then, "commands")
+	line := p.c("1", "FIX PLAN") + " " + plural(len(sec.plan.Steps), "step", "steps")
+	if len(takes) > 0 {
+		line += " (" + strings.Join(takes, ", ") + ")"
 	}
-	if verify > 0 {
-		then = append(then, plural(verify, "verify read", "verify reads"))
+	if len(sec.hosts) > 1 {
+		line += ", the same on each"
 	}
-	if optional > 0 {
-		then = append(then, plural(optional, "optional step", "optional steps"))
+	wrap("  ", line+p.c("2", ": --details"))
+}
+
+// writeFixLines writes the fix of a root cause: the exact commands of the
+// plan steps that resolve it, each whole (wrapped at spaces, continuation
+// lines indented further, never cut), else what the first such step says.
+func writeFixLines(b *strings.Builder, p painter, plan *checks.Plan, fs []checks.Finding, width int, shown map[string]bool) {
+	if plan == nil {
+		return
 	}
-	if len(then) > 0 {
-		title += p.c("2", " ("+strings.Join(then, ", ")+": --details)")
+	keys := map[string]bool{}
+	for _, f := range fs {
+		keys[f.Key()] = true
 	}
-	wrap("  ", p.c("1", title))
-	names := knownNames(r)
-	n := 0
-	for _, s := range mergeSteps(sec.plan.Steps, names, newNamer(r, r.Findings)) {
-		if s.Optional {
+	var cmds, texts []string
+	for _, s := range plan.Steps {
+		hit := false
+		for _, c := range s.Resolves {
+			hit = hit || keys[c.Key()]
+		}
+		if !hit || s.Optional {
 			continue
 		}
-		n++
-		line := fmt.Sprintf("%d. %s", n, strings.Join(strings.Fields(collapseNames(s.Text, names)), " "))
-		b.WriteString("    " + ansi.Truncate(line, width-4, "…") + "\n")
+		if s.Command != "" && !contains(cmds, s.Command) {
+			cmds = append(cmds, s.Command)
+		} else if s.Command == "" && !contains(texts, s.Text) {
+			texts = append(texts, s.Text)
+		}
+	}
+	write := func(label, s string) {
+		if shown[s] {
+			b.WriteString("    " + p.c("2", label+"(the same as above)") + "\n")
+			return
+		}
+		shown[s] = true
+		for i, l := range strings.Split(Wrap(s, width-8), "\n") {
+			if i == 0 {
+				b.WriteString("    " + p.c("2", label) + l + "\n")
+			} else {
+				b.WriteString("        " + l + "\n")
+			}
+		}
+	}
+	if len(cmds) > 0 {
+		// The same fix on many subjects (one command per VM): the first
+		// two, and how many more --details lists.
+		for i, c := range cmds {
+			if i == 2 && len(cmds) > 3 {
+				b.WriteString("    " + p.c("2", fmt.Sprintf("(and %d more like them: --details)", len(cmds)-2)) + "\n")
+				break
+			}
+			write("$ ", c)
+		}
+		return
+	}
+	if len(texts) > 0 {
+		write("fix: ", strings.Join(strings.Fields(texts[0]), " "))
 	}
 }
 

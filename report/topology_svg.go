@@ -135,8 +135,14 @@ func TopologySVG(t *Topology) template.HTML {
 		}
 		fmt.Fprintf(&b, `<g class="box %s"><title>%s</title><rect x="%d" y="%d" width="%d" height="%d" rx="5"/>`,
 			level, template.HTMLEscapeString(tip), x.x, x.y, boxW, boxH)
-		fmt.Fprintf(&b, `<text x="%d" y="%d" class="name">%s</text>`, x.x+8, x.y+18, template.HTMLEscapeString(clip(x.title, 20)))
-		fmt.Fprintf(&b, `<text x="%d" y="%d" class="detail">%s</text>`, x.x+8, x.y+35, template.HTMLEscapeString(clip(x.detail, 26)))
+		// Whole, never cut: a label longer than its room is condensed to
+		// fit (textLength), clear of the mark's glyph.
+		room := boxW - 16
+		if level == MarkBad || level == MarkWarn {
+			room = boxW - 8 - 24
+		}
+		fitText(&b, x.x+8, x.y+18, "name", x.title, room, 8.2)
+		fitText(&b, x.x+8, x.y+35, "detail", x.detail, boxW-16, 6.8)
 		switch level {
 		case MarkBad:
 			fmt.Fprintf(&b, `<text x="%d" y="%d" class="glyph">✗</text>`, x.x+boxW-18, x.y+18)
@@ -184,12 +190,16 @@ func TopologyMarks(t *Topology) []Mark {
 	return out
 }
 
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
+// fitText writes an SVG label whole: when its estimated width (perChar
+// pixels a character, on the generous side) passes room, the browser
+// condenses it into room (textLength), so that no label is cut or runs
+// over its neighbour.
+func fitText(b *strings.Builder, x, y int, class, s string, room int, perChar float64) {
+	fit := ""
+	if float64(len([]rune(s)))*perChar > float64(room) {
+		fit = fmt.Sprintf(` textLength="%d" lengthAdjust="spacingAndGlyphs"`, room)
 	}
-	return string(r[:n-1]) + "…"
+	fmt.Fprintf(b, `<text x="%d" y="%d" class="%s"%s>%s</text>`, x, y, class, fit, template.HTMLEscapeString(s))
 }
 
 func btoi(b bool) int {

@@ -12,7 +12,7 @@ unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' 
 if [ -n "$unformatted" ]; then echo "gofmt needed:"; echo "$unformatted"; exit 1; fi
 go vet ./...
 echo "== generated files"
-# One command refreshes every generated file (scenario outputs, README's
+# One command refreshes every generated file (scenario outputs, docs/guide.md's
 # command tables, the rule list in docs/, report and TUI goldens): make
 # generate, i.e. go generate ./... . It must leave a committed tree as it
 # was; what it changes was not regenerated.

@@ -11,6 +11,7 @@ type keyMap struct {
 	Readiness                               key.Binding
 	Filter, Critical, Warning, Info         key.Binding
 	NextEvidence, PrevEvidence, Why, Copy   key.Binding
+	Left, Right                             key.Binding
 	Rescan, RescanAll, Bundle               key.Binding
 	Help, Quit                              key.Binding
 }
@@ -35,6 +36,8 @@ func newKeyMap() keyMap {
 		Info:         key.NewBinding(key.WithKeys("3"), key.WithHelp("3", "info")),
 		NextEvidence: key.NewBinding(key.WithKeys("tab", "n"), key.WithHelp("tab/n", "next evidence")),
 		PrevEvidence: key.NewBinding(key.WithKeys("shift+tab", "p"), key.WithHelp("shift+tab/p", "previous evidence")),
+		Left:         key.NewBinding(key.WithKeys("<"), key.WithHelp("<", "evidence sideways, left")),
+		Right:        key.NewBinding(key.WithKeys(">"), key.WithHelp(">", "evidence sideways, right")),
 		Why:          key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "why: full text")),
 		Copy:         key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy fix")),
 		Rescan:       key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rescan")),
@@ -51,7 +54,7 @@ func (k keyMap) groups() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Open, k.Back, k.Topology, k.Plan, k.Matrix, k.Readiness, k.Help, k.Quit},
 		{k.Filter, k.Critical, k.Warning, k.Info},
-		{k.NextEvidence, k.PrevEvidence, k.Why, k.Copy},
+		{k.NextEvidence, k.PrevEvidence, k.Left, k.Right, k.Why, k.Copy},
 		{k.Rescan, k.RescanAll, k.Bundle},
 	}
 }

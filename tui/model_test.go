@@ -194,9 +194,18 @@ func TestFilterHostsAndFindings(t *testing.T) {
 
 func TestSeverityToggles(t *testing.T) {
 	m := newTestModel(t, 100, 24, nil)
-	press(t, m, "j", "enter")
+	// On the overview, a host whose problems are all hidden is hidden
+	// (issue 37.9): esx02 has a critical finding only, esx01 a warning.
 	press(t, m, "1")
 	scr := screen(m)
+	if strings.Contains(scr, "esx02 ") || !strings.Contains(scr, "esx01") {
+		t.Errorf("critical hidden: the overview still shows esx02, or lost esx01:\n%s", scr)
+	}
+	press(t, m, "1")
+	mustContain(t, screen(m), "esx02")
+	press(t, m, "j", "enter")
+	press(t, m, "1")
+	scr = screen(m)
 	mustNotContain(t, scr, "TEST_TCP_FALLBACK")
 	mustContain(t, scr, "[1] critical: hidden · [2] warning: shown · [3] info: shown")
 	press(t, m, "3")
@@ -697,11 +706,31 @@ func TestReadinessPage(t *testing.T) {
 	m := newTestModel(t, 120, 40, nil)
 	press(t, m, "j", "enter", "s")
 	scr := screen(m)
-	mustContain(t, scr, "pvrdma-doctor › esx02 › readiness", "READINESS: the seeds' host setup on every host",
+	mustContain(t, scr, "pvrdma-doctor › esx02 › readiness", "READINESS: host setup for PVRDMA",
 		"HOST   NIC  UPLINK  TAG  FW  MTU  LOSSLESS", "esx02  ✗", "1 PVRDMA VM", "✓ done  ✗ not done  ? not read  - does not apply",
 		"✗ no RDMA device")
 	press(t, m, "s") // already there: nothing opens on top
 	press(t, m, "esc")
 	mustContain(t, screen(m), "pvrdma-doctor › esx02")
 	mustNotContain(t, screen(m), "READINESS")
+}
+
+// Evidence wider than the screen scrolls sideways (issue 37.9): < and >
+// move every output line by 20 columns, the label says where it is.
+func TestEvidenceScrollsSideways(t *testing.T) {
+	m := newTestModel(t, 50, 30, nil)
+	press(t, m, "j", "enter", "enter", "tab")
+	scr := screen(m)
+	mustContain(t, strings.Join(strings.Fields(scr), " "), "< >: sideways, from column 1 of")
+	before := lineWith(t, scr, "▶ 3 │")
+	press(t, m, ">")
+	scr = screen(m)
+	mustContain(t, strings.Join(strings.Fields(scr), " "), "< >: sideways, from column 21 of")
+	if strings.Contains(scr, "▶ 3 │") {
+		t.Errorf("> did not scroll the output sideways:\n%s", scr)
+	}
+	press(t, m, "<")
+	if got := lineWith(t, screen(m), "▶ 3 │"); got != before {
+		t.Errorf("< did not scroll back: %q, was %q", got, before)
+	}
 }

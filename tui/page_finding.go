@@ -22,6 +22,7 @@ type findingPage struct {
 	key      string // the finding's Key() and status
 	evidence int    // which evidence is shown
 	whyAll   bool   // show the full "why it matters"
+	xoff     int    // how far the evidence output is scrolled sideways
 }
 
 // newFindingPage opens a finding with its evidence line in view.
@@ -43,6 +44,11 @@ func (p *findingPage) Update(msg tea.Msg) (page, tea.Cmd) {
 	case is(msg, k.Why):
 		p.whyAll = !p.whyAll
 		p.centerEvidence()
+	case is(msg, k.Right):
+		p.xoff += sideStep
+		p.clampSideways()
+	case is(msg, k.Left):
+		p.xoff = max(0, p.xoff-sideStep)
 	case is(msg, k.Copy):
 		return p, p.copyFix()
 	}
@@ -189,6 +195,17 @@ func (p *findingPage) layout() (findingLayout, bool) {
 		idx := clampInt(p.evidence, 0, n-1)
 		e := f.Evidence[idx]
 		lay.output, lay.hit = p.evidenceOutput(e)
+		wide := 0
+		for _, l := range lay.output {
+			wide = max(wide, ansi.StringWidth(l))
+		}
+		if p.xoff > 0 {
+			// Scrolled sideways (< and >): every output line from the same
+			// column, as less -S does.
+			for i, l := range lay.output {
+				lay.output[i] = ansi.Cut(l, p.xoff, wide)
+			}
+		}
 		where := "`" + sanitize(e.Command) + "`"
 		if e.Host != "" && e.Host != f.Host {
 			where += " on " + sanitize(e.Host)
@@ -202,6 +219,9 @@ func (p *findingPage) layout() (findingLayout, bool) {
 		lbl := "Evidence:"
 		if n > 1 {
 			lbl = fmt.Sprintf("Evidence %d of %d (tab: next):", idx+1, n)
+		}
+		if wide > p.s.width || p.xoff > 0 {
+			where += fmt.Sprintf(" (< >: sideways, from column %d of %d)", p.xoff+1, wide)
 		}
 		evLabel = labeled(lbl, where, w, stLabel)
 	}
@@ -255,6 +275,24 @@ func (p *findingPage) finding() (checks.Finding, bool) {
 	return checks.Finding{}, false
 }
 
+// sideStep is how many columns < and > scroll the evidence.
+const sideStep = 20
+
+// clampSideways keeps the sideways scroll within the widest output line.
+func (p *findingPage) clampSideways() {
+	f, ok := p.finding()
+	if !ok || len(f.Evidence) == 0 {
+		p.xoff = 0
+		return
+	}
+	out, _ := p.evidenceOutput(f.Evidence[clampInt(p.evidence, 0, len(f.Evidence)-1)])
+	wide := 0
+	for _, l := range out {
+		wide = max(wide, ansi.StringWidth(l))
+	}
+	p.xoff = max(0, min(p.xoff, wide-p.s.width/2))
+}
+
 // cycleEvidence shows the next or previous evidence of a finding.
 func (p *findingPage) cycleEvidence(d int) {
 	f, ok := p.finding()
@@ -263,6 +301,7 @@ func (p *findingPage) cycleEvidence(d int) {
 	}
 	n := len(f.Evidence)
 	p.evidence = ((p.evidence+d)%n + n) % n
+	p.xoff = 0
 	p.centerEvidence()
 }
 

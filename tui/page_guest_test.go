@@ -56,7 +56,12 @@ func TestGuestScreenShowsBothSides(t *testing.T) {
 	scr = screen(m)
 	mustContain(t, scr, "guest: Linux 5.15.0-91-generic", "GUEST_PORT_DOWN",
 		"esx01 hpc-node01 (PVRDMA adapter 0): HCA bound, RoCE v2, Active MTU 4096 <-> hpc-node01 vmw_pvrdma0: port DOWN, ens224 MTU 9000")
-	press(t, m, "esc", "g", "enter")
+	// t on a guest is its facts page (issue 37.9), not "no facts yet".
+	press(t, m, "t")
+	scr = screen(m)
+	mustContain(t, scr, "hpc-node01 · PVRDMA adapters, host side ↔ guest side", "<-> hpc-node01 vmw_pvrdma0: port DOWN, ens224 MTU 9000")
+	mustNotContain(t, scr, "No facts for this host yet")
+	press(t, m, "esc", "esc", "g", "enter")
 	scr = screen(m)
 	if !strings.Contains(scr, "esx01") || !strings.Contains(scr, "<-> hpc-node01 vmw_pvrdma0: port DOWN") {
 		t.Errorf("esx01's screen does not show the guest side:\n%s", scr)

@@ -25,6 +25,7 @@ type overviewPage struct {
 	visibleOK      bool
 	visibleVersion int
 	visibleFilter  string
+	visibleSev     string
 }
 
 func newOverviewPage(s *shared) *overviewPage { return &overviewPage{s: s} }
@@ -221,11 +222,11 @@ func (p *overviewPage) row(cols []column, r *hostRow, selected bool) string {
 			known := true
 			switch c.title {
 			case "CRIT":
-				n = h.Critical
+				n = h.Headline().Critical
 			case "WARN":
-				n = h.Warning
+				n = h.Headline().Warning
 			case "INFO":
-				n = h.Info
+				n = h.Headline().Info
 			case "N/E":
 				n = h.NotEvaluated
 			case "RDMA":
@@ -273,18 +274,36 @@ func (p *overviewPage) row(cols []column, r *hostRow, selected bool) string {
 // visibleRows returns the rows matching the filter (cached until the
 // filter, the hosts or the analysis change).
 func (p *overviewPage) visibleRows() []int {
-	if p.visibleOK && p.visibleVersion == p.s.version && p.visibleFilter == p.filter {
+	sev := fmt.Sprint(p.s.showSev[checks.Critical], p.s.showSev[checks.Warning], p.s.showSev[checks.Info])
+	if p.visibleOK && p.visibleVersion == p.s.version && p.visibleFilter == p.filter && p.visibleSev == sev {
 		return p.visible
 	}
 	f := strings.ToLower(p.filter)
 	out := make([]int, 0, len(p.s.rows))
 	for i, r := range p.s.rows {
-		if f == "" || strings.Contains(strings.ToLower(p.rowSearchText(r)), f) {
+		if (f == "" || strings.Contains(strings.ToLower(p.rowSearchText(r)), f)) && p.sevShown(r) {
 			out = append(out, i)
 		}
 	}
-	p.visible, p.visibleOK, p.visibleVersion, p.visibleFilter = out, true, p.s.version, p.filter
+	p.visible, p.visibleOK, p.visibleVersion, p.visibleFilter, p.visibleSev = out, true, p.s.version, p.filter, sev
 	return out
+}
+
+// sevShown applies the severity toggles (1, 2, 3) to a row: a host whose
+// problems are all of hidden severities is hidden; one without problems
+// stays.
+func (p *overviewPage) sevShown(r *hostRow) bool {
+	any := false
+	for _, f := range p.s.byHost[r.name] {
+		if f.Status != checks.StatusFail || f.RuleID == checks.CollectionFailed {
+			continue
+		}
+		if p.s.showSev[f.Severity] {
+			return true
+		}
+		any = true
+	}
+	return !any
 }
 
 // rowSearchText is what the overview filter matches: name, verdict,

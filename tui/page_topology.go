@@ -20,8 +20,40 @@ func newTopologyPage(s *shared, host string) *topologyPage {
 		if i, ok := s.index[host]; ok {
 			row = s.rows[i]
 		}
+		if s.rep != nil {
+			for _, g := range s.rep.Guests {
+				if g.Host == host {
+					return guestFacts(g, s.width)
+				}
+			}
+		}
 		return topology(host, t, row, s.byHost[host], s.width)
 	}}}
+}
+
+// guestFacts is a guest's facts page (t on a guest): each PVRDMA adapter
+// seen from both ends, the host side (HCA, RoCE version, Active MTU) and
+// the guest's (device, port state, interface and its MTU).
+func guestFacts(g report.Host, width int) []string {
+	out := []string{" " + stBold.Render(sanitize(g.Host)+" · PVRDMA adapters, host side ↔ guest side")}
+	if len(g.Adapters) == 0 {
+		out = append(out, "")
+		for _, l := range wrap("No PVRDMA adapter of this guest was matched to a host's ("+sanitize(g.Verdict)+").", width-4) {
+			out = append(out, "  "+stDim.Render(l))
+		}
+		return out
+	}
+	for _, a := range g.Adapters {
+		out = append(out, "")
+		for i, l := range wrapHanging(sanitize(a.Text()), width-2, width-5) {
+			if i == 0 {
+				out = append(out, "  "+l)
+			} else {
+				out = append(out, "     "+l)
+			}
+		}
+	}
+	return out
 }
 
 // Update: the topology only scrolls.

@@ -32,7 +32,7 @@ import (
 // hostNames are the values of the mixed scenario that come from hosts:
 // VM display names, RDMA devices, uplinks (vmnics), vmknics, the DVS,
 // port groups and standard switches, NIC and RDMA device descriptions.
-var hostNames = regexp.MustCompile(`\b(hpc-node0\d|vcsa-01|win-jump01|dns-01|backup-proxy01|build-agent01|` +
+var hostNames = regexp.MustCompile(`\b(hpc-node0\d|vcsa-01|win-jump01|dns-01|backup-proxy01|build-agent01|gitlab-runner01|` +
 	`vmrdma\d+|vmnic\d+|vmk\d+|rdma-dvs|dvportgroup-\d+|Management Network|VM Network|vSwitch\d|` +
 	`ConnectX-\d( Ex)?|X710|E810-XXV|BCM57414)\b`)
 

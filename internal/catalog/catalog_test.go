@@ -14,7 +14,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
-var update = flag.Bool("update", false, "rewrite README.md's command table from the catalogue")
+var update = flag.Bool("update", false, "rewrite docs/guide.md's command tables from the catalogue")
 
 // Every spec is complete: it builds its example, the allowlist accepts it,
 // its stored file name maps back to it, KindOf and Recognize name it, its
@@ -127,41 +127,41 @@ func TestEverySpecParsesItsLabOutput(t *testing.T) {
 	}
 }
 
-const readmeStart = "| stage | commands |\n"
+const readmeStart = "| on each host | commands |\n"
 
-// README.md's tables of the commands run on a host and on a guest are the
+// docs/guide.md's tables of the commands run on a host and on a guest are the
 // catalogue's. Regenerate them with go generate ./... (make generate).
 func TestReadmeTable(t *testing.T) {
 	readmeTable(t, readmeStart, catalog.ReadmeTable(collect.DefaultMaxStage2))
-	readmeTable(t, "| guest stage | commands |\n", catalog.GuestReadmeTable())
+	readmeTable(t, "| in each guest | commands |\n", catalog.GuestReadmeTable())
 }
 
-// readmeTable checks README.md's table starting with the line start (it
+// readmeTable checks docs/guide.md's table starting with the line start (it
 // ends at a blank line) against want, and with -update rewrites it.
 func readmeTable(t *testing.T, start, want string) {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/guide.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	readme := string(b)
 	i := strings.Index(readme, start)
 	if i < 0 {
-		t.Fatalf("README.md has no table starting %q", start)
+		t.Fatalf("docs/guide.md has no table starting %q", start)
 	}
 	j := strings.Index(readme[i:], "\n\n")
 	if j < 0 {
-		t.Fatalf("README.md's table %q does not end with a blank line", start)
+		t.Fatalf("docs/guide.md's table %q does not end with a blank line", start)
 	}
 	got := readme[i : i+j+1]
 	if got == want {
 		return
 	}
 	if *update {
-		if err := os.WriteFile("../../README.md", []byte(readme[:i]+want+readme[i+j+1:]), 0o644); err != nil {
+		if err := os.WriteFile("../../docs/guide.md", []byte(readme[:i]+want+readme[i+j+1:]), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	t.Errorf("README.md's table %q differs from the catalogue; regenerate it with go generate ./... (make generate)\ngot:\n%s\nwant:\n%s", start, got, want)
+	t.Errorf("docs/guide.md's table %q differs from the catalogue; regenerate it with go generate ./... (make generate)\ngot:\n%s\nwant:\n%s", start, got, want)
 }

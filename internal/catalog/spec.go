@@ -670,11 +670,11 @@ func Usages() []string {
 // from the catalogue; maxStage2 is the collector's per-host cap.
 func ReadmeTable(maxStage2 int) string {
 	var b strings.Builder
-	b.WriteString("| stage | commands |\n|---|---|\n")
+	b.WriteString("| on each host | commands |\n|---|---|\n")
 	stageRows(&b, specs,
-		"1 (every host)",
-		fmt.Sprintf("2 (per item found in stage 1; at most %d per host)", maxStage2),
-		"3 (path probes; `--probes off` skips)")
+		"first (every host)",
+		fmt.Sprintf("then, per item the first commands list (at most %d per host)", maxStage2),
+		"last, path probes (`--probes off` skips them)")
 	var api []string
 	for _, s := range apiSpecs {
 		api = append(api, "`"+s.Line+"`: "+s.README)

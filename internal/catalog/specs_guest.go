@@ -175,10 +175,10 @@ func GuestKind(k hostio.Kind) bool {
 // guest, from the guest catalogue.
 func GuestReadmeTable() string {
 	var b strings.Builder
-	b.WriteString("| guest stage | commands |\n|---|---|\n")
+	b.WriteString("| in each guest | commands |\n|---|---|\n")
 	stageRows(&b, guestSpecs,
-		"1 (every guest)",
-		"2 (per RDMA device of `ls /sys/class/infiniband`; the others only when stage 1 shows they are needed: see --dry-run)")
+		"first (every guest)",
+		"then, per RDMA device of `ls /sys/class/infiniband` (the others only when the first commands show they are needed: see --dry-run)")
 	return b.String()
 }
 

@@ -37,7 +37,7 @@ func TestAnalyzeIncompleteTranscriptAndFolder(t *testing.T) {
 			t.Errorf("%s: exit %d, want %d\n%s\n%s", c.path, code, ExitIncomplete, out, stderr)
 		}
 		flat := strings.Join(strings.Fields(out), " ") // the text report wraps lines
-		if strings.Contains(out, "HEALTHY") || !strings.Contains(flat, fmt.Sprintf("INCOMPLETE: %d of the %d stage-1 commands not collected: not in the input (%s)", len(collect.Stage1())-2, len(collect.Stage1()), c.input)) ||
+		if strings.Contains(out, "HEALTHY") || !strings.Contains(flat, fmt.Sprintf("INCOMPLETE: %d of the %d base commands not collected: not in the input (%s)", len(collect.Stage1())-2, len(collect.Stage1()), c.input)) ||
 			!strings.Contains(flat, "not collected: not in the input: `esxcli rdma device protocol list`, `esxcli rdma device vmknic list`, `esxcli vm process list`, and "+fmt.Sprint(len(collect.Stage1())-5)+" more") ||
 			!strings.Contains(flat, "`esxcli network firewall ruleset list` skipped ("+c.why+")") {
 			t.Errorf("%s: the report does not say what was not checked:\n%s", c.path, out)
@@ -247,5 +247,31 @@ func TestAnalyzeGuestSessionsAndFolders(t *testing.T) {
 	}
 	if len(r.Hosts) != 6 || len(r.Guests) != 7 || strings.Contains(stderr, "no command outputs") {
 		t.Errorf("%d hosts, %d guests\n%s", len(r.Hosts), len(r.Guests), stderr)
+	}
+}
+
+// A path that does not exist says so, and what to give instead (issue
+// 37.7), not a raw stat error.
+func TestAnalyzeMissingPathSaysWhatToGive(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "support.tar.gz")
+	for _, args := range [][]string{{"analyze", missing}, {"plan", "--input", missing}} {
+		code, out, errOut := runCLI(t, "", args...)
+		if code == ExitOK || out != "" || strings.Contains(errOut, "stat ") ||
+			!strings.Contains(errOut, missing+" does not exist: give a support bundle (pvrdma-doctor bundle --out FILE.tar.gz)") {
+			t.Errorf("%v: exit %d, out %q, err %q", args, code, out, errOut)
+		}
+	}
+}
+
+// analyze's default report lists no file per host (issue 37.4): what was
+// read from the input is in --details.
+func TestAnalyzeDefaultListsNoFiles(t *testing.T) {
+	_, out, errOut := runCLI(t, "", "analyze", "../../fixtures/scenarios/mixed", "-o", "text")
+	if strings.Contains(out+errOut, "input: read") || strings.Contains(out, ".txt") {
+		t.Errorf("the default report lists the input's files:\n%s\n%s", out, errOut)
+	}
+	_, details, _ := runCLI(t, "", "analyze", "../../fixtures/scenarios/mixed", "-o", "text", "--details")
+	if !strings.Contains(details, "input: read") {
+		t.Error("--details does not say what was read")
 	}
 }

@@ -54,7 +54,7 @@ var reScenarioIDs = regexp.MustCompile(`(?i)\b(?:[0-9]{1,3}\.){3}[0-9]{1,3}\b|\b
 // host name, address, MAC, VM name or datastore path of the scenario.
 func TestScanBundleAnalyzeRoundTripOverSSH(t *testing.T) {
 	const password = "Known-Lab-Passw0rd!"
-	sc := loadScenario(t, "mixed")
+	sc := loadScenario(t, "hostile")
 	l := lab.StartTB(t, sc, lab.Options{Password: password})
 	targets, runner := labTargets(l)
 	// With the simulated vCenter: its captures go into the bundle too.
@@ -123,7 +123,7 @@ func TestScanBundleAnalyzeRoundTripOverSSH(t *testing.T) {
 						}
 					}
 				}
-				for _, vm := range []string{"hpc-node01", "hpc-node04", "hpc-node07", "vcsa-01", "build-agent01", `evil"; reboot`} {
+				for _, vm := range []string{"hpc-node01", "hpc-node04", "hpc-node07", "vcsa-01", "build-agent01", "gitlab-runner01", `evil"; reboot`} {
 					ids = append(ids, vm)
 				}
 			}

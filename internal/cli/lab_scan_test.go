@@ -185,7 +185,7 @@ func TestDemoExitCodesAndJSON(t *testing.T) {
 // never reaches a command line: every command the hosts received is on the
 // allowlist and carries none of it.
 func TestHostileVMNameNeverReachesACommandLine(t *testing.T) {
-	sc := loadScenario(t, "mixed")
+	sc := loadScenario(t, "hostile")
 	l, a := scanLab(t, sc, lab.Options{}, collect.Options{})
 	var hostile string
 	for _, h := range a.Fleet.Hosts {
@@ -196,7 +196,7 @@ func TestHostileVMNameNeverReachesACommandLine(t *testing.T) {
 		}
 	}
 	if hostile == "" {
-		t.Fatal("the mixed scenario should contain a VM whose name has shell metacharacters")
+		t.Fatal("the hostile scenario should contain a VM whose name has shell metacharacters")
 	}
 	total := 0
 	for _, h := range l.Hosts() {

@@ -32,7 +32,7 @@ largest don't-fragment frame that gets from one host's PVRDMA vmknic to the
 other's (path MTU), its round trip and loss.
 
 It connects like scan (the same SSH flags; one connection per host), runs the
-same read-only stage-1 and stage-2 commands (they name each host's PVRDMA
+same read-only host commands (they name each host's PVRDMA
 vmknic, its address and configured MTU), then probes every ordered pair
 (--probes all by default; --probes ring for the next three hosts only;
 --probe-budget caps the pairs). Per pair: 3 packets of the configured size

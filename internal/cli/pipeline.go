@@ -222,9 +222,18 @@ func writeReport(w io.Writer, format string, r *report.Report, color bool, geten
 		return report.WriteSARIF(w, r)
 	case "text", "":
 		return report.WriteText(w, r, report.TextOptions{Color: color && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb",
-			ShowSuppressed: showSuppressed, Details: len(details) > 0 && details[0]})
+			ShowSuppressed: showSuppressed, Details: len(details) > 0 && details[0], Width: textWidth(getenv)})
 	}
 	return fmt.Errorf("unknown output format %q", format)
+}
+
+// textWidth is the text report's width: COLUMNS when it holds one (40 to
+// 500), else 80.
+func textWidth(getenv func(string) string) int {
+	if n, err := strconv.Atoi(strings.TrimSpace(getenv("COLUMNS"))); err == nil && n >= 40 && n <= 500 {
+		return n
+	}
+	return 80
 }
 
 // exitCodeFor maps a report to the documented exit codes: critical findings

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -104,6 +105,9 @@ func runPlan(ctx context.Context, opts *PlanOptions) error {
 			only[h] = true
 		}
 	}
+	if err := unknownHosts(only, a.Report); err != nil {
+		return err
+	}
 	for _, p := range a.Report.Plans {
 		if len(only) == 0 || only[p.Host] {
 			plans = append(plans, p)
@@ -172,7 +176,7 @@ func runPlan(ctx context.Context, opts *PlanOptions) error {
 				return err
 			}
 		}
-		fmt.Fprintf(out, "%s: %d steps: %s, %s\n", textsafe.Line(p.Host), len(p.Steps),
+		fmt.Fprintf(out, "%s: %s: %s, %s\n", textsafe.Line(p.Host), plural(len(p.Steps), "step", "steps"),
 			filepath.Join(opts.Dir, report.RunbookFileName(p.Host, "md")), filepath.Join(opts.Dir, report.RunbookFileName(p.Host, "sh")))
 	}
 	if withheld > 0 {
@@ -236,4 +240,29 @@ func incompleteExit(results []hostio.HostResult) error {
 		}
 	}
 	return nil
+}
+
+// unknownHosts refuses names of --only that are neither a host nor a guest
+// of the run (a typo must not read as "nothing to fix"), listing those
+// that are.
+func unknownHosts(only map[string]bool, r *report.Report) error {
+	known := map[string]bool{}
+	var names []string
+	for _, list := range [][]report.Host{r.Hosts, r.Guests} {
+		for _, h := range list {
+			known[h.Host] = true
+			names = append(names, textsafe.Line(h.Host))
+		}
+	}
+	var missing []string
+	for h := range only {
+		if !known[h] {
+			missing = append(missing, textsafe.Line(h))
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	sort.Strings(missing)
+	return usageError("--only %s: not a host or guest of this run; it has %s", strings.Join(missing, ", "), strings.Join(names, ", "))
 }

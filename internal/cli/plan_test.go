@@ -70,6 +70,13 @@ func TestPlanCommandWritesRunbooks(t *testing.T) {
 	if code != ExitUsage || !strings.Contains(errOut, "choose one with --only") {
 		t.Errorf("--print with several plans: exit %d: %s", code, errOut)
 	}
+	// A host that is not in the run is a mistake, not "nothing to fix"
+	// (issue 37.7): exit 2, with the hosts that exist.
+	code, out, errOut = runCLI(t, "", "plan", "--input", "../../fixtures/scenarios/mixed", "--only", "esx99,esx02", "--dir", t.TempDir())
+	if code != ExitUsage || out != "" || !strings.Contains(errOut, "--only esx99: not a host or guest of this run") ||
+		!strings.Contains(errOut, "esx01, esx02") || !strings.Contains(errOut, "hpc-node01") {
+		t.Errorf("--only esx99: exit %d, out %q, err %q", code, out, errOut)
+	}
 	code, out, errOut = runCLI(t, "", "plan", "--input", "../../fixtures/scenarios/healthy", "--dir", t.TempDir())
 	if code != ExitOK || !strings.Contains(errOut, "No fix plan") || out != "" {
 		t.Errorf("healthy: exit %d, out %q, err %q", code, out, errOut)

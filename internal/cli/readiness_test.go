@@ -105,7 +105,7 @@ func TestClusterReadinessScan(t *testing.T) {
 
 	// The text report answers the question with the table.
 	_, text, _ := runVCenterScan(t, dir, env, append(args, "--cluster", "gpu-a", "-o", "text", "--details")...)
-	for _, s := range []string{"READINESS the seeds' host setup on every host (PVRDMA vDS rdma-dvs): 2 of 4",
+	for _, s := range []string{"READINESS host setup for PVRDMA (PVRDMA vDS rdma-dvs): 2 of 4 hosts ready",
 		"esx03  ✗    -       ✗    ✗   ✓    -         no PVRDMA VM; DRS/HA place VMs",
 		"✗ esx03: no RDMA device; Net.PVRDMAVmknic unset; pvrdma ruleset disabled"} {
 		if !strings.Contains(text, s) {

@@ -61,7 +61,7 @@ vsish PVRDMA properties, vmkping path probes), and reports every PVRDMA problem
 found with its evidence and the command that fixes it.
 
 Only allowlisted read-only commands are ever sent: 'pvrdma-doctor scan --dry-run'
-lists them per host without connecting; README.md ("What gets run on your hosts").
+lists them per host without connecting; docs/guide.md ("What gets run on your hosts").
 
 Logs in with ssh-agent keys, -i key files, ~/.ssh/config IdentityFile entries
 and/or a password (--password-env, --password-file, --ask-password; sent through
@@ -74,32 +74,32 @@ through the vSphere API (one PropertyCollector call per object type; read-only).
 Hosts whose SSH is off or refused get their esxcli commands through the API;
 vsish needs SSH (reported as not evaluated, with how to enable it). vCenter's
 certificate is verified (--vcenter-thumbprint pins it, --insecure skips it and
-the report says so); README.md ("vCenter").
+the report says so); docs/guide.md ("vCenter").
 
-Every host is checked against the seeds' host setup (RDMA NIC, vDS uplink,
+Every host is checked against the documented PVRDMA host setup (RDMA NIC, vDS uplink,
 vmknic tag, pvrdma ruleset, MTU, lossless), whether or not it runs PVRDMA VMs:
 the report's readiness table. 'scan --vcenter URL --cluster NAME' before the
 first PVRDMA VM answers "is this cluster ready for PVRDMA?"; a host that is not
 ready is a warning where the cluster's DRS or HA can place PVRDMA VMs on it;
-README.md ("Is this cluster ready for PVRDMA?").
+docs/guide.md ("Is this cluster ready for PVRDMA?").
 
-Path probes (stage 3, the only commands that send packets): from each host's
+Path probes (last, the only commands that send packets): from each host's
 PVRDMA vmknic to its peers' (--probes ring: the next 3 hosts by name, the
 default; all: every ordered pair; off: none; --probe-budget N caps the
 pairs), 3 don't-fragment packets of the configured size (MTU - 28, 0.2 s
 apart, 1 s wait); when lost, a binary search of one-packet tries (at most 14)
-for the path MTU; README.md ("Path probes"); 'pvrdma-doctor paths' prints the
+for the path MTU; docs/guide.md ("Path probes"); 'pvrdma-doctor paths' prints the
 matrix alone.
 
 A host that hangs or floods costs at most --host-timeout: its connection is
 then closed, and output is capped (4 MiB and 500,000 lines a command, 16 MiB
-a host, 512 follow-up commands a host); README.md ("Timeouts and memory
+a host, 512 follow-up commands a host); docs/security.md ("Timeouts and memory
 bounds"). Ctrl-C or SIGTERM reports what was collected; a second one at once
 (the report comes before a --bundle, and a second one stops its write).
 
 --guests (or --guests-file) also scans Linux VMs with PVRDMA adapters, with
 a read-only guest command list of its own (uname, lsmod, ibv_devinfo, rdma
-link, ip, sysfs, package lists; README.md "Guests"), credentials of their own
+link, ip, sysfs, package lists; docs/guide.md "Guests"), credentials of their own
 (--guest-user, --guest-identity, --guest-password-*) and the same host key
 checks; each guest adapter is reported beside its host side (same MAC).
 With --vcenter, --guests-from-vcenter finds the guests itself: every

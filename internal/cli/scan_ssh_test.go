@@ -62,7 +62,7 @@ func TestScanCommandOverSSH(t *testing.T) {
 	}})
 	kh := labKnownHosts(t, l, dir)
 	// One session at a time, so that exactly 4 commands complete before the drop.
-	code, out, errOut := runScanCLI(t, dir, "--known-hosts", kh, "--password-env", "PD_PW", "-o", "json", "--log-format", "json",
+	code, out, errOut := runScanCLI(t, dir, "--known-hosts", kh, "--password-env", "PD_PW", "-o", "json", "--log-format", "json", "-v",
 		"--sessions-per-host", "1")
 	if code != ExitCritical {
 		t.Errorf("exit %d, want %d (critical findings); stderr:\n%s", code, ExitCritical, errOut)
@@ -82,7 +82,7 @@ func TestScanCommandOverSSH(t *testing.T) {
 			t.Errorf("%s: %s %q", name, h.Status, h.Reason)
 		}
 	}
-	// Without a terminal, progress is log lines (JSON here), one per host state.
+	// Without a terminal, with -v, progress is log lines (JSON here), one per host state.
 	finished := 0
 	for _, line := range strings.Split(strings.TrimSpace(errOut), "\n") {
 		var rec map[string]any

@@ -37,6 +37,7 @@ type SSHFlags struct {
 	Sessions     int
 	DryRun       bool
 	LogLevel     string
+	Verbose      bool
 	LogFormat    string
 
 	// userSet, logLevelSet and sshConfigSet record explicit flags.
@@ -64,7 +65,8 @@ func addSSHFlags(fl *pflag.FlagSet, f *SSHFlags) {
 	fl.StringVar(&f.SSHConfig, "ssh-config", filepath.Join(home, ".ssh", "config"), "OpenSSH client config `FILE` (Host aliases, HostName, User, Port, IdentityFile, ProxyJump)")
 	fl.IntVar(&f.Sessions, "sessions-per-host", 8, "commands run at once on one host's connection (ESXi allows 10 sessions)")
 	fl.BoolVar(&f.DryRun, "dry-run", false, "print, per host, the commands a scan would run, without connecting")
-	fl.StringVar(&f.LogLevel, "log-level", "info", "log level on stderr: debug, info, warn or error")
+	fl.StringVar(&f.LogLevel, "log-level", "warn", "log level on stderr: debug, info, warn or error (-v: info)")
+	fl.BoolVarP(&f.Verbose, "verbose", "v", false, "log each host's connection and result on stderr (--log-level info); by default only warnings and errors, so a pipe stays quiet")
 	fl.StringVar(&f.LogFormat, "log-format", "text", "log format on stderr: text or json")
 }
 
@@ -352,6 +354,9 @@ func (f *SSHFlags) scanLogger(w io.Writer, minLevel slog.Level) (*slog.Logger, e
 	if err := level.UnmarshalText([]byte(f.LogLevel)); err != nil {
 		return nil, usageError("--log-level %q: use debug, info, warn or error", f.LogLevel)
 	}
+	if f.Verbose && !f.changed("log-level") {
+		level = slog.LevelInfo
+	}
 	if !f.changed("log-level") && minLevel > level {
 		level = minLevel
 	}
@@ -465,8 +470,8 @@ func runDryRun(w io.Writer, format string, targets []hostio.Target, f *SSHFlags,
 		}
 		return enc.Encode(out)
 	}
-	fmt.Fprintf(w, "Dry run: nothing is sent. Per host, the commands a scan would run: stage 1 verbatim,\n"+
-		"stage 2 and 3 as templates filled from stage 1 output (every value validated).\n")
+	fmt.Fprintf(w, "Dry run: nothing is sent. Per host, the commands a scan would run: the fixed ones verbatim,\n"+
+		"then the per-device commands and probes as templates filled from their output (every value validated).\n")
 	for _, h := range hosts {
 		via := ""
 		if len(h.Via) > 0 {

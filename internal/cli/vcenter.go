@@ -38,7 +38,7 @@ func addVCenterFlags(fl *pflag.FlagSet, f *VCenterFlags) {
 	fl.StringVar(&f.URL, "vcenter", "", "also read VM and host configuration from vCenter at `URL` (HOST[:PORT] or https://HOST/sdk) and scan the ESXi hosts it manages")
 	fl.StringVar(&f.Datacenter, "datacenter", "", "with --vcenter: only the hosts of datacenter `NAME`")
 	fl.StringVar(&f.Cluster, "cluster", "", "with --vcenter: only the hosts of cluster `NAME`")
-	fl.StringVar(&f.User, "vcenter-user", "administrator@vsphere.local", "vCenter user (read-only role is enough; see README \"vCenter\")")
+	fl.StringVar(&f.User, "vcenter-user", "administrator@vsphere.local", "vCenter user (read-only role is enough; see docs/guide.md \"vCenter\")")
 	fl.StringVar(&f.PasswordEnv, "vcenter-password-env", "", "read the vCenter password from environment variable `VAR`")
 	fl.StringVar(&f.PasswordFile, "vcenter-password-file", "", "read the vCenter password from the first line of `FILE`")
 	fl.BoolVar(&f.AskPassword, "vcenter-ask-password", false, "prompt for the vCenter password on the terminal (no echo)")

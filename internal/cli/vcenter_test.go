@@ -198,6 +198,13 @@ func TestScanVCenterErrors(t *testing.T) {
 	if len(r.Hosts) != len(l.Hosts()) || !strings.Contains(strings.Join(r.Notes, " "), "vCenter not read") {
 		t.Errorf("wrong password: %d hosts, notes %q", len(r.Hosts), r.Notes)
 	}
+	// The text report says it under the verdict, with the reason (issue 37.7).
+	_, text, _ := runVCenterScan(t, dir, env, "--known-hosts", kh, "--password-env", "PD_PW", "-o", "text", "--hosts-file", filepath.Join(dir, "hosts"),
+		"--vcenter", url, "--vcenter-password-env", "BAD", "--vcenter-thumbprint", thumb)
+	if flat := strings.Join(strings.Fields(text), " "); !strings.Contains(flat, "vCenter was NOT read: ") ||
+		!strings.Contains(flat, "incorrect user name or password") || strings.Contains(flat, "use --vcenter") {
+		t.Errorf("wrong password: the text report does not say vCenter was not read, and why:\n%s", text)
+	}
 	// Without --hosts there is nothing to scan: the error is the result.
 	code, _, errOut = runVCenterScan(t, dir, env, append(ssh, "--vcenter", url, "--vcenter-password-env", "VC_PW")...)
 	if code != ExitError || !strings.Contains(errOut, "not trusted") || !strings.Contains(errOut, "--vcenter-thumbprint") {

@@ -389,7 +389,7 @@ func TestTranscript(t *testing.T) {
 	// The stage-1 commands the transcript lacks are skipped captures saying
 	// so, and the host is partial (like a scan that could not run them).
 	hr := in.Results[0]
-	if hr.Status != hostio.StatusPartial || !strings.Contains(hr.Reason, fmt.Sprintf("%d of the %d stage-1 commands not collected: not in the input (a pasted transcript)", len(collect.Stage1())-2, len(collect.Stage1()))) {
+	if hr.Status != hostio.StatusPartial || !strings.Contains(hr.Reason, fmt.Sprintf("%d of the %d base commands not collected: not in the input (a pasted transcript)", len(collect.Stage1())-2, len(collect.Stage1()))) {
 		t.Errorf("host status %s: %s", hr.Status, hr.Reason)
 	}
 	collected := 0

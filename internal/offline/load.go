@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,6 +76,13 @@ func (in *Input) Redacted() bool { return in.Manifest != nil && in.Manifest.Reda
 // analyse is listed in Input.Problems.
 func Load(p string) (*Input, error) {
 	st, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s does not exist: give a support bundle (pvrdma-doctor bundle --out FILE.tar.gz), "+
+			"a folder of saved command outputs or a saved SSH session (- reads standard input)", p)
+	}
+	if errors.Is(err, fs.ErrPermission) {
+		return nil, fmt.Errorf("%s cannot be read (permission denied): run as a user who can read it, or copy it somewhere readable", p)
+	}
 	if err != nil {
 		return nil, err
 	}

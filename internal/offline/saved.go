@@ -126,10 +126,10 @@ func addMissingStage1(hr *hostio.HostResult, missing hostio.Cause) {
 		return
 	}
 	hr.Status = hostio.StatusPartial
-	why := fmt.Sprintf("%d of the %d stage-1 commands missing (%s)", n, len(stage1), missing.Error(""))
+	why := fmt.Sprintf("%d of the %d base commands missing (%s)", n, len(stage1), missing.Error(""))
 	if missing.NotInInput() {
 		// Not a fault of the host: what the input holds (coverage).
-		why = fmt.Sprintf("%d of the %d stage-1 commands not collected: not in the input (%s)", n, len(stage1), inputName[missing])
+		why = fmt.Sprintf("%d of the %d base commands not collected: not in the input (%s)", n, len(stage1), inputName[missing])
 	}
 	if hr.Reason != "" {
 		why = hr.Reason + "; " + why
