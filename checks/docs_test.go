@@ -52,3 +52,17 @@ func TestDocsRuleList(t *testing.T) {
 	}
 	t.Errorf("%s is stale: run go generate ./... (or make generate)", docsFile)
 }
+
+// Every phase of a plan is named in docs/report-schema.md (the action
+// kinds are checked in package plan).
+func TestEveryPhaseDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../docs/report-schema.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range phaseOrder {
+		if !strings.Contains(string(doc), "`"+string(p)+"`") {
+			t.Errorf("docs/report-schema.md does not name the phase %s", p)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 	"sort"
 	"strings"
 
@@ -70,24 +71,14 @@ func evaluateGuests(rule *Rule, fleet *facts.Fleet, paths *facts.DataPath, errs 
 	return out
 }
 
-// guestModuleReload loads vmw_pvrdma after the InfiniBand modules it
-// needs, the order of seeds 000 and 001: the port of a PVRDMA device stays
-// PORT_DOWN until vmw_pvrdma is loaded after them. The seeds also load
-// mlx4_ib, the ConnectX-3 driver, which a PVRDMA guest does not use. The
-// plans' guest_reload_driver step runs the same command (plan_render.go).
-const guestModuleReload = "sudo modprobe -a ib_umad rdma_cm rdma_ucm && sudo modprobe -r vmw_pvrdma && sudo modprobe vmw_pvrdma"
-
-// guestModuleLoad loads vmw_pvrdma, not loaded yet, after the modules it
-// needs (`modprobe -r` of a module not loaded fails, so not the reload).
-const guestModuleLoad = "sudo modprobe -a ib_umad rdma_cm rdma_ucm && sudo modprobe vmw_pvrdma"
-
-// guestModulePersist makes the reload order survive a reboot (Ubuntu needs
-// it after every boot, seed 001): seed 000's script, run at boot.
-const guestModulePersist = "Keep that order at every boot (seed 000): the three modprobe lines in /usr/local/sbin/rdma-modules.sh, run at boot " +
-	"from /etc/rc.local or a oneshot systemd unit (After=systemd-modules-load.service); on Ubuntu also `sudo update-initramfs -k all -u`."
-
-// guestReloadWarning is what to do before removing vmw_pvrdma.
-const guestReloadWarning = "stop the RDMA jobs in the guest first: removing vmw_pvrdma drops their connections (and fails while one holds the device)"
+// The guest's module commands, as the plans' guest steps run them
+// (package plan): the reload after the InfiniBand modules, the first load,
+// and keeping the order at boot.
+const (
+	guestModuleReload  = plan.GuestModuleReload
+	guestModuleLoad    = plan.GuestModuleLoad
+	guestModulePersist = plan.GuestModulePersist
+)
 
 // guestLabel names a guest adapter with its host side when known:
 // "vmw_pvrdma0 (hpc-node01 PVRDMA adapter 0 on esx01)".

@@ -1,0 +1,61 @@
+package plan
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// What no action can model: a person's look at what nothing collected
+// explains, and a rule's own fix when it contributes no actions.
+
+// Investigate says what to look at (Note); it resolves nothing.
+type Investigate struct {
+	Note string `json:"note,omitempty"`
+}
+
+const KindInvestigate Kind = "investigate"
+
+var _ = register[Investigate]()
+
+func (Investigate) Kind() Kind { return KindInvestigate }
+
+func (a Investigate) Words(string) Words { return Words{On: "esxi", Pause: true, Text: a.Note} }
+
+func (Investigate) Reads(string) Reads { return Reads{} }
+
+func (Investigate) Unverified() string { return "what to look at; the rescan shows what changed" }
+
+// FollowFix is the finding's own fix (Note), for a rule without a
+// contribution; not modelled.
+type FollowFix struct {
+	Note string `json:"note,omitempty"`
+}
+
+const KindFollowFix Kind = "follow_fix"
+
+var _ = register[FollowFix]()
+
+func (FollowFix) Kind() Kind { return KindFollowFix }
+
+func (a FollowFix) Words(string) Words { return Words{On: "esxi", Pause: true, Text: a.Note} }
+
+func (FollowFix) Reads(string) Reads { return Reads{} }
+
+func (FollowFix) Unverified() string {
+	return "the rule's own words; the rescan shows the finding gone"
+}
+
+// VersionLess compares the numbers of two versions ("6.5" < "7.0 Update
+// 1" < "7.0.3"; "13" < "18").
+func VersionLess(a, b string) bool {
+	nums := func(v string) []int {
+		var out []int
+		for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r < '0' || r > '9' }) {
+			n, _ := strconv.Atoi(f)
+			out = append(out, n)
+		}
+		return out
+	}
+	return slices.Compare(nums(a), nums(b)) < 0
+}
