@@ -15,7 +15,11 @@ const KindPowerOffVMs Kind = "power_off_vms"
 
 var _ = register[PowerOffVMs]()
 
-func (PowerOffVMs) Kind() Kind         { return KindPowerOffVMs }
+func (PowerOffVMs) Kind() Kind { return KindPowerOffVMs }
+func (PowerOffVMs) About() string {
+	return "shut the VMs down (guest shutdown)"
+}
+
 func (a PowerOffVMs) vmList() []string { return a.VMs }
 
 func (a PowerOffVMs) Words(host string) Words {
@@ -46,7 +50,11 @@ const KindMigrateVMs Kind = "migrate_vms"
 
 var _ = register[MigrateVMs]()
 
-func (MigrateVMs) Kind() Kind         { return KindMigrateVMs }
+func (MigrateVMs) Kind() Kind { return KindMigrateVMs }
+func (MigrateVMs) About() string {
+	return "move the host's other running VMs away (vMotion) before maintenance mode"
+}
+
 func (a MigrateVMs) vmList() []string { return a.VMs }
 
 func (a MigrateVMs) Words(host string) Words {
@@ -74,6 +82,9 @@ const KindEnterMaintenance Kind = "enter_maintenance"
 var _ = register[EnterMaintenance]()
 
 func (EnterMaintenance) Kind() Kind { return KindEnterMaintenance }
+func (EnterMaintenance) About() string {
+	return "the host into maintenance mode"
+}
 
 func (EnterMaintenance) Words(host string) Words {
 	return Words{On: "esxi", Text: fmt.Sprintf("Put %s in maintenance mode.", host), Command: "esxcli system maintenanceMode set -e true"}
@@ -95,6 +106,9 @@ const KindReboot Kind = "reboot"
 var _ = register[Reboot]()
 
 func (Reboot) Kind() Kind { return KindReboot }
+func (Reboot) About() string {
+	return "reboot the host (in maintenance mode)"
+}
 
 func (Reboot) Words(host string) Words {
 	return Words{On: "esxi", Pause: true, Text: fmt.Sprintf("Reboot %s: the driver changes above take effect at boot.", host),
@@ -113,6 +127,9 @@ const KindExitMaintenance Kind = "exit_maintenance"
 var _ = register[ExitMaintenance]()
 
 func (ExitMaintenance) Kind() Kind { return KindExitMaintenance }
+func (ExitMaintenance) About() string {
+	return "the host out of maintenance mode"
+}
 
 func (ExitMaintenance) Words(host string) Words {
 	return Words{On: "esxi", Text: fmt.Sprintf("Take %s out of maintenance mode.", host), Command: "esxcli system maintenanceMode set -e false"}
@@ -134,7 +151,11 @@ const KindPowerOnVMs Kind = "power_on_vms"
 
 var _ = register[PowerOnVMs]()
 
-func (PowerOnVMs) Kind() Kind         { return KindPowerOnVMs }
+func (PowerOnVMs) Kind() Kind { return KindPowerOnVMs }
+func (PowerOnVMs) About() string {
+	return "power the VMs on; `bind_hca`: those whose PVRDMA adapter must bind to the HCA (Physical HCA available 1 in `vsish`)"
+}
+
 func (a PowerOnVMs) vmList() []string { return a.VMs }
 
 func (a PowerOnVMs) Words(string) Words {

@@ -51,7 +51,11 @@ const KindGuestSetMTU Kind = "guest_set_mtu"
 
 var _ = register[GuestSetMTU]()
 
-func (GuestSetMTU) Kind() Kind         { return KindGuestSetMTU }
+func (GuestSetMTU) Kind() Kind { return KindGuestSetMTU }
+func (GuestSetMTU) About() string {
+	return "the PVRDMA interface's MTU, persisted (`mac` names the interface when the guest was not scanned)"
+}
+
 func (a GuestSetMTU) TargetVM() string { return a.VM }
 
 func (a GuestSetMTU) Words(host string) Words {
@@ -83,7 +87,11 @@ const KindGuestReloadDriver Kind = "guest_reload_driver"
 
 var _ = register[GuestReloadDriver]()
 
-func (GuestReloadDriver) Kind() Kind         { return KindGuestReloadDriver }
+func (GuestReloadDriver) Kind() Kind { return KindGuestReloadDriver }
+func (GuestReloadDriver) About() string {
+	return "reload `vmw_pvrdma` after the IB modules; the device's RoCE MTU follows its interface's MTU only then (`mtu`: the `active_mtu` after; `port`: the port is then `PORT_ACTIVE`)"
+}
+
 func (a GuestReloadDriver) TargetVM() string { return a.VM }
 
 // Rank: after everything else the driver needs.
@@ -146,7 +154,11 @@ const KindGuestLoadDriver Kind = "guest_load_driver"
 var _ = register[GuestLoadDriver]()
 
 func (GuestLoadDriver) Kind() Kind { return KindGuestLoadDriver }
-func (GuestLoadDriver) Rank() int  { return 1 }
+func (GuestLoadDriver) About() string {
+	return "load `vmw_pvrdma`"
+}
+
+func (GuestLoadDriver) Rank() int { return 1 }
 
 func (a GuestLoadDriver) Words(host string) Words {
 	return Words{On: "guest", Text: "Load vmw_pvrdma after the InfiniBand modules it needs (ib_umad, rdma_cm, rdma_ucm).", Command: GuestModuleLoad,
@@ -166,7 +178,11 @@ const KindGuestPersistOrder Kind = "guest_persist_order"
 var _ = register[GuestPersistOrder]()
 
 func (GuestPersistOrder) Kind() Kind { return KindGuestPersistOrder }
-func (GuestPersistOrder) Rank() int  { return 3 }
+func (GuestPersistOrder) About() string {
+	return "keep the module load order across boots"
+}
+
+func (GuestPersistOrder) Rank() int { return 3 }
 
 func (GuestPersistOrder) Words(host string) Words {
 	return Words{On: "guest", Pause: true, Text: GuestModulePersist, Sets: sets("module order at boot in "+host, "vmw_pvrdma last")}
@@ -187,7 +203,11 @@ const KindGuestInstallRDMA Kind = "guest_install_rdma_core"
 var _ = register[GuestInstallRDMA]()
 
 func (GuestInstallRDMA) Kind() Kind { return KindGuestInstallRDMA }
-func (GuestInstallRDMA) Rank() int  { return 1 }
+func (GuestInstallRDMA) About() string {
+	return "install rdma-core's verbs provider (`value`: `apt` or `yum`)"
+}
+
+func (GuestInstallRDMA) Rank() int { return 1 }
 
 func (a GuestInstallRDMA) Words(host string) Words {
 	w := Words{On: "guest", Text: "Install rdma-core's verbs provider, as seeds 000/001 do.", Sets: sets("verbs libraries in "+host, "rdma-core"),
@@ -217,7 +237,11 @@ const KindGuestReplaceMOFED Kind = "guest_replace_mofed"
 var _ = register[GuestReplaceMOFED]()
 
 func (GuestReplaceMOFED) Kind() Kind { return KindGuestReplaceMOFED }
-func (GuestReplaceMOFED) Rank() int  { return 1 }
+func (GuestReplaceMOFED) About() string {
+	return "replace MLNX_OFED's libraries by rdma-core"
+}
+
+func (GuestReplaceMOFED) Rank() int { return 1 }
 
 func (a GuestReplaceMOFED) Words(host string) Words {
 	return Words{On: "guest", Text: "Replace MLNX_OFED's verbs libraries by the distribution's rdma-core, as seed 001 does (in an NGC container: in its image).",
@@ -243,7 +267,11 @@ const KindGuestInstallModule Kind = "guest_install_modules"
 var _ = register[GuestInstallModule]()
 
 func (GuestInstallModule) Kind() Kind { return KindGuestInstallModule }
-func (GuestInstallModule) Rank() int  { return 1 }
+func (GuestInstallModule) About() string {
+	return "the kernel's RDMA modules for kernel `version`"
+}
+
+func (GuestInstallModule) Rank() int { return 1 }
 
 func (a GuestInstallModule) Words(host string) Words {
 	return Words{On: "guest", Text: "Install the kernel's RDMA modules (on RHEL the kernel-modules package of the running kernel) and load vmw_pvrdma.",
@@ -267,7 +295,11 @@ const KindGuestUpgradeKernel Kind = "guest_upgrade_kernel"
 var _ = register[GuestUpgradeKernel]()
 
 func (GuestUpgradeKernel) Kind() Kind { return KindGuestUpgradeKernel }
-func (GuestUpgradeKernel) Rank() int  { return 1 }
+func (GuestUpgradeKernel) About() string {
+	return "a kernel with `vmw_pvrdma` (at least `version`)"
+}
+
+func (GuestUpgradeKernel) Rank() int { return 1 }
 
 // MergeKey: one upgrade per guest, to the highest minimum asked.
 func (GuestUpgradeKernel) MergeKey() string { return "" }
@@ -296,6 +328,9 @@ const KindGuestSetIPv4 Kind = "guest_set_ipv4"
 var _ = register[GuestSetIPv4]()
 
 func (GuestSetIPv4) Kind() Kind { return KindGuestSetIPv4 }
+func (GuestSetIPv4) About() string {
+	return "an address on the PVRDMA interface"
+}
 
 func (a GuestSetIPv4) Words(host string) Words {
 	return Words{On: "guest", Pause: true, Text: fmt.Sprintf("Give %s an IPv4 address (fill in ADDRESS/PREFIX) and persist it; the driver then adds its RoCE v2 GID.", a.Netdev),
@@ -317,6 +352,9 @@ const KindGuestLinkUp Kind = "guest_link_up"
 var _ = register[GuestLinkUp]()
 
 func (GuestLinkUp) Kind() Kind { return KindGuestLinkUp }
+func (GuestLinkUp) About() string {
+	return "the PVRDMA interface up"
+}
 
 func (a GuestLinkUp) Words(host string) Words {
 	return Words{On: "guest", Text: fmt.Sprintf("Bring %s up (the port is down while its interface is).", a.Netdev),

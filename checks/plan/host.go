@@ -27,6 +27,9 @@ const KindInstallNIC Kind = "install_nic"
 var _ = register[InstallNIC]()
 
 func (InstallNIC) Kind() Kind { return KindInstallNIC }
+func (InstallNIC) About() string {
+	return "install an RoCE NIC (the host powers off); `switch`: the vDS it will serve"
+}
 
 func (InstallNIC) Words(host string) Words {
 	return Words{On: "hardware", Pause: true, Text: fmt.Sprintf("None of %s's NICs can carry RoCE: power it off and install an RoCE NIC listed for this ESXi release in the "+
@@ -50,6 +53,9 @@ const KindUpgradeESXi Kind = "upgrade_esxi"
 var _ = register[UpgradeESXi]()
 
 func (UpgradeESXi) Kind() Kind { return KindUpgradeESXi }
+func (UpgradeESXi) About() string {
+	return "upgrade ESXi to at least `version`"
+}
 
 func (a UpgradeESXi) Words(host string) Words {
 	return Words{On: "vcenter", Pause: true, Text: fmt.Sprintf("Upgrade %s to ESXi %s or later (8.0 recommended) with vSphere Lifecycle Manager: the other steps need a "+
@@ -83,6 +89,9 @@ const KindEnableModule Kind = "enable_module"
 var _ = register[EnableModule]()
 
 func (EnableModule) Kind() Kind { return KindEnableModule }
+func (EnableModule) About() string {
+	return "enable the NIC family's RDMA module (`esxcli system module set -e true -m MODULE`); `require` reads that its VIB (`package`) is installed"
+}
 
 func (a EnableModule) Words(host string) Words {
 	return Words{On: "esxi", Text: fmt.Sprintf("Enable %s, the RDMA driver of %s (%s); it loads at the reboot below.", a.Module, nicsText(a.NICs), a.Family),
@@ -123,6 +132,9 @@ const KindSetModuleParams Kind = "set_module_params"
 var _ = register[SetModuleParams]()
 
 func (SetModuleParams) Kind() Kind { return KindSetModuleParams }
+func (SetModuleParams) About() string {
+	return "set module parameters, read-merge-write: the command keeps the module's other options (`-p` replaces the whole string) and the new ones load at the reboot, on every port the module drives; `current` is the option string as read (absent: the command reads it with `esxcfg-module -g`)"
+}
 
 func (a SetModuleParams) Words(host string) Words {
 	what := SettingsText(a.Set)
@@ -267,6 +279,9 @@ const KindSetUplinks Kind = "set_uplinks"
 var _ = register[SetUplinks]()
 
 func (SetUplinks) Kind() Kind { return KindSetUplinks }
+func (SetUplinks) About() string {
+	return "make `uplinks` the vDS's only active uplinks; `new_nic`: the port of the NIC `install_nic` adds"
+}
 
 func (a SetUplinks) target() string {
 	if a.NewNIC {
@@ -307,6 +322,9 @@ const KindNICUp Kind = "nic_up"
 var _ = register[NICUp]()
 
 func (NICUp) Kind() Kind { return KindNICUp }
+func (NICUp) About() string {
+	return "bring an administratively down uplink up"
+}
 
 func (a NICUp) Words(host string) Words {
 	return Words{On: "esxi", Text: fmt.Sprintf("%s is administratively down: bring it up.", a.NIC),
@@ -330,6 +348,9 @@ const KindRepairLink Kind = "repair_link"
 var _ = register[RepairLink]()
 
 func (RepairLink) Kind() Kind { return KindRepairLink }
+func (RepairLink) About() string {
+	return "repair a physical link (cable, optic, switch port)"
+}
 
 func (a RepairLink) Words(host string) Words {
 	return Words{On: "hardware", Pause: true, Text: fmt.Sprintf("Repair the link of %s (%s is down): the cable or optic, and the switch port (up, same speed).", a.NIC, a.Device),
@@ -351,6 +372,9 @@ const KindTagVmknic Kind = "tag_vmknic"
 var _ = register[TagVmknic]()
 
 func (TagVmknic) Kind() Kind { return KindTagVmknic }
+func (TagVmknic) About() string {
+	return "set `/Net/PVRDMAVmknic` to the vmknic"
+}
 
 func (a TagVmknic) Words(host string) Words {
 	return Words{On: "esxi", Text: fmt.Sprintf("Tag %s for PVRDMA.", a.Vmknic),
@@ -373,6 +397,9 @@ const KindSetVmknicIPv4 Kind = "set_vmknic_ipv4"
 var _ = register[SetVmknicIPv4]()
 
 func (SetVmknicIPv4) Kind() Kind { return KindSetVmknicIPv4 }
+func (SetVmknicIPv4) About() string {
+	return "give the vmknic a static IPv4 address"
+}
 
 func (a SetVmknicIPv4) Words(host string) Words {
 	return Words{On: "esxi", Pause: true, Text: fmt.Sprintf("Give %s an address in the peers' PVRDMA subnet (fill in ADDRESS and NETMASK).", a.Vmknic),
@@ -395,6 +422,9 @@ const KindEnableRuleset Kind = "enable_ruleset"
 var _ = register[EnableRuleset]()
 
 func (EnableRuleset) Kind() Kind { return KindEnableRuleset }
+func (EnableRuleset) About() string {
+	return "enable the `pvrdma` firewall ruleset"
+}
 
 func (a EnableRuleset) Words(host string) Words {
 	return Words{On: "esxi", Text: fmt.Sprintf("Enable the %s firewall ruleset (TCP 28250-28761 in and out).", a.Ruleset),
@@ -416,6 +446,9 @@ const KindRestoreRules Kind = "restore_ruleset_rules"
 var _ = register[RestoreRules]()
 
 func (RestoreRules) Kind() Kind { return KindRestoreRules }
+func (RestoreRules) About() string {
+	return "restore the ruleset's port rules (enabled, but its rules were removed)"
+}
 
 func (a RestoreRules) Words(host string) Words {
 	return Words{On: "esxi", Pause: true, Text: fmt.Sprintf("The %s ruleset is enabled but its rules lack a direction: find the file that overrides VMware's definition "+
@@ -442,6 +475,9 @@ const KindAllowIP Kind = "allow_ip"
 var _ = register[AllowIP]()
 
 func (AllowIP) Kind() Kind { return KindAllowIP }
+func (AllowIP) About() string {
+	return "allow the peers' addresses through the ruleset"
+}
 
 func (a AllowIP) Words(host string) Words {
 	var cmds []string
@@ -472,6 +508,9 @@ const KindSetVmknicMTU Kind = "set_vmknic_mtu"
 var _ = register[SetVmknicMTU]()
 
 func (SetVmknicMTU) Kind() Kind { return KindSetVmknicMTU }
+func (SetVmknicMTU) About() string {
+	return "the vmknic's MTU"
+}
 
 func (a SetVmknicMTU) Words(host string) Words {
 	return Words{On: "esxi", Text: fmt.Sprintf("Raise %s to MTU %d.", a.Vmknic, a.MTU),
@@ -495,6 +534,9 @@ const KindSetVDSMTU Kind = "set_vds_mtu"
 var _ = register[SetVDSMTU]()
 
 func (SetVDSMTU) Kind() Kind { return KindSetVDSMTU }
+func (SetVDSMTU) About() string {
+	return "the vDS's MTU (vCenter)"
+}
 
 func (a SetVDSMTU) Words(string) Words {
 	return Words{On: "vcenter", Pause: true, Text: fmt.Sprintf("Raise %s to MTU %d (vSphere Client: %s > Settings > Edit > Advanced > MTU).", a.Switch, a.MTU, a.Switch),
@@ -522,6 +564,9 @@ const KindSetSwitchMTU Kind = "set_switch_mtu"
 var _ = register[SetSwitchMTU]()
 
 func (SetSwitchMTU) Kind() Kind { return KindSetSwitchMTU }
+func (SetSwitchMTU) About() string {
+	return "the physical switch ports' MTU; `probe` is the vmkping that proves it; `unmeasured`: no probe measured the ports yet (the step applies only if the probe fails once the host sends jumbo frames)"
+}
 
 func (a SetSwitchMTU) Words(host string) Words {
 	w := Words{On: "switch", Pause: true, Text: fmt.Sprintf("Set MTU %d on the physical switch ports (and inter-switch links) of the PVRDMA path of %s.", a.MTU, strings.Join(a.Hosts, ", "))}
@@ -556,6 +601,9 @@ const KindSetPause Kind = "set_pause"
 var _ = register[SetPause]()
 
 func (SetPause) Kind() Kind { return KindSetPause }
+func (SetPause) About() string {
+	return "global pause (RX and TX) on the uplink"
+}
 
 func (a SetPause) Words(host string) Words {
 	return Words{On: "esxi", Text: fmt.Sprintf("Turn on global pause on %s (its driver has no PFC parameter).", a.NIC),
@@ -582,6 +630,9 @@ const KindSetSwitchFlow Kind = "set_switch_flow"
 var _ = register[SetSwitchFlow]()
 
 func (SetSwitchFlow) Kind() Kind { return KindSetSwitchFlow }
+func (SetSwitchFlow) About() string {
+	return "PFC (`mode` `pfc` on `priority`) or pause on the uplink's switch port"
+}
 
 func (a SetSwitchFlow) Words(string) Words {
 	w := Words{On: "switch", Pause: true, Sets: sets("flow control of the switch port of "+a.NIC, a.Mode)}

@@ -19,6 +19,9 @@ const KindInvestigate Kind = "investigate"
 var _ = register[Investigate]()
 
 func (Investigate) Kind() Kind { return KindInvestigate }
+func (Investigate) About() string {
+	return "look at what nothing collected explains; resolves nothing"
+}
 
 func (a Investigate) Words(string) Words { return Words{On: "esxi", Pause: true, Text: a.Note} }
 
@@ -37,6 +40,9 @@ const KindFollowFix Kind = "follow_fix"
 var _ = register[FollowFix]()
 
 func (FollowFix) Kind() Kind { return KindFollowFix }
+func (FollowFix) About() string {
+	return "a rule without a plan contribution: its finding's own fix"
+}
 
 func (a FollowFix) Words(string) Words { return Words{On: "esxi", Pause: true, Text: a.Note} }
 

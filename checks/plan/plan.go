@@ -13,6 +13,8 @@
 // turns each into its step.
 package plan
 
+//go:generate go test . -count=1 -run ^TestDocsActionTable$ -update
+
 import (
 	"encoding/json"
 	"fmt"
@@ -27,6 +29,9 @@ type Kind string
 type Value interface {
 	// Kind is the action's kind.
 	Kind() Kind
+	// About says what it does, in docs/report-schema.md's table of
+	// kinds (generated: go generate ./...).
+	About() string
 	// Words say where and how a person carries it out on host (the
 	// plan's host or guest), with the real names filled in.
 	Words(host string) Words
@@ -114,8 +119,12 @@ type Setting struct {
 	Value string `json:"value"`
 }
 
-// decoders are the registered kinds: each decodes its parameters.
-var decoders = map[Kind]func(json.RawMessage) (Value, error){}
+// decoders are the registered kinds: each decodes its parameters; order
+// lists them as registered (by file, then as declared).
+var (
+	decoders = map[Kind]func(json.RawMessage) (Value, error){}
+	order    []Kind
+)
 
 // register makes a kind known (its JSON decodes into it); each kind's
 // file registers it.
@@ -133,18 +142,13 @@ func register[T Value]() bool {
 		err := json.Unmarshal(raw, &v)
 		return v, err
 	}
+	order = append(order, k)
 	return true
 }
 
-// Kinds lists every registered kind, sorted.
-func Kinds() []Kind {
-	var out []Kind
-	for k := range decoders {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
+// Kinds lists every registered kind, in the order they are registered:
+// the envelope, the guest's, the host's, the notes, the VMs'.
+func Kinds() []Kind { return slices.Clone(order) }
 
 // Decode reads an action's parameters (the JSON report's "params") as
 // the value of its kind.

@@ -2,6 +2,8 @@ package plan
 
 import (
 	"encoding/json"
+	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -219,17 +221,60 @@ func TestReadHolds(t *testing.T) {
 	}
 }
 
-// Every action kind is documented in docs/report-schema.md.
-func TestEveryActionDocumented(t *testing.T) {
-	doc, err := os.ReadFile("../../docs/report-schema.md")
+var update = flag.Bool("update", false, "rewrite the generated table of action kinds in docs/report-schema.md (go generate ./...)")
+
+const (
+	schemaDoc    = "../../docs/report-schema.md"
+	actionsBegin = "<!-- BEGIN GENERATED ACTIONS (go generate ./...) -->"
+	actionsEnd   = "<!-- END GENERATED ACTIONS -->"
+)
+
+// actionTable is the table of kinds: each kind, the params its value
+// takes (its JSON fields, in order) and what it does (About).
+func actionTable() string {
+	var b strings.Builder
+	b.WriteString("| action | params | what it does |\n|---|---|---|\n")
+	for _, k := range Kinds() {
+		v, err := Decode(k, nil)
+		if err != nil {
+			panic(err)
+		}
+		var params []string
+		t := reflect.TypeOf(v)
+		for i := 0; i < t.NumField(); i++ {
+			if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+				params = append(params, "`"+name+"`")
+			}
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", k, strings.Join(params, ", "), strings.ReplaceAll(v.About(), "|", "\\|"))
+	}
+	return b.String()
+}
+
+// Every action kind is documented in docs/report-schema.md: the table is
+// generated from the values; this test fails when a kind is added,
+// removed or changed without regenerating it.
+func TestDocsActionTable(t *testing.T) {
+	data, err := os.ReadFile(schemaDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range Kinds() {
-		if !strings.Contains(string(doc), "| `"+string(k)+"` |") {
-			t.Errorf("docs/report-schema.md does not document the action %s", k)
-		}
+	doc := string(data)
+	i, j := strings.Index(doc, actionsBegin), strings.Index(doc, actionsEnd)
+	if i < 0 || j < i {
+		t.Fatalf("%s: generated-actions markers missing", schemaDoc)
 	}
+	fresh := doc[:i+len(actionsBegin)] + "\n" + actionTable() + doc[j:]
+	if fresh == doc {
+		return
+	}
+	if *update {
+		if err := os.WriteFile(schemaDoc, []byte(fresh), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("%s is stale: run go generate ./... (or make generate)", schemaDoc)
 }
 
 // Two upgrades "to at least" merge into one, to the higher minimum; a

@@ -29,7 +29,11 @@ const KindVMMemoryPin Kind = "vm_memory_pin"
 
 var _ = register[VMMemoryPin]()
 
-func (VMMemoryPin) Kind() Kind                      { return KindVMMemoryPin }
+func (VMMemoryPin) Kind() Kind { return KindVMMemoryPin }
+func (VMMemoryPin) About() string {
+	return "reserve all guest memory"
+}
+
 func (a VMMemoryPin) TargetVM() string              { return a.VM }
 func (a VMMemoryPin) ForVM(vm, config string) Value { a.VM, a.Config = vm, config; return a }
 
@@ -54,7 +58,11 @@ const KindVMUpgradeHardware Kind = "vm_upgrade_hardware"
 
 var _ = register[VMUpgradeHardware]()
 
-func (VMUpgradeHardware) Kind() Kind                      { return KindVMUpgradeHardware }
+func (VMUpgradeHardware) Kind() Kind { return KindVMUpgradeHardware }
+func (VMUpgradeHardware) About() string {
+	return "virtual hardware at least `version`"
+}
+
 func (a VMUpgradeHardware) TargetVM() string              { return a.VM }
 func (a VMUpgradeHardware) ForVM(vm, config string) Value { a.VM, a.Config = vm, config; return a }
 
@@ -88,7 +96,11 @@ const KindVMSetGuestOS Kind = "vm_set_guest_os"
 
 var _ = register[VMSetGuestOS]()
 
-func (VMSetGuestOS) Kind() Kind                      { return KindVMSetGuestOS }
+func (VMSetGuestOS) Kind() Kind { return KindVMSetGuestOS }
+func (VMSetGuestOS) About() string {
+	return "the guest OS type"
+}
+
 func (a VMSetGuestOS) TargetVM() string              { return a.VM }
 func (a VMSetGuestOS) ForVM(vm, config string) Value { a.VM, a.Config = vm, config; return a }
 
@@ -113,7 +125,11 @@ const KindVMReplaceAdapter Kind = "vm_replace_adapter"
 
 var _ = register[VMReplaceAdapter]()
 
-func (VMReplaceAdapter) Kind() Kind                      { return KindVMReplaceAdapter }
+func (VMReplaceAdapter) Kind() Kind { return KindVMReplaceAdapter }
+func (VMReplaceAdapter) About() string {
+	return "replace the PVRDMA adapter by a VMXNET3 one (a guest PVRDMA does not support)"
+}
+
 func (a VMReplaceAdapter) TargetVM() string              { return a.VM }
 func (a VMReplaceAdapter) ForVM(vm, config string) Value { a.VM, a.Config = vm, config; return a }
 
@@ -141,7 +157,11 @@ const KindVMSetNetwork Kind = "vm_set_network"
 
 var _ = register[VMSetNetwork]()
 
-func (VMSetNetwork) Kind() Kind                      { return KindVMSetNetwork }
+func (VMSetNetwork) Kind() Kind { return KindVMSetNetwork }
+func (VMSetNetwork) About() string {
+	return "the adapter on a port group of the PVRDMA vDS"
+}
+
 func (a VMSetNetwork) TargetVM() string              { return a.VM }
 func (a VMSetNetwork) ForVM(vm, config string) Value { a.VM, a.Config = vm, config; return a }
 
@@ -166,7 +186,11 @@ const KindVMConnectAdapter Kind = "vm_connect_adapter"
 
 var _ = register[VMConnectAdapter]()
 
-func (VMConnectAdapter) Kind() Kind                      { return KindVMConnectAdapter }
+func (VMConnectAdapter) Kind() Kind { return KindVMConnectAdapter }
+func (VMConnectAdapter) About() string {
+	return "the adapter connected, and connected at power-on"
+}
+
 func (a VMConnectAdapter) TargetVM() string              { return a.VM }
 func (a VMConnectAdapter) ForVM(vm, config string) Value { a.VM, a.Config = vm, config; return a }
 
@@ -193,7 +217,11 @@ const KindVMSetProtocol Kind = "vm_set_protocol"
 
 var _ = register[VMSetProtocol]()
 
-func (VMSetProtocol) Kind() Kind                      { return KindVMSetProtocol }
+func (VMSetProtocol) Kind() Kind { return KindVMSetProtocol }
+func (VMSetProtocol) About() string {
+	return "the adapter's device protocol (RoCE version)"
+}
+
 func (a VMSetProtocol) TargetVM() string              { return a.VM }
 func (a VMSetProtocol) ForVM(vm, config string) Value { a.VM, a.Config = vm, config; return a }
 
@@ -217,7 +245,11 @@ const KindVMSetFirmware Kind = "vm_set_firmware"
 
 var _ = register[VMSetFirmware]()
 
-func (VMSetFirmware) Kind() Kind                      { return KindVMSetFirmware }
+func (VMSetFirmware) Kind() Kind { return KindVMSetFirmware }
+func (VMSetFirmware) About() string {
+	return "the VM's firmware"
+}
+
 func (a VMSetFirmware) TargetVM() string              { return a.VM }
 func (a VMSetFirmware) ForVM(vm, config string) Value { a.VM, a.Config = vm, config; return a }
 
@@ -242,7 +274,11 @@ const KindVMSetExtraConfig Kind = "vm_set_extra_config"
 
 var _ = register[VMSetExtraConfig]()
 
-func (VMSetExtraConfig) Kind() Kind                      { return KindVMSetExtraConfig }
+func (VMSetExtraConfig) Kind() Kind { return KindVMSetExtraConfig }
+func (VMSetExtraConfig) About() string {
+	return "advanced settings (`.vmx` entries)"
+}
+
 func (a VMSetExtraConfig) TargetVM() string              { return a.VM }
 func (a VMSetExtraConfig) ForVM(vm, config string) Value { a.VM, a.Config = vm, config; return a }
 
@@ -281,7 +317,11 @@ const KindVMRemoveDevice Kind = "vm_remove_device"
 
 var _ = register[VMRemoveDevice]()
 
-func (VMRemoveDevice) Kind() Kind                      { return KindVMRemoveDevice }
+func (VMRemoveDevice) Kind() Kind { return KindVMRemoveDevice }
+func (VMRemoveDevice) About() string {
+	return "a passthrough device's extra or shared entry removed"
+}
+
 func (a VMRemoveDevice) TargetVM() string              { return a.VM }
 func (a VMRemoveDevice) ForVM(vm, config string) Value { a.VM, a.Config = vm, config; return a }
 
