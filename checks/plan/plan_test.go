@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -61,8 +62,9 @@ var pfcSet = []Setting{{"pfctx", "0x08"}, {"pfcrx", "0x08"}}
 // evil is a hostile host value: it must never reach a command unquoted.
 const evil = `x"; reboot; $(halt) 'y`
 
-// examples holds one value of every kind, each area's test file adding
-// its own (example): every test below runs over them.
+// examples holds values of kinds, each area's test file adding its own
+// (example); every test below runs over every registered kind, with its
+// example or else exampleOf's.
 var examples = map[Kind]Value{}
 
 func example(v Value) bool {
@@ -70,14 +72,29 @@ func example(v Value) bool {
 	return true
 }
 
-// Every registered kind has an example here, and every example's kind is
-// registered: a kind without its test fails.
-func TestEveryKindHasAnExample(t *testing.T) {
-	for _, k := range Kinds() {
-		if examples[k] == nil {
-			t.Errorf("%s: no example in its area's test file (example(...))", k)
-		}
+// broad is every parameter the kinds take, host names hostile: a kind
+// without an example of its own reads what it takes from it.
+var broad = `{"vms": ["vm1", ` + strconv.Quote(evil) + `], "bind_hca": ["vm1"], "vm": ` + strconv.Quote(evil) + `, "module": "nmlx5_core",
+	"set": [{"name": "pfctx", "value": "0x08"}], "current": "trust_state=2", "family": "ConnectX-5", "package": "nmlx5-rdma",
+	"switch": "rdma-dvs", "uplinks": ["vmnic5"], "nic": "vmnic5", "nics": ["vmnic5"], "device": "vmrdma1", "vmknic": "vmk1",
+	"mtu": 9000, "ruleset": "pvrdma", "ips": ["192.168.50.11"], "hosts": ["esx01"], "probe": "vmkping -I vmk1 -d -s 8972 -c 3 192.168.50.12",
+	"mac": "00:50:56:aa:bb:cc", "mode": "pfc", "priority": 3, "adapter": "ethernet1", "value": "2", "version": "19", "netdev": "ens224",
+	"port": true, "config": "cat '/vmfs/volumes/ds1/vm1/vm1.vmx'", "note": "look"}`
+
+// exampleOf is a kind's example, or its value read from broad.
+func exampleOf(t *testing.T, k Kind) Value {
+	if v := examples[k]; v != nil {
+		return v
 	}
+	v, err := Decode(k, json.RawMessage(broad))
+	if err != nil {
+		t.Fatalf("%s: %v", k, err)
+	}
+	return v
+}
+
+// Every example's kind is registered.
+func TestExamplesAreOfRegisteredKinds(t *testing.T) {
 	for k := range examples {
 		if _, ok := decoders[k]; !ok {
 			t.Errorf("%s: an example of a kind nobody registered", k)
@@ -91,10 +108,7 @@ func TestEveryKindHasAnExample(t *testing.T) {
 // has none.
 func TestRenderEveryAction(t *testing.T) {
 	for _, k := range Kinds() {
-		v := examples[k]
-		if v == nil {
-			continue
-		}
+		v := exampleOf(t, k)
 		st := Render("esx01", v)
 		if st.Text == "" || st.Text == string(k) || st.On == "" {
 			t.Errorf("%s: text %q on %q", k, st.Text, st.On)
@@ -141,7 +155,8 @@ func isEnvelope(k Kind) bool {
 // Every kind's JSON reads back as the same value (the lab's host model
 // reads the plans' JSON).
 func TestDecodeRoundTrip(t *testing.T) {
-	for k, v := range examples {
+	for _, k := range Kinds() {
+		v := exampleOf(t, k)
 		b, err := json.Marshal(v)
 		if err != nil {
 			t.Fatal(err)
