@@ -44,8 +44,8 @@ type Plan struct {
 type PlanStep struct {
 	// N numbers the steps from 1.
 	N int `json:"step"`
-	// Phase is the named phase the step belongs to (phaseOrder).
-	Phase Phase `json:"phase"`
+	// Phase is the named phase the step belongs to (plan.PhaseOrder).
+	Phase plan.Phase `json:"phase"`
 	// Action is what the step does, Params what it does it to (the
 	// value of its kind, docs/report-schema.md).
 	Action plan.Kind  `json:"action"`
@@ -80,31 +80,6 @@ type PlanStep struct {
 	// Optional steps are not needed for PVRDMA to work.
 	Optional bool `json:"optional,omitempty"`
 }
-
-// Phase names a part of a plan; phases run in phaseOrder.
-type Phase string
-
-// The phases of a plan, in order. prepare, reboot and power_on are the
-// generic envelope (plan.go makes them); rules place their actions in the
-// others.
-const (
-	PhasePrepare     Phase = "prepare"     // VMs off, others migrated, maintenance mode
-	PhaseHardware    Phase = "hardware"    // install a NIC, upgrade ESXi (the host powers off)
-	PhaseDriver      Phase = "driver"      // modules and module parameters (take effect at the reboot)
-	PhaseReboot      Phase = "reboot"      // the reboot, out of maintenance mode
-	PhaseUplinks     Phase = "uplinks"     // vDS uplinks and links (PVRDMA VMs off)
-	PhaseHost        Phase = "host"        // vmknic, firewall, MTU, lossless Ethernet
-	PhaseSwitch      Phase = "switch"      // the physical switch ports
-	PhaseVM          Phase = "vm"          // VM settings (the VM off)
-	PhasePowerOn     Phase = "power_on"    // the VMs back on
-	PhaseGuest       Phase = "guest"       // inside the guests
-	PhaseInvestigate Phase = "investigate" // what nothing collected explains
-)
-
-var phaseOrder = []Phase{PhasePrepare, PhaseHardware, PhaseDriver, PhaseReboot, PhaseUplinks, PhaseHost, PhaseSwitch, PhaseVM,
-	PhasePowerOn, PhaseGuest, PhaseInvestigate}
-
-func phaseRank(p Phase) int { return slices.Index(phaseOrder, p) }
 
 // Plans builds one fix plan per host and guest that has findings at
 // warning or above (info findings are advice, not work; HOST_NOT_READY
@@ -255,7 +230,7 @@ type rebootFix struct {
 
 // proposal is one action a rule's contribution asks for.
 type proposal struct {
-	phase Phase
+	phase plan.Phase
 	// action is what it does (nil: a power cycle only).
 	action plan.Value
 	// resolves are the findings that are gone once the action is done.
@@ -270,7 +245,7 @@ type proposal struct {
 }
 
 // add proposes an action in a phase, resolving fs.
-func (p *planner) add(phase Phase, a plan.Value, fs ...Finding) *proposal {
+func (p *planner) add(phase plan.Phase, a plan.Value, fs ...Finding) *proposal {
 	pr := &proposal{phase: phase, action: a, resolves: fs}
 	p.props = append(p.props, pr)
 	return pr
@@ -289,7 +264,7 @@ func (pr *proposal) atReboot() *proposal { pr.reboot = true; return pr }
 // cycleVMs asks for vms to be power-cycled (an adapter binds to the HCA at
 // power-on), resolving fs at the power-on.
 func (p *planner) cycleVMs(vms []string, fs ...Finding) {
-	p.props = append(p.props, &proposal{phase: PhasePowerOn, cycle: vms, resolvesAtPowerOn: fs})
+	p.props = append(p.props, &proposal{phase: plan.PhasePowerOn, cycle: vms, resolvesAtPowerOn: fs})
 }
 
 // resolveAtReboot makes f resolved by the plan's reboot (a reboot clears
@@ -348,12 +323,12 @@ func (p *planner) contribute() {
 			continue // resolved with its cause (consequencesOf)
 		}
 		if rule == nil || rule.Plan == nil {
-			p.add(PhaseInvestigate, plan.FollowFix{Note: f.Fix}, f)
+			p.add(plan.PhaseInvestigate, plan.FollowFix{Note: f.Fix}, f)
 			continue
 		}
 		if !p.safeContribute(rule, f) {
 			p.failed = append(p.failed, f.RuleID)
-			p.add(PhaseInvestigate, plan.FollowFix{Note: f.Fix}, f)
+			p.add(plan.PhaseInvestigate, plan.FollowFix{Note: f.Fix}, f)
 		}
 	}
 }
@@ -379,7 +354,7 @@ func (p *planner) safePlan() (pl Plan) {
 			p.recordPanic(r, "", "its plan is the findings' own fixes, unordered")
 			pl = Plan{Host: p.subject}
 			for i, f := range p.mine {
-				pl.Steps = append(pl.Steps, PlanStep{N: i + 1, Phase: PhaseInvestigate, Action: plan.KindFollowFix, On: "esxi", Pause: true,
+				pl.Steps = append(pl.Steps, PlanStep{N: i + 1, Phase: plan.PhaseInvestigate, Action: plan.KindFollowFix, On: "esxi", Pause: true,
 					Text: f.Fix, Params: plan.FollowFix{Note: f.Fix}, Resolves: []Cause{causeOf(f)}})
 			}
 		}
@@ -455,7 +430,7 @@ func (p *planner) plan() Plan {
 			q.cycle = append(q.cycle, pr.cycle...)
 			q.reboot = q.reboot || pr.reboot
 			q.optional = q.optional && pr.optional
-			if phaseRank(pr.phase) < phaseRank(q.phase) {
+			if plan.PhaseRank(pr.phase) < plan.PhaseRank(q.phase) {
 				q.phase = pr.phase
 			}
 			continue
@@ -495,7 +470,7 @@ func (p *planner) plan() Plan {
 
 // step is a proposal placed in the plan, before rendering.
 type step struct {
-	phase    Phase
+	phase    plan.Phase
 	action   plan.Value
 	resolves []Finding
 	optional bool
@@ -513,7 +488,7 @@ func (p *planner) envelope(props []*proposal) []step {
 	for _, pr := range props {
 		off = append(off, pr.cycle...)
 		onRes = append(onRes, pr.resolvesAtPowerOn...)
-		if pr.phase == PhaseHardware || pr.phase == PhaseDriver {
+		if pr.phase == plan.PhaseHardware || pr.phase == plan.PhaseDriver {
 			needMM = true
 		}
 		reboot = reboot || pr.reboot
@@ -527,13 +502,13 @@ func (p *planner) envelope(props []*proposal) []step {
 	off = dedupe(off)
 	sort.SliceStable(props, func(i, j int) bool {
 		a, b := props[i], props[j]
-		if phaseRank(a.phase) != phaseRank(b.phase) {
-			return phaseRank(a.phase) < phaseRank(b.phase)
+		if plan.PhaseRank(a.phase) != plan.PhaseRank(b.phase) {
+			return plan.PhaseRank(a.phase) < plan.PhaseRank(b.phase)
 		}
 		return plan.RankOf(a.action) < plan.RankOf(b.action)
 	})
 	var out []step
-	emit := func(ph Phase) {
+	emit := func(ph plan.Phase) {
 		for _, pr := range props {
 			if pr.phase == ph && pr.action != nil {
 				out = append(out, step{phase: ph, action: pr.action, resolves: pr.resolves, optional: pr.optional})
@@ -542,39 +517,39 @@ func (p *planner) envelope(props []*proposal) []step {
 	}
 
 	if len(off) > 0 {
-		out = append(out, step{phase: PhasePrepare, action: plan.PowerOffVMs{VMs: off}})
+		out = append(out, step{phase: plan.PhasePrepare, action: plan.PowerOffVMs{VMs: off}})
 	}
 	if len(others) > 0 {
-		out = append(out, step{phase: PhasePrepare, action: plan.MigrateVMs{VMs: others}})
+		out = append(out, step{phase: plan.PhasePrepare, action: plan.MigrateVMs{VMs: others}})
 	}
 	if needMM {
-		out = append(out, step{phase: PhasePrepare, action: plan.EnterMaintenance{}})
+		out = append(out, step{phase: plan.PhasePrepare, action: plan.EnterMaintenance{}})
 	}
-	emit(PhaseHardware)
-	emit(PhaseDriver)
+	emit(plan.PhaseHardware)
+	emit(plan.PhaseDriver)
 	var rebootRes []Finding
 	if reboot {
 		for _, r := range p.atReboot {
 			rebootRes = append(rebootRes, r.f)
 		}
-		out = append(out, step{phase: PhaseReboot, action: plan.Reboot{}, resolves: rebootRes})
+		out = append(out, step{phase: plan.PhaseReboot, action: plan.Reboot{}, resolves: rebootRes})
 	} else {
 		for _, r := range p.atReboot {
-			props = append(props, &proposal{phase: PhaseInvestigate, action: r.fallback, resolves: nil})
+			props = append(props, &proposal{phase: plan.PhaseInvestigate, action: r.fallback, resolves: nil})
 		}
 	}
 	if needMM {
-		out = append(out, step{phase: PhaseReboot, action: plan.ExitMaintenance{}})
+		out = append(out, step{phase: plan.PhaseReboot, action: plan.ExitMaintenance{}})
 	}
-	for _, ph := range []Phase{PhaseUplinks, PhaseHost, PhaseSwitch, PhaseVM} {
+	for _, ph := range []plan.Phase{plan.PhaseUplinks, plan.PhaseHost, plan.PhaseSwitch, plan.PhaseVM} {
 		emit(ph)
 	}
 	if len(off) > 0 {
-		out = append(out, step{phase: PhasePowerOn, action: plan.PowerOnVMs{VMs: off, BindHCA: bindVMs(onRes, off)},
+		out = append(out, step{phase: plan.PhasePowerOn, action: plan.PowerOnVMs{VMs: off, BindHCA: bindVMs(onRes, off)},
 			resolves: onRes})
 	}
-	emit(PhaseGuest)
-	emit(PhaseInvestigate)
+	emit(plan.PhaseGuest)
+	emit(plan.PhaseInvestigate)
 	return out
 }
 
@@ -839,12 +814,12 @@ func (p *planner) anticipateMTU(fixed map[string]bool) {
 			dev = a.Device
 		}
 		if a == nil || a.NetdevMTU == 0 || facts.RDMAMTUFor(a.NetdevMTU) < want {
-			p.add(PhaseGuest, plan.GuestSetMTU{VM: d.VMName, Netdev: netdev, MAC: d.MAC, MTU: future})
+			p.add(plan.PhaseGuest, plan.GuestSetMTU{VM: d.VMName, Netdev: netdev, MAC: d.MAC, MTU: future})
 		}
 		if sg := scannedGuestOf(p.fleet, d); sg != nil && a == nil {
 			continue // its guest has no PVRDMA device yet: its own plan loads the driver, after the MTU
 		}
-		p.add(PhaseGuest, plan.GuestReloadDriver{VM: d.VMName, Device: dev, MTU: min(want, top)})
+		p.add(plan.PhaseGuest, plan.GuestReloadDriver{VM: d.VMName, Device: dev, MTU: min(want, top)})
 	}
 }
 
@@ -910,7 +885,7 @@ func (p *planner) anticipateSwitch() {
 		if err != nil {
 			return
 		}
-		p.add(PhaseSwitch, plan.SetSwitchMTU{Hosts: []string{p.host.Host, peer.Host}, MTU: 9216, Probe: c.Line, Unmeasured: true})
+		p.add(plan.PhaseSwitch, plan.SetSwitchMTU{Hosts: []string{p.host.Host, peer.Host}, MTU: 9216, Probe: c.Line, Unmeasured: true})
 		return
 	}
 }

@@ -50,7 +50,7 @@ func (p *planner) rebootFor(fs ...Finding) {
 	for _, f := range fs {
 		p.resolveAtReboot(f, plan.Investigate{Note: f.Fix})
 	}
-	p.props = append(p.props, &proposal{phase: PhaseDriver, reboot: true})
+	p.props = append(p.props, &proposal{phase: plan.PhaseDriver, reboot: true})
 }
 
 // optionOn reports whether a module option string already sets name to
@@ -122,18 +122,18 @@ func (p *planner) rdmaRemedy(fs ...Finding) {
 		// Its NICs were not read (a host read through vCenter alone):
 		// whether one of them carries RoCE once its driver runs is
 		// unknown, and so is the remedy.
-		p.add(PhaseInvestigate, plan.Investigate{Note: "On " + h.Host + ": " + rdmaRemedyText(h, p.path) + "."})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: "On " + h.Host + ": " + rdmaRemedyText(h, p.path) + "."})
 		return
 	}
 	if len(cands) == 0 {
-		p.add(PhaseHardware, plan.InstallNIC{Switch: swName}, fs...)
+		p.add(plan.PhaseHardware, plan.InstallNIC{Switch: swName}, fs...)
 		// The new NIC's lossless Ethernet, at the reboot after it: PFC on
 		// priority 3 in nmlx5_core's options (a ConnectX, as the step
 		// recommends).
-		p.add(PhaseDriver, plan.SetModuleParams{Module: "nmlx5_core", Family: "ConnectX-4 or later",
+		p.add(plan.PhaseDriver, plan.SetModuleParams{Module: "nmlx5_core", Family: "ConnectX-4 or later",
 			Set: nmlxPFCSet}).atReboot()
 		if sw != nil {
-			p.add(PhaseUplinks, plan.SetUplinks{Switch: sw.Name, NewNIC: true}, fs...).
+			p.add(plan.PhaseUplinks, plan.SetUplinks{Switch: sw.Name, NewNIC: true}, fs...).
 				powerCycle(runningPVRDMAVMs(h)...)
 		}
 		return
@@ -149,13 +149,13 @@ func (p *planner) rdmaRemedy(fs ...Finding) {
 	switch {
 	case fam.EnabledOutside != "":
 		// Cisco VIC: RoCE is a property of the vNIC, set outside ESXi.
-		p.add(PhaseInvestigate, plan.Investigate{Note: "Turn RoCE on for " + c.nic + " (" + fam.Name + "): " +
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: "Turn RoCE on for " + c.nic + " (" + fam.Name + "): " +
 			fam.EnabledOutside + ", with a no-drop QoS class for it; then reboot the host and check `esxcli rdma device list`."})
 		return
 	case df.Installed != nil && !*df.Installed:
 		// Not installed: what to install is the vendor's bundle for this
 		// release; nothing here can name its file.
-		p.add(PhaseDriver, plan.Investigate{Note: "Install " + fam.RDMADriver + " (" + fam.Package +
+		p.add(plan.PhaseDriver, plan.Investigate{Note: "Install " + fam.RDMADriver + " (" + fam.Package +
 			"), the RDMA driver of " + c.nic + "'s " + fam.Name + ", from the vendor's driver component for this ESXi release " +
 			"(esxcli software component apply -d BUNDLE.zip)."}).atReboot()
 	case fam.EnableParam != "" && optionOn(df.LANOptions, fam.EnableParam, strings.Join(vals, ",")):
@@ -165,13 +165,13 @@ func (p *planner) rdmaRemedy(fs ...Finding) {
 	case fam.EnableParam != "":
 		// RDMA is turned on in the LAN driver's parameter, one value per
 		// port (irdman's release notes), at the next boot.
-		p.add(PhaseDriver, plan.SetModuleParams{Module: fam.LANDriver, NICs: ports, Family: fam.Name,
+		p.add(plan.PhaseDriver, plan.SetModuleParams{Module: fam.LANDriver, NICs: ports, Family: fam.Name,
 			Package: fam.Package, Set: []plan.Setting{{Name: fam.EnableParam, Value: strings.Join(vals, ",")}}, Current: df.LANOptions}, fs...).atReboot()
 	case df.Enabled != nil && *df.Enabled && df.Loaded != nil && !*df.Loaded:
 		// Enabled since the last boot: it loads at the next one.
 		p.rebootFor(fs...)
 	default:
-		p.add(PhaseDriver, plan.EnableModule{Module: fam.RDMADriver, Package: fam.Package, NICs: ports,
+		p.add(plan.PhaseDriver, plan.EnableModule{Module: fam.RDMADriver, Package: fam.Package, NICs: ports,
 			Family: fam.Name}, fs...).atReboot()
 	}
 	// RoCE needs lossless Ethernet on the port PVRDMA will use: ConnectX
@@ -179,15 +179,15 @@ func (p *planner) rdmaRemedy(fs ...Finding) {
 	// drivers get global pause, with flow control on the switch port.
 	if fam.PFCParams {
 		if !optionOn(df.LANOptions, "pfctx", "0x08") || !optionOn(df.LANOptions, "pfcrx", "0x08") {
-			p.add(PhaseDriver, plan.SetModuleParams{Module: fam.LANDriver, NICs: ports, NIC: c.nic, Family: fam.Name,
+			p.add(plan.PhaseDriver, plan.SetModuleParams{Module: fam.LANDriver, NICs: ports, NIC: c.nic, Family: fam.Name,
 				Set: nmlxPFCSet, Current: df.LANOptions}).atReboot()
 		}
 	} else {
-		p.add(PhaseHost, plan.SetPause{NIC: c.nic})
-		p.add(PhaseSwitch, plan.SetSwitchFlow{NIC: c.nic, Mode: "pause"})
+		p.add(plan.PhaseHost, plan.SetPause{NIC: c.nic})
+		p.add(plan.PhaseSwitch, plan.SetSwitchFlow{NIC: c.nic, Mode: "pause"})
 	}
 	if sw != nil && !(len(sw.Uplinks) == 1 && sw.Uplinks[0] == c.nic) {
-		p.add(PhaseUplinks, plan.SetUplinks{Switch: sw.Name, Uplinks: []string{c.nic}}, fs...).
+		p.add(plan.PhaseUplinks, plan.SetUplinks{Switch: sw.Name, Uplinks: []string{c.nic}}, fs...).
 			powerCycle(runningPVRDMAVMs(h)...)
 	}
 }
@@ -252,7 +252,7 @@ func planNMLX5PFC(p *planner, f Finding) {
 	h := p.host
 	ups := nmlx5Uplinks(h, p.path)
 	if len(ups) == 0 {
-		p.add(PhaseInvestigate, plan.Investigate{Note: f.Fix})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	cur := lanOptions(h, "nmlx5_core")
@@ -260,7 +260,7 @@ func planNMLX5PFC(p *planner, f Finding) {
 		p.rebootFor(f)
 		return
 	}
-	p.add(PhaseDriver, plan.SetModuleParams{Module: "nmlx5_core", NICs: portsOf(h, "nmlx5_core"), NIC: ups[0],
+	p.add(plan.PhaseDriver, plan.SetModuleParams{Module: "nmlx5_core", NICs: portsOf(h, "nmlx5_core"), NIC: ups[0],
 		Family: h.FamilyOf(ups[0]).Name, Set: nmlxPFCSet, Current: cur}, f).atReboot()
 	for _, n := range ups {
 		// A port that runs PFC on priority 3 now has it from its switch
@@ -268,14 +268,14 @@ func planNMLX5PFC(p *planner, f Finding) {
 		if d := dcbFor(h, n); d != nil && d.PFCEnabled && slices.Contains(d.PFCPriorities, 3) {
 			continue
 		}
-		p.add(PhaseSwitch, plan.SetSwitchFlow{NIC: n, Mode: "pfc", Priority: 3})
+		p.add(plan.PhaseSwitch, plan.SetSwitchFlow{NIC: n, Mode: "pfc", Priority: 3})
 	}
 }
 
 // planDSCPTrust: DSCP trust in nmlx5_core's options, merged, at one reboot.
 func planDSCPTrust(p *planner, f Finding) {
 	h := p.host
-	p.add(PhaseDriver, plan.SetModuleParams{Module: "nmlx5_core", NICs: portsOf(h, "nmlx5_core"),
+	p.add(plan.PhaseDriver, plan.SetModuleParams{Module: "nmlx5_core", NICs: portsOf(h, "nmlx5_core"),
 		Set: dscpTrustSet, Current: lanOptions(h, "nmlx5_core")}, f).atReboot()
 }
 
@@ -283,7 +283,7 @@ func planDSCPTrust(p *planner, f Finding) {
 // warning); PFC configured, not running, is information (no plan).
 func planPendingReboot(p *planner, f Finding) {
 	if m := p.host.Module(f.Subject); m.Listed && m.Loaded && !m.Enabled {
-		p.add(PhaseDriver, plan.EnableModule{Module: m.Name, NICs: portsOf(p.host, m.Name)}, f)
+		p.add(plan.PhaseDriver, plan.EnableModule{Module: m.Name, NICs: portsOf(p.host, m.Name)}, f)
 		return
 	}
 	p.rebootFor(f)
@@ -308,10 +308,10 @@ func planAllowedIPs(p *planner, f Finding) {
 		}
 	}
 	if len(missing) == 0 {
-		p.add(PhaseInvestigate, plan.Investigate{Note: f.Fix})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
-	p.add(PhaseHost, plan.AllowIP{Ruleset: "pvrdma", IPs: missing}, f)
+	p.add(plan.PhaseHost, plan.AllowIP{Ruleset: "pvrdma", IPs: missing}, f)
 }
 
 // nicsRead reports whether the host's NIC list was read (the NIC

@@ -27,7 +27,7 @@ func planGuestKernel(p *planner, f Finding) {
 	if g := p.guest; g.OS != nil && (g.OS.ID == "centos" || g.OS.ID == "rhel") {
 		min = "7.3 (kernel 3.10.0-514 with vmw_pvrdma)"
 	}
-	p.add(PhaseGuest, plan.GuestUpgradeKernel{Version: min}, f)
+	p.add(plan.PhaseGuest, plan.GuestUpgradeKernel{Version: min}, f)
 }
 
 // planGuestNoDevice: the kernel lacks the module (its RDMA modules are a
@@ -42,11 +42,11 @@ func planGuestNoDevice(p *planner, f Finding) {
 		if g.Kernel != nil && showable(g.Kernel.Release) {
 			rel = g.Kernel.Release
 		}
-		p.add(PhaseGuest, plan.GuestInstallModule{Version: rel}, f)
+		p.add(plan.PhaseGuest, plan.GuestInstallModule{Version: rel}, f)
 	case !loaded:
-		p.add(PhaseGuest, plan.GuestLoadDriver{}, f)
+		p.add(plan.PhaseGuest, plan.GuestLoadDriver{}, f)
 	default:
-		p.add(PhaseInvestigate, plan.Investigate{Note: f.Fix})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 	}
 }
 
@@ -63,12 +63,12 @@ func planGuestPortDown(p *planner, f Finding) {
 		dev = a.Device
 		if l := guestLink(p.guest, a.Netdev); l != nil && !l.Up() {
 			linkDown = true
-			p.add(PhaseGuest, plan.GuestLinkUp{Netdev: a.Netdev}, f)
+			p.add(plan.PhaseGuest, plan.GuestLinkUp{Netdev: a.Netdev}, f)
 		}
 	}
-	p.add(PhaseGuest, plan.GuestReloadDriver{Device: dev, Port: true}, f)
+	p.add(plan.PhaseGuest, plan.GuestReloadDriver{Device: dev, Port: true}, f)
 	if !linkDown {
-		p.add(PhaseGuest, plan.GuestPersistOrder{})
+		p.add(plan.PhaseGuest, plan.GuestPersistOrder{})
 	}
 }
 
@@ -77,7 +77,7 @@ func planGuestMOFED(p *planner, f Finding) {
 	if g := p.guest; g.OS != nil && showable(g.OS.VersionCodename) {
 		code = g.OS.VersionCodename
 	}
-	p.add(PhaseGuest, plan.GuestReplaceMOFED{Value: code}, f)
+	p.add(plan.PhaseGuest, plan.GuestReplaceMOFED{Value: code}, f)
 }
 
 func planGuestRDMACore(p *planner, f Finding) {
@@ -87,7 +87,7 @@ func planGuestRDMACore(p *planner, f Finding) {
 			tool = "yum"
 		}
 	}
-	p.add(PhaseGuest, plan.GuestInstallRDMA{Value: tool}, f)
+	p.add(plan.PhaseGuest, plan.GuestInstallRDMA{Value: tool}, f)
 }
 
 // planGuestNetdevMTU: the interface at the data path's MTU, then one
@@ -95,7 +95,7 @@ func planGuestRDMACore(p *planner, f Finding) {
 func planGuestNetdevMTU(p *planner, f Finding) {
 	a := p.adapterOf(f)
 	if a == nil {
-		p.add(PhaseInvestigate, plan.Investigate{Note: f.Fix})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	target := 9000
@@ -104,8 +104,8 @@ func planGuestNetdevMTU(p *planner, f Finding) {
 			target = hp.MTU.MTU
 		}
 	}
-	p.add(PhaseGuest, plan.GuestSetMTU{Netdev: a.Netdev, MTU: target}, f)
-	p.add(PhaseGuest, plan.GuestReloadDriver{Device: a.Device, MTU: facts.RDMAMTUFor(target)}, f)
+	p.add(plan.PhaseGuest, plan.GuestSetMTU{Netdev: a.Netdev, MTU: target}, f)
+	p.add(plan.PhaseGuest, plan.GuestReloadDriver{Device: a.Device, MTU: facts.RDMAMTUFor(target)}, f)
 }
 
 // planGuestGID: without an address, one is needed (the GIDs follow it);
@@ -113,13 +113,13 @@ func planGuestNetdevMTU(p *planner, f Finding) {
 func planGuestGID(p *planner, f Finding) {
 	a := p.adapterOf(f)
 	if a == nil {
-		p.add(PhaseInvestigate, plan.Investigate{Note: f.Fix})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	if len(a.IPv4) == 0 {
 		// ib_core adds the address's GIDs when it is set: no reload.
-		p.add(PhaseGuest, plan.GuestSetIPv4{Netdev: a.Netdev}, f)
+		p.add(plan.PhaseGuest, plan.GuestSetIPv4{Netdev: a.Netdev}, f)
 		return
 	}
-	p.add(PhaseGuest, plan.GuestReloadDriver{Device: a.Device}, f)
+	p.add(plan.PhaseGuest, plan.GuestReloadDriver{Device: a.Device}, f)
 }

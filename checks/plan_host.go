@@ -12,7 +12,7 @@ import (
 // needs, in their phases (plan.go merges and orders them).
 
 func planESXiVersion(p *planner, f Finding) {
-	p.add(PhaseHardware, plan.UpgradeESXi{Version: "6.5"}, f)
+	p.add(plan.PhaseHardware, plan.UpgradeESXi{Version: "6.5"}, f)
 }
 
 func planNoRDMADevice(p *planner, f Finding) { p.rdmaRemedy(f) }
@@ -25,19 +25,19 @@ func planRDMADeviceDown(p *planner, f Finding) {
 	h := p.host
 	d := rdmaDevice(h, f.Subject)
 	if d == nil {
-		p.add(PhaseInvestigate, plan.Investigate{Note: f.Fix})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	if keep, _ := chooseUplink(h, p.path); keep != "" && keep != d.PairedUplink && p.path.Switch != nil {
-		p.add(PhaseUplinks, plan.SetUplinks{Switch: p.path.Switch.Name, Uplinks: []string{keep}}, f).
+		p.add(plan.PhaseUplinks, plan.SetUplinks{Switch: p.path.Switch.Name, Uplinks: []string{keep}}, f).
 			powerCycle(runningPVRDMAVMs(h)...)
 		return
 	}
 	if n := h.NICNamed(d.PairedUplink); n != nil && strings.EqualFold(n.AdminStatus, "down") {
-		p.add(PhaseUplinks, plan.NICUp{NIC: d.PairedUplink, Device: d.Name}, f)
+		p.add(plan.PhaseUplinks, plan.NICUp{NIC: d.PairedUplink, Device: d.Name}, f)
 		return
 	}
-	p.add(PhaseUplinks, plan.RepairLink{NIC: d.PairedUplink, Device: d.Name}, f)
+	p.add(plan.PhaseUplinks, plan.RepairLink{NIC: d.PairedUplink, Device: d.Name}, f)
 }
 
 func planRoCENotSupported(p *planner, f Finding) {
@@ -48,7 +48,7 @@ func planRoCENotSupported(p *planner, f Finding) {
 		p.rdmaRemedy(f)
 		return
 	}
-	p.add(PhaseInvestigate, plan.Investigate{Note: f.Fix})
+	p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 }
 
 // planUplinks: the PVRDMA vDS must have the Active RDMA port as its only
@@ -58,7 +58,7 @@ func planUplinks(p *planner, f Finding) {
 	h, sw := p.host, p.path.Switch
 	keep, _ := chooseUplink(h, p.path)
 	if sw == nil {
-		p.add(PhaseInvestigate, plan.Investigate{Note: f.Fix})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	if keep == "" {
@@ -66,10 +66,10 @@ func planUplinks(p *planner, f Finding) {
 			p.rdmaRemedy(f) // which NIC gets RDMA decides the uplink
 			return
 		}
-		p.add(PhaseInvestigate, plan.Investigate{Note: f.Fix})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
-	p.add(PhaseUplinks, plan.SetUplinks{Switch: sw.Name, Uplinks: []string{keep}}, f).
+	p.add(plan.PhaseUplinks, plan.SetUplinks{Switch: sw.Name, Uplinks: []string{keep}}, f).
 		powerCycle(runningPVRDMAVMs(h)...)
 }
 
@@ -83,20 +83,20 @@ func planVmknicUnset(p *planner, f Finding) {
 		target = "vmk0" // the management vmknic, as VMware's PVRDMA guides tag it (seed 002)
 	}
 	if target == "" {
-		p.add(PhaseInvestigate, plan.Investigate{Note: f.Fix})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
-	p.add(PhaseHost, plan.TagVmknic{Vmknic: target}, f)
+	p.add(plan.PhaseHost, plan.TagVmknic{Vmknic: target}, f)
 	// A vmknic on the PVRDMA vDS carries its frames: at the vDS's MTU.
 	if sw := p.path.Switch; sw != nil {
 		if v := h.VmknicNamed(target); v != nil && v.VDSName == sw.Name && v.MTU > 0 && sw.MTU > v.MTU {
-			p.add(PhaseHost, plan.SetVmknicMTU{Vmknic: target, MTU: sw.MTU})
+			p.add(plan.PhaseHost, plan.SetVmknicMTU{Vmknic: target, MTU: sw.MTU})
 		}
 	}
 }
 
 func planVmknicNoIPv4(p *planner, f Finding) {
-	p.add(PhaseHost, plan.SetVmknicIPv4{Vmknic: f.Subject}, f)
+	p.add(plan.PhaseHost, plan.SetVmknicIPv4{Vmknic: f.Subject}, f)
 }
 
 // planFirewall: a disabled ruleset is enabled; an enabled one whose rules
@@ -107,11 +107,11 @@ func planFirewall(p *planner, f Finding) {
 	rs := find(h.Rulesets, func(r *parse.FirewallRuleset) bool { return r.Name == "pvrdma" })
 	switch {
 	case rs == nil:
-		p.add(PhaseHardware, plan.UpgradeESXi{Version: "6.5"}, f)
+		p.add(plan.PhaseHardware, plan.UpgradeESXi{Version: "6.5"}, f)
 	case !rs.Enabled:
-		p.add(PhaseHost, plan.EnableRuleset{Ruleset: rs.Name}, f)
+		p.add(plan.PhaseHost, plan.EnableRuleset{Ruleset: rs.Name}, f)
 	default:
-		p.add(PhaseHost, plan.RestoreRules{Ruleset: rs.Name}, f)
+		p.add(plan.PhaseHost, plan.RestoreRules{Ruleset: rs.Name}, f)
 	}
 }
 
@@ -124,7 +124,7 @@ func planMTUMismatch(p *planner, f Finding) {
 	did := false
 	if v != nil && sw != nil && v.MTU > 0 && sw.MTU > 0 && v.MTU != sw.MTU {
 		if v.MTU < sw.MTU {
-			p.add(PhaseHost, plan.SetVmknicMTU{Vmknic: v.Name, MTU: sw.MTU}, f)
+			p.add(plan.PhaseHost, plan.SetVmknicMTU{Vmknic: v.Name, MTU: sw.MTU}, f)
 			// Its jumbo probes never left the host, so nothing measured
 			// the switch ports: once they leave, the probe tells (the
 			// switch step is skipped when it passes).
@@ -141,10 +141,10 @@ func planMTUMismatch(p *planner, f Finding) {
 				}
 			}
 			if probe != "" && f.Severity != Critical {
-				p.add(PhaseSwitch, plan.SetSwitchMTU{Hosts: dedupe(hosts), MTU: 9216, Probe: probe, Unmeasured: true})
+				p.add(plan.PhaseSwitch, plan.SetSwitchMTU{Hosts: dedupe(hosts), MTU: 9216, Probe: probe, Unmeasured: true})
 			}
 		} else {
-			p.add(PhaseHost, plan.SetVDSMTU{Switch: sw.Name, MTU: v.MTU}, f)
+			p.add(plan.PhaseHost, plan.SetVDSMTU{Switch: sw.Name, MTU: v.MTU}, f)
 		}
 		did = true
 	}
@@ -161,11 +161,11 @@ func planMTUMismatch(p *planner, f Finding) {
 				}
 			}
 		}
-		p.add(PhaseSwitch, plan.SetSwitchMTU{Hosts: dedupe(hosts), MTU: 9216, Probe: probe}, f)
+		p.add(plan.PhaseSwitch, plan.SetSwitchMTU{Hosts: dedupe(hosts), MTU: 9216, Probe: probe}, f)
 		did = true
 	}
 	if !did {
-		p.add(PhaseInvestigate, plan.Investigate{Note: f.Fix})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 	}
 }
 
@@ -187,7 +187,7 @@ func planPathBlocked(p *planner, f Finding) {
 			probe = pp.First.Command
 		}
 	}
-	p.add(PhaseSwitch, plan.SetSwitchMTU{Hosts: dedupe(hosts), MTU: 9216, Probe: probe}, f)
+	p.add(plan.PhaseSwitch, plan.SetSwitchMTU{Hosts: dedupe(hosts), MTU: 9216, Probe: probe}, f)
 }
 
 // planLowMTU: the guest's interface MTU caps the adapter's RoCE MTU; the
@@ -198,7 +198,7 @@ func planLowMTU(p *planner, f Finding) {
 	h, hp := p.host, p.path
 	d := find(h.PVRDMADevices, func(d *parse.PVRDMADevice) bool { return vmLabel(*d) == f.Subject })
 	if d == nil || d.VMName == "" || !hp.MTU.Known {
-		p.add(PhaseInvestigate, plan.Investigate{Note: f.Fix})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	want := facts.RDMAMTUFor(hp.MTU.MTU)
@@ -208,12 +208,12 @@ func planLowMTU(p *planner, f Finding) {
 		dev = a.Device
 	}
 	if a == nil || a.NetdevMTU == 0 || facts.RDMAMTUFor(a.NetdevMTU) < want {
-		p.add(PhaseGuest, plan.GuestSetMTU{VM: d.VMName, Netdev: netdev, MAC: d.MAC, MTU: hp.MTU.MTU}, f)
+		p.add(plan.PhaseGuest, plan.GuestSetMTU{VM: d.VMName, Netdev: netdev, MAC: d.MAC, MTU: hp.MTU.MTU}, f)
 	}
 	if a == nil && scannedGuestOf(p.fleet, *d) != nil {
 		return // its guest has no PVRDMA device yet: the driver loads after the MTU (its own plan)
 	}
-	p.add(PhaseGuest, plan.GuestReloadDriver{VM: d.VMName, Device: dev, MTU: want}, f)
+	p.add(plan.PhaseGuest, plan.GuestReloadDriver{VM: d.VMName, Device: dev, MTU: want}, f)
 }
 
 // planPFC: PFC on priority 3, on the host and its switch port: ConnectX
@@ -229,16 +229,16 @@ func (p *planner) lossless(nic string, fs ...Finding) {
 		fam := h.FamilyOf(nic)
 		if cur := lanOptions(h, mod); optionOn(cur, "pfctx", "0x08") && optionOn(cur, "pfcrx", "0x08") {
 			p.rebootFor(fs...) // configured already: it runs after the next boot
-			p.add(PhaseSwitch, plan.SetSwitchFlow{NIC: nic, Mode: "pfc", Priority: 3})
+			p.add(plan.PhaseSwitch, plan.SetSwitchFlow{NIC: nic, Mode: "pfc", Priority: 3})
 			return
 		}
-		p.add(PhaseDriver, plan.SetModuleParams{Module: mod, NICs: portsOf(h, mod), NIC: nic, Family: fam.Name,
+		p.add(plan.PhaseDriver, plan.SetModuleParams{Module: mod, NICs: portsOf(h, mod), NIC: nic, Family: fam.Name,
 			Set: nmlxPFCSet, Current: driverFactsOf(h, fam).LANOptions}, fs...).atReboot()
-		p.add(PhaseSwitch, plan.SetSwitchFlow{NIC: nic, Mode: "pfc", Priority: 3})
+		p.add(plan.PhaseSwitch, plan.SetSwitchFlow{NIC: nic, Mode: "pfc", Priority: 3})
 		return
 	}
-	p.add(PhaseHost, plan.SetPause{NIC: nic}, fs...)
-	p.add(PhaseSwitch, plan.SetSwitchFlow{NIC: nic, Mode: "pause"})
+	p.add(plan.PhaseHost, plan.SetPause{NIC: nic}, fs...)
+	p.add(plan.PhaseSwitch, plan.SetSwitchFlow{NIC: nic, Mode: "pause"})
 }
 
 // planRDMAErrors: the counters count since boot. Caused by missing
@@ -251,13 +251,13 @@ func planRDMAErrors(p *planner, f Finding) {
 		p.resolveAtReboot(f, look)
 		return
 	}
-	p.add(PhaseInvestigate, look)
+	p.add(plan.PhaseInvestigate, look)
 }
 
 // planInvestigate is the contribution of rules whose cause nothing
 // collected can tell (reachability, latency): what to look at.
 func planInvestigate(p *planner, f Finding) {
-	p.add(PhaseInvestigate, plan.Investigate{Note: f.Fix})
+	p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 }
 
 // planRebind: an adapter binds to the HCA only when its VM powers on. A
@@ -288,11 +288,11 @@ func planRebind(p *planner, f Finding) {
 	}
 	vms := unboundVMs(p.host, f)
 	if len(vms) == 0 {
-		p.add(PhaseInvestigate, plan.Investigate{Note: f.Fix})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	if f.CausedBy == nil && bindableDevice(p.host, p.path) == nil {
-		p.add(PhaseInvestigate, plan.Investigate{Note: f.Fix})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	p.cycleVMs(vms, f)

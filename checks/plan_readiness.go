@@ -21,7 +21,7 @@ func planHostNotReady(p *planner, f Finding) {
 	rd := readinessOf(p.fleet, p.fleet.DataPath())
 	row := rd.row(h.Host)
 	if row == nil {
-		p.add(PhaseInvestigate, plan.Investigate{Note: f.Fix})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	// The steps read the PVRDMA vDS of the fleet (the host's own data path
@@ -59,22 +59,22 @@ func planHostNotReady(p *planner, f Finding) {
 			case dev == nil || strings.Contains(c.Text, "no RoCE"):
 				p.rdmaRemedy(f) // which NIC gets RDMA decides the uplink and its lossless Ethernet
 			case nicAdminDown(h, dev.PairedUplink):
-				p.add(PhaseUplinks, plan.NICUp{NIC: dev.PairedUplink, Device: dev.Name}, f)
+				p.add(plan.PhaseUplinks, plan.NICUp{NIC: dev.PairedUplink, Device: dev.Name}, f)
 			default:
-				p.add(PhaseUplinks, plan.RepairLink{NIC: dev.PairedUplink, Device: dev.Name}, f)
+				p.add(plan.PhaseUplinks, plan.RepairLink{NIC: dev.PairedUplink, Device: dev.Name}, f)
 			}
 		case stepUplink:
 			if sw == nil || dev == nil {
 				// Joining the vDS (Add and Manage Hosts) is vSphere work no
 				// action models yet: what to do, in words.
-				p.add(PhaseInvestigate, plan.Investigate{Note: capitalFirst(c.fix) + "."})
+				p.add(plan.PhaseInvestigate, plan.Investigate{Note: capitalFirst(c.fix) + "."})
 				continue
 			}
-			p.add(PhaseUplinks, plan.SetUplinks{Switch: sw.Name, Uplinks: []string{dev.PairedUplink}}, f).
+			p.add(plan.PhaseUplinks, plan.SetUplinks{Switch: sw.Name, Uplinks: []string{dev.PairedUplink}}, f).
 				powerCycle(runningPVRDMAVMs(h)...)
 		case stepVmknic:
 			if v := hp.TaggedVmknic; v != nil && strings.Contains(c.Text, "IPv4") {
-				p.add(PhaseHost, plan.SetVmknicIPv4{Vmknic: v.Name}, f)
+				p.add(plan.PhaseHost, plan.SetVmknicIPv4{Vmknic: v.Name}, f)
 				continue
 			}
 			target := ""
@@ -85,20 +85,20 @@ func planHostNotReady(p *planner, f Finding) {
 				target = "vmk0" // the management vmknic, as VMware's PVRDMA guides tag it (seed 002)
 			}
 			if target == "" {
-				p.add(PhaseInvestigate, plan.Investigate{Note: capitalFirst(c.fix) + "."})
+				p.add(plan.PhaseInvestigate, plan.Investigate{Note: capitalFirst(c.fix) + "."})
 				continue
 			}
-			p.add(PhaseHost, plan.TagVmknic{Vmknic: target}, f)
+			p.add(plan.PhaseHost, plan.TagVmknic{Vmknic: target}, f)
 		case stepFirewall:
 			planFirewall(p, f)
 		case stepMTU:
 			if sw != nil {
 				if v := vmknicOn(h, sw); v != nil && v.MTU > 0 && v.MTU < sw.MTU {
-					p.add(PhaseHost, plan.SetVmknicMTU{Vmknic: v.Name, MTU: sw.MTU}, f)
+					p.add(plan.PhaseHost, plan.SetVmknicMTU{Vmknic: v.Name, MTU: sw.MTU}, f)
 					continue
 				}
 			}
-			p.add(PhaseInvestigate, plan.Investigate{Note: capitalFirst(c.fix) + "."})
+			p.add(plan.PhaseInvestigate, plan.Investigate{Note: capitalFirst(c.fix) + "."})
 		case stepLossless:
 			if dev != nil && dev.PairedUplink != "" {
 				p.lossless(dev.PairedUplink, f)

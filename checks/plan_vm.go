@@ -44,10 +44,10 @@ func vmxCommand(v vmView) string {
 func (p *planner) vmAction(f Finding, setting plan.VMSetting, cycle bool) {
 	v, ok := p.viewOf(f)
 	if !ok {
-		p.add(PhaseInvestigate, plan.Investigate{Note: f.Fix})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
-	pr := p.add(PhaseVM, setting.ForVM(v.Name, vmxCommand(v)), f)
+	pr := p.add(plan.PhaseVM, setting.ForVM(v.Name, vmxCommand(v)), f)
 	if cycle && v.Proc != nil {
 		pr.powerCycle(v.Name)
 	}
@@ -85,7 +85,7 @@ func planVMHardware(p *planner, f Finding) {
 func planVMGuestOS(p *planner, f Finding) {
 	v, ok := p.viewOf(f)
 	if !ok {
-		p.add(PhaseInvestigate, plan.Investigate{Note: f.Fix})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	fam := "unknown"
@@ -128,7 +128,7 @@ func planVMConnect(p *planner, f Finding) {
 func planVMProtocol(p *planner, f Finding) {
 	want := p.supportedRoCE()
 	if want == 0 {
-		p.add(PhaseInvestigate, plan.Investigate{Note: f.Fix})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	v, _ := p.viewOf(f)
@@ -166,7 +166,7 @@ func planRoCEVersion(p *planner, f Finding) {
 		}
 	}
 	if top == 0 {
-		p.add(PhaseInvestigate, plan.Investigate{Note: f.Fix})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	v, _ := p.viewOf(f)
@@ -179,7 +179,7 @@ func planRoCEVersion(p *planner, f Finding) {
 func planNative(p *planner, f Finding) {
 	v, ok := p.viewOf(f)
 	if !ok || len(v.Configs) == 0 {
-		p.add(PhaseInvestigate, plan.Investigate{Note: f.Fix})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	c := v.Configs[0]
@@ -206,7 +206,7 @@ func planNative(p *planner, f Finding) {
 	}
 	if ok, known := esxiAtLeast70U1(p.host); known && !ok {
 		fixes = append(fixes, func() {
-			p.add(PhaseHardware, plan.UpgradeESXi{Version: "7.0 Update 1"}, f)
+			p.add(plan.PhaseHardware, plan.UpgradeESXi{Version: "7.0 Update 1"}, f)
 		})
 	}
 	for _, d := range p.host.PVRDMADevices {
@@ -231,7 +231,7 @@ func planNative(p *planner, f Finding) {
 		for _, pr := range p.props[n:] {
 			pr.resolves = nil
 		}
-		p.add(PhaseInvestigate, plan.Investigate{Note: f.Fix})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	for _, fx := range fixes {
@@ -248,7 +248,7 @@ func planGPUFirmware(p *planner, f Finding) {
 func planGPUMMIO(p *planner, f Finding) {
 	v, ok := p.viewOf(f)
 	if !ok || len(v.Configs) == 0 {
-		p.add(PhaseInvestigate, plan.Investigate{Note: f.Fix})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	var gs []gpuOf
@@ -259,7 +259,7 @@ func planGPUMMIO(p *planner, f Finding) {
 	}
 	m := mmioFor(gs)
 	if !m.Known {
-		p.add(PhaseInvestigate, plan.Investigate{Note: f.Fix})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	set := []plan.Setting{{Name: "pciPassthru.64bitMMIOSizeGB", Value: strconv.Itoa(m.Tested)}}

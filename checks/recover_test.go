@@ -193,7 +193,7 @@ func TestPanickingPlanBuilderFailsAlone(t *testing.T) {
 	orig := rule.Plan
 	rule.Plan = func(p *planner, f Finding) {
 		if p.subject == "esx02" {
-			p.add(PhaseHost, plan.Investigate{Note: "half a contribution"}, f)
+			p.add(plan.PhaseHost, plan.Investigate{Note: "half a contribution"}, f)
 			panic("injected")
 		}
 		orig(p, f)
