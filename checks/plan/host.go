@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -654,4 +655,18 @@ func higher(a, b string) string {
 		return b
 	}
 	return a
+}
+
+// VersionLess compares the numbers of two versions ("6.5" < "7.0 Update
+// 1" < "7.0.3"; "13" < "18").
+func VersionLess(a, b string) bool {
+	nums := func(v string) []int {
+		var out []int
+		for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r < '0' || r > '9' }) {
+			n, _ := strconv.Atoi(f)
+			out = append(out, n)
+		}
+		return out
+	}
+	return slices.Compare(nums(a), nums(b)) < 0
 }

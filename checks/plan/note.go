@@ -1,11 +1,5 @@
 package plan
 
-import (
-	"slices"
-	"strconv"
-	"strings"
-)
-
 // What no action can model: a person's look at what nothing collected
 // explains, and a rule's own fix when it contributes no actions.
 
@@ -50,18 +44,4 @@ func (FollowFix) Reads(string) Reads { return Reads{} }
 
 func (FollowFix) Unverified() string {
 	return "the rule's own words; the rescan shows the finding gone"
-}
-
-// VersionLess compares the numbers of two versions ("6.5" < "7.0 Update
-// 1" < "7.0.3"; "13" < "18").
-func VersionLess(a, b string) bool {
-	nums := func(v string) []int {
-		var out []int
-		for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r < '0' || r > '9' }) {
-			n, _ := strconv.Atoi(f)
-			out = append(out, n)
-		}
-		return out
-	}
-	return slices.Compare(nums(a), nums(b)) < 0
 }
