@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 	"strings"
 	"testing"
 
@@ -132,15 +133,15 @@ func TestPlanDualPortOneUplinkDecision(t *testing.T) {
 	// (information), so its repair is no step of the plan, and the uplink
 	// step resolves RDMA_DEVICE_DOWN.
 	for _, s := range p.Steps {
-		if s.Action == ActSetUplinks {
-			if fmt.Sprint(s.Params.Uplinks) != "[vmnic5]" || !strings.Contains(s.Text, "Make vmnic5 the only uplink") {
-				t.Errorf("uplink step %q %v", s.Text, s.Params.Uplinks)
+		if s.Action == plan.KindSetUplinks {
+			if up := s.Params.(plan.SetUplinks); fmt.Sprint(up.Uplinks) != "[vmnic5]" || !strings.Contains(s.Text, "Make vmnic5 the only uplink") {
+				t.Errorf("uplink step %q %v", s.Text, up.Uplinks)
 			}
 			if !strings.Contains(ResolvesKeys(s), "RDMA_DEVICE_DOWN|esx04|vmrdma0") {
 				t.Errorf("the uplink step does not resolve RDMA_DEVICE_DOWN: %v", s.Resolves)
 			}
 		}
-		if s.Action == ActRepairLink || s.Action == ActNICUp {
+		if s.Action == plan.KindRepairLink || s.Action == plan.KindNICUp {
 			t.Errorf("a repair of vmnic4, which PVRDMA no longer uses: %+v", s)
 		}
 	}
@@ -164,8 +165,8 @@ func TestPlanDualPortOneUplinkDecision(t *testing.T) {
 
 func TestContradictionsDetected(t *testing.T) {
 	p := Plan{Host: "h", Steps: []PlanStep{
-		{N: 1, Sets: []Effect{{"dvs uplink vmnic4", "present"}}},
-		{N: 2, Sets: []Effect{{"dvs uplink vmnic4", "removed"}}},
+		{N: 1, Sets: []plan.Effect{{Object: "dvs uplink vmnic4", State: "present"}}},
+		{N: 2, Sets: []plan.Effect{{Object: "dvs uplink vmnic4", State: "removed"}}},
 	}}
 	if c := Contradictions(p); len(c) != 1 {
 		t.Errorf("Contradictions = %v", c)

@@ -3,6 +3,7 @@ package checks
 import (
 	"flag"
 	"fmt"
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 	"os"
 	"strings"
 	"testing"
@@ -51,4 +52,18 @@ func TestDocsRuleList(t *testing.T) {
 		return
 	}
 	t.Errorf("%s is stale: run go generate ./... (or make generate)", docsFile)
+}
+
+// Every phase of a plan (package plan) is named in docs/report-schema.md (the action
+// kinds are checked in package plan).
+func TestEveryPhaseDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../docs/report-schema.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range plan.PhaseOrder {
+		if !strings.Contains(string(doc), "`"+string(p)+"`") {
+			t.Errorf("docs/report-schema.md does not name the phase %s", p)
+		}
+	}
 }

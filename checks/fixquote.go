@@ -2,7 +2,7 @@ package checks
 
 import (
 	"fmt"
-	"unicode"
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/textsafe"
@@ -17,27 +17,12 @@ import (
 // never put into a fix: a placeholder, or the VM's world ID, stands for it.
 
 // shellArg renders a host-supplied value as one argument of a command in a
-// fix; placeholder stands for an empty or unshowable value.
-func shellArg(v, placeholder string) string {
-	if v == "" || !showable(v) {
-		return placeholder
-	}
-	return textsafe.ShellQuote(v)
-}
+// fix; placeholder stands for an empty or unshowable value (the plans'
+// commands quote the same way).
+func shellArg(v, placeholder string) string { return plan.ShellArg(v, placeholder) }
 
-// showable reports whether every character of s is shown as itself: no
-// control or format character, no invalid UTF-8, nothing unprintable.
-func showable(s string) bool {
-	if !textsafe.IsSafe(s) {
-		return false
-	}
-	for _, r := range s {
-		if r == '\n' || r == '\t' || !unicode.IsPrint(r) && r != ' ' && r != '\u00a0' {
-			return false
-		}
-	}
-	return true
-}
+// showable reports whether every character of s is shown as itself.
+func showable(s string) bool { return plan.Showable(s) }
 
 // fixVM names a VM in a fix: its display name (quoted when a shell would
 // read it otherwise), or, when the name cannot be shown as itself, its

@@ -1,20 +1,13 @@
 package checks
 
 import (
-	"fmt"
-	"strings"
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 )
 
 // maxListed is how many names a message, subject or plan step lists
-// before it says how many more there are: a host that lists thousands of
-// PVRDMA devices must not turn each finding into megabytes of names.
-const maxListed = 8
+// before it says how many more there are (plan.MaxListed).
+const maxListed = plan.MaxListed
 
 // joinNames joins names with ", ", listing at most maxListed of them and
 // then "and N more".
-func joinNames(names []string) string {
-	if len(names) <= maxListed {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:maxListed], ", "), len(names)-maxListed)
-}
+func joinNames(names []string) string { return plan.JoinNames(names) }

@@ -1,13 +1,13 @@
 package checks
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
@@ -44,11 +44,12 @@ type Plan struct {
 type PlanStep struct {
 	// N numbers the steps from 1.
 	N int `json:"step"`
-	// Phase is the named phase the step belongs to (phaseOrder).
-	Phase Phase `json:"phase"`
-	// Action is what the step does, Params what it does it to.
-	Action ActionKind `json:"action"`
-	Params Params     `json:"params"`
+	// Phase is the named phase the step belongs to (plan.PhaseOrder).
+	Phase plan.Phase `json:"phase"`
+	// Action is what the step does, Params what it does it to (the
+	// value of its kind, docs/report-schema.md).
+	Action plan.Kind  `json:"action"`
+	Params plan.Value `json:"params"`
 	// On is where a person carries it out: esxi (the host's shell),
 	// vcenter (vSphere Client or govc), guest (the Linux guest's shell),
 	// switch (the physical switch) or hardware (the server itself).
@@ -64,52 +65,21 @@ type PlanStep struct {
 	Pause bool `json:"pause,omitempty"`
 	// Require must hold before the step can work (else the step says what
 	// to do first); Check holds when the step is already done.
-	Require *Read `json:"require,omitempty"`
-	Check   *Read `json:"check,omitempty"`
+	Require *plan.Read `json:"require,omitempty"`
+	Check   *plan.Read `json:"check,omitempty"`
 	// Verify are the reads that show the step took effect, once the
 	// whole plan is done.
-	Verify []Read `json:"verify,omitempty"`
+	Verify []plan.Read `json:"verify,omitempty"`
 	// Resolves cites the findings that are gone (or no more than
 	// information) once this step is done.
 	Resolves []Cause `json:"resolves,omitempty"`
 	// Sets lists the objects the step changes and the state it leaves
 	// them in; two steps of one plan never set one object to different
 	// states (Contradictions).
-	Sets []Effect `json:"sets,omitempty"`
+	Sets []plan.Effect `json:"sets,omitempty"`
 	// Optional steps are not needed for PVRDMA to work.
 	Optional bool `json:"optional,omitempty"`
 }
-
-// Effect is one object a step changes and the state it leaves it in.
-type Effect struct {
-	Object string `json:"object"`
-	State  string `json:"state"`
-}
-
-// Phase names a part of a plan; phases run in phaseOrder.
-type Phase string
-
-// The phases of a plan, in order. prepare, reboot and power_on are the
-// generic envelope (plan.go makes them); rules place their actions in the
-// others.
-const (
-	PhasePrepare     Phase = "prepare"     // VMs off, others migrated, maintenance mode
-	PhaseHardware    Phase = "hardware"    // install a NIC, upgrade ESXi (the host powers off)
-	PhaseDriver      Phase = "driver"      // modules and module parameters (take effect at the reboot)
-	PhaseReboot      Phase = "reboot"      // the reboot, out of maintenance mode
-	PhaseUplinks     Phase = "uplinks"     // vDS uplinks and links (PVRDMA VMs off)
-	PhaseHost        Phase = "host"        // vmknic, firewall, MTU, lossless Ethernet
-	PhaseSwitch      Phase = "switch"      // the physical switch ports
-	PhaseVM          Phase = "vm"          // VM settings (the VM off)
-	PhasePowerOn     Phase = "power_on"    // the VMs back on
-	PhaseGuest       Phase = "guest"       // inside the guests
-	PhaseInvestigate Phase = "investigate" // what nothing collected explains
-)
-
-var phaseOrder = []Phase{PhasePrepare, PhaseHardware, PhaseDriver, PhaseReboot, PhaseUplinks, PhaseHost, PhaseSwitch, PhaseVM,
-	PhasePowerOn, PhaseGuest, PhaseInvestigate}
-
-func phaseRank(p Phase) int { return slices.Index(phaseOrder, p) }
 
 // Plans builds one fix plan per host and guest that has findings at
 // warning or above (info findings are advice, not work; HOST_NOT_READY
@@ -191,9 +161,9 @@ func PlansChecked(fleet *facts.Fleet, fs []Finding) ([]Plan, []InternalError) {
 			// A guest with a plan of its own gets the host's steps inside
 			// it (one reload, in order with its own steps); else they stay
 			// in the host's plan, where the report shows them.
-			if g := byGuest[pr.action.Params.VM]; g != nil && len(g.mine) > 0 && strings.HasPrefix(string(pr.action.Kind), "guest_") {
-				pr.action.Params.VM = ""
-				pr.action.Host = g.subject
+			if ga, ok := pr.action.(plan.GuestAction); ok && byGuest[ga.TargetVM()] != nil && len(byGuest[ga.TargetVM()].mine) > 0 {
+				g := byGuest[ga.TargetVM()]
+				pr.action = ga.Inside()
 				g.props = append(g.props, pr)
 				continue
 			}
@@ -255,13 +225,14 @@ func (p *planner) recordPanic(v any, ruleID, lost string) {
 
 type rebootFix struct {
 	f        Finding
-	fallback Action
+	fallback plan.Value
 }
 
 // proposal is one action a rule's contribution asks for.
 type proposal struct {
-	phase  Phase
-	action Action
+	phase plan.Phase
+	// action is what it does (nil: a power cycle only).
+	action plan.Value
 	// resolves are the findings that are gone once the action is done.
 	resolves []Finding
 	// cycle are the VMs that must be powered off before the action and
@@ -274,10 +245,7 @@ type proposal struct {
 }
 
 // add proposes an action in a phase, resolving fs.
-func (p *planner) add(phase Phase, a Action, fs ...Finding) *proposal {
-	if a.Host == "" {
-		a.Host = p.subject
-	}
+func (p *planner) add(phase plan.Phase, a plan.Value, fs ...Finding) *proposal {
 	pr := &proposal{phase: phase, action: a, resolves: fs}
 	p.props = append(p.props, pr)
 	return pr
@@ -296,12 +264,12 @@ func (pr *proposal) atReboot() *proposal { pr.reboot = true; return pr }
 // cycleVMs asks for vms to be power-cycled (an adapter binds to the HCA at
 // power-on), resolving fs at the power-on.
 func (p *planner) cycleVMs(vms []string, fs ...Finding) {
-	p.props = append(p.props, &proposal{phase: PhasePowerOn, cycle: vms, resolvesAtPowerOn: fs})
+	p.props = append(p.props, &proposal{phase: plan.PhasePowerOn, cycle: vms, resolvesAtPowerOn: fs})
 }
 
 // resolveAtReboot makes f resolved by the plan's reboot (a reboot clears
 // error counters); without a reboot, fallback stands in for it.
-func (p *planner) resolveAtReboot(f Finding, fallback Action) {
+func (p *planner) resolveAtReboot(f Finding, fallback plan.Value) {
 	p.atReboot = append(p.atReboot, rebootFix{f, fallback})
 }
 
@@ -355,12 +323,12 @@ func (p *planner) contribute() {
 			continue // resolved with its cause (consequencesOf)
 		}
 		if rule == nil || rule.Plan == nil {
-			p.add(PhaseInvestigate, Action{Kind: ActFollowFix, Params: Params{Note: f.Fix}}, f)
+			p.add(plan.PhaseInvestigate, plan.FollowFix{Note: f.Fix}, f)
 			continue
 		}
 		if !p.safeContribute(rule, f) {
 			p.failed = append(p.failed, f.RuleID)
-			p.add(PhaseInvestigate, Action{Kind: ActFollowFix, Params: Params{Note: f.Fix}}, f)
+			p.add(plan.PhaseInvestigate, plan.FollowFix{Note: f.Fix}, f)
 		}
 	}
 }
@@ -386,8 +354,8 @@ func (p *planner) safePlan() (pl Plan) {
 			p.recordPanic(r, "", "its plan is the findings' own fixes, unordered")
 			pl = Plan{Host: p.subject}
 			for i, f := range p.mine {
-				pl.Steps = append(pl.Steps, PlanStep{N: i + 1, Phase: PhaseInvestigate, Action: ActFollowFix, On: "esxi", Pause: true,
-					Text: f.Fix, Params: Params{Note: f.Fix}, Resolves: []Cause{causeOf(f)}})
+				pl.Steps = append(pl.Steps, PlanStep{N: i + 1, Phase: plan.PhaseInvestigate, Action: plan.KindFollowFix, On: "esxi", Pause: true,
+					Text: f.Fix, Params: plan.FollowFix{Note: f.Fix}, Resolves: []Cause{causeOf(f)}})
 			}
 		}
 	}()
@@ -443,79 +411,26 @@ func (p *planner) consequencesOf(f Finding) []Finding {
 	return out
 }
 
-// actionKey identifies an action (two proposals of the same action
-// merge). A guest's driver reload is one per guest, whatever each reason
-// expects it to show (mergeReload).
-func actionKey(a Action) string {
-	switch a.Kind {
-	case ActGuestReloadDriver, ActUpgradeESXi, ActVMUpgradeHardware, ActGuestUpgradeKernel:
-		// One upgrade, to the highest minimum asked (mergeMinimum).
-		return string(a.Kind) + "\x00" + a.Host + "\x00" + a.Params.VM
-	}
-	b, _ := json.Marshal(a)
-	return string(b)
-}
-
-// mergeMinimum merges two upgrades "to at least Version": the higher
-// minimum satisfies both.
-func mergeMinimum(a, b Params) Params {
-	if versionLess(a.Version, b.Version) {
-		a.Version = b.Version
-	}
-	return a
-}
-
-// versionLess compares the numbers of two versions ("6.5" < "7.0 Update
-// 1" < "7.0.3"; "13" < "18").
-func versionLess(a, b string) bool {
-	nums := func(v string) []int {
-		var out []int
-		for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r < '0' || r > '9' }) {
-			n, _ := strconv.Atoi(f)
-			out = append(out, n)
-		}
-		return out
-	}
-	return slices.Compare(nums(a), nums(b)) < 0
-}
-
-// kindRank orders the actions within a phase: a guest's driver reload
-// after everything else it needs, its persistence after it.
-func kindRank(k ActionKind) int {
-	switch k {
-	case ActGuestInstallModule, ActGuestLoadDriver, ActGuestUpgradeKernel, ActGuestReplaceMOFED, ActGuestInstallRDMA:
-		return 1
-	case ActGuestReloadDriver:
-		return 2
-	case ActGuestPersistOrder:
-		return 3
-	}
-	return 0
-}
-
 // plan contributes, merges, orders and renders.
 func (p *planner) plan() Plan {
 	// Merge identical actions.
 	var props []*proposal
 	idx := map[string]*proposal{}
 	for _, pr := range p.props {
-		if pr.action.Kind == "" {
+		if pr.action == nil {
 			props = append(props, pr) // a power cycle only
 			continue
 		}
-		k := actionKey(pr.action)
+		k := plan.Key(p.subject, pr.action)
 		if q, ok := idx[k]; ok {
-			switch q.action.Kind {
-			case ActGuestReloadDriver:
-				q.action.Params = mergeReload(q.action.Params, pr.action.Params)
-			case ActUpgradeESXi, ActVMUpgradeHardware, ActGuestUpgradeKernel:
-				q.action.Params = mergeMinimum(q.action.Params, pr.action.Params)
+			if m, ok := q.action.(plan.Merging); ok {
+				q.action = m.Merge(pr.action)
 			}
 			q.resolves = append(q.resolves, pr.resolves...)
 			q.cycle = append(q.cycle, pr.cycle...)
 			q.reboot = q.reboot || pr.reboot
 			q.optional = q.optional && pr.optional
-			if phaseRank(pr.phase) < phaseRank(q.phase) {
+			if plan.PhaseRank(pr.phase) < plan.PhaseRank(q.phase) {
 				q.phase = pr.phase
 			}
 			continue
@@ -527,7 +442,7 @@ func (p *planner) plan() Plan {
 	p.cite(steps)
 	pl := Plan{Host: p.subject}
 	for i := range steps {
-		st := steps[i].render()
+		st := steps[i].render(p.subject)
 		st.N = len(pl.Steps) + 1
 		pl.Steps = append(pl.Steps, st)
 	}
@@ -555,8 +470,8 @@ func (p *planner) plan() Plan {
 
 // step is a proposal placed in the plan, before rendering.
 type step struct {
-	phase    Phase
-	action   Action
+	phase    plan.Phase
+	action   plan.Value
 	resolves []Finding
 	optional bool
 }
@@ -573,7 +488,7 @@ func (p *planner) envelope(props []*proposal) []step {
 	for _, pr := range props {
 		off = append(off, pr.cycle...)
 		onRes = append(onRes, pr.resolvesAtPowerOn...)
-		if pr.phase == PhaseHardware || pr.phase == PhaseDriver {
+		if pr.phase == plan.PhaseHardware || pr.phase == plan.PhaseDriver {
 			needMM = true
 		}
 		reboot = reboot || pr.reboot
@@ -587,55 +502,54 @@ func (p *planner) envelope(props []*proposal) []step {
 	off = dedupe(off)
 	sort.SliceStable(props, func(i, j int) bool {
 		a, b := props[i], props[j]
-		if phaseRank(a.phase) != phaseRank(b.phase) {
-			return phaseRank(a.phase) < phaseRank(b.phase)
+		if plan.PhaseRank(a.phase) != plan.PhaseRank(b.phase) {
+			return plan.PhaseRank(a.phase) < plan.PhaseRank(b.phase)
 		}
-		return kindRank(a.action.Kind) < kindRank(b.action.Kind)
+		return plan.RankOf(a.action) < plan.RankOf(b.action)
 	})
 	var out []step
-	emit := func(ph Phase) {
+	emit := func(ph plan.Phase) {
 		for _, pr := range props {
-			if pr.phase == ph && pr.action.Kind != "" {
+			if pr.phase == ph && pr.action != nil {
 				out = append(out, step{phase: ph, action: pr.action, resolves: pr.resolves, optional: pr.optional})
 			}
 		}
 	}
-	host := p.subject
+
 	if len(off) > 0 {
-		out = append(out, step{phase: PhasePrepare, action: Action{Kind: ActPowerOffVMs, Host: host, Params: Params{VMs: off}}})
+		out = append(out, step{phase: plan.PhasePrepare, action: plan.PowerOffVMs{VMs: off}})
 	}
 	if len(others) > 0 {
-		out = append(out, step{phase: PhasePrepare, action: Action{Kind: ActMigrateVMs, Host: host, Params: Params{VMs: others}}})
+		out = append(out, step{phase: plan.PhasePrepare, action: plan.MigrateVMs{VMs: others}})
 	}
 	if needMM {
-		out = append(out, step{phase: PhasePrepare, action: Action{Kind: ActEnterMaintenance, Host: host}})
+		out = append(out, step{phase: plan.PhasePrepare, action: plan.EnterMaintenance{}})
 	}
-	emit(PhaseHardware)
-	emit(PhaseDriver)
+	emit(plan.PhaseHardware)
+	emit(plan.PhaseDriver)
 	var rebootRes []Finding
 	if reboot {
 		for _, r := range p.atReboot {
 			rebootRes = append(rebootRes, r.f)
 		}
-		out = append(out, step{phase: PhaseReboot, action: Action{Kind: ActReboot, Host: host}, resolves: rebootRes})
+		out = append(out, step{phase: plan.PhaseReboot, action: plan.Reboot{}, resolves: rebootRes})
 	} else {
 		for _, r := range p.atReboot {
-			r.fallback.Host = host
-			props = append(props, &proposal{phase: PhaseInvestigate, action: r.fallback, resolves: nil})
+			props = append(props, &proposal{phase: plan.PhaseInvestigate, action: r.fallback, resolves: nil})
 		}
 	}
 	if needMM {
-		out = append(out, step{phase: PhaseReboot, action: Action{Kind: ActExitMaintenance, Host: host}})
+		out = append(out, step{phase: plan.PhaseReboot, action: plan.ExitMaintenance{}})
 	}
-	for _, ph := range []Phase{PhaseUplinks, PhaseHost, PhaseSwitch, PhaseVM} {
+	for _, ph := range []plan.Phase{plan.PhaseUplinks, plan.PhaseHost, plan.PhaseSwitch, plan.PhaseVM} {
 		emit(ph)
 	}
 	if len(off) > 0 {
-		out = append(out, step{phase: PhasePowerOn, action: Action{Kind: ActPowerOnVMs, Host: host,
-			Params: Params{VMs: off, BindHCA: bindVMs(onRes, off)}}, resolves: onRes})
+		out = append(out, step{phase: plan.PhasePowerOn, action: plan.PowerOnVMs{VMs: off, BindHCA: bindVMs(onRes, off)},
+			resolves: onRes})
 	}
-	emit(PhaseGuest)
-	emit(PhaseInvestigate)
+	emit(plan.PhaseGuest)
+	emit(plan.PhaseInvestigate)
 	return out
 }
 
@@ -843,8 +757,8 @@ func switchFixes(planners []*planner) map[string]bool {
 	out := map[string]bool{}
 	for _, p := range planners {
 		for _, pr := range p.props {
-			if pr.action.Kind == ActSetSwitchMTU {
-				for _, h := range pr.action.Params.Hosts {
+			if sw, ok := pr.action.(plan.SetSwitchMTU); ok {
+				for _, h := range sw.Hosts {
 					out[h] = true
 				}
 			}
@@ -900,19 +814,19 @@ func (p *planner) anticipateMTU(fixed map[string]bool) {
 			dev = a.Device
 		}
 		if a == nil || a.NetdevMTU == 0 || facts.RDMAMTUFor(a.NetdevMTU) < want {
-			p.add(PhaseGuest, Action{Kind: ActGuestSetMTU, Params: Params{VM: d.VMName, Netdev: netdev, MAC: d.MAC, MTU: future}})
+			p.add(plan.PhaseGuest, plan.GuestSetMTU{VM: d.VMName, Netdev: netdev, MAC: d.MAC, MTU: future})
 		}
 		if sg := scannedGuestOf(p.fleet, d); sg != nil && a == nil {
 			continue // its guest has no PVRDMA device yet: its own plan loads the driver, after the MTU
 		}
-		p.add(PhaseGuest, Action{Kind: ActGuestReloadDriver, Params: Params{VM: d.VMName, Device: dev, MTU: min(want, top)}})
+		p.add(plan.PhaseGuest, plan.GuestReloadDriver{VM: d.VMName, Device: dev, MTU: min(want, top)})
 	}
 }
 
 // joinsFabric are the actions that put a host's PVRDMA vmknic on the
 // RDMA fabric, or give it what its probes need (an address, the tag).
-var joinsFabric = []ActionKind{ActInstallNIC, ActEnableModule, ActSetModuleParams, ActSetUplinks, ActNICUp, ActRepairLink, ActTagVmknic,
-	ActSetVmknicIPv4}
+var joinsFabric = []plan.Kind{plan.KindInstallNIC, plan.KindEnableModule, plan.KindSetModuleParams, plan.KindSetUplinks, plan.KindNICUp, plan.KindRepairLink, plan.KindTagVmknic,
+	plan.KindSetVmknicIPv4}
 
 // anticipateSwitch: a host whose plan puts its vmknic on the RDMA fabric
 // while no probe measured the fabric's MTU from or to it (it had no RDMA
@@ -927,12 +841,18 @@ func (p *planner) anticipateSwitch() {
 	vmk := ""
 	joins := false
 	for _, pr := range p.props {
-		switch k := pr.action.Kind; {
-		case k == ActSetSwitchMTU && slices.Contains(pr.action.Params.Hosts, p.host.Host):
+		if pr.action == nil {
+			continue
+		}
+		sw, isSwitch := pr.action.(plan.SetSwitchMTU)
+		tag, isTag := pr.action.(plan.TagVmknic)
+		mp, isParams := pr.action.(plan.SetModuleParams)
+		switch k := pr.action.Kind(); {
+		case isSwitch && slices.Contains(sw.Hosts, p.host.Host):
 			return // its own step already
-		case k == ActTagVmknic:
-			vmk, joins = pr.action.Params.Vmknic, true
-		case slices.Contains(joinsFabric, k) && (k != ActSetModuleParams || slices.ContainsFunc(pr.action.Params.Set, func(x Setting) bool { return x.Name == "RDMA" })):
+		case isTag:
+			vmk, joins = tag.Vmknic, true
+		case slices.Contains(joinsFabric, k) && (!isParams || slices.ContainsFunc(mp.Set, func(x plan.Setting) bool { return x.Name == "RDMA" })):
 			joins = true
 		}
 	}
@@ -965,7 +885,7 @@ func (p *planner) anticipateSwitch() {
 		if err != nil {
 			return
 		}
-		p.add(PhaseSwitch, Action{Kind: ActSetSwitchMTU, Params: Params{Hosts: []string{p.host.Host, peer.Host}, MTU: 9216, Probe: c.Line, Unmeasured: true}})
+		p.add(plan.PhaseSwitch, plan.SetSwitchMTU{Hosts: []string{p.host.Host, peer.Host}, MTU: 9216, Probe: c.Line, Unmeasured: true})
 		return
 	}
 }

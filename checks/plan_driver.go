@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 	"slices"
 	"strings"
 
@@ -47,9 +48,9 @@ func driverFactsOf(h *facts.Host, fam facts.NICFamily) driverFacts {
 // set, since the last boot.
 func (p *planner) rebootFor(fs ...Finding) {
 	for _, f := range fs {
-		p.resolveAtReboot(f, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		p.resolveAtReboot(f, plan.Investigate{Note: f.Fix})
 	}
-	p.props = append(p.props, &proposal{phase: PhaseDriver, reboot: true})
+	p.props = append(p.props, &proposal{phase: plan.PhaseDriver, reboot: true})
 }
 
 // optionOn reports whether a module option string already sets name to
@@ -121,18 +122,18 @@ func (p *planner) rdmaRemedy(fs ...Finding) {
 		// Its NICs were not read (a host read through vCenter alone):
 		// whether one of them carries RoCE once its driver runs is
 		// unknown, and so is the remedy.
-		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: "On " + h.Host + ": " + rdmaRemedyText(h, p.path) + "."}})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: "On " + h.Host + ": " + rdmaRemedyText(h, p.path) + "."})
 		return
 	}
 	if len(cands) == 0 {
-		p.add(PhaseHardware, Action{Kind: ActInstallNIC, Params: Params{Switch: swName}}, fs...)
+		p.add(plan.PhaseHardware, plan.InstallNIC{Switch: swName}, fs...)
 		// The new NIC's lossless Ethernet, at the reboot after it: PFC on
 		// priority 3 in nmlx5_core's options (a ConnectX, as the step
 		// recommends).
-		p.add(PhaseDriver, Action{Kind: ActSetModuleParams, Params: Params{Module: "nmlx5_core", Family: "ConnectX-4 or later",
-			Set: nmlxPFCSet}}).atReboot()
+		p.add(plan.PhaseDriver, plan.SetModuleParams{Module: "nmlx5_core", Family: "ConnectX-4 or later",
+			Set: nmlxPFCSet}).atReboot()
 		if sw != nil {
-			p.add(PhaseUplinks, Action{Kind: ActSetUplinks, Params: Params{Switch: sw.Name, NewNIC: true}}, fs...).
+			p.add(plan.PhaseUplinks, plan.SetUplinks{Switch: sw.Name, NewNIC: true}, fs...).
 				powerCycle(runningPVRDMAVMs(h)...)
 		}
 		return
@@ -148,15 +149,15 @@ func (p *planner) rdmaRemedy(fs ...Finding) {
 	switch {
 	case fam.EnabledOutside != "":
 		// Cisco VIC: RoCE is a property of the vNIC, set outside ESXi.
-		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: "Turn RoCE on for " + c.nic + " (" + fam.Name + "): " +
-			fam.EnabledOutside + ", with a no-drop QoS class for it; then reboot the host and check `esxcli rdma device list`."}})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: "Turn RoCE on for " + c.nic + " (" + fam.Name + "): " +
+			fam.EnabledOutside + ", with a no-drop QoS class for it; then reboot the host and check `esxcli rdma device list`."})
 		return
 	case df.Installed != nil && !*df.Installed:
 		// Not installed: what to install is the vendor's bundle for this
 		// release; nothing here can name its file.
-		p.add(PhaseDriver, Action{Kind: ActInvestigate, Params: Params{Note: "Install " + fam.RDMADriver + " (" + fam.Package +
+		p.add(plan.PhaseDriver, plan.Investigate{Note: "Install " + fam.RDMADriver + " (" + fam.Package +
 			"), the RDMA driver of " + c.nic + "'s " + fam.Name + ", from the vendor's driver component for this ESXi release " +
-			"(esxcli software component apply -d BUNDLE.zip)."}}).atReboot()
+			"(esxcli software component apply -d BUNDLE.zip)."}).atReboot()
 	case fam.EnableParam != "" && optionOn(df.LANOptions, fam.EnableParam, strings.Join(vals, ",")):
 		// RDMA is on in the LAN driver's options already: they load at
 		// the next boot.
@@ -164,40 +165,40 @@ func (p *planner) rdmaRemedy(fs ...Finding) {
 	case fam.EnableParam != "":
 		// RDMA is turned on in the LAN driver's parameter, one value per
 		// port (irdman's release notes), at the next boot.
-		p.add(PhaseDriver, Action{Kind: ActSetModuleParams, Params: Params{Module: fam.LANDriver, NICs: ports, Family: fam.Name,
-			Package: fam.Package, Set: []Setting{{fam.EnableParam, strings.Join(vals, ",")}}, Current: df.LANOptions}}, fs...).atReboot()
+		p.add(plan.PhaseDriver, plan.SetModuleParams{Module: fam.LANDriver, NICs: ports, Family: fam.Name,
+			Package: fam.Package, Set: []plan.Setting{{Name: fam.EnableParam, Value: strings.Join(vals, ",")}}, Current: df.LANOptions}, fs...).atReboot()
 	case df.Enabled != nil && *df.Enabled && df.Loaded != nil && !*df.Loaded:
 		// Enabled since the last boot: it loads at the next one.
 		p.rebootFor(fs...)
 	default:
-		p.add(PhaseDriver, Action{Kind: ActEnableModule, Params: Params{Module: fam.RDMADriver, Package: fam.Package, NICs: ports,
-			Family: fam.Name}}, fs...).atReboot()
+		p.add(plan.PhaseDriver, plan.EnableModule{Module: fam.RDMADriver, Package: fam.Package, NICs: ports,
+			Family: fam.Name}, fs...).atReboot()
 	}
 	// RoCE needs lossless Ethernet on the port PVRDMA will use: ConnectX
 	// sets PFC in the LAN driver's parameters (at the same reboot); other
 	// drivers get global pause, with flow control on the switch port.
 	if fam.PFCParams {
 		if !optionOn(df.LANOptions, "pfctx", "0x08") || !optionOn(df.LANOptions, "pfcrx", "0x08") {
-			p.add(PhaseDriver, Action{Kind: ActSetModuleParams, Params: Params{Module: fam.LANDriver, NICs: ports, NIC: c.nic, Family: fam.Name,
-				Set: nmlxPFCSet, Current: df.LANOptions}}).atReboot()
+			p.add(plan.PhaseDriver, plan.SetModuleParams{Module: fam.LANDriver, NICs: ports, NIC: c.nic, Family: fam.Name,
+				Set: nmlxPFCSet, Current: df.LANOptions}).atReboot()
 		}
 	} else {
-		p.add(PhaseHost, Action{Kind: ActSetPause, Params: Params{NIC: c.nic}})
-		p.add(PhaseSwitch, Action{Kind: ActSetSwitchFlow, Params: Params{NIC: c.nic, Mode: "pause"}})
+		p.add(plan.PhaseHost, plan.SetPause{NIC: c.nic})
+		p.add(plan.PhaseSwitch, plan.SetSwitchFlow{NIC: c.nic, Mode: "pause"})
 	}
 	if sw != nil && !(len(sw.Uplinks) == 1 && sw.Uplinks[0] == c.nic) {
-		p.add(PhaseUplinks, Action{Kind: ActSetUplinks, Params: Params{Switch: sw.Name, Uplinks: []string{c.nic}}}, fs...).
+		p.add(plan.PhaseUplinks, plan.SetUplinks{Switch: sw.Name, Uplinks: []string{c.nic}}, fs...).
 			powerCycle(runningPVRDMAVMs(h)...)
 	}
 }
 
 // nmlxPFCSet enables PFC on priority 3, the RoCE traffic class, in both
 // directions (equal bitmaps; S6b, S27).
-var nmlxPFCSet = []Setting{{"pfctx", "0x08"}, {"pfcrx", "0x08"}}
+var nmlxPFCSet = []plan.Setting{{Name: "pfctx", Value: "0x08"}, {Name: "pfcrx", Value: "0x08"}}
 
 // nmlx5PFC sets PFC on priority 3 in nmlx5_core's options, keeping the
 // others (-p replaces the whole string), for a finding's fix.
-var nmlx5PFC = mergeCommand("nmlx5_core", nil, nmlxPFCSet)
+var nmlx5PFC = plan.MergeCommand("nmlx5_core", nil, nmlxPFCSet)
 
 // rdmaRemedyText says in a sentence what gives the host an RDMA device,
 // from its NICs (the plan's steps in words, for a finding's fix).
@@ -251,7 +252,7 @@ func planNMLX5PFC(p *planner, f Finding) {
 	h := p.host
 	ups := nmlx5Uplinks(h, p.path)
 	if len(ups) == 0 {
-		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	cur := lanOptions(h, "nmlx5_core")
@@ -259,30 +260,30 @@ func planNMLX5PFC(p *planner, f Finding) {
 		p.rebootFor(f)
 		return
 	}
-	p.add(PhaseDriver, Action{Kind: ActSetModuleParams, Params: Params{Module: "nmlx5_core", NICs: portsOf(h, "nmlx5_core"), NIC: ups[0],
-		Family: h.FamilyOf(ups[0]).Name, Set: nmlxPFCSet, Current: cur}}, f).atReboot()
+	p.add(plan.PhaseDriver, plan.SetModuleParams{Module: "nmlx5_core", NICs: portsOf(h, "nmlx5_core"), NIC: ups[0],
+		Family: h.FamilyOf(ups[0]).Name, Set: nmlxPFCSet, Current: cur}, f).atReboot()
 	for _, n := range ups {
 		// A port that runs PFC on priority 3 now has it from its switch
 		// port (DCBX): nothing to do there.
 		if d := dcbFor(h, n); d != nil && d.PFCEnabled && slices.Contains(d.PFCPriorities, 3) {
 			continue
 		}
-		p.add(PhaseSwitch, Action{Kind: ActSetSwitchFlow, Params: Params{NIC: n, Mode: "pfc", Priority: 3}})
+		p.add(plan.PhaseSwitch, plan.SetSwitchFlow{NIC: n, Mode: "pfc", Priority: 3})
 	}
 }
 
 // planDSCPTrust: DSCP trust in nmlx5_core's options, merged, at one reboot.
 func planDSCPTrust(p *planner, f Finding) {
 	h := p.host
-	p.add(PhaseDriver, Action{Kind: ActSetModuleParams, Params: Params{Module: "nmlx5_core", NICs: portsOf(h, "nmlx5_core"),
-		Set: dscpTrustSet, Current: lanOptions(h, "nmlx5_core")}}, f).atReboot()
+	p.add(plan.PhaseDriver, plan.SetModuleParams{Module: "nmlx5_core", NICs: portsOf(h, "nmlx5_core"),
+		Set: dscpTrustSet, Current: lanOptions(h, "nmlx5_core")}, f).atReboot()
 }
 
 // planPendingReboot: a module disabled while loaded is enabled again (the
 // warning); PFC configured, not running, is information (no plan).
 func planPendingReboot(p *planner, f Finding) {
 	if m := p.host.Module(f.Subject); m.Listed && m.Loaded && !m.Enabled {
-		p.add(PhaseDriver, Action{Kind: ActEnableModule, Params: Params{Module: m.Name, NICs: portsOf(p.host, m.Name)}}, f)
+		p.add(plan.PhaseDriver, plan.EnableModule{Module: m.Name, NICs: portsOf(p.host, m.Name)}, f)
 		return
 	}
 	p.rebootFor(f)
@@ -307,10 +308,10 @@ func planAllowedIPs(p *planner, f Finding) {
 		}
 	}
 	if len(missing) == 0 {
-		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
-	p.add(PhaseHost, Action{Kind: ActAllowIP, Params: Params{Ruleset: "pvrdma", IPs: missing}}, f)
+	p.add(plan.PhaseHost, plan.AllowIP{Ruleset: "pvrdma", IPs: missing}, f)
 }
 
 // nicsRead reports whether the host's NIC list was read (the NIC

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 	"strings"
 	"testing"
 
@@ -16,33 +17,33 @@ func TestRDMARemedyByNICFamily(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		nic   nic
-		want  ActionKind
+		want  plan.Kind
 		param string // the module the step acts on
-		not   []ActionKind
+		not   []plan.Kind
 	}{
-		{"E810: icen's RDMA parameter", nic{"icen", "0x8086", "0x159b", "Intel(R) Ethernet Controller E810-XXV for SFP"}, ActSetModuleParams, "icen",
-			[]ActionKind{ActInstallNIC, ActEnableModule}},
-		{"ConnectX-5: nmlx5_rdma", nic{"nmlx5_core", "0x15b3", "0x1017", "Mellanox Technologies MT27800 Family [ConnectX-5]"}, ActEnableModule, "nmlx5_rdma",
-			[]ActionKind{ActInstallNIC}},
-		{"ConnectX-6 Dx: nmlx5_rdma", nic{"nmlx5_core", "0x15b3", "0x101d", "Mellanox Technologies MT2892 Family [ConnectX-6 Dx]"}, ActEnableModule, "nmlx5_rdma",
-			[]ActionKind{ActInstallNIC}},
-		{"ConnectX-3: nmlx4_rdma", nic{"nmlx4_en", "0x15b3", "0x1007", "Mellanox Technologies MT27520 Family [ConnectX-3 Pro]"}, ActEnableModule, "nmlx4_rdma",
-			[]ActionKind{ActInstallNIC}},
-		{"BCM57414: bnxtroce", nic{"bnxtnet", "0x14e4", "0x16d7", "Broadcom BCM57414 NetXtreme-E 10Gb/25Gb RDMA Ethernet Controller"}, ActEnableModule, "bnxtroce",
-			[]ActionKind{ActInstallNIC}},
-		{"BCM57508: bnxtroce", nic{"bnxtnet", "0x14e4", "0x1750", "Broadcom BCM57508 NetXtreme-E 10Gb/25Gb/40Gb/50Gb/100Gb/200Gb Ethernet"}, ActEnableModule, "bnxtroce",
-			[]ActionKind{ActInstallNIC}},
-		{"QLogic FastLinQ: qedrntv", nic{"qedentv", "0x1077", "0x8070", "QLogic FastLinQ QL41xxx 1/10/25 GbE Ethernet Adapter"}, ActEnableModule, "qedrntv",
-			[]ActionKind{ActInstallNIC}},
-		{"X722: iWARP only, a new NIC", nic{"i40en", "0x8086", "0x37d2", "Intel(R) Ethernet Connection X722 for 10GBASE-T"}, ActInstallNIC, "",
-			[]ActionKind{ActEnableModule}},
-		{"X710: no RDMA, a new NIC", nic{"i40en", "0x8086", "0x1572", "Intel(R) Ethernet Controller X710 for 10GbE SFP+"}, ActInstallNIC, "",
-			[]ActionKind{ActEnableModule}},
-		{"X550: no RDMA, a new NIC", nic{"ixgben", "0x8086", "0x1563", "Intel(R) Ethernet Controller X550"}, ActInstallNIC, "", nil},
-		{"BCM5719: no RDMA, a new NIC", nic{"ntg3", "0x14e4", "0x1657", "Broadcom NetXtreme BCM5719 Gigabit Ethernet"}, ActInstallNIC, "", nil},
+		{"E810: icen's RDMA parameter", nic{"icen", "0x8086", "0x159b", "Intel(R) Ethernet Controller E810-XXV for SFP"}, plan.KindSetModuleParams, "icen",
+			[]plan.Kind{plan.KindInstallNIC, plan.KindEnableModule}},
+		{"ConnectX-5: nmlx5_rdma", nic{"nmlx5_core", "0x15b3", "0x1017", "Mellanox Technologies MT27800 Family [ConnectX-5]"}, plan.KindEnableModule, "nmlx5_rdma",
+			[]plan.Kind{plan.KindInstallNIC}},
+		{"ConnectX-6 Dx: nmlx5_rdma", nic{"nmlx5_core", "0x15b3", "0x101d", "Mellanox Technologies MT2892 Family [ConnectX-6 Dx]"}, plan.KindEnableModule, "nmlx5_rdma",
+			[]plan.Kind{plan.KindInstallNIC}},
+		{"ConnectX-3: nmlx4_rdma", nic{"nmlx4_en", "0x15b3", "0x1007", "Mellanox Technologies MT27520 Family [ConnectX-3 Pro]"}, plan.KindEnableModule, "nmlx4_rdma",
+			[]plan.Kind{plan.KindInstallNIC}},
+		{"BCM57414: bnxtroce", nic{"bnxtnet", "0x14e4", "0x16d7", "Broadcom BCM57414 NetXtreme-E 10Gb/25Gb RDMA Ethernet Controller"}, plan.KindEnableModule, "bnxtroce",
+			[]plan.Kind{plan.KindInstallNIC}},
+		{"BCM57508: bnxtroce", nic{"bnxtnet", "0x14e4", "0x1750", "Broadcom BCM57508 NetXtreme-E 10Gb/25Gb/40Gb/50Gb/100Gb/200Gb Ethernet"}, plan.KindEnableModule, "bnxtroce",
+			[]plan.Kind{plan.KindInstallNIC}},
+		{"QLogic FastLinQ: qedrntv", nic{"qedentv", "0x1077", "0x8070", "QLogic FastLinQ QL41xxx 1/10/25 GbE Ethernet Adapter"}, plan.KindEnableModule, "qedrntv",
+			[]plan.Kind{plan.KindInstallNIC}},
+		{"X722: iWARP only, a new NIC", nic{"i40en", "0x8086", "0x37d2", "Intel(R) Ethernet Connection X722 for 10GBASE-T"}, plan.KindInstallNIC, "",
+			[]plan.Kind{plan.KindEnableModule}},
+		{"X710: no RDMA, a new NIC", nic{"i40en", "0x8086", "0x1572", "Intel(R) Ethernet Controller X710 for 10GbE SFP+"}, plan.KindInstallNIC, "",
+			[]plan.Kind{plan.KindEnableModule}},
+		{"X550: no RDMA, a new NIC", nic{"ixgben", "0x8086", "0x1563", "Intel(R) Ethernet Controller X550"}, plan.KindInstallNIC, "", nil},
+		{"BCM5719: no RDMA, a new NIC", nic{"ntg3", "0x14e4", "0x1657", "Broadcom NetXtreme BCM5719 Gigabit Ethernet"}, plan.KindInstallNIC, "", nil},
 		// Without the PCI listing, the driver and description tell.
-		{"E810 by its driver", nic{"icen", "", "", "Intel(R) Ethernet Controller E810-C for QSFP"}, ActSetModuleParams, "icen", []ActionKind{ActInstallNIC}},
-		{"X722 by its description", nic{"i40en", "", "", "Intel(R) Ethernet Connection X722 for 10GbE SFP+"}, ActInstallNIC, "", nil},
+		{"E810 by its driver", nic{"icen", "", "", "Intel(R) Ethernet Controller E810-C for QSFP"}, plan.KindSetModuleParams, "icen", []plan.Kind{plan.KindInstallNIC}},
+		{"X722 by its description", nic{"i40en", "", "", "Intel(R) Ethernet Connection X722 for 10GbE SFP+"}, plan.KindInstallNIC, "", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a, h := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
@@ -63,10 +64,10 @@ func TestRDMARemedyByNICFamily(t *testing.T) {
 			}
 			var found *PlanStep
 			for i, s := range p.Steps {
-				if s.Action == c.want && (c.param == "" || s.Params.Module == c.param) {
+				if s.Action == c.want && (c.param == "" || moduleOf(s.Params) == c.param) {
 					found = &p.Steps[i]
 				}
-				if c.want == ActInstallNIC && s.Params.Module == c.nic.driver {
+				if c.want == plan.KindInstallNIC && moduleOf(s.Params) == c.nic.driver {
 					t.Errorf("step %d acts on the present NIC's driver: %s", s.N, s.Text)
 				}
 				for _, n := range c.not {
@@ -83,7 +84,7 @@ func TestRDMARemedyByNICFamily(t *testing.T) {
 			}
 			// The finding's own fix says the same.
 			switch c.want {
-			case ActInstallNIC:
+			case plan.KindInstallNIC:
 				if !strings.Contains(f.Fix, "can carry RoCE") || !strings.Contains(f.Fix, "install an RoCE NIC") {
 					t.Errorf("fix %q", f.Fix)
 				}
@@ -186,14 +187,15 @@ func TestRDMARemedyReadsTheDriverLayer(t *testing.T) {
 			}
 			found := false
 			for _, s := range p.Steps {
-				if string(s.Action) == c.want && (c.module == "" || s.Params.Module == c.module) && strings.Contains(s.Params.Note, c.note) {
+				if string(s.Action) == c.want && (c.module == "" || moduleOf(s.Params) == c.module) && strings.Contains(noteOf(s.Params), c.note) {
 					found = true
-					if c.current != "" && (s.Params.Current == nil || *s.Params.Current != c.current) {
-						t.Errorf("step %d: current options %v, want %q", s.N, s.Params.Current, c.current)
+					mp, _ := s.Params.(plan.SetModuleParams)
+					if c.current != "" && (mp.Current == nil || *mp.Current != c.current) {
+						t.Errorf("step %d: current options %v, want %q", s.N, mp.Current, c.current)
 					}
 				}
 				for _, n := range c.not {
-					if string(s.Action)+" "+s.Params.Module == n {
+					if string(s.Action)+" "+moduleOf(s.Params) == n {
 						t.Errorf("step %d %s: %s", s.N, n, s.Text)
 					}
 				}
@@ -203,4 +205,23 @@ func TestRDMARemedyReadsTheDriverLayer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// moduleOf is the module a driver step acts on ("" for other steps).
+func moduleOf(v plan.Value) string {
+	switch a := v.(type) {
+	case plan.SetModuleParams:
+		return a.Module
+	case plan.EnableModule:
+		return a.Module
+	}
+	return ""
+}
+
+// noteOf is what an investigate step says ("" for other steps).
+func noteOf(v plan.Value) string {
+	if a, ok := v.(plan.Investigate); ok {
+		return a.Note
+	}
+	return ""
 }

@@ -1,7 +1,7 @@
 package checks
 
 import (
-	"strings"
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
@@ -27,7 +27,7 @@ func planGuestKernel(p *planner, f Finding) {
 	if g := p.guest; g.OS != nil && (g.OS.ID == "centos" || g.OS.ID == "rhel") {
 		min = "7.3 (kernel 3.10.0-514 with vmw_pvrdma)"
 	}
-	p.add(PhaseGuest, Action{Kind: ActGuestUpgradeKernel, Params: Params{Version: min}}, f)
+	p.add(plan.PhaseGuest, plan.GuestUpgradeKernel{Version: min}, f)
 }
 
 // planGuestNoDevice: the kernel lacks the module (its RDMA modules are a
@@ -42,11 +42,11 @@ func planGuestNoDevice(p *planner, f Finding) {
 		if g.Kernel != nil && showable(g.Kernel.Release) {
 			rel = g.Kernel.Release
 		}
-		p.add(PhaseGuest, Action{Kind: ActGuestInstallModule, Params: Params{Version: rel}}, f)
+		p.add(plan.PhaseGuest, plan.GuestInstallModule{Version: rel}, f)
 	case !loaded:
-		p.add(PhaseGuest, Action{Kind: ActGuestLoadDriver}, f)
+		p.add(plan.PhaseGuest, plan.GuestLoadDriver{}, f)
 	default:
-		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 	}
 }
 
@@ -63,12 +63,12 @@ func planGuestPortDown(p *planner, f Finding) {
 		dev = a.Device
 		if l := guestLink(p.guest, a.Netdev); l != nil && !l.Up() {
 			linkDown = true
-			p.add(PhaseGuest, Action{Kind: ActGuestLinkUp, Params: Params{Netdev: a.Netdev}}, f)
+			p.add(plan.PhaseGuest, plan.GuestLinkUp{Netdev: a.Netdev}, f)
 		}
 	}
-	p.add(PhaseGuest, Action{Kind: ActGuestReloadDriver, Params: Params{Device: dev, Port: true}}, f)
+	p.add(plan.PhaseGuest, plan.GuestReloadDriver{Device: dev, Port: true}, f)
 	if !linkDown {
-		p.add(PhaseGuest, Action{Kind: ActGuestPersistOrder})
+		p.add(plan.PhaseGuest, plan.GuestPersistOrder{})
 	}
 }
 
@@ -77,7 +77,7 @@ func planGuestMOFED(p *planner, f Finding) {
 	if g := p.guest; g.OS != nil && showable(g.OS.VersionCodename) {
 		code = g.OS.VersionCodename
 	}
-	p.add(PhaseGuest, Action{Kind: ActGuestReplaceMOFED, Params: Params{Value: code}}, f)
+	p.add(plan.PhaseGuest, plan.GuestReplaceMOFED{Value: code}, f)
 }
 
 func planGuestRDMACore(p *planner, f Finding) {
@@ -87,7 +87,7 @@ func planGuestRDMACore(p *planner, f Finding) {
 			tool = "yum"
 		}
 	}
-	p.add(PhaseGuest, Action{Kind: ActGuestInstallRDMA, Params: Params{Value: tool}}, f)
+	p.add(plan.PhaseGuest, plan.GuestInstallRDMA{Value: tool}, f)
 }
 
 // planGuestNetdevMTU: the interface at the data path's MTU, then one
@@ -95,7 +95,7 @@ func planGuestRDMACore(p *planner, f Finding) {
 func planGuestNetdevMTU(p *planner, f Finding) {
 	a := p.adapterOf(f)
 	if a == nil {
-		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	target := 9000
@@ -104,8 +104,8 @@ func planGuestNetdevMTU(p *planner, f Finding) {
 			target = hp.MTU.MTU
 		}
 	}
-	p.add(PhaseGuest, Action{Kind: ActGuestSetMTU, Params: Params{Netdev: a.Netdev, MTU: target}}, f)
-	p.add(PhaseGuest, Action{Kind: ActGuestReloadDriver, Params: Params{Device: a.Device, MTU: facts.RDMAMTUFor(target)}}, f)
+	p.add(plan.PhaseGuest, plan.GuestSetMTU{Netdev: a.Netdev, MTU: target}, f)
+	p.add(plan.PhaseGuest, plan.GuestReloadDriver{Device: a.Device, MTU: facts.RDMAMTUFor(target)}, f)
 }
 
 // planGuestGID: without an address, one is needed (the GIDs follow it);
@@ -113,24 +113,13 @@ func planGuestNetdevMTU(p *planner, f Finding) {
 func planGuestGID(p *planner, f Finding) {
 	a := p.adapterOf(f)
 	if a == nil {
-		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	if len(a.IPv4) == 0 {
 		// ib_core adds the address's GIDs when it is set: no reload.
-		p.add(PhaseGuest, Action{Kind: ActGuestSetIPv4, Params: Params{Netdev: a.Netdev}}, f)
+		p.add(plan.PhaseGuest, plan.GuestSetIPv4{Netdev: a.Netdev}, f)
 		return
 	}
-	p.add(PhaseGuest, Action{Kind: ActGuestReloadDriver, Params: Params{Device: a.Device}}, f)
-}
-
-// mergeReload merges two proposals of a guest driver reload: one reload
-// shows what each needed.
-func mergeReload(a, b Params) Params {
-	a.Port = a.Port || b.Port
-	a.MTU = max(a.MTU, b.MTU)
-	if a.Device == "" || strings.HasPrefix(b.Device, "vmw_pvrdma") && a.Device == "vmw_pvrdma0" {
-		a.Device = b.Device
-	}
-	return a
+	p.add(plan.PhaseGuest, plan.GuestReloadDriver{Device: a.Device}, f)
 }

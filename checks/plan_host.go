@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
@@ -11,7 +12,7 @@ import (
 // needs, in their phases (plan.go merges and orders them).
 
 func planESXiVersion(p *planner, f Finding) {
-	p.add(PhaseHardware, Action{Kind: ActUpgradeESXi, Params: Params{Version: "6.5"}}, f)
+	p.add(plan.PhaseHardware, plan.UpgradeESXi{Version: "6.5"}, f)
 }
 
 func planNoRDMADevice(p *planner, f Finding) { p.rdmaRemedy(f) }
@@ -24,19 +25,19 @@ func planRDMADeviceDown(p *planner, f Finding) {
 	h := p.host
 	d := rdmaDevice(h, f.Subject)
 	if d == nil {
-		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	if keep, _ := chooseUplink(h, p.path); keep != "" && keep != d.PairedUplink && p.path.Switch != nil {
-		p.add(PhaseUplinks, Action{Kind: ActSetUplinks, Params: Params{Switch: p.path.Switch.Name, Uplinks: []string{keep}}}, f).
+		p.add(plan.PhaseUplinks, plan.SetUplinks{Switch: p.path.Switch.Name, Uplinks: []string{keep}}, f).
 			powerCycle(runningPVRDMAVMs(h)...)
 		return
 	}
 	if n := h.NICNamed(d.PairedUplink); n != nil && strings.EqualFold(n.AdminStatus, "down") {
-		p.add(PhaseUplinks, Action{Kind: ActNICUp, Params: Params{NIC: d.PairedUplink, Device: d.Name}}, f)
+		p.add(plan.PhaseUplinks, plan.NICUp{NIC: d.PairedUplink, Device: d.Name}, f)
 		return
 	}
-	p.add(PhaseUplinks, Action{Kind: ActRepairLink, Params: Params{NIC: d.PairedUplink, Device: d.Name}}, f)
+	p.add(plan.PhaseUplinks, plan.RepairLink{NIC: d.PairedUplink, Device: d.Name}, f)
 }
 
 func planRoCENotSupported(p *planner, f Finding) {
@@ -47,7 +48,7 @@ func planRoCENotSupported(p *planner, f Finding) {
 		p.rdmaRemedy(f)
 		return
 	}
-	p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+	p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 }
 
 // planUplinks: the PVRDMA vDS must have the Active RDMA port as its only
@@ -57,7 +58,7 @@ func planUplinks(p *planner, f Finding) {
 	h, sw := p.host, p.path.Switch
 	keep, _ := chooseUplink(h, p.path)
 	if sw == nil {
-		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	if keep == "" {
@@ -65,10 +66,10 @@ func planUplinks(p *planner, f Finding) {
 			p.rdmaRemedy(f) // which NIC gets RDMA decides the uplink
 			return
 		}
-		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
-	p.add(PhaseUplinks, Action{Kind: ActSetUplinks, Params: Params{Switch: sw.Name, Uplinks: []string{keep}}}, f).
+	p.add(plan.PhaseUplinks, plan.SetUplinks{Switch: sw.Name, Uplinks: []string{keep}}, f).
 		powerCycle(runningPVRDMAVMs(h)...)
 }
 
@@ -82,20 +83,20 @@ func planVmknicUnset(p *planner, f Finding) {
 		target = "vmk0" // the management vmknic, as VMware's PVRDMA guides tag it (VMware's “PVRDMA Setup and Performance Study”)
 	}
 	if target == "" {
-		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
-	p.add(PhaseHost, Action{Kind: ActTagVmknic, Params: Params{Vmknic: target}}, f)
+	p.add(plan.PhaseHost, plan.TagVmknic{Vmknic: target}, f)
 	// A vmknic on the PVRDMA vDS carries its frames: at the vDS's MTU.
 	if sw := p.path.Switch; sw != nil {
 		if v := h.VmknicNamed(target); v != nil && v.VDSName == sw.Name && v.MTU > 0 && sw.MTU > v.MTU {
-			p.add(PhaseHost, Action{Kind: ActSetVmknicMTU, Params: Params{Vmknic: target, MTU: sw.MTU}})
+			p.add(plan.PhaseHost, plan.SetVmknicMTU{Vmknic: target, MTU: sw.MTU})
 		}
 	}
 }
 
 func planVmknicNoIPv4(p *planner, f Finding) {
-	p.add(PhaseHost, Action{Kind: ActSetVmknicIPv4, Params: Params{Vmknic: f.Subject}}, f)
+	p.add(plan.PhaseHost, plan.SetVmknicIPv4{Vmknic: f.Subject}, f)
 }
 
 // planFirewall: a disabled ruleset is enabled; an enabled one whose rules
@@ -106,11 +107,11 @@ func planFirewall(p *planner, f Finding) {
 	rs := find(h.Rulesets, func(r *parse.FirewallRuleset) bool { return r.Name == "pvrdma" })
 	switch {
 	case rs == nil:
-		p.add(PhaseHardware, Action{Kind: ActUpgradeESXi, Params: Params{Version: "6.5"}}, f)
+		p.add(plan.PhaseHardware, plan.UpgradeESXi{Version: "6.5"}, f)
 	case !rs.Enabled:
-		p.add(PhaseHost, Action{Kind: ActEnableRuleset, Params: Params{Ruleset: rs.Name}}, f)
+		p.add(plan.PhaseHost, plan.EnableRuleset{Ruleset: rs.Name}, f)
 	default:
-		p.add(PhaseHost, Action{Kind: ActRestoreRules, Params: Params{Ruleset: rs.Name}}, f)
+		p.add(plan.PhaseHost, plan.RestoreRules{Ruleset: rs.Name}, f)
 	}
 }
 
@@ -123,7 +124,7 @@ func planMTUMismatch(p *planner, f Finding) {
 	did := false
 	if v != nil && sw != nil && v.MTU > 0 && sw.MTU > 0 && v.MTU != sw.MTU {
 		if v.MTU < sw.MTU {
-			p.add(PhaseHost, Action{Kind: ActSetVmknicMTU, Params: Params{Vmknic: v.Name, MTU: sw.MTU}}, f)
+			p.add(plan.PhaseHost, plan.SetVmknicMTU{Vmknic: v.Name, MTU: sw.MTU}, f)
 			// Its jumbo probes never left the host, so nothing measured
 			// the switch ports: once they leave, the probe tells (the
 			// switch step is skipped when it passes).
@@ -140,10 +141,10 @@ func planMTUMismatch(p *planner, f Finding) {
 				}
 			}
 			if probe != "" && f.Severity != Critical {
-				p.add(PhaseSwitch, Action{Kind: ActSetSwitchMTU, Params: Params{Hosts: dedupe(hosts), MTU: 9216, Probe: probe, Unmeasured: true}})
+				p.add(plan.PhaseSwitch, plan.SetSwitchMTU{Hosts: dedupe(hosts), MTU: 9216, Probe: probe, Unmeasured: true})
 			}
 		} else {
-			p.add(PhaseHost, Action{Kind: ActSetVDSMTU, Params: Params{Switch: sw.Name, MTU: v.MTU}}, f)
+			p.add(plan.PhaseHost, plan.SetVDSMTU{Switch: sw.Name, MTU: v.MTU}, f)
 		}
 		did = true
 	}
@@ -160,11 +161,11 @@ func planMTUMismatch(p *planner, f Finding) {
 				}
 			}
 		}
-		p.add(PhaseSwitch, Action{Kind: ActSetSwitchMTU, Params: Params{Hosts: dedupe(hosts), MTU: 9216, Probe: probe}}, f)
+		p.add(plan.PhaseSwitch, plan.SetSwitchMTU{Hosts: dedupe(hosts), MTU: 9216, Probe: probe}, f)
 		did = true
 	}
 	if !did {
-		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 	}
 }
 
@@ -186,7 +187,7 @@ func planPathBlocked(p *planner, f Finding) {
 			probe = pp.First.Command
 		}
 	}
-	p.add(PhaseSwitch, Action{Kind: ActSetSwitchMTU, Params: Params{Hosts: dedupe(hosts), MTU: 9216, Probe: probe}}, f)
+	p.add(plan.PhaseSwitch, plan.SetSwitchMTU{Hosts: dedupe(hosts), MTU: 9216, Probe: probe}, f)
 }
 
 // planLowMTU: the guest's interface MTU caps the adapter's RoCE MTU; the
@@ -197,7 +198,7 @@ func planLowMTU(p *planner, f Finding) {
 	h, hp := p.host, p.path
 	d := find(h.PVRDMADevices, func(d *parse.PVRDMADevice) bool { return vmLabel(*d) == f.Subject })
 	if d == nil || d.VMName == "" || !hp.MTU.Known {
-		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	want := facts.RDMAMTUFor(hp.MTU.MTU)
@@ -207,12 +208,12 @@ func planLowMTU(p *planner, f Finding) {
 		dev = a.Device
 	}
 	if a == nil || a.NetdevMTU == 0 || facts.RDMAMTUFor(a.NetdevMTU) < want {
-		p.add(PhaseGuest, Action{Kind: ActGuestSetMTU, Params: Params{VM: d.VMName, Netdev: netdev, MAC: d.MAC, MTU: hp.MTU.MTU}}, f)
+		p.add(plan.PhaseGuest, plan.GuestSetMTU{VM: d.VMName, Netdev: netdev, MAC: d.MAC, MTU: hp.MTU.MTU}, f)
 	}
 	if a == nil && scannedGuestOf(p.fleet, *d) != nil {
 		return // its guest has no PVRDMA device yet: the driver loads after the MTU (its own plan)
 	}
-	p.add(PhaseGuest, Action{Kind: ActGuestReloadDriver, Params: Params{VM: d.VMName, Device: dev, MTU: want}}, f)
+	p.add(plan.PhaseGuest, plan.GuestReloadDriver{VM: d.VMName, Device: dev, MTU: want}, f)
 }
 
 // planPFC: PFC on priority 3, on the host and its switch port: ConnectX
@@ -228,16 +229,16 @@ func (p *planner) lossless(nic string, fs ...Finding) {
 		fam := h.FamilyOf(nic)
 		if cur := lanOptions(h, mod); optionOn(cur, "pfctx", "0x08") && optionOn(cur, "pfcrx", "0x08") {
 			p.rebootFor(fs...) // configured already: it runs after the next boot
-			p.add(PhaseSwitch, Action{Kind: ActSetSwitchFlow, Params: Params{NIC: nic, Mode: "pfc", Priority: 3}})
+			p.add(plan.PhaseSwitch, plan.SetSwitchFlow{NIC: nic, Mode: "pfc", Priority: 3})
 			return
 		}
-		p.add(PhaseDriver, Action{Kind: ActSetModuleParams, Params: Params{Module: mod, NICs: portsOf(h, mod), NIC: nic, Family: fam.Name,
-			Set: nmlxPFCSet, Current: driverFactsOf(h, fam).LANOptions}}, fs...).atReboot()
-		p.add(PhaseSwitch, Action{Kind: ActSetSwitchFlow, Params: Params{NIC: nic, Mode: "pfc", Priority: 3}})
+		p.add(plan.PhaseDriver, plan.SetModuleParams{Module: mod, NICs: portsOf(h, mod), NIC: nic, Family: fam.Name,
+			Set: nmlxPFCSet, Current: driverFactsOf(h, fam).LANOptions}, fs...).atReboot()
+		p.add(plan.PhaseSwitch, plan.SetSwitchFlow{NIC: nic, Mode: "pfc", Priority: 3})
 		return
 	}
-	p.add(PhaseHost, Action{Kind: ActSetPause, Params: Params{NIC: nic}}, fs...)
-	p.add(PhaseSwitch, Action{Kind: ActSetSwitchFlow, Params: Params{NIC: nic, Mode: "pause"}})
+	p.add(plan.PhaseHost, plan.SetPause{NIC: nic}, fs...)
+	p.add(plan.PhaseSwitch, plan.SetSwitchFlow{NIC: nic, Mode: "pause"})
 }
 
 // planRDMAErrors: the counters count since boot. Caused by missing
@@ -245,18 +246,18 @@ func (p *planner) lossless(nic string, fs ...Finding) {
 // at the plan's reboot; without a reboot, or without that cause, what
 // grows them is to be looked at.
 func planRDMAErrors(p *planner, f Finding) {
-	look := Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}}
+	look := plan.Investigate{Note: f.Fix}
 	if f.CausedBy != nil && f.CausedBy.RuleID == "PFC_DISABLED" {
 		p.resolveAtReboot(f, look)
 		return
 	}
-	p.add(PhaseInvestigate, look)
+	p.add(plan.PhaseInvestigate, look)
 }
 
 // planInvestigate is the contribution of rules whose cause nothing
 // collected can tell (reachability, latency): what to look at.
 func planInvestigate(p *planner, f Finding) {
-	p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+	p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 }
 
 // planRebind: an adapter binds to the HCA only when its VM powers on. A
@@ -287,11 +288,11 @@ func planRebind(p *planner, f Finding) {
 	}
 	vms := unboundVMs(p.host, f)
 	if len(vms) == 0 {
-		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	if f.CausedBy == nil && bindableDevice(p.host, p.path) == nil {
-		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	p.cycleVMs(vms, f)

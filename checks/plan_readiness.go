@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 	"slices"
 	"strings"
 
@@ -20,7 +21,7 @@ func planHostNotReady(p *planner, f Finding) {
 	rd := readinessOf(p.fleet, p.fleet.DataPath())
 	row := rd.row(h.Host)
 	if row == nil {
-		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	// The steps read the PVRDMA vDS of the fleet (the host's own data path
@@ -41,7 +42,7 @@ func planHostNotReady(p *planner, f Finding) {
 		// words) leaves the host not ready whatever the others do: they
 		// prepare it and resolve nothing.
 		mine := p.props[start:]
-		if slices.ContainsFunc(mine, func(pr *proposal) bool { return pr.action.Kind == ActInvestigate }) {
+		if slices.ContainsFunc(mine, func(pr *proposal) bool { _, ok := pr.action.(plan.Investigate); return ok }) {
 			for _, pr := range mine {
 				pr.resolves = slices.DeleteFunc(pr.resolves, func(x Finding) bool { return x.Key() == f.Key() })
 				pr.resolvesAtPowerOn = slices.DeleteFunc(pr.resolvesAtPowerOn, func(x Finding) bool { return x.Key() == f.Key() })
@@ -58,22 +59,22 @@ func planHostNotReady(p *planner, f Finding) {
 			case dev == nil || strings.Contains(c.Text, "no RoCE"):
 				p.rdmaRemedy(f) // which NIC gets RDMA decides the uplink and its lossless Ethernet
 			case nicAdminDown(h, dev.PairedUplink):
-				p.add(PhaseUplinks, Action{Kind: ActNICUp, Params: Params{NIC: dev.PairedUplink, Device: dev.Name}}, f)
+				p.add(plan.PhaseUplinks, plan.NICUp{NIC: dev.PairedUplink, Device: dev.Name}, f)
 			default:
-				p.add(PhaseUplinks, Action{Kind: ActRepairLink, Params: Params{NIC: dev.PairedUplink, Device: dev.Name}}, f)
+				p.add(plan.PhaseUplinks, plan.RepairLink{NIC: dev.PairedUplink, Device: dev.Name}, f)
 			}
 		case stepUplink:
 			if sw == nil || dev == nil {
 				// Joining the vDS (Add and Manage Hosts) is vSphere work no
 				// action models yet: what to do, in words.
-				p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: capitalFirst(c.fix) + "."}})
+				p.add(plan.PhaseInvestigate, plan.Investigate{Note: capitalFirst(c.fix) + "."})
 				continue
 			}
-			p.add(PhaseUplinks, Action{Kind: ActSetUplinks, Params: Params{Switch: sw.Name, Uplinks: []string{dev.PairedUplink}}}, f).
+			p.add(plan.PhaseUplinks, plan.SetUplinks{Switch: sw.Name, Uplinks: []string{dev.PairedUplink}}, f).
 				powerCycle(runningPVRDMAVMs(h)...)
 		case stepVmknic:
 			if v := hp.TaggedVmknic; v != nil && strings.Contains(c.Text, "IPv4") {
-				p.add(PhaseHost, Action{Kind: ActSetVmknicIPv4, Params: Params{Vmknic: v.Name}}, f)
+				p.add(plan.PhaseHost, plan.SetVmknicIPv4{Vmknic: v.Name}, f)
 				continue
 			}
 			target := ""
@@ -84,20 +85,20 @@ func planHostNotReady(p *planner, f Finding) {
 				target = "vmk0" // the management vmknic, as VMware's PVRDMA guides tag it (VMware's “PVRDMA Setup and Performance Study”)
 			}
 			if target == "" {
-				p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: capitalFirst(c.fix) + "."}})
+				p.add(plan.PhaseInvestigate, plan.Investigate{Note: capitalFirst(c.fix) + "."})
 				continue
 			}
-			p.add(PhaseHost, Action{Kind: ActTagVmknic, Params: Params{Vmknic: target}}, f)
+			p.add(plan.PhaseHost, plan.TagVmknic{Vmknic: target}, f)
 		case stepFirewall:
 			planFirewall(p, f)
 		case stepMTU:
 			if sw != nil {
 				if v := vmknicOn(h, sw); v != nil && v.MTU > 0 && v.MTU < sw.MTU {
-					p.add(PhaseHost, Action{Kind: ActSetVmknicMTU, Params: Params{Vmknic: v.Name, MTU: sw.MTU}}, f)
+					p.add(plan.PhaseHost, plan.SetVmknicMTU{Vmknic: v.Name, MTU: sw.MTU}, f)
 					continue
 				}
 			}
-			p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: capitalFirst(c.fix) + "."}})
+			p.add(plan.PhaseInvestigate, plan.Investigate{Note: capitalFirst(c.fix) + "."})
 		case stepLossless:
 			if dev != nil && dev.PairedUplink != "" {
 				p.lossless(dev.PairedUplink, f)

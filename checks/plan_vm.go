@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 	"strconv"
 	"strings"
 
@@ -40,15 +41,13 @@ func vmxCommand(v vmView) string {
 
 // vmAction proposes a VM setting for f's VM, with the VM power-cycled
 // around it when cycle.
-func (p *planner) vmAction(f Finding, kind ActionKind, params Params, cycle bool) {
+func (p *planner) vmAction(f Finding, setting plan.VMSetting, cycle bool) {
 	v, ok := p.viewOf(f)
 	if !ok {
-		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
-	params.VM = v.Name
-	params.Config = vmxCommand(v)
-	pr := p.add(PhaseVM, Action{Kind: kind, Params: params}, f)
+	pr := p.add(plan.PhaseVM, setting.ForVM(v.Name, vmxCommand(v)), f)
 	if cycle && v.Proc != nil {
 		pr.powerCycle(v.Name)
 	}
@@ -73,10 +72,10 @@ func adapterOfSubject(s string) string {
 	return ""
 }
 
-func planVMMemory(p *planner, f Finding) { p.vmAction(f, ActVMMemoryPin, Params{}, true) }
+func planVMMemory(p *planner, f Finding) { p.vmAction(f, plan.VMMemoryPin{}, true) }
 
 func planVMHardware(p *planner, f Finding) {
-	p.vmAction(f, ActVMUpgradeHardware, Params{Version: strconv.Itoa(minHWPVRDMA)}, true)
+	p.vmAction(f, plan.VMUpgradeHardware{Version: strconv.Itoa(minHWPVRDMA)}, true)
 }
 
 // planVMGuestOS: a guest PVRDMA has no driver for (Windows, another OS,
@@ -86,7 +85,7 @@ func planVMHardware(p *planner, f Finding) {
 func planVMGuestOS(p *planner, f Finding) {
 	v, ok := p.viewOf(f)
 	if !ok {
-		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	fam := "unknown"
@@ -97,10 +96,10 @@ func planVMGuestOS(p *planner, f Finding) {
 		}
 	}
 	if fam == "unknown" {
-		p.vmAction(f, ActVMSetGuestOS, Params{}, true)
+		p.vmAction(f, plan.VMSetGuestOS{}, true)
 		return
 	}
-	p.vmAction(f, ActVMReplaceAdapter, Params{Adapter: pvrdmaAdapter(v)}, true)
+	p.vmAction(f, plan.VMReplaceAdapter{Adapter: pvrdmaAdapter(v)}, true)
 }
 
 func planVMNetwork(p *planner, f Finding) {
@@ -108,7 +107,7 @@ func planVMNetwork(p *planner, f Finding) {
 	if p.path != nil && p.path.Switch != nil {
 		sw = p.path.Switch.Name
 	}
-	p.vmAction(f, ActVMSetNetwork, Params{Adapter: adapterOfSubject(f.Subject), Switch: sw}, true)
+	p.vmAction(f, plan.VMSetNetwork{Adapter: adapterOfSubject(f.Subject), Switch: sw}, true)
 }
 
 func planVMPeersDVS(p *planner, f Finding) {
@@ -116,12 +115,12 @@ func planVMPeersDVS(p *planner, f Finding) {
 	if p.path != nil && p.path.Switch != nil {
 		sw = p.path.Switch.Name
 	}
-	p.vmAction(f, ActVMSetNetwork, Params{Adapter: adapterOfSubject(f.Subject), Switch: sw}, true)
+	p.vmAction(f, plan.VMSetNetwork{Adapter: adapterOfSubject(f.Subject), Switch: sw}, true)
 }
 
 // planVMConnect: connecting an adapter needs no power cycle.
 func planVMConnect(p *planner, f Finding) {
-	p.vmAction(f, ActVMConnectAdapter, Params{Adapter: adapterOfSubject(f.Subject)}, false)
+	p.vmAction(f, plan.VMConnectAdapter{Adapter: adapterOfSubject(f.Subject)}, false)
 }
 
 // planVMProtocol: the adapter speaks the RoCE version the host's device
@@ -129,11 +128,11 @@ func planVMConnect(p *planner, f Finding) {
 func planVMProtocol(p *planner, f Finding) {
 	want := p.supportedRoCE()
 	if want == 0 {
-		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	v, _ := p.viewOf(f)
-	p.vmAction(f, ActVMSetProtocol, Params{Adapter: pvrdmaAdapter(v), Value: strconv.Itoa(want)}, true)
+	p.vmAction(f, plan.VMSetProtocol{Adapter: pvrdmaAdapter(v), Value: strconv.Itoa(want)}, true)
 }
 
 // supportedRoCE is the RoCE version the host's usable devices support (2
@@ -167,11 +166,11 @@ func planRoCEVersion(p *planner, f Finding) {
 		}
 	}
 	if top == 0 {
-		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	v, _ := p.viewOf(f)
-	p.vmAction(f, ActVMSetProtocol, Params{Adapter: pvrdmaAdapter(v), Value: strconv.Itoa(top)}, true)
+	p.vmAction(f, plan.VMSetProtocol{Adapter: pvrdmaAdapter(v), Value: strconv.Itoa(top)}, true)
 }
 
 // planNative: each missing prerequisite of native endpoints that a
@@ -180,7 +179,7 @@ func planRoCEVersion(p *planner, f Finding) {
 func planNative(p *planner, f Finding) {
 	v, ok := p.viewOf(f)
 	if !ok || len(v.Configs) == 0 {
-		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	c := v.Configs[0]
@@ -192,8 +191,8 @@ func planNative(p *planner, f Finding) {
 			if a := pvrdmaAdapter(v); adapterIndex(a) >= 0 {
 				x := adapterIndex(a)
 				fixes = append(fixes, func() {
-					p.vmAction(f, ActVMSetExtraConfig, Params{Set: []Setting{{"vrdma" + strconv.Itoa(x) + ".nativeEndpointSupport", "TRUE"},
-						{k, "FALSE"}}}, true)
+					p.vmAction(f, plan.VMSetExtraConfig{Set: []plan.Setting{{Name: "vrdma" + strconv.Itoa(x) + ".nativeEndpointSupport", Value: "TRUE"},
+						{Name: k, Value: "FALSE"}}}, true)
 				})
 			} else {
 				open = true
@@ -202,12 +201,12 @@ func planNative(p *planner, f Finding) {
 	}
 	if c.HWVersion > 0 && c.HWVersion < minHWNative {
 		fixes = append(fixes, func() {
-			p.vmAction(f, ActVMUpgradeHardware, Params{Version: strconv.Itoa(minHWNative)}, true)
+			p.vmAction(f, plan.VMUpgradeHardware{Version: strconv.Itoa(minHWNative)}, true)
 		})
 	}
 	if ok, known := esxiAtLeast70U1(p.host); known && !ok {
 		fixes = append(fixes, func() {
-			p.add(PhaseHardware, Action{Kind: ActUpgradeESXi, Params: Params{Version: "7.0 Update 1"}}, f)
+			p.add(plan.PhaseHardware, plan.UpgradeESXi{Version: "7.0 Update 1"}, f)
 		})
 	}
 	for _, d := range p.host.PVRDMADevices {
@@ -232,7 +231,7 @@ func planNative(p *planner, f Finding) {
 		for _, pr := range p.props[n:] {
 			pr.resolves = nil
 		}
-		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	for _, fx := range fixes {
@@ -243,13 +242,13 @@ func planNative(p *planner, f Finding) {
 // planGPUFirmware, planGPUMMIO, planGPUDuplicate: the VM's advanced
 // settings and passthrough devices (seed 003).
 func planGPUFirmware(p *planner, f Finding) {
-	p.vmAction(f, ActVMSetFirmware, Params{Value: "efi"}, true)
+	p.vmAction(f, plan.VMSetFirmware{Value: "efi"}, true)
 }
 
 func planGPUMMIO(p *planner, f Finding) {
 	v, ok := p.viewOf(f)
 	if !ok || len(v.Configs) == 0 {
-		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
 	var gs []gpuOf
@@ -260,19 +259,19 @@ func planGPUMMIO(p *planner, f Finding) {
 	}
 	m := mmioFor(gs)
 	if !m.Known {
-		p.add(PhaseInvestigate, Action{Kind: ActInvestigate, Params: Params{Note: f.Fix}})
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
-	set := []Setting{{"pciPassthru.64bitMMIOSizeGB", strconv.Itoa(m.Tested)}}
+	set := []plan.Setting{{Name: "pciPassthru.64bitMMIOSizeGB", Value: strconv.Itoa(m.Tested)}}
 	if f.RuleID == "GPU_64BIT_MMIO_OFF" {
-		set = append([]Setting{{"pciPassthru.use64bitMMIO", "TRUE"}}, set...)
+		set = append([]plan.Setting{{Name: "pciPassthru.use64bitMMIO", Value: "TRUE"}}, set...)
 	}
-	p.vmAction(f, ActVMSetExtraConfig, Params{Set: set}, true)
+	p.vmAction(f, plan.VMSetExtraConfig{Set: set}, true)
 }
 
 func planGPUDuplicate(p *planner, f Finding) {
 	_, id, _ := strings.Cut(strings.TrimSuffix(f.Subject, ")"), " (")
-	p.vmAction(f, ActVMRemoveDevice, Params{Device: parse.NormalizePCIAddress(id)}, true)
+	p.vmAction(f, plan.VMRemoveDevice{Device: parse.NormalizePCIAddress(id)}, true)
 }
 
 // esxi70U1 reports whether the host is known to run ESXi 7.0 U1 or later.

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"context"
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 	"reflect"
 	"slices"
 	"strings"
@@ -192,7 +193,7 @@ func TestPanickingPlanBuilderFailsAlone(t *testing.T) {
 	orig := rule.Plan
 	rule.Plan = func(p *planner, f Finding) {
 		if p.subject == "esx02" {
-			p.add(PhaseHost, Action{Kind: ActInvestigate, Params: Params{Note: "half a contribution"}}, f)
+			p.add(plan.PhaseHost, plan.Investigate{Note: "half a contribution"}, f)
 			panic("injected")
 		}
 		orig(p, f)
@@ -212,11 +213,11 @@ func TestPanickingPlanBuilderFailsAlone(t *testing.T) {
 	}
 	var own bool
 	for _, st := range p.Steps {
-		if st.Params.Note == "half a contribution" {
+		if inv, ok := st.Params.(plan.Investigate); ok && inv.Note == "half a contribution" {
 			t.Errorf("the failed contribution's half-made step stayed: %+v", st)
 		}
 		for _, c := range st.Resolves {
-			if c.RuleID == "PVRDMA_FIREWALL_CLOSED" && st.Action == ActFollowFix {
+			if c.RuleID == "PVRDMA_FIREWALL_CLOSED" && st.Action == plan.KindFollowFix {
 				own = true
 			}
 		}

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -187,7 +188,7 @@ func checkIntelRDMADisabled(in *Input, r *Reporter) {
 			msg = fmt.Sprintf("%s (%s) has no RDMA device: RDMA is off in %s's %s parameter (%q), as %s ships",
 				nic, fam.Name, fam.LANDriver, fam.EnableParam, orPlaceholder(pValue(p), "unset"), fam.LANDriver)
 			fix = fmt.Sprintf("Turn RDMA on for %s's ports keeping the other options (esxcfg-module -g %s shows them): %s, then reboot %s in maintenance mode.",
-				fam.LANDriver, fam.LANDriver, mergeCommand(fam.LANDriver, lanOptions(h, fam.LANDriver), []Setting{{fam.EnableParam, onForPorts(h, fam.LANDriver)}}), h.Host)
+				fam.LANDriver, fam.LANDriver, plan.MergeCommand(fam.LANDriver, lanOptions(h, fam.LANDriver), []plan.Setting{{Name: fam.EnableParam, Value: onForPorts(h, fam.LANDriver)}}), h.Host)
 		}
 		sev, why := driverSeverity(in, used && hasPVRDMA(h))
 		r.FailSeverity(sev, h.Host, nic, msg+why, fix+powerOnAfter(h), ev...)
@@ -398,7 +399,7 @@ func checkNMLX5PFCBitmaps(in *Input, r *Reporter) {
 // nmlx5PFCCommand sets PFC on priority 3 in nmlx5_core's options, merged
 // into the configured ones when they were read.
 func nmlx5PFCCommand(h *facts.Host) string {
-	return mergeCommand("nmlx5_core", lanOptions(h, "nmlx5_core"), nmlxPFCSet)
+	return plan.MergeCommand("nmlx5_core", lanOptions(h, "nmlx5_core"), nmlxPFCSet)
 }
 
 // routedPeers are the peers whose PVRDMA vmknic is outside this host's
@@ -467,12 +468,12 @@ func checkDSCPTrust(in *Input, r *Reporter) {
 		"VLAN priority (trust_state %s, PCP), which routers do not carry: PFC does not protect the routed traffic", h.Host, joinNames(routed),
 		orPlaceholder(pValue(ts), "unset")),
 		fmt.Sprintf("Classify RoCE by DSCP: %s, then reboot %s in maintenance mode; mark RoCE with DSCP 26 on the switches (VMware's lossless Ethernet for NVMe over RDMA).",
-			mergeCommand(mod, lanOptions(h, mod), dscpTrustSet), h.Host), ev...)
+			plan.MergeCommand(mod, lanOptions(h, mod), dscpTrustSet), h.Host), ev...)
 }
 
 // dscpTrustSet classifies traffic by DSCP on nmlx5 (NVIDIA's manual:
 // trust_state 2, TRUST_DSCP).
-var dscpTrustSet = []Setting{{"trust_state", "2"}}
+var dscpTrustSet = []plan.Setting{{Name: "trust_state", Value: "2"}}
 
 func checkPFCDisablesPause(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path

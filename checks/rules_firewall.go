@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
@@ -75,7 +76,7 @@ func checkFirewallClosed(in *Input, r *Reporter) {
 
 // PVRDMA's port range (VMware, "Paravirtual RDMA for HPC", figure 6: the
 // pvrdma service opens 28250-28761 (TCP) incoming and outgoing).
-const pvrdmaPortLo, pvrdmaPortHi = 28250, 28761
+const pvrdmaPortLo, pvrdmaPortHi = plan.PVRDMAPortLo, plan.PVRDMAPortHi
 
 // pvrdmaPortRules checks that an enabled pvrdma ruleset's rules open TCP
 // 28250-28761 in both directions.

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 	"strings"
 	"testing"
 
@@ -172,7 +173,7 @@ func TestGuestPortDown(t *testing.T) {
 	}
 	plans := Plans(&facts.Fleet{Hosts: []facts.Host{guestHost("esx01", 0)}, Guests: []facts.Guest{g}}, res.Findings)
 	gp := PlanFor(plans, "vm1")
-	if gp == nil || gp.Steps[0].Action != ActGuestReloadDriver || gp.Steps[1].Action != ActGuestPersistOrder {
+	if gp == nil || gp.Steps[0].Action != plan.KindGuestReloadDriver || gp.Steps[1].Action != plan.KindGuestPersistOrder {
 		t.Fatalf("guest plan %+v", gp)
 	}
 	for _, p := range plans {

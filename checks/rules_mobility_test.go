@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 	"strings"
 	"testing"
 
@@ -186,9 +187,9 @@ func TestVCenterOnlyConcludes(t *testing.T) {
 	investigated := false
 	for _, st := range plSteps(pl) {
 		switch st.Action {
-		case ActInstallNIC, ActPowerOffVMs, ActPowerOnVMs, ActEnterMaintenance:
+		case plan.KindInstallNIC, plan.KindPowerOffVMs, plan.KindPowerOnVMs, plan.KindEnterMaintenance:
 			t.Errorf("esx05 plan step %d %s: %s", st.N, st.Action, st.Text)
-		case ActInvestigate:
+		case plan.KindInvestigate:
 			investigated = investigated || strings.Contains(st.Text, "which of its NICs can carry RoCE is unknown")
 		}
 	}
@@ -212,7 +213,7 @@ func TestVCenterOnlyConcludes(t *testing.T) {
 		alone = append(alone, f)
 	}
 	steps := plSteps(PlanFor(Plans(fleet, alone), "esx01"))
-	if len(steps) != 1 || steps[0].Action != ActInvestigate || len(steps[0].Resolves) != 0 || !strings.Contains(steps[0].Text, "Nothing to change on esx01") {
+	if len(steps) != 1 || steps[0].Action != plan.KindInvestigate || len(steps[0].Resolves) != 0 || !strings.Contains(steps[0].Text, "Nothing to change on esx01") {
 		t.Errorf("esx01 plan without the peer's TCP_FALLBACK: %+v", steps)
 	}
 	for _, f := range append(res.Findings, res.Passed...) {

@@ -3,6 +3,7 @@ package checks
 import (
 	"context"
 	"fmt"
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 	"strings"
 	"testing"
 
@@ -218,7 +219,11 @@ func TestBlockedPathIsTheRootCause(t *testing.T) {
 		t.Errorf("%d plans, want one", len(plans))
 	}
 	for _, p := range plans {
-		if len(p.Steps) == 0 || p.Steps[0].Action != ActSetSwitchMTU || len(p.Steps[0].Params.Hosts) != 2 || len(p.Steps[0].Verify) != 1 {
+		if len(p.Steps) == 0 {
+			t.Errorf("%s: no steps", p.Host)
+			continue
+		}
+		if sw, ok := p.Steps[0].Params.(plan.SetSwitchMTU); !ok || len(sw.Hosts) != 2 || len(p.Steps[0].Verify) != 1 {
 			t.Errorf("%s: plan %+v", p.Host, p.Steps)
 		}
 		if c := Contradictions(p); len(c) > 0 {

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 	"strings"
 	"testing"
 
@@ -213,7 +214,7 @@ func TestHostNotReadyPlan(t *testing.T) {
 		for _, c := range s.Resolves {
 			resolved = resolved || c.RuleID == "HOST_NOT_READY"
 		}
-		if s.Action == ActEnableRuleset && s.Command != "esxcli network firewall ruleset set -e true -r pvrdma" {
+		if s.Action == plan.KindEnableRuleset && s.Command != "esxcli network firewall ruleset set -e true -r pvrdma" {
 			t.Errorf("enable_ruleset %+v", s)
 		}
 	}

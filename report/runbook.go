@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/textsafe"
 )
 
@@ -41,7 +42,7 @@ func RunbookFileName(host, ext string) string {
 // else "esxi".
 func runbookSide(p checks.Plan) string {
 	for _, s := range p.Steps {
-		if s.On == "guest" && s.Params.VM == "" {
+		if s.On == "guest" && plan.VMOf(s.Params) == "" {
 			return "guest"
 		}
 		if s.On == "esxi" {
@@ -97,8 +98,8 @@ func where(s checks.PlanStep) string {
 	case "vcenter":
 		return "vCenter"
 	case "guest":
-		if s.Params.VM != "" {
-			return "in " + s.Params.VM
+		if plan.VMOf(s.Params) != "" {
+			return "in " + plan.VMOf(s.Params)
 		}
 		return "in the guest"
 	case "switch":
@@ -212,7 +213,7 @@ var reWorldID = regexp.MustCompile(`<worldID>`)
 
 // readCommand is a read's command for the script, with the VM's World ID
 // looked up when it has one.
-func readCommand(v checks.Read) string {
+func readCommand(v plan.Read) string {
 	if v.VM == "" {
 		return v.Command
 	}
@@ -221,7 +222,7 @@ func readCommand(v checks.Read) string {
 
 // shellCondition is a sh condition true when the read holds ("" when a
 // match cannot be tested by sh).
-func shellCondition(v checks.Read) string {
+func shellCondition(v plan.Read) string {
 	var conds []string
 	cmd := readCommand(v)
 	for _, m := range v.Match {
@@ -341,20 +342,20 @@ func stepBody(s checks.PlanStep, side string, p checks.Plan) []string {
 	}
 	runsHere := s.Command != "" && s.On == side && (side == "guest" || s.On == "esxi") && !strings.Contains(s.Command, "PORTGROUP")
 	switch {
-	case s.Action == checks.ActReboot:
+	case s.Action == plan.KindReboot:
 		out = append(out, "pause "+q(fmt.Sprintf("Reboot %s now: %s -- when it is back, run this script again with --from %d.",
 			p.Host, s.Command, s.N+1)), "exit 0")
 	case runsHere && !s.Pause:
-		if s.Action == checks.ActSetModuleParams {
-			out = append(out, "echo "+q("   options now:")+"; esxcfg-module -g "+textsafe.ShellQuote(s.Params.Module))
+		var before, after []string
+		if rl, ok := s.Params.(plan.RunbookLines); ok {
+			before, after = rl.RunbookLines()
 		}
+		out = append(out, before...)
 		for _, wn := range s.Warnings {
 			out = append(out, "confirm "+q(wn))
 		}
 		out = append(out, s.Command+" || { echo "+q(fmt.Sprintf("step %d failed", s.N))+"; exit 1; }")
-		if s.Action == checks.ActSetModuleParams {
-			out = append(out, "echo "+q("   options after:")+"; esxcfg-module -g "+textsafe.ShellQuote(s.Params.Module))
-		}
+		out = append(out, after...)
 	default:
 		msg := fmt.Sprintf("Step %d (%s): %s", s.N, where(s), s.Text)
 		if s.Command != "" {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
@@ -130,7 +131,7 @@ func StepText(s checks.PlanStep) string {
 
 // ReadText is a read in words: "`CMD` shows EXPECT", saying where the VM's
 // World ID comes from when the command needs it.
-func ReadText(v checks.Read) string {
+func ReadText(v plan.Read) string {
 	t := "`" + v.Command + "` shows " + v.Expect
 	if v.VM != "" {
 		t += " (<worldID>: " + v.VM + "'s World ID in `esxcli vm process list`)"
@@ -142,8 +143,8 @@ func ReadText(v checks.Read) string {
 }
 
 // PlanVerifies are a plan's verify reads in step order, each once.
-func PlanVerifies(p checks.Plan) []checks.Read {
-	var out []checks.Read
+func PlanVerifies(p checks.Plan) []plan.Read {
+	var out []plan.Read
 	seen := map[string]bool{}
 	for _, s := range p.Steps {
 		for _, v := range s.Verify {

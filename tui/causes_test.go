@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
@@ -27,10 +28,10 @@ func TestHostScreenCauseTreeAndPlan(t *testing.T) {
 				res := checks.Result{Findings: append(append([]checks.Finding(nil), rep.Findings...), cons), Passed: rep.Passed}
 				rep = report.Build(rs, fleet, res, nil, report.Meta{Source: rep.Source, Version: "test", Now: rep.GeneratedAt})
 				rep.Plans = []checks.Plan{{Host: "esx02", Steps: []checks.PlanStep{
-					{N: 1, Action: checks.ActInstallNIC, Text: "Install an RoCE NIC on esx02.",
+					{N: 1, Action: plan.KindInstallNIC, Text: "Install an RoCE NIC on esx02.",
 						Resolves: []checks.Cause{{RuleID: "TEST_TCP_FALLBACK", Host: "esx02", Subject: "esx02 (hpc-node04)"}},
-						Verify: []checks.Read{{Command: "esxcli rdma device list", On: "esxi", Expect: "vmrdma0 Active",
-							Match: []checks.Match{{Row: "vmrdma0", Field: "State", Value: "Active"}}}}},
+						Verify: []plan.Read{{Command: "esxcli rdma device list", On: "esxi", Expect: "vmrdma0 Active",
+							Match: []plan.Match{{Row: "vmrdma0", Field: "State", Value: "Active"}}}}},
 				}}}
 			}
 			return rep, fleet

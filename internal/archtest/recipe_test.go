@@ -13,18 +13,21 @@ import (
 )
 
 // The recipes of docs/ARCHITECTURE.md ("How to add a command", "How to add
-// a rule") state which files a person writes; everything else follows from
-// the catalogue or is regenerated. TestRecipeNewCommandAndRule keeps that
-// true: in a temporary copy of the tree it adds a throwaway stage-1
-// command (`esxcli system module parameters list -m nmlx4_en`, its
-// parser, fact and lab output) and a rule reading it, by hand-edits to at
-// most maxCommandFiles and maxRuleFiles files, runs the one regeneration
-// command, and runs the tests. A new sync point (a table kept by hand, a
-// count written into a test) makes it fail.
+// a rule", "How to add a plan action") state which files a person writes;
+// everything else follows from the catalogue or is regenerated.
+// TestRecipeNewCommandAndRule keeps that true: in a temporary copy of the
+// tree it adds a throwaway stage-1 command (`esxcli system module
+// parameters list -m nmlx4_en`, its parser, fact and lab output), a rule
+// reading it and a kind of plan action (disable_pause, with its effect on
+// the lab's host model), by hand-edits to at most maxCommandFiles,
+// maxRuleFiles and maxActionFiles files, runs the one regeneration command,
+// and runs the tests. A new sync point (a table kept by hand, a count
+// written into a test, a switch over the kinds) makes it fail.
 
 const (
 	maxCommandFiles = 5 // parser, its test, its testdata, the spec, the lab model's output
 	maxRuleFiles    = 4 // the rule, its prose, its table test, a scenario case
+	maxActionFiles  = 2 // the kind's value, its effect on the lab's host model
 )
 
 // edit is one hand edit: a new file, or text inserted into a file after
@@ -176,6 +179,52 @@ func TestRuleNMLX5PFCParams(t *testing.T) {
 	{path: "fixtures/internal/scenariogen/model/scenarios.go", anchor: `"esx02": \{"restore_ruleset_rules", "guest_set_mtu", "guest_reload_driver"`, text: `, "follow_fix"`},
 }
 
+// actionEdits add a kind of plan action no rule proposes yet (as allow_ip
+// was): its value in its area's file of checks/plan, and its effect in
+// the lab's host model. The package's tests hold it to a renderer, quoted
+// host values, a verify read, its JSON read back and a generated row in
+// docs/report-schema.md; the model's, to an effect.
+var actionEdits = []edit{
+	{path: "checks/plan/host.go", anchor: "$", text: `
+// DisablePause turns global pause off on an uplink (PFC replaces it).
+type DisablePause struct {
+	NIC string ` + bt + `json:"nic,omitempty"` + bt + `
+}
+
+const KindDisablePause Kind = "disable_pause"
+
+var _ = register[DisablePause]()
+
+func (DisablePause) Kind() Kind { return KindDisablePause }
+
+func (DisablePause) About() string { return "global pause off on the uplink (PFC replaces it)" }
+
+func (a DisablePause) Words(host string) Words {
+	return Words{On: "esxi", Text: fmt.Sprintf("Turn off global pause on %s (PFC replaces it).", a.NIC),
+		Command: fmt.Sprintf("esxcli network nic pauseParams set -n %s -r false -t false", ShellArg(a.NIC, "vmnicN")),
+		Sets:    sets("global pause of "+a.NIC+" on "+host, "off")}
+}
+
+func (a DisablePause) Reads(string) Reads {
+	c := esxiRead("esxcli network nic get -n "+ShellArg(a.NIC, "vmnicN"), "Pause RX: false, Pause TX: false",
+		Match{Field: "Pause RX", Value: "false"}, Match{Field: "Pause TX", Value: "false"})
+	return Reads{Check: c, Verify: reads(c)}
+}
+`},
+	{path: "fixtures/internal/scenariogen/model/effects.go", anchor: `\tplan\.KindSetPause:\s+onHost\(setPause\),\n`,
+		text: "\tplan.KindDisablePause: onHost(disablePause),\n"},
+	{path: "fixtures/internal/scenariogen/model/effects.go", anchor: "$", text: `
+func disablePause(_ *Scenario, h *Host, p plan.DisablePause) error {
+	n, err := h.nicOrErr(p.NIC)
+	if err != nil {
+		return err
+	}
+	n.PauseRX, n.PauseTX = false, false
+	return nil
+}
+`},
+}
+
 func TestRecipeNewCommandAndRule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("copies the tree, regenerates and tests it (a few minutes)")
@@ -193,15 +242,20 @@ func TestRecipeNewCommandAndRule(t *testing.T) {
 	copyTree(t, root, dir)
 	cmdFiles := apply(t, dir, commandEdits)
 	ruleFiles := apply(t, dir, ruleEdits)
-	t.Logf("command: %d hand-edited files %v; rule: %d %v", len(cmdFiles), cmdFiles, len(ruleFiles), ruleFiles)
+	actionFiles := apply(t, dir, actionEdits)
+	t.Logf("command: %d hand-edited files %v; rule: %d %v; plan action: %d %v", len(cmdFiles), cmdFiles, len(ruleFiles), ruleFiles,
+		len(actionFiles), actionFiles)
 	if len(cmdFiles) > maxCommandFiles {
 		t.Errorf("a new command takes %d hand-edited files, want at most %d", len(cmdFiles), maxCommandFiles)
 	}
 	if len(ruleFiles) > maxRuleFiles {
 		t.Errorf("a new rule takes %d hand-edited files, want at most %d", len(ruleFiles), maxRuleFiles)
 	}
+	if len(actionFiles) > maxActionFiles {
+		t.Errorf("a new plan action takes %d hand-edited files, want at most %d", len(actionFiles), maxActionFiles)
+	}
 	var gofiles []string
-	for _, f := range append(cmdFiles, ruleFiles...) {
+	for _, f := range append(append(cmdFiles, ruleFiles...), actionFiles...) {
 		if strings.HasSuffix(f, ".go") {
 			gofiles = append(gofiles, f)
 		}
@@ -209,13 +263,20 @@ func TestRecipeNewCommandAndRule(t *testing.T) {
 	run(t, dir, "gofmt", append([]string{"-w"}, gofiles...)...)
 	run(t, dir, "go", "generate", "./...")
 	hand := map[string]bool{}
-	for _, f := range append(cmdFiles, ruleFiles...) {
+	for _, f := range append(append(cmdFiles, ruleFiles...), actionFiles...) {
 		hand[f] = true
 	}
 	regenerated := changedFiles(t, root, dir, hand)
 	t.Logf("regenerated by go generate ./...: %d files %v", len(regenerated), regenerated)
 	if len(regenerated) == 0 {
 		t.Error("go generate ./... regenerated nothing: the new command's outputs are not in the scenarios")
+	}
+	schema := false
+	for _, f := range regenerated {
+		schema = schema || f == "docs/report-schema.md"
+	}
+	if !schema {
+		t.Error("go generate ./... did not add the new plan action to docs/report-schema.md's table")
 	}
 	run(t, dir, "go", "vet", "./...")
 	run(t, dir, "go", append([]string{"test", "-short", "-count=1"}, affected...)...)

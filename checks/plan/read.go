@@ -1,6 +1,7 @@
-package checks
+package plan
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -102,5 +103,46 @@ func (m Match) found(out string) bool {
 	return false
 }
 
-// lineOf is a Line match for a literal line (surrounding blanks allowed).
-func lineOf(s string) Match { return Match{Line: `^\s*` + regexp.QuoteMeta(s) + `\s*$`} }
+// LineOf is a Line match for a literal line (surrounding blanks allowed).
+func LineOf(s string) Match { return Match{Line: `^\s*` + regexp.QuoteMeta(s) + `\s*$`} }
+
+func esxiRead(cmd, expect string, m ...Match) *Read {
+	return &Read{Command: cmd, On: "esxi", Expect: expect, Match: m}
+}
+
+func guestRead(cmd, expect string, m ...Match) *Read {
+	return &Read{Command: cmd, On: "guest", Expect: expect, Match: m}
+}
+
+// reads lists the reads that are there.
+func reads(rs ...*Read) []Read {
+	var out []Read
+	for _, r := range rs {
+		if r != nil {
+			out = append(out, *r)
+		}
+	}
+	return out
+}
+
+// vmxLine matches a .vmx line key = "value" (value a regular expression).
+func vmxLine(key, valueRE string) Match {
+	return Match{Line: `^` + regexp.QuoteMeta(key) + ` = "` + valueRE + `"$`}
+}
+
+// atLeastRE is a regular expression for the decimal numbers >= n
+// (n < 100).
+func atLeastRE(n int) string {
+	if n < 10 {
+		return fmt.Sprintf("([%d-9]|[1-9][0-9]+)", n)
+	}
+	tens, ones := n/10, n%10
+	alt := fmt.Sprintf("%d[%d-9]", tens, ones)
+	if tens < 9 {
+		alt += fmt.Sprintf("|[%d-9][0-9]", tens+1)
+	}
+	return "(" + alt + "|[1-9][0-9][0-9]+)"
+}
+
+// vsishProps is the vsish path of a VM's first PVRDMA adapter.
+const vsishProps = "vsish -e cat /vmkModules/vrdma/pvrdmaDevices/<worldID>_0/properties"
