@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
@@ -391,11 +392,11 @@ func writeConciseSection(b *strings.Builder, p painter, r *Report, sec hostSecti
 	for _, s := range sec.plan.Steps {
 		var what string
 		switch s.Action {
-		case checks.ActPowerOffVMs:
+		case plan.KindPowerOffVMs:
 			what = "VMs off"
-		case checks.ActEnterMaintenance:
+		case plan.KindEnterMaintenance:
 			what = "maintenance mode"
-		case checks.ActReboot:
+		case plan.KindReboot:
 			what = "a reboot"
 		}
 		if what != "" && !seen[what] {
