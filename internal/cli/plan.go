@@ -79,11 +79,11 @@ func runPlan(ctx context.Context, opts *PlanOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	results, meta, dry, err := inputOrScan(ctx, &opts.Scan, opts.Input, "outputs", nil)
+	a, dry, err := inputOrScan(ctx, &opts.Scan, opts.Input, "outputs", nil)
 	if dry || err != nil {
 		return err
 	}
-	a := analyze(results, meta)
+	results := a.Results
 	var plans []checks.Plan
 	only := map[string]bool{}
 	for _, h := range strings.Split(opts.Only, ",") {
