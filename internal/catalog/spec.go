@@ -634,9 +634,11 @@ func SetRecordCommand(r *parse.Record, cmd string) {
 	}
 }
 
-// ByField keys diff items by a field's value.
-func ByField(name string) func(reflect.Value) string {
-	return func(v reflect.Value) string { return fmt.Sprint(v.FieldByName(name).Interface()) }
+// Keyed makes a diff key of a typed accessor of the fact: the compiler
+// checks the field it reads (a misspelt field does not compile), and the
+// catalogue's test that T is the type its spec's parser fills.
+func Keyed[T any](key func(T) string) func(reflect.Value) string {
+	return func(v reflect.Value) string { return key(v.Interface().(T)) }
 }
 
 // Constant keys a single fact (there is one per host).
