@@ -8,12 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/x/exp/golden"
-
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -73,7 +72,7 @@ func TestGoldenMixed(t *testing.T) {
 			if err := f.write(&b); err != nil {
 				t.Fatal(err)
 			}
-			golden.RequireEqual(t, b.Bytes())
+			testutil.RequireGolden(t, b.Bytes())
 		})
 	}
 }
