@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/exp/golden"
+
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/analysis"
@@ -72,7 +74,7 @@ func TestGoldenMixed(t *testing.T) {
 			if err := f.write(&b); err != nil {
 				t.Fatal(err)
 			}
-			testutil.RequireGolden(t, b.Bytes())
+			testutil.RequireGolden(t, b.Bytes(), golden.RequireEqual)
 		})
 	}
 }

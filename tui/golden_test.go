@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/charmbracelet/x/exp/golden"
+
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 )
 
@@ -30,7 +32,7 @@ func TestScreens(t *testing.T) {
 			t.Run(fmt.Sprintf("%s_%dx%d", w.name, size[0], size[1]), func(t *testing.T) {
 				m := newTestModel(t, size[0], size[1], nil)
 				press(t, m, w.keys...)
-				testutil.RequireGolden(t, m.View().Content)
+				testutil.RequireGolden(t, m.View().Content, golden.RequireEqual)
 			})
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
@@ -61,7 +62,7 @@ func TestMatrixScreens(t *testing.T) {
 				opts := pathRun(t)
 				m := newTestModel(t, size[0], size[1], func(o *Options) { *o = opts })
 				press(t, m, w.keys...)
-				testutil.RequireGolden(t, m.View().Content)
+				testutil.RequireGolden(t, m.View().Content, golden.RequireEqual)
 			})
 		}
 	}

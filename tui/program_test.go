@@ -9,6 +9,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
@@ -54,5 +55,5 @@ func TestProgramLiveScanToFix(t *testing.T) {
 	if !strings.Contains(stripANSI(out), "└ no RDMA device listed") {
 		t.Fatalf("final screen:\n%s", stripANSI(out))
 	}
-	testutil.RequireGolden(t, out)
+	testutil.RequireGolden(t, out, golden.RequireEqual)
 }

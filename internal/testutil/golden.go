@@ -8,24 +8,23 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/charmbracelet/x/exp/golden"
 )
 
-// RequireGolden is golden.RequireEqual: out must equal
-// testdata/<test name>.golden, which -update (go generate) rewrites. With
-// -update it also says on standard error which golden it created or
-// changed, so that go generate's output names every golden it rewrote
-// (the go:generate lines run go test in local directory mode, which shows
-// that output).
-func RequireGolden[T []byte | string](tb testing.TB, out T) {
+// RequireGolden runs require (charmbracelet's golden.RequireEqual: out
+// must equal testdata/<test name>.golden, which its -update flag, set by
+// go generate, rewrites) and, with -update, says on standard error which
+// golden it created or changed, so that go generate's output names every
+// golden it rewrote (the go:generate lines run go test in local directory
+// mode, which shows that output). The golden package is the caller's: it
+// defines the -update flag, which other packages' tests define themselves.
+func RequireGolden[T []byte | string](tb testing.TB, out T, require func(testing.TB, T)) {
 	tb.Helper()
 	path := filepath.Join("testdata", tb.Name()+".golden")
 	f := flag.Lookup("update")
 	updating := f != nil && f.Value.String() == "true"
 	before, err := os.ReadFile(path)
 	existed := err == nil
-	golden.RequireEqual(tb, out)
+	require(tb, out)
 	if updating {
 		reportGoldenUpdate(os.Stderr, displayPath(path), before, existed, []byte(out))
 	}
