@@ -14,6 +14,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -74,7 +75,7 @@ func TestGoldenMixed(t *testing.T) {
 			if err := f.write(&b); err != nil {
 				t.Fatal(err)
 			}
-			golden.RequireEqual(t, b.Bytes())
+			testutil.RequireGolden(t, b.Bytes(), golden.RequireEqual)
 		})
 	}
 }

@@ -3,8 +3,9 @@
 // their own files). It only formats: no collection, no parsing, no rules.
 package report
 
-// The report goldens (testdata) are regenerated with make generate.
-//go:generate go test . -count=1 -run ^TestGolden -update
+// The report goldens (testdata) are regenerated with make generate, which names each golden it changes
+// (go test in local directory mode shows what the tests print).
+//go:generate go test -count=1 -run ^TestGolden -update
 
 import (
 	"fmt"

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 )
 
 // TestScreens snapshots the main screens (with colours) at the smallest
@@ -30,7 +32,7 @@ func TestScreens(t *testing.T) {
 			t.Run(fmt.Sprintf("%s_%dx%d", w.name, size[0], size[1]), func(t *testing.T) {
 				m := newTestModel(t, size[0], size[1], nil)
 				press(t, m, w.keys...)
-				golden.RequireEqual(t, m.View().Content)
+				testutil.RequireGolden(t, m.View().Content, golden.RequireEqual)
 			})
 		}
 	}

@@ -11,12 +11,12 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
-
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -62,7 +62,7 @@ func TestMatrixScreens(t *testing.T) {
 				opts := pathRun(t)
 				m := newTestModel(t, size[0], size[1], func(o *Options) { *o = opts })
 				press(t, m, w.keys...)
-				golden.RequireEqual(t, m.View().Content)
+				testutil.RequireGolden(t, m.View().Content, golden.RequireEqual)
 			})
 		}
 	}

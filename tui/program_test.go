@@ -11,7 +11,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
+
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 )
 
 // TestProgramLiveScanToFix runs the whole program: hosts stream in while
@@ -53,5 +55,5 @@ func TestProgramLiveScanToFix(t *testing.T) {
 	if !strings.Contains(stripANSI(out), "└ no RDMA device listed") {
 		t.Fatalf("final screen:\n%s", stripANSI(out))
 	}
-	golden.RequireEqual(t, out)
+	testutil.RequireGolden(t, out, golden.RequireEqual)
 }

@@ -15,8 +15,9 @@
 // the root or a page turns into it, and its hints.
 package tui
 
-// The screen goldens (testdata) are regenerated with make generate.
-//go:generate go test . -count=1 -run ^(TestScreens|TestMatrixScreens|TestProgramLiveScanToFix)$ -update
+// The screen goldens (testdata) are regenerated with make generate, which names each golden it changes
+// (go test in local directory mode shows what the tests print).
+//go:generate go test -count=1 -run ^(TestScreens|TestMatrixScreens|TestProgramLiveScanToFix)$ -update
 
 import (
 	"context"

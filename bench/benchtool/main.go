@@ -35,6 +35,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/standin"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/scan"
 )
 
 func main() {
@@ -106,7 +107,7 @@ func cmdHosts(args []string) error {
 			}
 		}
 		// The command set: what the collector runs on this host (no probes).
-		res := collect.Collect(context.Background(), []hostio.Target{{Name: name}},
+		res := scan.Collect(context.Background(), []hostio.Target{{Name: name}},
 			collect.Options{Runner: h.Runner(), Probes: false})
 		var cmds []string
 		for _, c := range res[0].Captures {

@@ -73,3 +73,20 @@ func logInternalErrors(l *slog.Logger, errs []checks.InternalError) {
 			"panic", ie.Panic, "stack", ie.Stack)
 	}
 }
+
+// Redacted is o for the redacted copy of the same captures (a support
+// bundle's report): the same config with its host values redacted, the
+// header's source and notes redacted. redact nil returns o unchanged.
+func (o Options) Redacted(redact func(string) string) Options {
+	if redact == nil {
+		return o
+	}
+	out := o
+	out.Meta.Source = redact(o.Meta.Source)
+	out.Meta.Notes = nil
+	for _, n := range o.Meta.Notes {
+		out.Meta.Notes = append(out.Meta.Notes, redact(n))
+	}
+	out.Config = o.Config.Redacted(redact)
+	return out
+}

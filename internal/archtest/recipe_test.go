@@ -78,6 +78,10 @@ func TestModuleParameters(t *testing.T) {
 	eq(t, "pfctx", ps[2].Name+"="+ps[2].Value, "pfctx=0x08")
 	eq(t, "line", ps[2].Line, 5)
 }
+
+func FuzzModuleParameters(f *testing.F) {
+	fuzzList(f, ModuleParameters, func(p ModuleParameter) Ref { return p.Ref })
+}
 `},
 	{path: "parse/testdata/esxcli_system_module_parameters_list_m_nmlx5_core__recipe.txt", text: `Name         Type  Value  Description
 -----------  ----  -----  -----------

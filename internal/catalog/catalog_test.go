@@ -76,8 +76,10 @@ func TestEverySpecIsComplete(t *testing.T) {
 				if s.Diff.Key == nil {
 					t.Fatal("diff without a key")
 				}
-				// The key and the noise fields name fields of the fact (a
-				// typo would panic or skip nothing in a diff).
+				// The key (a typed accessor, catalog.Keyed) reads the fact
+				// the parser fills (a key of another type panics here),
+				// and the noise fields name fields of the fact (a typo
+				// would skip nothing in a diff).
 				func() {
 					defer func() {
 						if r := recover(); r != nil {

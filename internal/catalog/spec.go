@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -117,6 +118,10 @@ type Parser struct {
 	Type reflect.Type
 	// Facts is the facts struct the parser fills (HostFacts, GuestFacts).
 	Facts reflect.Type
+	// Func is the parser function's name as the runtime gives it
+	// ("github.com/pvrdma-doctor/pvrdma-doctor/parse.NICList"): the
+	// catalogue's test finds its fuzz target by it.
+	Func string
 	// add puts a parsed, stamped value into a *Facts; field returns a
 	// pointer to the field on one (*[]T or **T); both report false for
 	// another struct.
@@ -548,21 +553,27 @@ func List[D, T any](p func(string) ([]T, error), stamp func(v *T, line string), 
 		}
 		return items
 	}
-	return typed[D, T](parse.Untyped(p), stampAll, into, func(f *[]T, v any) { *f = append(*f, v.([]T)...) })
+	return named(typed[D, T](parse.Untyped(p), stampAll, into, func(f *[]T, v any) { *f = append(*f, v.([]T)...) }), p)
+}
+
+// named records on a Parser the name of the function it adapts.
+func named(pr Parser, fn any) Parser {
+	pr.Func = runtime.FuncForPC(reflect.ValueOf(fn).Pointer()).Name()
+	return pr
 }
 
 // One adapts a parser of a single record that replaces the single fact
 // into returns ("the ESXi version"); strict makes a partial parse lose
 // the output too.
 func One[D, T any](p func(string) (T, error), strict bool, stamp func(v *T, line string), into func(*D) **T) Parser {
-	return typed[D, T](record(p, strict), stampOne(stamp), into, func(f **T, v any) { x := v.(T); *f = &x })
+	return named(typed[D, T](record(p, strict), stampOne(stamp), into, func(f **T, v any) { x := v.(T); *f = &x }), p)
 }
 
 // Each adapts a parser of a single record that is appended to the list
 // field into returns (a stage-2 command run once per device: "the
 // counters of each RDMA device").
 func Each[D, T any](p func(string) (T, error), stamp func(v *T, line string), into func(*D) *[]T) Parser {
-	return typed[D, T](record(p, false), stampOne(stamp), into, func(f *[]T, v any) { *f = append(*f, v.(T)) })
+	return named(typed[D, T](record(p, false), stampOne(stamp), into, func(f *[]T, v any) { *f = append(*f, v.(T)) }), p)
 }
 
 // typed is a Parser of facts of type T filling, on a *D, the field F that
@@ -593,13 +604,13 @@ func typed[D, T, F any](parseFn func(string) (any, error), stamp func(any, strin
 // Output adapts a parser whose output fills no fact (a command only
 // `pvrdma-doctor parse` reads).
 func Output[T any](p func(string) (T, error)) Parser {
-	return Parser{
+	return named(Parser{
 		Parse: parse.Untyped(p),
 		Stamp: func(v any, _ string) any { return v },
 		Type:  reflect.TypeFor[T](),
 		add:   func(any, any) bool { return false },
 		field: func(any) (any, bool) { return nil, false },
-	}
+	}, p)
 }
 
 func record[T any](p func(string) (T, error), strict bool) func(string) (any, error) {
@@ -634,9 +645,11 @@ func SetRecordCommand(r *parse.Record, cmd string) {
 	}
 }
 
-// ByField keys diff items by a field's value.
-func ByField(name string) func(reflect.Value) string {
-	return func(v reflect.Value) string { return fmt.Sprint(v.FieldByName(name).Interface()) }
+// Keyed makes a diff key of a typed accessor of the fact: the compiler
+// checks the field it reads (a misspelt field does not compile), and the
+// catalogue's test that T is the type its spec's parser fills.
+func Keyed[T any](key func(T) string) func(reflect.Value) string {
+	return func(v reflect.Value) string { return key(v.Interface().(T)) }
 }
 
 // Constant keys a single fact (there is one per host).

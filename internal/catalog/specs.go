@@ -3,7 +3,6 @@ package catalog
 import (
 	"fmt"
 	"net/netip"
-	"reflect"
 	"regexp"
 	"strconv"
 
@@ -132,58 +131,57 @@ var specs = []*Spec{
 	{Kind: KindRDMADeviceList, Stage: 1, Line: "esxcli rdma device list",
 		Forms:  esxcli("rdma device list"),
 		Parser: List(parse.RDMADeviceList, func(v *parse.RDMADevice, l string) { v.Command = l }, func(f *HostFacts) *[]parse.RDMADevice { return &f.RDMADevices }),
-		Diff:   &DiffKey{Key: ByField("Name")}},
+		Diff:   &DiffKey{Key: Keyed(func(r parse.RDMADevice) string { return r.Name })}},
 	{Kind: KindRDMAProtocolList, Stage: 1, Line: "esxcli rdma device protocol list",
 		Forms:  esxcli("rdma device protocol list", optDevice),
 		Parser: List(parse.RDMAProtocolList, func(v *parse.RDMAProtocol, l string) { v.Command = l }, func(f *HostFacts) *[]parse.RDMAProtocol { return &f.RDMAProtocols }),
-		Diff:   &DiffKey{What: "protocols of", Key: ByField("Device")}},
+		Diff:   &DiffKey{What: "protocols of", Key: Keyed(func(r parse.RDMAProtocol) string { return r.Device })}},
 	{Kind: KindRDMAVmknicList, Stage: 1, Line: "esxcli rdma device vmknic list",
 		Forms:  esxcli("rdma device vmknic list", optDevice),
 		Parser: List(parse.RDMAVmknicList, func(v *parse.RDMAVmknic, l string) { v.Command = l }, func(f *HostFacts) *[]parse.RDMAVmknic { return &f.RDMAVmknics }),
-		Diff:   &DiffKey{What: "RDMA binding of", Key: ByField("Device")}},
+		Diff:   &DiffKey{What: "RDMA binding of", Key: Keyed(func(r parse.RDMAVmknic) string { return r.Device })}},
 	{Kind: KindVMProcessList, Stage: 1, Line: "esxcli vm process list",
 		Forms:  esxcli("vm process list"),
 		Parser: List(parse.VMProcessList, func(v *parse.VMProcess, l string) { v.Command = l }, func(f *HostFacts) *[]parse.VMProcess { return &f.VMs }),
-		Diff:   &DiffKey{What: "VM", Key: ByField("DisplayName"), Skip: []string{"WorldID", "ProcessID", "CartelID"}}},
+		Diff:   &DiffKey{What: "VM", Key: Keyed(func(v parse.VMProcess) string { return v.DisplayName }), Skip: []string{"WorldID", "ProcessID", "CartelID"}}},
 	{Kind: KindPVRDMADeviceLs, Stage: 1, Line: "vsish -e ls " + PVRDMADevicesDir,
 		Parser: List(parse.VsishLs, func(v *parse.VsishEntry, l string) { v.Command = l }, func(f *HostFacts) *[]parse.VsishEntry { return &f.PVRDMAListing })},
 	{Kind: KindIPInterfaceList, Stage: 1, Line: "esxcli network ip interface list",
 		Forms: append(esxcli("network ip interface list", optInterface, optNetstack),
 			Form{Tool: "esxcfg-vmknic", Words: "-l", Also: []hostio.Kind{KindIPv4Get}}),
 		Parser: List(parse.IPInterfaceList, func(v *parse.Vmknic, l string) { v.Command = l; SetRecordCommand(&v.Record, l) }, func(f *HostFacts) *[]parse.Vmknic { return &f.Vmknics }),
-		Diff:   &DiffKey{Key: ByField("Name")}},
+		Diff:   &DiffKey{Key: Keyed(func(v parse.Vmknic) string { return v.Name })}},
 	{Kind: KindIPv4Get, Stage: 1, Line: "esxcli network ip interface ipv4 get",
 		Forms:  esxcli("network ip interface ipv4 get", optInterface, optNetstack),
 		Parser: List(parse.IPv4Get, func(v *parse.IPv4Interface, l string) { v.Command = l }, func(f *HostFacts) *[]parse.IPv4Interface { return &f.IPv4 }),
-		Diff:   &DiffKey{Key: ByField("Name")}},
+		Diff:   &DiffKey{Key: Keyed(func(i parse.IPv4Interface) string { return i.Name })}},
 	{Kind: KindNICList, Stage: 1, Line: "esxcli network nic list",
 		Forms:  append(esxcli("network nic list"), Form{Tool: "esxcfg-nics", Words: "-l"}),
 		Parser: List(parse.NICList, func(v *parse.NIC, l string) { v.Command = l }, func(f *HostFacts) *[]parse.NIC { return &f.NICs }),
-		Diff:   &DiffKey{Key: ByField("Name")}},
+		Diff:   &DiffKey{Key: Keyed(func(n parse.NIC) string { return n.Name })}},
 	{Kind: KindDVSList, Stage: 1, Line: "esxcli network vswitch dvs vmware list",
 		Forms:  esxcli("network vswitch dvs vmware list", Option{Short: "-v", Long: "--vds-name"}),
 		Parser: List(parse.DVSList, func(v *parse.DVSwitch, l string) { v.Command = l; SetRecordCommand(&v.Record, l) }, func(f *HostFacts) *[]parse.DVSwitch { return &f.DVSwitches }),
-		Diff:   &DiffKey{What: "DVS", Key: ByField("Name")}},
+		Diff:   &DiffKey{What: "DVS", Key: Keyed(func(d parse.DVSwitch) string { return d.Name })}},
 	{Kind: KindStandardSwitchList, Stage: 1, Line: "esxcli network vswitch standard list",
 		Forms: append(esxcli("network vswitch standard list", Option{Short: "-v", Long: "--vswitch-name"}),
 			Form{Tool: "esxcfg-vswitch", Words: "-l", Also: []hostio.Kind{KindDVSList}}),
 		Parser: List(parse.StandardSwitchList, func(v *parse.StandardSwitch, l string) { v.Command = l; SetRecordCommand(&v.Record, l) }, func(f *HostFacts) *[]parse.StandardSwitch { return &f.StandardSwitches }),
-		Diff:   &DiffKey{What: "vSwitch", Key: ByField("Name")}},
+		Diff:   &DiffKey{What: "vSwitch", Key: Keyed(func(s parse.StandardSwitch) string { return s.Name })}},
 	{Kind: KindPVRDMAVmknicOpt, Stage: 1, Line: "esxcli system settings advanced list -o /Net/PVRDMAVmknic",
 		Forms:  esxcli("system settings advanced list", Option{Short: "-o", Long: "--option", Role: OptFixed, Value: "/Net/PVRDMAVmknic", Fold: true}),
 		Parser: One(parse.AdvancedSettingList, false, func(v *parse.AdvancedSetting, l string) { v.Command = l; SetRecordCommand(&v.Record, l) }, func(f *HostFacts) **parse.AdvancedSetting { return &f.PVRDMAVmknic }),
-		Diff:   &DiffKey{Key: ByField("Path"), Skip: []string{"Path", "Type"}}},
+		Diff:   &DiffKey{Key: Keyed(func(a parse.AdvancedSetting) string { return a.Path }), Skip: []string{"Path", "Type"}}},
 	{Kind: KindFirewallRulesets, Stage: 1, Line: "esxcli network firewall ruleset list",
 		Forms:  esxcli("network firewall ruleset list", optRuleset),
 		Parser: List(parse.FirewallRulesetList, func(v *parse.FirewallRuleset, l string) { v.Command = l }, func(f *HostFacts) *[]parse.FirewallRuleset { return &f.Rulesets }),
-		Diff:   &DiffKey{What: "firewall ruleset", Key: ByField("Name")}},
+		Diff:   &DiffKey{What: "firewall ruleset", Key: Keyed(func(f parse.FirewallRuleset) string { return f.Name })}},
 	{Kind: KindFirewallRules, Stage: 1, Line: "esxcli network firewall ruleset rule list -r pvrdma",
 		Forms:  esxcli("network firewall ruleset rule list", Option{Short: "-r", Long: "--ruleset-id", Role: OptFixed, Value: "pvrdma"}),
 		Parser: List(parse.FirewallRuleList, func(v *parse.FirewallRule, l string) { cmdOnly(&v.Ref, l) }, func(f *HostFacts) *[]parse.FirewallRule { return &f.PVRDMARules }),
-		Diff: &DiffKey{What: "firewall rule", Key: func(v reflect.Value) string {
-			r := v.Interface().(parse.FirewallRule)
+		Diff: &DiffKey{What: "firewall rule", Key: Keyed(func(r parse.FirewallRule) string {
 			return fmt.Sprintf("%s %s %s %d-%d", r.Ruleset, r.Direction, r.Protocol, r.PortBegin, r.PortEnd)
-		}}},
+		})}},
 	{Kind: KindFirewallGlobal, Stage: 1, Line: "esxcli network firewall get",
 		Forms:  esxcli("network firewall get"),
 		Parser: One(parse.FirewallGet, true, func(v *parse.FirewallGlobal, l string) { v.Command = l; SetRecordCommand(&v.Record, l) }, func(f *HostFacts) **parse.FirewallGlobal { return &f.Firewall })},
@@ -193,14 +191,13 @@ var specs = []*Spec{
 		From: FromPVRDMABackends, Noun: "PVRDMA device properties", Example: []string{"1001474360", "0"},
 		When:   "for each PVRDMA adapter listed by `vsish -e ls " + PVRDMADevicesDir + "` (<worldID>, <index>: digits)",
 		Parser: Each(parse.PVRDMAProperties, stampPVRDMA, func(f *HostFacts) *[]parse.PVRDMADevice { return &f.PVRDMADevices }),
-		Diff: &DiffKey{What: "VM", Key: func(v reflect.Value) string {
-			d := v.Interface().(parse.PVRDMADevice)
+		Diff: &DiffKey{What: "VM", Key: Keyed(func(d parse.PVRDMADevice) string {
 			name := d.VMName
 			if name == "" {
 				name = "world " + d.WorldID
 			}
 			return name + " adapter " + d.Index
-		}, Skip: []string{"WorldID", "VMName", "Index"}}},
+		}), Skip: []string{"WorldID", "VMName", "Index"}}},
 	{Kind: KindRDMAStats, Stage: 2, Line: "esxcli rdma device stats get -d <vmrdmaN>",
 		Args: []Arg{argRDMADev}, Refuse: "refusing RDMA device name %q: expected vmrdmaN",
 		From: FromRDMADevices, Noun: "RDMA device counters", Example: []string{"vmrdma0"},
@@ -213,14 +210,14 @@ var specs = []*Spec{
 		When:   "for each uplink paired with an RDMA device",
 		Forms:  esxcli("network nic get", optNicArg),
 		Parser: Each(parse.NICGet, func(v *parse.NICDetail, l string) { v.Command = l; SetRecordCommand(&v.Record, l) }, func(f *HostFacts) *[]parse.NICDetail { return &f.NICDetails }),
-		Diff:   &DiffKey{Key: ByField("Name")}},
+		Diff:   &DiffKey{Key: Keyed(func(n parse.NICDetail) string { return n.Name })}},
 	{Kind: KindDCBStatus, Stage: 2, Line: "esxcli network nic dcb status get -n <vmnicN>",
 		Args: []Arg{argVmnic}, Refuse: "refusing uplink name %q: expected vmnicN",
 		From: FromRDMAUplinks, Noun: "uplink DCB states", Example: []string{"vmnic4"},
 		When:   "for each uplink paired with an RDMA device",
 		Forms:  esxcli("network nic dcb status get", optNicArg),
 		Parser: Each(parse.DCBStatusGet, stampDCB, func(f *HostFacts) *[]parse.DCBStatus { return &f.DCB }),
-		Diff:   &DiffKey{What: "DCB of", Key: ByField("Nic")}},
+		Diff:   &DiffKey{What: "DCB of", Key: Keyed(func(d parse.DCBStatus) string { return d.Nic })}},
 
 	{Kind: KindNICStats, Stage: 2, Line: "esxcli network nic stats get -n <vmnicN>",
 		Args: []Arg{argVmnic}, Refuse: "refusing uplink name %q: expected vmnicN",
@@ -230,7 +227,7 @@ var specs = []*Spec{
 		Parser: Each(parse.NICStatsGet, stampNICStats, func(f *HostFacts) *[]parse.NICStats { return &f.NICStats }),
 		// Traffic grows between any two scans; drops and errors are what
 		// a diff should show.
-		Diff: &DiffKey{What: "counters of", Key: ByField("Nic"),
+		Diff: &DiffKey{What: "counters of", Key: Keyed(func(n parse.NICStats) string { return n.Nic }),
 			Skip: []string{"PacketsReceived", "PacketsSent", "BytesReceived", "BytesSent"}}},
 	{Kind: KindVmkping, Stage: 3, Line: "vmkping -I <vmkN> -c <count> [-i <interval>] [-W <wait>] -d -s <payload> <peer>",
 		From:     FromPeers,
@@ -245,7 +242,7 @@ var specs = []*Spec{
 		README: "`vmkping -I vmkN [-S netstack] -c 3 -i 0.2 -W 1 -d -s <MTU-28> <peer>` from each host's PVRDMA vmknic to its peers' (the next three in name order, or every peer with `--probes all`); " +
 			"when that size is lost, a search for the largest payload that passes: at most " + strconv.Itoa(MaxSearchRounds) + " rounds of `-c 1 -W 1` tries sent together (at most " + strconv.Itoa(MaxRoundTries) + " in all; a round waits once, at most 1 s)",
 		Parser: Each(parse.Vmkping, func(v *parse.Ping, l string) { v.Command = l }, func(f *HostFacts) *[]parse.Ping { return &f.Pings }),
-		Diff:   &DiffKey{Key: func(v reflect.Value) string { return v.Interface().(parse.Ping).Command }, Skip: []string{"AvgMs", "MinMs", "MaxMs"}}},
+		Diff:   &DiffKey{Key: Keyed(func(p parse.Ping) string { return p.Command }), Skip: []string{"AvgMs", "MinMs", "MaxMs"}}},
 }
 
 // parseOnlySpecs are outputs that `pvrdma-doctor parse` reads but no scan

@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -38,19 +37,19 @@ var driverSpecs = []*Spec{
 	{Kind: KindModuleList, Stage: 1, Line: "esxcli system module list",
 		Forms:  esxcli("system module list", Option{Short: "-e", Long: "--enabled"}, Option{Short: "-l", Long: "--loaded"}),
 		Parser: List(parse.ModuleList, func(v *parse.Module, l string) { v.Command = l }, func(f *HostFacts) *[]parse.Module { return &f.Modules }),
-		Diff:   &DiffKey{What: "module", Key: ByField("Name")}},
+		Diff:   &DiffKey{What: "module", Key: Keyed(func(m parse.Module) string { return m.Name })}},
 	{Kind: KindVIBList, Stage: 1, Line: "esxcli software vib list",
 		Forms:  esxcli("software vib list"),
 		Parser: List(parse.VIBList, func(v *parse.VIB, l string) { v.Command = l }, func(f *HostFacts) *[]parse.VIB { return &f.VIBs }),
-		Diff:   &DiffKey{What: "VIB", Key: ByField("Name")}},
+		Diff:   &DiffKey{What: "VIB", Key: Keyed(func(v parse.VIB) string { return v.Name })}},
 	{Kind: KindFirewallAllowedIP, Stage: 1, Line: "esxcli network firewall ruleset allowedip list -r pvrdma",
 		Forms:  esxcli("network firewall ruleset allowedip list", Option{Short: "-r", Long: "--ruleset-id", Role: OptFixed, Value: "pvrdma"}),
 		Parser: List(parse.AllowedIPList, func(v *parse.AllowedIPs, l string) { v.Command = l }, func(f *HostFacts) *[]parse.AllowedIPs { return &f.AllowedIPs }),
-		Diff:   &DiffKey{What: "allowed IPs of", Key: ByField("Ruleset")}},
+		Diff:   &DiffKey{What: "allowed IPs of", Key: Keyed(func(a parse.AllowedIPs) string { return a.Ruleset })}},
 	{Kind: KindENSList, Stage: 1, Line: "esxcfg-nics -e",
 		Forms:  []Form{{Tool: "esxcfg-nics", Words: "-e"}},
 		Parser: List(parse.ENSList, func(v *parse.ENSNIC, l string) { v.Command = l }, func(f *HostFacts) *[]parse.ENSNIC { return &f.ENS }),
-		Diff:   &DiffKey{What: "ENS of", Key: ByField("Name")}},
+		Diff:   &DiffKey{What: "ENS of", Key: Keyed(func(e parse.ENSNIC) string { return e.Name })}},
 	{Kind: KindMachine, Stage: 1, Line: "uname -m",
 		Forms:  []Form{{Tool: "uname", Words: "-m"}},
 		Parser: One(parse.UnameMachine, true, func(v *parse.Machine, l string) { v.Command = l }, func(f *HostFacts) **parse.Machine { return &f.Machine }),
@@ -63,10 +62,9 @@ var driverSpecs = []*Spec{
 		When:   "for the driver of each uplink of a vDS or RDMA device and each RDMA device's driver (those `esxcli system module list` lists)",
 		Forms:  esxcli("system module parameters list", Option{Short: "-m", Long: "--module", Role: OptArg}),
 		Parser: List(parse.ModuleParams, stampModuleParam, func(f *HostFacts) *[]parse.ModuleParam { return &f.ModuleParams }),
-		Diff: &DiffKey{What: "module parameter", Key: func(v reflect.Value) string {
-			p := v.Interface().(parse.ModuleParam)
+		Diff: &DiffKey{What: "module parameter", Key: Keyed(func(p parse.ModuleParam) string {
 			return p.Module + " " + p.Name
-		}, Skip: []string{"Type"}}},
+		}), Skip: []string{"Type"}}},
 }
 
 var reModuleArg = regexp.MustCompile(`-m\s+([A-Za-z][A-Za-z0-9_]*)`)

@@ -82,7 +82,7 @@ var vmSpecs = []*Spec{
 			v.Command = l
 			SetRecordCommand(&v.Record, l)
 		}, func(f *HostFacts) *[]parse.PCIDevice { return &f.PCIDevices }),
-		Diff: &DiffKey{What: "PCI device", Key: ByField("Address"), Skip: []string{"Record"}}},
+		Diff: &DiffKey{What: "PCI device", Key: Keyed(func(p parse.PCIDevice) string { return p.Address }), Skip: []string{"Record"}}},
 	{Kind: KindVMX, Stage: 2, Line: "cat '" + argVMXPath.Placeholder + "'",
 		Args: []Arg{argVMXPath}, Quoted: true,
 		Refuse: "refusing .vmx path %q: expected an absolute path under /vmfs/volumes/ ending in .vmx, without a single quote, " +
@@ -93,7 +93,7 @@ var vmSpecs = []*Spec{
 			"single-quoted (a path with a single quote, a control, invisible or format character or invalid UTF-8 is refused, with the reason)",
 		README: "`cat '<Config File>'` (the .vmx of each PVRDMA VM, path from `esxcli vm process list`, under /vmfs/volumes/ only)",
 		Parser: Each(parse.VMConfigFromVMX, stampVMX, func(f *HostFacts) *[]parse.VMConfig { return &f.VMConfigs }),
-		Diff:   &DiffKey{What: "VM configuration", Key: ByField("ConfigFile"), Skip: []string{"Refs"}}},
+		Diff:   &DiffKey{What: "VM configuration", Key: Keyed(func(v parse.VMConfig) string { return v.ConfigFile }), Skip: []string{"Refs"}}},
 }
 
 func stampVMX(v *parse.VMConfig, l string) {

@@ -150,10 +150,10 @@ func analyzePipeline(opts *AnalyzeOptions, in *offline.Input) *Pipeline {
 	p := &Pipeline{
 		IO: opts.IO, Getenv: opts.Getenv, Report: &opts.Report, Targets: targets, Meta: meta,
 		Results: in.Results, Partial: in.Partial(),
-		// Exporting a redacted bundle keeps it as it is: redacting tokens
-		// again would only produce a useless identity token map.
-		Bundle: bundleExporter(meta, BundleFlags{AlreadyRedacted: in.Redacted()}),
 	}
+	// Exporting a redacted bundle keeps it as it is: redacting tokens
+	// again would only produce a useless identity token map.
+	p.Bundle = bundleExporter(p.analysisOptions, BundleFlags{AlreadyRedacted: in.Redacted()})
 	if in.Kind == offline.KindTranscript || in.Kind == offline.KindSaved {
 		// Per host: what was read, what was skipped and what that cost.
 		p.Export = inputSummaryExport(in, opts.IO.ErrOut)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/offline"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
@@ -123,7 +124,7 @@ func TestAnalyzeExportOfRedactedBundle(t *testing.T) {
 		t.Errorf("export: redacted %v, hosts %q (was %q)", again.Redacted(), again.Manifest.Hosts[0].Host, in.Manifest.Hosts[0].Host)
 	}
 	var w strings.Builder
-	if err := writeBundle(filepath.Join(dir, "said.tar.gz"), in.Results, report.Meta{}, BundleFlags{AlreadyRedacted: true}, &w, bundleRun{}); err != nil ||
+	if err := writeBundle(filepath.Join(dir, "said.tar.gz"), in.Results, analysis.Options{}, BundleFlags{AlreadyRedacted: true}, &w, bundleRun{}); err != nil ||
 		!strings.Contains(w.String(), "already redacted") {
 		t.Errorf("message %q, err %v", w.String(), err)
 	}

@@ -14,14 +14,16 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
-	"github.com/pvrdma-doctor/pvrdma-doctor/internal/config"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/redact"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/scan"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
-func init() { register("bundle", newCmdBundle) }
+func init() {
+	register("bundle", func(f *Factory) *cobra.Command { return newCmdBundle(f, nil) })
+}
 
 // BundleFlags are the export flags shared by scan --bundle, bundle and redact.
 type BundleFlags struct {
@@ -41,10 +43,6 @@ type BundleFlags struct {
 	// Identifiers are what the scan itself adds to the results (SSH
 	// users, dialled addresses, local paths), redacted with the rest.
 	Identifiers []redact.Token
-	// Config is the config file the run uses (severity overrides and
-	// suppressions), so the bundle's report matches what the user saw.
-	// Set by the command after its flags are validated; nil for none.
-	Config *config.Config
 }
 
 // addRedactFlags registers --no-redact and --tokens.
@@ -70,8 +68,10 @@ func loadTokens(path string) (*redact.TokenMap, error) {
 	return &tm, nil
 }
 
-// bundleOptions are the bundle writer's options for a run described by meta.
-func bundleOptions(meta report.Meta, bf BundleFlags) (bundle.Options, error) {
+// bundleOptions are the bundle writer's options for a run analysed with
+// with (its header, its config): the bundle's report is that analysis of
+// the redacted results, so that it says what the user saw.
+func bundleOptions(with analysis.Options, bf BundleFlags) (bundle.Options, error) {
 	tm, err := loadTokens(bf.Tokens)
 	if err != nil {
 		return bundle.Options{}, err
@@ -83,16 +83,9 @@ func bundleOptions(meta report.Meta, bf BundleFlags) (bundle.Options, error) {
 		return bundle.Options{}, usageError("the input is already redacted: --tokens and --no-redact do not apply")
 	}
 	return bundle.Options{
-		Redact: !bf.NoRedact && !bf.AlreadyRedacted, RedactNames: bf.RedactNames, AlreadyRedacted: bf.AlreadyRedacted, Tokens: tm, ToolVersion: Version, Now: meta.Now, Source: meta.Source,
+		Redact: !bf.NoRedact && !bf.AlreadyRedacted, RedactNames: bf.RedactNames, AlreadyRedacted: bf.AlreadyRedacted, Tokens: tm, ToolVersion: Version, Now: with.Meta.Now, Source: with.Meta.Source,
 		Analyze: func(rs []hostio.HostResult, redact func(string) string) bundle.Analysis {
-			m := meta
-			m.Source = redact(m.Source)
-			m.Notes = nil
-			for _, n := range meta.Notes {
-				m.Notes = append(m.Notes, redact(n))
-			}
-			a := analyze(rs, m, bf.Config.Redacted(redact))
-			return *a
+			return *analysis.Run(rs, with.Redacted(redact))
 		},
 		HTML:        bundleHTML,
 		Identifiers: bf.Identifiers,
@@ -132,12 +125,16 @@ type bundleRun struct {
 	abort   <-chan struct{}
 }
 
-// writeBundle writes results to path and tells the user where it went.
-func writeBundle(path string, results []hostio.HostResult, meta report.Meta, bf BundleFlags, errOut io.Writer, run bundleRun) error {
+// writeBundle writes results to path, its report analysed with with, and
+// tells the user where it went.
+func writeBundle(path string, results []hostio.HostResult, with analysis.Options, bf BundleFlags, errOut io.Writer, run bundleRun) error {
 	if err := checkTokenMapFree(path, bf); err != nil {
 		return err
 	}
-	opts, err := bundleOptions(meta, bf)
+	if with.Meta.Version == "" {
+		with.Meta.Version = Version
+	}
+	opts, err := bundleOptions(with, bf)
 	if err != nil {
 		return err
 	}
@@ -162,11 +159,12 @@ func writeBundle(path string, results []hostio.HostResult, meta report.Meta, bf 
 	return err
 }
 
-// bundleExporter is the Pipeline.Bundle hook (the TUI's export action); it
+// bundleExporter is the Pipeline.Bundle hook (the TUI's export action),
+// its report analysed as the run's (with, called at each export); it
 // prints nothing, the TUI owns the screen and shows the outcome.
-func bundleExporter(meta report.Meta, bf BundleFlags) func(string, []hostio.HostResult) error {
+func bundleExporter(with func() analysis.Options, bf BundleFlags) func(string, []hostio.HostResult) error {
 	return func(path string, results []hostio.HostResult) error {
-		return writeBundle(path, results, meta, bf, io.Discard, bundleRun{})
+		return writeBundle(path, results, with(), bf, io.Discard, bundleRun{})
 	}
 }
 
@@ -178,7 +176,9 @@ type BundleOptions struct {
 	Output string
 }
 
-func newCmdBundle(f *Factory) *cobra.Command {
+// newCmdBundle builds the command; runF, when set, runs instead of runBundle with
+// the options the flags built (tests).
+func newCmdBundle(f *Factory, runF func(context.Context, *BundleOptions) error) *cobra.Command {
 	opts := &BundleOptions{Scan: ScanOptions{IO: f.IO, Getenv: f.Getenv}}
 	cmd := &cobra.Command{
 		Use:   "bundle --hosts HOST[,HOST...] --out FILE.tar.gz",
@@ -207,6 +207,9 @@ as in every command; the bundle file is --out, also spelt --bundle).`,
   pvrdma-doctor bundle --hosts esx01 --password-env PVRDMA_DOCTOR_PASSWORD --out internal.tar.gz --no-redact`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runBundle(cmd.Context(), opts)
 		},
 	}
@@ -216,6 +219,7 @@ as in every command; the bundle file is --out, also spelt --bundle).`,
 	fl.StringVar(&opts.Scan.Bundle.Path, "bundle", "", "the same as --out")
 	fl.StringVarP(&opts.Output, "output", "o", "", "print the report in this format once the bundle is written: text, json, markdown, html, junit or sarif (default: the verdict line)")
 	addRedactFlags(fl, &opts.Scan.Bundle)
+	addConfigFlag(fl, &opts.Scan.Report)
 	return cmd
 }
 
@@ -238,6 +242,9 @@ func runBundle(ctx context.Context, opts *BundleOptions) error {
 	if err := checkTokenMapFree(opts.Scan.Bundle.Path, opts.Scan.Bundle); err != nil {
 		return err
 	}
+	if err := opts.Scan.Report.loadConfig(); err != nil {
+		return err
+	}
 	p, err := scanPipeline(ctx, &opts.Scan)
 	if err != nil {
 		return err
@@ -248,30 +255,31 @@ func runBundle(ctx context.Context, opts *BundleOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	copts := p.Collect
-	copts.Abort = abortOf(ctx)
-	results := collect.Collect(ctx, p.Targets, copts)
-	// Only the report is kept past the bundle write (which consumes the
-	// results): the verdict line, or the report -o asks for.
-	rep := analyze(results, p.Meta).Report
-	verdict := rep.Verdict
-	if opts.Output == "" {
-		rep = nil
+	// The verdict printed and the bundle's report come from one analysis
+	// with one config (the run's): the bundle is written from the
+	// analysis options its report was built with. Only the report is kept
+	// past the bundle write (which consumes the results): the verdict
+	// line, or the report -o asks for.
+	so := p.scanOptions(ctx, nil)
+	so.KeepReport = opts.Output != ""
+	so.Bundle = func(ctx context.Context, results []hostio.HostResult, with analysis.Options) error {
+		return writeBundle(opts.Scan.Bundle.Path, results, with, opts.Scan.Bundle, opts.Scan.IO.ErrOut, bundleRun{consume: true, abort: abortOf(ctx)})
 	}
-	if err := writeBundle(opts.Scan.Bundle.Path, results, p.Meta, opts.Scan.Bundle, opts.Scan.IO.ErrOut, bundleRun{consume: true, abort: abortOf(ctx)}); err != nil {
+	out := scan.Run(ctx, so)
+	if err := out.BundleErr; err != nil {
 		if _, ok := err.(*exitCodeError); ok {
 			return err
 		}
 		if errors.Is(err, bundle.ErrAborted) {
-			fmt.Fprintln(opts.Scan.IO.Out, verdict)
+			fmt.Fprintln(opts.Scan.IO.Out, out.Verdict)
 			return WithExitCode(ExitIncomplete, err)
 		}
 		return WithExitCode(ExitError, err)
 	}
-	if rep != nil {
-		return writeReport(opts.Scan.IO.Out, opts.Output, rep, false, opts.Scan.Getenv, false)
+	if out.Report != nil {
+		return writeReport(opts.Scan.IO.Out, opts.Output, out.Report, false, opts.Scan.Getenv, false)
 	}
-	fmt.Fprintln(opts.Scan.IO.Out, verdict)
+	fmt.Fprintln(opts.Scan.IO.Out, out.Verdict)
 	return nil
 }
 

@@ -79,7 +79,7 @@ func TestScanBundleAnalyzeRoundTripOverSSH(t *testing.T) {
 			}
 			p.Export = func(a *Analysis) error {
 				scanned = a
-				return writeBundle(path, a.Results, p.Meta, BundleFlags{NoRedact: !redacted}, &errOut, bundleRun{})
+				return writeBundle(path, a.Results, p.analysisOptions(), BundleFlags{NoRedact: !redacted}, &errOut, bundleRun{})
 			}
 			scanCode := exitOf(p.Run(t.Context()))
 			if scanned == nil || scanCode != ExitCritical {

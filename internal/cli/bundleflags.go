@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 
@@ -48,14 +49,14 @@ func checkBundleFlags(bf BundleFlags) error {
 }
 
 // attachBundle wires a live run's bundle export: --bundle writes one after
-// the run (with the run's config, so its report matches what the user saw),
-// and the TUI's export key writes one on demand.
+// the run (analysed as the report was, with the run's config, so its
+// report matches what the user saw), and the TUI's export key writes one on
+// demand.
 func (p *Pipeline) attachBundle(bf BundleFlags) {
-	bf.Config = p.Report.cfg
 	if bf.Path != "" {
-		p.SaveBundle = func(ctx context.Context, results []hostio.HostResult) error {
-			return writeBundle(bf.Path, results, p.Meta, bf, p.IO.ErrOut, bundleRun{consume: true, abort: abortOf(ctx)})
+		p.SaveBundle = func(ctx context.Context, results []hostio.HostResult, with analysis.Options) error {
+			return writeBundle(bf.Path, results, with, bf, p.IO.ErrOut, bundleRun{consume: true, abort: abortOf(ctx)})
 		}
 	}
-	p.Bundle = bundleExporter(p.Meta, bf)
+	p.Bundle = bundleExporter(p.analysisOptions, bf)
 }

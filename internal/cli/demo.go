@@ -19,7 +19,9 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/vcenter"
 )
 
-func init() { register("demo", newCmdDemo) }
+func init() {
+	register("demo", func(f *Factory) *cobra.Command { return newCmdDemo(f, nil) })
+}
 
 // DemoOptions are the flags and dependencies of `demo`.
 type DemoOptions struct {
@@ -32,7 +34,9 @@ type DemoOptions struct {
 	NoVCenter bool
 }
 
-func newCmdDemo(f *Factory) *cobra.Command {
+// newCmdDemo builds the command; runF, when set, runs instead of runDemo with
+// the options the flags built (tests).
+func newCmdDemo(f *Factory, runF func(context.Context, *DemoOptions) error) *cobra.Command {
 	opts := &DemoOptions{IO: f.IO, Getenv: f.Getenv}
 	cmd := &cobra.Command{
 		Use:   "demo",
@@ -51,6 +55,9 @@ Scenarios: %s (default mixed: several hosts, several different faults).`, string
   pvrdma-doctor demo --output text --bundle demo.tar.gz; pvrdma-doctor analyze demo.tar.gz`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runDemo(cmd.Context(), opts)
 		},
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures"
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/scan"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -27,8 +28,8 @@ func scanLab(t *testing.T, sc *fixtures.Scenario, opts lab.Options, copts collec
 	copts.Runner = runner
 	copts.Probes = true
 	copts.Logger = slog.New(slog.DiscardHandler)
-	results := collect.Collect(context.Background(), targets, copts)
-	return l, analyze(results, report.Meta{Source: "test", Now: time.Unix(0, 0)})
+	p := &Pipeline{Targets: targets, Collect: copts, Meta: report.Meta{Source: "test", Now: time.Unix(0, 0)}}
+	return l, scan.Run(context.Background(), p.scanOptions(context.Background(), nil)).Analysis
 }
 
 // Every scenario is scanned over real SSH and yields exactly the findings

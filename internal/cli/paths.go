@@ -9,10 +9,13 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/scan"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
-func init() { register("paths", newCmdPaths) }
+func init() {
+	register("paths", func(f *Factory) *cobra.Command { return newCmdPaths(f, nil) })
+}
 
 // PathsOptions are the flags of `paths`: scan's connection and probe
 // flags, an offline input instead, and the output format.
@@ -22,7 +25,9 @@ type PathsOptions struct {
 	Output string
 }
 
-func newCmdPaths(f *Factory) *cobra.Command {
+// newCmdPaths builds the command; runF, when set, runs instead of runPaths with
+// the options the flags built (tests).
+func newCmdPaths(f *Factory, runF func(context.Context, *PathsOptions) error) *cobra.Command {
 	opts := &PathsOptions{Scan: ScanOptions{IO: f.IO, Getenv: f.Getenv}}
 	cmd := &cobra.Command{
 		Use:   "paths --hosts HOST,HOST[,...] | --input PATH",
@@ -50,6 +55,9 @@ the sender's own vmknic MTU, -- unreachable, ~ lossy, . not probed.`,
   pvrdma-doctor paths --input support.tar.gz`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runPaths(cmd.Context(), opts)
 		},
 	}
@@ -69,7 +77,7 @@ func runPaths(ctx context.Context, opts *PathsOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	results, meta, dry, err := inputOrScan(ctx, &opts.Scan, opts.Input, "probes", func() error {
+	a, dry, err := inputOrScan(ctx, &opts.Scan, opts.Input, "probes", func() error {
 		mode, err := opts.Scan.probeMode()
 		if err == nil && mode == collect.ProbesOff {
 			err = usageError("paths needs probes: --probes ring or all")
@@ -79,7 +87,6 @@ func runPaths(ctx context.Context, opts *PathsOptions) error {
 	if dry || err != nil {
 		return err
 	}
-	a := analyze(results, meta)
 	paths := report.BuildPaths(a.Fleet)
 	out := opts.Scan.IO.Out
 	if opts.Output == "json" {
@@ -94,7 +101,7 @@ func runPaths(ctx context.Context, opts *PathsOptions) error {
 		}
 	} else {
 		report.WritePathsText(out, paths)
-		for _, r := range results {
+		for _, r := range a.Results {
 			if r.Status == hostio.StatusNotCollected {
 				fmt.Fprintf(out, "\nnot reached: %s: %s\n", r.Host, r.Reason)
 			}
@@ -118,37 +125,39 @@ func runPaths(ctx context.Context, opts *PathsOptions) error {
 	return nil
 }
 
-// inputOrScan gathers the captures of a command that reads like analyze
+// inputOrScan analyses the captures of a command that reads like analyze
 // (--input PATH: a bundle, saved outputs or a transcript; what names what
 // it reads there) or scans like scan (check, when given, vets the scan's
-// flags first); dry is set when --dry-run printed what a scan would run.
-func inputOrScan(ctx context.Context, scan *ScanOptions, input, what string, check func() error) (results []hostio.HostResult, meta report.Meta, dry bool, err error) {
+// flags first), through scan.Run; dry is set when --dry-run printed what a
+// scan would run.
+func inputOrScan(ctx context.Context, opts *ScanOptions, input, what string, check func() error) (a *Analysis, dry bool, err error) {
 	switch {
-	case input != "" && (scan.Hosts != "" || scan.SSH.HostsFile != ""):
-		return nil, meta, false, usageError("--input reads saved %s: it takes no --hosts", what)
+	case input != "" && (opts.Hosts != "" || opts.SSH.HostsFile != ""):
+		return nil, false, usageError("--input reads saved %s: it takes no --hosts", what)
 	case input != "":
-		in, err := loadInput(input, scan.IO.In, scan.IO.ErrOut)
+		in, err := loadInput(input, opts.IO.In, opts.IO.ErrOut)
 		if err != nil {
-			return nil, meta, false, err
+			return nil, false, err
 		}
-		return in.Results, report.Meta{Source: input, Notes: inputNotes(in)}, false, nil
-	case scan.SSH.DryRun:
-		return nil, meta, true, runScan(ctx, scan)
+		p := &Pipeline{IO: opts.IO, Getenv: opts.Getenv, Results: in.Results, Meta: report.Meta{Source: input, Notes: inputNotes(in)}}
+		return scan.Run(ctx, p.scanOptions(ctx, nil)).Analysis, false, nil
+	case opts.SSH.DryRun:
+		return nil, true, runScan(ctx, opts)
 	}
 	if check != nil {
 		if err := check(); err != nil {
-			return nil, meta, false, err
+			return nil, false, err
 		}
 	}
-	p, err := scanPipeline(ctx, scan)
+	p, err := scanPipeline(ctx, opts)
 	if err != nil {
-		return nil, meta, false, err
+		return nil, false, err
 	}
-	if scan.closeRunner != nil {
-		defer scan.closeRunner()
+	if opts.closeRunner != nil {
+		defer opts.closeRunner()
 	}
-	copts := p.Collect
-	copts.Abort = abortOf(ctx)
-	results = collect.Collect(ctx, p.Targets, copts)
-	return results, report.Meta{Source: fmt.Sprintf("scan of %d host(s)", len(p.Targets))}, false, nil
+	// These commands name the scan by its targets, hosts and guests alike,
+	// and apply no config.
+	p.Meta, p.Report = report.Meta{Source: fmt.Sprintf("scan of %d host(s)", len(p.Targets))}, nil
+	return scan.Run(ctx, p.scanOptions(ctx, nil)).Analysis, false, nil
 }

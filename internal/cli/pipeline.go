@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"os"
 	"slices"
@@ -20,30 +19,26 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/config"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/scan"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
 // Analysis is one run of the pipeline (package analysis).
 type Analysis = analysis.Analysis
 
-// analyze runs the one pipeline (analysis.Run) with this build's version
-// in the report. A config (--config), when given, overrides severities and
-// moves suppressed findings out of the findings before the report is built.
-func analyze(results []hostio.HostResult, meta report.Meta, cfg ...*config.Config) *Analysis {
-	var c *config.Config
-	if len(cfg) > 0 {
-		c = cfg[0]
-	}
-	return analyzeLogged(results, meta, c, nil)
+// analyze runs the one analysis (analysis.Run) of results read without a
+// config (diff's inputs) with this build's version in the report.
+func analyze(results []hostio.HostResult, meta report.Meta) *Analysis {
+	return (&Pipeline{Meta: meta}).analyze(results)
 }
 
-// analyzeLogged is analyze with the scan's logger, which receives the
-// stack of any panic the engine recovered (at debug level).
-func analyzeLogged(results []hostio.HostResult, meta report.Meta, cfg *config.Config, logger *slog.Logger) *Analysis {
-	if meta.Version == "" {
-		meta.Version = Version
-	}
-	return analysis.Run(results, analysis.Options{Meta: meta, Config: cfg, Logger: logger})
+// analyze runs the analysis of this run's results with its options
+// (analysisOptions), without its logger: the TUI's re-analyses must not
+// write on the terminal it draws.
+func (p *Pipeline) analyze(results []hostio.HostResult) *Analysis {
+	o := p.analysisOptions()
+	o.Logger = nil
+	return analysis.Run(results, o)
 }
 
 // ReportOptions are the output flags shared by scan, demo and analyze.
@@ -72,9 +67,14 @@ const failOnFlagHelp = "lowest severity that makes the exit status non-zero: cri
 func addReportFlags(fl *pflag.FlagSet, o *ReportOptions) {
 	fl.StringVarP(&o.Output, "output", "o", "", outputFlagHelp)
 	fl.StringVar(&o.FailOn, "fail-on", "warning", failOnFlagHelp)
-	fl.StringVar(&o.Config, "config", "", "config file with severity overrides and suppressions (default ~/.config/pvrdma-doctor/config.yaml if it exists)")
+	addConfigFlag(fl, o)
 	fl.BoolVar(&o.ShowSuppressed, "show-suppressed", false, "list the findings suppressed by the config file")
 	fl.BoolVar(&o.Details, "details", false, "text report: everything (consequences, all evidence and fixes, whole fix plans, checks not evaluated), not only the concise view; json, markdown, html, junit and sarif are always complete")
+}
+
+// addConfigFlag registers --config.
+func addConfigFlag(fl *pflag.FlagSet, o *ReportOptions) {
+	fl.StringVar(&o.Config, "config", "", "config file with severity overrides and suppressions (default ~/.config/pvrdma-doctor/config.yaml if it exists)")
 }
 
 // validate checks the shared output flags before any work starts.
@@ -87,6 +87,12 @@ func (o *ReportOptions) validate() error {
 		return usageError("--fail-on: %v", err)
 	}
 	o.failOn = sev
+	return o.loadConfig()
+}
+
+// loadConfig reads the config file (--config, else the default path when it
+// exists) that the run's analysis applies.
+func (o *ReportOptions) loadConfig() error {
 	file, explicit := o.Config, o.Config != ""
 	if !explicit {
 		file = config.DefaultPath(homeDir())
@@ -99,8 +105,10 @@ func (o *ReportOptions) validate() error {
 	return nil
 }
 
-// Pipeline is one run from targets to report: live (scan, demo) or, with
-// Results already set, offline (analyze).
+// Pipeline is the CLI's side of one run from targets to report: live
+// (scan, demo) or, with Results already set, offline (analyze). It holds
+// what the terminal needs (streams, output flags, the TUI) and hands the
+// run itself to scan.Run (scanOptions).
 type Pipeline struct {
 	IO      *IOStreams
 	Getenv  func(string) string
@@ -123,14 +131,44 @@ type Pipeline struct {
 	Export func(*Analysis) error
 	// SaveBundle, when set (scan --bundle), writes the bundle of the
 	// results once the report is out, so that nothing, not even a second
-	// Ctrl-C during a long write, holds the report back. It owns the
-	// results (they are redacted in place) and the context's abort
-	// channel stops it; its error makes the run fail with ExitError
+	// Ctrl-C during a long write, holds the report back; with are the
+	// analysis options the report was built with (scan.Options.Bundle).
+	// It owns the results (they are redacted in place) and the context's
+	// abort channel stops it; its error makes the run fail with ExitError
 	// (ExitIncomplete when interrupted).
-	SaveBundle func(context.Context, []hostio.HostResult) error
+	SaveBundle func(ctx context.Context, results []hostio.HostResult, with analysis.Options) error
 	// AfterCollect, when set, runs on a live scan's results before they are
 	// analysed (the opt-in bandwidth test).
 	AfterCollect func(context.Context, []hostio.HostResult) []hostio.HostResult
+}
+
+// analysisOptions are how this run's captures are analysed: its header
+// (with this build's version), the config of --config and its logger. The
+// report on the terminal, the TUI's and every bundle of the run use them.
+func (p *Pipeline) analysisOptions() analysis.Options {
+	meta := p.Meta
+	if meta.Version == "" {
+		meta.Version = Version
+	}
+	var cfg *config.Config
+	if p.Report != nil {
+		cfg = p.Report.cfg
+	}
+	return analysis.Options{Meta: meta, Config: cfg, Logger: p.Collect.Logger}
+}
+
+// scanOptions are the run scan.Run makes of this pipeline: its inputs
+// (ctx's second signal stops the collection's waits), its analysis and,
+// with the given presentation, its outputs.
+func (p *Pipeline) scanOptions(ctx context.Context, present func(*Analysis) error) scan.Options {
+	copts := p.Collect
+	copts.Abort = abortOf(ctx)
+	return scan.Options{
+		Targets: p.Targets, Collect: copts, Results: p.Results, AfterCollect: p.AfterCollect,
+		BeforeAnalysis: func(results []hostio.HostResult) { setAnalysisMemoryLimit(results, p.Getenv) },
+		Analysis:       p.analysisOptions(),
+		Export:         p.Export, Report: present, Bundle: p.SaveBundle,
+	}
 }
 
 // Run collects (unless results were given), analyzes, presents the report
@@ -142,39 +180,23 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	if p.useTUI() {
 		return p.partialExit(p.runTUI(ctx, p.Results))
 	}
-	results := p.Results
-	if results == nil {
-		copts := p.Collect
-		copts.Abort = abortOf(ctx)
-		results = collect.Collect(ctx, p.Targets, copts)
-		if ctx.Err() != nil {
-			p.Meta.Notes = append(p.Meta.Notes, "scan interrupted: hosts and commands that had not finished are reported as not collected")
-		} else if p.AfterCollect != nil {
-			results = p.AfterCollect(ctx, results)
+	return p.partialExit(p.exitOf(scan.Run(ctx, p.scanOptions(ctx, p.present))))
+}
+
+// exitOf maps a run's outcome to the documented exit status: an export
+// that failed, then a bundle that failed (ExitIncomplete when interrupted),
+// then what the report said.
+func (p *Pipeline) exitOf(out *scan.Outcome) error {
+	if out.ExportErr != nil {
+		return WithExitCode(ExitError, out.ExportErr)
+	}
+	if berr := out.BundleErr; berr != nil {
+		if errors.Is(berr, bundle.ErrAborted) {
+			return WithExitCode(ExitIncomplete, berr)
 		}
+		return WithExitCode(ExitError, berr)
 	}
-	setAnalysisMemoryLimit(results, p.Getenv)
-	a := analyzeLogged(results, p.Meta, p.Report.cfg, p.Collect.Logger)
-	var exportErr error
-	if p.Export != nil {
-		exportErr = p.Export(a)
-	}
-	err := p.present(a)
-	if exportErr != nil {
-		return WithExitCode(ExitError, exportErr)
-	}
-	if p.SaveBundle != nil {
-		// The report is out: only the bundle needs the results now, and
-		// the analysis can go (it may hold pieces of the outputs).
-		a = nil
-		if berr := p.SaveBundle(ctx, results); berr != nil {
-			if errors.Is(berr, bundle.ErrAborted) {
-				return WithExitCode(ExitIncomplete, berr)
-			}
-			return WithExitCode(ExitError, berr)
-		}
-	}
-	return p.partialExit(err)
+	return out.ReportErr
 }
 
 // partialExit raises the exit status of a partial offline input to

@@ -15,6 +15,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/redact"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/scan"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/textsafe"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
@@ -89,15 +90,15 @@ func runPlan(ctx context.Context, opts *PlanOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	results, meta, redacted, dry, err := planInput(ctx, opts)
+	a, redacted, dry, err := planInput(ctx, opts)
 	if dry || err != nil {
 		return err
 	}
+	results := a.Results
 	// A redacted input without its token map: no command is written
 	// (it would carry tokens for addresses and names), the checklists
 	// mark every token.
 	tokensOnly := redacted && opts.Tokens == ""
-	a := analyze(results, meta)
 	var plans []checks.Plan
 	only := map[string]bool{}
 	for _, h := range strings.Split(opts.Only, ",") {
@@ -187,38 +188,38 @@ func runPlan(ctx context.Context, opts *PlanOptions) error {
 
 // planInput is the input of plan: a scan, or --input (which may be a
 // redacted bundle: restored with --tokens).
-func planInput(ctx context.Context, opts *PlanOptions) (results []hostio.HostResult, meta report.Meta, redacted, dry bool, err error) {
+func planInput(ctx context.Context, opts *PlanOptions) (a *Analysis, redacted, dry bool, err error) {
 	if opts.Input == "" {
 		if opts.Tokens != "" {
-			return nil, meta, false, false, usageError("--tokens restores a redacted bundle read with --input: a scan has nothing to restore")
+			return nil, false, false, usageError("--tokens restores a redacted bundle read with --input: a scan has nothing to restore")
 		}
-		results, meta, dry, err = inputOrScan(ctx, &opts.Scan, "", "outputs", nil)
-		return results, meta, false, dry, err
+		a, dry, err = inputOrScan(ctx, &opts.Scan, "", "outputs", nil)
+		return a, false, dry, err
 	}
 	if opts.Scan.Hosts != "" || opts.Scan.SSH.HostsFile != "" {
-		return nil, meta, false, false, usageError("--input reads saved outputs: it takes no --hosts")
+		return nil, false, false, usageError("--input reads saved outputs: it takes no --hosts")
 	}
 	in, err := loadInput(opts.Input, opts.Scan.IO.In, opts.Scan.IO.ErrOut)
 	if err != nil {
-		return nil, meta, false, false, err
+		return nil, false, false, err
 	}
-	meta = report.Meta{Source: opts.Input, Notes: inputNotes(in)}
-	if opts.Tokens == "" {
-		return in.Results, meta, in.Redacted(), false, nil
+	meta := report.Meta{Source: opts.Input, Notes: inputNotes(in)}
+	results := in.Results
+	if opts.Tokens != "" {
+		if !in.Redacted() {
+			return nil, false, false, usageError("--tokens: %s is not a redacted bundle: there is nothing to restore", opts.Input)
+		}
+		tm, err := loadTokens(opts.Tokens)
+		if err != nil {
+			return nil, true, false, WithExitCode(ExitError, err)
+		}
+		if results, err = redact.Restore(in.Results, tm); err != nil {
+			return nil, true, false, WithExitCode(ExitError, fmt.Errorf("--tokens %s: %w", opts.Tokens, err))
+		}
+		meta.Notes = append(meta.Notes, "redacted bundle restored with its token map: the runbooks name the real hosts and addresses")
 	}
-	if !in.Redacted() {
-		return nil, meta, false, false, usageError("--tokens: %s is not a redacted bundle: there is nothing to restore", opts.Input)
-	}
-	tm, err := loadTokens(opts.Tokens)
-	if err != nil {
-		return nil, meta, true, false, WithExitCode(ExitError, err)
-	}
-	results, err = redact.Restore(in.Results, tm)
-	if err != nil {
-		return nil, meta, true, false, WithExitCode(ExitError, fmt.Errorf("--tokens %s: %w", opts.Tokens, err))
-	}
-	meta.Notes = append(meta.Notes, "redacted bundle restored with its token map: the runbooks name the real hosts and addresses")
-	return results, meta, true, false, nil
+	p := &Pipeline{IO: opts.Scan.IO, Getenv: opts.Scan.Getenv, Results: results, Meta: meta}
+	return scan.Run(ctx, p.scanOptions(ctx, nil)).Analysis, in.Redacted(), false, nil
 }
 
 // redactedInputError says why a redacted input's scripts are not written

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
@@ -95,7 +96,7 @@ func runRedact(opts *RedactOptions) error {
 	if in.Partial() {
 		meta.Notes = append(meta.Notes, fmt.Sprintf("PARTIAL INPUT: %d problem(s) while reading the original bundle", len(in.Problems)))
 	}
-	if err := writeBundle(opts.Out, in.Results, meta, BundleFlags{Tokens: opts.Tokens, RedactNames: opts.Names}, opts.IO.ErrOut, bundleRun{consume: true}); err != nil {
+	if err := writeBundle(opts.Out, in.Results, analysis.Options{Meta: meta}, BundleFlags{Tokens: opts.Tokens, RedactNames: opts.Names}, opts.IO.ErrOut, bundleRun{consume: true}); err != nil {
 		if _, ok := err.(*exitCodeError); ok {
 			return err
 		}

@@ -15,7 +15,9 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
-func init() { register("scan", newCmdScan) }
+func init() {
+	register("scan", func(f *Factory) *cobra.Command { return newCmdScan(f, nil) })
+}
 
 // ScanOptions are the flags and dependencies of `scan`.
 type ScanOptions struct {
@@ -50,7 +52,9 @@ type ScanOptions struct {
 	closeRunner func()
 }
 
-func newCmdScan(f *Factory) *cobra.Command {
+// newCmdScan builds the command; runF, when set, runs instead of runScan with
+// the options the flags built (tests).
+func newCmdScan(f *Factory, runF func(context.Context, *ScanOptions) error) *cobra.Command {
 	opts := &ScanOptions{IO: f.IO, Getenv: f.Getenv}
 	cmd := &cobra.Command{
 		Use:   "scan --hosts HOST[,HOST...] | --vcenter URL",
@@ -119,6 +123,9 @@ VMs without a known address are listed in the report as not scanned.`,
   pvrdma-doctor scan --vcenter vc01 --vcenter-password-env VC_PW --guests-from-vcenter --guest-user ubuntu --guest-identity ~/.ssh/hpc_ed25519`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runScan(cmd.Context(), opts)
 		},
 	}

@@ -10,10 +10,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
-	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/scan"
 	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 	"github.com/pvrdma-doctor/pvrdma-doctor/tui"
 )
@@ -97,7 +96,7 @@ func (r *tuiRun) collect(targets []hostio.Target, peers []hostio.HostResult) {
 		// every host's state and failure itself.
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	collect.Collect(r.ctx, targets, opts)
+	scan.Collect(r.ctx, targets, opts)
 }
 
 // rescan re-collects the named hosts (the UI's Rescan action).
@@ -145,7 +144,7 @@ func (p *Pipeline) runTUI(ctx context.Context, offline []hostio.HostResult) erro
 		Hosts:   hosts,
 		Results: offline,
 		Analyze: func(rs []hostio.HostResult) (*report.Report, *facts.Fleet) {
-			a := analyze(rs, p.Meta, p.Report.cfg)
+			a := p.analyze(rs)
 			return a.Report, a.Fleet
 		},
 		BundlePath: fmt.Sprintf("pvrdma-doctor-bundle-%s.tar.gz", time.Now().Format("20060102-150405")),
@@ -175,24 +174,15 @@ func (p *Pipeline) runTUI(ctx context.Context, offline []hostio.HostResult) erro
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return fmt.Errorf("interactive UI: %w", err)
 	}
-	a := analyze(run.results(), p.Meta, p.Report.cfg)
-	fmt.Fprintln(p.IO.Out, a.Report.Verdict)
-	if p.Export != nil {
-		if err := p.Export(a); err != nil {
-			return WithExitCode(ExitError, err)
+	// The last results, as the user saw them last, go through the same
+	// run as a report: the verdict line, the export, the bundle.
+	so := p.scanOptions(ctx, func(a *Analysis) error {
+		fmt.Fprintln(p.IO.Out, a.Report.Verdict)
+		if code := exitCodeFor(a.Report, p.Report.failOn); code != ExitOK {
+			return WithExitCode(code, nil)
 		}
-	}
-	if p.SaveBundle != nil {
-		// scan --bundle: the bundle holds the latest results, rescans included.
-		if err := p.SaveBundle(ctx, a.Results); err != nil {
-			if errors.Is(err, bundle.ErrAborted) {
-				return WithExitCode(ExitIncomplete, err)
-			}
-			return WithExitCode(ExitError, err)
-		}
-	}
-	if code := exitCodeFor(a.Report, p.Report.failOn); code != ExitOK {
-		return WithExitCode(code, nil)
-	}
-	return nil
+		return nil
+	})
+	so.Results, so.Analysis.Logger = run.results(), nil
+	return p.exitOf(scan.Run(ctx, so))
 }
