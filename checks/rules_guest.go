@@ -2,10 +2,10 @@ package checks
 
 import (
 	"fmt"
-	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 	"sort"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
@@ -159,16 +159,16 @@ func checkGuestNoPVRDMADevice(in *Input, r *Reporter) {
 		cause = "the kernel has no vmw_pvrdma module (`modinfo vmw_pvrdma`: not found)"
 		ev = append(ev, Ev(g.Guest, g.ModuleMissingRef))
 		fix = fmt.Sprintf("Install the kernel's RDMA modules and load the driver: on Ubuntu `sudo apt-get install linux-modules-extra-%s` "+
-			"(on RHEL the kernel-modules package of the running kernel), then, in the order of seeds 000/001: %s.", rel, guestModuleReload)
+			"(on RHEL the kernel-modules package of the running kernel), then, in the order of “Setting up a 100GbE PVRDMA Network on vCenter 7” and VMware's “PVRDMA and vSphere Bitfusion” blog: %s.", rel, guestModuleReload)
 	case !loaded:
 		cause = "the vmw_pvrdma module is installed but not loaded (`lsmod` does not list it)"
-		fix = "Load the driver after the other InfiniBand modules, as seeds 000/001 do: " + guestModuleLoad + ". " + guestModulePersist
+		fix = "Load the driver after the other InfiniBand modules, as “Setting up a 100GbE PVRDMA Network on vCenter 7” and VMware's “PVRDMA and vSphere Bitfusion” blog do: " + guestModuleLoad + ". " + guestModulePersist
 	default:
 		cause = "vmw_pvrdma is loaded but created no RDMA device (see its kernel messages: a probe failure, or no paired vmxnet3)"
 		for _, l := range g.Dmesg {
 			ev = append(ev, Ev(g.Guest, l.Ref))
 		}
-		fix = "Make sure vmxnet3 is loaded (`lsmod`), then reload the driver as seeds 000/001 do: " + guestModuleReload + "."
+		fix = "Make sure vmxnet3 is loaded (`lsmod`), then reload the driver as “Setting up a 100GbE PVRDMA Network on vCenter 7” and VMware's “PVRDMA and vSphere Bitfusion” blog do: " + guestModuleReload + "."
 	}
 	r.FailSeverity(sev, g.Guest, subject, fmt.Sprintf("%s has no vmw_pvrdma RDMA device: %s; %s", g.Guest, cause, where), fix, ev...)
 }
@@ -201,16 +201,16 @@ func checkGuestPortDown(in *Input, r *Reporter) {
 			// No HCA behind the adapter makes PVRDMA fall back to TCP (seed
 			// 004); it does not take the guest's port down, so the host side
 			// is a separate finding, not the cause.
-			msg += "; " + hwhy + ", but that does not take a port down (without an HCA, PVRDMA traffic falls back to TCP, seed 004, " +
-				"and the port stays ACTIVE): the likely cause is in the guest (vmw_pvrdma loaded before the other InfiniBand modules, seeds 000/001)"
+			msg += "; " + hwhy + ", but that does not take a port down (without an HCA, PVRDMA traffic falls back to TCP, the vSphere documentation's “Remote Direct Memory Access for Virtual Machines”, " +
+				"and the port stays ACTIVE): the likely cause is in the guest (vmw_pvrdma loaded before the other InfiniBand modules, “Setting up a 100GbE PVRDMA Network on vCenter 7” and VMware's “PVRDMA and vSphere Bitfusion” blog)"
 		default:
 			msg += "; its host side was not scanned"
 		}
-		fix := "In " + g.Guest + ", reload vmw_pvrdma after the other InfiniBand modules, exactly as seeds 000/001 do: " + guestModuleReload +
+		fix := "In " + g.Guest + ", reload vmw_pvrdma after the other InfiniBand modules, exactly as “Setting up a 100GbE PVRDMA Network on vCenter 7” and VMware's “PVRDMA and vSphere Bitfusion” blog do: " + guestModuleReload +
 			"; `ibv_devinfo -d " + a.Device + "` must then show PORT_ACTIVE. " + guestModulePersist
 		if l != nil && !l.Up() {
 			fix = fmt.Sprintf("In %s, bring the paired interface up (`sudo ip link set dev %s up`; the driver reports the port down while its netdev is down); "+
-				"if `ibv_devinfo -d %s` still shows the port DOWN, reload vmw_pvrdma after the other InfiniBand modules as seeds 000/001 do: %s.",
+				"if `ibv_devinfo -d %s` still shows the port DOWN, reload vmw_pvrdma after the other InfiniBand modules as “Setting up a 100GbE PVRDMA Network on vCenter 7” and VMware's “PVRDMA and vSphere Bitfusion” blog do: %s.",
 				g.Guest, shellArg(a.Netdev, "IFACE"), a.Device, guestModuleReload)
 			ev = append(ev, Ev(g.Guest, l.Ref))
 		}
@@ -296,11 +296,11 @@ func checkGuestMOFEDConflict(in *Input, r *Reporter) {
 	if g.OS != nil && g.OS.VersionCodename != "" && showable(g.OS.VersionCodename) {
 		codename = g.OS.VersionCodename
 	}
-	fix := fmt.Sprintf("Replace MOFED's verbs libraries with the distribution's rdma-core, as seed 001 does: on Ubuntu "+
+	fix := fmt.Sprintf("Replace MOFED's verbs libraries with the distribution's rdma-core, as VMware's “PVRDMA and vSphere Bitfusion” blog does: on Ubuntu "+
 		"`sudo apt-get purge -y ibverbs-providers ibverbs-utils libibverbs-dev libibverbs1` then "+
 		"`sudo apt-get update && sudo apt-get install -y --reinstall -t %s rdma-core libibverbs1 ibverbs-providers infiniband-diags ibverbs-utils perftest`; "+
 		"on RHEL remove MLNX_OFED (`sudo /usr/sbin/ofed_uninstall.sh`) and `sudo yum install -y rdma-core libibverbs libibverbs-utils infiniband-diags`. "+
-		"In an NGC container, do it in the image (seed 001's Dockerfile).", codename)
+		"In an NGC container, do it in the image (VMware's “PVRDMA and vSphere Bitfusion” blog's Dockerfile).", codename)
 	ev := append(mofed, broken...)
 	r.Fail(g.Guest, msg, fix, ev...)
 }
@@ -351,12 +351,12 @@ func checkGuestRDMACoreMissing(in *Input, r *Reporter) {
 	if ok, prog := g.Installed(catalog.KindGuestDevinfo); !ok {
 		msg += fmt.Sprintf("; %s is not installed either", prog)
 	}
-	fix := "Install rdma-core as seeds 000/001 do: on Ubuntu/Debian `sudo apt-get install -y rdma-core ibverbs-providers ibverbs-utils infiniband-diags perftest`; " +
+	fix := "Install rdma-core as “Setting up a 100GbE PVRDMA Network on vCenter 7” and VMware's “PVRDMA and vSphere Bitfusion” blog do: on Ubuntu/Debian `sudo apt-get install -y rdma-core ibverbs-providers ibverbs-utils infiniband-diags perftest`; " +
 		"on RHEL/CentOS `sudo yum install -y rdma-core libibverbs libibverbs-utils infiniband-diags`."
 	if hasRPM && !hasDpkg {
-		fix = "Install rdma-core as seed 001 does: `sudo yum install -y rdma-core libibverbs libibverbs-utils infiniband-diags`."
+		fix = "Install rdma-core as VMware's “PVRDMA and vSphere Bitfusion” blog does: `sudo yum install -y rdma-core libibverbs libibverbs-utils infiniband-diags`."
 	} else if hasDpkg && !hasRPM {
-		fix = "Install rdma-core as seeds 000/001 do: `sudo apt-get install -y rdma-core ibverbs-providers ibverbs-utils infiniband-diags perftest`."
+		fix = "Install rdma-core as “Setting up a 100GbE PVRDMA Network on vCenter 7” and VMware's “PVRDMA and vSphere Bitfusion” blog do: `sudo apt-get install -y rdma-core ibverbs-providers ibverbs-utils infiniband-diags perftest`."
 	}
 	var ev []Evidence
 	for _, k := range []hostio.Kind{catalog.KindGuestDpkg, catalog.KindGuestRPM} {
@@ -529,7 +529,7 @@ func checkGuestBandwidthLow(in *Input, r *Reporter) {
 		return
 	}
 	r.Fail(subject, fmt.Sprintf("ib_send_bw from %s measured %.2f Gb/s (%d-byte messages), %.0f%% of the %.0f Gb/s line rate of its host's RDMA uplink; "+
-		"seed 002 expects close to line rate on large messages", g.Guest, best.AvgGbps, best.MsgBytes, pct, line),
+		"VMware's “PVRDMA Setup and Performance Study” expects close to line rate on large messages", g.Guest, best.AvgGbps, best.MsgBytes, pct, line),
 		"Check the host side first (PHYSICAL_HCA_UNAVAILABLE, TCP_FALLBACK, PFC and MTU findings of the hosts), then the guests' RoCE MTU "+
 			"(`ibv_devinfo -d DEV | grep active_mtu`) and that no other traffic shares the uplink; run the test again.",
 		append([]Evidence{Ev(g.Guest, best.Ref)}, ev...)...)
