@@ -232,7 +232,7 @@ type planner struct {
 	mine []Finding
 	// idx are every failing, unsuppressed finding of the fleet, by key
 	// and by cause (plan_index.go).
-	idx *findingIndex
+	idx   *findingIndex
 	props []*proposal
 	// atReboot are the findings a reboot resolves (error counters), with
 	// the action that stands in when the plan has no reboot.

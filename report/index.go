@@ -10,7 +10,7 @@ type reportIndex struct {
 	findings []checks.Finding // what was indexed
 	groups   []Group
 	effects  map[checks.Cause][]int // a cause -> its consequences, in report order
-	group    map[string]int // finding key -> index in groups
+	group    map[string]int         // finding key -> index in groups
 }
 
 func newReportIndex(r *Report) *reportIndex {
