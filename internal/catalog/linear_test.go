@@ -233,3 +233,28 @@ func TestEveryParserIsLinear(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkParserFillers parses, for each filler (one family of growth:
+// blocks, rows, keys, continuation lines, hard wraps, wide lines), every
+// sample of every parser of the catalogue grown to 1 MiB by it; MB/s is
+// over all of them.
+func BenchmarkParserFillers(b *testing.B) {
+	samples := parserSamples(b)
+	for _, f := range fillers {
+		b.Run(f.name, func(b *testing.B) {
+			texts := make([]string, len(samples))
+			var n int64
+			for i, smp := range samples {
+				texts[i] = f.grow(smp.text, 1<<20)
+				n += int64(len(texts[i]))
+			}
+			b.SetBytes(n)
+			b.ReportAllocs()
+			for b.Loop() {
+				for i, smp := range samples {
+					_, _ = smp.spec.Parser.Parse(texts[i])
+				}
+			}
+		})
+	}
+}
