@@ -40,7 +40,7 @@ type KeyField struct {
 // indexed is the number of fields from which a record indexes them by
 // key: a record read from a padded output may hold thousands, and looking
 // each key up among all the others would make reading it quadratic.
-const indexed = 16
+const indexed = 32
 
 func (r Record) index(key string) int {
 	if r.at != nil {
