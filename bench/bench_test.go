@@ -4,8 +4,11 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -101,4 +104,49 @@ func BenchmarkAnalyze1000Hosts(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkAnalyzeFleets is analysis.Run and the JSON report of a healthy
+// fleet and of a faulty one (the "mixed" scenario `lab serve` serves by
+// default, hosts with faults) at two sizes: a fleet with faults must
+// cost what a healthy one does, and the cost per host must not grow with
+// the fleet. It reports CPU time and allocated bytes per host.
+func BenchmarkAnalyzeFleets(b *testing.B) {
+	for _, scenario := range []string{"healthy", "mixed"} {
+		for _, n := range []int{100, 1000} {
+			b.Run(fmt.Sprintf("%s/%d", scenario, n), func(b *testing.B) {
+				sc := fixtures.Fleet(fixtures.MustLoad(b, scenario), n)
+				targets := make([]hostio.Target, len(sc.Hosts))
+				for i, h := range sc.Hosts {
+					targets[i] = hostio.Target{Name: h.Name}
+				}
+				results := collect.Collect(context.Background(), targets, collect.Options{
+					Runner: sc.Runner(), Concurrency: n, Probes: true})
+				meta := report.Meta{Source: "bench", Now: time.Unix(0, 0), Version: "bench"}
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				cpu0 := cpuTime()
+				b.ReportAllocs()
+				for b.Loop() {
+					a := analysis.Run(results, analysis.Options{Meta: meta})
+					if err := report.WriteJSON(io.Discard, a.Report); err != nil {
+						b.Fatal(err)
+					}
+				}
+				runtime.ReadMemStats(&after)
+				b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N*n), "CPU-µs/host")
+				b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N*n), "B/host")
+			})
+		}
+	}
+}
+
+// cpuTime is the process's CPU time so far (user and system, every
+// thread: the garbage collector's too).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

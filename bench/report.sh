@@ -164,7 +164,7 @@ for n in $(awk -F'\t' 'NR>1{print $1}' "$D/analyze.tsv" | sort -un); do
 done
 echo
 fi
-echo "## Go benchmarks (\`go test -bench 'Collect1000Hosts|Analyze1000Hosts' ./bench/\`)"
+echo "## Go benchmarks (\`go test -bench 'Collect1000Hosts|Analyze1000Hosts|AnalyzeFleets' ./bench/\`)"
 echo
 echo '```'
 grep -E '^(Benchmark|goos|goarch|cpu|ok|PASS)' "$D/gobench.txt" || cat "$D/gobench.txt"

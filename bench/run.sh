@@ -413,8 +413,8 @@ done
 # ---------------------------------------------------------------- Go benchmarks
 GOBENCH="$W/data/gobench.txt"
 if [ "$SMOKE" = 1 ]; then BT_X=1x; else BT_X=5x; fi
-log "go benchmarks (collect and analyze at 1,000 hosts)"
-(cd "$ROOT" && go test -run '^$' -bench 'Collect1000Hosts|Analyze1000Hosts' -benchtime "$BT_X" -benchmem ./bench/) > "$GOBENCH" 2>&1 || { cat "$GOBENCH" >&2; exit 1; }
+log "go benchmarks (collect and analyze at 1,000 hosts; analysis of healthy and faulty fleets at 100 and 1,000)"
+(cd "$ROOT" && go test -run '^$' -bench 'Collect1000Hosts|Analyze1000Hosts|AnalyzeFleets' -benchtime "$BT_X" -benchmem ./bench/) > "$GOBENCH" 2>&1 || { cat "$GOBENCH" >&2; exit 1; }
 
 # ---------------------------------------------------------------- results
 log "writing $OUT"

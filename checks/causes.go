@@ -499,7 +499,28 @@ func RootCauses(fs []Finding) []Finding {
 	return out
 }
 
-// Consequences returns the findings caused by the finding with key, in order.
+// CauseOf is the cause a finding is to the findings it causes (its key,
+// typed).
+func CauseOf(f Finding) Cause { return causeOf(f) }
+
+// Effects are failing findings by the cause they name (CausedBy), each
+// list in the order of the findings indexed: built once per analysis, so
+// that following a chain of causes costs no walk over the fleet.
+type Effects map[Cause][]Finding
+
+// IndexEffects indexes the failing findings of fs that name a cause.
+func IndexEffects(fs []Finding) Effects {
+	e := Effects{}
+	for _, f := range fs {
+		if f.Status == StatusFail && f.CausedBy != nil {
+			e[*f.CausedBy] = append(e[*f.CausedBy], f)
+		}
+	}
+	return e
+}
+
+// Consequences returns the findings caused by the finding with key, in
+// order: a walk over fs (IndexEffects, when asked for many findings).
 func Consequences(fs []Finding, key string) []Finding {
 	var out []Finding
 	for _, f := range fs {

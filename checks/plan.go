@@ -107,18 +107,17 @@ func PlansChecked(fleet *facts.Fleet, fs []Finding) ([]Plan, []InternalError) {
 		return nil, nil
 	}
 	var errs []InternalError
-	byKey := map[string]Finding{}
+	idx := newFindingIndex(fs)
 	bySubject := map[string][]Finding{}
 	for _, f := range fs {
 		if f.Status != StatusFail || f.Suppressed || f.RuleID == CollectionFailed {
 			continue
 		}
-		byKey[f.Key()] = f
 		if Planned(f) {
 			bySubject[f.Host] = append(bySubject[f.Host], f)
 		}
 	}
-	for _, f := range safeEscalations(fleet, fs, byKey) {
+	for _, f := range safeEscalations(fleet, fs, idx.byKey) {
 		bySubject[f.Host] = append(bySubject[f.Host], f)
 	}
 	// Every host and guest gets a planner; each rule contributes, then
@@ -130,11 +129,11 @@ func PlansChecked(fleet *facts.Fleet, fs []Finding) ([]Plan, []InternalError) {
 	byGuest := map[string]*planner{}
 	for i := range fleet.Hosts {
 		h := &fleet.Hosts[i]
-		planners = append(planners, &planner{host: h, path: paths.Host(i), fleet: fleet, subject: h.Host, mine: bySubject[h.Host], byKey: byKey, errs: &errs})
+		planners = append(planners, &planner{host: h, path: paths.Host(i), fleet: fleet, subject: h.Host, mine: bySubject[h.Host], idx: idx, errs: &errs})
 	}
 	for i := range fleet.Guests {
 		g := &fleet.Guests[i]
-		p := &planner{guest: g, fleet: fleet, subject: g.Guest, mine: bySubject[g.Guest], byKey: byKey, errs: &errs}
+		p := &planner{guest: g, fleet: fleet, subject: g.Guest, mine: bySubject[g.Guest], idx: idx, errs: &errs}
 		planners = append(planners, p)
 		byGuest[g.Guest] = p
 	}
@@ -201,8 +200,9 @@ type planner struct {
 	subject string
 	// mine are the plan subject's findings at warning or above.
 	mine []Finding
-	// byKey are every failing, unsuppressed finding of the fleet.
-	byKey map[string]Finding
+	// idx are every failing, unsuppressed finding of the fleet, by key
+	// and by cause (plan_index.go).
+	idx   *findingIndex
 	props []*proposal
 	// atReboot are the findings a reboot resolves (error counters), with
 	// the action that stands in when the plan has no reboot.
@@ -276,17 +276,17 @@ func (p *planner) resolveAtReboot(f Finding, fallback plan.Value) {
 // has returns the fleet's failing finding of a rule on a host about
 // subject, if any.
 func (p *planner) has(rule, host, subject string) (Finding, bool) {
-	f, ok := p.byKey[rule+"|"+host+"|"+subject]
+	f, ok := p.idx.byKey[Cause{RuleID: rule, Host: host, Subject: subject}]
 	return f, ok
 }
 
 // causeElsewhere reports whether f follows from a finding of another
 // plan (whose steps resolve it).
 func (p *planner) causeElsewhere(f Finding) bool {
-	seen := map[string]bool{}
-	for c := f.CausedBy; c != nil && !seen[c.Key()]; {
-		seen[c.Key()] = true
-		cf, ok := p.byKey[c.Key()]
+	seen := map[Cause]bool{}
+	for c := f.CausedBy; c != nil && !seen[*c]; {
+		seen[*c] = true
+		cf, ok := p.idx.byKey[*c]
 		if !ok {
 			return false
 		}
@@ -303,7 +303,7 @@ func (p *planner) causePresent(f Finding) bool {
 	if f.CausedBy == nil {
 		return false
 	}
-	_, ok := p.byKey[f.CausedBy.Key()]
+	_, ok := p.idx.byKey[*f.CausedBy]
 	return ok
 }
 
@@ -383,17 +383,12 @@ func (p *planner) safeContribute(rule *Rule, f Finding) (ok bool) {
 // consequences itself.
 func (p *planner) consequencesOf(f Finding) []Finding {
 	var out []Finding
-	seen := map[string]bool{f.Key(): true}
-	var walk func(key string)
-	walk = func(key string) {
-		keys := make([]string, 0, len(p.byKey))
-		for k := range p.byKey {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			c := p.byKey[k]
-			if c.CausedBy == nil || c.CausedBy.Key() != key || seen[k] || c.Severity.Rank() < Warning.Rank() {
+	seen := map[Cause]bool{causeOf(f): true}
+	var walk func(key Cause)
+	walk = func(key Cause) {
+		for _, c := range p.idx.effects[key] {
+			k := causeOf(c)
+			if seen[k] || c.Severity.Rank() < Warning.Rank() {
 				continue
 			}
 			seen[k] = true
@@ -407,7 +402,7 @@ func (p *planner) consequencesOf(f Finding) []Finding {
 			walk(k)
 		}
 	}
-	walk(f.Key())
+	walk(causeOf(f))
 	return out
 }
 
@@ -570,7 +565,7 @@ func bindVMs(fs []Finding, off []string) []string {
 // cite fills each step's findings with the consequences resolved with
 // them, and cites every finding at the last step that resolves it only.
 func (p *planner) cite(steps []step) {
-	last := map[string]int{}
+	last := map[Cause]int{}
 	for i := range steps {
 		var all []Finding
 		for _, f := range steps[i].resolves {
@@ -579,15 +574,15 @@ func (p *planner) cite(steps []step) {
 		}
 		steps[i].resolves = all
 		for _, f := range all {
-			last[f.Key()] = i
+			last[causeOf(f)] = i
 		}
 	}
 	for i := range steps {
 		var keep []Finding
-		seen := map[string]bool{}
+		seen := map[Cause]bool{}
 		for _, f := range steps[i].resolves {
-			if last[f.Key()] == i && !seen[f.Key()] {
-				seen[f.Key()] = true
+			if k := causeOf(f); last[k] == i && !seen[k] {
+				seen[k] = true
 				keep = append(keep, f)
 			}
 		}
@@ -681,7 +676,7 @@ func Contradictions(p Plan) []string {
 // either end gets its RDMA device; an adapter whose RoCE MTU is lower
 // than the data path allows slows every connection once adapters that run
 // higher bind to their HCA.
-func escalations(fleet *facts.Fleet, fs []Finding, byKey map[string]Finding) []Finding {
+func escalations(fleet *facts.Fleet, fs []Finding, byKey map[Cause]Finding) []Finding {
 	// The hosts whose plan puts their PVRDMA vmknic on the RDMA fabric
 	// (an RDMA device, its link, the vDS's only uplink, the tag).
 	gets := map[string]bool{}
@@ -731,7 +726,7 @@ func escalations(fleet *facts.Fleet, fs []Finding, byKey map[string]Finding) []F
 					// Its cause in the guest (the interface's MTU) is
 					// what the plan changes.
 					if f.CausedBy != nil {
-						if c, ok := byKey[f.CausedBy.Key()]; ok && c.Severity == Info {
+						if c, ok := byKey[*f.CausedBy]; ok && c.Severity == Info {
 							out = append(out, c)
 						}
 					}
@@ -936,7 +931,7 @@ func guestNetdev(fleet *facts.Fleet, h *facts.Host, d parse.PVRDMADevice) string
 }
 
 // safeEscalations is escalations, or none should it panic.
-func safeEscalations(fleet *facts.Fleet, fs []Finding, byKey map[string]Finding) (out []Finding) {
+func safeEscalations(fleet *facts.Fleet, fs []Finding, byKey map[Cause]Finding) (out []Finding) {
 	defer func() {
 		if r := recover(); r != nil {
 			out = nil

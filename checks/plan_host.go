@@ -272,14 +272,14 @@ func planRebind(p *planner, f Finding) {
 		if c.RuleID == "INTEL_ENS_ACTIVE" || c.RuleID == "ESXI_ARM" {
 			return
 		}
-		cf, ok := p.byKey[c.Key()]
+		cf, ok := p.idx.byKey[*c]
 		if !ok {
 			break
 		}
 		c = cf.CausedBy
 	}
 	if f.CausedBy != nil && f.CausedBy.RuleID == "ROCE_NOT_SUPPORTED" {
-		if c, ok := p.byKey[f.CausedBy.Key()]; ok && !p.host.FamilyOf(pairedUplink(p.host, c.Subject)).IWARPOnly {
+		if c, ok := p.idx.byKey[*f.CausedBy]; ok && !p.host.FamilyOf(pairedUplink(p.host, c.Subject)).IWARPOnly {
 			return
 		}
 	}

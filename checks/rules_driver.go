@@ -320,25 +320,55 @@ func nmlx5Uplinks(h *facts.Host, hp *facts.HostPath) []string {
 	return out
 }
 
-// fleetPFC are the PFC priorities the other hosts' PVRDMA uplinks run
-// (dcb status), with the hosts that run them.
-func fleetPFC(in *Input) map[int][]string {
-	out := map[int][]string{}
+// pfcUse is the PFC priorities the fleet's PVRDMA uplinks run (dcb
+// status), with the hosts that run them in fleet order: derived once per
+// fleet (DataPath.Memo), not once per host.
+type pfcUse struct {
+	hosts map[int][]string
+	on    map[int]map[string]bool
+}
+
+// fleetPFC is the fleet's pfcUse.
+func fleetPFC(in *Input) *pfcUse {
 	paths := in.Fleet.DataPath()
-	for i := range in.Fleet.Hosts {
-		o := &in.Fleet.Hosts[i]
-		if o.Host == in.Host.Host {
-			continue
-		}
-		nics, _ := pvrdmaUplinks(o, paths.Host(i))
-		for _, n := range nics {
-			if d := dcbFor(o, n); d != nil && d.PFCEnabled {
-				for _, p := range d.PFCPriorities {
-					if !slices.Contains(out[p], o.Host) {
-						out[p] = append(out[p], o.Host)
+	return paths.Memo("checks.fleetPFC", func() any {
+		u := &pfcUse{hosts: map[int][]string{}, on: map[int]map[string]bool{}}
+		for i := range in.Fleet.Hosts {
+			o := &in.Fleet.Hosts[i]
+			nics, _ := pvrdmaUplinks(o, paths.Host(i))
+			for _, n := range nics {
+				if d := dcbFor(o, n); d != nil && d.PFCEnabled {
+					for _, p := range d.PFCPriorities {
+						if u.on[p] == nil {
+							u.on[p] = map[string]bool{}
+						}
+						if !u.on[p][o.Host] {
+							u.on[p][o.Host] = true
+							u.hosts[p] = append(u.hosts[p], o.Host)
+						}
 					}
 				}
 			}
+		}
+		return u
+	}).(*pfcUse)
+}
+
+// others counts the hosts other than host that run PFC on priority p.
+func (u *pfcUse) others(p int, host string) int {
+	n := len(u.hosts[p])
+	if u.on[p][host] {
+		n--
+	}
+	return n
+}
+
+// otherHosts are the hosts other than host that run PFC on priority p.
+func (u *pfcUse) otherHosts(p int, host string) []string {
+	var out []string
+	for _, h := range u.hosts[p] {
+		if h != host {
+			out = append(out, h)
 		}
 	}
 	return out
@@ -375,21 +405,25 @@ func checkNMLX5PFCBitmaps(in *Input, r *Reporter) {
 			"and not the other", pValue(tx), pValue(rx), strings.Join(ups, ", ")), fix, ev...)
 		return
 	}
-	others := fleetPFC(in)
-	if len(others) == 0 || tb == 0 {
+	use := fleetPFC(in)
+	anyOther := false
+	for p := range use.hosts {
+		anyOther = anyOther || use.others(p, h.Host) > 0
+	}
+	if !anyOther || tb == 0 {
 		r.Pass(mod)
 		return
 	}
 	for _, p := range prioritiesOf(tb) {
-		if len(others[p]) > 0 {
+		if use.others(p, h.Host) > 0 {
 			r.Pass(mod)
 			return
 		}
 	}
 	var theirs []string
 	for p := 0; p < 8; p++ {
-		if len(others[p]) > 0 {
-			theirs = append(theirs, fmt.Sprintf("%d (%s)", p, joinNames(others[p])))
+		if use.others(p, h.Host) > 0 {
+			theirs = append(theirs, fmt.Sprintf("%d (%s)", p, joinNames(use.otherHosts(p, h.Host))))
 		}
 	}
 	r.Fail(mod, fmt.Sprintf("nmlx5_core sets PFC on priority %v (pfctx=pfcrx=%s), which no other host's PVRDMA uplink uses: they run PFC on "+

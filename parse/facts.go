@@ -36,6 +36,9 @@ type Record struct {
 	// props are the fields' vCenter property paths (Ref.Property) by key:
 	// nil but for records read from vCenter, so the others pay nothing.
 	props map[string]string
+	// at indexes fields by key once a record has many (indexed): nil for
+	// the small records most outputs hold, so they pay nothing.
+	at map[string]int
 	// Nested holds nested structures by parent key (e.g. "Driver Info", "DVPort").
 	Nested map[string][]Record
 	Ref

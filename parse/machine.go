@@ -73,13 +73,25 @@ func readXML(ls []line, s *skips) (recs []Record, single bool, err error) {
 	// A terminal hard-wraps long lines, even inside a tag: a line that
 	// filled an 80-column (or wider) terminal and stops short of a tag's
 	// end continues on the next.
+	// The pieces of a line are joined in one buffer (linear in the line).
 	var logical []line
+	var joined []byte
+	joining := false
 	for i, l := range ls {
 		if i > 0 && len(logical) > 0 && utf8.RuneCountInString(ls[i-1].text) >= 79 && !strings.HasSuffix(ls[i-1].text, ">") {
-			logical[len(logical)-1].text += l.text
+			if !joining {
+				joined, joining = append(joined[:0], logical[len(logical)-1].text...), true
+			}
+			joined = append(joined, l.text...)
 			continue
 		}
+		if joining {
+			logical[len(logical)-1].text, joining = string(joined), false
+		}
 		logical = append(logical, l)
+	}
+	if joining {
+		logical[len(logical)-1].text = string(joined)
 	}
 	texts := make([]string, len(logical))
 	for i, l := range logical {
@@ -265,6 +277,42 @@ func readKeyValue(ls []line, s *skips) (recs []Record, single bool, err error) {
 		at  int
 	}
 	var last *lastField
+	// pend is the value of last being built from several lines (the rest
+	// of a wrapped value, the items of a list) in one buffer, set on its
+	// field when another field starts: linear in the value's length.
+	var pend struct {
+		rec    *Record
+		key    string
+		buf    []byte
+		capped bool
+	}
+	flush := func() {
+		if pend.rec != nil {
+			pend.rec.setValue(pend.key, string(pend.buf))
+			pend.rec = nil
+		}
+	}
+	grow := func(rec *Record, key string, l line, parts ...string) {
+		if pend.rec != rec || pend.key != key {
+			flush()
+			pend.rec, pend.key, pend.capped = rec, key, false
+			pend.buf = append(pend.buf[:0], rec.Get(key)...)
+		}
+		n := 0
+		for _, p := range parts {
+			n += len(p)
+		}
+		switch {
+		case pend.capped:
+		case len(pend.buf)+n > maxWrappedValue:
+			pend.capped = true
+			s.add(l.ref(), nil, fmt.Sprintf("a value continued past %d KiB: the rest left out", maxWrappedValue>>10))
+		default:
+			for _, p := range parts {
+				pend.buf = append(pend.buf, p...)
+			}
+		}
+	}
 	for i, l := range ls {
 		if isBlank(l.text) {
 			continue
@@ -274,7 +322,7 @@ func readKeyValue(ls []line, s *skips) (recs []Record, single bool, err error) {
 		if eq < 0 || !reKeyValue.MatchString(t) {
 			if last != nil && last.at == i-1 {
 				// The rest of the value before, wrapped by the terminal.
-				last.rec.setValue(last.key, last.rec.Get(last.key)+wrapJoin(ls[i-1].text, l.text))
+				grow(last.rec, last.key, l, wrapJoin(ls[i-1].text, l.text))
 				last.at = i
 				continue
 			}
@@ -299,6 +347,7 @@ func readKeyValue(ls []line, s *skips) (recs []Record, single bool, err error) {
 		path := parts[1 : len(parts)-1]
 		pos, ok := index[idx]
 		if !ok {
+			flush() // before recs grows
 			pos = len(recs)
 			index[idx] = pos
 			recs = append(recs, newRecord(l.ref()))
@@ -320,13 +369,19 @@ func readKeyValue(ls []line, s *skips) (recs []Record, single bool, err error) {
 			path = path[len(path)-1:]
 		}
 		key := strings.Join(path, ".")
-		if old, seen := rec.Field(key); seen && list {
-			field.Value = old.Value + ", " + val
-			field.Ref = old.Ref
+		if pend.rec != rec || pend.key != key {
+			flush()
 		}
-		rec.Set(key, field)
+		if list && rec.Has(key) {
+			// Another item of a list: "a, b, c".
+			grow(rec, key, l, ", ", val)
+		} else {
+			flush()
+			rec.Set(key, field)
+		}
 		last = &lastField{rec, key, i}
 	}
+	flush()
 	return recs, single, nil
 }
 

@@ -37,7 +37,20 @@ type KeyField struct {
 	Field
 }
 
+// indexed is the number of fields from which a record indexes them by
+// key: a record read from a padded output may hold thousands, and looking
+// each key up among all the others would make reading it quadratic.
+const indexed = 32
+
 func (r Record) index(key string) int {
+	if r.at != nil {
+		// A copy of the record may have added keys to the shared index:
+		// an entry holds only if it names a field of this record.
+		if i, ok := r.at[key]; ok && i < len(r.fields) && r.fields[i].key == key {
+			return i
+		}
+		return -1
+	}
 	for i := range r.fields {
 		if r.fields[i].key == key {
 			return i
@@ -126,6 +139,15 @@ func (r *Record) Set(key string, f Field) {
 		return
 	}
 	r.fields = append(r.fields, rf)
+	switch {
+	case r.at != nil:
+		r.at[key] = len(r.fields) - 1
+	case len(r.fields) >= indexed:
+		r.at = make(map[string]int, 2*len(r.fields))
+		for i, f := range r.fields {
+			r.at[f.key] = i
+		}
+	}
 }
 
 // Delete removes a field.
@@ -133,6 +155,7 @@ func (r *Record) Delete(key string) {
 	if i := r.index(key); i >= 0 {
 		r.fields = slices.Delete(r.fields, i, i+1)
 		delete(r.props, key)
+		r.at = nil // lookups scan until a Set rebuilds it
 	}
 }
 
@@ -140,6 +163,7 @@ func (r *Record) Delete(key string) {
 func (r *Record) rename(from, to string) {
 	if i := r.index(from); i >= 0 {
 		r.fields[i].key = to
+		r.at = nil // lookups scan until a Set rebuilds it
 		if p, ok := r.props[from]; ok {
 			delete(r.props, from)
 			r.props[to] = p

@@ -45,24 +45,75 @@ func keyValue(s string) (key, value string, ok bool) {
 	return "", "", false
 }
 
-// continueValue joins a continuation line (the rest of a value wrapped onto
-// the next line) to the last field of r. A wrap at column 0 is a terminal's
-// hard wrap and joins without a space, as does the rest of a path; other
-// wraps were made at a space.
-func (r *Record) continueValue(key string, l line, prev string) {
-	v := r.Get(key)
-	part := strings.TrimSpace(l.text)
-	switch {
-	case v == "":
-		v = part
-	case indent(l.text) == 0:
-		v += wrapJoin(prev, l.text)
-	case !strings.Contains(v, " ") && strings.Contains(v+part, "/"):
-		v += part
-	default:
-		v += " " + part
+// maxWrappedValue caps what continuation lines may add to one value: no
+// esxcli value is near it, and a value grown past it (an output padded
+// with continuation lines) would only cost memory.
+const maxWrappedValue = 64 << 10
+
+// wrapped joins continuation lines (the rest of a value wrapped onto the
+// next lines) to one field of a record: the parts go into one buffer, so
+// a value wrapped over n lines costs time linear in its length, and the
+// field is set once, when the value ends (flush). A wrap at column 0 is a
+// terminal's hard wrap and joins without a space, as does the rest of a
+// path; other wraps were made at a space.
+type wrapped struct {
+	rec          *Record
+	key          string
+	buf          []byte
+	space, slash bool // the value so far holds a space, a slash
+	capped       bool
+}
+
+// add joins line l (prev is the line before it) to the value of key in
+// rec. A value that would grow past maxWrappedValue keeps its first
+// maxWrappedValue bytes; the rest is recorded in s once.
+func (w *wrapped) add(rec *Record, key string, l line, prev string, s *skips) {
+	if w.rec != rec || w.key != key {
+		w.flush()
+		v := rec.Get(key)
+		w.rec, w.key, w.capped = rec, key, false
+		w.buf = append(w.buf[:0], v...)
+		w.space, w.slash = strings.Contains(v, " "), strings.Contains(v, "/")
 	}
-	r.setValue(key, v)
+	part := strings.TrimSpace(l.text)
+	var sep, add string
+	switch {
+	case len(w.buf) == 0:
+		add = part
+	case indent(l.text) == 0:
+		add = wrapJoin(prev, l.text)
+	case !w.space && (w.slash || strings.Contains(part, "/")):
+		add = part
+	default:
+		sep, add = " ", part
+	}
+	if w.capped {
+		return
+	}
+	if len(w.buf)+len(sep)+len(add) > maxWrappedValue {
+		w.capped = true
+		s.add(l.ref(), nil, fmt.Sprintf("a value continued past %d KiB: the rest left out", maxWrappedValue>>10))
+		return
+	}
+	w.buf = append(append(w.buf, sep...), add...)
+	w.space = w.space || sep != "" || strings.Contains(add, " ")
+	w.slash = w.slash || strings.Contains(add, "/")
+}
+
+// empty reports whether key's value in rec is empty so far.
+func (w *wrapped) empty(rec *Record, key string) bool {
+	if w.rec == rec && w.key == key {
+		return len(w.buf) == 0
+	}
+	return rec.Get(key) == ""
+}
+
+// flush sets the value being joined on its field.
+func (w *wrapped) flush() {
+	if w.rec != nil {
+		w.rec.setValue(w.key, string(w.buf))
+		w.rec = nil
+	}
 }
 
 // wrapJoin is the rest of a value hard-wrapped onto line next: joined
@@ -96,6 +147,8 @@ func nextNonBlank(ls []line, i int) int {
 // records, key lines follow it (then it is the next record's title); any
 // other line that cannot be read is recorded in s and skipped.
 func readFields(ls []line, i, ind int, rec *Record, items, titled bool, s *skips) int {
+	var w wrapped
+	defer w.flush()
 	last := ""
 	for i < len(ls) {
 		l := ls[i]
@@ -115,15 +168,15 @@ func readFields(ls []line, i, ind int, rec *Record, items, titled bool, s *skips
 				// A terminal's hard wrap of the value before (column 0,
 				// or column 1 when the wrap fell on a space: " Server
 				// Appliance/..." after "Config File: .../VMware vCenter").
-				rec.continueValue(last, l, ls[i-1].text)
+				w.add(rec, last, l, ls[i-1].text, s)
 				i++
 				continue
 			}
 			return i
 		}
 		if !ok || in > ind {
-			if last != "" && (!ok || rec.Get(last) != "") {
-				rec.continueValue(last, l, ls[i-1].text)
+			if last != "" && (!ok || !w.empty(rec, last)) {
+				w.add(rec, last, l, ls[i-1].text, s)
 				i++
 				continue
 			}
@@ -135,6 +188,7 @@ func readFields(ls []line, i, ind int, rec *Record, items, titled bool, s *skips
 			i++
 			continue
 		}
+		w.flush()
 		if f, dup := rec.Field(key); dup && f.Value != val {
 			// esxcli never repeats a key in one record: a second, different
 			// value is a stray line (a paste's, an edit's); the first stands.
@@ -185,6 +239,7 @@ func readRecords(ls []line, s *skips) []Record {
 		return readFlatRecords(ls, s)
 	}
 	var recs []Record
+	var w wrapped
 	i := 0
 	for i < len(ls) {
 		start := i
@@ -203,7 +258,7 @@ func readRecords(ls []line, s *skips) []Record {
 			if n := len(recs); n > 0 && i == start && recs[n-1].Len() > 0 {
 				// Directly after the previous record (no blank line).
 				r := &recs[n-1]
-				r.continueValue(r.fields[len(r.fields)-1].key, l, ls[i-1].text)
+				w.add(r, r.fields[len(r.fields)-1].key, l, ls[i-1].text, s)
 				i++
 				continue
 			}
@@ -211,11 +266,13 @@ func readRecords(ls []line, s *skips) []Record {
 			i++
 			continue
 		}
+		w.flush() // before recs grows
 		rec := newRecord(l.ref())
 		rec.Title = strings.TrimSpace(l.text)
 		i = readFields(ls, i+1, indent(ls[i+1].text), &rec, false, true, s)
 		recs = append(recs, rec)
 	}
+	w.flush()
 	return recs
 }
 

@@ -127,6 +127,7 @@ func buildGroups(r *Report) []Group {
 	n := newNamer(r, roots)
 	var out []Group
 	idx := map[string]int{}
+	effects := checks.IndexEffects(r.Findings)
 	for _, f := range roots {
 		k := n.key(f)
 		i, ok := idx[k]
@@ -147,7 +148,7 @@ func buildGroups(r *Report) []Group {
 		if f.Fix != g.Fix {
 			g.SameFix = false
 		}
-		g.Consequences += countConsequences(r.Findings, f)
+		g.Consequences += countConsequences(effects, f)
 	}
 	return out
 }
@@ -164,10 +165,10 @@ func problemRoots(r *Report) []checks.Finding {
 	return out
 }
 
-func countConsequences(all []checks.Finding, f checks.Finding) int {
+func countConsequences(effects checks.Effects, f checks.Finding) int {
 	n := 0
-	for _, c := range checks.Consequences(all, f.Key()) {
-		n += 1 + countConsequences(all, c)
+	for _, c := range effects[checks.CauseOf(f)] {
+		n += 1 + countConsequences(effects, c)
 	}
 	return n
 }
@@ -176,6 +177,12 @@ func countConsequences(all []checks.Finding, f checks.Finding) int {
 // a finding not evaluated, or COLLECTION_FAILED).
 func (r *Report) GroupOf(f checks.Finding) *Group {
 	k := f.Key()
+	if x := r.index(); x != nil {
+		if i, ok := x.group[k]; ok {
+			return &r.Groups[i]
+		}
+		return nil
+	}
 	for i := range r.Groups {
 		if contains(r.Groups[i].Findings, k) {
 			return &r.Groups[i]

@@ -62,6 +62,10 @@ type Report struct {
 	// InternalErrors are the panics the engine recovered (a rule, a
 	// host's cause links or fix plan): the run is incomplete (since 1.4).
 	InternalErrors []checks.InternalError `json:"internal_errors,omitempty"`
+
+	// idx indexes Findings and Groups once they are final (account), for
+	// the lookups every format makes per finding (index.go).
+	idx *reportIndex
 }
 
 // Tool identifies the producer.
@@ -362,9 +366,11 @@ func Build(results []hostio.HostResult, fleet *facts.Fleet, res checks.Result, s
 // one place (summary, groups, collection failures, host, guest and fleet
 // verdicts): every format prints these, none counts again.
 func account(r *Report) {
+	r.idx = nil
 	plainFaults(r)
 	summarize(r)
 	r.Groups = buildGroups(r)
+	r.idx = newReportIndex(r)
 	r.CollectionFailures = collectionFailures(r)
 	s := &r.Summary
 	s.Problems = SeverityCounts{}

@@ -143,15 +143,15 @@ func rootCounts(problems, rc SeverityCounts, consequences int) string {
 // RootFindings returns the failing findings that are root causes in this
 // report, in report order; ConsequencesOf the findings nested under one.
 func (r *Report) RootFindings() []checks.Finding {
-	present := map[string]bool{}
+	present := map[checks.Cause]bool{}
 	for _, f := range r.Findings {
 		if f.Status == checks.StatusFail {
-			present[f.Key()] = true
+			present[checks.CauseOf(f)] = true
 		}
 	}
 	var out []checks.Finding
 	for _, f := range r.Findings {
-		if f.Status == checks.StatusFail && (f.CausedBy == nil || !present[f.CausedBy.Key()]) {
+		if f.Status == checks.StatusFail && (f.CausedBy == nil || !present[*f.CausedBy]) {
 			out = append(out, f)
 		}
 	}
@@ -172,6 +172,9 @@ func allConsequences(r *Report, f checks.Finding) []checks.Finding {
 
 // ConsequencesOf returns the failing findings caused by f, in report order.
 func (r *Report) ConsequencesOf(f checks.Finding) []checks.Finding {
+	if x := r.index(); x != nil {
+		return x.consequences(f)
+	}
 	return checks.Consequences(r.Findings, f.Key())
 }
 
@@ -202,22 +205,23 @@ func therefore(f checks.Finding) string {
 func causeOrder(in []checks.Finding) []checks.Finding {
 	fs := append([]checks.Finding(nil), in...)
 	checks.SortFindings(fs)
-	present := map[string]bool{}
+	present := map[checks.Cause]bool{}
 	for _, f := range fs {
 		if f.Status == checks.StatusFail {
-			present[f.Key()] = true
+			present[checks.CauseOf(f)] = true
 		}
 	}
+	effects := checks.IndexEffects(fs)
 	out := make([]checks.Finding, 0, len(fs))
 	var walk func(f checks.Finding)
 	walk = func(f checks.Finding) {
 		out = append(out, f)
-		for _, c := range checks.Consequences(fs, f.Key()) {
+		for _, c := range effects[checks.CauseOf(f)] {
 			walk(c)
 		}
 	}
 	for _, f := range fs {
-		if f.Status == checks.StatusFail && (f.CausedBy == nil || !present[f.CausedBy.Key()]) {
+		if f.Status == checks.StatusFail && (f.CausedBy == nil || !present[*f.CausedBy]) {
 			walk(f)
 		}
 	}
