@@ -99,8 +99,10 @@ func writeConcise(w io.Writer, r *Report, opt TextOptions) error {
 	}
 
 	guarded("findings section", func(sb *strings.Builder) {
-		for _, sec := range conciseSections(r) {
-			writeConciseSection(sb, p, r, sec, wrap, cut, width)
+		secs := conciseSections(r)
+		shared := sharedFixesOf(secs)
+		for _, sec := range secs {
+			writeConciseSection(sb, p, r, sec, wrap, cut, width, shared)
 		}
 	})
 
@@ -290,7 +292,7 @@ func conciseSections(r *Report) []hostSection {
 	return out
 }
 
-func writeConciseSection(b *strings.Builder, p painter, r *Report, sec hostSection, wrap func(string, string), cut func(string, string, int), width int) {
+func writeConciseSection(b *strings.Builder, p painter, r *Report, sec hostSection, wrap func(string, string), cut func(string, string, int), width int, shared *sharedFixes) {
 	h := sec.hosts[0]
 	code := "1;33"
 	if h.Critical > 0 {
@@ -376,7 +378,7 @@ func writeConciseSection(b *strings.Builder, p painter, r *Report, sec hostSecti
 		} else if title := r.Rules[f.RuleID].Title; title != "" {
 			wrap("    ", title)
 		}
-		writeFixLines(b, p, sec.plan, e.fs, width, shown)
+		writeFixLines(b, p, sec, e.fs, width, shown, shared)
 	}
 	if len(infos) > 0 {
 		wrap("  ", p.sev(checks.Info, "INFO")+"  "+strings.Join(infos, ", ")+p.c("2", " (--details)"))
@@ -414,18 +416,17 @@ func writeConciseSection(b *strings.Builder, p painter, r *Report, sec hostSecti
 	wrap("  ", line+p.c("2", ": --details"))
 }
 
-// writeFixLines writes the fix of a root cause: the exact commands of the
-// plan steps that resolve it, each whole (wrapped at spaces, continuation
-// lines indented further, never cut), else what the first such step says.
-func writeFixLines(b *strings.Builder, p painter, plan *checks.Plan, fs []checks.Finding, width int, shown map[string]bool) {
+// fixesOf are the fix of root causes: the exact commands of the plan
+// steps that resolve them, else the text of the first such step.
+func fixesOf(plan *checks.Plan, fs []checks.Finding) (cmds []string, text string) {
 	if plan == nil {
-		return
+		return nil, ""
 	}
 	keys := map[string]bool{}
 	for _, f := range fs {
 		keys[f.Key()] = true
 	}
-	var cmds, texts []string
+	var texts []string
 	for _, s := range plan.Steps {
 		hit := false
 		for _, c := range s.Resolves {
@@ -440,17 +441,82 @@ func writeFixLines(b *strings.Builder, p painter, plan *checks.Plan, fs []checks
 			texts = append(texts, s.Text)
 		}
 	}
+	if len(texts) > 0 {
+		text = strings.Join(strings.Fields(texts[0]), " ")
+	}
+	return cmds, text
+}
+
+// sharedFixes are the fix commands that several sections need (the same
+// firewall command on two hosts, the same module reload in three guests):
+// written once, under the first, with the others named there; the others
+// point back to it.
+type sharedFixes struct {
+	first map[string]string   // command -> the section that writes it
+	on    map[string][]string // command -> every section that needs it, in order
+}
+
+// sharedFixesOf finds them, in one pass over the sections' root causes.
+func sharedFixesOf(secs []hostSection) *sharedFixes {
+	sf := &sharedFixes{first: map[string]string{}, on: map[string][]string{}}
+	for _, sec := range secs {
+		var roots []checks.Finding
+		for _, f := range sec.roots {
+			if f.Severity != checks.Info {
+				roots = append(roots, f)
+			}
+		}
+		cmds, _ := fixesOf(sec.plan, roots)
+		name := sec.name()
+		for _, c := range cmds {
+			if _, ok := sf.first[c]; !ok {
+				sf.first[c] = name
+			}
+			if on := sf.on[c]; len(on) == 0 || on[len(on)-1] != name {
+				sf.on[c] = append(on, name)
+			}
+		}
+	}
+	return sf
+}
+
+// name is how the report names a section: its host, or its hosts.
+func (sec hostSection) name() string {
+	var names []string
+	for _, h := range sec.hosts {
+		names = append(names, h.Host)
+	}
+	return nameList(names, 3)
+}
+
+// writeFixLines writes the fix of a root cause: the exact commands of the
+// plan steps that resolve it, each whole (wrapped at spaces, continuation
+// lines indented further, never cut), else what the first such step says.
+// A command several sections need is written under the first, naming the
+// others, and the others point back to it.
+func writeFixLines(b *strings.Builder, p painter, sec hostSection, fs []checks.Finding, width int, shown map[string]bool, shared *sharedFixes) {
+	cmds, text := fixesOf(sec.plan, fs)
+	me := sec.name()
 	write := func(label, s string) {
 		if shown[s] {
 			b.WriteString("    " + p.c("2", label+"(the same as above)") + "\n")
 			return
 		}
 		shown[s] = true
+		if first, ok := shared.first[s]; ok && first != me {
+			b.WriteString("    " + p.c("2", label+"(the same command as under "+first+", above)") + "\n")
+			return
+		}
 		for i, l := range strings.Split(Wrap(s, width-8), "\n") {
 			if i == 0 {
 				b.WriteString("    " + p.c("2", label) + l + "\n")
 			} else {
 				b.WriteString("        " + l + "\n")
+			}
+		}
+		if on := shared.on[s]; len(on) > 1 {
+			for _, l := range strings.Split(Wrap("(the same fix also under "+strings.Join(on[1:], ", ")+")", width-8), "\n") {
+				b.WriteString("        " + p.c("2", l) + "\n")
 			}
 		}
 	}
@@ -466,8 +532,8 @@ func writeFixLines(b *strings.Builder, p painter, plan *checks.Plan, fs []checks
 		}
 		return
 	}
-	if len(texts) > 0 {
-		write("fix: ", strings.Join(strings.Fields(texts[0]), " "))
+	if text != "" {
+		write("fix: ", text)
 	}
 }
 
