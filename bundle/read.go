@@ -527,7 +527,7 @@ type Contents struct {
 // results.json with each command's output from its host folder. A file
 // that is missing or fails its checksum is not used.
 func Open(f *Files) *Contents {
-	files, sums, derivedOK := f.Data, f.Sums, f.DerivedVerified
+	files := f.Data
 	in := &Contents{}
 	pre := f.decoded()
 	if err := pre.manifestErr; err != nil {
@@ -541,78 +541,13 @@ func Open(f *Files) *Contents {
 	}
 	bad := map[string]bool{}
 	if in.Manifest != nil {
-		listed := map[string]bool{ManifestName: true}
-		for _, f := range in.Manifest.Files {
-			listed[f.Path] = true
-			got, ok := sums[f.Path]
-			if b, inFiles := files[f.Path]; inFiles {
-				got, ok = sha256Hex(b), true
-			} else if !ok && derived[f.Path] && derivedOK {
-				continue // verified with its member, unread (ReadArchiveAt)
-			}
-			if !ok {
-				bad[f.Path] = true
-				in.Problems = append(in.Problems, fmt.Sprintf("%s is listed in the manifest but missing from the bundle", f.Path))
-				continue
-			}
-			if got != strings.ToLower(f.SHA256) {
-				bad[f.Path] = true
-				in.Problems = append(in.Problems, fmt.Sprintf("checksum mismatch: %s was changed or is corrupt (sha256 differs from the manifest)", f.Path))
-			}
-		}
-		var extra []string
-		for p := range files {
-			if !listed[p] {
-				bad[p] = true
-				extra = append(extra, p)
-			}
-		}
-		for p := range sums {
-			if !listed[p] {
-				extra = append(extra, p)
-			}
-		}
-		sort.Strings(extra)
-		for _, p := range extra {
-			in.Ignored = append(in.Ignored, p+": not listed in the manifest")
-		}
+		in.verifyFiles(f, bad)
 	}
-	_, ok := files[ResultsFile]
-	var results []hostio.HostResult
 	// One copy of what the hosts repeat: equal outputs (a cluster built
 	// alike prints the same firewall rulesets, PCI devices, drivers), the
 	// stage-1 command lines, names, kinds and statuses.
 	var intern hostio.Interner
-	switch {
-	case !ok:
-		in.Problems = append(in.Problems, "results.json is missing: command statuses are lost, outputs are read from the host folders")
-	case bad[ResultsFile]:
-		in.Problems = append(in.Problems, "results.json failed its checksum: outputs are read from the host folders")
-	default:
-		results = pre.results
-		if err := pre.resultsErr; err != nil {
-			in.Problems = append(in.Problems, fmt.Sprintf("results.json is corrupt (%v): outputs are read from the host folders", err))
-			results = nil
-		}
-		for i := range results {
-			hr := &results[i]
-			// JSON gives every string its own copy: the host's name, kind
-			// and status of each capture, the stage-1 command lines every
-			// host shares. Keep one of each, and each host's captures in a
-			// slice of their size.
-			hr.Captures = slices.Clone(hr.Captures)
-			hr.Host, hr.Transport = intern.String(hr.Host), intern.String(hr.Transport)
-			for j := range hr.Captures {
-				c := &hr.Captures[j]
-				if c.Cause == "" {
-					c.Cause = hostio.RecordedCause(c.Error) // written before captures had a cause
-				}
-				c.Host, c.Command, c.Transport = intern.String(c.Host), intern.String(c.Command), intern.String(c.Transport)
-				c.Kind, c.Status = hostio.Kind(intern.String(string(c.Kind))), hostio.Status(intern.String(string(c.Status)))
-				c.Cause = hostio.Cause(intern.String(string(c.Cause)))
-			}
-		}
-	}
+	results := in.readResults(pre, files, bad, &intern)
 	if results == nil {
 		in.ResultsLost = true
 		in.Good = map[string][]byte{}
@@ -623,6 +558,102 @@ func Open(f *Files) *Contents {
 		}
 		return in
 	}
+	in.attachOutputs(results, files, bad, &intern)
+	in.Results = results
+	return in
+}
+
+// verifyFiles checks every file the manifest lists against its checksum
+// (a derived file verified with its member, unread, passes) and lists the
+// files it does not list as ignored; bad gets the files missing, failing
+// their checksum or not listed.
+func (in *Contents) verifyFiles(f *Files, bad map[string]bool) {
+	files, sums, derivedOK := f.Data, f.Sums, f.DerivedVerified
+	listed := map[string]bool{ManifestName: true}
+	for _, f := range in.Manifest.Files {
+		listed[f.Path] = true
+		got, ok := sums[f.Path]
+		if b, inFiles := files[f.Path]; inFiles {
+			got, ok = sha256Hex(b), true
+		} else if !ok && derived[f.Path] && derivedOK {
+			continue // verified with its member, unread (ReadArchiveAt)
+		}
+		if !ok {
+			bad[f.Path] = true
+			in.Problems = append(in.Problems, fmt.Sprintf("%s is listed in the manifest but missing from the bundle", f.Path))
+			continue
+		}
+		if got != strings.ToLower(f.SHA256) {
+			bad[f.Path] = true
+			in.Problems = append(in.Problems, fmt.Sprintf("checksum mismatch: %s was changed or is corrupt (sha256 differs from the manifest)", f.Path))
+		}
+	}
+	var extra []string
+	for p := range files {
+		if !listed[p] {
+			bad[p] = true
+			extra = append(extra, p)
+		}
+	}
+	for p := range sums {
+		if !listed[p] {
+			extra = append(extra, p)
+		}
+	}
+	sort.Strings(extra)
+	for _, p := range extra {
+		in.Ignored = append(in.Ignored, p+": not listed in the manifest")
+	}
+}
+
+// readResults returns the host results of results.json, their strings
+// interned (nil, with the problem, when results.json is missing, failed
+// its checksum or is corrupt).
+func (in *Contents) readResults(pre *decoding, files map[string][]byte, bad map[string]bool, intern *hostio.Interner) []hostio.HostResult {
+	_, ok := files[ResultsFile]
+	switch {
+	case !ok:
+		in.Problems = append(in.Problems, "results.json is missing: command statuses are lost, outputs are read from the host folders")
+		return nil
+	case bad[ResultsFile]:
+		in.Problems = append(in.Problems, "results.json failed its checksum: outputs are read from the host folders")
+		return nil
+	}
+	results := pre.results
+	if err := pre.resultsErr; err != nil {
+		in.Problems = append(in.Problems, fmt.Sprintf("results.json is corrupt (%v): outputs are read from the host folders", err))
+		results = nil
+	}
+	for i := range results {
+		internResult(&results[i], intern)
+	}
+	return results
+}
+
+// internResult keeps one copy of each string a host result shares with
+// others: JSON gives every string its own copy (the host's name, kind and
+// status of each capture, the stage-1 command lines every host shares).
+// Its captures go in a slice of their size; a capture written before
+// captures had a cause gets the one its error records.
+func internResult(hr *hostio.HostResult, intern *hostio.Interner) {
+	hr.Captures = slices.Clone(hr.Captures)
+	hr.Host, hr.Transport = intern.String(hr.Host), intern.String(hr.Transport)
+	for j := range hr.Captures {
+		c := &hr.Captures[j]
+		if c.Cause == "" {
+			c.Cause = hostio.RecordedCause(c.Error) // written before captures had a cause
+		}
+		c.Host, c.Command, c.Transport = intern.String(c.Host), intern.String(c.Command), intern.String(c.Transport)
+		c.Kind, c.Status = hostio.Kind(intern.String(string(c.Kind))), hostio.Status(intern.String(string(c.Status)))
+		c.Cause = hostio.Cause(intern.String(string(c.Cause)))
+	}
+}
+
+// attachOutputs gives each capture its output and standard error from
+// its host folder (the manifest's folder when it names the same host);
+// a collected command whose output is missing or bad fails, and its host
+// says how many of its outputs were.
+func (in *Contents) attachOutputs(results []hostio.HostResult, files map[string][]byte, bad map[string]bool, intern *hostio.Interner) {
 	dirs := hostDirs(hostNames(results))
 	for i := range results {
 		hr := &results[i]
@@ -633,28 +664,8 @@ func Open(f *Files) *Contents {
 		}
 		damaged := 0
 		for j, fname := range captureFiles(hr.Captures) {
-			c := &hr.Captures[j]
-			if c.Kind == "" {
-				c.Kind = catalog.KindOf(c.Command)
-			}
-			p := path.Join(HostsDir, dirs[i], fname)
-			b, ok := files[p]
-			if se, ok := files[p+".stderr"]; ok && !bad[p+".stderr"] {
-				c.Stderr = intern.Copy(se)
-			}
-			switch {
-			case ok && !bad[p]:
-				c.Stdout = intern.Copy(b)
-			case c.Status == hostio.StatusCollected:
-				c.Status, c.Cause = hostio.StatusFailed, hostio.CauseMissingFromBundle
-				if ok {
-					c.Cause = hostio.CauseCorruptInBundle
-				}
-				c.Error = c.Cause.Error("")
+			if in.attachOutput(hr, &hr.Captures[j], path.Join(HostsDir, dirs[i], fname), files, bad, intern) {
 				damaged++
-				if !bad[p] {
-					in.Problems = append(in.Problems, fmt.Sprintf("%s: output of `%s` is missing", hr.Host, c.Command))
-				}
 			}
 		}
 		if damaged > 0 && hr.Status != hostio.StatusNotCollected {
@@ -662,6 +673,32 @@ func Open(f *Files) *Contents {
 			hr.Finalize()
 		}
 	}
-	in.Results = results
-	return in
+}
+
+// attachOutput gives a capture its output and standard error from the
+// file p (and p.stderr); it reports whether a collected command's output
+// was missing or bad, the capture then failed with that cause.
+func (in *Contents) attachOutput(hr *hostio.HostResult, c *hostio.Capture, p string, files map[string][]byte, bad map[string]bool, intern *hostio.Interner) bool {
+	if c.Kind == "" {
+		c.Kind = catalog.KindOf(c.Command)
+	}
+	b, ok := files[p]
+	if se, ok := files[p+".stderr"]; ok && !bad[p+".stderr"] {
+		c.Stderr = intern.Copy(se)
+	}
+	switch {
+	case ok && !bad[p]:
+		c.Stdout = intern.Copy(b)
+	case c.Status == hostio.StatusCollected:
+		c.Status, c.Cause = hostio.StatusFailed, hostio.CauseMissingFromBundle
+		if ok {
+			c.Cause = hostio.CauseCorruptInBundle
+		}
+		c.Error = c.Cause.Error("")
+		if !bad[p] {
+			in.Problems = append(in.Problems, fmt.Sprintf("%s: output of `%s` is missing", hr.Host, c.Command))
+		}
+		return true
+	}
+	return false
 }

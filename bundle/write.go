@@ -120,29 +120,10 @@ func Write(w io.Writer, results []hostio.HostResult, opts Options) (*Written, er
 	redactText := identity
 	var tm *redact.TokenMap
 	if opts.Redact {
-		r := redact.NewRedactor()
-		r.Names = opts.RedactNames
-		if opts.Tokens != nil {
-			if err := r.Seed(opts.Tokens); err != nil {
-				return nil, err
-			}
+		var err error
+		if redactText, tm, err = redactResults(results, opts); err != nil {
+			return nil, err
 		}
-		r.Learn(results)
-		for _, id := range opts.Identifiers {
-			r.AddIdentifier(id.Kind, id.Original, id.Token)
-		}
-		if c := r.Collisions(); len(c) > 0 {
-			return nil, &redact.TokenCollisionError{Names: c}
-		}
-		for i := range results {
-			if aborted(opts.Abort) {
-				return nil, ErrAborted
-			}
-			r.InPlace(&results[i])
-		}
-		redactText = r.Text
-		tmv := r.TokenMap()
-		tm = &tmv
 	}
 	a := opts.Analyze(results, redactText)
 	if aborted(opts.Abort) {
@@ -155,6 +136,62 @@ func Write(w io.Writer, results []hostio.HostResult, opts Options) (*Written, er
 		Source:        redactText(opts.Source),
 		Redacted:      opts.Redact || opts.AlreadyRedacted,
 	}
+	files := bundleFiles(results, a, opts, m)
+	// Pass 1: the size and checksum of every file, for the manifest. The
+	// derived files are encoded once: kept in a spill file for pass 2
+	// (encoding a 1,000-host facts.json costs more than a second of CPU),
+	// or, when no spill file can be made, encoded again.
+	sp := newSpill(opts.SpillDir, opts.TempFile)
+	defer sp.remove()
+	if err := measureFiles(files, m, sp, opts.Abort); err != nil {
+		return nil, err
+	}
+	mb, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("bundle: encoding manifest: %w", err)
+	}
+	mb = append(mb, '\n')
+	files = append([]*entry{{name: ManifestName, size: int64(len(mb)), sum: sha256Hex(mb),
+		write: func(w io.Writer) error { _, err := w.Write(mb); return err }}}, files...)
+	if err := writeArchive(w, files, m.CreatedAt, opts.Abort); err != nil {
+		return nil, err
+	}
+	return &Written{Manifest: m, Analysis: a, Tokens: tm}, nil
+}
+
+// redactResults redacts the results in place (Options.Redact): the
+// redactor seeded with Options.Tokens, taught the results' names and
+// Options.Identifiers. It returns the redactor's text function and its
+// token map.
+func redactResults(results []hostio.HostResult, opts Options) (func(string) string, *redact.TokenMap, error) {
+	r := redact.NewRedactor()
+	r.Names = opts.RedactNames
+	if opts.Tokens != nil {
+		if err := r.Seed(opts.Tokens); err != nil {
+			return nil, nil, err
+		}
+	}
+	r.Learn(results)
+	for _, id := range opts.Identifiers {
+		r.AddIdentifier(id.Kind, id.Original, id.Token)
+	}
+	if c := r.Collisions(); len(c) > 0 {
+		return nil, nil, &redact.TokenCollisionError{Names: c}
+	}
+	for i := range results {
+		if aborted(opts.Abort) {
+			return nil, nil, ErrAborted
+		}
+		r.InPlace(&results[i])
+	}
+	tmv := r.TokenMap()
+	return r.Text, &tmv, nil
+}
+
+// bundleFiles lists the files of the bundle, the outputs then the derived
+// files (results.json, facts.json, findings.json, the reports), and adds
+// each host and its commands to the manifest.
+func bundleFiles(results []hostio.HostResult, a Analysis, opts Options, m *Manifest) []*entry {
 	var files []*entry
 	add := func(name string, write func(io.Writer) error) {
 		files = append(files, &entry{name: name, write: write})
@@ -217,18 +254,19 @@ func Write(w io.Writer, results []hostio.HostResult, opts Options) (*Written, er
 		}
 		return -1
 	})
-	// Pass 1: the size and checksum of every file, for the manifest. The
-	// derived files are encoded once: kept in a spill file for pass 2
-	// (encoding a 1,000-host facts.json costs more than a second of CPU),
-	// or, when no spill file can be made, encoded again.
-	sp := newSpill(opts.SpillDir, opts.TempFile)
-	defer sp.remove()
+	return files
+}
+
+// measureFiles is pass 1: it writes every file once to measure its size
+// and checksum into the manifest, keeping the derived files in the spill
+// file when it can (each then written from there in pass 2).
+func measureFiles(files []*entry, m *Manifest, sp *spill, abort <-chan struct{}) error {
 	for _, f := range files {
-		if aborted(opts.Abort) {
-			return nil, ErrAborted
+		if aborted(abort) {
+			return ErrAborted
 		}
 		h := sha256.New()
-		cw := &countWriter{w: &abortWriter{w: h, abort: opts.Abort}}
+		cw := &countWriter{w: &abortWriter{w: h, abort: abort}}
 		var dst io.Writer = cw
 		keep := derived[f.name] && sp.ok()
 		if keep {
@@ -237,9 +275,9 @@ func Write(w io.Writer, results []hostio.HostResult, opts Options) (*Written, er
 		start := sp.n
 		if err := f.write(dst); err != nil {
 			if errors.Is(err, ErrAborted) {
-				return nil, ErrAborted
+				return ErrAborted
 			}
-			return nil, err
+			return err
 		}
 		f.size, f.sum = cw.n, hex.EncodeToString(h.Sum(nil))
 		m.Files = append(m.Files, ManifestFile{Path: f.name, Size: f.size, SHA256: f.sum})
@@ -247,23 +285,19 @@ func Write(w io.Writer, results []hostio.HostResult, opts Options) (*Written, er
 			f.write = sp.section(start, f.size, f.write)
 		}
 	}
-	mb, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("bundle: encoding manifest: %w", err)
-	}
-	mb = append(mb, '\n')
-	files = append([]*entry{{name: ManifestName, size: int64(len(mb)), sum: sha256Hex(mb),
-		write: func(w io.Writer) error { _, err := w.Write(mb); return err }}}, files...)
+	return nil
+}
 
-	// Pass 2: the archive, in its gzip members (member.go): the outputs,
-	// then the derived files, then the trailer that lets a reader check the
-	// derived files' member without inflating it. A file that does not
-	// come out the same as measured is a bug, never a silently wrong
-	// checksum.
-	out := &countWriter{w: &abortWriter{w: w, abort: opts.Abort}}
+// writeArchive is pass 2: the archive, in its gzip members (member.go):
+// the outputs, then the derived files, then the trailer that lets a
+// reader check the derived files' member without inflating it. A file
+// that does not come out the same as measured is a bug, never a silently
+// wrong checksum.
+func writeArchive(w io.Writer, files []*entry, created time.Time, abort <-chan struct{}) error {
+	out := &countWriter{w: &abortWriter{w: w, abort: abort}}
 	gz, err := gzip.NewWriterLevel(out, gzip.BestSpeed)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	sw := &switchWriter{w: gz}
 	tw := tar.NewWriter(sw)
@@ -271,37 +305,46 @@ func Write(w io.Writer, results []hostio.HostResult, opts Options) (*Written, er
 	for _, f := range files {
 		if derived[f.name] && second == nil {
 			if second, err = newDerivedWriter(tw, gz, out); err != nil {
-				return nil, writeErr("the archive", err)
+				return writeErr("the archive", err)
 			}
 			gz, sw.w = second.gz, second.gz
 		}
-		// Whole seconds: a time with nanoseconds costs every file a PAX
-		// record (a 1 KiB extended header: 24 MiB for 1,000 hosts, to
-		// compress, decompress and parse); the manifest keeps the exact time.
-		hdr := &tar.Header{Name: f.name, Mode: 0o644, Size: f.size, ModTime: m.CreatedAt.Truncate(time.Second), Typeflag: tar.TypeReg, Format: tar.FormatPAX}
-		if err := tw.WriteHeader(hdr); err != nil {
-			return nil, writeErr(f.name, err)
-		}
-		h := sha256.New()
-		if err := f.write(io.MultiWriter(tw, h)); err != nil {
-			return nil, writeErr(f.name, err)
-		}
-		if got := hex.EncodeToString(h.Sum(nil)); got != f.sum {
-			return nil, fmt.Errorf("bundle: %s changed while it was written", f.name)
+		if err := writeArchived(tw, f, created); err != nil {
+			return err
 		}
 	}
 	if err := tw.Close(); err != nil {
-		return nil, writeErr("the archive", err)
+		return writeErr("the archive", err)
 	}
 	if err := gz.Close(); err != nil {
-		return nil, writeErr("the archive", err)
+		return writeErr("the archive", err)
 	}
 	if second != nil {
 		if err := writeTrailer(out, second.member(out.n)); err != nil {
-			return nil, writeErr("the archive", err)
+			return writeErr("the archive", err)
 		}
 	}
-	return &Written{Manifest: m, Analysis: a, Tokens: tm}, nil
+	return nil
+}
+
+// writeArchived writes one file into the archive and checks it comes out
+// with the checksum measured in pass 1.
+func writeArchived(tw *tar.Writer, f *entry, created time.Time) error {
+	// Whole seconds: a time with nanoseconds costs every file a PAX
+	// record (a 1 KiB extended header: 24 MiB for 1,000 hosts, to
+	// compress, decompress and parse); the manifest keeps the exact time.
+	hdr := &tar.Header{Name: f.name, Mode: 0o644, Size: f.size, ModTime: created.Truncate(time.Second), Typeflag: tar.TypeReg, Format: tar.FormatPAX}
+	if err := tw.WriteHeader(hdr); err != nil {
+		return writeErr(f.name, err)
+	}
+	h := sha256.New()
+	if err := f.write(io.MultiWriter(tw, h)); err != nil {
+		return writeErr(f.name, err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != f.sum {
+		return fmt.Errorf("bundle: %s changed while it was written", f.name)
+	}
+	return nil
 }
 
 func writeErr(name string, err error) error {

@@ -25,12 +25,7 @@ import (
 // recognizeGuest names the guest catalogue command of a typed command
 // (w: its words, without a pipe; filter: the pipe's, if any).
 func recognizeGuest(w []string, filter string, r Recognized) (Recognized, bool) {
-	for len(w) > 0 && w[0] == "sudo" {
-		w = w[1:]
-		for len(w) > 0 && strings.HasPrefix(w[0], "-") {
-			w = w[1:] // sudo's own options (-E, -n)
-		}
-	}
+	w = withoutSudo(w)
 	if len(w) == 0 {
 		return Recognized{}, false
 	}
@@ -42,146 +37,215 @@ func recognizeGuest(w []string, filter string, r Recognized) (Recognized, bool) 
 		}
 		return guestFiltered(r, filter, line, ""), true
 	}
-	tool, args := path.Base(w[0]), w[1:]
-	var kind hostio.Kind
-	sel := "" // what a filtering argument selects
-	switch tool {
-	case "ibv_devinfo":
-		kind = catalog.KindGuestDevinfo
-		for i := 0; i < len(args); i++ {
-			a := args[i]
-			switch {
-			case a == "-v" || a == "--verbose":
-			case a == "-d" || a == "--ib-dev" || a == "-i" || a == "--ib-port":
-				if i+1 >= len(args) {
-					return Recognized{}, false
-				}
-				i++
-				sel = strings.TrimSpace(sel + " " + args[i])
-			case strings.HasPrefix(a, "--ib-dev=") || strings.HasPrefix(a, "--ib-port="):
-				_, v, _ := strings.Cut(a, "=")
-				sel = strings.TrimSpace(sel + " " + v)
-			case strings.HasPrefix(a, "-d") && len(a) > 2:
-				sel = strings.TrimSpace(sel + " " + a[2:])
-			default:
-				return Recognized{}, false
-			}
-		}
-	case "ibv_devices":
-		if len(args) > 0 {
-			return Recognized{}, false
-		}
-		kind = catalog.KindGuestDevices
-	case "ibstat":
-		// Port states from the umad view: never the verbs listing
-		// ibv_devinfo is (a filtered form of it, whatever its arguments).
-		if len(args) > 2 || len(args) > 0 && strings.HasPrefix(args[0], "-") {
-			return Recognized{}, false
-		}
-		kind, sel = catalog.KindGuestDevinfo, strings.TrimSpace("ibstat "+strings.Join(args, " "))
-	case "ip":
-		k, s, ok := recognizeIP(args)
-		if !ok {
-			return Recognized{}, false
-		}
-		kind, sel = k, s
-		if k == catalog.KindGuestIPAddr && !slices.Contains(args, "-o") && !slices.Contains(args, "-oneline") {
-			// `ip addr` prints each interface's link line (MTU, MAC)
-			// above its addresses: the links' facts too.
-			r.Also = []hostio.Kind{catalog.KindGuestIPLink}
-		}
-	case "rdma":
-		if len(args) == 0 || args[0] != "link" && args[0] != "l" {
-			return Recognized{}, false
-		}
-		rest := args[1:]
-		if len(rest) > 0 && (rest[0] == "show" || rest[0] == "list" || rest[0] == "ls" || rest[0] == "sh") {
-			rest = rest[1:]
-		}
-		if len(rest) > 1 {
-			return Recognized{}, false
-		}
-		kind, sel = catalog.KindGuestRDMALink, strings.Join(rest, " ")
-	case "show_gids":
-		if len(args) > 2 {
-			return Recognized{}, false
-		}
-		// The GIDs of every port (or of one device), not the port state
-		// the catalogue's sysfs read also gives.
-		kind, sel = catalog.KindGuestSysfsPort, strings.TrimSpace("show_gids "+strings.Join(args, " "))
-	case "lsmod":
-		if len(args) > 0 {
-			return Recognized{}, false
-		}
-		kind = catalog.KindGuestLsmod
-	case "modinfo":
-		if len(args) != 1 || args[0] != "vmw_pvrdma" {
-			return Recognized{}, false
-		}
-		kind = catalog.KindGuestModinfo
-	case "cat":
-		if len(args) != 1 || args[0] != "/etc/os-release" && args[0] != "/usr/lib/os-release" {
-			return Recognized{}, false
-		}
-		kind = catalog.KindGuestOSRelease
-	case "uname":
-		if len(args) != 1 || args[0] != "-r" && args[0] != "-a" && args[0] != "--all" && args[0] != "--kernel-release" {
-			return Recognized{}, false
-		}
-		kind = catalog.KindGuestKernel
-	case "dmesg":
-		for _, a := range args {
-			switch a {
-			case "-T", "--ctime", "-L", "--color=never", "-x", "--decode", "-k", "--kernel", "-P", "--nopager":
-			default:
-				return Recognized{}, false
-			}
-		}
-		kind = catalog.KindGuestDmesg
-		if dmesgGrepKeepsPVRDMA(filter) {
-			filter = "" // the parser keeps the vmw_pvrdma lines, which such a grep keeps all of
-		}
-	case "ofed_info":
-		if len(args) != 1 || args[0] != "-s" {
-			return Recognized{}, false
-		}
-		kind = catalog.KindGuestOFED
-	case "dpkg", "dpkg-query":
-		if len(args) == 0 || args[0] != "-l" && args[0] != "--list" && !(tool == "dpkg-query" && (args[0] == "-W" || args[0] == "--show")) {
-			return Recognized{}, false
-		}
-		kind, sel = catalog.KindGuestDpkg, strings.Join(args[1:], " ")
-	case "rpm":
-		if len(args) == 0 || args[0] != "-qa" && args[0] != "-q" {
-			return Recognized{}, false
-		}
-		kind, sel = catalog.KindGuestRPM, strings.Join(args[1:], " ")
-		if args[0] == "-q" && sel == "" {
-			return Recognized{}, false
-		}
-	case "ls":
-		if len(args) == 1 && args[0] == "-1" {
-			return Recognized{}, false
-		}
-		if len(args) > 0 && args[0] == "-1" {
-			args = args[1:]
-		}
-		if len(args) != 1 || strings.TrimSuffix(args[0], "/") != "/sys/class/infiniband" {
-			return Recognized{}, false
-		}
-		kind = catalog.KindGuestIBClass
-	default:
-		return Recognized{}, false
-	}
-	spec, ok := catalog.Lookup(kind)
+	match, ok := guestForms[path.Base(w[0])]
 	if !ok {
 		return Recognized{}, false
 	}
-	r.Kind, r.Line = kind, line
+	m, ok := match(w[1:], filter)
+	if !ok {
+		return Recognized{}, false
+	}
+	spec, ok := catalog.Lookup(m.kind)
+	if !ok {
+		return Recognized{}, false
+	}
+	r.Kind, r.Line = m.kind, line
+	if m.also != nil {
+		r.Also = m.also
+	}
 	if spec.Allowed(line) {
 		r.Line = spec.Line
 	}
-	return guestFiltered(r, filter, line, sel), true
+	return guestFiltered(r, m.filter, line, m.sel), true
+}
+
+// withoutSudo drops the leading sudo words of a typed command and sudo's
+// own options (-E, -n).
+func withoutSudo(w []string) []string {
+	for len(w) > 0 && w[0] == "sudo" {
+		w = w[1:]
+		for len(w) > 0 && strings.HasPrefix(w[0], "-") {
+			w = w[1:]
+		}
+	}
+	return w
+}
+
+// guestForm is what a guest form's matcher reads in a typed command.
+type guestForm struct {
+	kind   hostio.Kind   // the guest catalogue command whose facts it shows
+	sel    string        // what a filtering argument selects
+	also   []hostio.Kind // the other commands whose facts its output carries
+	filter string        // the pipe that still filters its output
+}
+
+// guestMatcher reads a tool's arguments and pipe: the form they make, or
+// false when its output is not one the guest parsers read.
+type guestMatcher func(args []string, filter string) (guestForm, bool)
+
+// guestForms maps each tool admins type (the base name of its path) to
+// the matcher of its forms.
+var guestForms = map[string]guestMatcher{
+	"ibv_devinfo": matchDevinfo,
+	"ibv_devices": noArgs(catalog.KindGuestDevices),
+	"ibstat":      matchIbstat,
+	"ip":          matchIP,
+	"rdma":        matchRDMALink,
+	"show_gids":   matchShowGIDs,
+	"lsmod":       noArgs(catalog.KindGuestLsmod),
+	"modinfo":     oneArg(catalog.KindGuestModinfo, "vmw_pvrdma"),
+	"cat":         oneArg(catalog.KindGuestOSRelease, "/etc/os-release", "/usr/lib/os-release"),
+	"uname":       oneArg(catalog.KindGuestKernel, "-r", "-a", "--all", "--kernel-release"),
+	"dmesg":       matchDmesg,
+	"ofed_info":   oneArg(catalog.KindGuestOFED, "-s"),
+	"dpkg":        matchPackageList(catalog.KindGuestDpkg, "-l", "--list"),
+	"dpkg-query":  matchPackageList(catalog.KindGuestDpkg, "-l", "--list", "-W", "--show"),
+	"rpm":         matchRPM,
+	"ls":          matchIBClass,
+}
+
+// noArgs matches a tool typed without arguments.
+func noArgs(kind hostio.Kind) guestMatcher {
+	return func(args []string, filter string) (guestForm, bool) {
+		return guestForm{kind: kind, filter: filter}, len(args) == 0
+	}
+}
+
+// oneArg matches a tool typed with exactly one argument, one of these.
+func oneArg(kind hostio.Kind, allowed ...string) guestMatcher {
+	return func(args []string, filter string) (guestForm, bool) {
+		return guestForm{kind: kind, filter: filter}, len(args) == 1 && slices.Contains(allowed, args[0])
+	}
+}
+
+// matchDevinfo reads `ibv_devinfo [-v] [-d DEV] [-i PORT]` (and the long
+// options): a device or port named is a filter.
+func matchDevinfo(args []string, filter string) (guestForm, bool) {
+	sel := ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-v" || a == "--verbose":
+		case a == "-d" || a == "--ib-dev" || a == "-i" || a == "--ib-port":
+			if i+1 >= len(args) {
+				return guestForm{}, false
+			}
+			i++
+			sel = strings.TrimSpace(sel + " " + args[i])
+		case strings.HasPrefix(a, "--ib-dev=") || strings.HasPrefix(a, "--ib-port="):
+			_, v, _ := strings.Cut(a, "=")
+			sel = strings.TrimSpace(sel + " " + v)
+		case strings.HasPrefix(a, "-d") && len(a) > 2:
+			sel = strings.TrimSpace(sel + " " + a[2:])
+		default:
+			return guestForm{}, false
+		}
+	}
+	return guestForm{kind: catalog.KindGuestDevinfo, sel: sel, filter: filter}, true
+}
+
+// matchIbstat reads `ibstat [CA [PORT]]`: port states from the umad view,
+// never the verbs listing ibv_devinfo is (a filtered form of it, whatever
+// its arguments).
+func matchIbstat(args []string, filter string) (guestForm, bool) {
+	if len(args) > 2 || len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		return guestForm{}, false
+	}
+	return guestForm{kind: catalog.KindGuestDevinfo, sel: strings.TrimSpace("ibstat " + strings.Join(args, " ")), filter: filter}, true
+}
+
+// matchIP reads the forms of recognizeIP; `ip addr` without -o prints
+// each interface's link line (MTU, MAC) above its addresses: the links'
+// facts too.
+func matchIP(args []string, filter string) (guestForm, bool) {
+	k, s, ok := recognizeIP(args)
+	if !ok {
+		return guestForm{}, false
+	}
+	f := guestForm{kind: k, sel: s, filter: filter}
+	if k == catalog.KindGuestIPAddr && !slices.Contains(args, "-o") && !slices.Contains(args, "-oneline") {
+		f.also = []hostio.Kind{catalog.KindGuestIPLink}
+	}
+	return f, true
+}
+
+// matchRDMALink reads `rdma link [show|list|ls|sh] [DEV/PORT]`: a link
+// named is a filter.
+func matchRDMALink(args []string, filter string) (guestForm, bool) {
+	if len(args) == 0 || args[0] != "link" && args[0] != "l" {
+		return guestForm{}, false
+	}
+	rest := args[1:]
+	if len(rest) > 0 && (rest[0] == "show" || rest[0] == "list" || rest[0] == "ls" || rest[0] == "sh") {
+		rest = rest[1:]
+	}
+	if len(rest) > 1 {
+		return guestForm{}, false
+	}
+	return guestForm{kind: catalog.KindGuestRDMALink, sel: strings.Join(rest, " "), filter: filter}, true
+}
+
+// matchShowGIDs reads `show_gids [DEV [PORT]]`: the GIDs of every port
+// (or of one device), not the port state the catalogue's sysfs read also
+// gives, so always a filtered form.
+func matchShowGIDs(args []string, filter string) (guestForm, bool) {
+	if len(args) > 2 {
+		return guestForm{}, false
+	}
+	return guestForm{kind: catalog.KindGuestSysfsPort, sel: strings.TrimSpace("show_gids " + strings.Join(args, " ")), filter: filter}, true
+}
+
+// matchDmesg reads `dmesg` with options that keep its format; a grep that
+// keeps every vmw_pvrdma line filters nothing the parser reads.
+func matchDmesg(args []string, filter string) (guestForm, bool) {
+	for _, a := range args {
+		switch a {
+		case "-T", "--ctime", "-L", "--color=never", "-x", "--decode", "-k", "--kernel", "-P", "--nopager":
+		default:
+			return guestForm{}, false
+		}
+	}
+	if dmesgGrepKeepsPVRDMA(filter) {
+		filter = "" // the parser keeps the vmw_pvrdma lines, which such a grep keeps all of
+	}
+	return guestForm{kind: catalog.KindGuestDmesg, filter: filter}, true
+}
+
+// matchPackageList matches a package listing typed with one of these
+// options first; the packages named after it are a filter.
+func matchPackageList(kind hostio.Kind, options ...string) guestMatcher {
+	return func(args []string, filter string) (guestForm, bool) {
+		if len(args) == 0 || !slices.Contains(options, args[0]) {
+			return guestForm{}, false
+		}
+		return guestForm{kind: kind, sel: strings.Join(args[1:], " "), filter: filter}, true
+	}
+}
+
+// matchRPM reads `rpm -qa [PATTERN]` and `rpm -q PACKAGE...` (a filter).
+func matchRPM(args []string, filter string) (guestForm, bool) {
+	if len(args) == 0 || args[0] != "-qa" && args[0] != "-q" {
+		return guestForm{}, false
+	}
+	sel := strings.Join(args[1:], " ")
+	if args[0] == "-q" && sel == "" {
+		return guestForm{}, false
+	}
+	return guestForm{kind: catalog.KindGuestRPM, sel: sel, filter: filter}, true
+}
+
+// matchIBClass reads `ls [-1] /sys/class/infiniband[/]`.
+func matchIBClass(args []string, filter string) (guestForm, bool) {
+	if len(args) == 1 && args[0] == "-1" {
+		return guestForm{}, false
+	}
+	if len(args) > 0 && args[0] == "-1" {
+		args = args[1:]
+	}
+	if len(args) != 1 || strings.TrimSuffix(args[0], "/") != "/sys/class/infiniband" {
+		return guestForm{}, false
+	}
+	return guestForm{kind: catalog.KindGuestIBClass, filter: filter}, true
 }
 
 // guestFiltered sets what a filtered form covers: the selection of its

@@ -285,103 +285,137 @@ func collected(caps []hostio.Capture, k hostio.Kind) (hostio.Capture, bool) {
 // vmknic, else the one bound to an RDMA device. Its MTU is the larger of
 // the vmknic's and its vDS's: the size the path is configured to carry.
 func probeSourceOf(caps []hostio.Capture) probeSource {
-	var tagged string
-	if c, ok := collected(caps, catalog.KindPVRDMAVmknicOpt); ok {
-		if s, err := parse.AdvancedSettingList(c.Stdout); err == nil {
-			tagged = strings.TrimSpace(s.StringValue)
-		}
-	}
-	var bound []string
-	if c, ok := collected(caps, catalog.KindRDMAVmknicList); ok {
-		if rows, err := parse.RDMAVmknicList(c.Stdout); err == nil {
-			for _, r := range rows {
-				bound = append(bound, r.Vmknic)
-			}
-		}
-	}
-	var nics []parse.Vmknic
-	if c, ok := collected(caps, catalog.KindIPInterfaceList); ok {
-		nics, _ = parse.IPInterfaceList(c.Stdout)
-	}
-	addr := map[string]string{}
-	mask := map[string]string{}
-	if c, ok := collected(caps, catalog.KindIPv4Get); ok {
-		if rows, err := parse.IPv4Get(c.Stdout); err == nil {
-			for _, r := range rows {
-				if r.Address != "" && r.Address != "0.0.0.0" {
-					addr[r.Name], mask[r.Name] = r.Address, r.Netmask
-				}
-			}
-		}
-	}
-	var dvs []parse.DVSwitch
-	if c, ok := collected(caps, catalog.KindDVSList); ok {
-		dvs, _ = parse.DVSList(c.Stdout)
-	}
-	var uplinks []string
-	if c, ok := collected(caps, catalog.KindRDMADeviceList); ok {
-		if devs, err := parse.RDMADeviceList(c.Stdout); err == nil {
-			for _, active := range []bool{true, false} {
-				for _, d := range devs {
-					if strings.EqualFold(strings.TrimSpace(d.State), "active") == active {
-						uplinks = append(uplinks, d.PairedUplink)
-					}
-				}
-			}
-		}
-	}
-	var pvdvs *parse.DVSwitch
-	for _, u := range uplinks {
-		for i := range dvs {
-			if pvdvs == nil && u != "" && slices.Contains(dvs[i].Uplinks, u) {
-				pvdvs = &dvs[i]
-			}
-		}
-	}
-	nicOf := func(name string) *parse.Vmknic {
-		for i := range nics {
-			if nics[i].Name == name {
-				return &nics[i]
-			}
-		}
-		return nil
-	}
-	var order []string
-	if tagged != "" {
-		order = append(order, tagged)
-	}
-	order = append(order, bound...)
-	for _, n := range nics {
-		order = append(order, n.Name)
-	}
-	pick := ""
-	if pvdvs != nil {
-		for _, name := range order {
-			if n := nicOf(name); n != nil && n.VDSName == pvdvs.Name && addr[name] != "" {
-				pick = name
-				break
-			}
-		}
-	}
+	in := readProbeInputs(caps)
+	pick := in.pvrdmaVmknic()
 	if pick == "" {
-		pick = tagged
-		if pick == "" && len(bound) > 0 {
-			pick = bound[0]
+		pick = in.tagged
+		if pick == "" && len(in.bound) > 0 {
+			pick = in.bound[0]
 		}
 	}
-	if pick == "" || addr[pick] == "" {
+	if pick == "" || in.addr[pick] == "" {
 		return probeSource{}
 	}
-	src := probeSource{Vmknic: pick, IP: addr[pick], Net: parse.Subnet(addr[pick], mask[pick])}
-	if n := nicOf(pick); n != nil {
+	src := probeSource{Vmknic: pick, IP: in.addr[pick], Net: parse.Subnet(in.addr[pick], in.mask[pick])}
+	if n := in.nic(pick); n != nil {
 		src.Netstack, src.MTU = n.Netstack, n.MTU
-		for _, d := range dvs {
+		for _, d := range in.dvs {
 			if d.Name == n.VDSName && n.VDSName != "" {
 				src.MTU = max(src.MTU, d.MTU)
 			}
 		}
 	}
 	return src
+}
+
+// probeInputs are the stage-1 facts a host's probe source is chosen from;
+// an output missing or unreadable leaves its fact empty.
+type probeInputs struct {
+	tagged     string            // /Net/PVRDMAVmknic
+	bound      []string          // the vmknics bound to an RDMA device
+	nics       []parse.Vmknic    // the vmknics
+	addr, mask map[string]string // each vmknic's IPv4 address and netmask (set ones only)
+	dvs        []parse.DVSwitch  // the distributed switches
+	uplinks    []string          // the RDMA devices' paired uplinks, Active ones first
+}
+
+// readProbeInputs parses the captures a probe source is chosen from.
+func readProbeInputs(caps []hostio.Capture) probeInputs {
+	in := probeInputs{addr: map[string]string{}, mask: map[string]string{}}
+	if c, ok := collected(caps, catalog.KindPVRDMAVmknicOpt); ok {
+		if s, err := parse.AdvancedSettingList(c.Stdout); err == nil {
+			in.tagged = strings.TrimSpace(s.StringValue)
+		}
+	}
+	if c, ok := collected(caps, catalog.KindRDMAVmknicList); ok {
+		if rows, err := parse.RDMAVmknicList(c.Stdout); err == nil {
+			for _, r := range rows {
+				in.bound = append(in.bound, r.Vmknic)
+			}
+		}
+	}
+	if c, ok := collected(caps, catalog.KindIPInterfaceList); ok {
+		in.nics, _ = parse.IPInterfaceList(c.Stdout)
+	}
+	if c, ok := collected(caps, catalog.KindIPv4Get); ok {
+		if rows, err := parse.IPv4Get(c.Stdout); err == nil {
+			for _, r := range rows {
+				if r.Address != "" && r.Address != "0.0.0.0" {
+					in.addr[r.Name], in.mask[r.Name] = r.Address, r.Netmask
+				}
+			}
+		}
+	}
+	if c, ok := collected(caps, catalog.KindDVSList); ok {
+		in.dvs, _ = parse.DVSList(c.Stdout)
+	}
+	if c, ok := collected(caps, catalog.KindRDMADeviceList); ok {
+		if devs, err := parse.RDMADeviceList(c.Stdout); err == nil {
+			in.uplinks = pairedUplinksActiveFirst(devs)
+		}
+	}
+	return in
+}
+
+// pairedUplinksActiveFirst lists the RDMA devices' paired uplinks, those
+// of Active devices first, each group in the listing's order.
+func pairedUplinksActiveFirst(devs []parse.RDMADevice) []string {
+	var uplinks []string
+	for _, active := range []bool{true, false} {
+		for _, d := range devs {
+			if strings.EqualFold(strings.TrimSpace(d.State), "active") == active {
+				uplinks = append(uplinks, d.PairedUplink)
+			}
+		}
+	}
+	return uplinks
+}
+
+// nic returns the vmknic named (nil: none).
+func (in *probeInputs) nic(name string) *parse.Vmknic {
+	for i := range in.nics {
+		if in.nics[i].Name == name {
+			return &in.nics[i]
+		}
+	}
+	return nil
+}
+
+// pvrdmaSwitch returns the PVRDMA distributed switch: the first holding
+// a paired uplink, in the order of the uplinks (nil: none).
+func (in *probeInputs) pvrdmaSwitch() *parse.DVSwitch {
+	for _, u := range in.uplinks {
+		for i := range in.dvs {
+			if u != "" && slices.Contains(in.dvs[i].Uplinks, u) {
+				return &in.dvs[i]
+			}
+		}
+	}
+	return nil
+}
+
+// pvrdmaVmknic picks a vmknic with an address on the PVRDMA distributed
+// switch: the tagged one first, then those bound to an RDMA device, then
+// any ("": none).
+func (in *probeInputs) pvrdmaVmknic() string {
+	sw := in.pvrdmaSwitch()
+	if sw == nil {
+		return ""
+	}
+	var order []string
+	if in.tagged != "" {
+		order = append(order, in.tagged)
+	}
+	order = append(order, in.bound...)
+	for _, n := range in.nics {
+		order = append(order, n.Name)
+	}
+	for _, name := range order {
+		if n := in.nic(name); n != nil && n.VDSName == sw.Name && in.addr[name] != "" {
+			return name
+		}
+	}
+	return ""
 }
 
 // stageOf orders captures in a host result: stage 1 in catalogue order,

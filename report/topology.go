@@ -172,6 +172,17 @@ func topologyOf(fleet *facts.Fleet, h *facts.Host) Topology {
 		t.PathMTU, t.PathParts = path.MTU.MTU, append([]string(nil), path.MTU.Parts...)
 		t.RDMAMTU = facts.RDMAMTUFor(path.MTU.MTU)
 	}
+	t.addAdapters(h, path)
+	t.setVmknic(path)
+	onSwitch := t.setSwitch(h, path)
+	t.setHostMarks(h, path, onSwitch)
+	return t
+}
+
+// addAdapters adds the host's PVRDMA adapters: those vsish read, then the
+// device folders listed without their properties, else (vsish not read)
+// vCenter's, up to MaxTopoAdapters.
+func (t *Topology) addAdapters(h *facts.Host, path *facts.HostPath) {
 	vmName := map[string]string{}
 	for _, vm := range h.VMs {
 		vmName[vm.WorldID] = vm.DisplayName
@@ -181,131 +192,172 @@ func topologyOf(fleet *facts.Fleet, h *facts.Host) Topology {
 	sort.SliceStable(devs, func(i, j int) bool { return devs[i].WorldID+"_"+devs[i].Index < devs[j].WorldID+"_"+devs[j].Index })
 	for _, d := range devs {
 		seen[d.WorldID+"_"+d.Index] = true
-		if len(t.Adapters) == MaxTopoAdapters {
-			t.MoreAdapters++
-			continue
-		}
 		vm := d.VMName
 		if vm == "" {
 			vm = vmName[d.WorldID]
 		}
-		a := TopoAdapter{VM: vm, WorldID: d.WorldID, Index: d.Index, Read: true, ActiveMTU: d.ActiveMTU, RoCEVersion: d.RoCEVersion,
-			PhysicalHCA: d.PhysicalHCA == 1}
-		if !a.PhysicalHCA {
-			a.Marks = append(a.Marks, Mark{MarkBad, "no physical HCA: traffic to other hosts falls back to TCP"})
-		}
-		if t.RDMAMTU > 0 && d.ActiveMTU > 0 && d.ActiveMTU < t.RDMAMTU {
-			a.Marks = append(a.Marks, Mark{MarkWarn, fmt.Sprintf("MTU %d below the %d the path allows", d.ActiveMTU, t.RDMAMTU)})
-		}
-		if len(a.Marks) == 0 {
-			a.Marks = ok()
-		}
-		t.Adapters = append(t.Adapters, a)
+		t.addAdapter(func() TopoAdapter {
+			return t.markRead(TopoAdapter{VM: vm, WorldID: d.WorldID, Index: d.Index, Read: true, ActiveMTU: d.ActiveMTU, RoCEVersion: d.RoCEVersion,
+				PhysicalHCA: d.PhysicalHCA == 1})
+		})
 	}
 	for _, e := range h.PVRDMAListing {
 		if !e.IsDir || seen[e.Name] {
 			continue
 		}
-		if len(t.Adapters) == MaxTopoAdapters {
-			t.MoreAdapters++
-			continue
-		}
-		wid, idx, _ := e.DeviceID()
-		t.Adapters = append(t.Adapters, TopoAdapter{VM: vmName[wid], WorldID: wid, Index: idx})
+		t.addAdapter(func() TopoAdapter {
+			wid, idx, _ := e.DeviceID()
+			return TopoAdapter{VM: vmName[wid], WorldID: wid, Index: idx}
+		})
 	}
 	if ok, why := h.Available(catalog.KindPVRDMADeviceLs); !ok {
 		// vsish was not read (SSH refused): vCenter's powered-on PVRDMA
 		// VMs, as the rules count them, else say they are unknown.
 		if okVC, _ := h.Available(catalog.KindVCenterVMs); okVC {
-			for _, c := range h.VCenterPVRDMAVMs(true) {
-				for _, ad := range c.PVRDMA() {
-					if len(t.Adapters) == MaxTopoAdapters {
-						t.MoreAdapters++
-						continue
-					}
-					a := TopoAdapter{VM: c.Name, Index: ad.Label, FromVCenter: true}
-					if okDev, _ := h.Available(catalog.KindRDMADeviceList); okDev && len(path.Usable) == 0 {
-						a.Marks = []Mark{{MarkBad, "no Active RDMA device on the PVRDMA vDS (vCenter): traffic to other hosts falls back to TCP"}}
-					}
-					t.Adapters = append(t.Adapters, a)
-				}
-			}
+			t.addVCenterAdapters(h, path)
 		} else {
 			t.AdaptersUnknown = why
 		}
 	}
+}
 
+// addAdapter appends the adapter made, or counts it in MoreAdapters once
+// MaxTopoAdapters are shown.
+func (t *Topology) addAdapter(build func() TopoAdapter) {
+	if len(t.Adapters) == MaxTopoAdapters {
+		t.MoreAdapters++
+		return
+	}
+	t.Adapters = append(t.Adapters, build())
+}
+
+// markRead marks an adapter whose properties vsish read against its
+// physical HCA and the RDMA MTU the path allows.
+func (t *Topology) markRead(a TopoAdapter) TopoAdapter {
+	if !a.PhysicalHCA {
+		a.Marks = append(a.Marks, Mark{MarkBad, "no physical HCA: traffic to other hosts falls back to TCP"})
+	}
+	if t.RDMAMTU > 0 && a.ActiveMTU > 0 && a.ActiveMTU < t.RDMAMTU {
+		a.Marks = append(a.Marks, Mark{MarkWarn, fmt.Sprintf("MTU %d below the %d the path allows", a.ActiveMTU, t.RDMAMTU)})
+	}
+	if len(a.Marks) == 0 {
+		a.Marks = ok()
+	}
+	return a
+}
+
+// addVCenterAdapters adds the PVRDMA adapters of vCenter's powered-on
+// PVRDMA VMs, marked bad when the RDMA devices were read and none on the
+// PVRDMA vDS is usable.
+func (t *Topology) addVCenterAdapters(h *facts.Host, path *facts.HostPath) {
+	for _, c := range h.VCenterPVRDMAVMs(true) {
+		for _, ad := range c.PVRDMA() {
+			t.addAdapter(func() TopoAdapter {
+				a := TopoAdapter{VM: c.Name, Index: ad.Label, FromVCenter: true}
+				if okDev, _ := h.Available(catalog.KindRDMADeviceList); okDev && len(path.Usable) == 0 {
+					a.Marks = []Mark{{MarkBad, "no Active RDMA device on the PVRDMA vDS (vCenter): traffic to other hosts falls back to TCP"}}
+				}
+				return a
+			})
+		}
+	}
+}
+
+// setVmknic sets the PVRDMA vmknic and its marks: tagged or not, enabled,
+// its MTU against its switch's, or off the PVRDMA vDS.
+func (t *Topology) setVmknic(path *facts.HostPath) {
 	tagged, vmk, sw := path.Tagged, path.Vmknic, path.Switch
 	switch {
 	case vmk == nil && tagged != "":
 		t.VmknicMarks = []Mark{{MarkBad, "tagged in /Net/PVRDMAVmknic as " + tagged + ", but no such vmknic"}}
+		return
 	case vmk == nil:
 		t.VmknicMarks = []Mark{{MarkBad, "no vmknic tagged in /Net/PVRDMAVmknic or bound to an RDMA device"}}
-	default:
-		v := &TopoVmknic{Name: vmk.Name, MTU: vmk.MTU, Switch: vmk.VDSName, Tagged: tagged == vmk.Name, Enabled: vmk.Enabled}
-		switch tagged {
-		case vmk.Name:
-		case "":
-			t.VmknicMarks = append(t.VmknicMarks, Mark{MarkBad, "/Net/PVRDMAVmknic is not set"})
-		default:
-			t.VmknicMarks = append(t.VmknicMarks, Mark{MarkWarn, "/Net/PVRDMAVmknic names " + tagged})
-		}
-		if !vmk.Enabled {
-			t.VmknicMarks = append(t.VmknicMarks, Mark{MarkBad, "disabled"})
-		}
-		switch {
-		case sw != nil && vmk.VDSName == sw.Name && vmk.MTU > 0 && sw.MTU > 0 && vmk.MTU < sw.MTU:
-			t.VmknicMarks = append(t.VmknicMarks, Mark{MarkWarn, fmt.Sprintf("MTU below the switch's %d", sw.MTU)})
-		case sw != nil && vmk.VDSName != sw.Name:
-			// VMware's guides tag vmk0 on the management switch: it
-			// carries PVRDMA's control data, not the RDMA frames.
-			v.OffSwitch = true
-		}
-		if len(t.VmknicMarks) == 0 {
-			t.VmknicMarks = ok()
-		}
-		t.Vmknic = v
+		return
 	}
+	v := &TopoVmknic{Name: vmk.Name, MTU: vmk.MTU, Switch: vmk.VDSName, Tagged: tagged == vmk.Name, Enabled: vmk.Enabled}
+	switch tagged {
+	case vmk.Name:
+	case "":
+		t.VmknicMarks = append(t.VmknicMarks, Mark{MarkBad, "/Net/PVRDMAVmknic is not set"})
+	default:
+		t.VmknicMarks = append(t.VmknicMarks, Mark{MarkWarn, "/Net/PVRDMAVmknic names " + tagged})
+	}
+	if !vmk.Enabled {
+		t.VmknicMarks = append(t.VmknicMarks, Mark{MarkBad, "disabled"})
+	}
+	switch {
+	case sw != nil && vmk.VDSName == sw.Name && vmk.MTU > 0 && sw.MTU > 0 && vmk.MTU < sw.MTU:
+		t.VmknicMarks = append(t.VmknicMarks, Mark{MarkWarn, fmt.Sprintf("MTU below the switch's %d", sw.MTU)})
+	case sw != nil && vmk.VDSName != sw.Name:
+		// VMware's guides tag vmk0 on the management switch: it
+		// carries PVRDMA's control data, not the RDMA frames.
+		v.OffSwitch = true
+	}
+	if len(t.VmknicMarks) == 0 {
+		t.VmknicMarks = ok()
+	}
+	t.Vmknic = v
+}
+
+// setSwitch sets the PVRDMA distributed switch, its uplinks and the RDMA
+// device paired with each, with their marks; it returns the uplinks on
+// the switch.
+func (t *Topology) setSwitch(h *facts.Host, path *facts.HostPath) map[string]bool {
+	sw := path.Switch
 	onSwitch := map[string]bool{}
 	if sw == nil {
 		t.SwitchMarks = []Mark{{MarkBad, "no distributed switch for PVRDMA found"}}
-	} else {
-		s := &TopoSwitch{Name: sw.Name, MTU: sw.MTU, Uplinks: []TopoUplink{}}
-		switch {
-		case len(sw.Uplinks) == 0:
-			t.SwitchMarks = []Mark{{MarkBad, "no uplink"}}
-		case len(sw.Uplinks) > 1:
-			t.SwitchMarks = []Mark{{MarkWarn, fmt.Sprintf("%d uplinks: PVRDMA binds to one RDMA device", len(sw.Uplinks))}}
-		default:
-			t.SwitchMarks = ok()
-		}
-		for _, up := range sw.Uplinks {
-			onSwitch[up] = true
-			u := TopoUplink{Name: up}
-			for _, n := range h.NICs {
-				if n.Name == up {
-					u.Link, u.MTU = n.LinkStatus, n.MTU
-					break
-				}
-			}
-			for _, d := range h.RDMADevices {
-				if d.PairedUplink == up {
-					u.Device = &TopoDevice{Name: d.Name, State: d.State, MTU: d.MTU, Speed: d.Speed}
-					break
-				}
-			}
-			switch {
-			case u.Device == nil:
-				u.DeviceMarks = []Mark{{MarkBad, "no RDMA device is paired with " + up}}
-			case strings.EqualFold(strings.TrimSpace(u.Device.State), "active"):
-				u.DeviceMarks = ok()
-			default:
-				u.DeviceMarks = []Mark{{MarkBad, "not Active"}}
-			}
-			s.Uplinks = append(s.Uplinks, u)
-		}
-		t.Switch = s
+		return onSwitch
 	}
+	s := &TopoSwitch{Name: sw.Name, MTU: sw.MTU, Uplinks: []TopoUplink{}}
+	switch {
+	case len(sw.Uplinks) == 0:
+		t.SwitchMarks = []Mark{{MarkBad, "no uplink"}}
+	case len(sw.Uplinks) > 1:
+		t.SwitchMarks = []Mark{{MarkWarn, fmt.Sprintf("%d uplinks: PVRDMA binds to one RDMA device", len(sw.Uplinks))}}
+	default:
+		t.SwitchMarks = ok()
+	}
+	for _, up := range sw.Uplinks {
+		onSwitch[up] = true
+		s.Uplinks = append(s.Uplinks, topoUplink(h, up))
+	}
+	t.Switch = s
+	return onSwitch
+}
+
+// topoUplink is an uplink of the PVRDMA switch: its link, MTU and the
+// RDMA device paired with it, marked bad when none is or it is not Active.
+func topoUplink(h *facts.Host, up string) TopoUplink {
+	u := TopoUplink{Name: up}
+	for _, n := range h.NICs {
+		if n.Name == up {
+			u.Link, u.MTU = n.LinkStatus, n.MTU
+			break
+		}
+	}
+	for _, d := range h.RDMADevices {
+		if d.PairedUplink == up {
+			u.Device = &TopoDevice{Name: d.Name, State: d.State, MTU: d.MTU, Speed: d.Speed}
+			break
+		}
+	}
+	switch {
+	case u.Device == nil:
+		u.DeviceMarks = []Mark{{MarkBad, "no RDMA device is paired with " + up}}
+	case strings.EqualFold(strings.TrimSpace(u.Device.State), "active"):
+		u.DeviceMarks = ok()
+	default:
+		u.DeviceMarks = []Mark{{MarkBad, "not Active"}}
+	}
+	return u
+}
+
+// setHostMarks marks the host: no RDMA device at all, or RDMA devices
+// whose paired uplinks are not on the PVRDMA switch.
+func (t *Topology) setHostMarks(h *facts.Host, path *facts.HostPath, onSwitch map[string]bool) {
+	sw := path.Switch
 	if len(h.RDMADevices) == 0 && len(t.Adapters) == 0 && t.AdaptersUnknown == "" {
 		t.HostMarks = append(t.HostMarks, Mark{MarkBad, "this host has no RDMA device: PVRDMA VMs placed on it would reach other hosts over TCP"})
 	} else if len(h.RDMADevices) == 0 {
@@ -321,5 +373,4 @@ func topologyOf(fleet *facts.Fleet, h *facts.Host) Topology {
 			t.HostMarks = append(t.HostMarks, Mark{MarkWarn, "RDMA devices not on " + sw.Name + ": " + strings.Join(off, "; ")})
 		}
 	}
-	return t
 }

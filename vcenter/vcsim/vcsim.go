@@ -216,60 +216,11 @@ func build(m *simulator.Model, s *simulator.Server, inv Inventory) error {
 		return err
 	}
 	// Switches and port groups, every host a member.
-	type dvsInfo struct {
-		obj  *object.DistributedVirtualSwitch
-		uuid string
-		pgs  map[string]string // name -> key
-	}
 	switches := map[string]*dvsInfo{}
 	for _, sw := range inv.Switches {
-		spec := types.DVSCreateSpec{ConfigSpec: &types.VMwareDVSConfigSpec{
-			DVSConfigSpec: types.DVSConfigSpec{Name: sw.Name,
-				UplinkPortPolicy: &types.DVSNameArrayUplinkPortPolicy{UplinkPortName: sw.Uplinks}},
-			MaxMtu: sw.MaxMTU}}
-		task, err := folders.NetworkFolder.CreateDVS(ctx, spec)
+		di, err := createSwitch(ctx, c, reg, folders.NetworkFolder, hosts, inv.Hosts, sw)
 		if err != nil {
 			return err
-		}
-		info, err := task.WaitForResult(ctx, nil)
-		if err != nil {
-			return fmt.Errorf("creating %s: %w", sw.Name, err)
-		}
-		dvs := object.NewDistributedVirtualSwitch(c.Client, info.Result.(types.ManagedObjectReference))
-		var add []types.DistributedVirtualSwitchHostMemberConfigSpec
-		for i, h := range hosts {
-			if i < len(inv.Hosts) && !sw.member(inv.Hosts[i].Name) {
-				continue
-			}
-			add = append(add, types.DistributedVirtualSwitchHostMemberConfigSpec{Operation: string(types.ConfigSpecOperationAdd), Host: h.Reference()})
-		}
-		if len(add) > 0 {
-			if err := wait(dvs.Reconfigure(ctx, &types.DVSConfigSpec{Host: add})); err != nil {
-				return err
-			}
-		}
-		var pgSpecs []types.DVPortgroupConfigSpec
-		for _, pg := range sw.Portgroups {
-			pgSpecs = append(pgSpecs, types.DVPortgroupConfigSpec{Name: pg, Type: string(types.DistributedVirtualPortgroupPortgroupTypeEarlyBinding), NumPorts: 32})
-		}
-		if len(pgSpecs) > 0 {
-			if err := wait(dvs.AddPortgroup(ctx, pgSpecs)); err != nil {
-				return err
-			}
-		}
-		sdvs := reg.Get(dvs.Reference()).(*simulator.DistributedVirtualSwitch)
-		if sw.UUID != "" {
-			reg.WithLock(simulator.NewContext(), sdvs, func() {
-				sdvs.Uuid, sdvs.Summary.Uuid = sw.UUID, sw.UUID
-				if cfg, ok := sdvs.Config.(*types.VMwareDVSConfigInfo); ok {
-					cfg.Uuid = sw.UUID
-				}
-			})
-		}
-		di := &dvsInfo{obj: dvs, uuid: sdvs.Uuid, pgs: map[string]string{}}
-		for _, ref := range sdvs.Portgroup {
-			pg := reg.Get(ref).(*simulator.DistributedVirtualPortgroup)
-			di.pgs[pg.Name] = pg.Key
 		}
 		switches[sw.Name] = di
 	}
@@ -278,83 +229,166 @@ func build(m *simulator.Model, s *simulator.Server, inv Inventory) error {
 		shost := reg.Get(h.Reference()).(*simulator.HostSystem)
 		// Each host its own copies: vcsim shares the firewall ruleset
 		// slice between hosts and models (go-stack.md §1).
-		reg.WithLock(simulator.NewContext(), shost, func() {
-			// vcsim implements no Rename_Task for hosts: name them here.
-			shost.Name, shost.Summary.Config.Name = hs.Name, hs.Name
-			cfg := shost.Config
-			net := *cfg.Network
-			net.RdmaDevice = slices.Clone(hs.RDMA)
-			if hs.ReplaceVnics {
-				net.Vnic = slices.Clone(hs.Vnics)
-			} else {
-				net.Vnic = append(slices.Clone(net.Vnic), hs.Vnics...)
-			}
-			net.ProxySwitch = nil
-			for _, sw := range inv.Switches {
-				if !sw.member(hs.Name) {
-					continue
-				}
-				di := switches[sw.Name]
-				var pnics []types.DistributedVirtualSwitchHostMemberPnicSpec
-				for _, p := range hs.Uplinks[sw.Name] {
-					pnics = append(pnics, types.DistributedVirtualSwitchHostMemberPnicSpec{PnicDevice: p})
-				}
-				net.ProxySwitch = append(net.ProxySwitch, types.HostProxySwitch{DvsUuid: di.uuid, DvsName: sw.Name, Mtu: sw.MaxMTU,
-					Spec: types.HostProxySwitchSpec{Backing: &types.DistributedVirtualSwitchHostMemberPnicBacking{PnicSpec: pnics}}})
-			}
-			// A vmknic's port may name its switch and port group: use
-			// their UUID and key, as vCenter does.
-			for j := range net.Vnic {
-				if p := net.Vnic[j].Spec.DistributedVirtualPort; p != nil {
-					if di, ok := switches[p.SwitchUuid]; ok {
-						p.SwitchUuid = di.uuid
-						if key, ok := di.pgs[p.PortgroupKey]; ok {
-							p.PortgroupKey = key
-						}
-					}
-				}
-			}
-			cfg.Network = &net
-			fw := esx.HostFirewallInfo
-			fw.Ruleset = slices.Clone(esx.HostFirewallInfo.Ruleset)
-			for k := range fw.Ruleset {
-				if fw.Ruleset[k].Key == "pvrdma" {
-					fw.Ruleset[k].Enabled = hs.PVRDMAFirewall
-				}
-			}
-			cfg.Firewall = &fw
-		})
-		if len(hs.Options) > 0 {
-			// Through the host's OptionManager, as an admin would set them.
-			om, err := h.ConfigManager().OptionManager(ctx)
-			if err != nil {
-				return err
-			}
-			var opts []types.BaseOptionValue
-			for k, v := range hs.Options {
-				opts = append(opts, &types.OptionValue{Key: k, Value: v})
-			}
-			if err := om.Update(ctx, opts); err != nil {
-				return fmt.Errorf("%s: setting %v: %w", hs.Name, hs.Options, err)
-			}
+		reg.WithLock(simulator.NewContext(), shost, func() { configureHost(shost, hs, inv.Switches, switches) })
+		if err := setOptions(ctx, h, hs); err != nil {
+			return err
 		}
 		for _, vm := range hs.VMs {
 			if err := createVM(ctx, c, reg, folders, pool, h, vm, func(sw, pg string) (string, string, error) {
-				di := switches[sw]
-				if di == nil {
-					return "", "", fmt.Errorf("VM %s: no switch %q", vm.Name, sw)
-				}
-				key, ok := di.pgs[pg]
-				if !ok {
-					return "", "", fmt.Errorf("VM %s: no port group %q on %s", vm.Name, pg, sw)
-				}
-				return di.uuid, key, nil
+				return portOf(switches, vm, sw, pg)
 			}); err != nil {
 				return err
 			}
 		}
 	}
 	return arrange(ctx, folders, cluster, hosts, inv)
+}
+
+// dvsInfo is a distributed switch created in the simulator: its object,
+// UUID and port groups.
+type dvsInfo struct {
+	obj  *object.DistributedVirtualSwitch
+	uuid string
+	pgs  map[string]string // name -> key
+}
+
+// createSwitch creates a distributed switch with its uplinks, MTU and
+// port groups, its member hosts (every host the switch does not leave
+// out) added, and the UUID the inventory gives it.
+func createSwitch(ctx context.Context, c *govmomi.Client, reg *simulator.Registry, netFolder *object.Folder,
+	hosts []*object.HostSystem, invHosts []Host, sw Switch) (*dvsInfo, error) {
+	spec := types.DVSCreateSpec{ConfigSpec: &types.VMwareDVSConfigSpec{
+		DVSConfigSpec: types.DVSConfigSpec{Name: sw.Name,
+			UplinkPortPolicy: &types.DVSNameArrayUplinkPortPolicy{UplinkPortName: sw.Uplinks}},
+		MaxMtu: sw.MaxMTU}}
+	task, err := netFolder.CreateDVS(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	info, err := task.WaitForResult(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("creating %s: %w", sw.Name, err)
+	}
+	dvs := object.NewDistributedVirtualSwitch(c.Client, info.Result.(types.ManagedObjectReference))
+	var add []types.DistributedVirtualSwitchHostMemberConfigSpec
+	for i, h := range hosts {
+		if i < len(invHosts) && !sw.member(invHosts[i].Name) {
+			continue
+		}
+		add = append(add, types.DistributedVirtualSwitchHostMemberConfigSpec{Operation: string(types.ConfigSpecOperationAdd), Host: h.Reference()})
+	}
+	if len(add) > 0 {
+		if err := wait(dvs.Reconfigure(ctx, &types.DVSConfigSpec{Host: add})); err != nil {
+			return nil, err
+		}
+	}
+	var pgSpecs []types.DVPortgroupConfigSpec
+	for _, pg := range sw.Portgroups {
+		pgSpecs = append(pgSpecs, types.DVPortgroupConfigSpec{Name: pg, Type: string(types.DistributedVirtualPortgroupPortgroupTypeEarlyBinding), NumPorts: 32})
+	}
+	if len(pgSpecs) > 0 {
+		if err := wait(dvs.AddPortgroup(ctx, pgSpecs)); err != nil {
+			return nil, err
+		}
+	}
+	sdvs := reg.Get(dvs.Reference()).(*simulator.DistributedVirtualSwitch)
+	if sw.UUID != "" {
+		reg.WithLock(simulator.NewContext(), sdvs, func() {
+			sdvs.Uuid, sdvs.Summary.Uuid = sw.UUID, sw.UUID
+			if cfg, ok := sdvs.Config.(*types.VMwareDVSConfigInfo); ok {
+				cfg.Uuid = sw.UUID
+			}
+		})
+	}
+	di := &dvsInfo{obj: dvs, uuid: sdvs.Uuid, pgs: map[string]string{}}
+	for _, ref := range sdvs.Portgroup {
+		pg := reg.Get(ref).(*simulator.DistributedVirtualPortgroup)
+		di.pgs[pg.Name] = pg.Key
+	}
+	return di, nil
+}
+
+// configureHost gives a simulated host (under its lock) its name, RDMA
+// devices, vmknics, proxy switches and firewall, each its own copy.
+func configureHost(shost *simulator.HostSystem, hs Host, invSwitches []Switch, switches map[string]*dvsInfo) {
+	// vcsim implements no Rename_Task for hosts: name them here.
+	shost.Name, shost.Summary.Config.Name = hs.Name, hs.Name
+	cfg := shost.Config
+	net := *cfg.Network
+	net.RdmaDevice = slices.Clone(hs.RDMA)
+	if hs.ReplaceVnics {
+		net.Vnic = slices.Clone(hs.Vnics)
+	} else {
+		net.Vnic = append(slices.Clone(net.Vnic), hs.Vnics...)
+	}
+	net.ProxySwitch = nil
+	for _, sw := range invSwitches {
+		if !sw.member(hs.Name) {
+			continue
+		}
+		di := switches[sw.Name]
+		var pnics []types.DistributedVirtualSwitchHostMemberPnicSpec
+		for _, p := range hs.Uplinks[sw.Name] {
+			pnics = append(pnics, types.DistributedVirtualSwitchHostMemberPnicSpec{PnicDevice: p})
+		}
+		net.ProxySwitch = append(net.ProxySwitch, types.HostProxySwitch{DvsUuid: di.uuid, DvsName: sw.Name, Mtu: sw.MaxMTU,
+			Spec: types.HostProxySwitchSpec{Backing: &types.DistributedVirtualSwitchHostMemberPnicBacking{PnicSpec: pnics}}})
+	}
+	// A vmknic's port may name its switch and port group: use
+	// their UUID and key, as vCenter does.
+	for j := range net.Vnic {
+		if p := net.Vnic[j].Spec.DistributedVirtualPort; p != nil {
+			if di, ok := switches[p.SwitchUuid]; ok {
+				p.SwitchUuid = di.uuid
+				if key, ok := di.pgs[p.PortgroupKey]; ok {
+					p.PortgroupKey = key
+				}
+			}
+		}
+	}
+	cfg.Network = &net
+	fw := esx.HostFirewallInfo
+	fw.Ruleset = slices.Clone(esx.HostFirewallInfo.Ruleset)
+	for k := range fw.Ruleset {
+		if fw.Ruleset[k].Key == "pvrdma" {
+			fw.Ruleset[k].Enabled = hs.PVRDMAFirewall
+		}
+	}
+	cfg.Firewall = &fw
+}
+
+// setOptions sets a host's advanced options through its OptionManager,
+// as an admin would set them.
+func setOptions(ctx context.Context, h *object.HostSystem, hs Host) error {
+	if len(hs.Options) == 0 {
+		return nil
+	}
+	om, err := h.ConfigManager().OptionManager(ctx)
+	if err != nil {
+		return err
+	}
+	var opts []types.BaseOptionValue
+	for k, v := range hs.Options {
+		opts = append(opts, &types.OptionValue{Key: k, Value: v})
+	}
+	if err := om.Update(ctx, opts); err != nil {
+		return fmt.Errorf("%s: setting %v: %w", hs.Name, hs.Options, err)
+	}
+	return nil
+}
+
+// portOf returns the UUID of a VM adapter's switch and the key of its
+// port group.
+func portOf(switches map[string]*dvsInfo, vm VM, sw, pg string) (string, string, error) {
+	di := switches[sw]
+	if di == nil {
+		return "", "", fmt.Errorf("VM %s: no switch %q", vm.Name, sw)
+	}
+	key, ok := di.pgs[pg]
+	if !ok {
+		return "", "", fmt.Errorf("VM %s: no port group %q on %s", vm.Name, pg, sw)
+	}
+	return di.uuid, key, nil
 }
 
 // arrange configures DRS and HA of the first cluster, creates the further
