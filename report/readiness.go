@@ -118,152 +118,191 @@ func writeTextReadiness(b *strings.Builder, p painter, r *Report, wrap func(stri
 	if rd == nil || len(rd.Hosts) == 0 {
 		return
 	}
-	// A host of which nothing was read has nothing to tick: the concise
-	// view leaves its row out (NOT COLLECTED says why), and the table
-	// when no host is left.
-	known := func(h checks.HostReadiness) bool {
-		for _, c := range h.Cells {
-			if c.State != checks.CellUnknown {
-				return true
-			}
-		}
-		return false
-	}
-	shown := 0
-	for _, h := range rd.Hosts {
-		if details || known(h) {
-			shown++
-		}
-	}
-	if shown == 0 {
+	t := readinessText{b: b, p: p, rd: rd, wrap: wrap, width: width, details: details}
+	if t.shown() == 0 {
 		return
 	}
 	b.WriteString("\n")
 	wrap("", p.c("1", "READINESS")+" "+r.ReadinessTitle())
-	// The symbols' columns; a name too long to leave them room goes on
-	// a line of its own, and a role that does not fit after them under
-	// them: no line is wider than the report.
-	colsW := 0
-	for _, s := range rd.Steps {
-		colsW += 2 + len(ReadinessHead(s))
-	}
-	nameW := 4
-	for _, h := range rd.Hosts {
-		nameW = max(nameW, len(h.Host))
-	}
-	nameW = max(4, min(nameW, width-2-colsW-2))
-	if !details && len(rd.Hosts) > mergeList {
-		nameW = max(nameW, len(fmt.Sprintf("%d hosts", len(rd.Hosts))))
-	}
-	head := fmt.Sprintf("  %-*s", nameW, "HOST")
+	t.nameW = t.nameWidth()
+	head := fmt.Sprintf("  %-*s", t.nameW, "HOST")
 	for _, s := range rd.Steps {
 		head += "  " + ReadinessHead(s)
 	}
 	b.WriteString(p.c("2", head) + "\n")
-	ready := 0
-	hidden := 0
-	unread := 0
-	// A large fleet's rows in the same state are one row (issue 37.4):
-	// "12 hosts" with the same symbols and role, its names under it.
-	symbols := func(h checks.HostReadiness) string {
-		var s []string
-		for i := range rd.Steps {
-			sym := "?"
-			if i < len(h.Cells) {
-				sym = ReadinessSymbol(h.Cells[i].State)
-			}
-			s = append(s, sym)
+	t.writeRows()
+	wrap("  ", p.c("2", ReadinessLegend))
+	if details {
+		t.writeReasons()
+	} // else each host's findings say why (HOST_NOT_READY lists the steps)
+}
+
+// readinessText is the readiness table being written as text.
+type readinessText struct {
+	b       *strings.Builder
+	p       painter
+	rd      *checks.Readiness
+	wrap    func(string, string)
+	width   int
+	details bool
+	nameW   int
+}
+
+// readinessKnown: something was read of the host. A host of which
+// nothing was read has nothing to tick: the concise view leaves its row
+// out (NOT COLLECTED says why), and the table when no host is left.
+func readinessKnown(h checks.HostReadiness) bool {
+	for _, c := range h.Cells {
+		if c.State != checks.CellUnknown {
+			return true
 		}
-		return strings.Join(s, " ") + "|" + ReadinessRole(h, rd.Switch)
 	}
+	return false
+}
+
+// shown counts the rows the table has.
+func (t *readinessText) shown() int {
+	n := 0
+	for _, h := range t.rd.Hosts {
+		if t.details || readinessKnown(h) {
+			n++
+		}
+	}
+	return n
+}
+
+// nameWidth is the width of the names' column: a name too long to leave
+// the symbols room goes on a line of its own, and a role that does not
+// fit after them under them, so no line is wider than the report.
+func (t *readinessText) nameWidth() int {
+	colsW := 0
+	for _, s := range t.rd.Steps {
+		colsW += 2 + len(ReadinessHead(s))
+	}
+	nameW := 4
+	for _, h := range t.rd.Hosts {
+		nameW = max(nameW, len(h.Host))
+	}
+	nameW = max(4, min(nameW, t.width-2-colsW-2))
+	if !t.details && len(t.rd.Hosts) > mergeList {
+		nameW = max(nameW, len(fmt.Sprintf("%d hosts", len(t.rd.Hosts))))
+	}
+	return nameW
+}
+
+// symbols are a host's row of symbols and its role, the key of the rows
+// in the same state.
+func (t *readinessText) symbols(h checks.HostReadiness) string {
+	var s []string
+	for i := range t.rd.Steps {
+		sym := "?"
+		if i < len(h.Cells) {
+			sym = ReadinessSymbol(h.Cells[i].State)
+		}
+		s = append(s, sym)
+	}
+	return strings.Join(s, " ") + "|" + ReadinessRole(h, t.rd.Switch)
+}
+
+// writeRows writes a row per host; a large fleet's rows in the same
+// state are one row ("12 hosts" with the same symbols and role, its names
+// under it), and past readinessReadyRows the ready hosts are counted.
+func (t *readinessText) writeRows() {
 	same := map[string][]string{}
-	if !details && len(rd.Hosts) > mergeList {
-		for _, h := range rd.Hosts {
-			if h.State != checks.StateReady && known(h) {
-				same[symbols(h)] = append(same[symbols(h)], h.Host)
+	if !t.details && len(t.rd.Hosts) > mergeList {
+		for _, h := range t.rd.Hosts {
+			if h.State != checks.StateReady && readinessKnown(h) {
+				same[t.symbols(h)] = append(same[t.symbols(h)], h.Host)
 			}
 		}
 	}
+	ready, hidden, unread := 0, 0, 0
 	written := map[string]bool{}
-	for _, h := range rd.Hosts {
-		if !details && !known(h) {
+	for _, h := range t.rd.Hosts {
+		if !t.details && !readinessKnown(h) {
 			unread++
 			continue
 		}
 		var group []string
-		if g := same[symbols(h)]; h.State != checks.StateReady && len(g) >= mergeHosts {
-			if written[symbols(h)] {
+		if g := same[t.symbols(h)]; h.State != checks.StateReady && len(g) >= mergeHosts {
+			if written[t.symbols(h)] {
 				continue
 			}
-			written[symbols(h)] = true
+			written[t.symbols(h)] = true
 			group = g
 		}
 		if h.State == checks.StateReady {
 			ready++
-			if !details && ready > readinessReadyRows {
+			if !t.details && ready > readinessReadyRows {
 				hidden++
 				continue
 			}
 		}
-		code := "32"
-		switch h.State {
-		case checks.StateNotReady:
-			code = "31"
-		case checks.StateUnknown:
-			code = "33"
-		}
-		name := h.Host
-		if group != nil {
-			name = fmt.Sprintf("%d hosts", len(group))
-		}
-		if len(name) > nameW {
-			b.WriteString(p.c(code, "  "+name) + "\n")
-			name = ""
-		}
-		line := fmt.Sprintf("  %-*s", nameW, name)
-		for i, s := range rd.Steps {
-			sym := "?"
-			if i < len(h.Cells) {
-				sym = ReadinessSymbol(h.Cells[i].State)
-			}
-			line += "  " + fmt.Sprintf("%-*s", len(ReadinessHead(s)), sym)
-		}
-		role := ReadinessRole(h, rd.Switch)
-		if cells(line)+2+len(role) <= width {
-			b.WriteString(p.c(code, line) + "  " + role + "\n")
-		} else {
-			b.WriteString(p.c(code, strings.TrimRight(line, " ")) + "\n")
-			wrap("    ", role)
-		}
-		if group != nil {
-			wrap("    ", p.c("2", nameList(group, 6)))
-		}
+		t.writeRow(h, group)
 	}
 	if hidden > 0 {
-		wrap("  ", p.c("2", fmt.Sprintf("and %s ready (--details lists them)", plural(hidden, "more host", "more hosts"))))
+		t.wrap("  ", t.p.c("2", fmt.Sprintf("and %s ready (--details lists them)", plural(hidden, "more host", "more hosts"))))
 	}
 	if unread > 0 {
-		wrap("  ", p.c("2", fmt.Sprintf("and %s of which nothing was read", plural(unread, "host", "hosts"))))
+		t.wrap("  ", t.p.c("2", fmt.Sprintf("and %s of which nothing was read", plural(unread, "host", "hosts"))))
 	}
-	wrap("  ", p.c("2", ReadinessLegend))
+}
+
+// writeRow writes one host's row, or a group's (its names under it).
+func (t *readinessText) writeRow(h checks.HostReadiness, group []string) {
+	code := "32"
+	switch h.State {
+	case checks.StateNotReady:
+		code = "31"
+	case checks.StateUnknown:
+		code = "33"
+	}
+	name := h.Host
+	if group != nil {
+		name = fmt.Sprintf("%d hosts", len(group))
+	}
+	if len(name) > t.nameW {
+		t.b.WriteString(t.p.c(code, "  "+name) + "\n")
+		name = ""
+	}
+	line := fmt.Sprintf("  %-*s", t.nameW, name)
+	for i, s := range t.rd.Steps {
+		sym := "?"
+		if i < len(h.Cells) {
+			sym = ReadinessSymbol(h.Cells[i].State)
+		}
+		line += "  " + fmt.Sprintf("%-*s", len(ReadinessHead(s)), sym)
+	}
+	role := ReadinessRole(h, t.rd.Switch)
+	if cells(line)+2+len(role) <= t.width {
+		t.b.WriteString(t.p.c(code, line) + "  " + role + "\n")
+	} else {
+		t.b.WriteString(t.p.c(code, strings.TrimRight(line, " ")) + "\n")
+		t.wrap("    ", role)
+	}
+	if group != nil {
+		t.wrap("    ", t.p.c("2", nameList(group, 6)))
+	}
+}
+
+// writeReasons writes, under the table, why each host is not ready or
+// not known.
+func (t *readinessText) writeReasons() {
 	hang := func(s string) {
-		for i, l := range strings.Split(unkeep(Wrap(s, width-4)), "\n") {
+		for i, l := range strings.Split(unkeep(Wrap(s, t.width-4)), "\n") {
 			if i == 0 {
-				b.WriteString("  " + l + "\n")
+				t.b.WriteString("  " + l + "\n")
 			} else {
-				b.WriteString("    " + l + "\n")
+				t.b.WriteString("    " + l + "\n")
 			}
 		}
 	}
-	if !details {
-		return // each host's findings say why (HOST_NOT_READY lists the steps)
-	}
-	for _, h := range rd.Hosts {
-		if why := readinessReasons(h, rd.Steps, checks.CellFail); why != "" {
+	for _, h := range t.rd.Hosts {
+		if why := readinessReasons(h, t.rd.Steps, checks.CellFail); why != "" {
 			hang("✗ " + h.Host + ": " + why)
 		}
-		if why := readinessReasons(h, rd.Steps, checks.CellUnknown); why != "" {
-			hang(p.c("2", "? "+h.Host+" not read: "+why))
+		if why := readinessReasons(h, t.rd.Steps, checks.CellUnknown); why != "" {
+			hang(t.p.c("2", "? "+h.Host+" not read: "+why))
 		}
 	}
 }
