@@ -70,10 +70,15 @@ func readXML(ls []line, s *skips) (recs []Record, single bool, err error) {
 	if len(ls) == 0 {
 		return nil, false, nil
 	}
-	// A terminal hard-wraps long lines, even inside a tag: a line that
-	// filled an 80-column (or wider) terminal and stops short of a tag's
-	// end continues on the next.
-	// The pieces of a line are joined in one buffer (linear in the line).
+	root, broken := xmlTree(unwrapXMLLines(ls), ls[0].no)
+	return xmlRecords(root, broken, ls, s)
+}
+
+// unwrapXMLLines joins what a terminal hard-wrapped: a line that filled an
+// 80-column (or wider) terminal and stops short of a tag's end continues
+// on the next, even inside a tag. The pieces of a line are joined in one
+// buffer (linear in the line).
+func unwrapXMLLines(ls []line) []line {
 	var logical []line
 	var joined []byte
 	joining := false
@@ -93,11 +98,17 @@ func readXML(ls []line, s *skips) (recs []Record, single bool, err error) {
 	if joining {
 		logical[len(logical)-1].text = string(joined)
 	}
+	return logical
+}
+
+// xmlTree decodes the logical lines into a tree of elements, each with
+// its line in the original output (first is the first line's number).
+// Broken XML gives the tree read before the damage and the error there.
+func xmlTree(logical []line, first int) (root *xnode, broken *Error) {
 	texts := make([]string, len(logical))
 	for i, l := range logical {
 		texts[i] = l.text
 	}
-	first := ls[0].no
 	lineOf := func(n int) int {
 		if n-1 >= 0 && n-1 < len(logical) {
 			return logical[n-1].no
@@ -106,12 +117,10 @@ func readXML(ls []line, s *skips) (recs []Record, single bool, err error) {
 	}
 	dec := xml.NewDecoder(strings.NewReader(strings.Join(texts, "\n")))
 	var stack []*xnode
-	var root *xnode
-	var broken *Error
 	for {
 		tok, terr := dec.Token()
 		if terr == io.EOF {
-			break
+			return root, broken
 		}
 		if terr != nil {
 			ln, _ := dec.InputPos()
@@ -119,8 +128,7 @@ func readXML(ls []line, s *skips) (recs []Record, single bool, err error) {
 			if errors.As(terr, &se) {
 				ln = se.Line
 			}
-			broken = errorf(lineOf(ln), "invalid esxcli XML: %v", terr)
-			break
+			return root, errorf(lineOf(ln), "invalid esxcli XML: %v", terr)
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -147,6 +155,12 @@ func readXML(ls []line, s *skips) (recs []Record, single bool, err error) {
 			}
 		}
 	}
+}
+
+// xmlRecords reads the tree's <output><root>: a single <structure>, or
+// a <list> of them. Broken XML keeps the structures complete before the
+// damage and records the rest as skipped.
+func xmlRecords(root *xnode, broken *Error, ls []line, s *skips) (recs []Record, single bool, err error) {
 	fail := func(e *Error) ([]Record, bool, error) {
 		if broken != nil {
 			return nil, false, broken
@@ -154,7 +168,7 @@ func readXML(ls []line, s *skips) (recs []Record, single bool, err error) {
 		return nil, false, e
 	}
 	if root == nil || root.name != "output" {
-		return fail(errorf(first, "expected an esxcli <output> element"))
+		return fail(errorf(ls[0].no, "expected an esxcli <output> element"))
 	}
 	if len(root.children) == 0 || root.children[0].name != "root" || (len(root.children) != 1 && broken == nil) {
 		return fail(errorf(root.line, "expected a single <root> element in <output>"))
@@ -167,8 +181,8 @@ func readXML(ls []line, s *skips) (recs []Record, single bool, err error) {
 		return nil, false, nil
 	}
 	top := r.children[0]
-	switch {
-	case top.name == "structure":
+	switch top.name {
+	case "structure":
 		if !top.closed {
 			return nil, true, broken
 		}
@@ -180,22 +194,8 @@ func readXML(ls []line, s *skips) (recs []Record, single bool, err error) {
 			s.add(Ref{Line: broken.Line, Text: lineText(ls, broken.Line)}, broken, "the XML after the structure is broken: skipped")
 		}
 		return []Record{rec}, true, nil
-	case top.name == "list":
-		for _, c := range top.children {
-			if !c.closed {
-				break // cut off by the damage
-			}
-			if c.name != "structure" {
-				s.add(Ref{Line: c.line, Text: lineText(ls, c.line)}, nil, fmt.Sprintf("expected <structure> in <list>, got <%s>: skipped", c.name))
-				continue
-			}
-			rec, err := xmlStructure(c, ls)
-			if err != nil {
-				s.add(rec.Ref, err, "XML structure skipped")
-				continue
-			}
-			recs = append(recs, rec)
-		}
+	case "list":
+		recs = xmlList(top, ls, s)
 		if broken != nil {
 			if len(recs) == 0 {
 				return nil, false, broken
@@ -205,6 +205,28 @@ func readXML(ls []line, s *skips) (recs []Record, single bool, err error) {
 		return recs, false, nil
 	}
 	return fail(errorf(top.line, "unsupported esxcli XML content <%s>", top.name))
+}
+
+// xmlList reads the structures of a <list> complete before any damage;
+// another element, or a structure that cannot be read, is skipped.
+func xmlList(list *xnode, ls []line, s *skips) []Record {
+	var recs []Record
+	for _, c := range list.children {
+		if !c.closed {
+			break // cut off by the damage
+		}
+		if c.name != "structure" {
+			s.add(Ref{Line: c.line, Text: lineText(ls, c.line)}, nil, fmt.Sprintf("expected <structure> in <list>, got <%s>: skipped", c.name))
+			continue
+		}
+		rec, err := xmlStructure(c, ls)
+		if err != nil {
+			s.add(rec.Ref, err, "XML structure skipped")
+			continue
+		}
+		recs = append(recs, rec)
+	}
+	return recs
 }
 
 // lineText returns the original text of line no.
