@@ -122,7 +122,6 @@ func guestNeeds(caps []hostio.Capture, sysfsDevs int) map[catalog.Source]bool {
 	return need
 }
 
-
 // runGuest collects one guest: its stage 1, then the per-device reads.
 func (h *hostRun) runGuest(ctx context.Context) {
 	s1 := GuestStage1()
