@@ -123,7 +123,7 @@ func planMTUMismatch(p *planner, f Finding) {
 	did := false
 	if v != nil && sw != nil && v.MTU > 0 && sw.MTU > 0 && v.MTU != sw.MTU {
 		if v.MTU < sw.MTU {
-			p.add(PhaseHost, Action{Kind: ActSetVmknicMTU, Params: Params{Vmknic: v.Name, MTU: sw.MTU}}, f)
+			p.add(PhaseHost, Action{Kind: ActSetVmknicMTU, Params: Params{Vmknic: v.Name, MTU: min(sw.MTU, facts.MaxVmknicMTU)}}, f)
 			// Its jumbo probes never left the host, so nothing measured
 			// the switch ports: once they leave, the probe tells (the
 			// switch step is skipped when it passes).
