@@ -79,7 +79,7 @@ func checkVMXNET3OnPVRDMAPortgroup(in *Input, r *Reporter) {
 	}
 	type hit struct {
 		vm, eth, pg string
-		ref       parse.Ref
+		ref         parse.Ref
 	}
 	var hits []hit
 	for _, port := range sw.Record.Nested["DVPort"] {
@@ -89,7 +89,9 @@ func checkVMXNET3OnPVRDMAPortgroup(in *Input, r *Reporter) {
 		}
 		hits = append(hits, hit{vm, eth, port.Get("DVPortgroup ID"), port.RefOf("Client")})
 	}
-	sort.Slice(hits, func(i, j int) bool { return hits[i].vm < hits[j].vm || hits[i].vm == hits[j].vm && hits[i].eth < hits[j].eth })
+	sort.Slice(hits, func(i, j int) bool {
+		return hits[i].vm < hits[j].vm || hits[i].vm == hits[j].vm && hits[i].eth < hits[j].eth
+	})
 	dev := hp.Usable[0]
 	for _, x := range hits {
 		kind := "a network adapter that is not PVRDMA (VMXNET3 unless set otherwise; its configuration was not read)"
