@@ -64,7 +64,7 @@ func checkLowMTU(in *Input, r *Reporter) {
 			continue
 		}
 		ev := append([]Evidence{Ev(h.Host, field.Ref)}, evs(h.Host, path.Refs)...)
-		carries := fmt.Sprintf("carries %d-byte frames (%s)", path.MTU, strings.Join(path.Parts, ", "))
+		carries := fmt.Sprintf("carries %s (%s)", path.Carries(), strings.Join(path.Parts, ", "))
 		if !path.Measured {
 			carries = fmt.Sprintf("is configured for %d-byte frames (%s; %s)", path.MTU, strings.Join(path.Parts, ", "), notMeasured(hp))
 		}

@@ -440,6 +440,26 @@ func newDataPath(f *Fleet) *DataPath {
 			}
 		}
 	}
+	// One path MTU fact per host pair: both directions cross the same
+	// links, so what either measured bounds both (a search one way beats
+	// two fixed sizes the other); then each host's data-path MTU is
+	// derived again from the joined pairs.
+	joinReverse(d)
+	for i := range f.Hosts {
+		hp := &d.paths[i]
+		if hp.DataVmknic == nil {
+			continue
+		}
+		hp.MTU = pathMTU(&f.Hosts[i], hp)
+		if !hp.MTU.Known {
+			continue
+		}
+		for j := range hp.Pairs {
+			if pp := &hp.Pairs[j]; pp.Vmknic == hp.DataVmknic.Name && pp.LostAt <= hp.MTU.MTU {
+				hp.MTU.lowerToPair(pp)
+			}
+		}
+	}
 	// Measured: a pair across the fabric from or to the host got a reply
 	// at the host's configured MTU (or the fabric was proved to carry less).
 	for i := range d.paths {
@@ -487,4 +507,51 @@ func (d *DataPath) For(h *Host) *HostPath {
 func (d *DataPath) Owner(ip string) (PeerAddr, bool) {
 	p, ok := d.addrs[ip]
 	return p, ok
+}
+
+// joinReverse joins each measured pair with its reverse (the peer's pair
+// back to this host's address): the largest frame either direction got a
+// reply for and the smallest either lost bound the one path between them.
+// The joined values replace MTU, LostAt, Ceiling, Exact and Lost of both;
+// the probes stay each direction's own.
+func joinReverse(d *DataPath) {
+	type key struct{ from, to string }
+	at := map[key]*PathPair{}
+	for _, pp := range d.Pairs() {
+		if pp.To != "" {
+			at[key{pp.From, pp.To}] = pp
+		}
+	}
+	for _, pp := range d.Pairs() {
+		rev := at[key{pp.To, pp.From}]
+		if rev == nil || pp.From > pp.To {
+			continue
+		}
+		// The reverse must be probed between the same two vmknics.
+		if o, ok := d.addrs[rev.Target]; !ok || o.Host != pp.From || o.Vmknic != pp.Vmknic {
+			continue
+		}
+		mtu := max(pp.MTU, rev.MTU)
+		lost := minPos(pp.LostAt, rev.LostAt)
+		if lost > 0 && lost <= mtu {
+			continue // the directions disagree (an asymmetric path): each keeps its own
+		}
+		for _, x := range []*PathPair{pp, rev} {
+			x.MTU, x.LostAt = mtu, lost
+			x.Ceiling = minPos(x.Ceiling, lost)
+			x.Lost = x.Lost || lost > 0
+			x.Exact = x.MTU > 0 && x.Ceiling == x.MTU+1
+		}
+	}
+}
+
+// minPos is the smaller of two values, 0 standing for none.
+func minPos(a, b int) int {
+	switch {
+	case a == 0:
+		return b
+	case b == 0:
+		return a
+	}
+	return min(a, b)
 }
