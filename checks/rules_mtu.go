@@ -215,9 +215,9 @@ func checkMTUMismatch(in *Input, r *Reporter) {
 	}
 	addrs := in.Paths
 	if v != nil {
-		var lost, refused []string
+		var refused []string
 		var refusedEv []Evidence
-		refusedFrame, lostPayload := 0, 0
+		refusedFrame := 0
 		for _, pp := range hp.Probes {
 			if pp.Jumbo == nil {
 				continue
@@ -236,15 +236,10 @@ func checkMTUMismatch(in *Input, r *Reporter) {
 				if refusedFrame == 0 || pp.Jumbo.Payload+28 < refusedFrame {
 					refusedFrame = pp.Jumbo.Payload + 28
 				}
-			case pp.JumboLost(v) && searched(hp, pp.Target):
-				// A path MTU search measured this pair: PATH_MTU_BLOCKED is
-				// the one headline of the lost jumbo frames.
 			case pp.JumboLost(v):
-				lost = append(lost, targetLabel(addrs, pp.Target))
-				if lostPayload == 0 || pp.Jumbo.Payload < lostPayload {
-					lostPayload = pp.Jumbo.Payload
-				}
-				ev = append(ev, Ev(h.Host, pp.Jumbo.Ref), Ev(h.Host, pp.Small.Ref))
+				// Jumbo frames that left the host and were lost: the pair's
+				// path MTU, measured or bounded, is PATH_MTU_BLOCKED's, the
+				// one headline of the lost frames.
 			}
 		}
 		if len(refused) > 0 {
@@ -255,12 +250,6 @@ func checkMTUMismatch(in *Input, r *Reporter) {
 				"below the %d-byte frame (payload + 28 bytes of IPv4 and ICMP headers), so the packets never left the host (this says nothing about the physical network)",
 				h.Host, strings.Join(refused, ", "), v.Name, v.MTU, refusedFrame))
 			ev = append(ev, refusedEv[0])
-		}
-		if len(lost) > 0 {
-			sev = Critical
-			reasons = append(reasons, fmt.Sprintf("vmkping -d -s %d from %s to %s gets no reply while 1472-byte probes do: the packets left %s "+
-				"and the network between the hosts drops jumbo frames", lostPayload, v.Name, strings.Join(lost, ", "), h.Host))
-			fixes = append(fixes, "set MTU 9216 on every physical switch port between the hosts (the vDS and vmknics already carry the jumbo frames)")
 		}
 	}
 	// Peers: the data-path MTU of every other host on the same vDS.
