@@ -536,6 +536,11 @@ func joinReverse(d *DataPath) {
 		if lost > 0 && lost <= mtu {
 			continue // the directions disagree (an asymmetric path): each keeps its own
 		}
+		if pp.SrcMTU > 0 && pp.SrcMTU < mtu || rev.SrcMTU > 0 && rev.SrcMTU < mtu {
+			// One end's vmknic cannot send what the other measured: what
+			// each direction shows is its own vmknic's limit, not the path's.
+			continue
+		}
 		for _, x := range []*PathPair{pp, rev} {
 			x.MTU, x.LostAt = mtu, lost
 			x.Ceiling = minPos(x.Ceiling, lost)
