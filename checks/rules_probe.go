@@ -145,19 +145,6 @@ func pingVmknicOr(pp facts.ProbePair) string {
 	return "PVRDMA vmknic"
 }
 
-// pingPayload returns the payload of the host's jumbo (or small) probes.
-func pingPayload(h *facts.Host, jumbo bool) int {
-	for _, p := range h.Pings {
-		if (p.Payload+28 > 1500) == jumbo {
-			return p.Payload
-		}
-	}
-	if jumbo {
-		return 8972
-	}
-	return 1472
-}
-
 // pairOf returns the host's measured pair to target (nil: none).
 func pairOf(hp *facts.HostPath, target string) *facts.PathPair {
 	for i := range hp.Pairs {

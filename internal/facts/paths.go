@@ -1,7 +1,6 @@
 package facts
 
 import (
-	"fmt"
 	"regexp"
 	"slices"
 	"sort"
@@ -168,21 +167,6 @@ func (p *PathPair) refusedAbove() bool {
 // relies on it). Such a probe proves nothing about the path.
 func (p *PathPair) refusedLocally(pr *parse.Ping) bool {
 	return pr.Failed() && (pr.MessageTooLong || p.SrcMTU > 0 && pr.Payload+28 > p.SrcMTU)
-}
-
-// Bound says what the probes prove of the pair's path MTU: "N" when it
-// is measured exactly, "at least N, less than M" when only bounded,
-// "at least N" when nothing that left the host was lost.
-func (p *PathPair) Bound() string {
-	switch {
-	case p.MTU == 0:
-		return "unknown"
-	case p.LostAt == p.MTU+1:
-		return strconv.Itoa(p.MTU)
-	case p.LostAt > 0:
-		return fmt.Sprintf("at least %d, less than %d", p.MTU, p.LostAt)
-	}
-	return "at least " + strconv.Itoa(p.MTU)
 }
 
 // Searched reports whether one-packet search tries were sent (new-style
