@@ -156,3 +156,44 @@ func TestSavedJumbodropExitFilesKeepPathMTUBlocked(t *testing.T) {
 		t.Errorf("%d critical PATH_MTU_BLOCKED, want 2 (both directions)", blocked)
 	}
 }
+
+// An admin's saved `vmkping -d -s 9000` beside the scan's outputs of a
+// healthy fleet: a 9028-byte frame vmk1 (MTU 9000) refuses, as the max-MTU
+// script of the 100GbE PVRDMA setup guide explains, while the 8972-byte
+// probe over the same vmknic passed. Nothing is wrong: the same findings
+// as without it, no vmknic MTU above 9000 anywhere, reachability passed.
+func TestSavedAdminJumboProbeAboveTheVmknicMTU(t *testing.T) {
+	rs := scanScenario(t, "healthy")
+	dir := t.TempDir()
+	saved := saveFolder(t, dir, rs)
+	out := "PING 192.168.50.12 (192.168.50.12): 9000 data bytes\n" + strings.Repeat("sendto() failed (Message too long)\n", 3) +
+		"\n--- 192.168.50.12 ping statistics ---\n3 packets transmitted, 0 packets received, 100% packet loss\n"
+	must(t, os.WriteFile(filepath.Join(dir, "esx01", "vmkping -I vmk1 -d -s 9000 192.168.50.12.txt"), []byte(out), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "esx01", "vmkping -I vmk1 -d -s 9000 192.168.50.12.exit"), []byte("1\n"), 0o644))
+	in, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := false
+	for _, hr := range in.Results {
+		for _, c := range hr.Captures {
+			read = read || c.Kind == catalog.KindVmkping && strings.Contains(c.Command, "-s 9000")
+		}
+	}
+	if !read {
+		t.Fatal("the admin's saved probe was not read: the test proves nothing")
+	}
+	a := testAnalyze(in.Results, identity)
+	want := findingKeys(testAnalyze(saved, identity).Checks.Findings)
+	if d := diffLines(findingKeys(a.Checks.Findings), want); d != "" {
+		t.Errorf("an admin's refused 9000-byte probe changed the findings:\n%s", d)
+	}
+	for _, f := range append(a.Checks.Findings, a.Checks.Passed...) {
+		if strings.Contains(f.Fix, "-m 9028") || strings.Contains(f.Message, "9028-byte frame") && f.Status == checks.StatusFail {
+			t.Errorf("%s %s: %s / %s", f.RuleID, f.Host, f.Message, f.Fix)
+		}
+		if f.RuleID == "VMKPING_UNREACHABLE" && f.Host == "esx01" && f.Status != checks.StatusPass {
+			t.Errorf("reachability %s: %s", f.Status, f.Message)
+		}
+	}
+}
