@@ -15,7 +15,7 @@ import (
 // reports a rule not evaluated where one is missing) and the check.
 var rulesVMXNET3 = []*Rule{
 	{ID: "VMXNET3_ON_PVRDMA_PORTGROUP", Severity: Info, Check: checkVMXNET3OnPVRDMAPortgroup,
-		Needs: []hostio.Kind{catalog.KindDVSList, catalog.KindRDMADeviceList}},
+		Needs: []hostio.Kind{catalog.KindDVSList, catalog.KindRDMADeviceList, catalog.KindVMProcessList, catalog.KindPVRDMADeviceLs}},
 }
 
 // The checks of this area (prose: catalogue.yaml): VMs that use the PVRDMA
@@ -42,6 +42,12 @@ func bitfusionRole(vm string) string {
 func checkVMXNET3OnPVRDMAPortgroup(in *Input, r *Reporter) {
 	h, hp := in.Host, in.Path
 	sw := hp.Switch
+	if ok, why := h.Available(catalog.KindPVRDMAProperties); !ok && len(h.Sources[catalog.KindPVRDMAProperties]) > 0 {
+		// Which VMs have a PVRDMA adapter is not known: any VM's port
+		// could be one.
+		r.NotEvaluated(h.Host, why)
+		return
+	}
 	if sw == nil || len(hp.Usable) == 0 {
 		return // no RDMA here: the VM could not use it either
 	}

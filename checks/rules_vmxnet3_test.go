@@ -40,6 +40,13 @@ func TestRuleVMXNET3OnPVRDMAPortgroup(t *testing.T) {
 			withPorts(h, append(pvrdmaPort, "bitfusion-server-01.eth1", "dvportgroup-1005")...)
 			h.RDMADevices[0].State = "Down"
 		}), want: nil, exact: true},
+		// Without the adapters' properties, which VMs have PVRDMA is not
+		// known: every VM's port could be one.
+		{name: "not evaluated without the PVRDMA adapters' properties", hosts: one(func(h *facts.Host) {
+			withPorts(h, append(pvrdmaPort, "bitfusion-server-01.eth1", "dvportgroup-1005")...)
+			missing(h, cmdProps)
+			h.PVRDMADevices = nil
+		}), want: []want{{host: "esx01", subject: "esx01", status: StatusNotEvaluated, msg: cmdProps}}, exact: true},
 		{name: "not evaluated without the vDS list", hosts: one(func(h *facts.Host) { missing(h, cmdDVS) }),
 			want: []want{{host: "esx01", subject: "esx01", status: StatusNotEvaluated, msg: cmdDVS}}, exact: true},
 	})
