@@ -48,6 +48,17 @@ func checkVMXNET3OnPVRDMAPortgroup(in *Input, r *Reporter) {
 		r.NotEvaluated(h.Host, why)
 		return
 	}
+	listed := 0
+	for _, e := range h.PVRDMAListing {
+		if _, _, ok := e.DeviceID(); ok {
+			listed++
+		}
+	}
+	if listed > len(h.PVRDMADevices) {
+		r.NotEvaluated(h.Host, fmt.Sprintf("vsish lists %d PVRDMA adapters but the properties of only %d were read: which VMs have a PVRDMA "+
+			"adapter is not known", listed, len(h.PVRDMADevices)))
+		return
+	}
 	if sw == nil || len(hp.Usable) == 0 {
 		return // no RDMA here: the VM could not use it either
 	}

@@ -47,6 +47,10 @@ func TestRuleVMXNET3OnPVRDMAPortgroup(t *testing.T) {
 			missing(h, cmdProps)
 			h.PVRDMADevices = nil
 		}), want: []want{{host: "esx01", subject: "esx01", status: StatusNotEvaluated, msg: cmdProps}}, exact: true},
+		{name: "not evaluated when an adapter's properties are not in the input", hosts: one(func(h *facts.Host) {
+			withPorts(h, append(pvrdmaPort, "bitfusion-server-01.eth1", "dvportgroup-1005")...)
+			h.PVRDMADevices = nil
+		}), want: []want{{host: "esx01", subject: "esx01", status: StatusNotEvaluated, msg: "vsish lists 1 PVRDMA adapters but the properties of only 0 were read"}}, exact: true},
 		{name: "not evaluated without the vDS list", hosts: one(func(h *facts.Host) { missing(h, cmdDVS) }),
 			want: []want{{host: "esx01", subject: "esx01", status: StatusNotEvaluated, msg: cmdDVS}}, exact: true},
 	})
