@@ -39,6 +39,7 @@ var catalogueList = slices.Concat(
 	rulesPath,
 	rulesAdapter,
 	rulesVM,
+	rulesVMXNET3,
 	rulesNative,
 	rulesGPU,
 	rulesGuest,

@@ -64,8 +64,6 @@ var causeEdges = []causeEdge{
 		[]string{"pvrdma-hpc-study"}},
 	{"PFC_DISABLED", "RDMA_ERRORS", "without lossless Ethernet, congestion drops RoCE packets, which the device counts as errors",
 		[]string{"seed-004-vsphere-rdma", "lossless-nvme-70", "mellanox-pfc"}},
-	{"MTU_MISMATCH", "ACTIVE_MTU_ABOVE_PATH", "the path drops jumbo frames, so RoCE packets above 1500 bytes are lost",
-		[]string{"seed-000-max-mtu", "linux-ib-addr"}},
 	{"PATH_MTU_BLOCKED", "ACTIVE_MTU_ABOVE_PATH", "a link on the path drops frames above the measured path MTU, so the larger RoCE packets are lost",
 		[]string{"seed-000-max-mtu", "linux-ib-addr"}},
 	{"PATH_MTU_BLOCKED", "PATH_MTU_BLOCKED", "the same hop drops the jumbo frames of every path that crosses it",
@@ -258,18 +256,10 @@ func linkCauses(fleet *facts.Fleet, paths *facts.DataPath, fs []Finding) {
 				}
 			}
 		}
-		// An Active MTU above what the path proved: the path drops jumbo
-		// frames. MTU_MISMATCH is critical only when jumbo probes from the
-		// data-path vmknic were lost on the way (what proved the path);
-		// else the blocked pair that measured the path MTU the adapter is
-		// above.
+		// An Active MTU above what the path proved: the blocked pair that
+		// measured (or bounded) the path MTU the adapter is above.
 		for _, i := range idx["ACTIVE_MTU_ABOVE_PATH"] {
-			for _, j := range idx["MTU_MISMATCH"] {
-				if fs[j].Severity == Critical {
-					fs[i].CausedBy = causeOf(j)
-				}
-			}
-			if fs[i].CausedBy == nil && h != nil {
+			if h != nil {
 				if j := blockedPairBelow(h, hp, fs, idx["PATH_MTU_BLOCKED"], fs[i].Subject); j >= 0 {
 					fs[i].CausedBy = causeOf(j)
 				}

@@ -205,21 +205,6 @@ var edgeCases = []edgeCase{
 			b.RDMAStats[0].Record = rec(cmdStats0, "Error packets received", "10")
 		}),
 		missFrom: finding{"PFC_DISABLED", "esx02", "vmnic5"}, missTo: finding{"RDMA_ERRORS", "esx02", "vmrdma0"}},
-	{cause: "MTU_MISMATCH", effect: "ACTIVE_MTU_ABOVE_PATH",
-		linked: func() *facts.Fleet {
-			a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
-			addPings(&a, "192.168.50.12", true, false)
-			return fleetOf2(a, b)
-		},
-		from: finding{"MTU_MISMATCH", "esx01", "vmk1"}, to: finding{"ACTIVE_MTU_ABOVE_PATH", "esx01", vm01},
-		name: "the vmknic's own MTU refuses the jumbo probe: nothing proved the path drops them",
-		miss: func() *facts.Fleet {
-			a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
-			a.Vmknics[1].MTU = 1500
-			probePath(&a, "192.168.50.12", 8972, 1472, 0.030)
-			return fleetOf2(a, b)
-		},
-		missFrom: finding{"MTU_MISMATCH", "esx01", "vmk1"}, missTo: finding{"ACTIVE_MTU_ABOVE_PATH", "esx01", vm01}},
 	{cause: "PATH_MTU_BLOCKED", effect: "ACTIVE_MTU_ABOVE_PATH",
 		linked: func() *facts.Fleet {
 			return fleetOf2(fleetOf(2, func(int, int) (int, int, float64) { return 1472, 0, 0.030 })()...)

@@ -124,7 +124,7 @@ func planMTUMismatch(p *planner, f Finding) {
 	did := false
 	if v != nil && sw != nil && v.MTU > 0 && sw.MTU > 0 && v.MTU != sw.MTU {
 		if v.MTU < sw.MTU {
-			p.add(plan.PhaseHost, plan.SetVmknicMTU{Vmknic: v.Name, MTU: sw.MTU}, f)
+			p.add(plan.PhaseHost, plan.SetVmknicMTU{Vmknic: v.Name, MTU: min(sw.MTU, facts.MaxVmknicMTU)}, f)
 			// Its jumbo probes never left the host, so nothing measured
 			// the switch ports: once they leave, the probe tells (the
 			// switch step is skipped when it passes).

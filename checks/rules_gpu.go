@@ -118,7 +118,7 @@ func checkGPUFirmwareNotEFI(in *Input, r *Reporter) {
 			fw = "bios"
 		}
 		msg := fmt.Sprintf("%s passes through %s but boots %s firmware: GPUs in passthrough need EFI, without it the GPUs do not work and "+
-			"%s", v.Name, gpuList(gs), strings.ToUpper(fw), bootFails(v, "the VM may not boot", "a power-on may fail"))
+			"%s", v.Name, gpuList(gs), strings.ToUpper(fw), bootFails(v, "the VM does not boot", "the GPUs do not work"))
 		msg += disagreement(v, "the firmware", func(c parse.VMConfig) (string, bool) { return c.Firmware, c.Firmware != "" })
 		r.Fail(v.Name, msg, offFirst(v.Name)+"vSphere Client: Edit Settings > VM Options > Boot Options > Firmware: EFI. A guest installed under "+
 			"BIOS does not boot after the switch: convert its boot disk to GPT/EFI first, or reinstall the guest with EFI.",
@@ -200,11 +200,11 @@ func mmio64On(c parse.VMConfig) bool {
 func (m mmioNeed) advice() string {
 	if !m.Known {
 		return fmt.Sprintf("`esxcli hardware pci list` prints no GPU memory size and the device name of %s does not state one: take the "+
-			"framebuffer size from the card's datasheet, add up all GPUs of the VM, round up to a power of two and double it (“Calculating the value for 64bitMMIOSizeGB”'s "+
-			"tested values: 2 x 16 GB -> 64, 2 x 24 GB -> 128)", strings.Join(m.Unknown, ", "))
+			"framebuffer size from the card's datasheet, add up all GPUs of the VM, round up to a power of two and to the next one (“Calculating the value for 64bitMMIOSizeGB”: "+
+			"2 x 16 GB -> 64, 2 x 24 GB -> 128)", strings.Join(m.Unknown, ", "))
 	}
-	return fmt.Sprintf("%d GB of GPU memory (%s): “Calculating the value for 64bitMMIOSizeGB”'s tested value is %d (total rounded up to a power of two, then doubled); "+
-		"the smaller \"next power of two\" rule published elsewhere gives %d", m.TotalGB, strings.Join(m.Sizes, ", "), m.Tested, m.Published)
+	return fmt.Sprintf("%d GB of GPU memory (%s): “Calculating the value for 64bitMMIOSizeGB” gives %d (the total rounded up to a power of "+
+		"two, then to the next one)", m.TotalGB, strings.Join(m.Sizes, ", "), m.Tested)
 }
 
 func (m mmioNeed) sizeText() string {
@@ -225,7 +225,7 @@ func checkGPU64bitMMIOOff(in *Input, r *Reporter) {
 		sev := Critical
 		msg := fmt.Sprintf("%s passes through %s without 64-bit MMIO (pciPassthru.use64bitMMIO is not TRUE): GPUs map their memory above "+
 			"4 GB, and without it %s", v.Name, gpuList(gs), bootFails(v, "the VM does not power on or the GPUs do not work",
-			"the GPUs do not work and it may fail at its next power-on"))
+			"the GPUs do not work"))
 		switch {
 		case m.Known && m.TotalGB < 16:
 			sev = Info
@@ -285,20 +285,17 @@ func checkGPUMMIOTooSmall(in *Input, r *Reporter) {
 		if set {
 			have = fmt.Sprintf("pciPassthru.64bitMMIOSizeGB = %d", size)
 		}
+		// Below the guide's value the VM does not power on ("If you set
+		// it too low the VM won't boot"): a boot blocker, critical while
+		// it is off; a running VM keeps running and fails at its next
+		// power-on (its .vmx is what that power-on reads).
 		sev := Critical
-		switch {
-		case set && size >= m.Published:
-			sev = Warning // the published rule holds; the seed's tested value is higher
-		case running:
-			sev = Warning // it powered on with this value
-		}
-		if running && set && size >= m.Published {
-			sev = Info
-		}
-		msg := fmt.Sprintf("%s has %s for %s; %s", v.Name, have, gpuList(gs), m.advice())
+		msg := fmt.Sprintf("%s has %s for %s; %s: with less, the VM does not power on, and nothing says why", v.Name, have, gpuList(gs), m.advice())
 		if running {
-			msg += fmt.Sprintf("; %s is running, so it powered on with this value on this host, but a power-on after a change (another GPU, "+
-				"another host) may fail with \"PCIPassthru: total number of pages needed exceeds limit\"", v.Name)
+			sev = Warning
+			msg += fmt.Sprintf("; %s runs now, so it fails at its next power-on with this configuration", v.Name)
+		} else {
+			msg += fmt.Sprintf("; %s is off: it will not power on with this configuration", v.Name)
 		}
 		r.FailSeverity(sev, h.Host, v.Name, msg+dis, fix, ev...)
 	})
@@ -432,9 +429,9 @@ func vmRunning(h *facts.Host, name string) bool {
 // when it runs now.
 func bootFails(v vmView, off, on string) string {
 	if v.Proc != nil {
-		return on
+		return on + "; it runs now, so it fails at its next power-on"
 	}
-	return off
+	return off + "; it is off: it will not power on with this configuration"
 }
 
 // runningNote says a running VM fails at its next power-on, not now.

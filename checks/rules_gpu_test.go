@@ -100,13 +100,24 @@ func TestGPUMMIOTooSmall(t *testing.T) {
 	runCases(t, "GPU_MMIO_TOO_SMALL", []ruleCase{
 		{name: "seed 003: 2 x 24 GB at 128 passes", hosts: one(withGPUs(p40s, two, fmt.Sprintf(mmio, 128))), exact: true,
 			want: []want{{"esx01", vmName, StatusPass, "", "", ""}}},
-		{name: "2 x 24 GB at 64 (the published rule): warning on a running VM is info", hosts: one(withGPUs(p40s, two, fmt.Sprintf(mmio, 64))), exact: true,
-			want: []want{{"esx01", vmName, StatusFail, Info, "“Calculating the value for 64bitMMIOSizeGB”'s tested value is 128 (total rounded up to a power of two, then doubled); the smaller \"next power of two\" rule published elsewhere gives 64", "64bitMMIOSizeGB = \"64\""}}},
-		{name: "2 x 24 GB at 32, running: warning (it powered on)", hosts: one(withGPUs(p40s, two, fmt.Sprintf(mmio, 32))), exact: true,
-			want: []want{{"esx01", vmName, StatusFail, Warning, "is running, so it powered on with this value", ""}}},
+		// Below the guide's value the VM does not boot: a running VM
+		// fails at its next power-on (warning), an off one will not power
+		// on (critical).
+		{name: "2 x 24 GB at 64, running: warning, fails at its next power-on", hosts: one(withGPUs(p40s, two, fmt.Sprintf(mmio, 64))), exact: true,
+			want: []want{{"esx01", vmName, StatusFail, Warning, "“Calculating the value for 64bitMMIOSizeGB” gives 128 (the total rounded up to a power of two, then to the next one): with less, the VM does not power on", "64bitMMIOSizeGB = \"64\""}}},
+		{name: "2 x 24 GB at 32, running: warning, fails at its next power-on", hosts: one(withGPUs(p40s, two, fmt.Sprintf(mmio, 32))), exact: true,
+			want: []want{{"esx01", vmName, StatusFail, Warning, "runs now, so it fails at its next power-on", ""}}},
 		{name: "2 x 24 GB at 32, vCenter only (not running here): critical", exact: true,
 			hosts: one(both(withGPUs(p40s, two, fmt.Sprintf(mmio, 32)), notRunning)),
-			want:  []want{{"esx01", vmName, StatusFail, Critical, "48 GB of GPU memory", ""}}},
+			want:  []want{{"esx01", vmName, StatusFail, Critical, "is off: it will not power on with this configuration", ""}}},
+		// 2 x A100 80 GB = 160 GB: 256, then 512; at 256 a powered-off VM
+		// does not power on: critical (the expert review's case).
+		{name: "2 x A100 80 GB at 256, off: critical, the fix is 512", exact: true,
+			hosts: one(both(withGPUs(map[string]string{"0000:3b:00.0": "GA100 [A100 PCIe 80GB]", "0000:d8:00.0": "GA100 [A100 PCIe 80GB]"}, two, fmt.Sprintf(mmio, 256)), notRunning)),
+			want:  []want{{"esx01", vmName, StatusFail, Critical, "160 GB of GPU memory", ""}}},
+		{name: "2 x A100 80 GB at 512 passes", exact: true,
+			hosts: one(both(withGPUs(map[string]string{"0000:3b:00.0": "GA100 [A100 PCIe 80GB]", "0000:d8:00.0": "GA100 [A100 PCIe 80GB]"}, two, fmt.Sprintf(mmio, 512)), notRunning)),
+			want:  []want{{"esx01", vmName, StatusPass, "", "", ""}}},
 		{name: "size unknown from the listing: not evaluated, says why", exact: true,
 			hosts: one(withGPUs(map[string]string{"0000:3b:00.0": "GA100 [A100 PCIe]"}, []string{"0000:3b:00.0"}, fmt.Sprintf(mmio, 64))),
 			want:  []want{{"esx01", vmName, StatusNotEvaluated, "", "`esxcli hardware pci list` prints no GPU memory size", ""}}},

@@ -64,7 +64,7 @@ func checkLowMTU(in *Input, r *Reporter) {
 			continue
 		}
 		ev := append([]Evidence{Ev(h.Host, field.Ref)}, evs(h.Host, path.Refs)...)
-		carries := fmt.Sprintf("carries %d-byte frames (%s)", path.MTU, strings.Join(path.Parts, ", "))
+		carries := fmt.Sprintf("carries %s (%s)", path.Carries(), strings.Join(path.Parts, ", "))
 		if !path.Measured {
 			carries = fmt.Sprintf("is configured for %d-byte frames (%s; %s)", path.MTU, strings.Join(path.Parts, ", "), notMeasured(hp))
 		}
@@ -160,15 +160,25 @@ func checkActiveMTUAbovePath(in *Input, r *Reporter) {
 		if d.PhysicalHCA == 0 || d.ActiveMTU == 0 {
 			continue
 		}
-		if d.ActiveMTU <= allowed {
+		// RoCE v2 adds 96 bytes of headers to the RDMA MTU: the frame the
+		// adapter's packets need, against what the probes proved.
+		need := d.ActiveMTU + 96
+		if d.ActiveMTU <= allowed || need <= path.MTU {
 			r.Pass(vmLabel(d))
 			continue
 		}
 		ev := append([]Evidence{Ev(h.Host, d.Props.Lookup("Active MTU").Ref)}, evs(h.Host, path.Refs)...)
-		r.Fail(vmLabel(d), fmt.Sprintf("%s runs at RDMA MTU %d, but probes proved the data path carries only %d-byte frames (%s), which allows %d: "+
-			"its large RoCE packets are dropped", vmLabel(d), d.ActiveMTU, path.MTU, strings.Join(path.Parts, ", "), allowed),
+		msg := fmt.Sprintf("%s runs at RDMA MTU %d, but probes proved the data path carries only %s (%s), which allows %d: "+
+			"its large RoCE packets (%d-byte frames) are dropped", vmLabel(d), d.ActiveMTU, path.Carries(), strings.Join(path.Parts, ", "), allowed, need)
+		if path.Lost > need {
+			// Bounded, not measured: the frames it needs lie between.
+			msg = fmt.Sprintf("%s runs at RDMA MTU %d, whose RoCE packets need %d-byte frames, and probes proved the data path carries %s (%s): "+
+				"whether it carries %d-byte frames is not measured, and only RDMA MTU %d is proved to fit",
+				vmLabel(d), d.ActiveMTU, need, path.Carries(), strings.Join(path.Parts, ", "), need, allowed)
+		}
+		r.Fail(vmLabel(d), msg,
 			fmt.Sprintf("Fix the physical path first (MTU 9216 on every switch port between %s and its peers); until then, in %s set the PVRDMA "+
-				"adapter's Ethernet interface to MTU 1500 so that RoCE uses %d.", h.Host, orPlaceholder(d.VMName, "the guest"), allowed), ev...)
+				"adapter's Ethernet interface to MTU %d so that RoCE uses %d.", h.Host, orPlaceholder(d.VMName, "the guest"), path.MTU, allowed), ev...)
 	}
 }
 
@@ -205,8 +215,9 @@ func checkMTUMismatch(in *Input, r *Reporter) {
 	}
 	addrs := in.Paths
 	if v != nil {
-		var lost, refused []string
+		var refused []string
 		var refusedEv []Evidence
+		refusedFrame := 0
 		for _, pp := range hp.Probes {
 			if pp.Jumbo == nil {
 				continue
@@ -215,31 +226,30 @@ func checkMTUMismatch(in *Input, r *Reporter) {
 				continue
 			}
 			switch {
-			case jumboRefused(pp, v):
+			case jumboRefused(pp, v) && (sw.MTU <= 0 || pp.Jumbo.Payload+28 <= sw.MTU):
+				// Refused by its own vmknic a frame the vDS carries: the
+				// vmknic is below its switch. A frame above the vDS's MTU
+				// (an admin's `vmkping -d -s 9000`: 9028 bytes) is refused
+				// by any vmknic and proves nothing.
 				refused = append(refused, targetLabel(addrs, pp.Target))
 				refusedEv = append(refusedEv, sendtoEv(h, *pp.Jumbo))
-			case pp.JumboLost(v) && searched(hp, pp.Target):
-				// A path MTU search measured this pair: PATH_MTU_BLOCKED is
-				// the one headline of the lost jumbo frames.
+				if refusedFrame == 0 || pp.Jumbo.Payload+28 < refusedFrame {
+					refusedFrame = pp.Jumbo.Payload + 28
+				}
 			case pp.JumboLost(v):
-				lost = append(lost, targetLabel(addrs, pp.Target))
-				ev = append(ev, Ev(h.Host, pp.Jumbo.Ref), Ev(h.Host, pp.Small.Ref))
+				// Jumbo frames that left the host and were lost: the pair's
+				// path MTU, measured or bounded, is PATH_MTU_BLOCKED's, the
+				// one headline of the lost frames.
 			}
 		}
 		if len(refused) > 0 {
-			if len(fixes) == 0 {
-				fixes = append(fixes, fmt.Sprintf("esxcli network ip interface set -i %s -m %d", v.Name, max(sw.MTU, pingPayload(h, true)+28)))
+			if len(fixes) == 0 && sw.MTU > v.MTU {
+				fixes = append(fixes, fmt.Sprintf("esxcli network ip interface set -i %s -m %d", v.Name, min(sw.MTU, facts.MaxVmknicMTU)))
 			}
 			reasons = append(reasons, fmt.Sprintf("%s refuses its own jumbo probes to %s (`sendto() failed (Message too long)`): %s's MTU %d is "+
-				"below the %d-byte frame, so the packets never left the host (this says nothing about the physical network)",
-				h.Host, strings.Join(refused, ", "), v.Name, v.MTU, pingPayload(h, true)+28))
+				"below the %d-byte frame (payload + 28 bytes of IPv4 and ICMP headers), so the packets never left the host (this says nothing about the physical network)",
+				h.Host, strings.Join(refused, ", "), v.Name, v.MTU, refusedFrame))
 			ev = append(ev, refusedEv[0])
-		}
-		if len(lost) > 0 {
-			sev = Critical
-			reasons = append(reasons, fmt.Sprintf("vmkping -d -s %d from %s to %s gets no reply while 1472-byte probes do: the packets left %s "+
-				"and the network between the hosts drops jumbo frames", pingPayload(h, true), v.Name, strings.Join(lost, ", "), h.Host))
-			fixes = append(fixes, "set MTU 9216 on every physical switch port between the hosts (the vDS and vmknics already carry the jumbo frames)")
 		}
 	}
 	// Peers: the data-path MTU of every other host on the same vDS.

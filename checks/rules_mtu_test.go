@@ -98,7 +98,23 @@ func TestRuleLowMTU(t *testing.T) {
 	})
 	runCases(t, "ACTIVE_MTU_ABOVE_PATH", []ruleCase{
 		{name: "fires at 4096 when the jumbo probe is lost", hosts: one(func(h *facts.Host) { addPings(h, "192.168.50.12", true, false) }),
-			want: []want{{"esx01", vm01, StatusFail, Warning, "probes proved the data path carries only 1500-byte frames", "Active MTU: 4096"}}, exact: true},
+			want: []want{{"esx01", vm01, StatusFail, Warning, "probes proved the data path carries at least 1500-byte frames but not 9000", "Active MTU: 4096"}}, exact: true},
+		// A path measured at 8982 bytes (a switch whose MTU 9000 counts
+		// the Ethernet header: 8954 passes, 8955 is lost) carries RDMA MTU
+		// 4096 (4192-byte frames): PATH_MTU_BLOCKED reports the path, and
+		// no adapter is told to drop to 1024.
+		{name: "passes at 4096 on a path measured at 8982", hosts: one(func(h *facts.Host) {
+			addProbe(h, "192.168.50.12", 3, 1472, "ok")
+			addProbe(h, "192.168.50.12", 3, 8972, "lost")
+			addProbe(h, "192.168.50.12", 1, 8954, "ok")
+			addProbe(h, "192.168.50.12", 1, 8955, "lost")
+		}), want: []want{{host: "esx01", subject: vm01, status: StatusPass}}, exact: true},
+		{name: "fires at 4096 on a path measured at 4000", hosts: one(func(h *facts.Host) {
+			addProbe(h, "192.168.50.12", 3, 1472, "ok")
+			addProbe(h, "192.168.50.12", 3, 8972, "lost")
+			addProbe(h, "192.168.50.12", 1, 3972, "ok")
+			addProbe(h, "192.168.50.12", 1, 3973, "lost")
+		}), want: []want{{"esx01", vm01, StatusFail, Warning, "probes proved the data path carries only 4000-byte frames (rdma-dvs MTU 9000, path MTU 4000 measured to 192.168.50.12), which allows 2048", "Active MTU: 4096"}}, exact: true},
 		// A local refusal proves nothing about the path.
 		{name: "silent when the jumbo probe is refused locally", hosts: one(func(h *facts.Host) {
 			addPings(h, "192.168.50.12", true, false)
@@ -125,14 +141,22 @@ func TestRuleMTUMismatch(t *testing.T) {
 			{"esx01", "vmk1", StatusFail, Warning, "vmk1 (on rdma-dvs) has MTU 1500 but rdma-dvs has MTU 9000", "MTU: 1500"},
 			{host: "esx02", subject: "vmk1", status: StatusPass},
 		}, exact: true},
-		// Safer reading: a jumbo probe failing from a jumbo vmknic while
-		// small probes work proves the network drops jumbo frames: critical.
-		{name: "network drops jumbo (critical)", hosts: probed(func(a, _ *facts.Host) {
+		// An admin's saved `vmkping -d -s 9000` from vmk1 at MTU 9000: a
+		// 9028-byte frame its own host refuses (the max-MTU script of the
+		// 100GbE PVRDMA setup guide), beside an 8972-byte probe that
+		// passed: nothing is wrong, and no MTU above 9000 is proposed.
+		{name: "an admin's refused 9000-byte probe beside a passing 8972 passes", hosts: probed(func(a, _ *facts.Host) {
+			a.Pings = nil
+			addProbe(a, "192.168.50.12", 3, 9000, "refused")
+			addProbe(a, "192.168.50.12", 3, 8972, "ok")
+		}), want: []want{{host: "esx01", subject: "vmk1", status: StatusPass}, {host: "esx02", subject: "vmk1", status: StatusPass}}, exact: true},
+		// A jumbo probe lost from a jumbo vmknic while small probes work:
+		// the pair's path MTU is PATH_MTU_BLOCKED's (critical), the one
+		// headline; the configuration agrees with itself.
+		{name: "network drops jumbo: PATH_MTU_BLOCKED's, not a second headline", hosts: probed(func(a, _ *facts.Host) {
 			a.Pings = nil
 			addPings(a, "192.168.50.12", true, false)
-		}), want: []want{
-			{"esx01", "vmk1", StatusFail, Critical, "vmkping -d -s 8972 from vmk1 to 192.168.50.12 (esx02 vmk1) gets no reply while 1472-byte probes do: the packets left esx01 and the network between the hosts drops jumbo frames", "0 packets received"},
-		}},
+		}), want: []want{{host: "esx01", subject: "vmk1", status: StatusPass}, {host: "esx02", subject: "vmk1", status: StatusPass}}, exact: true},
 		{name: "peer path MTU lower", hosts: probed(func(_, b *facts.Host) {
 			b.DVSwitches[0].MTU = 1500
 			b.Vmknics[1].MTU = 1500

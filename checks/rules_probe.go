@@ -56,9 +56,11 @@ func checkVmkpingUnreachable(in *Input, r *Reporter) {
 			// Only the jumbo probe (a pasted `vmkping -d -s 8972`): a reply
 			// proves the peer reachable; none cannot tell a dead peer from
 			// a path that drops jumbo frames.
-			switch j := pp.Jumbo; {
+			switch j, pair := pp.Jumbo, pairOf(hp, pp.Target); {
 			case j == nil || searched(hp, pp.Target):
-			case !j.Failed():
+			case !j.Failed() || pair != nil && pair.Reachable():
+				// A reply at any size proves the peer reachable (an
+				// admin's 8972-byte probe beside a refused 9000).
 				r.Pass(subject)
 			default:
 				r.NotEvaluated(subject, fmt.Sprintf("only a %d-byte probe to %s is in the input and it got no reply: whether %s answers at all "+
@@ -148,17 +150,14 @@ func pingVmknicOr(pp facts.ProbePair) string {
 	return "PVRDMA vmknic"
 }
 
-// pingPayload returns the payload of the host's jumbo (or small) probes.
-func pingPayload(h *facts.Host, jumbo bool) int {
-	for _, p := range h.Pings {
-		if (p.Payload+28 > 1500) == jumbo {
-			return p.Payload
+// pairOf returns the host's measured pair to target (nil: none).
+func pairOf(hp *facts.HostPath, target string) *facts.PathPair {
+	for i := range hp.Pairs {
+		if hp.Pairs[i].Target == target {
+			return &hp.Pairs[i]
 		}
 	}
-	if jumbo {
-		return 8972
-	}
-	return 1472
+	return nil
 }
 
 // searched reports whether the host ran a path MTU search to target.

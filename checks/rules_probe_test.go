@@ -31,6 +31,13 @@ func TestVmkpingRefusalUnreachableAndSilence(t *testing.T) {
 			a.Pings[0].Received, a.Pings[0].LossPercent = 0, 100
 		}), want: []want{{"esx01", subj, StatusFail, Critical, "gets no reply from", ""}, peer}, exact: true},
 		{name: "replies: pass", hosts: probed(nil), want: []want{{host: "esx01", subject: subj, status: StatusPass}, peer}, exact: true},
+		// Only jumbo probes, as an admin saves them: `-s 9000` refused by
+		// the host (9028 bytes), `-s 8972` answered 3/3: reachable.
+		{name: "an admin's 9000 refused beside 8972 answered: pass", hosts: probed(func(a, _ *facts.Host) {
+			a.Pings = nil
+			addProbe(a, "192.168.50.12", 3, 9000, "refused")
+			addProbe(a, "192.168.50.12", 3, 8972, "ok")
+		}), want: []want{{host: "esx01", subject: subj, status: StatusPass}, peer}, exact: true},
 	})
 	// The quoted sendto() line carries its command.
 	a := probed(func(a, _ *facts.Host) { fail(&a.Pings[0], "sendto() failed (Host is down)") })()

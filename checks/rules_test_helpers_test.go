@@ -281,3 +281,26 @@ func probed(f func(a, b *facts.Host)) func() []facts.Host {
 		}
 	})
 }
+
+// addProbe adds one vmkping run from vmk1 with count packets of payload
+// bytes: replied, lost (left the host, no reply) or refused by the
+// sending host (`sendto() failed (Message too long)`).
+func addProbe(h *facts.Host, target string, count, payload int, result string) {
+	cmd := "vmkping -I vmk1 -c " + strconv.Itoa(count) + " -d -s " + strconv.Itoa(payload) + " " + target
+	p := parse.Ping{Target: target, Payload: payload, Transmitted: count, HasStats: true}
+	switch result {
+	case "ok":
+		p.Received = count
+		p.Ref = ref(cmd, 6, "packets received, 0% packet loss")
+	case "refused":
+		p.Transmitted, p.LossPercent, p.MessageTooLong = 0, 100, true
+		p.Failures = []string{"sendto() failed (Message too long)"}
+		p.FailureRef = ref(cmd, 2, "sendto() failed (Message too long)")
+		p.Ref = ref(cmd, 6, "0 packets transmitted, 0 packets received, 100% packet loss")
+	default:
+		p.LossPercent = 100
+		p.Ref = ref(cmd, 6, "packets transmitted, 0 packets received, 100% packet loss")
+	}
+	collected(h, cmd)
+	h.Pings = append(h.Pings, p)
+}

@@ -317,7 +317,14 @@ func checkVMPeersOnDifferentDVS(in *Input, r *Reporter) {
 		return
 	}
 	main := candOf[best]
+	// The example: the first by host and VM name, whatever order the
+	// configurations were read in (a scan, a saved folder).
 	mainMember := bySwitch[main][0]
+	for _, m := range bySwitch[main][1:] {
+		if m.h.Host < mainMember.h.Host || m.h.Host == mainMember.h.Host && m.v.Name < mainMember.v.Name {
+			mainMember = m
+		}
+	}
 	mainName := name(mainMember)
 	reported := map[string]bool{}
 	for _, m := range all {

@@ -551,29 +551,40 @@ func (h *hostRun) run(ctx context.Context, c Command) hostio.Capture {
 		capt.Cause = hostio.CauseOf(r.Err)
 		capt.Status = hostio.StatusFailed
 		capt.Error = r.Err.Error()
-	case r.ExitCode != 0 && c.Kind == catalog.KindVmkping && strings.Contains(capt.Stdout, "PING "):
-		// A probe that got no (or not all) replies is a result, not a
-		// collection failure: ping exits non-zero on loss, and its output
-		// is the evidence of the broken path. ExitCode keeps the status.
-		capt.Status = hostio.StatusCollected
-	case r.ExitCode != 0 && guestResult(c.Kind, r):
-		capt.Status = hostio.StatusCollected
-	case r.ExitCode != 0 && absent(capt):
-		// The host has no such driver or device: a fact, not a failure
-		// (catalog.Spec.Absent). ExitCode keeps the status.
-		capt.Status = hostio.StatusCollected
-	case r.ExitCode != 0:
+	default:
+		ApplyExit(&capt)
+	}
+	return capt
+}
+
+// ApplyExit sets the status of a capture that ran to its end from its
+// exit status (ExitCode, Stdout and Stderr set), as the collector records
+// it: a non-zero exit is a failure, except where it is the command's
+// answer: a probe that got no (or not all) replies (ping exits non-zero
+// on loss, and its output is the evidence of the broken path), a guest
+// tool's answer, a host without the command's subject (catalog.Spec.Absent).
+// The offline readers of saved outputs with their exit status use it too,
+// so that a folder of saved outputs gives the facts its scan gave.
+func ApplyExit(capt *hostio.Capture) {
+	capt.Status, capt.Error = hostio.StatusCollected, ""
+	switch {
+	case capt.ExitCode == 0:
+	case capt.Kind == catalog.KindVmkping && strings.Contains(capt.Stdout, "PING "):
+	case catalog.GuestKind(capt.Kind):
+		// A guest tool that exits non-zero still answered (a tool not
+		// installed, a module not found, no RDMA device, a kernel log not
+		// readable): collected with its exit status and stderr, for the
+		// facts to read.
+	case absent(*capt):
+	default:
 		capt.Status = hostio.StatusFailed
-		capt.Error = fmt.Sprintf("exit status %d", r.ExitCode)
+		capt.Error = fmt.Sprintf("exit status %d", capt.ExitCode)
 		if msg := strings.TrimSpace(firstLine(capt.Stderr)); msg != "" {
 			capt.Error += ": " + msg
 		} else if msg := strings.TrimSpace(firstLine(capt.Stdout)); msg != "" {
 			capt.Error += ": " + msg
 		}
-	default:
-		capt.Status = hostio.StatusCollected
 	}
-	return capt
 }
 
 // isCtxErr reports whether a transport error is the command's context

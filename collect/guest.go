@@ -122,14 +122,6 @@ func guestNeeds(caps []hostio.Capture, sysfsDevs int) map[catalog.Source]bool {
 	return need
 }
 
-// guestResult is what a guest command's exit status means: a guest tool
-// that exits non-zero still answered (a tool not installed, a module not
-// found, no RDMA device, a kernel log not readable): the capture is
-// collected with its exit status and stderr, for the facts to read.
-func guestResult(kind hostio.Kind, r hostio.Result) bool {
-	return r.Err == nil && catalog.GuestKind(kind)
-}
-
 // runGuest collects one guest: its stage 1, then the per-device reads.
 func (h *hostRun) runGuest(ctx context.Context) {
 	s1 := GuestStage1()

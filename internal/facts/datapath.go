@@ -70,8 +70,14 @@ type PathMTU struct {
 	// line of the host's output behind each part.
 	Parts []string
 	Refs  []parse.Ref
-	// Proved is set when a probe proved the path carries no more than MTU.
+	// Proved is set when probes proved the path drops frames above what
+	// it is configured for: then MTU is the largest frame that got a
+	// reply across it and Lost the smallest that left the host and got
+	// none (Lost == MTU+1: measured exactly; else the path MTU lies
+	// between). One fact per host: every MTU rule reads it, none
+	// re-derives it from the probes.
 	Proved bool
+	Lost   int
 	// Measured is set when probes across the RDMA fabric (both ends'
 	// vmknics on their PVRDMA vDS) measured it, from or to this host: one
 	// that got a reply at MTU, or Proved. When it is not, MTU is only
@@ -174,6 +180,16 @@ func PathOf(h *Host) HostPath {
 	}
 	p.Probes = probePairs(h)
 	p.MTU = pathMTU(h, &p)
+	// A measured path below the data path's MTU proves it carries no more
+	// (a search measures what the fixed sizes only bound): the host's one
+	// path MTU fact, which every MTU rule reads.
+	if p.DataVmknic != nil && p.MTU.Known {
+		for _, pp := range pathPairs(h, func(string) (PeerAddr, bool) { return PeerAddr{}, false }) {
+			if pp.Vmknic == p.DataVmknic.Name && pp.LostAt <= p.MTU.MTU {
+				p.MTU.lowerToPair(&pp)
+			}
+		}
+	}
 	return p
 }
 
@@ -246,11 +262,16 @@ func probePairs(h *Host) []ProbePair {
 		}
 		// The largest probe above 1500 bytes is the jumbo, the largest
 		// up to 1500 the small one (a path MTU search sends many sizes).
+		// A jumbo the source vmknic can send comes first, then one of at
+		// most 9000 bytes, the most a vmknic accepts: an admin's saved
+		// `vmkping -d -s 9000` (9028 bytes) beside the 8972-byte probe is
+		// refused by its own host and says nothing of the path.
 		if p.Payload+28 <= 1500 {
 			if pp.Small == nil || p.Payload > pp.Small.Payload {
 				pp.Small = p
 			}
-		} else if pp.Jumbo == nil || p.Payload > pp.Jumbo.Payload {
+		} else if pp.Jumbo == nil || jumboRank(h, p) > jumboRank(h, pp.Jumbo) ||
+			jumboRank(h, p) == jumboRank(h, pp.Jumbo) && p.Payload > pp.Jumbo.Payload {
 			pp.Jumbo = p
 		}
 	}
@@ -261,6 +282,23 @@ func probePairs(h *Host) []ProbePair {
 	sort.Slice(out, func(i, j int) bool { return out[i].Target < out[j].Target })
 	return out
 }
+
+// jumboRank ranks a jumbo probe as the one that speaks for its pair: 2
+// when its source vmknic can send its frame, 1 when the frame is at most
+// 9000 bytes, else 0.
+func jumboRank(h *Host, p *parse.Ping) int {
+	frame := p.Payload + 28
+	if v := h.VmknicNamed(p.Vmknic()); v != nil && v.MTU > 0 && frame <= v.MTU {
+		return 2
+	}
+	if frame <= MaxVmknicMTU {
+		return 1
+	}
+	return 0
+}
+
+// MaxVmknicMTU is the largest MTU a VMkernel adapter (and a vDS) accepts.
+const MaxVmknicMTU = 9000
 
 // pathMTU derives the MTU the data path carries: the vDS, its RDMA
 // uplinks, then jumbo probes from a vmknic on the vDS that were lost (a
@@ -291,15 +329,49 @@ func pathMTU(h *Host, hp *HostPath) PathMTU {
 		return p
 	}
 	p.Known = true
-	if v := hp.DataVmknic; v != nil {
-		for _, pp := range hp.Probes {
-			if pp.JumboLost(v) && pp.Jumbo.Payload+28 <= p.MTU {
-				lower(1500, fmt.Sprintf("vmkping -d -s %d to %s lost", pp.Jumbo.Payload, pp.Target), pp.Jumbo.Ref)
-				p.Proved = true
-			}
+	return p
+}
+
+// Exact reports whether the path MTU was measured exactly (not only
+// bounded) by the probes that proved it.
+func (p PathMTU) Exact() bool { return p.Proved && p.Lost == p.MTU+1 }
+
+// Carries says what the probes proved the path carries: "8982-byte
+// frames" when measured exactly, "at least 1500-byte frames but not
+// 9000" when bounded; what it is configured for when nothing proved
+// less.
+func (p PathMTU) Carries() string {
+	if p.Proved && !p.Exact() && p.Lost > 0 {
+		return fmt.Sprintf("at least %d-byte frames but not %d", p.MTU, p.Lost)
+	}
+	return fmt.Sprintf("%d-byte frames", p.MTU)
+}
+
+// lowerToPair lowers a host's data-path MTU to what a blocked pair's
+// probes proved (the largest frame with a reply), from its data vmknic:
+// the best evidence first (a search measures exactly what two fixed sizes
+// only bound; the smallest proved bound of all the host's pairs wins).
+func (p *PathMTU) lowerToPair(pp *PathPair) {
+	tighter := p.Proved && pp.MTU == p.MTU && pp.LostAt > 0 && pp.LostAt < p.Lost
+	if !pp.Blocked() || pp.MTU > p.MTU || pp.MTU == p.MTU && !tighter {
+		return
+	}
+	p.MTU, p.Proved, p.Lost = pp.MTU, true, pp.LostAt
+	what := fmt.Sprintf("path MTU %d measured to %s", pp.MTU, pp.Target)
+	if pp.LostAt != pp.MTU+1 {
+		what = fmt.Sprintf("vmkping -d -s %d to %s passed, -s %d lost", pp.MTU-28, pp.Target, pp.LostAt-28)
+	}
+	p.Parts = append(p.Parts, what)
+	ref := parse.Ref{}
+	for _, pr := range pp.Probes {
+		if pr.Payload+28 == pp.LostAt {
+			ref = pr.Ref
 		}
 	}
-	return p
+	if ref.Line == 0 && pp.First != nil {
+		ref = pp.First.Ref
+	}
+	p.Refs = append(p.Refs, ref)
 }
 
 // PeerAddr names the host and vmknic that own an IPv4 address in the fleet.
@@ -367,17 +439,24 @@ func newDataPath(f *Fleet) *DataPath {
 				}
 			}
 		}
-		// A measured path below the data path's MTU proves it carries no
-		// more (a search measures what the fixed sizes only bound); only
-		// probes across the RDMA fabric say anything about it.
-		if hp.DataVmknic == nil || !hp.MTU.Known {
+	}
+	// One path MTU fact per host pair: both directions cross the same
+	// links, so what either measured bounds both (a search one way beats
+	// two fixed sizes the other); then each host's data-path MTU is
+	// derived again from the joined pairs.
+	joinReverse(d)
+	for i := range f.Hosts {
+		hp := &d.paths[i]
+		if hp.DataVmknic == nil {
 			continue
 		}
-		for _, pp := range hp.Pairs {
-			if pp.Blocked() && pp.Searched() && pp.MTU < hp.MTU.MTU && pp.Vmknic == hp.DataVmknic.Name {
-				hp.MTU.MTU, hp.MTU.Proved = pp.MTU, true
-				hp.MTU.Parts = append(hp.MTU.Parts, fmt.Sprintf("path MTU %d measured to %s", pp.MTU, pp.Target))
-				hp.MTU.Refs = append(hp.MTU.Refs, pp.First.Ref)
+		hp.MTU = pathMTU(&f.Hosts[i], hp)
+		if !hp.MTU.Known {
+			continue
+		}
+		for j := range hp.Pairs {
+			if pp := &hp.Pairs[j]; pp.Vmknic == hp.DataVmknic.Name && pp.LostAt <= hp.MTU.MTU {
+				hp.MTU.lowerToPair(pp)
 			}
 		}
 	}
@@ -428,4 +507,56 @@ func (d *DataPath) For(h *Host) *HostPath {
 func (d *DataPath) Owner(ip string) (PeerAddr, bool) {
 	p, ok := d.addrs[ip]
 	return p, ok
+}
+
+// joinReverse joins each measured pair with its reverse (the peer's pair
+// back to this host's address): the largest frame either direction got a
+// reply for and the smallest either lost bound the one path between them.
+// The joined values replace MTU, LostAt, Ceiling, Exact and Lost of both;
+// the probes stay each direction's own.
+func joinReverse(d *DataPath) {
+	type key struct{ from, to string }
+	at := map[key]*PathPair{}
+	for _, pp := range d.Pairs() {
+		if pp.To != "" {
+			at[key{pp.From, pp.To}] = pp
+		}
+	}
+	for _, pp := range d.Pairs() {
+		rev := at[key{pp.To, pp.From}]
+		if rev == nil || pp.From > pp.To {
+			continue
+		}
+		// The reverse must be probed between the same two vmknics.
+		if o, ok := d.addrs[rev.Target]; !ok || o.Host != pp.From || o.Vmknic != pp.Vmknic {
+			continue
+		}
+		mtu := max(pp.MTU, rev.MTU)
+		lost := minPos(pp.LostAt, rev.LostAt)
+		if lost > 0 && lost <= mtu {
+			continue // the directions disagree (an asymmetric path): each keeps its own
+		}
+		if pp.SrcMTU > 0 && pp.SrcMTU < mtu || rev.SrcMTU > 0 && rev.SrcMTU < mtu {
+			// One end's vmknic cannot send what the other measured: what
+			// each direction shows is its own vmknic's limit, not the path's.
+			continue
+		}
+		for _, x := range []*PathPair{pp, rev} {
+			x.MTU, x.LostAt = mtu, lost
+			x.Ceiling = minPos(x.Ceiling, lost)
+			x.Lost = x.Lost || lost > 0
+			x.Exact = x.MTU > 0 && x.Ceiling == x.MTU+1
+		}
+	}
+}
+
+// minPos is the smaller of two values, 0 standing for none.
+func minPos(a, b int) int {
+	switch {
+	case a == 0:
+		return b
+	case b == 0:
+		return a
+	}
+	return min(a, b)
 }

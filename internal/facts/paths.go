@@ -20,8 +20,10 @@ type PathPair struct {
 	// host of the fleet does), Vmknic the source vmknic.
 	From, To, Vmknic, Target string
 	// Configured is the frame the source's path is configured for: its
-	// first probe (the one with several packets; the largest such),
-	// payload + 28.
+	// first probe (the one with several packets; the largest such the
+	// source vmknic can send: an admin's saved `vmkping -d -s 9000` from
+	// a vmknic at MTU 9000 is refused by the host and configures
+	// nothing), payload + 28 (IPv4 and ICMP headers).
 	Configured int
 	// MTU is the largest frame that got a reply (payload + 28; 0: none).
 	MTU int
@@ -30,6 +32,13 @@ type PathPair struct {
 	// bounded.
 	Ceiling int
 	Exact   bool
+	// LostAt is the smallest frame that left the host and got no reply
+	// (0: none): what the path is proved to drop. A frame the source
+	// refused (larger than its vmknic's MTU) proves nothing about the
+	// path: it is in Ceiling, never in LostAt.
+	LostAt int
+	// SrcMTU is the source vmknic's MTU (0: unknown).
+	SrcMTU int
 	// Rounds is how many rounds the path MTU search took (0: the
 	// configured size passed, nothing was searched; a search that did not
 	// record its rounds, one try after another, counts a round per try).
@@ -144,11 +153,20 @@ func (p *PathPair) Blocked() bool {
 // refusedAbove: the smallest failing size was refused by the sender.
 func (p *PathPair) refusedAbove() bool {
 	for _, pr := range p.Probes {
-		if pr.Payload+28 == p.Ceiling && pr.MessageTooLong {
+		if pr.Payload+28 == p.Ceiling && p.refusedLocally(pr) {
 			return true
 		}
 	}
 	return false
+}
+
+// refusedLocally reports whether a failed probe never left the sending
+// host: vmkping printed "Message too long", or its frame (payload + 28)
+// is larger than the source vmknic's MTU, which a don't-fragment probe
+// cannot leave by (the max-MTU script of the 100GbE PVRDMA setup guide
+// relies on it). Such a probe proves nothing about the path.
+func (p *PathPair) refusedLocally(pr *parse.Ping) bool {
+	return pr.Failed() && (pr.MessageTooLong || p.SrcMTU > 0 && pr.Payload+28 > p.SrcMTU)
 }
 
 // Searched reports whether one-packet search tries were sent (new-style
@@ -200,6 +218,11 @@ func pathPairs(h *Host, owner func(ip string) (PeerAddr, bool)) []PathPair {
 	for _, t := range order {
 		pp := idx[t]
 		sort.SliceStable(pp.Probes, func(i, j int) bool { return pp.Probes[i].Payload < pp.Probes[j].Payload })
+		for _, p := range pp.Probes {
+			if v := h.VmknicNamed(p.Vmknic()); v != nil && pp.SrcMTU == 0 {
+				pp.SrcMTU = v.MTU
+			}
+		}
 		measure(pp)
 		out = append(out, *pp)
 	}
@@ -217,7 +240,7 @@ func measure(pp *PathPair) {
 			searched++
 			pp.Rounds = max(pp.Rounds, p.Round)
 		}
-		if pingCount(p.Command) != 1 && (pp.First == nil || p.Payload > pp.First.Payload) {
+		if pingCount(p.Command) != 1 && !pp.refusedLocally(p) && (pp.First == nil || p.Payload > pp.First.Payload) {
 			pp.First = p
 		}
 		if !p.Failed() && p.Received > 0 {
@@ -228,10 +251,20 @@ func measure(pp *PathPair) {
 		if pp.Ceiling == 0 || p.Payload+28 < pp.Ceiling {
 			pp.Ceiling = p.Payload + 28
 		}
-		if p.MessageTooLong {
+		if pp.refusedLocally(p) {
 			pp.Refused = true
 		} else {
 			pp.Lost = true
+			if pp.LostAt == 0 || p.Payload+28 < pp.LostAt {
+				pp.LostAt = p.Payload + 28
+			}
+		}
+	}
+	if pp.First == nil {
+		for _, p := range pp.Probes {
+			if pingCount(p.Command) != 1 && (pp.First == nil || p.Payload > pp.First.Payload) {
+				pp.First = p
+			}
 		}
 	}
 	if pp.First == nil && len(pp.Probes) > 0 {

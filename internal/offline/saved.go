@@ -284,7 +284,8 @@ func savedCaptures(host, name string, content []byte) ([]hostio.Capture, bool) {
 
 // withStatusFiles applies a saved output's optional <name>.stderr and
 // <name>.exit files (in dir) to its capture; an output that is the error
-// the command printed makes it failed.
+// the command printed makes it failed, and so does a non-zero exit status
+// unless it is the command's answer (collect.ApplyExit).
 func withStatusFiles(c hostio.Capture, files map[string][]byte, dir, n string) hostio.Capture {
 	if msg, failed := commandError(c.Stdout); failed {
 		c.Status, c.Error, c.Stderr, c.Stdout = hostio.StatusFailed, msg, c.Stdout, ""
@@ -300,9 +301,11 @@ func withStatusFiles(c hostio.Capture, files map[string][]byte, dir, n string) h
 		if b, ok := files[ex]; ok {
 			var code int
 			if _, err := fmt.Sscanf(strings.TrimSpace(string(b)), "%d", &code); err == nil && code != 0 {
+				// What the exit status means is the collector's reading:
+				// a probe without a reply (vmkping exits 1), a guest
+				// tool's answer, a host without the subject are results.
 				c.ExitCode = code
-				c.Status = hostio.StatusFailed
-				c.Error = fmt.Sprintf("exit status %d", code)
+				collect.ApplyExit(&c)
 			}
 			break
 		}
