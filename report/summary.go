@@ -123,6 +123,11 @@ func (h *Host) addSeverity(sev checks.Severity, root bool) {
 func rootCounts(problems, rc SeverityCounts, consequences int) string {
 	n := problems.Critical + problems.Warning + problems.Info
 	if n == 0 {
+		if consequences > 0 {
+			// Its findings follow from a root cause another host or
+			// guest shows (a path blocked at a hop both hosts cross).
+			return plural(consequences, "consequence", "consequences") + " of a root cause shown under another host"
+		}
 		return "no findings"
 	}
 	out := counts(problems.Critical, problems.Warning, problems.Info)
