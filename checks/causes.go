@@ -186,112 +186,24 @@ var hcaCauses = []string{"NO_RDMA_DEVICE", "RDMA_UPLINK_NOT_ON_DVS", "RDMA_DEVIC
 // the cause's severity is the rule's judgement of how much the problem
 // matters, e.g. NO_RDMA_DEVICE is info when no peer host runs PVRDMA).
 func linkCauses(fleet *facts.Fleet, paths *facts.DataPath, fs []Finding) {
-	type hostIdx map[string][]int // rule -> indexes of failing findings
-	byHost := map[string]hostIdx{}
-	for i, f := range fs {
-		if f.Status != StatusFail || f.Suppressed {
-			continue
-		}
-		if byHost[f.Host] == nil {
-			byHost[f.Host] = hostIdx{}
-		}
-		byHost[f.Host][f.RuleID] = append(byHost[f.Host][f.RuleID], i)
-	}
-	host := func(name string) *facts.Host {
-		if fleet == nil {
-			return nil
-		}
+	hosts := map[string]*facts.Host{}
+	if fleet != nil {
 		for i := range fleet.Hosts {
-			if fleet.Hosts[i].Host == name {
-				return &fleet.Hosts[i]
+			if _, dup := hosts[fleet.Hosts[i].Host]; !dup {
+				hosts[fleet.Hosts[i].Host] = &fleet.Hosts[i] // the first of a name, as before
 			}
 		}
-		return nil
 	}
 	causeOf := func(i int) *Cause {
 		f := fs[i]
 		return &Cause{RuleID: f.RuleID, Host: f.Host, Subject: f.Subject}
 	}
-	for name, idx := range byHost {
-		h := host(name)
-		var hp *facts.HostPath
-		if h != nil {
-			hp = paths.For(h)
+	for name, idx := range failingByHost(fs) {
+		l := hostLinks{h: hosts[name], idx: idx, fs: fs, causeOf: causeOf}
+		if l.h != nil {
+			l.hp = paths.For(l.h)
 		}
-		// The HCA root: the first rule of hcaCauses that fired on the host
-		// about a device PVRDMA uses (an info RDMA_DEVICE_DOWN or
-		// ROCE_NOT_SUPPORTED is about a device it does not use), when no
-		// device the adapters could bind to is left.
-		hca := -1
-		for _, rule := range hcaCauses {
-			for _, i := range idx[rule] {
-				if (rule == "RDMA_DEVICE_DOWN" || rule == "ROCE_NOT_SUPPORTED") && fs[i].Severity == Info {
-					continue
-				}
-				hca = i
-				break
-			}
-			if hca >= 0 {
-				break
-			}
-		}
-		if hca >= 0 && (hp == nil || !bindable(hp, fs, idx["ROCE_NOT_SUPPORTED"])) {
-			for _, rule := range []string{"TCP_FALLBACK", "PHYSICAL_HCA_UNAVAILABLE"} {
-				for _, i := range idx[rule] {
-					// A TCP_FALLBACK on a host where vsish shows an adapter
-					// bound to an HCA reports that the sources disagree,
-					// not a fallback: nothing follows from the device.
-					if rule == "TCP_FALLBACK" && h != nil && anyHCA(h) {
-						continue
-					}
-					fs[i].CausedBy = causeOf(hca)
-				}
-			}
-		}
-		// RDMA errors on a device whose uplink has no lossless configuration.
-		for _, i := range idx["RDMA_ERRORS"] {
-			for _, j := range idx["PFC_DISABLED"] {
-				if h != nil && pairedUplink(h, fs[i].Subject) == fs[j].Subject {
-					fs[i].CausedBy = causeOf(j)
-				}
-			}
-		}
-		// An Active MTU above what the path proved: the blocked pair that
-		// measured (or bounded) the path MTU the adapter is above.
-		for _, i := range idx["ACTIVE_MTU_ABOVE_PATH"] {
-			if h != nil {
-				if j := blockedPairBelow(h, hp, fs, idx["PATH_MTU_BLOCKED"], fs[i].Subject); j >= 0 {
-					fs[i].CausedBy = causeOf(j)
-				}
-			}
-		}
-		linkVMCauses(fs, idx, hp, causeOf)
-		// No RDMA device on a host whose PVRDMA uplink's RDMA driver does
-		// not run (not loaded, Intel's parameter off, ENS): the driver
-		// layer is the root (an information finding is about a NIC
-		// PVRDMA does not use).
-		for _, i := range idx["NO_RDMA_DEVICE"] {
-			for _, rule := range []string{"INTEL_ENS_ACTIVE", "RDMA_DRIVER_NOT_LOADED", "INTEL_RDMA_DISABLED"} {
-				for _, j := range idx[rule] {
-					if fs[i].CausedBy == nil && fs[j].Severity != Info {
-						fs[i].CausedBy = causeOf(j)
-					}
-				}
-			}
-		}
-		// An ESXi release without PVRDMA explains the host's other findings.
-		if v := idx["ESXI_VERSION_UNSUPPORTED"]; len(v) > 0 {
-			for rule, is := range idx {
-				if CauseWhy("ESXI_VERSION_UNSUPPORTED", rule) == "" {
-					continue
-				}
-				for _, i := range is {
-					if fs[i].CausedBy == nil {
-						fs[i].CausedBy = causeOf(v[0])
-					}
-				}
-			}
-		}
+		l.link()
 	}
 	// Blocked paths that cross the same hop: one root, the rest under it.
 	linkSameHop(paths, fs)
@@ -299,9 +211,147 @@ func linkCauses(fleet *facts.Fleet, paths *facts.DataPath, fs []Finding) {
 	linkPeersWithoutRDMA(fleet, paths, fs)
 	// Guest findings and the host findings of the same adapter.
 	linkGuestCauses(fleet, fs)
-	// Only declared edges link (never an invented cause); then severity
-	// along the links (chains are at most three deep; iterate to a fixed
-	// point anyway).
+	settleCauses(fs)
+}
+
+// failingByHost indexes the failing, unsuppressed findings: host -> rule
+// -> their indexes in fs.
+func failingByHost(fs []Finding) map[string]map[string][]int {
+	byHost := map[string]map[string][]int{}
+	for i, f := range fs {
+		if f.Status != StatusFail || f.Suppressed {
+			continue
+		}
+		if byHost[f.Host] == nil {
+			byHost[f.Host] = map[string][]int{}
+		}
+		byHost[f.Host][f.RuleID] = append(byHost[f.Host][f.RuleID], i)
+	}
+	return byHost
+}
+
+// hostLinks links the findings of one host to their causes on it.
+type hostLinks struct {
+	h       *facts.Host // nil when the host has no facts
+	hp      *facts.HostPath
+	idx     map[string][]int // rule -> indexes of its failing findings
+	fs      []Finding
+	causeOf func(int) *Cause
+}
+
+func (l hostLinks) link() {
+	l.hcaRoot()
+	l.errorsToPFC()
+	l.mtuAbovePath()
+	linkVMCauses(l.fs, l.idx, l.hp, l.causeOf)
+	l.noDeviceToDriver()
+	l.unsupportedESXi()
+}
+
+// hcaRoot: the first rule of hcaCauses that fired on the host about a
+// device PVRDMA uses (an info RDMA_DEVICE_DOWN or ROCE_NOT_SUPPORTED is
+// about a device it does not use), when no device the adapters could bind
+// to is left, is the cause of its TCP_FALLBACK and
+// PHYSICAL_HCA_UNAVAILABLE.
+func (l hostLinks) hcaRoot() {
+	fs, idx := l.fs, l.idx
+	hca := -1
+	for _, rule := range hcaCauses {
+		for _, i := range idx[rule] {
+			if (rule == "RDMA_DEVICE_DOWN" || rule == "ROCE_NOT_SUPPORTED") && fs[i].Severity == Info {
+				continue
+			}
+			hca = i
+			break
+		}
+		if hca >= 0 {
+			break
+		}
+	}
+	if hca < 0 || (l.hp != nil && bindable(l.hp, fs, idx["ROCE_NOT_SUPPORTED"])) {
+		return
+	}
+	for _, rule := range []string{"TCP_FALLBACK", "PHYSICAL_HCA_UNAVAILABLE"} {
+		for _, i := range idx[rule] {
+			// A TCP_FALLBACK on a host where vsish shows an adapter
+			// bound to an HCA reports that the sources disagree, not a
+			// fallback: nothing follows from the device.
+			if rule == "TCP_FALLBACK" && l.h != nil && anyHCA(l.h) {
+				continue
+			}
+			fs[i].CausedBy = l.causeOf(hca)
+		}
+	}
+}
+
+// errorsToPFC: RDMA errors on a device whose uplink has no lossless
+// configuration.
+func (l hostLinks) errorsToPFC() {
+	if l.h == nil {
+		return
+	}
+	for _, i := range l.idx["RDMA_ERRORS"] {
+		for _, j := range l.idx["PFC_DISABLED"] {
+			if pairedUplink(l.h, l.fs[i].Subject) == l.fs[j].Subject {
+				l.fs[i].CausedBy = l.causeOf(j)
+			}
+		}
+	}
+}
+
+// mtuAbovePath: an Active MTU above what the path proved is caused by
+// the blocked pair that measured (or bounded) the path MTU the adapter is
+// above.
+func (l hostLinks) mtuAbovePath() {
+	if l.h == nil {
+		return
+	}
+	for _, i := range l.idx["ACTIVE_MTU_ABOVE_PATH"] {
+		if j := blockedPairBelow(l.h, l.hp, l.fs, l.idx["PATH_MTU_BLOCKED"], l.fs[i].Subject); j >= 0 {
+			l.fs[i].CausedBy = l.causeOf(j)
+		}
+	}
+}
+
+// noDeviceToDriver: no RDMA device on a host whose PVRDMA uplink's RDMA
+// driver does not run (not loaded, Intel's parameter off, ENS): the
+// driver layer is the root (an information finding is about a NIC PVRDMA
+// does not use).
+func (l hostLinks) noDeviceToDriver() {
+	for _, i := range l.idx["NO_RDMA_DEVICE"] {
+		for _, rule := range []string{"INTEL_ENS_ACTIVE", "RDMA_DRIVER_NOT_LOADED", "INTEL_RDMA_DISABLED"} {
+			for _, j := range l.idx[rule] {
+				if l.fs[i].CausedBy == nil && l.fs[j].Severity != Info {
+					l.fs[i].CausedBy = l.causeOf(j)
+				}
+			}
+		}
+	}
+}
+
+// unsupportedESXi: an ESXi release without PVRDMA explains the host's
+// other findings.
+func (l hostLinks) unsupportedESXi() {
+	v := l.idx["ESXI_VERSION_UNSUPPORTED"]
+	if len(v) == 0 {
+		return
+	}
+	for rule, is := range l.idx {
+		if CauseWhy("ESXI_VERSION_UNSUPPORTED", rule) == "" {
+			continue
+		}
+		for _, i := range is {
+			if l.fs[i].CausedBy == nil {
+				l.fs[i].CausedBy = l.causeOf(v[0])
+			}
+		}
+	}
+}
+
+// settleCauses keeps only declared edges (never an invented cause), then
+// makes severity consistent along the links (chains are at most three
+// deep; iterate to a fixed point anyway).
+func settleCauses(fs []Finding) {
 	key := map[string]int{}
 	for i, f := range fs {
 		if f.Status == StatusFail {
