@@ -35,7 +35,7 @@ fuzz:
 	@./scripts/fuzz.sh $(FUZZTIME)
 
 bench:
-	$(GO) test -run "^$$" -bench . -benchmem ./parse/... ./checks/... ./tui/... ./bundle/...
+	$(GO) test -run "^$$" -bench . -benchmem ./parse/... ./checks/... ./tui/... ./internal/bundle/...
 
 # Scan speed against real OpenSSH hosts, side by side with a sequential
 # ssh loop, parallel-ssh and ansible, plus the lab scaling series; writes

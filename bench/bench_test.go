@@ -20,8 +20,8 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/fixtures/lab"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/report"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/sshrun"
-	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
 const fleetSize = 1000

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/report"
 )
 
 // The cause tree and the fix plan on the host and finding screens.

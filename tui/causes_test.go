@@ -7,7 +7,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
-	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/report"
 )
 
 // The host screen draws a consequence under its cause and previews the

@@ -14,9 +14,9 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/report"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
-	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
 // The test fleet is built by hand (results, facts and findings), so the

@@ -16,8 +16,8 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/report"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
-	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
 // pathRun is a scan of a lab whose esx03's switch port carries only 1500

@@ -1,7 +1,7 @@
 package tui
 
 import (
-	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/report"
 )
 
 // Guests in the TUI: a scanned Linux guest is a row of the overview like a

@@ -10,7 +10,7 @@ import (
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
-	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/report"
 )
 
 // matrixPage is the measured path matrix of the fleet: hosts x hosts (row:

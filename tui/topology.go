@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
-	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/report"
 )
 
 // Marks on the topology: where the path is fine, questionable, broken.

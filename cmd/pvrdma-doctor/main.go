@@ -4,7 +4,7 @@ package main
 import (
 	"os"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/internal/cli"
+	"github.com/pvrdma-doctor/pvrdma-doctor/cmd/pvrdma-doctor/internal/cli"
 )
 
 func main() { os.Exit(cli.Main()) }

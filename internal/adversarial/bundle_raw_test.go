@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/analysis"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/offline"
-	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/report"
 )
 
 // A bundle keeps the raw bytes of every output, hostile ones included:

@@ -23,9 +23,9 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/offline"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/report"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/textsafe"
-	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 	"github.com/pvrdma-doctor/pvrdma-doctor/tui"
 )
 

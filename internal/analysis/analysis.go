@@ -12,7 +12,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/config"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
-	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/report"
 )
 
 // Analysis is one run of the pipeline over a set of host results.

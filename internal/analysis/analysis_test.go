@@ -7,7 +7,7 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/config"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
-	"github.com/pvrdma-doctor/pvrdma-doctor/report"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/report"
 )
 
 func countRule(a *analysis.Analysis, rule, host string) int {

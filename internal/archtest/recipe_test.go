@@ -292,8 +292,8 @@ func TestRecipeNewCommandAndRule(t *testing.T) {
 // suites, which read the catalogue only through these.
 var affected = []string{
 	"./parse/...", "./internal/catalog/...", "./internal/facts/...", "./checks/...", "./collect/...", "./fixtures",
-	"./fixtures/lab/...", "./fixtures/vclab/...", "./internal/analysis/...", "./report/...", "./bundle/...", "./internal/offline/...",
-	"./internal/diff/...", "./internal/redact/...", "./internal/cli/...", "./tui/...", "./vcenter/...", "./internal/archtest/...",
+	"./fixtures/lab/...", "./fixtures/vclab/...", "./internal/analysis/...", "./internal/report/...", "./internal/bundle/...", "./internal/offline/...",
+	"./internal/diff/...", "./internal/redact/...", "./cmd/pvrdma-doctor/internal/cli/...", "./tui/...", "./collect/vcenter/...", "./internal/archtest/...",
 }
 
 // copyTree copies the files git knows (tracked, and untracked but not

@@ -16,7 +16,7 @@ func TestNoSSHBelowTheTransport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	pkgs := []string{"./internal/hostio", "./internal/catalog", "./collect", "./parse", "./internal/facts", "./checks", "./report", "./internal/analysis"}
+	pkgs := []string{"./internal/hostio", "./internal/catalog", "./collect", "./parse", "./internal/facts", "./checks", "./internal/report", "./internal/analysis"}
 	for _, dep := range deps(t, pkgs...) {
 		if strings.HasPrefix(dep, "golang.org/x/crypto/ssh") || strings.HasSuffix(dep, "/sshrun") {
 			t.Errorf("%s depends on %s: only sshrun (and cli) may import the SSH stack", strings.Join(pkgs, " "), dep)
@@ -34,7 +34,7 @@ func TestRulesReadFactsNotTheCollector(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	pkgs := []string{"./checks", "./internal/facts", "./report"}
+	pkgs := []string{"./checks", "./internal/facts", "./internal/report"}
 	for _, dep := range deps(t, pkgs...) {
 		if strings.HasSuffix(dep, "pvrdma-doctor/collect") || strings.HasSuffix(dep, "/sshrun") {
 			t.Errorf("%s depends on %s", strings.Join(pkgs, " "), dep)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 

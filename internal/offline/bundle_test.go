@@ -17,16 +17,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/redact"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/report"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/testutil"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
-	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
 const mixedDir = "../../fixtures/scenarios/mixed"

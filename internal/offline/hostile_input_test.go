@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/bundle"
 )
 
 // The bundle-input part of the adversarial campaign (issue 17): archives

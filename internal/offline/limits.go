@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 

@@ -18,8 +18,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/bundle"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
 

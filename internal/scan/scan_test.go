@@ -19,8 +19,8 @@ import (
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/analysis"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/config"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/report"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/scan"
-	"github.com/pvrdma-doctor/pvrdma-doctor/report"
 )
 
 func scenario(t *testing.T, name string) (*fixtures.Scenario, []hostio.Target) {
