@@ -51,9 +51,17 @@ func needSSHD(t *testing.T) {
 	}
 }
 
+// repoRoot is the module's root: the nearest folder above this file that
+// holds go.mod (however deep the package sits).
 func repoRoot(t *testing.T) string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Dir(filepath.Dir(filepath.Dir(file)))
+	for d := filepath.Dir(file); d != filepath.Dir(d); d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+	}
+	t.Fatalf("no go.mod above %s", file)
+	return ""
 }
 
 // world makes a directory every user can read and enter (the throwaway
