@@ -226,7 +226,11 @@ func TestEveryParserIsLinear(t *testing.T) {
 			if d := time.Since(start); d > 5*time.Second {
 				t.Logf("%s, %s: %v", smp.name, f.name, d.Round(time.Millisecond))
 			}
-			if a4 > 6*max(a1, 1<<10) {
+			// A parser that allocates next to nothing for its input (a
+			// wide line it skips) is linear whatever the ratio of two
+			// small, noisy counts: the floor is a quarter of the smaller
+			// input, far below what a quadratic parser allocates.
+			if a4 > 6*max(a1, uint64(len(one)/4)) {
 				t.Errorf("%s, %s: %d bytes allocated for %d bytes of input, %d for %d (%.1fx)",
 					smp.name, f.name, a1, len(one), a4, len(four), float64(a4)/float64(a1))
 			}
