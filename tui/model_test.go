@@ -326,6 +326,26 @@ func TestAnalysisRunsOnceWhenCollectionEnds(t *testing.T) {
 	mustContain(t, screen(m), wrap(m.rep.Verdict, 98)[0])
 }
 
+// q quits while an analysis is running: it never waits for it.
+func TestQuitWhileAnalyzing(t *testing.T) {
+	held := make(chan struct{})
+	defer close(held)
+	m := NewModel(context.Background(), Options{Hosts: []string{"esx01"},
+		Analyze: func(rs []hostio.HostResult) (*reportT, *factsT) { <-held; return testAnalyze(rs) }})
+	res := testResults()
+	if _, c := m.Update(EventMsg{Host: "esx01", Phase: hostio.PhaseDone, Result: &res[0]}); c == nil || !m.analyzing {
+		t.Fatal("no analysis when the collection ended")
+	}
+	// The analysis command is never run here: it stays held.
+	_, cmd := m.Update(tea.KeyPressMsg{Code: 'q', Text: "q"})
+	if cmd == nil {
+		t.Fatal("q gave no command while analyzing")
+	}
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Fatal("q did not quit while analyzing")
+	}
+}
+
 func TestRescanAndBundleUnavailableOffline(t *testing.T) {
 	m := newTestModel(t, 100, 24, nil)
 	press(t, m, "r")
