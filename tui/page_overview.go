@@ -82,6 +82,11 @@ func (p *overviewPage) verdictLines() []string {
 		return []string{" " + stBold.Render(head),
 			" " + stDim.Render("The fleet verdict follows when every host is done; finished hosts can be opened now.")}
 	}
+	if p.s.analyzing || p.s.dirty {
+		// Never a verdict the running analysis may change.
+		return []string{" " + stBold.Render("Analyzing "+plural(len(p.s.rows), "host")+"..."),
+			" " + stDim.Render("The fleet verdict follows when the analysis ends.")}
+	}
 	if p.s.rep == nil {
 		return []string{" " + stBold.Render("Collecting... results appear as hosts finish.")}
 	}

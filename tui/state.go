@@ -126,9 +126,25 @@ func (s *shared) onEvent(ev hostio.Event) tea.Cmd {
 	if ev.Result != nil {
 		res := *ev.Result
 		r.result = &res
+		if s.collecting() {
+			// One analysis when the collection ends, not one per host:
+			// the hosts still being collected would change its verdict.
+			s.dirty = true
+			return nil
+		}
 		return s.requestAnalysis()
 	}
 	return nil
+}
+
+// collecting reports whether a host is still queued or being collected.
+func (s *shared) collecting() bool {
+	for _, r := range s.rows {
+		if r.phase != hostio.PhaseDone && r.phase != hostio.PhaseFailed {
+			return true
+		}
+	}
+	return false
 }
 
 // runAnalysis returns a command that analyzes a snapshot of the results.

@@ -6,6 +6,7 @@ package analysis
 
 import (
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks"
@@ -23,7 +24,15 @@ type Analysis struct {
 	// Suppressed are the findings the config moved out of Checks.
 	Suppressed []checks.Finding
 	Report     *report.Report
+	// Interrupted: Options.Stop closed before every host was analysed;
+	// the hosts not analysed are reported as not collected
+	// (facts.NotAnalysed) and the report's notes say so.
+	Interrupted bool
 }
+
+// InterruptedNote is the report's note when Options.Stop stopped the
+// analysis before every host was analysed.
+const InterruptedNote = "analysis interrupted: hosts not analysed yet are reported as not collected"
 
 // Options are what a run needs besides the captures.
 type Options struct {
@@ -36,15 +45,33 @@ type Options struct {
 	// Logger receives, at debug level, the stack of every panic the
 	// engine recovered (checks.InternalError); nil means slog.Default().
 	Logger *slog.Logger
+	// Stop, once closed, stops the analysis at the next host (a first
+	// Ctrl-C during the analysis): the hosts whose facts were not being
+	// built yet are not analysed. Nil: the analysis runs to its end.
+	Stop <-chan struct{}
+	// BeforeHost, when set, is called as each host's analysis starts (the
+	// tests hold an analysis on an event there).
+	BeforeHost func(host string)
 }
 
 // Run builds the facts, runs the checks, applies the config and builds the
 // report. It reads nothing but its arguments (and the clock, when
 // Meta.Now is zero).
 func Run(results []hostio.HostResult, opts Options) *Analysis {
-	fleet := facts.Build(results)
-	res := checks.Run(&fleet)
+	fleet, skipped := facts.BuildUntil(results, facts.Stop{Stop: opts.Stop, BeforeHost: opts.BeforeHost})
 	meta := opts.Meta
+	if skipped != nil {
+		// The report and the results say what the facts say: the hosts
+		// the interrupt stopped before are not collected.
+		results = slices.Clone(results)
+		for i, skip := range skipped {
+			if skip {
+				results[i] = facts.NotAnalysed(results[i])
+			}
+		}
+		meta.Notes = append(append([]string(nil), meta.Notes...), InterruptedNote)
+	}
+	res := checks.Run(&fleet)
 	if meta.Now.IsZero() {
 		meta.Now = time.Now()
 	}
@@ -56,7 +83,21 @@ func Run(results []hostio.HostResult, opts Options) *Analysis {
 	}
 	rep := report.Build(results, &fleet, res, suppressed, meta)
 	logInternalErrors(opts.Logger, rep.InternalErrors)
-	return &Analysis{Results: results, Fleet: &fleet, Checks: res, Suppressed: suppressed, Report: rep}
+	return &Analysis{Results: results, Fleet: &fleet, Checks: res, Suppressed: suppressed, Report: rep, Interrupted: skipped != nil}
+}
+
+// NoneAnalysed is the analysis of results with no host analysed (a second
+// Ctrl-C before the analysis ended): each host not collected, with
+// facts.NotAnalysedReason; it parses nothing, so it is ready at once.
+func NoneAnalysed(results []hostio.HostResult, opts Options) *Analysis {
+	none := make([]hostio.HostResult, len(results))
+	for i, r := range results {
+		none[i] = facts.NotAnalysed(r)
+	}
+	opts.Stop, opts.BeforeHost = nil, nil
+	a := Run(none, opts)
+	a.Interrupted = true
+	return a
 }
 
 // logInternalErrors writes each recovered panic, with its stack, to the

@@ -3,6 +3,7 @@ package facts
 import (
 	"errors"
 	"reflect"
+	"slices"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
@@ -14,16 +15,72 @@ import (
 // parsed on every CPU at once (each host's facts are its own captures'),
 // then the fleet-wide model is derived.
 func Build(results []hostio.HostResult) Fleet {
+	f, _ := BuildUntil(results, Stop{})
+	return f
+}
+
+// Stop is how an analysis is stopped between hosts (a first Ctrl-C).
+type Stop struct {
+	// Stop, once closed, stops the analysis at the next host: the hosts
+	// not started yet are not analysed (NotAnalysed). Nil: never.
+	Stop <-chan struct{}
+	// BeforeHost, when set, is called as each host's analysis starts,
+	// after Stop was found open (the tests hold an analysis there).
+	BeforeHost func(host string)
+}
+
+func (s Stop) stopped() bool {
+	if s.Stop == nil {
+		return false
+	}
+	select {
+	case <-s.Stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// NotAnalysedReason is the reason given for a host whose analysis the
+// interrupt stopped before it started.
+const NotAnalysedReason = "not analysed: the analysis was interrupted before this host"
+
+// NotAnalysed is hr as a host that was not analysed: no captures, not
+// collected, with NotAnalysedReason (the report counts it as not
+// collected, so the run is incomplete).
+func NotAnalysed(hr hostio.HostResult) hostio.HostResult {
+	return hostio.HostResult{Host: hr.Host, Role: hr.Role, Address: hr.Address, Transport: hr.Transport,
+		Status: hostio.StatusNotCollected, Reason: NotAnalysedReason, Notes: hr.Notes}
+}
+
+// BuildUntil is Build stopped between hosts by s: each host not started
+// when s.Stop closed is built from NotAnalysed(its result) and marked in
+// skipped (nil when every host was analysed).
+func BuildUntil(results []hostio.HostResult, s Stop) (f Fleet, skipped []bool) {
 	hosts := make([]Host, len(results))
 	guests := make([]Guest, len(results))
+	var skip []bool
+	if s.Stop != nil {
+		skip = make([]bool, len(results))
+	}
 	parallel.For(len(results), 4, func(i int) {
-		if results[i].Role == hostio.RoleGuest {
-			guests[i] = BuildGuest(results[i])
+		hr := results[i]
+		if s.stopped() {
+			skip[i] = true
+			hr = NotAnalysed(hr)
+		} else if s.BeforeHost != nil {
+			s.BeforeHost(hr.Host)
+		}
+		if hr.Role == hostio.RoleGuest {
+			guests[i] = BuildGuest(hr)
 			return
 		}
-		hosts[i] = BuildHost(results[i])
+		hosts[i] = BuildHost(hr)
 	})
-	f := Fleet{Hosts: make([]Host, 0, len(results))}
+	if slices.Contains(skip, true) {
+		skipped = skip
+	}
+	f = Fleet{Hosts: make([]Host, 0, len(results))}
 	for i, hr := range results {
 		if hr.Role == hostio.RoleGuest {
 			f.Guests = append(f.Guests, guests[i])
@@ -33,7 +90,7 @@ func Build(results []hostio.HostResult) Fleet {
 	}
 	f.path = newDataPath(&f)
 	f.LinkGuests()
-	return f
+	return f, skipped
 }
 
 // BuildHost parses every capture of one host. Each capture is recorded as a

@@ -10,6 +10,7 @@ package scan
 
 import (
 	"context"
+	"errors"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/collect"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/analysis"
@@ -95,7 +96,10 @@ func Run(ctx context.Context, o Options) *Outcome {
 	if o.BeforeAnalysis != nil {
 		o.BeforeAnalysis(results)
 	}
-	a := analysis.Run(results, aopts)
+	a, aborted := analyse(ctx, results, aopts, o.Collect.Abort)
+	if a.Interrupted {
+		out.Interrupted = true
+	}
 	out.Verdict, out.Analysis, out.Report = a.Report.Verdict, a, a.Report
 	if o.Export != nil {
 		out.ExportErr = o.Export(a)
@@ -106,6 +110,12 @@ func Run(ctx context.Context, o Options) *Outcome {
 	if o.Bundle == nil || out.ExportErr != nil {
 		return out
 	}
+	if aborted {
+		// The abandoned analysis may still read the results the bundle
+		// would redact in place: no bundle.
+		out.BundleErr = ErrAborted
+		return out
+	}
 	// The report is out: only the bundle needs the results now, and the
 	// analysis can go (it holds pieces of the outputs).
 	out.Analysis = nil
@@ -114,6 +124,44 @@ func Run(ctx context.Context, o Options) *Outcome {
 	}
 	out.BundleErr = o.Bundle(ctx, results, aopts)
 	return out
+}
+
+// ErrAborted is the bundle's error when a second signal ended the run
+// before the analysis did: nothing is written.
+var ErrAborted = errors.New("not written: interrupted before the analysis ended")
+
+// AbortedNote is the report's note when a second signal ended the run
+// before the analysis did: the report lists the hosts, none analysed.
+const AbortedNote = "analysis interrupted again: no host was analysed; run the scan again, or analyze its saved outputs, for findings"
+
+// analyse runs the analysis of results. A first signal during the
+// analysis (ctx ending, when it had not ended during the collection)
+// stops it at the next host: the report says what was analysed and that
+// the analysis was interrupted. A second (abort) returns at once with
+// the report that is ready: none is, so every host is reported not
+// analysed (aborted true; the abandoned analysis still reads results).
+func analyse(ctx context.Context, results []hostio.HostResult, aopts analysis.Options, abort <-chan struct{}) (a *analysis.Analysis, aborted bool) {
+	if ctx.Err() == nil {
+		aopts.Stop = ctx.Done()
+	}
+	if abort == nil {
+		return analysis.Run(results, aopts), false
+	}
+	done := make(chan *analysis.Analysis, 1)
+	go func() { done <- analysis.Run(results, aopts) }()
+	select {
+	case a := <-done:
+		return a, false
+	case <-abort:
+	}
+	select {
+	case a := <-done:
+		// Ready at the same moment: the report that is ready is this one.
+		return a, false
+	default:
+	}
+	aopts.Meta.Notes = append(append([]string(nil), aopts.Meta.Notes...), AbortedNote)
+	return analysis.NoneAnalysed(results, aopts), true
 }
 
 // Collect runs the staged collector on targets: the one call of

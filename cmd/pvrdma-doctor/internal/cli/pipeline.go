@@ -191,7 +191,7 @@ func (p *Pipeline) exitOf(out *scan.Outcome) error {
 		return WithExitCode(ExitError, out.ExportErr)
 	}
 	if berr := out.BundleErr; berr != nil {
-		if errors.Is(berr, bundle.ErrAborted) {
+		if errors.Is(berr, bundle.ErrAborted) || errors.Is(berr, scan.ErrAborted) {
 			return WithExitCode(ExitIncomplete, berr)
 		}
 		return WithExitCode(ExitError, berr)
