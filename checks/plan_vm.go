@@ -88,18 +88,20 @@ func planVMGuestOS(p *planner, f Finding) {
 		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return
 	}
-	fam := "unknown"
+	fam, id := "unknown", ""
 	for _, c := range v.Configs {
 		if c.GuestOS != "" {
-			fam = guestFamily(c.GuestOS)
+			fam, id = guestFamily(c.GuestOS), c.GuestOS
 			break
 		}
 	}
 	if fam == "unknown" {
-		p.vmAction(f, plan.VMSetGuestOS{}, true)
+		p.vmAction(f, plan.VMSetGuestOS{Value: linux64GuestID(id)}, true)
 		return
 	}
-	p.vmAction(f, plan.VMReplaceAdapter{Adapter: pvrdmaAdapter(v)}, true)
+	a := pvrdmaAdapter(v)
+	vc, _ := vcenterAdapter(v, a)
+	p.vmAction(f, plan.VMReplaceAdapter{Adapter: a, Device: vc.Device, Portgroup: vc.Network}, true)
 }
 
 func planVMNetwork(p *planner, f Finding) {
@@ -107,7 +109,14 @@ func planVMNetwork(p *planner, f Finding) {
 	if p.path != nil && p.path.Switch != nil {
 		sw = p.path.Switch.Name
 	}
-	p.vmAction(f, plan.VMSetNetwork{Adapter: adapterOfSubject(f.Subject), Switch: sw}, true)
+	p.vmSetNetwork(f, sw)
+}
+
+// vmSetNetwork puts f's adapter on sw's PVRDMA port group.
+func (p *planner) vmSetNetwork(f Finding, sw string) {
+	a := adapterOfSubject(f.Subject)
+	v, _ := p.viewOf(f)
+	p.vmAction(f, plan.VMSetNetwork{Adapter: a, Switch: sw, Device: govcDeviceOf(v, a), Portgroup: p.pvrdmaPortgroup(sw)}, true)
 }
 
 func planVMPeersDVS(p *planner, f Finding) {
@@ -115,12 +124,14 @@ func planVMPeersDVS(p *planner, f Finding) {
 	if p.path != nil && p.path.Switch != nil {
 		sw = p.path.Switch.Name
 	}
-	p.vmAction(f, plan.VMSetNetwork{Adapter: adapterOfSubject(f.Subject), Switch: sw}, true)
+	p.vmSetNetwork(f, sw)
 }
 
 // planVMConnect: connecting an adapter needs no power cycle.
 func planVMConnect(p *planner, f Finding) {
-	p.vmAction(f, plan.VMConnectAdapter{Adapter: adapterOfSubject(f.Subject)}, false)
+	a := adapterOfSubject(f.Subject)
+	v, _ := p.viewOf(f)
+	p.vmAction(f, plan.VMConnectAdapter{Adapter: a, Device: govcDeviceOf(v, a)}, false)
 }
 
 // planVMProtocol: the adapter speaks the RoCE version the host's device

@@ -70,7 +70,12 @@ type VCenterAdapter struct {
 	Label string `json:"label"`
 	// Type is the device type: "vrdma" (VirtualVmxnet3Vrdma), "vmxnet3",
 	// "e1000e", "e1000", "pcnet32", "sriov".
-	Type           string `json:"type"`
+	Type string `json:"type"`
+	// Device is govc's name of the adapter (govmomi's
+	// object.VirtualDeviceList.Name: "ethernet-" and the card's unit
+	// number less 7, not the .vmx's ethernetN), as the vCenter source
+	// computed it; "" in captures made before it did.
+	Device         string `json:"device,omitempty"`
 	Key            int32  `json:"key,omitempty"`
 	MAC            string `json:"macAddress,omitempty"`
 	Connected      *bool  `json:"connectable.connected,omitempty"`
@@ -359,7 +364,7 @@ func VCenterVMConfig(text string) ([]VMConfig, error) {
 		}
 		c.Refs = vcenterVMRefs(vm, ref)
 		for _, a := range vm.Adapters {
-			ad := VMAdapter{Label: a.Label, Type: a.Type, MAC: a.MAC, Network: a.Network, DVSUUID: a.DVSUUID,
+			ad := VMAdapter{Label: a.Label, Type: a.Type, Device: a.Device, MAC: a.MAC, Network: a.Network, DVSUUID: a.DVSUUID,
 				DVSName: a.DVSName, PortgroupKey: a.PortgroupKey, DeviceProtocol: a.DeviceProtocol,
 				Ref: idx.next(&pos, `{"label":`+jsonString(a.Label))}
 			if a.Connected != nil {

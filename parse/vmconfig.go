@@ -81,7 +81,10 @@ type VMAdapter struct {
 	// Type is the virtual device: "vrdma" (VirtualVmxnet3Vrdma),
 	// "vmxnet3", "e1000e", ...
 	Type string `json:"type"`
-	MAC  string `json:"mac,omitempty"`
+	// Device is the adapter's name in govc commands (vCenter only: the
+	// device list's name, "ethernet-0"); "" when no source gives it.
+	Device string `json:"device,omitempty"`
+	MAC    string `json:"mac,omitempty"`
 	// Connected is the runtime state (vCenter only); StartConnected is
 	// "connect at power on".
 	Connected         bool `json:"connected,omitempty"`

@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode"
 
@@ -85,16 +84,16 @@ func orPlaceholder(v, placeholder string) string {
 	return v
 }
 
-// adapterDevice is govc's device name of a VM adapter label
-// ("ethernet1" -> "ethernet-1").
-func adapterDevice(label string) string {
-	if n, ok := strings.CutPrefix(label, "ethernet"); ok && n != "" {
-		if _, err := strconv.Atoi(n); err == nil {
-			return "ethernet-" + n
-		}
-	}
-	return "ethernet-N"
-}
+// govcDevice is a VM adapter's device name in a govc command: the name
+// vCenter's device list gives it (govc names an ethernet card
+// "ethernet-" and its unit number less 7, which the .vmx's ethernetN does
+// not give), else the placeholder DEVICE_NAME (`govc device.ls -vm VM`
+// lists the names).
+func govcDevice(name string) string { return ShellArg(name, "DEVICE_NAME") }
+
+// govcPortgroup is a port group in govc's -net, else the placeholder
+// PORTGROUP.
+func govcPortgroup(name string) string { return ShellArg(name, "PORTGROUP") }
 
 // SettingsText is "a=1 b=2".
 func SettingsText(set []Setting) string {

@@ -84,8 +84,8 @@ func (a VMUpgradeHardware) Reads(string) Reads {
 	return Reads{Verify: vmxVerify(a.Config, a.VM, "hardware version "+a.Version+" or later", vmxLine("virtualHW.version", atLeastRE(n)))}
 }
 
-// VMSetGuestOS sets a VM's guest OS type (Value: the guest ID, "" for the
-// admin to choose).
+// VMSetGuestOS sets a VM's guest OS type (Value: the guest ID the data
+// gives, "" for the admin to choose: GUEST_ID).
 type VMSetGuestOS struct {
 	VM     string `json:"vm,omitempty"`
 	Value  string `json:"value,omitempty"`
@@ -105,8 +105,16 @@ func (a VMSetGuestOS) TargetVM() string              { return a.VM }
 func (a VMSetGuestOS) ForVM(vm, config string) Value { a.VM, a.Config = vm, config; return a }
 
 func (a VMSetGuestOS) Words(host string) Words {
-	return Words{On: "vcenter", Pause: true, Text: fmt.Sprintf("Set %s's guest OS type to its 64-bit Linux distribution (Edit Settings > VM Options > Guest OS).", a.VM),
+	return Words{On: "vcenter", Pause: true, Text: guestOSText(a),
 		Command: "govc vm.change -vm " + govcVM(a.VM) + " -g " + ShellArg(a.Value, "GUEST_ID"), Sets: sets(a.VM+" on "+host+": guest OS type", "64-bit Linux")}
+}
+
+// guestOSText names the guest ID the command sets, or asks for one.
+func guestOSText(a VMSetGuestOS) string {
+	if a.Value == "" || !Showable(a.Value) {
+		return fmt.Sprintf("Set %s's guest OS type to its 64-bit Linux distribution (Edit Settings > VM Options > Guest OS).", a.VM)
+	}
+	return fmt.Sprintf("Set %s's guest OS type to %s, or to its 64-bit Linux distribution's own type (Edit Settings > VM Options > Guest OS).", a.VM, a.Value)
 }
 
 func (a VMSetGuestOS) Reads(string) Reads {
@@ -115,10 +123,16 @@ func (a VMSetGuestOS) Reads(string) Reads {
 }
 
 // VMReplaceAdapter replaces a VM's PVRDMA adapter by a VMXNET3 one.
+//
+// Device is the adapter's name in govc (vCenter's device list:
+// "ethernet-0"), Portgroup the port group it is on (vCenter's data); each
+// "" when no source gives it (the command then has a placeholder).
 type VMReplaceAdapter struct {
-	VM      string `json:"vm,omitempty"`
-	Adapter string `json:"adapter,omitempty"`
-	Config  string `json:"config,omitempty"`
+	VM        string `json:"vm,omitempty"`
+	Adapter   string `json:"adapter,omitempty"`
+	Device    string `json:"device,omitempty"`
+	Portgroup string `json:"portgroup,omitempty"`
+	Config    string `json:"config,omitempty"`
 }
 
 const KindVMReplaceAdapter Kind = "vm_replace_adapter"
@@ -136,8 +150,8 @@ func (a VMReplaceAdapter) ForVM(vm, config string) Value { a.VM, a.Config = vm, 
 func (a VMReplaceAdapter) Words(host string) Words {
 	return Words{On: "vcenter", Pause: true, Text: fmt.Sprintf("PVRDMA has no driver for %s's guest: replace its PVRDMA adapter %s by a VMXNET3 adapter on the same port "+
 		"group (Edit Settings), or run the RDMA workload in a 64-bit Linux VM instead.", a.VM, a.Adapter),
-		Command: fmt.Sprintf("govc device.remove -vm %s %s && govc vm.network.add -vm %s -net PORTGROUP -net.adapter vmxnet3",
-			govcVM(a.VM), adapterDevice(a.Adapter), govcVM(a.VM)),
+		Command: fmt.Sprintf("govc device.remove -vm %s %s && govc vm.network.add -vm %s -net %s -net.adapter vmxnet3",
+			govcVM(a.VM), govcDevice(a.Device), govcVM(a.VM), govcPortgroup(a.Portgroup)),
 		Sets: sets(a.VM+" on "+host+": "+a.Adapter, "vmxnet3")}
 }
 
@@ -145,12 +159,16 @@ func (a VMReplaceAdapter) Reads(string) Reads {
 	return Reads{Verify: vmxVerify(a.Config, a.VM, a.Adapter+" is VMXNET3", vmxLine(a.Adapter+".virtualDev", "vmxnet3"))}
 }
 
-// VMSetNetwork puts a VM's adapter on a distributed port group of Switch.
+// VMSetNetwork puts a VM's adapter on a distributed port group of Switch:
+// Portgroup, the one vCenter shows its PVRDMA adapters on ("" when the
+// data names none, or several). Device is the adapter's name in govc.
 type VMSetNetwork struct {
-	VM      string `json:"vm,omitempty"`
-	Switch  string `json:"switch,omitempty"`
-	Adapter string `json:"adapter,omitempty"`
-	Config  string `json:"config,omitempty"`
+	VM        string `json:"vm,omitempty"`
+	Switch    string `json:"switch,omitempty"`
+	Adapter   string `json:"adapter,omitempty"`
+	Device    string `json:"device,omitempty"`
+	Portgroup string `json:"portgroup,omitempty"`
+	Config    string `json:"config,omitempty"`
 }
 
 const KindVMSetNetwork Kind = "vm_set_network"
@@ -166,8 +184,13 @@ func (a VMSetNetwork) TargetVM() string              { return a.VM }
 func (a VMSetNetwork) ForVM(vm, config string) Value { a.VM, a.Config = vm, config; return a }
 
 func (a VMSetNetwork) Words(host string) Words {
-	return Words{On: "vcenter", Pause: true, Text: fmt.Sprintf("On %s: Edit Settings > %s (the PVRDMA adapter) > Browse: a distributed port group of %s.", a.VM, a.Adapter, a.Switch),
-		Command: fmt.Sprintf("govc vm.network.change -vm %s -net PORTGROUP %s", govcVM(a.VM), adapterDevice(a.Adapter)),
+	text := fmt.Sprintf("On %s: Edit Settings > %s (the PVRDMA adapter) > Browse: a distributed port group of %s.", a.VM, a.Adapter, a.Switch)
+	if a.Portgroup != "" && Showable(a.Portgroup) {
+		text = fmt.Sprintf("On %s: Edit Settings > %s (the PVRDMA adapter) > Browse: %s, the distributed port group of %s the PVRDMA adapters use.",
+			a.VM, a.Adapter, a.Portgroup, a.Switch)
+	}
+	return Words{On: "vcenter", Pause: true, Text: text,
+		Command: fmt.Sprintf("govc vm.network.change -vm %s -net %s %s", govcVM(a.VM), govcPortgroup(a.Portgroup), govcDevice(a.Device)),
 		Sets:    sets(a.VM+" ("+a.Adapter+") on "+host+": backing", a.Switch)}
 }
 
@@ -176,9 +199,11 @@ func (a VMSetNetwork) Reads(string) Reads {
 }
 
 // VMConnectAdapter connects a VM's adapter, and at power-on.
+// Device is the adapter's name in govc ("" when no source gives it).
 type VMConnectAdapter struct {
 	VM      string `json:"vm,omitempty"`
 	Adapter string `json:"adapter,omitempty"`
+	Device  string `json:"device,omitempty"`
 	Config  string `json:"config,omitempty"`
 }
 
@@ -196,7 +221,7 @@ func (a VMConnectAdapter) ForVM(vm, config string) Value { a.VM, a.Config = vm, 
 
 func (a VMConnectAdapter) Words(host string) Words {
 	return Words{On: "vcenter", Pause: true, Text: fmt.Sprintf("On %s: Edit Settings > %s (the PVRDMA adapter): check Connected and Connect At Power On.", a.VM, a.Adapter),
-		Command: fmt.Sprintf("govc device.connect -vm %s %s", govcVM(a.VM), adapterDevice(a.Adapter)),
+		Command: fmt.Sprintf("govc device.connect -vm %s %s", govcVM(a.VM), govcDevice(a.Device)),
 		Sets:    sets(a.VM+" ("+a.Adapter+") on "+host+": connected at power on", "yes")}
 }
 

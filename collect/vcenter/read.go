@@ -288,6 +288,8 @@ func (inv *inventory) vm(vm *mo.VirtualMachine) (parse.VCenterVM, bool) {
 		switch dev := d.(type) {
 		case types.BaseVirtualEthernetCard:
 			a := inv.adapter(d, dev)
+			// govc names a device as govmomi's device list does.
+			a.Device = object.VirtualDeviceList(cfg.Hardware.Device).Name(d)
 			pvrdma = pvrdma || a.Type == "vrdma"
 			out.Adapters = append(out.Adapters, a)
 		case *types.VirtualPCIPassthrough:
