@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/vmware/govmomi"
+	"github.com/vmware/govmomi/fault"
 	"github.com/vmware/govmomi/find"
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/simulator"
@@ -105,6 +106,9 @@ type VM struct {
 	// Guest, when set, is what VMware Tools reports (injected after power
 	// on: vcsim models no Tools).
 	Guest *Guest
+	// Unmodelled says what of the VM's configuration the simulator
+	// cannot hold (vcsim ignores it; tests read it).
+	Unmodelled string
 }
 
 // Guest is a VM's guest identity as VMware Tools reports it.
@@ -118,7 +122,9 @@ type Guest struct {
 }
 
 // Adapter is a network adapter: PVRDMA (Protocol set, or PVRDMA true) on a
-// distributed port group, or a vmxnet3.
+// distributed port group (Switch and Portgroup), or on a standard port
+// group (Portgroup alone, added to the host's vSwitch0; "VM Network" when
+// neither is set), or a vmxnet3.
 type Adapter struct {
 	PVRDMA         bool
 	Protocol       string
@@ -475,8 +481,15 @@ func createVM(ctx context.Context, c *govmomi.Client, reg *simulator.Registry, f
 	}
 	var devices object.VirtualDeviceList
 	for i, a := range vm.Adapters {
+		std := "VM Network"
+		if a.Switch == "" && a.Portgroup != "" && a.Portgroup != std {
+			std = a.Portgroup
+			if err := standardPortgroup(ctx, h, std); err != nil {
+				return err
+			}
+		}
 		var backing types.BaseVirtualDeviceBackingInfo = &types.VirtualEthernetCardNetworkBackingInfo{
-			VirtualDeviceDeviceBackingInfo: types.VirtualDeviceDeviceBackingInfo{DeviceName: "VM Network"}}
+			VirtualDeviceDeviceBackingInfo: types.VirtualDeviceDeviceBackingInfo{DeviceName: std}}
 		if a.Switch != "" {
 			uuid, key, err := port(a.Switch, a.Portgroup)
 			if err != nil {
@@ -534,6 +547,19 @@ func createVM(ctx context.Context, c *govmomi.Client, reg *simulator.Registry, f
 		setGuest(reg, ref, vm)
 	}
 	return nil
+}
+
+// standardPortgroup adds a port group to the host's vSwitch0 (once).
+func standardPortgroup(ctx context.Context, h *object.HostSystem, name string) error {
+	ns, err := h.ConfigManager().NetworkSystem(ctx)
+	if err != nil {
+		return err
+	}
+	err = ns.AddPortGroup(ctx, types.HostPortGroupSpec{Name: name, VswitchName: "vSwitch0"})
+	if err != nil && fault.Is(err, &types.DuplicateName{}) {
+		return nil
+	}
+	return err
 }
 
 // setGuest injects what VMware Tools would report: vcsim keeps one
