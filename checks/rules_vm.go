@@ -501,6 +501,10 @@ func checkVMGuestNotLinux64(in *Input, r *Reporter) {
 		if fam == "unknown" {
 			fix = offFirst(v.Name) + "set the guest OS type to the VM's 64-bit Linux distribution (vSphere Client: Edit Settings > VM Options > " +
 				"General Options > Guest OS); or: govc vm.change -vm " + govcVM(v.Name) + " -g GUEST_ID (e.g. rhel8_64Guest, ubuntu64Guest)"
+			if id := linux64GuestID(c.GuestOS); id != "" {
+				fix = offFirst(v.Name) + "set the guest OS type to its 64-bit Linux distribution's, or to Other Linux (64-bit) (vSphere Client: " +
+					"Edit Settings > VM Options > General Options > Guest OS); or: govc vm.change -vm " + govcVM(v.Name) + " -g " + id
+			}
 		}
 		r.FailSeverity(sev, h.Host, v.Name, msg, fix, cfgEv(h.Host, c, "GuestOS", ""))
 	})
