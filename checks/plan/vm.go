@@ -98,7 +98,7 @@ var _ = register[VMSetGuestOS]()
 
 func (VMSetGuestOS) Kind() Kind { return KindVMSetGuestOS }
 func (VMSetGuestOS) About() string {
-	return "the guest OS type"
+	return "the guest OS type; `value`: the guest ID the data gives (a generic type: otherLinux64Guest), else none"
 }
 
 func (a VMSetGuestOS) TargetVM() string              { return a.VM }
@@ -141,7 +141,7 @@ var _ = register[VMReplaceAdapter]()
 
 func (VMReplaceAdapter) Kind() Kind { return KindVMReplaceAdapter }
 func (VMReplaceAdapter) About() string {
-	return "replace the PVRDMA adapter by a VMXNET3 one (a guest PVRDMA does not support)"
+	return "replace the PVRDMA adapter by a VMXNET3 one (a guest PVRDMA does not support); `device`: the adapter's name in govc, `portgroup`: its port group, both from vCenter"
 }
 
 func (a VMReplaceAdapter) TargetVM() string              { return a.VM }
@@ -177,7 +177,7 @@ var _ = register[VMSetNetwork]()
 
 func (VMSetNetwork) Kind() Kind { return KindVMSetNetwork }
 func (VMSetNetwork) About() string {
-	return "the adapter on a port group of the PVRDMA vDS"
+	return "the adapter on a port group of the PVRDMA vDS; `device`: the adapter's name in govc, `portgroup`: the one vCenter shows the PVRDMA adapters on"
 }
 
 func (a VMSetNetwork) TargetVM() string              { return a.VM }
@@ -213,7 +213,7 @@ var _ = register[VMConnectAdapter]()
 
 func (VMConnectAdapter) Kind() Kind { return KindVMConnectAdapter }
 func (VMConnectAdapter) About() string {
-	return "the adapter connected, and connected at power-on"
+	return "the adapter connected, and connected at power-on; `device`: its name in govc, from vCenter"
 }
 
 func (a VMConnectAdapter) TargetVM() string              { return a.VM }
