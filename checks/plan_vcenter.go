@@ -2,6 +2,7 @@ package checks
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
@@ -111,4 +112,54 @@ func linux64GuestID(id string) string {
 		return "otherLinux64Guest"
 	}
 	return ""
+}
+
+// guestIDOf is the 64-bit Linux guest ID the data gives a VM whose type
+// is generic or unknown: its scanned guest's distribution (os-release),
+// else otherLinux64Guest for a generic type, else "" (the admin names
+// it).
+func (p *planner) guestIDOf(host, vm, current string) string {
+	for i := range p.fleet.Guests {
+		g := &p.fleet.Guests[i]
+		if g.OS == nil {
+			continue
+		}
+		for _, a := range g.Adapters {
+			if a.Host == host && a.VMName == vm {
+				return releaseGuestID(*g.OS)
+			}
+		}
+	}
+	return linux64GuestID(current)
+}
+
+// releaseGuestID is the vSphere guest ID of a Linux distribution's 64-bit
+// release (os-release ID and VERSION_ID), for the distributions and
+// releases vSphere 7 and 8 name; otherLinux64Guest for any other Linux.
+func releaseGuestID(os parse.OSRelease) string {
+	id := strings.ToLower(strings.TrimSpace(os.ID))
+	major, _, _ := strings.Cut(strings.TrimSpace(os.VersionID), ".")
+	n, err := strconv.Atoi(major)
+	in := func(lo, hi int) bool { return err == nil && n >= lo && n <= hi }
+	switch {
+	case id == "ubuntu":
+		return "ubuntu64Guest"
+	case id == "debian" && in(8, 12):
+		return "debian" + major + "_64Guest"
+	case id == "rhel" && in(6, 9):
+		return "rhel" + major + "_64Guest"
+	case id == "centos" && in(6, 9):
+		return "centos" + major + "_64Guest"
+	case id == "ol" && in(6, 9):
+		return "oracleLinux" + major + "_64Guest"
+	case (id == "sles" || id == "sled") && in(11, 15):
+		return "sles" + major + "_64Guest"
+	case id == "rocky":
+		return "rockylinux_64Guest"
+	case id == "almalinux":
+		return "almalinux_64Guest"
+	case id == "photon":
+		return "vmwarePhoton64Guest"
+	}
+	return "otherLinux64Guest"
 }

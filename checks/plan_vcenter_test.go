@@ -84,3 +84,44 @@ func TestLinux64GuestID(t *testing.T) {
 		}
 	}
 }
+
+// A scanned guest's distribution names its guest ID; a release vSphere
+// does not name, or another Linux, is Other Linux (64-bit).
+func TestReleaseGuestID(t *testing.T) {
+	for _, c := range []struct{ id, version, want string }{
+		{"ubuntu", "22.04", "ubuntu64Guest"},
+		{"rhel", "8.9", "rhel8_64Guest"},
+		{"centos", "7", "centos7_64Guest"},
+		{"debian", "12", "debian12_64Guest"},
+		{"ol", "9.3", "oracleLinux9_64Guest"},
+		{"sles", "15.5", "sles15_64Guest"},
+		{"rocky", "9.3", "rockylinux_64Guest"},
+		// Near misses: a release outside vSphere's names, no version, an
+		// unknown distribution.
+		{"rhel", "10.0", "otherLinux64Guest"},
+		{"debian", "", "otherLinux64Guest"},
+		{"arch", "", "otherLinux64Guest"},
+	} {
+		if got := releaseGuestID(parse.OSRelease{ID: c.id, VersionID: c.version}); got != c.want {
+			t.Errorf("%s %s: %q, want %q", c.id, c.version, got, c.want)
+		}
+	}
+}
+
+// The guest ID comes from the VM's own scanned guest (linked by host and
+// VM), else from its generic type.
+func TestGuestIDOfTheVM(t *testing.T) {
+	g := facts.Guest{Guest: "g1", GuestFacts: catalog.GuestFacts{OS: &parse.OSRelease{ID: "ubuntu", VersionID: "22.04"}},
+		Adapters: []facts.GuestAdapter{{Host: "esx01", VMName: "vm1"}}}
+	p := &planner{fleet: &facts.Fleet{Guests: []facts.Guest{g}}}
+	for _, c := range []struct{ host, vm, current, want string }{
+		{"esx01", "vm1", "other-64", "ubuntu64Guest"},
+		{"esx01", "vm1", "xyzzy", "ubuntu64Guest"},
+		{"esx02", "vm1", "other-64", "otherLinux64Guest"},
+		{"esx01", "vm2", "xyzzy", ""},
+	} {
+		if got := p.guestIDOf(c.host, c.vm, c.current); got != c.want {
+			t.Errorf("%s/%s (%s): %q, want %q", c.host, c.vm, c.current, got, c.want)
+		}
+	}
+}

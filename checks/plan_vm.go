@@ -96,7 +96,7 @@ func planVMGuestOS(p *planner, f Finding) {
 		}
 	}
 	if fam == "unknown" {
-		p.vmAction(f, plan.VMSetGuestOS{Value: linux64GuestID(id)}, true)
+		p.vmAction(f, plan.VMSetGuestOS{Value: p.guestIDOf(p.host.Host, v.Name, id)}, true)
 		return
 	}
 	a := pvrdmaAdapter(v)

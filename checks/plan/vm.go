@@ -98,7 +98,7 @@ var _ = register[VMSetGuestOS]()
 
 func (VMSetGuestOS) Kind() Kind { return KindVMSetGuestOS }
 func (VMSetGuestOS) About() string {
-	return "the guest OS type; `value`: the guest ID the data gives (a generic type: otherLinux64Guest), else none"
+	return "the guest OS type; `value`: the guest ID the data gives (the scanned guest's distribution, else for a generic type otherLinux64Guest), else none"
 }
 
 func (a VMSetGuestOS) TargetVM() string              { return a.VM }
