@@ -95,52 +95,80 @@ func netstackGateway(h *facts.Host, v *parse.Vmknic) *parse.IPv4Interface {
 	return nil
 }
 
-// crossedProbe returns a probe between the two addresses (from a to b, or
-// from b to a) that got a reply.
-func crossedProbe(a, b vmkAddr) (*facts.Host, *parse.Ping) {
-	for _, end := range [][2]vmkAddr{{a, b}, {b, a}} {
-		from, to := end[0], end[1]
-		for i := range from.host.Pings {
-			p := &from.host.Pings[i]
-			if p.Target != to.addr.String() || p.Failed() || p.HasStats && p.Received == 0 {
+// crossedProbe returns a probe between the two vmknics' subnets (sent
+// from any scanned host's vmknic in one to an address in the other) that
+// got a reply: a router between the two subnets works. Probes between the
+// very two vmknics come first; a scan that probes a ring of hosts proves
+// the route between two subnets with any pair across it.
+func crossedProbe(fleet *facts.Fleet, a, b vmkAddr) (*facts.Host, *parse.Ping) {
+	var anyHost *facts.Host
+	var anyPing *parse.Ping
+	for i := range fleet.Hosts {
+		x := &fleet.Hosts[i]
+		for j := range x.Pings {
+			p := &x.Pings[j]
+			if p.Failed() || p.HasStats && p.Received == 0 {
 				continue
 			}
-			if v := p.Vmknic(); v != "" && v != from.vmknic.Name {
+			to, err := netip.ParseAddr(p.Target)
+			if err != nil {
 				continue
 			}
-			return from.host, p
+			src := p.Vmknic()
+			if src == "" {
+				if hp := fleet.DataPath().For(x); hp != nil && hp.Vmknic != nil {
+					src = hp.Vmknic.Name
+				}
+			}
+			ip := ipv4Of(x, src)
+			if ip == nil {
+				continue
+			}
+			from, err := netip.ParseAddr(ip.Address)
+			if err != nil {
+				continue
+			}
+			if !(a.subnet.Contains(from) && b.subnet.Contains(to) || b.subnet.Contains(from) && a.subnet.Contains(to)) {
+				continue // not across the two subnets
+			}
+			if from == a.addr && to == b.addr || from == b.addr && to == a.addr {
+				return x, p // between the very two vmknics
+			}
+			if anyPing == nil {
+				anyHost, anyPing = x, p
+			}
 		}
 	}
-	return nil, nil
+	return anyHost, anyPing
 }
 
 // route says whether the data shows a route between two PVRDMA vmknics in
 // different subnets, with its evidence; why says what is missing when it
 // does not.
-func route(a, b vmkAddr) (shown bool, ev []Evidence, why string) {
+func route(fleet *facts.Fleet, a, b vmkAddr) (shown bool, ev []Evidence, why string) {
 	gw := netstackGateway(a.host, a.vmknic)
-	ph, probe := crossedProbe(a, b)
+	ph, probe := crossedProbe(fleet, a, b)
 	switch {
 	case gw != nil && probe != nil:
 		return true, []Evidence{Ev(a.host.Host, gw.Ref), Ev(ph.Host, probe.Ref)}, ""
 	case gw == nil && probe == nil:
-		why = fmt.Sprintf("no gateway on %s's netstack and no probe between them got a reply", a.vmknic.Name)
+		why = fmt.Sprintf("no gateway on %s's netstack and no probe between %s and %s got a reply", a.vmknic.Name, a.subnet, b.subnet)
 	case gw == nil:
 		why = fmt.Sprintf("no gateway on %s's netstack", a.vmknic.Name)
 	default:
-		why = fmt.Sprintf("%s's netstack has gateway %s, but no probe between them got a reply", a.vmknic.Name, gw.Gateway)
+		why = fmt.Sprintf("%s's netstack has gateway %s, but no probe between %s and %s got a reply", a.vmknic.Name, gw.Gateway, a.subnet, b.subnet)
 	}
 	return false, nil, why
 }
 
 // unrouted are the peers whose PVRDMA vmknic is in another subnet than
 // me's with no route shown.
-func unrouted(me vmkAddr, peers []vmkAddr) (out []vmkAddr, why string) {
+func unrouted(fleet *facts.Fleet, me vmkAddr, peers []vmkAddr) (out []vmkAddr, why string) {
 	for _, p := range peers {
 		if me.subnet.Contains(p.addr) {
 			continue
 		}
-		if shown, _, w := route(me, p); !shown {
+		if shown, _, w := route(fleet, me, p); !shown {
 			out = append(out, p)
 			if why == "" {
 				why = w
@@ -264,7 +292,7 @@ func otherSubnetOf(in *Input) (otherSubnet, bool) {
 		return otherSubnet{}, false
 	}
 	all := peerAddrs(in)
-	bad, why := unrouted(me, all)
+	bad, why := unrouted(in.Fleet, me, all)
 	if len(bad) == 0 {
 		return otherSubnet{}, false
 	}

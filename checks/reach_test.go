@@ -65,12 +65,26 @@ func TestVmknicOtherSubnet(t *testing.T) {
 				"vmotion-dvs, not the PVRDMA vDS rdma-dvs), while the PVRDMA vmknics of esx01 (vmk1 192.168.50.11) are in 192.168.50.0/24: " +
 				"the vmknics are in different subnets and no route between them is known (no gateway on vmk2's netstack", "192.168.50.11"},
 				{host: "esx01", subject: "vmk1", status: StatusPass}}},
+		{name: "the scan's probes between the vmknics on rdma-dvs get replies: no route between the subnets shown, warning", exact: true,
+			hosts: hostsOf(pair(func(b *facts.Host) {
+				wrongTag(b)
+				addPings(b, "192.168.50.11", true, true) // from vmk1 (192.168.50.12): within one subnet
+			})),
+			want: []want{{"esx02", "vmk2", StatusFail, Warning, "no route between them is known", ""}}},
 		{name: "no vmknic of its own in the peers' subnet: warning, no tag proposed", hosts: hostsOf(pair(onlyWrongTag)), exact: true,
 			want: []want{{"esx02", "vmk2", StatusFail, Warning, "different subnets and no route between them is known", ""}}},
 		{name: "a routed path (gateway and a probe that crossed it): near miss", hosts: routedTag(true), exact: true,
 			want: []want{{host: "esx02", subject: "vmk2", status: StatusPass}, {host: "esx01", subject: "vmk1", status: StatusPass}}},
 		{name: "a gateway but no probe crossed: no route known", hosts: routedTag(false), exact: true,
-			want: []want{{"esx02", "vmk2", StatusFail, Warning, "vmk2's netstack has gateway 192.168.60.1, but no probe between them got a reply", ""}}},
+			want: []want{{"esx02", "vmk2", StatusFail, Warning, "vmk2's netstack has gateway 192.168.60.1, but no probe between 192.168.60.0/24 and 192.168.50.0/24 got a reply", ""}}},
+		{name: "a routed path proved by another pair across the same two subnets (a ring of probes): near miss", exact: true,
+			hosts: func() []facts.Host {
+				hs := routedTag(false)()
+				c := goodHost("esx03", "192.168.50.13")
+				addPings(&c, "192.168.60.12", true, true)
+				return append(hs, c)
+			},
+			want: []want{{host: "esx02", subject: "vmk2", status: StatusPass}}},
 		{name: "tagged on another switch in the peers' subnet (VMware's guides: vmk0): near miss", exact: true,
 			hosts: hostsOf(pair(func(b *facts.Host) { tag(b, "vmk0"); b.IPv4[0].Address = "192.168.50.22" })),
 			want:  []want{{host: "esx02", subject: "vmk0", status: StatusPass}}},

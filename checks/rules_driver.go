@@ -453,7 +453,7 @@ func routedPeers(in *Input) (out []string, ev []Evidence) {
 		if me.subnet.Contains(p.addr) || !hasPVRDMA(p.host) {
 			continue
 		}
-		if shown, rev, _ := route(me, p); shown {
+		if shown, rev, _ := route(in.Fleet, me, p); shown {
 			if len(out) == 0 {
 				ev = append(ev, Ev(in.Host.Host, me.ip.Ref))
 			}
