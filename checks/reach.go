@@ -156,7 +156,11 @@ func route(fleet *facts.Fleet, a, b vmkAddr) (shown bool, ev []Evidence, why str
 	case gw == nil:
 		why = fmt.Sprintf("no gateway on %s's netstack", a.vmknic.Name)
 	default:
-		why = fmt.Sprintf("%s's netstack has gateway %s, but no probe between %s and %s got a reply", a.vmknic.Name, gw.Gateway, a.subnet, b.subnet)
+		on := ""
+		if gw.Name != a.vmknic.Name {
+			on = " (set on " + gw.Name + ")"
+		}
+		why = fmt.Sprintf("%s's netstack has gateway %s%s, but no probe between %s and %s got a reply", a.vmknic.Name, gw.Gateway, on, a.subnet, b.subnet)
 	}
 	return false, nil, why
 }

@@ -411,7 +411,7 @@ func vmknicCell(fleet *facts.Fleet, h *facts.Host, hp *facts.HostPath, sw *parse
 	tagFix := "esxcli system settings advanced set -o /Net/PVRDMAVmknic -s " + shellArg(target, "vmkN")
 	switch {
 	case none != "":
-		tagFix = none + ": create a vmknic with an address in it (on the PVRDMA vDS), then " + tagFix + " (no tag is proposed before)"
+		tagFix = none + ", so no existing vmknic is proposed: create one on the PVRDMA vDS with an address in that subnet, then tag it: " + tagFix
 	case target == "":
 		tagFix = "create a vmknic that reaches the other hosts' PVRDMA vmknics (on the PVRDMA vDS, or vmk0 as “Setting up a 100GbE PVRDMA Network on vCenter 7” does), then " + tagFix
 	}
@@ -431,7 +431,7 @@ func vmknicCell(fleet *facts.Fleet, h *facts.Host, hp *facts.HostPath, sw *parse
 		}
 	}
 	if o, ok := otherSubnetOf(&Input{Fleet: fleet, Host: h, Path: hp}); ok && o.blamed {
-		fix := fmt.Sprintf("no vmknic of %s has an address in %s: create one (on the PVRDMA vDS) and tag it (no tag is proposed before)", h.Host, o.subnet)
+		fix := fmt.Sprintf("no vmknic of %s has an address in %s, so no existing vmknic is proposed: create one on the PVRDMA vDS with an address in that subnet, then tag it", h.Host, o.subnet)
 		if a := o.instead; a.vmknic != nil {
 			fix = "esxcli system settings advanced set -o /Net/PVRDMAVmknic -s " + shellArg(a.vmknic.Name, "vmkN")
 		}
