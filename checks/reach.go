@@ -346,6 +346,9 @@ func checkVmknicOtherSubnet(in *Input, r *Reporter) {
 	if v == nil {
 		return // PVRDMA_VMKNIC_UNSET reports it
 	}
+	if row := readinessFor(in, h.Host); row != nil && row.Judged() {
+		return // a host without PVRDMA VMs: HOST_NOT_READY's vmknic tag step reports it (one headline)
+	}
 	if covered, why := h.Covers(catalog.KindIPv4Get, v.Name); ipv4Of(h, v.Name) == nil && !covered {
 		r.NotEvaluated(v.Name, why)
 		return

@@ -184,3 +184,31 @@ func TestTagTargetReachesPeers(t *testing.T) {
 		})
 	}
 }
+
+// A host without PVRDMA VMs whose tag is in another subnet is not ready
+// (its vmknic tag step), one headline: HOST_NOT_READY, whose plan tags
+// the vmknic in the peers' subnet.
+func TestIdleHostWrongTagOneHeadline(t *testing.T) {
+	a, b := goodHost("esx01", "192.168.50.11"), idle("esx02", "192.168.50.12")
+	wrongTag(&b)
+	fleet := &facts.Fleet{Hosts: []facts.Host{a, b}}
+	res := Run(fleet)
+	var got []string
+	for _, f := range res.Findings {
+		if f.Status == StatusFail {
+			got = append(got, f.RuleID+" "+f.Host+" "+string(f.Severity))
+		}
+	}
+	if strings.Join(got, "; ") != "HOST_NOT_READY esx02 warning" {
+		t.Errorf("findings %v\n%s", got, dump(res.Findings))
+	}
+	if c := ReadinessOf(fleet).row("esx02").Cell(stepVmknic); c.State != CellFail ||
+		c.Text != "vmk2 in 192.168.60.0/24, the other hosts' PVRDMA vmknics in 192.168.50.0/24 (no route known)" {
+		t.Errorf("tag cell %+v", c)
+	}
+	p := PlanFor(Plans(fleet, res.Findings), "esx02")
+	if p == nil || len(p.Steps) != 1 || p.Steps[0].Action != plan.KindTagVmknic ||
+		p.Steps[0].Command != "esxcli system settings advanced set -o /Net/PVRDMAVmknic -s vmk1" {
+		t.Errorf("plan %+v", p)
+	}
+}
