@@ -84,6 +84,10 @@ var causeEdges = []causeEdge{
 		[]string{"vrdma-api", "pvrdma-hpc-study"}},
 	{"ROCE_NOT_SUPPORTED", "VM_DEVICE_PROTOCOL_MISMATCH", "the device PVRDMA uses has no RoCE, so it supports no adapter's RoCE version",
 		[]string{"pvrdma-hpc-study", "vrdma-api"}},
+	// Across hosts: a tagged vmknic in another subnet than its peer's, no
+	// route known, gets no reply from it (and the peer none from it).
+	{"PVRDMA_VMKNIC_OTHER_SUBNET", "VMKPING_UNREACHABLE", "the tagged vmknics are in different subnets and no route joins them, so the probes between them get no reply",
+		[]string{"tag-vmknic-70", "roce-network-67"}},
 	// Across hosts: a pair of PVRDMA VMs uses RDMA only when both hosts
 	// have it.
 	{"TCP_FALLBACK", "VM_PEERS_WITHOUT_RDMA", "the peer host's PVRDMA traffic falls back to TCP, so every pair with a VM on it does",
@@ -207,6 +211,8 @@ func linkCauses(fleet *facts.Fleet, paths *facts.DataPath, fs []Finding) {
 	}
 	// Blocked paths that cross the same hop: one root, the rest under it.
 	linkSameHop(paths, fs)
+	// Probes between tagged vmknics in different subnets: the tag's finding.
+	linkOtherSubnet(paths, fs)
 	// VMs whose peers sit on hosts without RDMA: the peer host's fallback.
 	linkPeersWithoutRDMA(fleet, paths, fs)
 	// Guest findings and the host findings of the same adapter.

@@ -276,6 +276,12 @@ var edgeCases = []edgeCase{
 		name:     "the device without RoCE is an unused second port; the adapter's v1 is missing from the v2-only device PVRDMA uses",
 		miss:     pair(func(b *facts.Host) { secondPort(b, "Active", false); v2only(b); roce1(b) }),
 		missFrom: finding{"ROCE_NOT_SUPPORTED", "esx02", "vmrdma1"}, missTo: finding{"VM_DEVICE_PROTOCOL_MISMATCH", "esx02", vm02}},
+	{cause: "PVRDMA_VMKNIC_OTHER_SUBNET", effect: "VMKPING_UNREACHABLE",
+		linked: otherSubnetProbes(false), from: finding{"PVRDMA_VMKNIC_OTHER_SUBNET", "esx02", "vmk2"},
+		to:   finding{"VMKPING_UNREACHABLE", "esx01", "vmk1 -> 192.168.60.12 (esx02 vmk2)"},
+		name: "esx01's probe to esx03, in esx01's own subnet, is lost too: esx02's tag does not explain it",
+		miss: otherSubnetProbes(true), missFrom: finding{"PVRDMA_VMKNIC_OTHER_SUBNET", "esx02", "vmk2"},
+		missTo: finding{"VMKPING_UNREACHABLE", "esx01", "vmk1 -> 192.168.50.13 (esx03 vmk1)"}},
 	{cause: "TCP_FALLBACK", effect: "VM_PEERS_WITHOUT_RDMA",
 		linked: pair(noDevice("0")), from: finding{"TCP_FALLBACK", "esx02", "esx02 (hpc-esx02)"},
 		to:   finding{"VM_PEERS_WITHOUT_RDMA", "esx01", "esx01 (hpc-esx01)"},
@@ -387,5 +393,22 @@ func TestUndeclaredLinkDropped(t *testing.T) {
 	linkCauses(&facts.Fleet{}, (&facts.Fleet{}).DataPath(), fs)
 	if fs[1].CausedBy != nil {
 		t.Errorf("undeclared link kept: %+v", fs[1].CausedBy)
+	}
+}
+
+// otherSubnetProbes: esx02 tags vmk2 (another vDS, 192.168.60.12, no
+// gateway), and esx01's probes to it get no reply; with third, esx03
+// (192.168.50.13, esx01's subnet) does not answer esx01 either.
+func otherSubnetProbes(third bool) func() *facts.Fleet {
+	return func() *facts.Fleet {
+		a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.50.12")
+		wrongTag(&b)
+		addPings(&a, "192.168.60.12", false, false)
+		hosts := []facts.Host{a, b}
+		if third {
+			addPings(&hosts[0], "192.168.50.13", false, false)
+			hosts = append(hosts, goodHost("esx03", "192.168.50.13"))
+		}
+		return fleetOf2(hosts...)
 	}
 }

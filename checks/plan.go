@@ -845,6 +845,11 @@ func (p *planner) anticipateSwitch() {
 		switch k := pr.action.Kind(); {
 		case isSwitch && slices.Contains(sw.Hosts, p.host.Host):
 			return // its own step already
+		case isTag && hp.TaggedVmknic != nil:
+			// A tag moved from one existing vmknic to another
+			// (PVRDMA_VMKNIC_OTHER_SUBNET): the RDMA uplink and its
+			// fabric are what they were; the next scan probes them.
+			vmk = tag.Vmknic
 		case isTag:
 			vmk, joins = tag.Vmknic, true
 		case slices.Contains(joinsFabric, k) && (!isParams || slices.ContainsFunc(mp.Set, func(x plan.Setting) bool { return x.Name == "RDMA" })):

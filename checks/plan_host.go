@@ -75,13 +75,9 @@ func planUplinks(p *planner, f Finding) {
 
 func planVmknicUnset(p *planner, f Finding) {
 	h := p.host
-	target := ""
-	if sw := p.path.Switch; sw != nil {
-		target = dvsVmknic(h, sw.Name)
-	}
-	if target == "" && h.VmknicNamed("vmk0") != nil {
-		target = "vmk0" // the management vmknic, as VMware's PVRDMA guides tag it (VMware's “PVRDMA Setup and Performance Study”)
-	}
+	// The vmknic in the other hosts' PVRDMA subnet, never one they cannot
+	// reach (reach.go).
+	target, _ := tagTarget(p.fleet, h, p.path, p.path.Switch)
 	if target == "" {
 		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
 		return

@@ -77,13 +77,9 @@ func planHostNotReady(p *planner, f Finding) {
 				p.add(plan.PhaseHost, plan.SetVmknicIPv4{Vmknic: v.Name}, f)
 				continue
 			}
-			target := ""
-			if sw != nil {
-				target = dvsVmknic(h, sw.Name)
-			}
-			if target == "" && h.VmknicNamed("vmk0") != nil {
-				target = "vmk0" // the management vmknic, as VMware's PVRDMA guides tag it (VMware's “PVRDMA Setup and Performance Study”)
-			}
+			// The vmknic in the other hosts' PVRDMA subnet, never one they
+			// cannot reach (reach.go).
+			target, _ := tagTarget(p.fleet, h, &hp, sw)
 			if target == "" {
 				p.add(plan.PhaseInvestigate, plan.Investigate{Note: capitalFirst(c.fix) + "."})
 				continue

@@ -279,7 +279,7 @@ func hostReadiness(fleet *facts.Fleet, paths *facts.DataPath, i int, vds *vdsInf
 	row.Cells = []ReadinessCell{
 		rdmaCell(h, hp, sw, dev),
 		uplinkCell(h, vds, sw, swKnown, dev),
-		vmknicCell(h, hp, sw),
+		vmknicCell(fleet, h, hp, sw),
 		firewallCell(h),
 		mtuCell(h, sw, vds, dev, peak),
 		losslessCell(h, dev),
@@ -399,7 +399,7 @@ func uplinkCell(h *facts.Host, vds *vdsInfo, sw *parse.DVSwitch, swKnown bool, d
 	return ReadinessCell{Step: step, State: CellOK, Text: d.PairedUplink + " on " + sw.Name, Evidence: ev}
 }
 
-func vmknicCell(h *facts.Host, hp *facts.HostPath, sw *parse.DVSwitch) ReadinessCell {
+func vmknicCell(fleet *facts.Fleet, h *facts.Host, hp *facts.HostPath, sw *parse.DVSwitch) ReadinessCell {
 	const step = stepVmknic
 	if ok, why := h.Available(catalog.KindPVRDMAVmknicOpt, catalog.KindIPInterfaceList); !ok || h.PVRDMAVmknic == nil {
 		if why == "" {
@@ -407,12 +407,12 @@ func vmknicCell(h *facts.Host, hp *facts.HostPath, sw *parse.DVSwitch) Readiness
 		}
 		return unknownCell(step, why)
 	}
-	target := ""
-	if sw != nil {
-		target = dvsVmknic(h, sw.Name)
-	}
+	target, none := tagTarget(fleet, h, hp, sw)
 	tagFix := "esxcli system settings advanced set -o /Net/PVRDMAVmknic -s " + shellArg(target, "vmkN")
-	if target == "" {
+	switch {
+	case none != "":
+		tagFix = none + ", so no existing vmknic is proposed: create one on the PVRDMA vDS with an address in that subnet, then tag it: " + tagFix
+	case target == "":
 		tagFix = "create a vmknic that reaches the other hosts' PVRDMA vmknics (on the PVRDMA vDS, or vmk0 as “Setting up a 100GbE PVRDMA Network on vCenter 7” does), then " + tagFix
 	}
 	ev := []Evidence{Ev(h.Host, hp.TaggedRef)}
@@ -429,6 +429,14 @@ func vmknicCell(h *facts.Host, hp *facts.HostPath, sw *parse.DVSwitch) Readiness
 			return ReadinessCell{Step: step, State: CellFail, Text: v.Name + " has no IPv4 address", Evidence: append(ev, Ev(h.Host, v.Ref)),
 				fix: fmt.Sprintf("esxcli network ip interface ipv4 set -i %s -t static -I ADDRESS -N NETMASK (an address in the other hosts' PVRDMA subnet)", shellArg(v.Name, "vmkN"))}
 		}
+	}
+	if o, ok := otherSubnetOf(&Input{Fleet: fleet, Host: h, Path: hp}); ok && o.blamed {
+		fix := fmt.Sprintf("no vmknic of %s has an address in %s, so no existing vmknic is proposed: create one on the PVRDMA vDS with an address in that subnet, then tag it", h.Host, o.subnet)
+		if a := o.instead; a.vmknic != nil {
+			fix = "esxcli system settings advanced set -o /Net/PVRDMAVmknic -s " + shellArg(a.vmknic.Name, "vmkN")
+		}
+		return ReadinessCell{Step: step, State: CellFail, Evidence: append(ev, Ev(h.Host, o.me.ip.Ref)), fix: fix,
+			Text: fmt.Sprintf("%s in %s, the other hosts' PVRDMA vmknics in %s (no route known)", v.Name, o.me.subnet, o.subnet)}
 	}
 	return ReadinessCell{Step: step, State: CellOK, Text: v.Name, Evidence: ev}
 }

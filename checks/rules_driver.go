@@ -437,35 +437,29 @@ func nmlx5PFCCommand(h *facts.Host) string {
 }
 
 // routedPeers are the peers whose PVRDMA vmknic is outside this host's
-// PVRDMA subnet (RoCE v2 between them crosses a router, now or once
-// their RDMA devices work).
-// ev is the evidence: this host's PVRDMA vmknic address and theirs.
+// PVRDMA subnet and joined to it by a route the data shows (a gateway on
+// the vmknic's netstack and a probe between the two that got a reply,
+// reach.go): RoCE v2 between them crosses a router. A peer in another
+// subnet with no route known is PVRDMA_VMKNIC_OTHER_SUBNET's, never a
+// router invented here.
+// ev is the evidence: this host's PVRDMA vmknic address, theirs, the
+// gateway and the probe.
 func routedPeers(in *Input) (out []string, ev []Evidence) {
-	h, hp := in.Host, in.Path
-	if hp == nil || hp.Vmknic == nil {
+	me, ok := pvrdmaAddr(in.Host, in.Path)
+	if !ok {
 		return nil, nil
 	}
-	me := ipv4Of(h, hp.Vmknic.Name)
-	if me == nil {
-		return nil, nil
-	}
-	pre := parse.Subnet(me.Address, me.Netmask)
-	if !pre.IsValid() {
-		return nil, nil
-	}
-	ev = append(ev, Ev(h.Host, me.Ref))
-	paths := in.Fleet.DataPath()
-	for i := range in.Fleet.Hosts {
-		o := &in.Fleet.Hosts[i]
-		op := paths.Host(i)
-		if o.Host == h.Host || op == nil || op.Vmknic == nil || !hasPVRDMA(o) {
+	for _, p := range peerAddrs(in) {
+		if me.subnet.Contains(p.addr) || !hasPVRDMA(p.host) {
 			continue
 		}
-		if ip := ipv4Of(o, op.Vmknic.Name); ip != nil {
-			if a, err := netip.ParseAddr(ip.Address); err == nil && a.Is4() && !a.IsUnspecified() && !pre.Contains(a) {
-				out = append(out, o.Host)
-				ev = append(ev, Ev(o.Host, ip.Ref))
+		if shown, rev, _ := route(in.Fleet, me, p); shown {
+			if len(out) == 0 {
+				ev = append(ev, Ev(in.Host.Host, me.ip.Ref))
 			}
+			out = append(out, p.host.Host)
+			ev = append(ev, Ev(p.host.Host, p.ip.Ref))
+			ev = append(ev, rev...)
 		}
 	}
 	return out, ev
@@ -498,7 +492,7 @@ func checkDSCPTrust(in *Input, r *Reporter) {
 		ev = append(ev, Ev(h.Host, ts.Ref))
 	}
 	ev = append(ev, routedEv...)
-	r.Fail(mod, fmt.Sprintf("%s's RoCE v2 traffic to %s crosses a router (their PVRDMA vmknics are in another subnet), but nmlx5_core trusts the "+
+	r.Fail(mod, fmt.Sprintf("%s's RoCE v2 traffic to %s crosses a router (their PVRDMA vmknics are in another subnet, reached through a gateway, as a probe shows), but nmlx5_core trusts the "+
 		"VLAN priority (trust_state %s, PCP), which routers do not carry: PFC does not protect the routed traffic", h.Host, joinNames(routed),
 		orPlaceholder(pValue(ts), "unset")),
 		fmt.Sprintf("Classify RoCE by DSCP: %s, then reboot %s in maintenance mode; mark RoCE with DSCP 26 on the switches (VMware's lossless Ethernet for NVMe over RDMA).",

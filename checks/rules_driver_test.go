@@ -122,15 +122,32 @@ func TestRuleNMLX5PFCBitmaps(t *testing.T) {
 }
 
 func TestRuleDSCPTrust(t *testing.T) {
-	routed := func(trust string) func() *facts.Fleet {
+	// A route the data shows: a gateway on each PVRDMA vmknic's netstack
+	// and probes between them that got replies (issue 39: a router is
+	// never assumed from two subnets alone).
+	routedBy := func(trust string, gw, probe bool) func() *facts.Fleet {
 		return func() *facts.Fleet {
 			a, b := goodHost("esx01", "192.168.50.11"), goodHost("esx02", "192.168.60.12")
 			withParams(&b, "nmlx5_core", "pfctx=0x08", "pfcrx=0x08", "trust_state="+trust)
+			if gw {
+				a.IPv4[1].Gateway, b.IPv4[1].Gateway = "192.168.50.1", "192.168.60.1"
+			}
+			if probe {
+				addPings(&a, "192.168.60.12", true, true)
+				addPings(&b, "192.168.50.11", true, true)
+			}
 			return fleetOf2(a, b)
 		}
 	}
+	routed := func(trust string) func() *facts.Fleet { return routedBy(trust, true, true) }
 	runCases(t, "DSCP_TRUST", []ruleCase{
 		{name: "routed, PCP trust", hosts: hostsOf(routed("")), want: []want{{"esx02", "nmlx5_core", StatusFail, Warning, "crosses a router", "192.168.50.11"}}},
+		{name: "two subnets, no gateway, no probe: no router invented (near miss)", hosts: hostsOf(routedBy("", false, false)),
+			want: []want{{host: "esx02", subject: "nmlx5_core", status: StatusPass}}},
+		{name: "two subnets, a gateway, no probe crossed it: near miss", hosts: hostsOf(routedBy("", true, false)),
+			want: []want{{host: "esx02", subject: "nmlx5_core", status: StatusPass}}},
+		{name: "two subnets, probes got replies, no gateway read: near miss", hosts: hostsOf(routedBy("", false, true)),
+			want: []want{{host: "esx02", subject: "nmlx5_core", status: StatusPass}}},
 		{name: "routed, DSCP trust: near miss", hosts: hostsOf(routed("2")), want: []want{{host: "esx02", subject: "nmlx5_core", status: StatusPass}}},
 		{name: "one subnet: near miss", hosts: hostsOf(pair(func(b *facts.Host) { withParams(b, "nmlx5_core", "trust_state=") })),
 			want: []want{{host: "esx02", subject: "nmlx5_core", status: StatusPass}}},

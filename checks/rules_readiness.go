@@ -72,6 +72,12 @@ func checkHostNotReady(in *Input, r *Reporter) {
 		msg += fmt.Sprintf(". %s: for a PVRDMA VM placed there, %s", capitalFirst(row.Placement), consequences(row))
 	case row.Placeable != nil:
 		msg += fmt.Sprintf(". %s: information until a PVRDMA VM is moved there", capitalFirst(row.Placement))
+	case row.Role == "member":
+		// On the PVRDMA vDS it has the VMs' port group: a vMotion or an
+		// HA restart can put a PVRDMA VM there; only vCenter can show it
+		// cannot (memberRisk).
+		sev = Warning
+		msg += ". " + memberRisk(row)
 	default:
 		msg += ". Whether DRS or HA can place PVRDMA VMs on it is unknown without vCenter (scan with --vcenter): information"
 	}
@@ -154,4 +160,15 @@ func judgedByReadiness(in *Input, device, step string) bool {
 	}
 	c := row.Cell(step)
 	return c != nil && c.State == CellFail
+}
+
+// memberRisk says why a member of the PVRDMA vDS that is not ready is a
+// warning when vCenter did not say where DRS and HA place VMs: its
+// membership gives it the PVRDMA VMs' port group, so a vMotion, DRS or an
+// HA restart can put a PVRDMA VM there, and nothing read shows otherwise.
+// vCenter lowers it (HostReadiness.Placeable false: a host in no cluster,
+// or in one with DRS and HA off).
+func memberRisk(row *HostReadiness) string {
+	return fmt.Sprintf("As a member of the PVRDMA vDS it has the PVRDMA VMs' port group, so a vMotion, DRS or an HA restart can place "+
+		"a PVRDMA VM on it: for such a VM, %s (whether DRS or HA does is vCenter's to say: scan with --vcenter)", consequences(row))
 }

@@ -77,8 +77,17 @@ func TestHostNotReady(t *testing.T) {
 	runCases(t, "HOST_NOT_READY", []ruleCase{
 		{name: "an idle host set up as the seeds say: passes", hosts: idles(nil), exact: true,
 			want: []want{{"esx02", "esx02", StatusPass, "", "", ""}}},
-		{name: "nothing set up, no vCenter: information", hosts: idles(unset), exact: true,
-			want: []want{{"esx02", "esx02", StatusFail, Info, "no RDMA device; Net.PVRDMAVmknic unset; pvrdma ruleset disabled. Whether DRS or HA", "pvrdma"}}},
+		// On the PVRDMA vDS it has the VMs' port group: a vMotion or HA
+		// target, a warning without vCenter (issue 39: severity follows the
+		// risk, not the data source).
+		{name: "nothing set up on the PVRDMA vDS, no vCenter: warning", hosts: idles(unset), exact: true,
+			want: []want{{"esx02", "esx02", StatusFail, Warning, "no RDMA device; Net.PVRDMAVmknic unset; pvrdma ruleset disabled. As a member of the PVRDMA vDS it has the PVRDMA VMs' port group", "pvrdma"}}},
+		{name: "not on the PVRDMA vDS, no vCenter: information (near miss)", exact: true,
+			hosts: idles(both(unset, func(h *facts.Host) {
+				h.DVSwitches[0].Name = "mgmt-dvs"
+				h.DVSwitches[0].Record = rec(cmdDVS, "Name", "mgmt-dvs", "MTU", "1500", "Uplinks", "vmnic2")
+			})),
+			want: []want{{"esx02", "esx02", StatusFail, Info, "is not on rdma-dvs, the PVRDMA vDS", ""}}},
 		{name: "DRS on in its cluster: warning", hosts: idles(both(unset, inCluster("gpu-a", on, off))), exact: true,
 			want: []want{{"esx02", "esx02", StatusFail, Warning, "Cluster gpu-a: DRS (fullyAutomated) places and moves VMs on it", "String Value"}}},
 		{name: "only PFC off, DRS on: a warning that says what it costs, and no more", exact: true,
@@ -94,25 +103,25 @@ func TestHostNotReady(t *testing.T) {
 			want: []want{{"esx02", "esx02", StatusFail, Warning, "hpc-parked, registered on it and powered off, will run there when powered on", ""}}},
 		{name: "its only uplink of the vDS is not the RDMA NIC", exact: true,
 			hosts: idles(func(h *facts.Host) { h.DVSwitches[0].Uplinks = []string{"vmnic2"} }),
-			want:  []want{{"esx02", "esx02", StatusFail, Info, "vmnic4 (vmrdma0) not an uplink of rdma-dvs (uplinks: vmnic2)", ""}}},
+			want:  []want{{"esx02", "esx02", StatusFail, Warning, "vmnic4 (vmrdma0) not an uplink of rdma-dvs (uplinks: vmnic2)", ""}}},
 		{name: "two uplinks", exact: true,
 			hosts: idles(func(h *facts.Host) { h.DVSwitches[0].Uplinks = []string{"vmnic4", "vmnic2"} }),
-			want:  []want{{"esx02", "esx02", StatusFail, Info, "vmnic4 and also vmnic2 (one uplink only)", ""}}},
+			want:  []want{{"esx02", "esx02", StatusFail, Warning, "vmnic4 and also vmnic2 (one uplink only)", ""}}},
 		{name: "the RDMA device is down", exact: true,
 			hosts: idles(func(h *facts.Host) { h.RDMADevices[0].State = "Down" }),
-			want:  []want{{"esx02", "esx02", StatusFail, Info, "vmrdma0 Down", "vmrdma0"}}},
+			want:  []want{{"esx02", "esx02", StatusFail, Warning, "vmrdma0 Down", "vmrdma0"}}},
 		{name: "vmk1 at 1500 on the 9000 vDS", exact: true,
 			hosts: idles(func(h *facts.Host) {
 				h.Vmknics[1].MTU = 1500
 				h.Vmknics[1].Record = rec(cmdIfList, "Name", "vmk1", "MTU", "1500")
 			}),
-			want: []want{{"esx02", "esx02", StatusFail, Info, "vmk1 MTU 1500 on rdma-dvs at 9000", "MTU: 1500"}}},
+			want: []want{{"esx02", "esx02", StatusFail, Warning, "vmk1 MTU 1500 on rdma-dvs at 9000", "MTU: 1500"}}},
 		{name: "no lossless configuration", exact: true,
 			hosts: idles(func(h *facts.Host) { h.DCB[0].PFCEnabled, h.DCB[0].PFCPriorities = false, nil }),
-			want:  []want{{"esx02", "esx02", StatusFail, Info, "PFC off, no pause on vmnic4", ""}}},
+			want:  []want{{"esx02", "esx02", StatusFail, Warning, "PFC off, no pause on vmnic4", ""}}},
 		{name: "tagged vmknic without an address", exact: true,
 			hosts: idles(func(h *facts.Host) { h.IPv4 = h.IPv4[:1] }),
-			want:  []want{{"esx02", "esx02", StatusFail, Info, "vmk1 has no IPv4 address", ""}}},
+			want:  []want{{"esx02", "esx02", StatusFail, Warning, "vmk1 has no IPv4 address", ""}}},
 		{name: "not on the PVRDMA vDS: information, whatever DRS does", exact: true,
 			hosts: idles(both(inCluster("gpu-a", on, on), func(h *facts.Host) {
 				h.DVSwitches[0].Name = "mgmt-dvs"

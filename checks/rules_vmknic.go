@@ -15,6 +15,8 @@ var rulesVmknic = []*Rule{
 		Needs: []hostio.Kind{catalog.KindPVRDMAVmknicOpt, catalog.KindIPInterfaceList}},
 	{ID: "PVRDMA_VMKNIC_NOT_ON_DVS", Severity: Info, Check: checkVmknicNotOnDVS,
 		Needs: []hostio.Kind{catalog.KindPVRDMAVmknicOpt, catalog.KindIPInterfaceList, catalog.KindDVSList, catalog.KindRDMADeviceList}},
+	{ID: "PVRDMA_VMKNIC_OTHER_SUBNET", Plan: planVmknicOtherSubnet, Severity: Warning, Check: checkVmknicOtherSubnet,
+		Needs: []hostio.Kind{catalog.KindPVRDMAVmknicOpt, catalog.KindIPInterfaceList, catalog.KindIPv4Get}},
 	{ID: "PVRDMA_VMKNIC_NO_IPV4", Plan: planVmknicNoIPv4, Severity: Critical, Check: checkVmknicNoIPv4,
 		Needs: []hostio.Kind{catalog.KindPVRDMAVmknicOpt, catalog.KindIPInterfaceList, catalog.KindIPv4Get}},
 }
@@ -45,12 +47,12 @@ func checkVmknicUnset(in *Input, r *Reporter) {
 		r.Pass(subject) // no PVRDMA VMs: the tag is not needed yet
 		return
 	}
-	target := ""
-	if sw := hp.Switch; sw != nil {
-		target = dvsVmknic(h, sw.Name)
-	}
+	target, none := tagTarget(in.Fleet, h, hp, hp.Switch)
 	fix := fmt.Sprintf("esxcli system settings advanced set -o /Net/PVRDMAVmknic -s %s", shellArg(target, "vmkN"))
-	if target == "" {
+	switch {
+	case none != "":
+		fix = capitalFirst(none) + ", so no tag is proposed: create a VMkernel adapter with an address in it (on the PVRDMA vDS), then: " + fix
+	case target == "":
 		fix = "Create a VMkernel adapter on the PVRDMA vDS, then: " + fix
 	}
 	ev := []Evidence{Ev(h.Host, ref)}
@@ -72,6 +74,9 @@ func checkVmknicNotOnDVS(in *Input, r *Reporter) {
 	if sw == nil || v.VDSName == sw.Name {
 		r.Pass(v.Name)
 		return
+	}
+	if _, unreached := otherSubnetOf(in); unreached {
+		return // valid only while the tagged vmknics reach each other: PVRDMA_VMKNIC_OTHER_SUBNET says they do not
 	}
 	ev := []Evidence{Ev(h.Host, v.Record.RefOf("VDS Name")), Ev(h.Host, v.Record.RefOf("Portset"))}
 	where := "standard switch " + orPlaceholder(v.Portset, "(unknown)")
