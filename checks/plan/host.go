@@ -126,6 +126,9 @@ type SetModuleParams struct {
 	Package string   `json:"package,omitempty"`
 	NIC     string   `json:"nic,omitempty"`
 	NICs    []string `json:"nics,omitempty"`
+	// RoCE is the NIC whose RoCE the settings turn back on (a LAN
+	// driver's RoCE switch): verified by its RDMA device after the reboot.
+	RoCE string `json:"roce,omitempty"`
 }
 
 const KindSetModuleParams Kind = "set_module_params"
@@ -166,6 +169,10 @@ func (a SetModuleParams) Reads(string) Reads {
 	}
 	r.Check = esxiRead("esxcli system module parameters list -m "+ShellArg(a.Module, "MODULE"), SettingsText(a.Set), m...)
 	r.Verify = reads(r.Check)
+	if a.RoCE != "" {
+		r.Verify = append(r.Verify, *esxiRead("esxcli rdma device list", a.RoCE+" has an RDMA device (vmrdmaN paired with it)",
+			Match{Line: `^vmrdma[0-9]+\s.*\s` + regexp.QuoteMeta(a.RoCE) + `(\s|$)`}))
+	}
 	if pfc := pfcPriority(a.Set); pfc >= 0 && a.NIC != "" {
 		r.Verify = append(r.Verify, *esxiRead("esxcli network nic dcb status get -n "+ShellArg(a.NIC, "vmnicN"),
 			fmt.Sprintf("%s: PFC Enabled: true, on priority %d", a.NIC, pfc), Match{Field: "PFC Enabled", Value: "true"},
@@ -191,6 +198,9 @@ func (a SetModuleParams) effect() string {
 		if x.Name == "RDMA" {
 			return fmt.Sprintf(" (RDMA on for %s)", nicsText(a.NICs))
 		}
+	}
+	if a.RoCE != "" {
+		return fmt.Sprintf(" (RoCE back on for %s)", a.RoCE)
 	}
 	return ""
 }
