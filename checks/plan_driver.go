@@ -175,9 +175,14 @@ func (p *planner) rdmaRemedy(fs ...Finding) {
 		p.add(plan.PhaseDriver, plan.SetModuleParams{Module: fam.LANDriver, NICs: ports, Family: fam.Name,
 			Package: fam.Package, Set: []plan.Setting{{Name: fam.EnableParam, Value: strings.Join(vals, ",")}}, Current: df.LANOptions}, fs...).atReboot()
 	case off != nil:
-		// The RDMA driver is enabled (loaded, or loading at the next
-		// boot) and the LAN driver's parameter switches RoCE off: the
-		// parameter turned back on, the other options kept, at one reboot.
+		// The LAN driver's parameter switches RoCE off: the parameter
+		// turned back on, the other options kept, at one reboot; a
+		// disabled RDMA driver (the link before it) enabled at the same
+		// reboot.
+		if df.Enabled != nil && !*df.Enabled {
+			p.add(plan.PhaseDriver, plan.EnableModule{Module: fam.RDMADriver, Package: fam.Package, NICs: ports,
+				Family: fam.Name}, fs...).atReboot()
+		}
 		p.add(plan.PhaseDriver, plan.SetModuleParams{Module: fam.LANDriver, NICs: ports, Family: fam.Name, Package: fam.Package,
 			Set: []plan.Setting{{Name: off.Param.Name, Value: off.Set}}, Current: df.LANOptions, RoCE: c.nic}, fs...).atReboot()
 	case df.Enabled != nil && *df.Enabled && df.Loaded != nil && !*df.Loaded:
@@ -262,9 +267,13 @@ func rdmaRemedyText(h *facts.Host, hp *facts.HostPath) string {
 			"the vendor's component first), turn RDMA on in %s's %s parameter keeping its other options (esxcfg-module -g %s shows them), "+
 			"and reboot in maintenance mode", c.nic, fam.Name, fam.LANDriver, fam.RDMADriver, fam.Package, fam.LANDriver, fam.EnableParam, fam.LANDriver)
 	}
+	also := ""
+	if s := roceAlsoOff(h, c.nic); s != "" {
+		also = "," + strings.TrimSuffix(strings.Replace(s, " too: before the reboot,", " too:", 1), ".")
+	}
 	return fmt.Sprintf("%s is a %s (%s), which carries RoCE once its RDMA driver %s runs: check `esxcli software vib list` shows %s "+
-		"(else install the vendor's component first), `esxcli system module set -m %s -e true`, and reboot in maintenance mode",
-		c.nic, fam.Name, fam.LANDriver, fam.RDMADriver, fam.Package, fam.RDMADriver)
+		"(else install the vendor's component first), `esxcli system module set -m %s -e true`%s, and reboot in maintenance mode",
+		c.nic, fam.Name, fam.LANDriver, fam.RDMADriver, fam.Package, fam.RDMADriver, also)
 }
 
 // planDriverRemedy: an RDMA driver not loaded, Intel's RDMA parameter

@@ -137,6 +137,9 @@ func checkRDMADriverNotLoaded(in *Input, r *Reporter) {
 			fix = fmt.Sprintf("esxcli system module set -m %s -e true, then reboot %s in maintenance mode and check `esxcli rdma device list`.",
 				shellArg(mod, "MODULE"), h.Host)
 		}
+		if len(ports) > 0 {
+			fix += roceAlsoOff(h, ports[0])
+		}
 		sev, why := driverSeverity(in, used && hasPVRDMA(h))
 		r.FailSeverity(sev, h.Host, mod, msg+why, fix+powerOnAfter(h), moduleEv(h, m)...)
 	}

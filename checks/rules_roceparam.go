@@ -132,3 +132,19 @@ func rdmaUndetermined(h *facts.Host, hp *facts.HostPath) bool {
 	cands := roceCandidates(h, sw)
 	return len(h.RDMADevices) == 0 && len(cands) > 0 && undeterminedText(h, cands[0].nic) != ""
 }
+
+// roceAlsoOff says, for a NIC whose RDMA driver is not enabled, that its
+// LAN driver's parameter switches RoCE off too (the next link of the
+// chain, which the same reboot fixes); "" when it does not or was not read.
+func roceAlsoOff(h *facts.Host, nic string) string {
+	fam := h.FamilyOf(nic)
+	if fam.EnableParam != "" || fam.EnabledOutside != "" || !h.ParamsRead(fam.LANDriver) {
+		return ""
+	}
+	s := h.RoCESwitchOf(nic)
+	if s == nil || !s.Off {
+		return ""
+	}
+	return fmt.Sprintf(" %s's %s parameter switches RoCE off for %s too: before the reboot, %s (the other options kept).", fam.LANDriver,
+		s.Param.Name, nic, plan.MergeCommand(fam.LANDriver, lanOptions(h, fam.LANDriver), []plan.Setting{{Name: s.Param.Name, Value: s.Set}}))
+}

@@ -167,3 +167,24 @@ func TestInstallNICThenRescan(t *testing.T) {
 		t.Errorf("no rescan step: %s", acts)
 	}
 }
+
+// Two links broken (bnxtroce disabled and disable_roce=1): the driver is
+// the headline, and its fix, NO_RDMA_DEVICE's and the plan all fix both.
+func TestDriverDisabledAndRoCEOff(t *testing.T) {
+	fleet := pair(bcm57508("bnxtroce false false", "DRSS=4", "disable_roce=1"))()
+	res := Run(fleet)
+	nd := one1(t, res, "NO_RDMA_DEVICE", "esx02")
+	dr := one1(t, res, "RDMA_DRIVER_NOT_LOADED", "esx02")
+	if nd.CausedBy == nil || nd.CausedBy.RuleID != "RDMA_DRIVER_NOT_LOADED" {
+		t.Errorf("NO_RDMA_DEVICE caused by %+v", nd.CausedBy)
+	}
+	for _, f := range []Finding{nd, dr} {
+		if !strings.Contains(f.Fix, "-e true") || !strings.Contains(f.Fix, "DRSS=4 disable_roce=0") {
+			t.Errorf("%s fix %q", f.RuleID, f.Fix)
+		}
+	}
+	p := PlanFor(Plans(fleet, res.Findings), "esx02")
+	if acts := actions(*p); !strings.Contains(acts, "enable_module") || !strings.Contains(acts, "set_module_params") || strings.Count(acts, "reboot") != 1 {
+		t.Errorf("plan %s", acts)
+	}
+}

@@ -64,8 +64,34 @@ func (a UpgradeESXi) Words(host string) Words {
 }
 
 func (a UpgradeESXi) Reads(string) Reads {
-	c := esxiRead("esxcli system version get", "Version "+a.Version+" or later", Match{Line: `^\s*Version: (6\.[5-9]|[7-9]\.|[1-9][0-9]\.)`})
+	c := esxiRead("esxcli system version get", "Version "+a.Version+" or later", Match{Line: `^\s*Version: ` + versionAtLeast(a.Version)})
 	return Reads{Check: c, Verify: reads(c)}
+}
+
+// versionAtLeast is a pattern for `esxcli system version get`'s Version
+// (X.Y.U: major, minor, update) at or above a release ("6.5", "7.0 Update
+// 1"): the update is the third number (7.0 Update 1 is 7.0.1).
+func versionAtLeast(v string) string {
+	base, upd, _ := strings.Cut(v, " Update ")
+	maj, minor, _ := strings.Cut(base, ".")
+	M, err1 := strconv.Atoi(strings.TrimSpace(maj))
+	m, err2 := strconv.Atoi(strings.TrimSpace(minor))
+	u, err3 := strconv.Atoi(strings.TrimSpace(upd))
+	if upd == "" {
+		u, err3 = 0, nil
+	}
+	if err1 != nil || err2 != nil || err3 != nil || M > 9 || m > 9 || u > 9 {
+		return `(6\.[5-9]|[7-9]\.|[1-9][0-9]\.)`
+	}
+	alts := []string{fmt.Sprintf(`%d\.%d\.[%d-9]`, M, m, u)}
+	if m < 9 {
+		alts = append(alts, fmt.Sprintf(`%d\.[%d-9]\.`, M, m+1))
+	}
+	if M < 9 {
+		alts = append(alts, fmt.Sprintf(`[%d-9]\.`, M+1))
+	}
+	alts = append(alts, `[1-9][0-9]\.`)
+	return "(" + strings.Join(alts, "|") + ")"
 }
 
 // MergeKey: one upgrade per host, to the highest minimum asked.
