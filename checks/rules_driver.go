@@ -26,6 +26,8 @@ var rulesDriver = []*Rule{
 		Needs: []hostio.Kind{catalog.KindNICList, catalog.KindRDMADeviceList}, ListedBy: []hostio.Kind{catalog.KindDVSList}},
 	{ID: "ROCE_OFF_IN_LAN_DRIVER", Plan: planDriverRemedy, Severity: Critical, Check: checkRoCEOffInLANDriver,
 		Needs: []hostio.Kind{catalog.KindNICList, catalog.KindRDMADeviceList, catalog.KindModuleList}, ListedBy: []hostio.Kind{catalog.KindDVSList}},
+	{ID: "NIC_IDENTITY_CONFLICT", Severity: Info, Check: checkNICIdentity,
+		Needs: []hostio.Kind{catalog.KindNICList, catalog.KindHardwarePCI}},
 	{ID: "INTEL_ENS_ACTIVE", Plan: planInvestigate, Severity: Critical, Check: checkIntelENS,
 		Needs: []hostio.Kind{catalog.KindENSList, catalog.KindNICList}},
 	{ID: "ESXI_ARM", Plan: planInvestigate, Severity: Critical, Check: checkESXiArm,

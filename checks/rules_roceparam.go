@@ -148,3 +148,29 @@ func roceAlsoOff(h *facts.Host, nic string) string {
 	return fmt.Sprintf(" %s's %s parameter switches RoCE off for %s too: before the reboot, %s (the other options kept).", fam.LANDriver,
 		s.Param.Name, nic, plan.MergeCommand(fam.LANDriver, lanOptions(h, fam.LANDriver), []plan.Setting{{Name: s.Param.Name, Value: s.Set}}))
 }
+
+// checkNICIdentity notes a NIC whose PCI IDs name another family than the
+// driver bound to it: the bound driver is its identity (FamilyOf), the
+// PCI IDs a note (a stale PCI table, a rebranded card, a wrong driver).
+func checkNICIdentity(in *Input, r *Reporter) {
+	h := in.Host
+	any := false
+	for _, n := range h.NICs {
+		note := h.IdentityConflict(n.Name)
+		if note == "" {
+			continue
+		}
+		any = true
+		ev := []Evidence{Ev(h.Host, n.Ref)}
+		if p := h.PCIDeviceOf(n.Name); p != nil {
+			ev = append(ev, Ev(h.Host, p.Ref))
+		}
+		r.FailSeverity(Info, h.Host, n.Name, note,
+			fmt.Sprintf("Nothing to change for PVRDMA: %s is judged by its bound driver. If the PCI IDs are right, the wrong driver is "+
+				"bound: compare `esxcli hardware pci list` (Vendor ID, Device ID, Module Name) with the driver VIBs installed "+
+				"(`esxcli software vib list`).", n.Name), ev...)
+	}
+	if !any {
+		r.Pass(h.Host)
+	}
+}

@@ -188,3 +188,40 @@ func TestDriverDisabledAndRoCEOff(t *testing.T) {
 		t.Errorf("plan %s", acts)
 	}
 }
+
+// A NIC driven by i40en whose PCI IDs say ConnectX-5 is an X710 for every
+// rule (no nmlx5_rdma remedy for it), and the inconsistency is a note.
+func TestRuleNICIdentityConflict(t *testing.T) {
+	const cmdPCI = "esxcli hardware pci list"
+	conflict := func(id string) func(b *facts.Host) {
+		return func(b *facts.Host) {
+			collected(b, cmdPCI)
+			b.NICs = append(b.NICs, parse.NIC{Name: "vmnic0", PCIDevice: "0000:18:00.0", LinkStatus: "Up", Driver: "i40en",
+				Description: "Intel(R) Ethernet Controller X710 for 10GbE SFP+", Ref: ref(cmdNICList, 3, "vmnic0  0000:18:00.0  i40en")})
+			b.PCIDevices = append(b.PCIDevices, parse.PCIDevice{Address: "0000:18:00.0", VMkernelName: "vmnic0", VendorID: id[:6], DeviceID: id[7:],
+				ModuleName: "i40en", Ref: ref(cmdPCI, 40, "Device ID: "+id[7:])})
+		}
+	}
+	runCases(t, "NIC_IDENTITY_CONFLICT", []ruleCase{
+		{name: "ConnectX-5 IDs, i40en bound", hosts: hostsOf(pair(conflict("0x15b3 0x1017"))),
+			want: []want{{"esx02", "vmnic0", StatusFail, Info, "PCI IDs say ConnectX-5", "Device ID: 0x1017"}}},
+		{name: "X710 IDs, i40en bound: near miss", hosts: hostsOf(pair(conflict("0x8086 0x1572"))),
+			want: []want{{host: "esx02", subject: "esx02", status: StatusPass}}},
+	})
+	fleet := pair(func(b *facts.Host) {
+		conflict("0x15b3 0x1017")(b)
+		noDevice("0")(b)
+		b.NICs = b.NICs[len(b.NICs)-1:] // vmnic0 only: no NIC can carry RoCE
+		b.DVSwitches[0].Uplinks = []string{"vmnic0"}
+		withModules(b, "i40en true true", "nmlx5_core true true", "nmlx5_rdma false false")
+	})()
+	res := Run(fleet)
+	for _, f := range res.Findings {
+		if f.Status == StatusFail && f.RuleID == "RDMA_DRIVER_NOT_LOADED" {
+			t.Errorf("the i40en port is judged a ConnectX: %s", f.Message)
+		}
+	}
+	if nd := one1(t, res, "NO_RDMA_DEVICE", "esx02"); !strings.Contains(nd.Fix, "install an RoCE NIC") {
+		t.Errorf("fix %q", nd.Fix)
+	}
+}

@@ -224,3 +224,16 @@ func (h *Host) familySources(vmnic string) (byPCI, byDriver NICFamily, driver st
 	}
 	return byPCI, familyByDriver(driver, desc), driver
 }
+
+// PCIDeviceOf returns the `esxcli hardware pci list` entry of a NIC (by
+// its VMkernel name or its PCI address); nil when none is listed.
+func (h *Host) PCIDeviceOf(vmnic string) *parse.PCIDevice {
+	n := h.NICNamed(vmnic)
+	for i := range h.PCIDevices {
+		p := &h.PCIDevices[i]
+		if p.VMkernelName == vmnic || (n != nil && n.PCIDevice != "" && parse.NormalizePCIAddress(p.Address) == parse.NormalizePCIAddress(n.PCIDevice)) {
+			return p
+		}
+	}
+	return nil
+}
