@@ -225,3 +225,22 @@ func TestRuleNICIdentityConflict(t *testing.T) {
 		t.Errorf("fix %q", nd.Fix)
 	}
 }
+
+// "nmlx5_rdma, the RDMA driver of vmnic0, vmnic4" where vmnic0 is bound
+// to i40en: the bound driver decides, so only the ConnectX port is named.
+func TestRDMADriverNamesOnlyItsOwnPorts(t *testing.T) {
+	fleet := pair(func(b *facts.Host) {
+		cx4Disabled(b)
+		collected(b, "esxcli hardware pci list")
+		b.NICs = append(b.NICs, parse.NIC{Name: "vmnic0", PCIDevice: "0000:18:00.0", LinkStatus: "Up", Driver: "i40en",
+			Description: "Intel(R) Ethernet Controller X710 for 10GbE SFP+", Ref: ref(cmdNICList, 3, "vmnic0  i40en")})
+		// The PCI listing gives the X710 port a ConnectX-5's IDs.
+		b.PCIDevices = append(b.PCIDevices, parse.PCIDevice{Address: "0000:18:00.0", VMkernelName: "vmnic0", VendorID: "0x15b3", DeviceID: "0x1017", ModuleName: "i40en"})
+		b.DVSwitches[0].Uplinks = []string{"vmnic0", "vmnic4"}
+	})()
+	res := Run(fleet)
+	f := one1(t, res, "RDMA_DRIVER_NOT_LOADED", "esx02")
+	if strings.Contains(f.Message, "vmnic0") || !strings.Contains(f.Message, "of vmnic4 ") {
+		t.Errorf("message %q", f.Message)
+	}
+}
