@@ -267,6 +267,12 @@ func rdmaRemedyText(h *facts.Host, hp *facts.HostPath) string {
 			"the vendor's component first), turn RDMA on in %s's %s parameter keeping its other options (esxcfg-module -g %s shows them), "+
 			"and reboot in maintenance mode", c.nic, fam.Name, fam.LANDriver, fam.RDMADriver, fam.Package, fam.LANDriver, fam.EnableParam, fam.LANDriver)
 	}
+	if m := h.Module(fam.RDMADriver); m.Read && m.Listed && m.Enabled && !m.Loaded {
+		// Enabled since the last boot: enabling it again would change
+		// nothing; the reboot loads it.
+		return fmt.Sprintf("%s is a %s (%s), which carries RoCE once its RDMA driver %s runs; %s is enabled and loads at the next boot: "+
+			"reboot in maintenance mode", c.nic, fam.Name, fam.LANDriver, fam.RDMADriver, fam.RDMADriver)
+	}
 	also := ""
 	if s := roceAlsoOff(h, c.nic); s != "" {
 		also = "," + strings.TrimSuffix(strings.Replace(s, " too: before the reboot,", " too:", 1), ".")

@@ -119,7 +119,10 @@ func TestRDMARemedyWalksTheDriverChain(t *testing.T) {
 		}
 	})
 	t.Run("enabled since the last boot: the reboot says so", func(t *testing.T) {
-		_, p := run(t, bcm57508("bnxtroce false true", "disable_roce=0"))
+		nd, p := run(t, bcm57508("bnxtroce false true", "disable_roce=0"))
+		if strings.Contains(nd.Fix, "-e true") || !strings.Contains(nd.Fix, "loads at the next boot") {
+			t.Errorf("fix %q", nd.Fix)
+		}
 		acts := actions(p)
 		if strings.Contains(acts, "enable_module") || strings.Contains(acts, "set_module_params") || !strings.Contains(acts, "reboot") {
 			t.Fatalf("plan %s", acts)
