@@ -72,6 +72,8 @@ var causeEdges = []causeEdge{
 		[]string{"nvidia-esxi-module-params", "seed-004-vsphere-rdma"}},
 	{"INTEL_RDMA_DISABLED", "NO_RDMA_DEVICE", "RDMA is off in the LAN driver of the PVRDMA uplink, so irdman gives it no RDMA device",
 		[]string{"intel-irdman-notes"}},
+	{"ROCE_OFF_IN_LAN_DRIVER", "NO_RDMA_DEVICE", "a parameter of the PVRDMA uplink's LAN driver switches RoCE off for its port, so its RDMA driver gives it no RDMA device",
+		[]string{"bnxt-enable-roce", "nvidia-esxi-module-params"}},
 	{"INTEL_ENS_ACTIVE", "NO_RDMA_DEVICE", "the PVRDMA uplink runs in ENS mode, in which irdman gives it no RDMA device",
 		[]string{"intel-irdman-notes"}},
 	{"ESXI_VERSION_UNSUPPORTED", "NO_RDMA_DEVICE", "an ESXi release without PVRDMA support",
@@ -325,7 +327,7 @@ func (l hostLinks) mtuAbovePath() {
 // does not use).
 func (l hostLinks) noDeviceToDriver() {
 	for _, i := range l.idx["NO_RDMA_DEVICE"] {
-		for _, rule := range []string{"INTEL_ENS_ACTIVE", "RDMA_DRIVER_NOT_LOADED", "INTEL_RDMA_DISABLED"} {
+		for _, rule := range []string{"INTEL_ENS_ACTIVE", "RDMA_DRIVER_NOT_LOADED", "INTEL_RDMA_DISABLED", "ROCE_OFF_IN_LAN_DRIVER"} {
 			for _, j := range l.idx[rule] {
 				if l.fs[i].CausedBy == nil && l.fs[j].Severity != Info {
 					l.fs[i].CausedBy = l.causeOf(j)

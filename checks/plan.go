@@ -527,7 +527,11 @@ func (p *planner) envelope(props []*proposal) []step {
 		for _, r := range p.atReboot {
 			rebootRes = append(rebootRes, r.f)
 		}
-		out = append(out, step{phase: plan.PhaseReboot, action: plan.Reboot{}, resolves: rebootRes})
+		changes := false
+		for _, st := range out {
+			changes = changes || st.phase == plan.PhaseHardware || st.phase == plan.PhaseDriver
+		}
+		out = append(out, step{phase: plan.PhaseReboot, action: plan.Reboot{Pending: !changes}, resolves: rebootRes})
 	} else {
 		for _, r := range p.atReboot {
 			props = append(props, &proposal{phase: plan.PhaseInvestigate, action: r.fallback, resolves: nil})

@@ -127,11 +127,10 @@ func (p *planner) rdmaRemedy(fs ...Finding) {
 	}
 	if len(cands) == 0 {
 		p.add(plan.PhaseHardware, plan.InstallNIC{Switch: swName}, fs...)
-		// The new NIC's lossless Ethernet, at the reboot after it: PFC on
-		// priority 3 in nmlx5_core's options (a ConnectX, as the step
-		// recommends).
-		p.add(plan.PhaseDriver, plan.SetModuleParams{Module: "nmlx5_core", Family: "ConnectX-4 or later",
-			Set: nmlxPFCSet}).atReboot()
+		// Which NIC the admin fits is not known here: its driver, RoCE
+		// and lossless steps differ per vendor and come from the next scan.
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: "Once the new NIC is in, scan " + h.Host + " again: its RDMA driver, RoCE and " +
+			"lossless Ethernet steps depend on its vendor and come from what that scan shows."})
 		if sw != nil {
 			p.add(plan.PhaseUplinks, plan.SetUplinks{Switch: sw.Name, NewNIC: true}, fs...).
 				powerCycle(runningPVRDMAVMs(h)...)
@@ -145,6 +144,14 @@ func (p *planner) rdmaRemedy(fs ...Finding) {
 	vals := make([]string, len(ports))
 	for i := range vals {
 		vals[i] = "1"
+	}
+	// RoCE switched off in the LAN driver's parameters (read from the
+	// host's own list), below an RDMA driver that is installed.
+	var off *facts.RoCESwitch
+	if fam.EnableParam == "" && fam.EnabledOutside == "" && h.ParamsRead(fam.LANDriver) && !(df.Installed != nil && !*df.Installed) {
+		if s := h.RoCESwitchOf(c.nic); s != nil && s.Off {
+			off = s
+		}
 	}
 	switch {
 	case fam.EnabledOutside != "":
@@ -167,9 +174,26 @@ func (p *planner) rdmaRemedy(fs ...Finding) {
 		// port (irdman's release notes), at the next boot.
 		p.add(plan.PhaseDriver, plan.SetModuleParams{Module: fam.LANDriver, NICs: ports, Family: fam.Name,
 			Package: fam.Package, Set: []plan.Setting{{Name: fam.EnableParam, Value: strings.Join(vals, ",")}}, Current: df.LANOptions}, fs...).atReboot()
+	case off != nil:
+		// The LAN driver's parameter switches RoCE off: the parameter
+		// turned back on, the other options kept, at one reboot; a
+		// disabled RDMA driver (the link before it) enabled at the same
+		// reboot.
+		if df.Enabled != nil && !*df.Enabled {
+			p.add(plan.PhaseDriver, plan.EnableModule{Module: fam.RDMADriver, Package: fam.Package, NICs: ports,
+				Family: fam.Name}, fs...).atReboot()
+		}
+		p.add(plan.PhaseDriver, plan.SetModuleParams{Module: fam.LANDriver, NICs: ports, Family: fam.Name, Package: fam.Package,
+			Set: []plan.Setting{{Name: off.Param.Name, Value: off.Set}}, Current: df.LANOptions, RoCE: c.nic}, fs...).atReboot()
 	case df.Enabled != nil && *df.Enabled && df.Loaded != nil && !*df.Loaded:
 		// Enabled since the last boot: it loads at the next one.
 		p.rebootFor(fs...)
+	case undeterminedText(h, c.nic) != "":
+		// Enabled and loaded, and no parameter explains the missing
+		// device: nothing ESXi shows says what is off, so no driver step
+		// and no reboot, the next check instead.
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: "On " + h.Host + ": " + undeterminedText(h, c.nic) + "."})
+		return
 	default:
 		p.add(plan.PhaseDriver, plan.EnableModule{Module: fam.RDMADriver, Package: fam.Package, NICs: ports,
 			Family: fam.Name}, fs...).atReboot()
@@ -230,14 +254,32 @@ func rdmaRemedyText(h *facts.Host, hp *facts.HostPath) string {
 	}
 	c := cands[0]
 	fam := c.family
+	if t := undeterminedText(h, c.nic); t != "" {
+		return t
+	}
+	if o := roceOffOf(h, c.nic); o != nil && o.sw != nil {
+		return fmt.Sprintf("%s is a %s (%s) whose RDMA driver %s is %s, but %s's %s parameter switches RoCE off for it: %s "+
+			"(the other options kept), and reboot in maintenance mode", c.nic, fam.Name, fam.LANDriver, fam.RDMADriver, o.module.State(),
+			fam.LANDriver, o.sw.Param.Name, plan.MergeCommand(fam.LANDriver, lanOptions(h, fam.LANDriver), o.set()))
+	}
 	if fam.EnableParam != "" {
 		return fmt.Sprintf("%s is an %s (%s), which carries RoCE v2 once %s runs: check `esxcli software vib list` shows %s (else install "+
 			"the vendor's component first), turn RDMA on in %s's %s parameter keeping its other options (esxcfg-module -g %s shows them), "+
 			"and reboot in maintenance mode", c.nic, fam.Name, fam.LANDriver, fam.RDMADriver, fam.Package, fam.LANDriver, fam.EnableParam, fam.LANDriver)
 	}
+	if m := h.Module(fam.RDMADriver); m.Read && m.Listed && m.Enabled && !m.Loaded {
+		// Enabled since the last boot: enabling it again would change
+		// nothing; the reboot loads it.
+		return fmt.Sprintf("%s is a %s (%s), which carries RoCE once its RDMA driver %s runs; %s is enabled and loads at the next boot: "+
+			"reboot in maintenance mode", c.nic, fam.Name, fam.LANDriver, fam.RDMADriver, fam.RDMADriver)
+	}
+	also := ""
+	if s := roceAlsoOff(h, c.nic); s != "" {
+		also = "," + strings.TrimSuffix(strings.Replace(s, " too: before the reboot,", " too:", 1), ".")
+	}
 	return fmt.Sprintf("%s is a %s (%s), which carries RoCE once its RDMA driver %s runs: check `esxcli software vib list` shows %s "+
-		"(else install the vendor's component first), `esxcli system module set -m %s -e true`, and reboot in maintenance mode",
-		c.nic, fam.Name, fam.LANDriver, fam.RDMADriver, fam.Package, fam.RDMADriver)
+		"(else install the vendor's component first), `esxcli system module set -m %s -e true`%s, and reboot in maintenance mode",
+		c.nic, fam.Name, fam.LANDriver, fam.RDMADriver, fam.Package, fam.RDMADriver, also)
 }
 
 // planDriverRemedy: an RDMA driver not loaded, Intel's RDMA parameter

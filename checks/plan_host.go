@@ -268,6 +268,9 @@ func planRebind(p *planner, f Finding) {
 		if c.RuleID == "INTEL_ENS_ACTIVE" || c.RuleID == "ESXI_ARM" {
 			return
 		}
+		if c.RuleID == "NO_RDMA_DEVICE" && rdmaUndetermined(p.host, p.path) {
+			return // what is off is not determined (rdmaRemedy): nothing to bind to yet
+		}
 		cf, ok := p.idx.byKey[*c]
 		if !ok {
 			break

@@ -24,6 +24,10 @@ var rulesDriver = []*Rule{
 		Needs: []hostio.Kind{catalog.KindModuleList, catalog.KindNICList}, ListedBy: []hostio.Kind{catalog.KindDVSList}},
 	{ID: "INTEL_RDMA_DISABLED", Plan: planDriverRemedy, Severity: Critical, Check: checkIntelRDMADisabled,
 		Needs: []hostio.Kind{catalog.KindNICList, catalog.KindRDMADeviceList}, ListedBy: []hostio.Kind{catalog.KindDVSList}},
+	{ID: "ROCE_OFF_IN_LAN_DRIVER", Plan: planDriverRemedy, Severity: Critical, Check: checkRoCEOffInLANDriver,
+		Needs: []hostio.Kind{catalog.KindNICList, catalog.KindRDMADeviceList, catalog.KindModuleList}, ListedBy: []hostio.Kind{catalog.KindDVSList}},
+	{ID: "NIC_IDENTITY_CONFLICT", Severity: Info, Check: checkNICIdentity,
+		Needs: []hostio.Kind{catalog.KindNICList, catalog.KindHardwarePCI}},
 	{ID: "INTEL_ENS_ACTIVE", Plan: planInvestigate, Severity: Critical, Check: checkIntelENS,
 		Needs: []hostio.Kind{catalog.KindENSList, catalog.KindNICList}},
 	{ID: "ESXI_ARM", Plan: planInvestigate, Severity: Critical, Check: checkESXiArm,
@@ -134,6 +138,9 @@ func checkRDMADriverNotLoaded(in *Input, r *Reporter) {
 		default:
 			fix = fmt.Sprintf("esxcli system module set -m %s -e true, then reboot %s in maintenance mode and check `esxcli rdma device list`.",
 				shellArg(mod, "MODULE"), h.Host)
+		}
+		if len(ports) > 0 {
+			fix += roceAlsoOff(h, ports[0])
 		}
 		sev, why := driverSeverity(in, used && hasPVRDMA(h))
 		r.FailSeverity(sev, h.Host, mod, msg+why, fix+powerOnAfter(h), moduleEv(h, m)...)

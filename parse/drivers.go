@@ -47,6 +47,9 @@ type ModuleParam struct {
 	Name   string `json:"name"`
 	Type   string `json:"type,omitempty"`
 	Value  string `json:"value,omitempty"`
+	// Description is the module's own description of the parameter (what
+	// it switches, its values), as the host lists it.
+	Description string `json:"description,omitempty"`
 	Ref
 }
 
@@ -58,7 +61,7 @@ type ModuleParam struct {
 func ModuleParams(text string) ([]ModuleParam, error) {
 	return readList(joinContinuations(text), layoutTable, []string{"Name", "Type", "Value", "Description"}, []string{"Name", "Type"}, "module parameter row skipped",
 		func(r Record, e *errs) ModuleParam {
-			return ModuleParam{Name: r.Get("Name"), Type: r.Get("Type"), Value: r.Get("Value"), Ref: r.Ref}
+			return ModuleParam{Name: r.Get("Name"), Type: r.Get("Type"), Value: r.Get("Value"), Description: r.Get("Description"), Ref: r.Ref}
 		})
 }
 

@@ -63,3 +63,16 @@ func TestUnameMachine(t *testing.T) {
 		t.Error("a line that is no machine name was read")
 	}
 }
+
+// A parameter's description is kept: it says what the parameter switches
+// (the rules recognise a RoCE switch by it, not by one name per vendor).
+func TestModuleParamsKeepDescription(t *testing.T) {
+	text := "Name          Type          Value  Description\n" +
+		"------------  ------------  -----  ------------------------------------------\n" +
+		"DRSS          int                  Number of RSS queues for the default queue\n" +
+		"disable_roce  array of int  1      Disable the RoCE capability of the port\n"
+	ps := parsed(t, ModuleParams, text)
+	eq(t, "parameters", len(ps), 2)
+	eq(t, "description", ps[1].Name+": "+ps[1].Description, "disable_roce: Disable the RoCE capability of the port")
+	eq(t, "unset keeps its description", ps[0].Value+"|"+ps[0].Description, "|Number of RSS queues for the default queue")
+}

@@ -98,8 +98,12 @@ func (EnterMaintenance) Unverified() string {
 	return "the plan takes the host out of maintenance mode again"
 }
 
-// Reboot reboots the host (in maintenance mode).
-type Reboot struct{}
+// Reboot reboots the host (in maintenance mode). Pending: no step of the
+// plan changes a driver before it; what loads is what was configured
+// since the last boot (a module enabled, parameters set).
+type Reboot struct {
+	Pending bool `json:"pending,omitempty"`
+}
 
 const KindReboot Kind = "reboot"
 
@@ -110,8 +114,12 @@ func (Reboot) About() string {
 	return "reboot the host (in maintenance mode)"
 }
 
-func (Reboot) Words(host string) Words {
-	return Words{On: "esxi", Pause: true, Text: fmt.Sprintf("Reboot %s: the driver changes above take effect at boot.", host),
+func (a Reboot) Words(host string) Words {
+	text := fmt.Sprintf("Reboot %s: the driver changes above take effect at boot.", host)
+	if a.Pending {
+		text = fmt.Sprintf("Reboot %s: the driver configuration made since its last boot (shown by the findings this step resolves) takes effect at boot.", host)
+	}
+	return Words{On: "esxi", Pause: true, Text: text,
 		Command: "esxcli system shutdown reboot -r 'pvrdma-doctor plan: RDMA driver changes'"}
 }
 

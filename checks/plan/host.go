@@ -64,8 +64,34 @@ func (a UpgradeESXi) Words(host string) Words {
 }
 
 func (a UpgradeESXi) Reads(string) Reads {
-	c := esxiRead("esxcli system version get", "Version "+a.Version+" or later", Match{Line: `^\s*Version: (6\.[5-9]|[7-9]\.|[1-9][0-9]\.)`})
+	c := esxiRead("esxcli system version get", "Version "+a.Version+" or later", Match{Line: `^\s*Version: ` + versionAtLeast(a.Version)})
 	return Reads{Check: c, Verify: reads(c)}
+}
+
+// versionAtLeast is a pattern for `esxcli system version get`'s Version
+// (X.Y.U: major, minor, update) at or above a release ("6.5", "7.0 Update
+// 1"): the update is the third number (7.0 Update 1 is 7.0.1).
+func versionAtLeast(v string) string {
+	base, upd, _ := strings.Cut(v, " Update ")
+	maj, minor, _ := strings.Cut(base, ".")
+	M, err1 := strconv.Atoi(strings.TrimSpace(maj))
+	m, err2 := strconv.Atoi(strings.TrimSpace(minor))
+	u, err3 := strconv.Atoi(strings.TrimSpace(upd))
+	if upd == "" {
+		u, err3 = 0, nil
+	}
+	if err1 != nil || err2 != nil || err3 != nil || M > 9 || m > 9 || u > 9 {
+		return `(6\.[5-9]|[7-9]\.|[1-9][0-9]\.)`
+	}
+	alts := []string{fmt.Sprintf(`%d\.%d\.[%d-9]`, M, m, u)}
+	if m < 9 {
+		alts = append(alts, fmt.Sprintf(`%d\.[%d-9]\.`, M, m+1))
+	}
+	if M < 9 {
+		alts = append(alts, fmt.Sprintf(`[%d-9]\.`, M+1))
+	}
+	alts = append(alts, `[1-9][0-9]\.`)
+	return "(" + strings.Join(alts, "|") + ")"
 }
 
 // MergeKey: one upgrade per host, to the highest minimum asked.
@@ -126,6 +152,9 @@ type SetModuleParams struct {
 	Package string   `json:"package,omitempty"`
 	NIC     string   `json:"nic,omitempty"`
 	NICs    []string `json:"nics,omitempty"`
+	// RoCE is the NIC whose RoCE the settings turn back on (a LAN
+	// driver's RoCE switch): verified by its RDMA device after the reboot.
+	RoCE string `json:"roce,omitempty"`
 }
 
 const KindSetModuleParams Kind = "set_module_params"
@@ -166,6 +195,10 @@ func (a SetModuleParams) Reads(string) Reads {
 	}
 	r.Check = esxiRead("esxcli system module parameters list -m "+ShellArg(a.Module, "MODULE"), SettingsText(a.Set), m...)
 	r.Verify = reads(r.Check)
+	if a.RoCE != "" {
+		r.Verify = append(r.Verify, *esxiRead("esxcli rdma device list", a.RoCE+" has an RDMA device (vmrdmaN paired with it)",
+			Match{Line: `^vmrdma[0-9]+\s.*\s` + regexp.QuoteMeta(a.RoCE) + `(\s|$)`}))
+	}
 	if pfc := pfcPriority(a.Set); pfc >= 0 && a.NIC != "" {
 		r.Verify = append(r.Verify, *esxiRead("esxcli network nic dcb status get -n "+ShellArg(a.NIC, "vmnicN"),
 			fmt.Sprintf("%s: PFC Enabled: true, on priority %d", a.NIC, pfc), Match{Field: "PFC Enabled", Value: "true"},
@@ -191,6 +224,9 @@ func (a SetModuleParams) effect() string {
 		if x.Name == "RDMA" {
 			return fmt.Sprintf(" (RDMA on for %s)", nicsText(a.NICs))
 		}
+	}
+	if a.RoCE != "" {
+		return fmt.Sprintf(" (RoCE back on for %s)", a.RoCE)
 	}
 	return ""
 }

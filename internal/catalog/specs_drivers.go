@@ -59,7 +59,7 @@ var driverSpecs = []*Spec{
 		From: FromFacts, Instances: driverModules, InstancesRead: []hostio.Kind{KindDVSList, KindRDMADeviceList, KindNICList, KindModuleList},
 		Absent: moduleAbsent,
 		Noun:   "driver module parameters", Example: []string{"nmlx5_core"},
-		When:   "for the driver of each uplink of a vDS or RDMA device and each RDMA device's driver (those `esxcli system module list` lists)",
+		When:   "for the driver of each uplink of a vDS or RDMA device, each RDMA device's driver and the LAN driver of each NIC that can carry RoCE (those `esxcli system module list` lists)",
 		Forms:  esxcli("system module parameters list", Option{Short: "-m", Long: "--module", Role: OptArg}),
 		Parser: List(parse.ModuleParams, stampModuleParam, func(f *HostFacts) *[]parse.ModuleParam { return &f.ModuleParams }),
 		Diff: &DiffKey{What: "module parameter", Key: Keyed(func(p parse.ModuleParam) string {
@@ -77,7 +77,8 @@ func stampModuleParam(v *parse.ModuleParam, l string) {
 // driverModules are the modules whose parameters PVRDMA depends on: the
 // LAN driver of every uplink of a distributed switch or paired with an
 // RDMA device, and the driver of every RDMA device; those the module list
-// lists when it was read (an unlisted module has no parameters to read).
+// lists when it was read (an unlisted module has no parameters to read);
+// and the LAN driver of every NIC that can carry RoCE (roceLANDrivers).
 // Sorted, each once; a name that is no module name is left out.
 func driverModules(f *HostFacts) [][]string {
 	nics := map[string]bool{}
@@ -92,7 +93,7 @@ func driverModules(f *HostFacts) [][]string {
 		mods = append(mods, d.Driver)
 	}
 	for _, n := range f.NICs {
-		if nics[n.Name] {
+		if nics[n.Name] || slices.Contains(roceLANDrivers, n.Driver) {
 			mods = append(mods, n.Driver)
 		}
 	}
@@ -110,6 +111,13 @@ func driverModules(f *HostFacts) [][]string {
 	}
 	return out
 }
+
+// roceLANDrivers are the LAN drivers of NICs that can carry RoCE
+// (internal/facts/nicfamily.go): their parameters can switch RoCE off
+// below the RDMA driver (icen's RDMA, a bnxtnet RoCE switch), so they are
+// read wherever such a NIC is, on a vDS or not (the remedy of a host
+// without an RDMA device may pick it).
+var roceLANDrivers = []string{"nmlx5_core", "nmlx4_en", "icen", "bnxtnet", "qedentv", "nenic"}
 
 // moduleAbsent recognizes esxcli's answer for a module the host does not
 // have ("Unable to find module ...", "Module ... not found").

@@ -144,11 +144,45 @@ func familyByDriver(driver, description string) NICFamily {
 // Known reports whether the family was recognized.
 func (f NICFamily) Known() bool { return f.Name != "" }
 
-// FamilyOf returns the NIC family of an uplink: by the PCI IDs of its
-// device in `esxcli hardware pci list` (matched by its VMkernel name or
-// its PCI address in `esxcli network nic list`), else by its driver and
-// description; a zero NICFamily (Known false) when neither says.
+// FamilyOf returns the NIC family of an uplink: the driver bound to it
+// (`esxcli network nic list` Driver, `esxcli hardware pci list` Module
+// Name) names the family; its PCI IDs (matched by its VMkernel name or
+// its PCI address) name the model within it, and the family when no
+// driver is known or the driver is unknown to the table. PCI IDs that
+// say another family than the bound driver are a note (IdentityConflict),
+// not the identity. A zero NICFamily (Known false) when neither says.
 func (h *Host) FamilyOf(vmnic string) NICFamily {
+	byPCI, byDriver, _ := h.familySources(vmnic)
+	if byDriver.Known() && (!byPCI.Known() || !sameFamily(byPCI, byDriver)) {
+		return byDriver
+	}
+	if byPCI.Known() {
+		return byPCI
+	}
+	return byDriver
+}
+
+// IdentityConflict says, for a NIC whose PCI IDs name another family than
+// the driver bound to it, what each says ("" when they agree or one is
+// unknown).
+func (h *Host) IdentityConflict(vmnic string) string {
+	byPCI, byDriver, driver := h.familySources(vmnic)
+	if !byPCI.Known() || !byDriver.Known() || sameFamily(byPCI, byDriver) {
+		return ""
+	}
+	return vmnic + "'s PCI IDs say " + byPCI.Name + " (driver " + byPCI.LANDriver + "), but " + driver + " is bound to it (" +
+		byDriver.Name + "): the bound driver is taken as its identity"
+}
+
+// sameFamily reports whether the families by PCI IDs and by driver agree:
+// the same LAN driver, or the same family name (ixgbe and ixgben).
+func sameFamily(byPCI, byDriver NICFamily) bool {
+	return byPCI.LANDriver == byDriver.LANDriver || byPCI.Name == byDriver.Name
+}
+
+// familySources are a NIC's family by its PCI IDs and by its bound driver
+// (and description), and that driver's name.
+func (h *Host) familySources(vmnic string) (byPCI, byDriver NICFamily, driver string) {
 	n := h.NICNamed(vmnic)
 	var pci *parse.PCIDevice
 	for i := range h.PCIDevices {
@@ -160,18 +194,20 @@ func (h *Host) FamilyOf(vmnic string) NICFamily {
 	}
 	if pci != nil {
 		v, d := strings.ToLower(pci.VendorID), strings.ToLower(pci.DeviceID)
+	rows:
 		for _, row := range pciFamilies {
 			if row.vendor != v {
 				continue
 			}
 			for _, id := range row.devices {
 				if id == d {
-					return row.family
+					byPCI = row.family
+					break rows
 				}
 			}
 		}
 	}
-	driver, desc := "", ""
+	desc := ""
 	if n != nil {
 		driver, desc = n.Driver, n.Description
 	}
@@ -183,5 +219,21 @@ func (h *Host) FamilyOf(vmnic string) NICFamily {
 	if driver == "" && pci != nil {
 		driver, desc = pci.ModuleName, pci.DeviceName
 	}
-	return familyByDriver(driver, desc)
+	if driver == "" {
+		return byPCI, NICFamily{}, ""
+	}
+	return byPCI, familyByDriver(driver, desc), driver
+}
+
+// PCIDeviceOf returns the `esxcli hardware pci list` entry of a NIC (by
+// its VMkernel name or its PCI address); nil when none is listed.
+func (h *Host) PCIDeviceOf(vmnic string) *parse.PCIDevice {
+	n := h.NICNamed(vmnic)
+	for i := range h.PCIDevices {
+		p := &h.PCIDevices[i]
+		if p.VMkernelName == vmnic || (n != nil && n.PCIDevice != "" && parse.NormalizePCIAddress(p.Address) == parse.NormalizePCIAddress(n.PCIDevice)) {
+			return p
+		}
+	}
+	return nil
 }
