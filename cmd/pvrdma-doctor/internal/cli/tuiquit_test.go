@@ -221,3 +221,30 @@ func TestTUIQuitReusesTheLastAnalysis(t *testing.T) {
 		t.Fatalf("exit = %v, want status %d", err, ExitIncomplete)
 	}
 }
+
+// sameCaptures tells the results an analysis was made of from any other:
+// the same hosts with the very same captures are current; a host
+// rescanned (new captures, even equal ones), finished since, or missing
+// is not (the near misses).
+func TestSameCaptures(t *testing.T) {
+	caps := []hostio.Capture{{Host: "esx-a", Command: "esxcli rdma device list", Stdout: "x"}}
+	a := []hostio.HostResult{{Host: "esx-a", Status: hostio.StatusCollected, Captures: caps}, {Host: "esx-b", Status: hostio.StatusNotCollected, Reason: "refused"}}
+	same := append([]hostio.HostResult(nil), a...)
+	if !sameCaptures(a, same) {
+		t.Fatal("a copy of the same results is not current")
+	}
+	rescanned := append([]hostio.HostResult(nil), a...)
+	rescanned[0].Captures = append([]hostio.Capture(nil), caps...)
+	finished := append([]hostio.HostResult(nil), a...)
+	finished[1] = hostio.HostResult{Host: "esx-b", Status: hostio.StatusCollected, Captures: caps}
+	for name, b := range map[string][]hostio.HostResult{
+		"rescanned (equal captures, new ones)": rescanned,
+		"a host finished since":                finished,
+		"a host missing":                       a[:1],
+		"hosts in another order":               {a[1], a[0]},
+	} {
+		if sameCaptures(a, b) {
+			t.Errorf("%s: taken as current", name)
+		}
+	}
+}
