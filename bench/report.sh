@@ -218,6 +218,12 @@ echo
 echo "![scan time against host count](scan-time.png)"
 echo
 echo "([SVG](scan-time.svg); log-log axes; medians.)"
+if [ -s "$D/series/series.md" ]; then
+  echo
+  echo "## Fleet-size series (bench/series.sh)"
+  echo
+  cat "$D/series/series.md"
+fi
 [ -f "$(dirname "$0")/PROFILE.md" ] && { echo; cat "$(dirname "$0")/PROFILE.md"; }
 } > "$OUT"
 
@@ -229,6 +235,13 @@ for tool in pvrdma-doctor pssh ansible seq; do
   done > "$D/chart-$tool.dat"
 done
 for n in $LSIZES; do echo "$n $(median "$D/lab.tsv" "\$1==$n" 3)"; done > "$D/chart-lab.dat"
+# The faulty fleet's scans (bench/series.sh fleet.tsv: scenario hosts mode
+# run wall_s ...), beside the healthy lab line.
+if [ -s "$D/series/fleet.tsv" ]; then
+  for n in $(awk -F'\t' 'NR>1 && $1=="mixed" && $3=="scan" {print $2}' "$D/series/fleet.tsv" | sort -nu); do
+    echo "$n $(median "$D/series/fleet.tsv" "\$1==\"mixed\" && \$2==$n && \$3==\"scan\"" 5)"
+  done > "$D/chart-faulty.dat"
+fi
 plot=""
 add() { [ -s "$D/chart-$1.dat" ] && plot="$plot${plot:+, }'$D/chart-$1.dat' using 1:2 with linespoints lw 2 pt 7 title '$2'"; return 0; }
 add seq "sequential ssh loop (sshd)"
@@ -236,6 +249,7 @@ add ansible "ansible raw, forks=N (sshd)"
 add pssh "parallel-ssh, joined commands (sshd)"
 add pvrdma-doctor "pvrdma-doctor scan (sshd)"
 add lab "pvrdma-doctor scan (lab serve)"
+add faulty "pvrdma-doctor scan, faulty fleet (lab serve)"
 for term in "pngcairo size 900,560 font 'sans,10'|png" "svg size 900,560|svg"; do
   t=${term%|*}; ext=${term#*|}
   gnuplot <<EOF

@@ -416,6 +416,18 @@ if [ "$SMOKE" = 1 ]; then BT_X=1x; else BT_X=5x; fi
 log "go benchmarks (collect and analyze at 1,000 hosts; analysis of healthy and faulty fleets at 100 and 1,000)"
 (cd "$ROOT" && go test -run '^$' -bench 'Collect1000Hosts|Analyze1000Hosts|AnalyzeFleets' -benchtime "$BT_X" -benchmem ./bench/) > "$GOBENCH" 2>&1 || { cat "$GOBENCH" >&2; exit 1; }
 
+# ---------------------------------------------------------------- fleet-size series
+# The faulty fleet beside the healthy one (scan, --bundle, analyze), the
+# TUI series and the near-cap bundle (bench/series.sh); the allocation
+# table reads the AnalyzeFleets lines of the Go benchmarks above.
+mkdir -p "$W/data/series"
+cp "$GOBENCH" "$W/data/series/alloc.txt"
+CAP_HOSTS=10; [ "$SMOKE" = 1 ] && CAP_HOSTS=2
+SERIES_LIST="fleet cap"; command -v tmux >/dev/null 2>&1 && SERIES_LIST="fleet tui cap"
+log "fleet-size series: $SERIES_LIST (sizes $LAB_SIZES)"
+"$ROOT/bench/series.sh" --sizes "$LAB_SIZES" --runs "$LAB_RUNS" --series "$SERIES_LIST" --cap-hosts "$CAP_HOSTS" \
+  --rtt "$RTT" --cmd-latency "$CMD_LAT" --bin "$PD" --out-dir "$W/data/series"
+
 # ---------------------------------------------------------------- results
 log "writing $OUT"
 "$ROOT/bench/report.sh" "$W" "$OUT" "$CHART_DIR" "$SMOKE" \

@@ -194,9 +194,16 @@ func checkVMPeersWithoutRDMA(in *Input, r *Reporter) {
 			r.PassOn(h.Host, subject)
 			continue
 		}
+		// A fleet-wide fault would list every broken host in every finding
+		// (hosts x broken): the first few are named with their evidence,
+		// the rest counted; each has its own TCP_FALLBACK finding.
+		named, rest := peers, 0
+		if len(peers) > peerNameLimit {
+			named, rest = peers[:peerNameLimit], len(peers)-peerNameLimit
+		}
 		var pairs, hosts []string
 		var ev []Evidence
-		for _, j := range peers {
+		for _, j := range named {
 			o := &fleet.Hosts[j]
 			hosts = append(hosts, o.Host)
 			pairs = append(pairs, fmt.Sprintf("%s (%s)", joinNames(pvrdmaVMNames(o)), o.Host))
@@ -207,6 +214,11 @@ func checkVMPeersWithoutRDMA(in *Input, r *Reporter) {
 			}
 		}
 		ev = append(pvrdmaEvidence(h, ""), ev...)
+		fixOn := strings.Join(hosts, ", ")
+		if rest > 0 {
+			pairs = append(pairs, "their PVRDMA peers on "+moreHosts(rest)+" without RDMA")
+			fixOn += " and " + moreHosts(rest) + " (each has its TCP_FALLBACK finding)"
+		}
 		with := strings.Join(pairs, ", ")
 		if len(pairs) > 1 {
 			with = strings.Join(pairs[:len(pairs)-1], ", ") + " and " + pairs[len(pairs)-1]
@@ -215,8 +227,20 @@ func checkVMPeersWithoutRDMA(in *Input, r *Reporter) {
 			"without it: the pairs of %s with %s; two VMs on different hosts use the RDMA devices only when both hosts have one",
 			h.Host, joinNames(vms), with),
 			fmt.Sprintf("Nothing to change on %s: fix RDMA on %s (their TCP_FALLBACK finding); until then keep the VMs that must talk over "+
-				"RDMA on hosts with RDMA, or on one host (a DRS VM/Host rule can hold them there).", h.Host, strings.Join(hosts, ", ")), ev...)
+				"RDMA on hosts with RDMA, or on one host (a DRS VM/Host rule can hold them there).", h.Host, fixOn), ev...)
 	}
+}
+
+// peerNameLimit is how many peer hosts without RDMA a VM_PEERS_WITHOUT_RDMA
+// finding names (with their evidence); it counts the others.
+const peerNameLimit = 3
+
+// moreHosts is "1 more host" or "N more hosts".
+func moreHosts(n int) string {
+	if n == 1 {
+		return "1 more host"
+	}
+	return fmt.Sprintf("%d more hosts", n)
 }
 
 // unboundHCA is the evidence that one of the host's PVRDMA adapters has no
@@ -248,15 +272,14 @@ func linkPeersWithoutRDMA(fleet *facts.Fleet, paths *facts.DataPath, fs []Findin
 		if f.Status != StatusFail || f.Suppressed || f.RuleID != "VM_PEERS_WITHOUT_RDMA" {
 			continue
 		}
-		for k := range fleet.Hosts {
-			if fleet.Hosts[k].Host != f.Host {
-				continue
-			}
-			for _, j := range peersWithoutRDMA(fleet, paths, k) {
-				if c, ok := fallback[fleet.Hosts[j].Host]; ok {
-					fs[i].CausedBy = &Cause{RuleID: fs[c].RuleID, Host: fs[c].Host, Subject: fs[c].Subject}
-					break
-				}
+		k, ok := fleetIndex(fleet, paths)[f.Host]
+		if !ok {
+			continue
+		}
+		for _, j := range peersWithoutRDMA(fleet, paths, k) {
+			if c, ok := fallback[fleet.Hosts[j].Host]; ok {
+				fs[i].CausedBy = &Cause{RuleID: fs[c].RuleID, Host: fs[c].Host, Subject: fs[c].Subject}
+				break
 			}
 		}
 	}
@@ -272,15 +295,28 @@ func (p *planner) otherCauses(c Finding, causeHost string) bool {
 		return false
 	}
 	paths := p.fleet.DataPath()
-	for k := range p.fleet.Hosts {
-		if p.fleet.Hosts[k].Host != c.Host {
-			continue
-		}
-		for _, j := range peersWithoutRDMA(p.fleet, paths, k) {
-			if p.fleet.Hosts[j].Host != causeHost {
-				return true
-			}
+	k, ok := fleetIndex(p.fleet, paths)[c.Host]
+	if !ok {
+		return false
+	}
+	for _, j := range peersWithoutRDMA(p.fleet, paths, k) {
+		if p.fleet.Hosts[j].Host != causeHost {
+			return true
 		}
 	}
 	return false
+}
+
+// fleetIndex maps each host name to its index in the fleet, once per run
+// (the first host of a name, as the scans it replaces found it).
+func fleetIndex(fleet *facts.Fleet, paths *facts.DataPath) map[string]int {
+	return paths.Memo("checks.fleetIndex", func() any {
+		m := make(map[string]int, len(fleet.Hosts))
+		for k := range fleet.Hosts {
+			if _, dup := m[fleet.Hosts[k].Host]; !dup {
+				m[fleet.Hosts[k].Host] = k
+			}
+		}
+		return m
+	}).(map[string]int)
 }

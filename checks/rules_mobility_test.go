@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"fmt"
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 	"strings"
 	"testing"
@@ -304,5 +305,60 @@ func TestPeersWithoutRDMAResolvedOnlyWithEveryCause(t *testing.T) {
 				t.Errorf("a step resolves %s: %v, want %v", peers.Key(), claimed, c.resolved)
 			}
 		})
+	}
+}
+
+// With many peer hosts without RDMA, each VM_PEERS_WITHOUT_RDMA finding
+// names the first few (with their evidence) and counts the rest, so a
+// fleet-wide fault costs hosts x a few, not hosts x broken; with no more
+// than the limit (the near miss) every peer host is named, nothing counted.
+func TestVMPeersWithoutRDMABounded(t *testing.T) {
+	fleetWith := func(without int) []facts.Host {
+		hosts := []facts.Host{goodHost("esx01", "192.168.50.11")}
+		for i := 0; i < without; i++ {
+			h := goodHost(fmt.Sprintf("esx%02d", i+2), fmt.Sprintf("192.168.50.%d", i+12))
+			noDevice("0")(&h)
+			hosts = append(hosts, h)
+		}
+		return hosts
+	}
+	peersOf := func(without int) Finding {
+		t.Helper()
+		for _, f := range runRule(t, "VM_PEERS_WITHOUT_RDMA", fleetWith(without)...) {
+			if f.Host == "esx01" && f.Status == StatusFail {
+				return f
+			}
+		}
+		t.Fatalf("%d hosts without RDMA: no VM_PEERS_WITHOUT_RDMA finding on esx01", without)
+		return Finding{}
+	}
+	limit := peersOf(peerNameLimit)
+	if strings.Contains(limit.Message, "more host") || strings.Contains(limit.Fix, "more host") ||
+		!strings.Contains(limit.Message, "hpc-esx02 (esx02), hpc-esx03 (esx03) and hpc-esx04 (esx04)") ||
+		!strings.Contains(limit.Fix, "fix RDMA on esx02, esx03, esx04 (their TCP_FALLBACK finding)") {
+		t.Fatalf("%d peer hosts: not every one named:\n%s\n%s", peerNameLimit, limit.Message, limit.Fix)
+	}
+	for _, n := range []int{peerNameLimit + 1, 40} {
+		f := peersOf(n)
+		more := n - peerNameLimit
+		if !strings.Contains(f.Message, fmt.Sprintf("hpc-esx02 (esx02), hpc-esx03 (esx03), hpc-esx04 (esx04) and their PVRDMA peers on %s without RDMA", moreHosts(more))) ||
+			strings.Contains(f.Message, "esx05") {
+			t.Errorf("%d peer hosts: message %q", n, f.Message)
+		}
+		if !strings.Contains(f.Fix, fmt.Sprintf("fix RDMA on esx02, esx03, esx04 and %s (each has its TCP_FALLBACK finding)", moreHosts(more))) {
+			t.Errorf("%d peer hosts: fix %q", n, f.Fix)
+		}
+		// The evidence is esx01's own and that of the named peers only.
+		if len(f.Evidence) != len(limit.Evidence) {
+			t.Errorf("%d peer hosts: %d evidence lines, want %d (as many as with %d)", n, len(f.Evidence), len(limit.Evidence), peerNameLimit)
+		}
+		for _, e := range f.Evidence {
+			if e.Host != "esx01" && e.Host != "esx02" && e.Host != "esx03" && e.Host != "esx04" {
+				t.Errorf("%d peer hosts: evidence from %s, a host not named", n, e.Host)
+			}
+		}
+	}
+	if got := moreHosts(1); got != "1 more host" {
+		t.Errorf("moreHosts(1) = %q", got)
 	}
 }

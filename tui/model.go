@@ -69,6 +69,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.page().clamp()
 	case EventMsg:
 		return m, m.onEvent(hostio.Event(msg))
+	case progressMsg:
+		return m, m.tick()
+	case frameMsg:
+		return m, m.onFrame()
 	case analysisMsg:
 		m.analyzing = false
 		m.apply(msg)

@@ -48,6 +48,11 @@ type shared struct {
 
 	showSev map[checks.Severity]bool
 
+	// feed is the live collection's progress (Program.Send), taken in
+	// once a frame; tick schedules that frame (frameTick; tests: theirs).
+	feed *progressFeed
+	tick func() tea.Cmd
+
 	// The status line: a prompt being typed, or the result of the last
 	// action (cleared by the next key).
 	mode   inputMode
@@ -91,6 +96,7 @@ func newShared(ctx context.Context, opts Options) *shared {
 		width: 80, height: 24,
 		index:   map[string]int{},
 		showSev: map[checks.Severity]bool{checks.Critical: true, checks.Warning: true, checks.Info: true},
+		tick:    frameTick,
 	}
 	s.help.Styles = help.DefaultDarkStyles()
 	return s

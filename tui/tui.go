@@ -86,13 +86,16 @@ func New(ctx context.Context, opts Options) *Program {
 		popts = append(popts, tea.WithOutput(opts.Output))
 	}
 	popts = append(popts, opts.ProgramOptions...)
-	return &Program{prog: tea.NewProgram(m, popts...), model: m}
+	prog := tea.NewProgram(m, popts...)
+	m.feed = newProgressFeed(func() { prog.Send(progressMsg{}) })
+	return &Program{prog: prog, model: m}
 }
 
-// Send delivers a collection event to the UI. It blocks until the UI takes
-// it (the UI loop only stores it), and is a no-op once the UI has quit, so
-// it fits collect.Options.Progress.
-func (p *Program) Send(ev hostio.Event) { p.prog.Send(EventMsg(ev)) }
+// Send delivers a collection event to the UI, so it fits
+// collect.Options.Progress: it only updates the progress the UI takes in
+// once a frame (at most one message per frame wakes the UI; it blocks only
+// until the UI takes that message, and not once the UI has quit).
+func (p *Program) Send(ev hostio.Event) { p.model.feed.add(ev) }
 
 // Run shows the UI until the user quits (or the context given to New ends).
 func (p *Program) Run() error {

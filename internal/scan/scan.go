@@ -31,6 +31,10 @@ type Options struct {
 	// Results, when not nil, are analysed instead of collecting (an
 	// offline input, or the latest results of the TUI).
 	Results []hostio.HostResult
+	// Analysed, when not nil, is an analysis of exactly Results made
+	// already (the TUI's last, on quitting): it is presented instead of
+	// analysing them again. Ignored without Results.
+	Analysed *analysis.Analysis
 	// AfterCollect, when set, runs on a live scan's results before they
 	// are analysed, unless the scan was interrupted (the opt-in bandwidth
 	// test).
@@ -96,7 +100,10 @@ func Run(ctx context.Context, o Options) *Outcome {
 	if o.BeforeAnalysis != nil {
 		o.BeforeAnalysis(results)
 	}
-	a, aborted := analyse(ctx, results, aopts, o.Collect.Abort)
+	a, aborted := o.Analysed, false
+	if a == nil || o.Results == nil {
+		a, aborted = analyse(ctx, results, aopts, o.Collect.Abort)
+	}
 	if a.Interrupted {
 		out.Interrupted = true
 	}

@@ -140,6 +140,9 @@ type Pipeline struct {
 	// AfterCollect, when set, runs on a live scan's results before they are
 	// analysed (the opt-in bandwidth test).
 	AfterCollect func(context.Context, []hostio.HostResult) []hostio.HostResult
+	// beforeHost, when set, is called as each host's analysis starts
+	// (analysis.Options.BeforeHost: the tests hold and count analyses).
+	beforeHost func(host string)
 }
 
 // analysisOptions are how this run's captures are analysed: its header
@@ -154,7 +157,7 @@ func (p *Pipeline) analysisOptions() analysis.Options {
 	if p.Report != nil {
 		cfg = p.Report.cfg
 	}
-	return analysis.Options{Meta: meta, Config: cfg, Logger: p.Collect.Logger}
+	return analysis.Options{Meta: meta, Config: cfg, Logger: p.Collect.Logger, BeforeHost: p.beforeHost}
 }
 
 // scanOptions are the run scan.Run makes of this pipeline: its inputs

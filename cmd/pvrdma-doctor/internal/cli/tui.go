@@ -10,9 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
-	"github.com/pvrdma-doctor/pvrdma-doctor/internal/report"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/scan"
 	"github.com/pvrdma-doctor/pvrdma-doctor/tui"
 )
@@ -127,11 +125,14 @@ func (r *tuiRun) rescan(_ context.Context, hosts []string) {
 // runTUI runs the interactive UI. Live runs (offline == nil) collect in the
 // background while the user browses; offline runs show the given results.
 // After the user quits, collection still running is cancelled (those hosts
-// count as not collected) and the exit status is that of the last results.
+// count as not collected), an analysis still running stops at its next
+// host, and the exit status is that of the last results: the UI's last
+// analysis of them when it has one, else a new one.
 func (p *Pipeline) runTUI(ctx context.Context, offline []hostio.HostResult) error {
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	run := &tuiRun{p: p, ctx: cctx, latest: map[string]hostio.HostResult{}}
+	analyses := &tuiAnalyses{p: p, stop: cctx.Done()}
 	hosts := make([]string, len(p.Targets))
 	for i, t := range p.Targets {
 		hosts[i] = t.Name
@@ -140,13 +141,10 @@ func (p *Pipeline) runTUI(ctx context.Context, offline []hostio.HostResult) erro
 		}
 	}
 	opts := tui.Options{
-		Title:   p.Meta.Source,
-		Hosts:   hosts,
-		Results: offline,
-		Analyze: func(rs []hostio.HostResult) (*report.Report, *facts.Fleet) {
-			a := p.analyze(rs)
-			return a.Report, a.Fleet
-		},
+		Title:      p.Meta.Source,
+		Hosts:      hosts,
+		Results:    offline,
+		Analyze:    analyses.analyze,
 		BundlePath: fmt.Sprintf("pvrdma-doctor-bundle-%s.tar.gz", time.Now().Format("20060102-150405")),
 		Input:      p.IO.In,
 		Output:     p.IO.Out,
@@ -169,6 +167,8 @@ func (p *Pipeline) runTUI(ctx context.Context, offline []hostio.HostResult) erro
 	run.mu.Lock()
 	run.closed = true
 	run.mu.Unlock()
+	// Quitting stops the background work: the collection (its hosts count
+	// as not collected) and a running analysis (at its next host).
 	cancel()
 	run.active.Wait()
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
@@ -184,5 +184,8 @@ func (p *Pipeline) runTUI(ctx context.Context, offline []hostio.HostResult) erro
 		return nil
 	})
 	so.Results, so.Analysis.Logger = run.results(), nil
+	// The UI's last analysis of these very captures is the report: only
+	// when there is none (quit while collecting) are they analysed here.
+	so.Analysed = analyses.current(so.Results)
 	return p.exitOf(scan.Run(ctx, so))
 }
