@@ -167,7 +167,11 @@ func rescanExpect(p checks.Plan) string {
 	for _, c := range p.Unresolved {
 		names = append(names, c.RuleID+" "+c.Subject)
 	}
-	return "the findings the steps resolve are gone; " + strings.Join(names, "; ") + " stay until the investigate steps find their cause"
+	verb := " stays"
+	if len(names) > 1 {
+		verb = " stay"
+	}
+	return "the findings the steps resolve are gone; " + strings.Join(names, "; ") + verb + " until the investigate steps find their cause"
 }
 
 // ResolvesText lists the findings a step resolves: "RULE subject, ...".
