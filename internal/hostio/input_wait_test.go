@@ -32,8 +32,10 @@ func TestPipeWithoutWriterWaitsOnceWithoutSpinning(t *testing.T) {
 	if perr == nil || rerr == nil || !strings.Contains(rerr.Error(), "nothing wrote to within 600ms") {
 		t.Errorf("peek: %v, read: %v", perr, rerr)
 	}
-	if took < InputWait || took > InputWait*3/2 {
-		t.Errorf("the input ended after %s, want %s", took, InputWait)
+	// It waits the whole InputWait (no upper bound: a loaded machine may
+	// be late; the read count below is what shows it does not spin).
+	if took < InputWait {
+		t.Errorf("the input ended after %s, before the wait of %s", took, InputWait)
 	}
 	if n := pipeReads.Load() - before; n > 4 {
 		t.Errorf("%d reads while waiting %s for a writer: a busy loop", n, InputWait)
