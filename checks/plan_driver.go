@@ -198,18 +198,9 @@ func (p *planner) rdmaRemedy(fs ...Finding) {
 		p.add(plan.PhaseDriver, plan.EnableModule{Module: fam.RDMADriver, Package: fam.Package, NICs: ports,
 			Family: fam.Name}, fs...).atReboot()
 	}
-	// RoCE needs lossless Ethernet on the port PVRDMA will use: ConnectX
-	// sets PFC in the LAN driver's parameters (at the same reboot); other
-	// drivers get global pause, with flow control on the switch port.
-	if fam.PFCParams {
-		if !optionOn(df.LANOptions, "pfctx", "0x08") || !optionOn(df.LANOptions, "pfcrx", "0x08") {
-			p.add(plan.PhaseDriver, plan.SetModuleParams{Module: fam.LANDriver, NICs: ports, NIC: c.nic, Family: fam.Name,
-				Set: nmlxPFCSet, Current: df.LANOptions}).atReboot()
-		}
-	} else {
-		p.add(plan.PhaseHost, plan.SetPause{NIC: c.nic})
-		p.add(plan.PhaseSwitch, plan.SetSwitchFlow{NIC: c.nic, Mode: "pause"})
-	}
+	// RoCE needs lossless Ethernet on the port PVRDMA will use, read
+	// from what runs there before anything is proposed (flowPlan).
+	p.flowForNewRDMA(c.nic, fam, df.LANOptions)
 	if sw != nil && !(len(sw.Uplinks) == 1 && sw.Uplinks[0] == c.nic) {
 		p.add(plan.PhaseUplinks, plan.SetUplinks{Switch: sw.Name, Uplinks: []string{c.nic}}, fs...).
 			powerCycle(runningPVRDMAVMs(h)...)
@@ -361,4 +352,59 @@ func planAllowedIPs(p *planner, f Finding) {
 func nicsRead(h *facts.Host) bool {
 	ok, _ := h.Available(catalog.KindNICList)
 	return ok || len(h.NICs) > 0
+}
+
+// flowState is what runs on an uplink for lossless Ethernet, as the host
+// shows it: PFC (DCBX or static) on some priorities, global pause, or
+// neither; read says whether both the DCB state and the pause parameters
+// were collected.
+type flowState struct {
+	read  bool
+	pfc   []int
+	pause bool
+}
+
+// flowOf reads nic's running flow control from its `dcb status` and `nic
+// get` outputs.
+func flowOf(h *facts.Host, nic string) flowState {
+	okDCB, _ := sourceFor(h, catalog.KindDCBStatus, nic)
+	okNIC, _ := sourceFor(h, catalog.KindNICGet, nic)
+	d, det := dcbFor(h, nic), nicDetail(h, nic)
+	var st flowState
+	if okDCB && d != nil && d.PFCEnabled {
+		st.pfc = d.PFCPriorities
+	}
+	st.pause = okNIC && det != nil && det.PauseRX && det.PauseTX
+	st.read = okDCB && d != nil && okNIC && det != nil
+	return st
+}
+
+// lossless says whether PFC or global pause runs on the uplink.
+func (s flowState) lossless() bool { return len(s.pfc) > 0 || s.pause }
+
+// flowForNewRDMA proposes lossless Ethernet for the port a plan turns
+// RDMA on for, from its running state: PFC or pause running already,
+// nothing (never pause beside PFC); not read, no change but the commands
+// that read it; neither running, PFC on the RoCE priority (3, VMware's
+// and NVIDIA's examples), switch side first: ConnectX in its LAN driver's
+// options at the plan's reboot, the other families (E810, Broadcom: DCBX
+// in willing mode) from the switch port; global pause is the stated
+// fallback, not a step.
+func (p *planner) flowForNewRDMA(nic string, fam facts.NICFamily, lanOptions *string) {
+	st := flowOf(p.host, nic)
+	switch {
+	case st.lossless():
+		return
+	case !st.read:
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: fmt.Sprintf("The flow control running on %s was not read, so no change to it "+
+			"is proposed: `esxcli network nic dcb status get -n %s` (PFC Enabled, PFC Configuration) and `esxcli network nic get -n %s` "+
+			"(Pause RX, Pause TX) show it; RoCE needs PFC on its priority (3) or, where PFC is not used, global pause, the same on the "+
+			"switch port; scan again after the reboot to have it checked.", nic, shellArg(nic, "vmnicN"), shellArg(nic, "vmnicN"))})
+		return
+	}
+	p.add(plan.PhaseSwitch, plan.SetSwitchFlow{NIC: nic, Mode: "pfc", Priority: 3, DCBX: !fam.PFCParams})
+	if fam.PFCParams && (!optionOn(lanOptions, "pfctx", "0x08") || !optionOn(lanOptions, "pfcrx", "0x08")) {
+		p.add(plan.PhaseDriver, plan.SetModuleParams{Module: fam.LANDriver, NICs: portsOf(p.host, fam.LANDriver), NIC: nic,
+			Family: fam.Name, Set: nmlxPFCSet, Current: lanOptions}).atReboot()
+	}
 }

@@ -233,8 +233,10 @@ func (p *planner) lossless(nic string, fs ...Finding) {
 		p.add(plan.PhaseSwitch, plan.SetSwitchFlow{NIC: nic, Mode: "pfc", Priority: 3})
 		return
 	}
-	p.add(plan.PhaseHost, plan.SetPause{NIC: nic}, fs...)
-	p.add(plan.PhaseSwitch, plan.SetSwitchFlow{NIC: nic, Mode: "pause"})
+	// E810, Broadcom and the other families take PFC from the switch port
+	// by DCBX (willing mode); global pause is the stated fallback, never
+	// set beside it.
+	p.add(plan.PhaseSwitch, plan.SetSwitchFlow{NIC: nic, Mode: "pfc", Priority: 3, DCBX: true}, fs...)
 }
 
 // planRDMAErrors: the counters count since boot. Caused by missing

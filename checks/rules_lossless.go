@@ -2,8 +2,10 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 )
@@ -13,6 +15,8 @@ import (
 // reports a rule not evaluated where one is missing) and the check.
 var rulesLossless = []*Rule{
 	{ID: "PFC_DISABLED", Plan: planPFC, Severity: Warning, Check: checkPFCDisabled,
+		Needs: []hostio.Kind{catalog.KindRDMADeviceList}},
+	{ID: "PFC_PRIORITY_MISMATCH", Plan: planPFCPriority, Severity: Warning, Check: checkPFCPriorityMismatch,
 		Needs: []hostio.Kind{catalog.KindRDMADeviceList}},
 	{ID: "RDMA_ERRORS", Plan: planRDMAErrors, PlanConsequences: true, Severity: Warning, Check: checkRDMAErrors,
 		Needs: []hostio.Kind{catalog.KindRDMADeviceList}},
@@ -121,3 +125,75 @@ func checkRDMAErrors(in *Input, r *Reporter) {
 				d.Name, d.PairedUplink, d.PairedUplink, d.PairedUplink, d.PairedUplink, d.Name), ev...)
 	}
 }
+
+// rocePriority is the PFC priority the fleet's PVRDMA uplinks run most
+// (dcb status), ties going to 3 (VMware's and NVIDIA's examples), then
+// to the lowest; ok is false when no PVRDMA uplink runs PFC.
+func (u *pfcUse) rocePriority() (prio int, ok bool) {
+	best := -1
+	for p := 0; p < 8; p++ {
+		n := len(u.hosts[p])
+		if n == 0 {
+			continue
+		}
+		if best < 0 || n > len(u.hosts[best]) || n == len(u.hosts[best]) && p == 3 {
+			best = p
+		}
+	}
+	return best, best >= 0
+}
+
+// checkPFCPriorityMismatch: RoCE is lossless between two hosts only when
+// both ports (and the switch between them) pause the same priority. A
+// host whose PVRDMA uplinks run PFC, none on the priority the other PVRDMA
+// hosts run, is flagged; a ConnectX whose priority comes from its own
+// pfctx/pfcrx is NMLX5_PFC_PARAMS's.
+func checkPFCPriorityMismatch(in *Input, r *Reporter) {
+	h := in.Host
+	nics, _ := pvrdmaUplinks(h, in.Path)
+	use := fleetPFC(in)
+	want, ok := use.rocePriority()
+	judged := false
+	for _, nic := range nics {
+		d := dcbFor(h, nic)
+		if d == nil || !d.PFCEnabled || len(d.PFCPriorities) == 0 {
+			continue // PFC_DISABLED's
+		}
+		judged = true
+		if !ok || slices.Contains(d.PFCPriorities, want) || use.others(want, h.Host) == 0 {
+			r.Pass(nic)
+			continue
+		}
+		if h.NMLX5(nic) && pValue(h.ModuleParam("nmlx5_core", "pfctx")) != "" {
+			r.Pass(nic) // static PFC: NMLX5_PFC_PARAMS compares its bitmaps
+			continue
+		}
+		var ev []Evidence
+		if ref := d.Record.RefOf("PFC Configuration"); ref.Line > 0 {
+			ev = append(ev, Ev(h.Host, ref))
+		}
+		ev = append(ev, Ev(h.Host, d.Record.RefOf("PFC Enabled")))
+		others := use.otherHosts(want, h.Host)
+		r.Fail(nic, fmt.Sprintf("%s runs PFC on priority %s, while the PVRDMA uplinks of %s run it on priority %d: RoCE traffic between "+
+			"them is paused on one side only, so it is not lossless", nic, joinInts(d.PFCPriorities), joinNames(others), want),
+			fmt.Sprintf("Set PFC on priority %d on the switch port of %s, as on the other hosts' ports (the NIC takes it by DCBX; "+
+				"`esxcli network nic dcb status get -n %s` then shows it).", want, nic, shellArg(nic, "vmnicN")), ev...)
+	}
+	if !judged {
+		r.Pass(h.Host)
+	}
+}
+
+// planPFCPriority: the switch port advertises the fleet's RoCE priority
+// (DCBX); nothing changes on the host.
+func planPFCPriority(p *planner, f Finding) {
+	want, ok := fleetPFCOf(p).rocePriority()
+	if !ok {
+		p.add(plan.PhaseInvestigate, plan.Investigate{Note: f.Fix})
+		return
+	}
+	p.add(plan.PhaseSwitch, plan.SetSwitchFlow{NIC: f.Subject, Mode: "pfc", Priority: want, DCBX: true}, f)
+}
+
+// fleetPFCOf is the fleet's pfcUse for a plan (the rules' memo).
+func fleetPFCOf(p *planner) *pfcUse { return fleetPFC(&Input{Fleet: p.fleet}) }

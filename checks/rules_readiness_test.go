@@ -227,12 +227,13 @@ func TestHostNotReadyPlan(t *testing.T) {
 			t.Errorf("enable_ruleset %+v", s)
 		}
 	}
-	// The ConnectX-5 lacks only its RDMA driver: enabled (PFC in
-	// nmlx5_core's options at the same reboot, in maintenance mode), its
+	// The ConnectX-5 lacks only its RDMA driver: enabled (in maintenance
+	// mode; its port runs PFC on priority 3 already, from DCBX, so no
+	// flow-control step), its
 	// port made the vDS's only uplink, the vmknic tagged, the ruleset
 	// opened; its fabric never carried jumbo frames (the switch step, if
 	// the probe then fails).
-	want := "enter_maintenance enable_module set_module_params reboot exit_maintenance set_uplinks tag_vmknic enable_ruleset set_switch_mtu"
+	want := "enter_maintenance enable_module reboot exit_maintenance set_uplinks tag_vmknic enable_ruleset set_switch_mtu"
 	if got := strings.Join(acts, " "); got != want {
 		t.Errorf("plan %s\nwant %s", got, want)
 	}

@@ -114,6 +114,9 @@ func TestCollectPlansStage2FromStage1AndValidatesValues(t *testing.T) {
 			continue
 		}
 		a, ok := args[s.From]
+		if s.Kind == catalog.KindDCBStatus || s.Kind == catalog.KindNICGet {
+			a = []string{"vmnic4"} // its RDMA uplink's details and flow control (catalog.FromFacts)
+		}
 		if !ok {
 			t.Fatalf("%s: stage-2 source %v has no value in this test's host; add one", s.Kind, s.From)
 		}

@@ -69,7 +69,12 @@ func TestPlanFromFacts(t *testing.T) {
 	for _, c := range p.cmds {
 		lines = append(lines, c.Line)
 	}
-	want := []string{"esxcli system module parameters list -m bnxtroce", "esxcli system module parameters list -m nmlx5_core",
+	// The details and flow control of every RDMA uplink are read too, the
+	// hostile driver's NIC by its valid name only.
+	want := []string{"esxcli network nic get -n vmnic4", "esxcli network nic get -n vmnic5", "esxcli network nic get -n vmnic6",
+		"esxcli network nic dcb status get -n vmnic4", "esxcli network nic dcb status get -n vmnic5",
+		"esxcli network nic dcb status get -n vmnic6",
+		"esxcli system module parameters list -m bnxtroce", "esxcli system module parameters list -m nmlx5_core",
 		"esxcli system module parameters list -m nmlx5_rdma"}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("the catalogue plans %q, want %q", lines, want)

@@ -660,6 +660,9 @@ type SetSwitchFlow struct {
 	NIC      string `json:"nic,omitempty"`
 	Mode     string `json:"mode,omitempty"`
 	Priority int    `json:"priority,omitempty"`
+	// DCBX: the host's NIC takes PFC from the switch port (willing mode),
+	// so the switch is the one place it is set.
+	DCBX bool `json:"dcbx,omitempty"`
 }
 
 const KindSetSwitchFlow Kind = "set_switch_flow"
@@ -673,9 +676,15 @@ func (SetSwitchFlow) About() string {
 
 func (a SetSwitchFlow) Words(string) Words {
 	w := Words{On: "switch", Pause: true, Sets: sets("flow control of the switch port of "+a.NIC, a.Mode)}
-	if a.Mode == "pfc" {
+	switch {
+	case a.Mode == "pfc" && a.DCBX:
+		w.Text = fmt.Sprintf("Switch port of %s: PFC on priority %d, advertised by DCBX (the NIC takes it in willing mode; "+
+			"`esxcli network nic dcb status get -n %s` then shows it). Only where the switch cannot run PFC: global pause "+
+			"on the switch port and `esxcli network nic pauseParams set -n %s -r true -t true`, never beside PFC.",
+			a.NIC, a.Priority, ShellArg(a.NIC, "vmnicN"), ShellArg(a.NIC, "vmnicN"))
+	case a.Mode == "pfc":
 		w.Text = fmt.Sprintf("Switch port of %s: PFC on priority %d, as on the host (DCBX).", a.NIC, a.Priority)
-	} else {
+	default:
 		w.Text = fmt.Sprintf("Switch port of %s: flow control (global pause) on in both directions, as “Setting up a 100GbE PVRDMA Network on vCenter 7”'s switch has it.", a.NIC)
 	}
 	return w

@@ -112,6 +112,43 @@ func driverModules(f *HostFacts) [][]string {
 	return out
 }
 
+// flowUplinks are the NICs whose running flow control (DCB, PFC) a fix
+// plan reads before it proposes any: each uplink paired with an RDMA
+// device, and each vDS uplink whose NIC can carry RoCE (the port a plan
+// may turn RDMA on for has no RDMA device yet), in name order.
+func flowUplinks(f *HostFacts) [][]string {
+	nics := map[string]bool{}
+	for _, d := range f.RDMADevices {
+		if reVmnicName.MatchString(d.PairedUplink) {
+			nics[d.PairedUplink] = true
+		}
+	}
+	onDVS := map[string]bool{}
+	for _, d := range f.DVSwitches {
+		for _, u := range d.Uplinks {
+			onDVS[u] = true
+		}
+	}
+	for _, n := range f.NICs {
+		if onDVS[n.Name] && slices.Contains(roceLANDrivers, n.Driver) && reVmnicName.MatchString(n.Name) {
+			nics[n.Name] = true
+		}
+	}
+	names := make([]string, 0, len(nics))
+	for n := range nics {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	out := make([][]string, len(names))
+	for i, n := range names {
+		out[i] = []string{n}
+	}
+	return out
+}
+
+// reVmnicName is an uplink name a command line may carry.
+var reVmnicName = regexp.MustCompile(`^vmnic[0-9]+$`)
+
 // roceLANDrivers are the LAN drivers of NICs that can carry RoCE
 // (internal/facts/nicfamily.go): their parameters can switch RoCE off
 // below the RDMA driver (icen's RDMA, a bnxtnet RoCE switch), so they are
