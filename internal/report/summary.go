@@ -119,10 +119,12 @@ func (h *Host) addSeverity(sev checks.Severity, root bool) {
 // rootCounts renders the problems (groups of root causes) and the
 // consequences for a verdict: "2 critical, 1 warning (root causes), 4
 // consequences", or, when a problem was found on several subjects, "2
-// critical (root causes; 1000 findings)".
+// critical (root causes; 1000 findings)". Information is no root cause
+// of anything: it is counted apart, "1 warning (root cause), 2 info
+// notes".
 func rootCounts(problems, rc SeverityCounts, consequences int) string {
-	n := problems.Critical + problems.Warning + problems.Info
-	if n == 0 {
+	n := problems.Critical + problems.Warning
+	if n+problems.Info == 0 {
 		if consequences > 0 {
 			// Its findings follow from a root cause another host or
 			// guest shows (a path blocked at a hop both hosts cross).
@@ -130,19 +132,24 @@ func rootCounts(problems, rc SeverityCounts, consequences int) string {
 		}
 		return "no findings"
 	}
-	out := counts(problems.Critical, problems.Warning, problems.Info)
-	word := " (root causes"
-	if n == 1 {
-		word = " (root cause"
+	var parts []string
+	if n > 0 {
+		word := " (root causes"
+		if n == 1 {
+			word = " (root cause"
+		}
+		if found := rc.Critical + rc.Warning; found > n {
+			word += fmt.Sprintf("; %d findings", found)
+		}
+		parts = append(parts, counts(problems.Critical, problems.Warning, 0)+word+")")
 	}
-	if found := rc.Critical + rc.Warning + rc.Info; found > n {
-		word += fmt.Sprintf("; %d findings", found)
+	if problems.Info > 0 {
+		parts = append(parts, plural(problems.Info, "info note", "info notes"))
 	}
-	out += word + ")"
 	if consequences > 0 {
-		out += ", " + plural(consequences, "consequence", "consequences")
+		parts = append(parts, plural(consequences, "consequence", "consequences"))
 	}
-	return out
+	return strings.Join(parts, ", ")
 }
 
 // RootFindings returns the failing findings that are root causes in this

@@ -81,3 +81,19 @@ func TestOneSummaryForEveryFormat(t *testing.T) {
 		t.Errorf("html summary row")
 	}
 }
+
+// Information is no root cause: the verdict counts it apart, as notes,
+// and a host with notes only has no root cause.
+func TestInfoNotesAreNotRootCauses(t *testing.T) {
+	results := []hostio.HostResult{{Host: "esx01", Status: hostio.StatusCollected}, {Host: "esx02", Status: hostio.StatusCollected}}
+	warn := checks.Finding{RuleID: "LOW_MTU", Severity: checks.Warning, Status: checks.StatusFail, Host: "esx01", Subject: "vm", Message: "mtu"}
+	note1 := checks.Finding{RuleID: "PFC_DISABLED", Severity: checks.Info, Status: checks.StatusFail, Host: "esx02", Subject: "vmnic5", Message: "unused"}
+	note2 := checks.Finding{RuleID: "RDMA_DEVICE_DOWN", Severity: checks.Info, Status: checks.StatusFail, Host: "esx02", Subject: "vmrdma1", Message: "down"}
+	r := buildWith(results, warn, note1, note2)
+	if !strings.Contains(r.Verdict, "1 warning (root cause), 2 info notes on") || strings.Contains(r.Verdict, "info (root") {
+		t.Errorf("verdict %q", r.Verdict)
+	}
+	if h := r.Hosts[1]; strings.Contains(h.Verdict, "root cause") || !strings.Contains(h.Verdict, "2 info notes") {
+		t.Errorf("esx02 verdict %q", h.Verdict)
+	}
+}
