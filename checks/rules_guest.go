@@ -297,7 +297,8 @@ func checkGuestMOFEDConflict(in *Input, r *Reporter) {
 		codename = g.OS.VersionCodename
 	}
 	fix := fmt.Sprintf("Replace MOFED's verbs libraries with the distribution's rdma-core, as VMware's “PVRDMA and vSphere Bitfusion” blog does: on Ubuntu "+
-		"`sudo apt-get purge -y ibverbs-providers ibverbs-utils libibverbs-dev libibverbs1` then "+
+		"`sudo apt-get purge ibverbs-providers ibverbs-utils libibverbs-dev libibverbs1` (without -y: it lists what it removes, "+
+		"MPI or UCX packages that depend on the verbs libraries included, and asks first) then "+
 		"`sudo apt-get update && sudo apt-get install -y --reinstall -t %s rdma-core libibverbs1 ibverbs-providers infiniband-diags ibverbs-utils perftest`; "+
 		"on RHEL remove MLNX_OFED (`sudo /usr/sbin/ofed_uninstall.sh`) and `sudo yum install -y rdma-core libibverbs libibverbs-utils infiniband-diags`. "+
 		"In an NGC container, do it in the image (VMware's “PVRDMA and vSphere Bitfusion” blog's Dockerfile).", codename)
