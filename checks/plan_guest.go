@@ -1,6 +1,8 @@
 package checks
 
 import (
+	"strings"
+
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
@@ -81,13 +83,35 @@ func planGuestMOFED(p *planner, f Finding) {
 }
 
 func planGuestRDMACore(p *planner, f Finding) {
+	p.add(plan.PhaseGuest, plan.GuestInstallRDMA{Value: rdmaCoreInstall(p.guest)}, f)
+}
+
+// rdmaCoreInstall is how a guest gets rdma-core, by its package manager
+// and release: apt; Ubuntu before 18.04, which packages no rdma-core
+// (and no vmw_pvrdma provider), from its source; yum on RHEL/CentOS 7,
+// dnf on 8 and later.
+func rdmaCoreInstall(g *facts.Guest) string {
 	tool := "apt"
-	if ok, _ := p.guest.Installed(catalog.KindGuestRPM); ok {
-		if has, _ := p.guest.Installed(catalog.KindGuestDpkg); !has {
+	if ok, _ := g.Installed(catalog.KindGuestRPM); ok {
+		if has, _ := g.Installed(catalog.KindGuestDpkg); !has {
 			tool = "yum"
 		}
 	}
-	p.add(plan.PhaseGuest, plan.GuestInstallRDMA{Value: tool}, f)
+	if g.OS == nil {
+		return tool
+	}
+	major, _, ok := majorMinor(g.OS.VersionID)
+	switch strings.ToLower(strings.TrimSpace(g.OS.ID)) {
+	case "ubuntu":
+		if ok && major < 18 {
+			return "apt-source"
+		}
+	case "rhel", "centos", "rocky", "almalinux", "ol":
+		if ok && major >= 8 {
+			return "dnf"
+		}
+	}
+	return tool
 }
 
 // planGuestNetdevMTU: the interface at the data path's MTU, then one

@@ -359,6 +359,13 @@ func checkGuestRDMACoreMissing(in *Input, r *Reporter) {
 	} else if hasDpkg && !hasRPM {
 		fix = "Install rdma-core as “Setting up a 100GbE PVRDMA Network on vCenter 7” and VMware's “PVRDMA and vSphere Bitfusion” blog do: `sudo apt-get install -y rdma-core ibverbs-providers ibverbs-utils infiniband-diags perftest`."
 	}
+	if how := rdmaCoreInstall(g); how == "apt-source" || how == "dnf" {
+		w := plan.GuestInstallRDMA{Value: how}.Words(g.Guest)
+		fix = w.Text
+		if w.Command != "" {
+			fix += " `" + w.Command + "`."
+		}
+	}
 	var ev []Evidence
 	for _, k := range []hostio.Kind{catalog.KindGuestDpkg, catalog.KindGuestRPM} {
 		for _, s := range g.Sources[k] {

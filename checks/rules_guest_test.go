@@ -459,3 +459,37 @@ func TestGuestBandwidthLow(t *testing.T) {
 		t.Errorf("not run: %+v", res)
 	}
 }
+
+// The remedy follows the guest's release: Ubuntu 16.04 packages no
+// rdma-core (no apt-get install of it; an upgrade or a source build),
+// RHEL 8 uses dnf, RHEL/CentOS 7 yum, Ubuntu 22.04 apt.
+func TestGuestRDMACoreRemedyByRelease(t *testing.T) {
+	cases := []struct {
+		osRelease string
+		dpkg      bool
+		want      string // in the fix
+		not       string // never in the fix
+	}{
+		{"ID=ubuntu\nVERSION_ID=\"16.04\"\n", true, "packages no rdma-core", "apt-get install -y rdma-core ibverbs-providers ibverbs-utils infiniband-diags perftest"},
+		{"ID=ubuntu\nVERSION_ID=\"22.04\"\n", true, "sudo apt-get install -y rdma-core", "packages no rdma-core"},
+		{"ID=\"rhel\"\nVERSION_ID=\"8.6\"\n", false, "sudo dnf install -y rdma-core", "yum"},
+		{"ID=\"centos\"\nVERSION_ID=\"7\"\n", false, "sudo yum install -y rdma-core", "dnf"},
+	}
+	for _, c := range cases {
+		out := healthyGuestOutputs()
+		out[catalog.KindGuestOSRelease] = guestOut{stdout: c.osRelease}
+		out[catalog.KindGuestDevinfo] = guestOut{stderr: "bash: line 1: ibv_devinfo: command not found\n", exit: 127}
+		if c.dpkg {
+			out[catalog.KindGuestDpkg] = guestOut{stdout: "bash\t5.1-6ubuntu1\n"}
+		} else {
+			out[catalog.KindGuestDpkg] = guestOut{stderr: "bash: line 1: dpkg-query: command not found\n", exit: 127}
+			out[catalog.KindGuestRPM] = guestOut{stdout: "bash-4.4.20-4.el8.x86_64\n"}
+		}
+		g := guestFacts("vm1", out)
+		res := runGuestRules(t, []string{"GUEST_RDMA_CORE_MISSING"}, nil, g)
+		f := findRule(res.Findings, "GUEST_RDMA_CORE_MISSING")
+		if f == nil || !strings.Contains(f.Fix, c.want) || strings.Contains(f.Fix, c.not) {
+			t.Errorf("%q: fix %+v", c.osRelease, f)
+		}
+	}
+}

@@ -204,7 +204,7 @@ var _ = register[GuestInstallRDMA]()
 
 func (GuestInstallRDMA) Kind() Kind { return KindGuestInstallRDMA }
 func (GuestInstallRDMA) About() string {
-	return "install rdma-core's verbs provider (`value`: `apt` or `yum`)"
+	return "install rdma-core's verbs provider (`value`: `apt`, `yum` (RHEL/CentOS 7), `dnf` (8 and later) or `apt-source` (Ubuntu before 18.04: no package, an upgrade or a source build))"
 }
 
 func (GuestInstallRDMA) Rank() int { return 1 }
@@ -212,8 +212,20 @@ func (GuestInstallRDMA) Rank() int { return 1 }
 func (a GuestInstallRDMA) Words(host string) Words {
 	w := Words{On: "guest", Text: "Install rdma-core's verbs provider, as “Setting up a 100GbE PVRDMA Network on vCenter 7” and VMware's “PVRDMA and vSphere Bitfusion” blog do.", Sets: sets("verbs libraries in "+host, "rdma-core"),
 		Command: "sudo apt-get install -y rdma-core ibverbs-providers ibverbs-utils infiniband-diags perftest"}
-	if a.Value == "yum" {
+	switch a.Value {
+	case "yum":
 		w.Command = "sudo yum install -y rdma-core libibverbs libibverbs-utils infiniband-diags"
+	case "dnf":
+		w.Command = "sudo dnf install -y rdma-core libibverbs libibverbs-utils infiniband-diags"
+	case "apt-source":
+		// Ubuntu packaged rdma-core (with the vmw_pvrdma provider) from
+		// 18.04 on: no package of this release carries the provider.
+		w.Text = "This Ubuntu release packages no rdma-core and no vmw_pvrdma verbs provider (Ubuntu packages them from 18.04 on): " +
+			"upgrade the guest to Ubuntu 18.04 or later and install rdma-core there (`sudo apt-get install -y rdma-core ibverbs-providers " +
+			"ibverbs-utils`), or build rdma-core from its source release (github.com/linux-rdma/rdma-core, whose providers include vmw_pvrdma); " +
+			"then scan the guest again."
+		w.Command = ""
+		w.Pause = true
 	}
 	return w
 }
