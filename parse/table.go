@@ -134,6 +134,7 @@ func readTable(ls []line, known []string, s *skips) (Table, error) {
 			cols = append(cols, column{name: k, start: at})
 			pos = at + len([]rune(k))
 		}
+		cols = withUnknownColumns(hr, cols)
 	default:
 		return t, errorf(hdr.no+1, "expected a line of dashes under the table header %q", strings.TrimSpace(hdr.text))
 	}
@@ -447,4 +448,48 @@ func unwrapRows(rows []line, width int) (out []line, firsts map[int]string) {
 		out = append(out, l)
 	}
 	return out, firsts
+}
+
+// withUnknownColumns adds, between the known columns of a header without
+// a dash line, every other column the header names (a name set off by
+// two or more spaces, as a newer release's `esxcfg-nics -e` prints `INTR
+// Capable` and `INTR Enabled` between `ENS Driven` and `MAC Address`):
+// its cells then go to it, out of the known columns' way. The text after
+// the last known column is that column's (Description holds spaces).
+func withUnknownColumns(hr []rune, known []column) []column {
+	out := make([]column, 0, len(known))
+	for i, c := range known {
+		out = append(out, c)
+		if i+1 == len(known) {
+			break
+		}
+		end := known[i+1].start
+		at := c.start + len([]rune(c.name))
+		for at < end {
+			// The next name: after a gap of two or more spaces.
+			gap := at
+			for gap < end && hr[gap] == ' ' {
+				gap++
+			}
+			if gap >= end {
+				break
+			}
+			if gap-at < 2 {
+				// Still the known name's words or a one-space join: not a
+				// new column.
+				for gap < end && hr[gap] != ' ' {
+					gap++
+				}
+				at = gap
+				continue
+			}
+			stop := gap
+			for stop < end && !(hr[stop] == ' ' && stop+1 < end && hr[stop+1] == ' ') && !(hr[stop] == ' ' && stop+1 == end) {
+				stop++
+			}
+			out = append(out, column{name: strings.TrimSpace(string(hr[gap:stop])), start: gap})
+			at = stop
+		}
+	}
+	return out
 }
