@@ -2,7 +2,8 @@
 # bench/bundle.sh: what `scan --bundle` costs on hosts that flood near the
 # output caps (issue 24): every host of the in-process lab (benchtool lab,
 # its own process) answers each esxcli command with --flood bytes of
-# --fill (text: lines of plain words; identifiers: lines full of what
+# --fill (text: lines of plain words; continuation: one value continued
+# by indented lines; identifiers: lines full of what
 # redaction replaces). For each size, three scans of the same lab: without
 # a bundle, with --no-redact, with a redacted bundle; each timed by
 # /usr/bin/time (wall seconds, CPU seconds user+system, peak RSS). "held"

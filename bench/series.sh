@@ -14,7 +14,9 @@
 #           verdict, CPU of the whole session, and how long q takes to exit
 #   cap     the 10-host near-cap bundle: hosts answering every esxcli
 #           command with 3.5 MiB (under the 4 MiB output cap), scanned
-#           without and with a redacted bundle (bench/bundle.sh)
+#           without and with a redacted bundle (bench/bundle.sh), once
+#           with lines of text and once with one value continued by
+#           indented lines (the record parsers' worst input)
 #
 #   bench/series.sh --sizes "10 100 1000" --runs 3 --out-dir DIR
 #   bench/series.sh --sizes 10 --runs 1 --cap-hosts 2     (a quick check)
@@ -23,6 +25,7 @@
 #          --runs N               timed runs per size and mode (medians)
 #          --series "fleet alloc tui cap"
 #          --cap-hosts N          hosts of the near-cap bundle (10)
+#          --cap-fills "text continuation"   what the near-cap hosts send
 #          --rtt 5ms --cmd-latency 20ms   the lab's simulated latency
 #          --bin PATH             pvrdma-doctor binary (default: built)
 #          --out-dir DIR          where the TSVs and series.md go (default
@@ -36,6 +39,7 @@ SIZES="10 100 1000"
 RUNS=3
 SERIES="fleet alloc tui cap"
 CAP_HOSTS=10
+CAP_FILLS="text continuation"
 RTT=5ms
 CMD_LAT=20ms
 BIN=""
@@ -46,6 +50,7 @@ while [ $# -gt 0 ]; do
     --runs) RUNS="$2"; shift ;;
     --series) SERIES="$2"; shift ;;
     --cap-hosts) CAP_HOSTS="$2"; shift ;;
+    --cap-fills) CAP_FILLS="$2"; shift ;;
     --rtt) RTT="$2"; shift ;;
     --cmd-latency) CMD_LAT="$2"; shift ;;
     --bin) BIN="$2"; shift ;;
@@ -198,8 +203,12 @@ fi
 
 # ---------------------------------------------------------------- cap
 if want cap; then
-  log "near-cap bundle of $CAP_HOSTS hosts (bench/bundle.sh)"
-  "$ROOT/bench/bundle.sh" --sizes "$CAP_HOSTS" --modes "none redacted" --bin "$BIN" > "$OUTD/cap.tsv"
+  : > "$OUTD/cap.tsv"
+  for fill in $CAP_FILLS; do
+    log "near-cap bundle of $CAP_HOSTS hosts, $fill (bench/bundle.sh)"
+    "$ROOT/bench/bundle.sh" --sizes "$CAP_HOSTS" --fill "$fill" --modes "none redacted" --bin "$BIN" > "$W/cap-$fill.tsv"
+    if [ -s "$OUTD/cap.tsv" ]; then tail -n +2 "$W/cap-$fill.tsv" >> "$OUTD/cap.tsv"; else cat "$W/cap-$fill.tsv" > "$OUTD/cap.tsv"; fi
+  done
 fi
 
 # ---------------------------------------------------------------- tables
@@ -257,9 +266,9 @@ if tu:
 cp = rows("cap.tsv")
 if cp:
     out += ["### Near-cap bundle (every esxcli command answers 3.5 MiB)", "",
-            "| hosts | mode | wall s | CPU s | peak RSS MB | bundle MB |", "|---:|---|---:|---:|---:|---:|"]
+            "| hosts | output | mode | wall s | CPU s | peak RSS MB | bundle MB |", "|---:|---|---|---:|---:|---:|---:|"]
     for r in cp:
-        out.append("| %s | %s | %s | %s | %s | %s |" % (r["hosts"], r["mode"], r["wall_s"], r["cpu_s"], r["maxrss_mb"], r["bundle_mb"]))
+        out.append("| %s | %s | %s | %s | %s | %s | %s |" % (r["hosts"], r["fill"], r["mode"], r["wall_s"], r["cpu_s"], r["maxrss_mb"], r["bundle_mb"]))
     out.append("")
 print("\n".join(out))
 EOF

@@ -234,7 +234,7 @@ func cmdLab(args []string) error {
 	lat := fs.Duration("cmd-latency", 0, "simulated command latency")
 	out := fs.String("out", "", "directory for hosts, known_hosts, password, ready, stats")
 	flood := fs.Int64("flood", 0, "every host answers each esxcli command with this many bytes of -fill (a host flooding near the caps)")
-	fill := fs.String("fill", string(lab.FillText), "what -flood sends: text or identifiers")
+	fill := fs.String("fill", string(lab.FillText), "what -flood sends: text, identifiers or continuation (one value continued by indented lines)")
 	fs.Parse(args)
 	sc, err := fixtures.Load(*scen)
 	if err != nil {
