@@ -96,6 +96,18 @@ func hostileCases() []hostileCase {
 					t.Errorf("12 commands of 3 MiB each: none stopped by the 16 MiB host cap")
 				}
 			}},
+		{name: "3 MiB of one wrapped value", fault: lab.Hostile{Streams: []lab.Stream{{Prefix: "esxcli system version get", Fill: lab.FillContinuation, Bytes: 3 << 20}}},
+			check: func(t *testing.T, r hostio.HostResult) {
+				c, _ := r.Find("esxcli system version get")
+				if c.Status != hostio.StatusCollected || len(c.Stdout) != 3<<20 {
+					t.Fatalf("%s, %d bytes; want collected, all %d bytes kept (under the command cap)", c.Status, len(c.Stdout), 3<<20)
+				}
+				first, rest, _ := strings.Cut(c.Stdout, "\n")
+				if first != "   Description: a value that goes on" || !strings.HasPrefix(rest, "            rest of a wrapped value\n") {
+					t.Errorf("starts %q then %.40q; want one key, then indented lines continuing it", first, rest)
+				}
+				assertOthersCollected(t, r, "esxcli system version get")
+			}},
 		{name: "binary garbage", fault: lab.Hostile{Streams: []lab.Stream{{Fill: lab.FillBinary, Bytes: 64 << 10}}},
 			check: func(t *testing.T, r hostio.HostResult) {
 				for _, c := range r.Captures {
