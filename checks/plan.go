@@ -786,15 +786,7 @@ func (p *planner) anticipateMTU(fixed map[string]bool) {
 		}
 	}
 	want := facts.RDMAMTUFor(future)
-	top := 0
-	paths := p.fleet.DataPath()
-	for i := range p.fleet.Hosts {
-		if sw := paths.Host(i).Switch; sw != nil && sw.Name == hp.Switch.Name {
-			for _, d := range p.fleet.Hosts[i].PVRDMADevices {
-				top = max(top, d.ActiveMTU)
-			}
-		}
-	}
+	top := topActiveMTUAny(p.fleet, hp.Switch.Name)
 	for _, d := range p.host.PVRDMADevices {
 		if d.ActiveMTU == 0 || d.VMName == "" || d.ActiveMTU >= min(want, top) {
 			continue
@@ -947,4 +939,22 @@ func safeEscalations(fleet *facts.Fleet, fs []Finding, byKey map[Cause]Finding) 
 		}
 	}()
 	return escalations(fleet, fs, byKey)
+}
+
+// topActiveMTUAny is the largest active MTU of the PVRDMA adapters (with an
+// HCA or not) of the fleet's hosts on the vDS named sw: derived once per
+// fleet and switch.
+func topActiveMTUAny(fleet *facts.Fleet, sw string) int {
+	paths := fleet.DataPath()
+	return paths.Memo("checks.topActiveMTUAny\x00"+sw, func() any {
+		top := 0
+		for i := range fleet.Hosts {
+			if s := paths.Host(i).Switch; s != nil && s.Name == sw {
+				for _, d := range fleet.Hosts[i].PVRDMADevices {
+					top = max(top, d.ActiveMTU)
+				}
+			}
+		}
+		return top
+	}).(int)
 }

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/checks/plan"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
@@ -55,21 +56,145 @@ func vmknicAddr(h *facts.Host, hp *facts.HostPath, v *parse.Vmknic) (vmkAddr, bo
 	return vmkAddr{host: h, hp: hp, vmknic: v, ip: ip, addr: a, subnet: pre}, true
 }
 
-// peerAddrs are the PVRDMA vmknics (with an address) of the fleet's other
-// hosts.
-func peerAddrs(in *Input) []vmkAddr {
-	var out []vmkAddr
-	paths := in.Fleet.DataPath()
-	for i := range in.Fleet.Hosts {
-		o := &in.Fleet.Hosts[i]
-		if o.Host == in.Host.Host {
-			continue
+// reachIndex is every scanned host's PVRDMA vmknic address, derived once
+// per fleet (DataPath.Memo), so that what a host asks of its peers (which
+// are in another subnet, which subnet most are in, which probe crossed
+// two subnets) costs nothing in a fleet whose vmknics share a subnet and
+// never a walk of every host's probes per peer: the per-host questions
+// of PVRDMA_VMKNIC_OTHER_SUBNET, DSCP_TRUST and the tag step stay linear
+// in the fleet.
+type reachIndex struct {
+	addrs  []vmkAddr            // the hosts' PVRDMA vmknics with an address, in host order
+	byName map[string]int       // addresses per host name (a host is its peers' peer by name)
+	counts map[netip.Prefix]int // addresses per subnet (each grouped by its own)
+	first  map[netip.Prefix]int // where each subnet appears first
+	mu     sync.Mutex           // guards in and across
+	in     map[netip.Prefix]int // addresses a prefix contains, counted once per prefix
+	across map[[2]netip.Prefix]probeAt
+	probes []probeAt // the probes that got a reply, their ends resolved (built on first use)
+	exact  map[[2]netip.Addr]probeAt
+}
+
+// probeAt is a probe that got a reply, from an address to an address.
+type probeAt struct {
+	host     *facts.Host
+	ping     *parse.Ping
+	from, to netip.Addr
+}
+
+func reachOf(fleet *facts.Fleet) *reachIndex {
+	paths := fleet.DataPath()
+	return paths.Memo("checks.reach", func() any {
+		ix := &reachIndex{byName: map[string]int{}, counts: map[netip.Prefix]int{}, first: map[netip.Prefix]int{},
+			in: map[netip.Prefix]int{}, across: map[[2]netip.Prefix]probeAt{}}
+		for i := range fleet.Hosts {
+			if a, ok := pvrdmaAddr(&fleet.Hosts[i], paths.Host(i)); ok {
+				if _, seen := ix.first[a.subnet]; !seen {
+					ix.first[a.subnet] = len(ix.addrs)
+				}
+				ix.addrs = append(ix.addrs, a)
+				ix.byName[a.host.Host]++
+				ix.counts[a.subnet]++
+			}
 		}
-		if a, ok := pvrdmaAddr(o, paths.Host(i)); ok {
+		return ix
+	}).(*reachIndex)
+}
+
+// peers is how many PVRDMA vmknic addresses the host's peers have.
+func (ix *reachIndex) peers(h *facts.Host) int { return len(ix.addrs) - ix.byName[h.Host] }
+
+// inPrefix is how many of the fleet's PVRDMA vmknic addresses the prefix
+// contains (counted once per prefix).
+func (ix *reachIndex) inPrefix(pre netip.Prefix) int {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if n, ok := ix.in[pre]; ok {
+		return n
+	}
+	n := 0
+	if len(ix.counts) == 1 && ix.counts[pre] == len(ix.addrs) {
+		n = len(ix.addrs) // the one subnet every address is in
+	} else {
+		for _, a := range ix.addrs {
+			if pre.Contains(a.addr) {
+				n++
+			}
+		}
+	}
+	ix.in[pre] = n
+	return n
+}
+
+// outside are the host's peers whose PVRDMA vmknic is not in the prefix,
+// in host order (none, without a walk, when the counts show every peer in
+// it).
+func (ix *reachIndex) outside(h *facts.Host, pre netip.Prefix) []vmkAddr {
+	self := 0
+	for _, a := range ix.mine(h) {
+		if pre.Contains(a.addr) {
+			self++
+		}
+	}
+	if ix.inPrefix(pre)-self == ix.peers(h) {
+		return nil
+	}
+	var out []vmkAddr
+	for _, a := range ix.addrs {
+		if a.host.Host != h.Host && !pre.Contains(a.addr) {
 			out = append(out, a)
 		}
 	}
 	return out
+}
+
+// mine are the host's own entries (by name; one but for a fleet that
+// names two hosts alike).
+func (ix *reachIndex) mine(h *facts.Host) []vmkAddr {
+	if ix.byName[h.Host] == 0 {
+		return nil
+	}
+	var out []vmkAddr
+	for _, a := range ix.addrs {
+		if a.host.Host == h.Host {
+			out = append(out, a)
+			if len(out) == ix.byName[h.Host] {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// peersSubnet is the subnet most of the host's peers' PVRDMA vmknics are
+// in (on a tie, the one that reached that count first in host order), and
+// how many are; from the counts, walking the peers only on a tie.
+func (ix *reachIndex) peersSubnet(h *facts.Host) (netip.Prefix, int) {
+	own := map[netip.Prefix]int{}
+	for _, a := range ix.mine(h) {
+		own[a.subnet]++
+	}
+	var best netip.Prefix
+	max, tied := 0, false
+	for pre, n := range ix.counts {
+		n -= own[pre]
+		switch {
+		case n > max:
+			best, max, tied = pre, n, false
+		case n == max && n > 0:
+			tied = true
+		}
+	}
+	if !tied {
+		return best, max
+	}
+	var peers []vmkAddr
+	for _, a := range ix.addrs {
+		if a.host.Host != h.Host {
+			peers = append(peers, a)
+		}
+	}
+	return peersSubnet(peers)
 }
 
 // netstackGateway returns the IPv4 row that gives the vmknic's netstack a
@@ -99,10 +224,37 @@ func netstackGateway(h *facts.Host, v *parse.Vmknic) *parse.IPv4Interface {
 // from any scanned host's vmknic in one to an address in the other) that
 // got a reply: a router between the two subnets works. Probes between the
 // very two vmknics come first; a scan that probes a ring of hosts proves
-// the route between two subnets with any pair across it.
+// the route between two subnets with any pair across it. The fleet's
+// probes are resolved once, and each pair of subnets looked up once.
 func crossedProbe(fleet *facts.Fleet, a, b vmkAddr) (*facts.Host, *parse.Ping) {
-	var anyHost *facts.Host
-	var anyPing *parse.Ping
+	ix := reachOf(fleet)
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.exact == nil {
+		ix.resolveProbes(fleet)
+	}
+	if p, ok := ix.exact[addrPair(a.addr, b.addr)]; ok {
+		return p.host, p.ping
+	}
+	key := [2]netip.Prefix{a.subnet, b.subnet}
+	p, ok := ix.across[key]
+	if !ok {
+		for _, q := range ix.probes {
+			if a.subnet.Contains(q.from) && b.subnet.Contains(q.to) || b.subnet.Contains(q.from) && a.subnet.Contains(q.to) {
+				p = q
+				break
+			}
+		}
+		ix.across[key] = p
+	}
+	return p.host, p.ping
+}
+
+// resolveProbes lists the fleet's probes that got a reply with their two
+// ends (the sending vmknic's address, the target), in host order, and the
+// first probe between each two addresses.
+func (ix *reachIndex) resolveProbes(fleet *facts.Fleet) {
+	ix.exact = map[[2]netip.Addr]probeAt{}
 	for i := range fleet.Hosts {
 		x := &fleet.Hosts[i]
 		for j := range x.Pings {
@@ -128,18 +280,21 @@ func crossedProbe(fleet *facts.Fleet, a, b vmkAddr) (*facts.Host, *parse.Ping) {
 			if err != nil {
 				continue
 			}
-			if !(a.subnet.Contains(from) && b.subnet.Contains(to) || b.subnet.Contains(from) && a.subnet.Contains(to)) {
-				continue // not across the two subnets
-			}
-			if from == a.addr && to == b.addr || from == b.addr && to == a.addr {
-				return x, p // between the very two vmknics
-			}
-			if anyPing == nil {
-				anyHost, anyPing = x, p
+			q := probeAt{host: x, ping: p, from: from, to: to}
+			ix.probes = append(ix.probes, q)
+			if k := addrPair(from, to); ix.exact[k].ping == nil {
+				ix.exact[k] = q
 			}
 		}
 	}
-	return anyHost, anyPing
+}
+
+// addrPair is the two addresses in order (a probe either way).
+func addrPair(a, b netip.Addr) [2]netip.Addr {
+	if b.Less(a) {
+		a, b = b, a
+	}
+	return [2]netip.Addr{a, b}
 }
 
 // route says whether the data shows a route between two PVRDMA vmknics in
@@ -233,18 +388,8 @@ func vmknicIn(h *facts.Host, hp *facts.HostPath, subnet netip.Prefix, skip strin
 // known and none of the host's vmknics is in their subnet; why then says
 // so (never a vmknic the peers cannot reach).
 func tagTarget(fleet *facts.Fleet, h *facts.Host, hp *facts.HostPath, sw *parse.DVSwitch) (target, why string) {
-	var peers []vmkAddr
-	paths := fleet.DataPath()
-	for i := range fleet.Hosts {
-		o := &fleet.Hosts[i]
-		if o.Host == h.Host {
-			continue
-		}
-		if a, ok := pvrdmaAddr(o, paths.Host(i)); ok {
-			peers = append(peers, a)
-		}
-	}
-	if len(peers) == 0 {
+	ix := reachOf(fleet)
+	if ix.peers(h) == 0 {
 		if sw != nil {
 			target = dvsVmknic(h, sw.Name)
 		}
@@ -253,7 +398,7 @@ func tagTarget(fleet *facts.Fleet, h *facts.Host, hp *facts.HostPath, sw *parse.
 		}
 		return target, ""
 	}
-	subnet, _ := peersSubnet(peers)
+	subnet, _ := ix.peersSubnet(h)
 	if sw != nil {
 		// The vmknic on the PVRDMA vDS, when it is in the peers' subnet.
 		if v := h.VmknicNamed(dvsVmknic(h, sw.Name)); v != nil {
@@ -295,8 +440,9 @@ func otherSubnetOf(in *Input) (otherSubnet, bool) {
 	if !ok {
 		return otherSubnet{}, false
 	}
-	all := peerAddrs(in)
-	bad, why := unrouted(in.Fleet, me, all)
+	ix := reachOf(in.Fleet)
+	out := ix.outside(h, me.subnet)
+	bad, why := unrouted(in.Fleet, me, out)
 	if len(bad) == 0 {
 		return otherSubnet{}, false
 	}
@@ -306,12 +452,7 @@ func otherSubnetOf(in *Input) (otherSubnet, bool) {
 	if a, ok := vmknicIn(h, hp, o.subnet, me.vmknic.Name); ok {
 		o.instead = a
 	}
-	mine := 1
-	for _, p := range all {
-		if me.subnet.Contains(p.addr) {
-			mine++
-		}
-	}
+	mine := 1 + ix.peers(h) - len(out) // this host and its peers in its subnet
 	o.offOnVDS = hp.Switch != nil && me.vmknic.VDSName != hp.Switch.Name
 	peerOff, peerCan := false, false
 	for _, p := range bad {
@@ -360,7 +501,11 @@ func checkVmknicOtherSubnet(in *Input, r *Reporter) {
 	}
 	var names []string
 	ev := []Evidence{Ev(h.Host, o.me.ip.Ref), Ev(h.Host, v.Record.RefOf("VDS Name"))}
-	for _, p := range o.peers {
+	for i, p := range o.peers {
+		if i == peerNameLimit {
+			names[len(names)-1] += " and " + moreHosts(len(o.peers)-i) // the finding names a few and counts the rest (linear in the fleet)
+			break
+		}
 		names = append(names, fmt.Sprintf("%s (%s %s)", p.host.Host, p.vmknic.Name, p.addr))
 		ev = append(ev, Ev(p.host.Host, p.ip.Ref))
 	}

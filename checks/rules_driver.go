@@ -456,8 +456,8 @@ func routedPeers(in *Input) (out []string, ev []Evidence) {
 	if !ok {
 		return nil, nil
 	}
-	for _, p := range peerAddrs(in) {
-		if me.subnet.Contains(p.addr) || !hasPVRDMA(p.host) {
+	for _, p := range reachOf(in.Fleet).outside(in.Host, me.subnet) {
+		if !hasPVRDMA(p.host) {
 			continue
 		}
 		if shown, rev, _ := route(in.Fleet, me, p); shown {

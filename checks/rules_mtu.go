@@ -348,21 +348,29 @@ type adapterRef struct {
 }
 
 // topActiveMTU returns the largest Active MTU of the HCA-backed PVRDMA
-// adapters on the named vDS across the fleet, and one adapter running at it.
+// adapters on the named vDS across the fleet, and one adapter running at it
+// (derived once per fleet and switch, not once per host).
 func topActiveMTU(fleet *facts.Fleet, paths *facts.DataPath, dvs string) (int, adapterRef) {
-	top, at := 0, adapterRef{}
-	for i := range fleet.Hosts {
-		o := &fleet.Hosts[i]
-		sw := paths.Host(i).Switch
-		if sw == nil || sw.Name != dvs {
-			continue
-		}
-		for _, d := range o.PVRDMADevices {
-			if d.PhysicalHCA != 0 && d.ActiveMTU > top {
-				top = d.ActiveMTU
-				at = adapterRef{label: o.Host + "/" + vmLabel(d), ev: Ev(o.Host, d.Props.Lookup("Active MTU").Ref)}
+	type topAt struct {
+		top int
+		at  adapterRef
+	}
+	v := paths.Memo("checks.topActiveMTU\x00"+dvs, func() any {
+		top, at := 0, adapterRef{}
+		for i := range fleet.Hosts {
+			o := &fleet.Hosts[i]
+			sw := paths.Host(i).Switch
+			if sw == nil || sw.Name != dvs {
+				continue
+			}
+			for _, d := range o.PVRDMADevices {
+				if d.PhysicalHCA != 0 && d.ActiveMTU > top {
+					top = d.ActiveMTU
+					at = adapterRef{label: o.Host + "/" + vmLabel(d), ev: Ev(o.Host, d.Props.Lookup("Active MTU").Ref)}
+				}
 			}
 		}
-	}
-	return top, at
+		return topAt{top, at}
+	}).(topAt)
+	return v.top, v.at
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/catalog"
+	"github.com/pvrdma-doctor/pvrdma-doctor/internal/facts"
 	"github.com/pvrdma-doctor/pvrdma-doctor/internal/hostio"
 	"github.com/pvrdma-doctor/pvrdma-doctor/parse"
 )
@@ -73,24 +74,7 @@ func checkVMXNET3OnPVRDMAPortgroup(in *Input, r *Reporter) {
 			pvrdmaVMs[v.Name] = true
 		}
 	}
-	pgs := map[string]bool{}
-	for i := range in.Fleet.Hosts {
-		o := &in.Fleet.Hosts[i]
-		vms := map[string]bool{}
-		for _, d := range o.PVRDMADevices {
-			vms[d.VMName] = true
-		}
-		for _, d := range o.DVSwitches {
-			if d.Name != sw.Name {
-				continue
-			}
-			for _, port := range d.Record.Nested["DVPort"] {
-				if vm, _, ok := vmClient(port.Get("Client")); ok && vms[vm] && port.Get("DVPortgroup ID") != "" {
-					pgs[port.Get("DVPortgroup ID")] = true
-				}
-			}
-		}
-	}
+	pgs := pvrdmaPortgroups(in.Fleet, sw.Name)
 	if len(pgs) == 0 {
 		return
 	}
@@ -152,4 +136,31 @@ func vmClient(client string) (vm, eth string, ok bool) {
 		return "", "", false
 	}
 	return client[:i], client[i+1:], true
+}
+
+// pvrdmaPortgroups are the port groups of the PVRDMA adapters on the vDS
+// named sw, across the fleet (a port group ID is the vDS's): derived once
+// per fleet and switch, not once per host.
+func pvrdmaPortgroups(fleet *facts.Fleet, sw string) map[string]bool {
+	return fleet.DataPath().Memo("checks.pvrdmaPortgroups\x00"+sw, func() any {
+		pgs := map[string]bool{}
+		for i := range fleet.Hosts {
+			o := &fleet.Hosts[i]
+			vms := map[string]bool{}
+			for _, d := range o.PVRDMADevices {
+				vms[d.VMName] = true
+			}
+			for _, d := range o.DVSwitches {
+				if d.Name != sw {
+					continue
+				}
+				for _, port := range d.Record.Nested["DVPort"] {
+					if vm, _, ok := vmClient(port.Get("Client")); ok && vms[vm] && port.Get("DVPortgroup ID") != "" {
+						pgs[port.Get("DVPortgroup ID")] = true
+					}
+				}
+			}
+		}
+		return pgs
+	}).(map[string]bool)
 }
