@@ -89,8 +89,8 @@ func (PowerOnVMs) Disrupts(string) Disruption {
 
 // The host's hardware, drivers and network.
 
-func (InstallNIC) Disrupts(host string) Disruption {
-	return disrupts("%s powers off for the new NIC: every VM on it stops until it is back", host)
+func (a InstallNIC) Disrupts(host string) Disruption {
+	return disrupts("%s powers off for the new NIC of %s: every VM on it stops until it is back", host, orPlaceholder(a.Switch, "the PVRDMA vDS"))
 }
 
 func (a UpgradeESXi) Disrupts(host string) Disruption {
