@@ -103,7 +103,7 @@ func (a EnableModule) Disrupts(host string) Disruption {
 }
 
 func (a SetModuleParams) Disrupts(host string) Disruption {
-	return disrupts("%s's option string is replaced; it loads with it at the next boot of %s on every port it drives (%s): "+
+	return disrupts("%s's option string is replaced (its other options kept) and loads at the next boot of %s on every port it drives (%s): "+
 		"nothing changes before the reboot, and options the driver rejects leave those ports without a driver and their links down",
 		a.Module, host, nicsText(a.NICs))
 }
