@@ -17,8 +17,11 @@ import (
 // step the script runs its read-only check and skips the step when it is
 // already done, so running it again is harmless; every step a person
 // carries out (a power action, a reboot, the vSphere Client, the switch,
-// the hardware, a placeholder to fill in) is an explicit pause. The doctor
-// writes the files and runs nothing.
+// the hardware, a placeholder to fill in) is an explicit pause. A command
+// that disrupts something (its kind's plan.Disrupting: maintenance mode, a
+// link, an MTU, a removal) runs only after a confirm that says what, with
+// the step's objects, and takes nothing but yes; the checklist says the
+// same beside the command. The doctor writes the files and runs nothing.
 
 // RunbookFileName is a safe file name for a plan's host or guest.
 func RunbookFileName(host, ext string) string {
