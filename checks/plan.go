@@ -540,7 +540,7 @@ func (p *planner) envelope(props []*proposal) []step {
 	if needMM {
 		out = append(out, step{phase: plan.PhaseReboot, action: plan.ExitMaintenance{}})
 	}
-	for _, ph := range []plan.Phase{plan.PhaseUplinks, plan.PhaseHost, plan.PhaseSwitch, plan.PhaseVM} {
+	for _, ph := range []plan.Phase{plan.PhaseUplinks, plan.PhaseSwitch, plan.PhaseHost, plan.PhaseVM} {
 		emit(ph)
 	}
 	if len(off) > 0 {

@@ -230,10 +230,10 @@ func TestHostNotReadyPlan(t *testing.T) {
 	// The ConnectX-5 lacks only its RDMA driver: enabled (in maintenance
 	// mode; its port runs PFC on priority 3 already, from DCBX, so no
 	// flow-control step), its
-	// port made the vDS's only uplink, the vmknic tagged, the ruleset
-	// opened; its fabric never carried jumbo frames (the switch step, if
-	// the probe then fails).
-	want := "enter_maintenance enable_module reboot exit_maintenance set_uplinks tag_vmknic enable_ruleset set_switch_mtu"
+	// port made the vDS's only uplink, its switch ports checked for
+	// jumbo frames before the host's steps (its fabric never carried
+	// them), the vmknic tagged, the ruleset opened.
+	want := "enter_maintenance enable_module reboot exit_maintenance set_uplinks set_switch_mtu tag_vmknic enable_ruleset"
 	if got := strings.Join(acts, " "); got != want {
 		t.Errorf("plan %s\nwant %s", got, want)
 	}

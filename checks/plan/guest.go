@@ -257,12 +257,23 @@ func (GuestReplaceMOFED) Rank() int { return 1 }
 
 func (a GuestReplaceMOFED) Words(host string) Words {
 	return Words{On: "guest", Text: "Replace MLNX_OFED's verbs libraries by the distribution's rdma-core, as VMware's “PVRDMA and vSphere Bitfusion” blog does (in an NGC container: in its image).",
-		Command: fmt.Sprintf("sudo apt-get purge ibverbs-providers ibverbs-utils libibverbs-dev libibverbs1 && sudo apt-get update && "+
-			"sudo apt-get install -y --reinstall -t %s rdma-core libibverbs1 ibverbs-providers infiniband-diags ibverbs-utils perftest", ShellArg(a.Value, "CODENAME")),
+		Command: fmt.Sprintf("sudo apt-get purge %s && sudo apt-get update && "+
+			"sudo apt-get install -y --reinstall -t %s rdma-core libibverbs1 ibverbs-providers infiniband-diags ibverbs-utils perftest", strings.Join(MOFEDPurge, " "), ShellArg(a.Value, "CODENAME")),
 		Warnings: []string{"The purge asks before it removes anything: read its list first, since packages that depend on the verbs libraries " +
 			"(MPI, UCX, perftest builds) are removed with them and must be reinstalled after rdma-core",
 			"RHEL: remove MLNX_OFED with `sudo /usr/sbin/ofed_uninstall.sh`, then `sudo yum install -y rdma-core libibverbs libibverbs-utils`"},
 		Sets: sets("verbs libraries in "+host, "rdma-core")}
+}
+
+// MOFEDPurge are the verbs packages MLNX_OFED replaced, which the purge
+// removes (with every package that depends on them).
+var MOFEDPurge = []string{"ibverbs-providers", "ibverbs-utils", "libibverbs-dev", "libibverbs1"}
+
+// RunbookLines show, before the purge asks, what it would remove: the
+// packages and every package that depends on them (a dry run).
+func (GuestReplaceMOFED) RunbookLines() (before, after []string) {
+	return []string{"echo '   what the purge removes (a dry run, nothing is removed yet):'",
+		"apt-get -s purge " + strings.Join(MOFEDPurge, " ") + " | grep -E '^(Purg|Remv) ' || echo '   (none of them is installed)'"}, nil
 }
 
 func (GuestReplaceMOFED) Reads(string) Reads {

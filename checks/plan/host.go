@@ -585,10 +585,11 @@ func (a SetVDSMTU) Reads(string) Reads {
 	return Reads{Check: c, Verify: reads(c)}
 }
 
-// SetSwitchMTU sets the MTU of the physical switch ports of Hosts. Probe
+// SetSwitchMTU sets the MTU of the physical switch ports of Hosts, before
+// any step raises a host's MTU (PhaseSwitch comes before PhaseHost). Probe
 // is the vmkping that proves it; Unmeasured: no probe measured the
-// switch ports yet (the step applies only if the probe fails once the
-// host sends jumbo frames).
+// switch ports yet (they are set unless the switch shows them at the MTU
+// already; the probe tells once the host sends jumbo frames).
 type SetSwitchMTU struct {
 	MTU        int      `json:"mtu,omitempty"`
 	Hosts      []string `json:"hosts,omitempty"`
@@ -602,15 +603,16 @@ var _ = register[SetSwitchMTU]()
 
 func (SetSwitchMTU) Kind() Kind { return KindSetSwitchMTU }
 func (SetSwitchMTU) About() string {
-	return "the physical switch ports' MTU; `probe` is the vmkping that proves it; `unmeasured`: no probe measured the ports yet (the step applies only if the probe fails once the host sends jumbo frames)"
+	return "the physical switch ports' MTU, set before any host's MTU is raised; `probe` is the vmkping that proves it; `unmeasured`: no probe measured the ports yet (set unless the switch shows them at the MTU already; the probe tells once the host sends jumbo frames)"
 }
 
 func (a SetSwitchMTU) Words(host string) Words {
 	w := Words{On: "switch", Pause: true, Text: fmt.Sprintf("Set MTU %d on the physical switch ports (and inter-switch links) of the PVRDMA path of %s.", a.MTU, strings.Join(a.Hosts, ", "))}
 	if a.Unmeasured && a.Probe != "" {
 		f := strings.Fields(a.Probe)
-		w.Text = fmt.Sprintf("If the jumbo probe to %s now fails (no probe measured these switch ports yet): "+
-			"set MTU %d on the switch ports between %s and its peers.", f[len(f)-1], a.MTU, host)
+		w.Text = fmt.Sprintf("Before %s sends jumbo frames: on the switch, check the ports between %s and its peers (and inter-switch links) "+
+			"and set MTU %d where they are below it (no probe measured them yet; the jumbo probe to %s shows it once the host's path carries jumbo frames).",
+			host, host, a.MTU, f[len(f)-1])
 	}
 	for _, h := range a.Hosts {
 		w.Sets = append(w.Sets, Effect{"MTU of the switch ports of " + h, strconv.Itoa(a.MTU)})

@@ -14,16 +14,21 @@ const (
 	PhaseDriver      Phase = "driver"      // modules and module parameters (take effect at the reboot)
 	PhaseReboot      Phase = "reboot"      // the reboot, out of maintenance mode
 	PhaseUplinks     Phase = "uplinks"     // vDS uplinks and links (PVRDMA VMs off)
+	PhaseSwitch      Phase = "switch"      // the physical switch ports: before the host's MTU and flow control
 	PhaseHost        Phase = "host"        // vmknic, firewall, MTU, lossless Ethernet
-	PhaseSwitch      Phase = "switch"      // the physical switch ports
 	PhaseVM          Phase = "vm"          // VM settings (the VM off)
 	PhasePowerOn     Phase = "power_on"    // the VMs back on
 	PhaseGuest       Phase = "guest"       // inside the guests
 	PhaseInvestigate Phase = "investigate" // what nothing collected explains
 )
 
-// PhaseOrder is the order of the phases.
-var PhaseOrder = []Phase{PhasePrepare, PhaseHardware, PhaseDriver, PhaseReboot, PhaseUplinks, PhaseHost, PhaseSwitch, PhaseVM,
+// PhaseOrder is the order of the phases. The switch side comes before
+// the host's: a host whose MTU is above its switch ports' loses its jumbo
+// frames there (“Setting up a 100GbE PVRDMA Network on vCenter 7” sets up
+// the physical switch first, as the jumbo frame fixes of the rules do), and
+// lossless Ethernet is set on the switch port before the host's NIC asks
+// for it.
+var PhaseOrder = []Phase{PhasePrepare, PhaseHardware, PhaseDriver, PhaseReboot, PhaseUplinks, PhaseSwitch, PhaseHost, PhaseVM,
 	PhasePowerOn, PhaseGuest, PhaseInvestigate}
 
 // PhaseRank is a phase's place in PhaseOrder.

@@ -17,8 +17,11 @@ import (
 // step the script runs its read-only check and skips the step when it is
 // already done, so running it again is harmless; every step a person
 // carries out (a power action, a reboot, the vSphere Client, the switch,
-// the hardware, a placeholder to fill in) is an explicit pause. The doctor
-// writes the files and runs nothing.
+// the hardware, a placeholder to fill in) is an explicit pause. A command
+// that disrupts something (its kind's plan.Disrupting: maintenance mode, a
+// link, an MTU, a removal) runs only after a confirm that says what, with
+// the step's objects, and takes nothing but yes; the checklist says the
+// same beside the command. The doctor writes the files and runs nothing.
 
 // RunbookFileName is a safe file name for a plan's host or guest.
 func RunbookFileName(host, ext string) string {
@@ -69,6 +72,9 @@ func WriteRunbookMarkdown(w io.Writer, r *Report, p checks.Plan) error {
 		}
 		if s.Command != "" {
 			fmt.Fprintf(&b, "\n  ```sh\n  %s\n  ```\n\n", strings.ReplaceAll(textsafe.Clean(s.Command), "\n", "\n  "))
+		}
+		if d := stepDisruption(s, p); d != "" {
+			fmt.Fprintf(&b, "  > **Disrupts:** %s.\n\n", md(d))
 		}
 		if s.Check != nil {
 			fmt.Fprintf(&b, "  - Already done when %s.\n", md(ReadText(*s.Check)))
@@ -122,10 +128,18 @@ pause() {
 	read -r _ || exit 1
 }
 
-# confirm MESSAGE: what to know before a command runs.
+# confirm N MESSAGE: step N's command disrupts what MESSAGE says; it runs
+# only on an explicit yes (or y), read from standard input; any other
+# answer, or none, stops the script before it.
 confirm() {
-	printf '\n!!! %s\n    Press Enter to run it (Ctrl-C stops here). ' "$1"
-	read -r _ || exit 1
+	printf '\n!!! %s\n    Type yes to run it, anything else stops here: ' "$2"
+	answer=
+	read -r answer || answer=
+	case "$answer" in
+	[Yy] | [Yy][Ee][Ss]) return 0 ;;
+	esac
+	printf '\n    Stopped: nothing of step %s was run. Run this script again with --from %s to continue from it.\n' "$1" "$1"
+	exit 1
 }
 
 # step N TEXT: announce a step; false when --from skips it.
@@ -275,7 +289,9 @@ func WriteRunbookShell(w io.Writer, r *Report, p checks.Plan) error {
 			". Steps carried out elsewhere (vCenter, the switch, the server, a guest) are pauses that say what to do.")
 	}
 	comment(&b, "", "Each step runs its read-only check first and is skipped when it is already done, so running the script again is "+
-		"harmless; a reboot stops it, and it continues with --from N afterwards. Read each step before pressing Enter.")
+		"harmless; a reboot stops it, and it continues with --from N afterwards. Read each step before pressing Enter. Before a command that "+
+		"disrupts something (a link, an MTU, maintenance mode, a removal), it says what and runs it only when you type yes; any other "+
+		"answer stops the script there, and --from N resumes it.")
 	b.WriteString("set -u\nset -f\n\n")
 	b.WriteString(shellHelpers)
 	for _, s := range p.Steps {
@@ -343,8 +359,11 @@ func stepBody(s checks.PlanStep, side string, p checks.Plan) []string {
 	runsHere := s.Command != "" && s.On == side && (side == "guest" || s.On == "esxi") && !strings.Contains(s.Command, "PORTGROUP")
 	switch {
 	case s.Action == plan.KindReboot:
-		out = append(out, "pause "+q(fmt.Sprintf("Reboot %s now: %s -- when it is back, run this script again with --from %d.",
-			p.Host, s.Command, s.N+1)), "exit 0")
+		msg := fmt.Sprintf("Reboot %s now: %s -- when it is back, run this script again with --from %d.", p.Host, s.Command, s.N+1)
+		if d := stepDisruption(s, p); d != "" {
+			msg += " Disrupts: " + d + "."
+		}
+		out = append(out, "pause "+q(msg), "exit 0")
 	case runsHere && !s.Pause:
 		var before, after []string
 		if rl, ok := s.Params.(plan.RunbookLines); ok {
@@ -352,7 +371,10 @@ func stepBody(s checks.PlanStep, side string, p checks.Plan) []string {
 		}
 		out = append(out, before...)
 		for _, wn := range s.Warnings {
-			out = append(out, "confirm "+q(wn))
+			out = append(out, "echo "+q("   Note: "+wn+"."))
+		}
+		if d := stepDisruption(s, p); d != "" {
+			out = append(out, fmt.Sprintf("confirm %d %s", s.N, q("Disrupts: "+d+".")))
 		}
 		out = append(out, s.Command+" || { echo "+q(fmt.Sprintf("step %d failed", s.N))+"; exit 1; }")
 		out = append(out, after...)
@@ -364,7 +386,19 @@ func stepBody(s checks.PlanStep, side string, p checks.Plan) []string {
 		for _, wn := range s.Warnings {
 			msg += " Note: " + wn + "."
 		}
+		if d := stepDisruption(s, p); d != "" {
+			msg += " Disrupts: " + d + "."
+		}
 		out = append(out, "pause "+q(msg))
 	}
 	return out
+}
+
+// stepDisruption is what a step's command interrupts, as its kind
+// declares it ("" when nothing, or for a step without an action value).
+func stepDisruption(s checks.PlanStep, p checks.Plan) string {
+	if s.Params == nil {
+		return ""
+	}
+	return plan.DisruptionOf(p.Host, s.Params).What
 }

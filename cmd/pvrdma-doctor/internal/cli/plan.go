@@ -55,8 +55,13 @@ it is already done, so running it again is harmless. Steps carried out
 elsewhere (power actions and settings in vCenter, the physical switch, the
 server, a guest) and reboots are explicit pauses that say what to do; a
 reboot stops the script, and "sh HOST.sh --from N" continues after it.
-Commands with a placeholder (an address to choose) are pauses too. At the end
-it runs the plan's verify reads and prints what holds and what does not.
+Commands with a placeholder (an address to choose) are pauses too. Before a
+command that disrupts something (maintenance mode, a link renegotiated, an
+MTU, a package removal, a driver's configuration) it says what, naming the
+vmknic, NIC, VM or packages, and runs it only when you type yes (or y); any
+other answer stops it there, and "--from N" resumes at that step. Switch-side
+steps come before the host's MTU and flow control. At the end it runs the
+plan's verify reads and prints what holds and what does not.
 
 pvrdma-doctor itself only reads: it scans like scan (or reads a bundle, saved
 outputs or a transcript with --input, as analyze takes) and writes the files;
