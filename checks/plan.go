@@ -862,6 +862,9 @@ func (p *planner) anticipateSwitch() {
 	if v == nil || v.VDSName != hp.Switch.Name {
 		return // not on the PVRDMA vDS: its probes would not cross the fabric
 	}
+	if p.jumboProbed(min(hp.Switch.MTU, 9000), nil) != nil {
+		return // a jumbo probe through its RDMA port got every reply: the switch ports carry jumbo frames
+	}
 	paths := p.fleet.DataPath()
 	for i := range p.fleet.Hosts {
 		peer := &p.fleet.Hosts[i]

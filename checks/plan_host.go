@@ -126,9 +126,16 @@ func planMTUMismatch(p *planner, f Finding) {
 			// switch step is skipped when it passes).
 			hosts := []string{h.Host}
 			probe := ""
+			// A peer whose jumbo probe with this host got every reply
+			// through both RDMA ports proved those switch ports: no step
+			// for them (jumboProbed).
 			for _, pp := range hp.Probes {
 				if jumboRefused(pp, v) {
-					if o, ok := p.fleet.DataPath().Owner(pp.Target); ok {
+					o, ok := p.fleet.DataPath().Owner(pp.Target)
+					if ok && p.jumboProbed(pp.Jumbo.Payload+28, []string{o.Host}) != nil {
+						continue
+					}
+					if ok {
 						hosts = append(hosts, o.Host)
 					}
 					if probe == "" {

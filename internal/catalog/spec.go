@@ -242,6 +242,12 @@ type Spec struct {
 	Parser Parser
 	// Diff, when set, compares this fact in `pvrdma-doctor diff`.
 	Diff *DiffKey
+	// Carries lists further kinds of the same catalogue whose facts this
+	// command's output may hold too (`ip addr` in its multi-line form
+	// prints each interface's link line, MTU, state and MAC, above its
+	// addresses): facts.Build fills them from it where no capture of that
+	// kind was collected, and records it as their source when it holds any.
+	Carries []hostio.Kind
 
 	allow *regexp.Regexp
 	// allowPrefix is the literal text every line allow matches begins

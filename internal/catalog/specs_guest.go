@@ -120,7 +120,7 @@ var guestSpecs = []*Spec{
 		Parser: List(parse.RDMALinkShow, func(v *parse.RDMALink, l string) { guestCmd(&v.Ref, l) }, func(f *GuestFacts) *[]parse.RDMALink { return &f.RDMALinks })},
 	{Kind: KindGuestIPLink, Stage: 1, Line: "ip -o link",
 		Parser: List(parse.IPLink, func(v *parse.NetLink, l string) { guestCmd(&v.Ref, l); v.MTURef.Command = l }, func(f *GuestFacts) *[]parse.NetLink { return &f.Links })},
-	{Kind: KindGuestIPAddr, Stage: 1, Line: "ip -o addr",
+	{Kind: KindGuestIPAddr, Stage: 1, Line: "ip -o addr", Carries: []hostio.Kind{KindGuestIPLink},
 		Parser: List(parse.IPAddr, func(v *parse.NetAddr, l string) { guestCmd(&v.Ref, l) }, func(f *GuestFacts) *[]parse.NetAddr { return &f.Addrs })},
 	{Kind: KindGuestIBClass, Stage: 1, Line: "ls /sys/class/infiniband",
 		Parser: List(parse.SysfsListing, func(v *parse.VerbsDevice, l string) { guestCmd(&v.Ref, l) }, func(f *GuestFacts) *[]parse.VerbsDevice { return &f.IBClass })},

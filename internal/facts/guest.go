@@ -125,6 +125,7 @@ func BuildGuest(hr hostio.HostResult) Guest {
 		}
 		g.Sources[kind] = append(g.Sources[kind], src)
 	}
+	g.readCarried(hr)
 	g.Adapters = guestAdapters(&g)
 	return g
 }
