@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -600,4 +601,87 @@ func TestRunbooksOnTheOpenSSHLab(t *testing.T) {
 		t.Logf("%s: %s", sc, summary[sc])
 	}
 	t.Logf("all scenarios in %s", time.Since(start).Round(time.Millisecond))
+}
+
+// planOf is a host's plan from a scan's JSON report.
+func planOf(t *testing.T, raw []byte, host string) rawPlan {
+	t.Helper()
+	var rr struct {
+		Plans []rawPlan `json:"plans"`
+	}
+	if err := json.Unmarshal(raw, &rr); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rr.Plans {
+		if p.Host == host {
+			return p
+		}
+	}
+	t.Fatalf("no plan for %s", host)
+	return rawPlan{}
+}
+
+// runEdited resets the scenario's lab hosts, writes the host's runbook
+// with one line of it edited as an admin might mistype it, runs it and
+// scans again: the transcript, the problems and the report after.
+func (l *lab) runEdited(t *testing.T, sc, host, from, to string) (string, []string, report.Report) {
+	t.Helper()
+	if out, err := exec.Command(filepath.Join(l.dir, "esxstate"), "init", l.dir, sc).CombinedOutput(); err != nil {
+		t.Fatalf("esxstate init %s: %v\n%s", sc, err, out)
+	}
+	_, raw := l.scan(t, sc)
+	p := planOf(t, raw, host)
+	dir := l.runbooks(t, sc)
+	b, err := os.ReadFile(filepath.Join(dir, report.RunbookFileName(host, "sh")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(string(b), from) != 1 {
+		t.Fatalf("%s's runbook holds %q %d times, want once:\n%s", host, from, strings.Count(string(b), from), b)
+	}
+	script := filepath.Join(dir, "edited-"+report.RunbookFileName(host, "sh"))
+	if err := os.WriteFile(script, []byte(strings.Replace(string(b), from, to, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	transcript, problems := l.runPlan(t, sc, p, script)
+	after, _ := l.scan(t, sc)
+	return transcript, problems, after
+}
+
+// The harness can fail: a mistyped option stops the runbook with ESXi's
+// error, and a -p that leaves out an option the host had makes the
+// finding come back, since -p replaces the whole option string.
+func TestRunbookLabCatchesMistakes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds the stand-in and runs runbooks")
+	}
+	const sc, host = "nics", "esx08"
+	const good = `esxcli system module parameters set -m nmlx5_core -p 'trust_state=2 pfctx=0x08 pfcrx=0x08'`
+	l := startLab(t, sc)
+	pfc := "NMLX5_PFC_PARAMS|" + host + "|nmlx5_core"
+
+	transcript, problems, after := l.runEdited(t, sc, host, good,
+		`esxcli system module parameters set -m nmlx5_core --parameters-string 'trust_state=2 pfctx=0x08 pfcrx=0x08'`)
+	for _, want := range []string{"Error: Invalid option --parameters-string for command system module parameters set", "step 4 failed"} {
+		if !strings.Contains(transcript, want) {
+			t.Errorf("a mistyped option: the transcript lacks %q:\n%s", want, transcript)
+		}
+	}
+	if !slices.Contains(problems, "the runbook exited 1") {
+		t.Errorf("a mistyped option: the runbook did not stop with exit 1: %q", problems)
+	}
+	if _, ok := serious(after)[pfc]; !ok {
+		t.Errorf("a mistyped option changed the host: %s is gone", pfc)
+	}
+
+	// The host has "pfcrx=0x00 pfctx=0x08 trust_state=2": leaving pfctx
+	// out of -p drops it, so PFC stays off after the reboot.
+	transcript, problems, after = l.runEdited(t, sc, host, good,
+		`esxcli system module parameters set -m nmlx5_core -p 'trust_state=2 pfcrx=0x08'`)
+	if _, ok := serious(after)[pfc]; !ok {
+		t.Errorf("-p without the host's pfctx: %s is gone after the plan (problems %q):\n%s", pfc, problems, transcript)
+	}
+	if !slices.ContainsFunc(problems, func(s string) bool { return strings.Contains(s, "NOT YET") }) {
+		t.Errorf("-p without the host's pfctx: no verify read says NOT YET: %q", problems)
+	}
 }
