@@ -1,10 +1,5 @@
 package integration
 
-// DRAFT (recovered after the worktree was removed): not yet passing. A
-// run of the roceoff and healthy scenarios hung in a runbook session (the
-// per-session one-minute timeout below was added after that run and has
-// not been run yet).
-
 import (
 	"bytes"
 	"encoding/json"
@@ -36,12 +31,18 @@ import (
 // the stateful stand-in esxstate (fixtures/standin/esxstate), which parses
 // every command line against ESXi's documented syntax, refuses what ESXi
 // refuses, and applies a valid change to the host as ESXi would apply that
-// text. Steps a person carries out elsewhere (vCenter, the switch, the
-// server, a guest; a command with a value to fill in) are pauses in the
-// runbook: the harness answers them by applying that step's action to the
-// lab (as the person would), and a reboot pause by running the step's
-// reboot command, then the runbook again with --from. Then a scan over SSH
-// again: every finding a step resolves is gone and no new finding appears.
+// text (-p replaces the option string, module changes load at the next
+// boot). The harness answers every question a runbook asks with "yes"
+// (a pause's Enter, a confirm). Steps a person carries out elsewhere
+// (vCenter, the switch, a guest) are pauses: the harness applies that
+// step's action to the lab as the person would (their govc commands are
+// proven against vCenter in fixtures/vclab); an ESXi step left to the admin
+// has its command typed as printed; a host whose plan has a step at the
+// server is not run (the lab has no hardware) and is reported. A reboot
+// pause: the harness types the step's reboot command, then runs the
+// runbook again with --from N. Then a scan over SSH again: every finding a
+// step resolves is gone and no new finding appears (but one caused by a
+// fault the plans leave, as the model proof allows).
 
 // lab is the running OpenSSH lab.
 type lab struct {
@@ -360,6 +361,9 @@ var (
 	rePauseStep = regexp.MustCompile(`>>> Step (\d+) \(`)
 	reFrom      = regexp.MustCompile(`run this script again with --from (\d+)`)
 	reFailed    = regexp.MustCompile(`step \d+ failed`)
+	// rePlaceholder is a value the admin fills in (plan.Render pauses on
+	// these).
+	rePlaceholder = regexp.MustCompile(`IFACE|ADDRESS|NETMASK|PORTGROUP`)
 )
 
 // runPlan runs one host's runbook to its end on the lab, a reboot pause
@@ -386,10 +390,24 @@ func (l *lab) runPlan(t *testing.T, sc string, p rawPlan, script string) (string
 			if m := rePauseStep.FindStringSubmatch(q); m != nil {
 				n, _ := strconv.Atoi(m[1])
 				for _, st := range p.Steps {
-					if st.N == n {
-						if msg := l.personDoes(sc, p.Host, st.Action, st.Params); msg != "" {
-							problems = append(problems, fmt.Sprintf("step %d (%s, %s): %s", n, st.Action, st.On, msg))
+					if st.N != n {
+						continue
+					}
+					if st.On == "esxi" {
+						// A step in the ESXi shell the runbook leaves to the
+						// admin (a file to edit first, a finding to look
+						// into): the admin types its command, as printed.
+						if st.Command == "" || rePlaceholder.MatchString(st.Command) {
+							continue
 						}
+						out, code := l.session(t, sc, p.Host, st.Command, nil)
+						if code != 0 {
+							problems = append(problems, fmt.Sprintf("step %d (%s): %s: exit %d: %s", n, st.Action, st.Command, code, strings.TrimSpace(out)))
+						}
+						continue
+					}
+					if msg := l.personDoes(sc, p.Host, st.Action, st.Params); msg != "" {
+						problems = append(problems, fmt.Sprintf("step %d (%s, %s): %s", n, st.Action, st.On, msg))
 					}
 				}
 			}
