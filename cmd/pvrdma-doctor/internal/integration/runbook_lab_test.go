@@ -377,15 +377,17 @@ func (l *lab) runPlan(t *testing.T, sc string, p rawPlan, script string) (string
 	from := 1
 	for round := 0; round < 6; round++ {
 		rebootAt := 0
+		// Every answer is "yes": a pause reads any line, a confirm runs
+		// its command only on "yes".
 		answer := func(prompt string) string {
 			i := strings.LastIndex(prompt, ">>> ")
 			if j := strings.LastIndex(prompt, "!!! "); j > i || i < 0 {
-				return "yes\n" // a confirm: run it
+				return "yes\n" // a confirm (whatever its words): run it
 			}
 			q := prompt[i:]
 			if m := reFrom.FindStringSubmatch(q); m != nil {
 				rebootAt, _ = strconv.Atoi(m[1])
-				return "\n"
+				return "yes\n"
 			}
 			if m := rePauseStep.FindStringSubmatch(q); m != nil {
 				n, _ := strconv.Atoi(m[1])
@@ -411,7 +413,7 @@ func (l *lab) runPlan(t *testing.T, sc string, p rawPlan, script string) (string
 					}
 				}
 			}
-			return "\n"
+			return "yes\n"
 		}
 		out, code := l.session(t, sc, p.Host, fmt.Sprintf("sh %s --from %d", script, from), answer)
 		transcript.WriteString(out)
