@@ -163,6 +163,10 @@ func (l *lab) server(t *testing.T, sc string) *sshd {
 	if s := l.sshds[sc]; s != nil {
 		return s
 	}
+	// SHLVL=1: bash, the login shell of the test's user, sources
+	// ~/.bashrc for a command sent over SSH only as the first shell level
+	// (SHLVL unset), and this makes it the second; the machine's rc files are no part of the lab (they would run with the
+	// stand-ins first on the PATH, and slow every session).
 	s := startSSHD(t, l.dir, "lab-"+sc, l.listen[sc]+fmt.Sprintf(`AuthorizedKeysFile %s
 UsePAM no
 KbdInteractiveAuthentication no
