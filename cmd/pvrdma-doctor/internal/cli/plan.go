@@ -69,8 +69,10 @@ you run them. A redacted bundle holds tokens, not your hosts and addresses:
 give its token map (--tokens BUNDLE.tokens.json) and the runbooks name the
 originals; without it only the checklists are written, every token marked
 «…», and no script, whose commands would carry tokens. The planner is checked on the lab's host model
-(every scenario and 500 random fleets, see docs/rules-and-reports.md, "Root
-causes and fix plans"), not on your hosts: read each step before you run it.`,
+(every scenario and 500 random fleets), and each scenario's ESXi runbook is
+run as written on a lab whose stand-in esxcli parses every command as ESXi
+does (see docs/rules-and-reports.md, "Root causes and fix plans"), not on
+your hosts: read each step before you run it.`,
 		Example: `  pvrdma-doctor plan --hosts esx01,esx02 --password-env PVRDMA_DOCTOR_PASSWORD
   pvrdma-doctor plan --input support.tar.gz --dir ./fix
   pvrdma-doctor plan --input support.tar.gz --only esx02 --print sh > esx02.sh`,
