@@ -50,6 +50,10 @@ uname -r|-a, dmesg (-T, | grep), ofed_info -s, dpkg -l, dpkg-query -W,
 rpm -qa, ls /sys/class/infiniband, with or without sudo. A leading shell
 prompt line in the input is ignored.
 
+An output that holds the facts of another command too (ip addr show prints
+each link's MTU, state and MAC above its addresses) shows those after its
+own (with --output json: one object keyed by kind).
+
 Use it to check what the tool understands from a pasted output, or to feed
 parsed facts to other tools with --output json.
 
@@ -108,14 +112,50 @@ func runParse(opts *ParseOptions) error {
 	if err != nil && !partial {
 		return WithExitCode(ExitError, fmt.Errorf("%s: cannot parse the output of %q: %w", name, strings.TrimSpace(opts.Command), err))
 	}
+	// The facts of the kinds this output carries too (`ip addr show`: the
+	// links' MTU, state and MAC above their addresses), where it holds any.
+	type carried struct {
+		kind hostio.Kind
+		line string
+		v    any
+	}
+	var more []carried
+	for _, k := range spec.Carries {
+		cs, ok := catalog.Lookup(k)
+		if !ok || cs.Parser.Parse == nil {
+			continue
+		}
+		cv, cerr := cs.Parser.Parse(string(b))
+		_, part := parse.Skipped(cerr)
+		if rv := reflect.ValueOf(cv); (cerr == nil || part) && rv.IsValid() && !rv.IsZero() && (rv.Kind() != reflect.Slice || rv.Len() > 0) {
+			more = append(more, carried{k, cs.TemplateLine(), cv})
+		}
+	}
 	if opts.Output == "json" {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetIndent("", "  ")
-		err = enc.Encode(v)
+		if len(more) == 0 {
+			err = enc.Encode(v)
+		} else {
+			// One object keyed by kind: this command's facts and those it carries.
+			all := map[hostio.Kind]any{spec.Kind: v}
+			for _, c := range more {
+				all[c.kind] = c.v
+			}
+			err = enc.Encode(all)
+		}
 	} else {
 		// The facts hold text from the host: show control characters escaped.
 		var text strings.Builder
 		if err = writeText(&text, v); err == nil {
+			for _, c := range more {
+				fmt.Fprintf(&text, "\nAlso in this output, as `%s` prints it:\n", c.line)
+				if err = writeText(&text, c.v); err != nil {
+					break
+				}
+			}
+		}
+		if err == nil {
 			_, err = io.WriteString(opts.IO.Out, textsafe.Clean(text.String()))
 		}
 	}

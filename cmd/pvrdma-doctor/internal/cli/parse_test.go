@@ -77,3 +77,40 @@ func TestParseCmdErrors(t *testing.T) {
 		t.Fatalf("help: %d\n%s", code, out)
 	}
 }
+
+// `ip addr show` as an admin types it prints each link's line above its
+// addresses: parse shows both, the link's MTU, state and MAC too; `ip -o
+// addr` (one line per address, no link lines) shows the addresses alone.
+func TestParseIPAddrShowKeepsTheLinks(t *testing.T) {
+	const out = "2: ens192: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 qdisc mq state UP group default qlen 1000\n" +
+		"    link/ether 00:50:56:8a:11:22 brd ff:ff:ff:ff:ff:ff\n" +
+		"    inet 192.168.50.21/24 brd 192.168.50.255 scope global ens192\n" +
+		"       valid_lft forever preferred_lft forever\n"
+	code, text, errOut := runCLI(t, out, "parse", "--command", "ip addr show", "-")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"192.168.50.21", "as `ip -o link` prints it", "9000", "UP", "00:50:56:8a:11:22"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("missing %q in:\n%s", want, text)
+		}
+	}
+	code, js, errOut := runCLI(t, out, "parse", "--command", "ip a", "--output", "json", "-")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var both struct {
+		Addrs []map[string]any `json:"guest_ip_addr"`
+		Links []map[string]any `json:"guest_ip_link"`
+	}
+	if err := json.Unmarshal([]byte(js), &both); err != nil || len(both.Addrs) != 1 || len(both.Links) != 1 ||
+		both.Links[0]["mtu"] != float64(9000) || both.Links[0]["mac"] != "00:50:56:8a:11:22" {
+		t.Fatalf("%v\n%s", err, js)
+	}
+	oneLine := "2: ens192    inet 192.168.50.21/24 brd 192.168.50.255 scope global ens192\\       valid_lft forever preferred_lft forever\n"
+	code, js, errOut = runCLI(t, oneLine, "parse", "--command", "ip -o addr", "--output", "json", "-")
+	var addrs []map[string]any
+	if code != ExitOK || json.Unmarshal([]byte(js), &addrs) != nil || len(addrs) != 1 {
+		t.Fatalf("ip -o addr: exit %d %s\n%s", code, errOut, js)
+	}
+}
