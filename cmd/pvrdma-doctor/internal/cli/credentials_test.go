@@ -198,6 +198,12 @@ func TestNoProcessSpawnedAndNoPasswordFlag(t *testing.T) {
 		if strings.Contains(filepath.ToSlash(p), "/internal/testutil/") {
 			return nil
 		}
+		// The lab hosts' stand-ins for ESXi's own commands (a program the
+		// OpenSSH lab's sshd runs in place of esxcli) are programs of
+		// their own, never linked into pvrdma-doctor: package main only.
+		if strings.Contains(filepath.ToSlash(p), "/fixtures/standin/") && f.Name.Name == "main" {
+			return nil
+		}
 		files++
 		for _, imp := range f.Imports {
 			if imp.Path.Value == `"os/exec"` {
