@@ -185,7 +185,7 @@ func TestRuleNMLX5PFCParams(t *testing.T) {
 
 // actionEdits add a kind of plan action no rule proposes yet (as allow_ip
 // was): its value in its area's file of checks/plan, and its effect in
-// the lab's host model. The package's tests hold it to a renderer, quoted
+// the lab's host model. The package's tests hold it to what it disrupts, a renderer, quoted
 // host values, a verify read, its JSON read back and a generated row in
 // docs/report-schema.md; the model's, to an effect.
 var actionEdits = []edit{
@@ -213,6 +213,10 @@ func (a DisablePause) Reads(string) Reads {
 	c := esxiRead("esxcli network nic get -n "+ShellArg(a.NIC, "vmnicN"), "Pause RX: false, Pause TX: false",
 		Match{Field: "Pause RX", Value: "false"}, Match{Field: "Pause TX", Value: "false"})
 	return Reads{Check: c, Verify: reads(c)}
+}
+
+func (a DisablePause) Disrupts(host string) Disruption {
+	return disrupts("%s's link on %s goes down for a few seconds while it renegotiates flow control: traffic on it stops", a.NIC, host)
 }
 `},
 	{path: "fixtures/internal/scenariogen/model/effects.go", anchor: `\tplan\.KindSetPause:\s+onHost\(setPause\),\n`,
