@@ -123,7 +123,7 @@ if want fleet; then
       d="$W/fleet-$sc-$n"; serve "$sc" "$n" "$d"
       for mode in scan bundle; do
         for r in $(seq 1 "$RUNS"); do
-          extra=(); rm -f "$d/b.tar.gz"
+          extra=(); rm -f "$d/b.tar.gz" "$d/b.tar.gz.tokens.json"
           [ "$mode" = bundle ] && extra=(--bundle "$d/b.tar.gz")
           rc=0
           PVRDMA_SERIES_PW=$(cat "$d/password") /usr/bin/time -f '%e %U %S %M' -o "$d/time" \
