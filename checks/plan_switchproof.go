@@ -35,12 +35,9 @@ func (p *planner) jumboProbed(frame int, peers []string) *parse.Ping {
 		}
 	}
 	d := p.fleet.DataPath()
-	index := map[string]int{}
-	for i := range p.fleet.Hosts {
-		index[p.fleet.Hosts[i].Host] = i
-	}
+	ix := probedPairsOf(p.fleet, d)
 	onPath := func(host, vmk string) bool {
-		i, ok := index[host]
+		i, ok := ix.host[host]
 		if !ok {
 			return false
 		}
@@ -49,11 +46,8 @@ func (p *planner) jumboProbed(frame int, peers []string) *parse.Ping {
 	peer := func(name string) bool {
 		return name != "" && name != h.Host && (peers == nil || slices.Contains(peers, name))
 	}
-	for _, pp := range d.Pairs() {
-		to, ok := d.Owner(pp.Target)
-		if !ok {
-			continue
-		}
+	for _, e := range ix.byHost[h.Host] {
+		pp, to := e.pair, e.to
 		switch {
 		case pp.From == h.Host && peer(to.Host), to.Host == h.Host && peer(pp.From):
 		default:
@@ -102,4 +96,38 @@ func crossesDataPort(h *facts.Host, hp *facts.HostPath, vmk string) bool {
 // without it a jumbo payload passes in fragments and proves no MTU.
 func dontFragment(line string) bool {
 	return slices.Contains(strings.Fields(line), "-d")
+}
+
+// probedPairs indexes the fleet's measured pairs once per fleet (not once
+// per host): each host's pairs, sent or received, in the fleet's pair
+// order, with the target's owner; and each host's place in the fleet.
+type probedPairs struct {
+	host   map[string]int
+	byHost map[string][]ownedPair
+}
+
+type ownedPair struct {
+	pair *facts.PathPair
+	to   facts.PeerAddr
+}
+
+func probedPairsOf(fleet *facts.Fleet, d *facts.DataPath) *probedPairs {
+	return d.Memo("checks.probedPairs", func() any {
+		ix := &probedPairs{host: map[string]int{}, byHost: map[string][]ownedPair{}}
+		for i := range fleet.Hosts {
+			ix.host[fleet.Hosts[i].Host] = i
+		}
+		for _, pp := range d.Pairs() {
+			to, ok := d.Owner(pp.Target)
+			if !ok {
+				continue
+			}
+			e := ownedPair{pp, to}
+			ix.byHost[pp.From] = append(ix.byHost[pp.From], e)
+			if to.Host != pp.From {
+				ix.byHost[to.Host] = append(ix.byHost[to.Host], e)
+			}
+		}
+		return ix
+	}).(*probedPairs)
 }
