@@ -237,30 +237,56 @@ func (v VMConfig) ExtraRef(key string) Ref {
 	return v.Ref
 }
 
-var (
-	// "0000:3b:00.0" (esxcli hardware pci list, vCenter): hexadecimal bus.
-	rePCIHex = regexp.MustCompile(`^([0-9a-fA-F]{4}):([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])$`)
-	// "00000:059:00.0" (.vmx pciPassthruN.id): a five-digit segment and a
-	// decimal bus.
-	rePCIVmx = regexp.MustCompile(`^([0-9]{5}):([0-9]{3}):([0-9a-fA-F]{2})\.([0-7])$`)
-)
-
 // NormalizePCIAddress writes a PCI address as `esxcli hardware pci list`
-// does ("0000:3b:00.0"), from that form or the .vmx's decimal-bus form
-// ("00000:059:00.0"); anything else is returned trimmed, unchanged.
+// does ("0000:3b:00.0"), from that form ("0000:3B:00.0" too: hexadecimal
+// bus, as vCenter writes it) or the .vmx's decimal-bus form
+// ("00000:059:00.0": a five-digit segment, pciPassthruN.id); anything else
+// is returned trimmed, unchanged. It runs for every PCI device of every
+// host: it reads the address by hand, without a regexp or fmt.
 func NormalizePCIAddress(s string) string {
 	s = strings.TrimSpace(s)
-	if m := rePCIHex.FindStringSubmatch(s); m != nil {
-		return strings.ToLower(fmt.Sprintf("%s:%s:%s.%s", m[1], m[2], m[3], m[4]))
+	seg, rest, ok1 := strings.Cut(s, ":")
+	bus, rest, ok2 := strings.Cut(rest, ":")
+	slot, fn, ok3 := strings.Cut(rest, ".")
+	if !ok1 || !ok2 || !ok3 || len(slot) != 2 || !isHex(slot) || len(fn) != 1 || fn[0] < '0' || fn[0] > '7' {
+		return s
 	}
-	if m := rePCIVmx.FindStringSubmatch(s); m != nil {
-		seg, _ := strconv.Atoi(m[1])
-		bus, _ := strconv.Atoi(m[2])
-		if seg <= 0xffff && bus <= 0xff {
-			return strings.ToLower(fmt.Sprintf("%04x:%02x:%s.%s", seg, bus, m[3], m[4]))
+	switch {
+	case len(seg) == 4 && isHex(seg) && len(bus) == 2 && isHex(bus):
+		return strings.ToLower(s)
+	case len(seg) == 5 && isDec(seg) && len(bus) == 3 && isDec(bus):
+		sv, _ := strconv.Atoi(seg)
+		bv, _ := strconv.Atoi(bus)
+		if sv > 0xffff || bv > 0xff {
+			return s
 		}
+		const hex = "0123456789abcdef"
+		b := make([]byte, 0, len("0000:00:00.0"))
+		b = append(b, hex[sv>>12&0xf], hex[sv>>8&0xf], hex[sv>>4&0xf], hex[sv&0xf], ':', hex[bv>>4], hex[bv&0xf], ':')
+		b = append(b, strings.ToLower(slot)...)
+		b = append(b, '.', fn[0])
+		return string(b)
 	}
 	return s
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func isDec(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // normalizeHexID writes a hexadecimal PCI vendor or device ID as "0x10de"

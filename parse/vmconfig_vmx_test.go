@@ -1,6 +1,9 @@
 package parse
 
 import (
+	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -130,9 +133,46 @@ func TestNormalizePCIAddress(t *testing.T) {
 		"00000:216:00.1": "0000:d8:00.1",
 		"00000:999:00.0": "00000:999:00.0", // bus > 255: kept as written
 		" weird ":        "weird",
+		"0000:3b:00.8":   "0000:3b:00.8", // function > 7
+		"0000:3b:0.0":    "0000:3b:0.0",
+		"00000:059:0A.7": "0000:3b:0a.7",
+		"65536:000:00.0": "65536:000:00.0",
+		"99999:000:00.0": "99999:000:00.0", // segment > 0xffff
+		"0000:3b:00.0.1": "0000:3b:00.0.1",
+		"0000:3b:00:0.0": "0000:3b:00:0.0",
 	} {
 		eq(t, in, NormalizePCIAddress(in), want)
+		eq(t, in+" (the regexp form)", NormalizePCIAddress(in), normalizePCIAddressByRegexp(in))
 	}
+}
+
+// normalizePCIAddressByRegexp is NormalizePCIAddress as the two address
+// forms are written: the hand-written reader must agree with it on any
+// input (FuzzNormalizePCIAddress).
+func normalizePCIAddressByRegexp(s string) string {
+	s = strings.TrimSpace(s)
+	if m := regexp.MustCompile(`^([0-9a-fA-F]{4}):([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])$`).FindStringSubmatch(s); m != nil {
+		return strings.ToLower(fmt.Sprintf("%s:%s:%s.%s", m[1], m[2], m[3], m[4]))
+	}
+	if m := regexp.MustCompile(`^([0-9]{5}):([0-9]{3}):([0-9a-fA-F]{2})\.([0-7])$`).FindStringSubmatch(s); m != nil {
+		seg, _ := strconv.Atoi(m[1])
+		bus, _ := strconv.Atoi(m[2])
+		if seg <= 0xffff && bus <= 0xff {
+			return strings.ToLower(fmt.Sprintf("%04x:%02x:%s.%s", seg, bus, m[3], m[4]))
+		}
+	}
+	return s
+}
+
+func FuzzNormalizePCIAddress(f *testing.F) {
+	for _, s := range []string{"0000:3B:00.0", "00000:059:00.0", "00000:999:00.0", " weird ", "0000:3b:00.0.1", "\u00a00000:3b:00.0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := NormalizePCIAddress(s), normalizePCIAddressByRegexp(s); got != want {
+			t.Errorf("NormalizePCIAddress(%q) = %q, the regexp form gives %q", s, got, want)
+		}
+	})
 }
 
 func TestPCIDeviceGPU(t *testing.T) {
