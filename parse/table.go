@@ -213,10 +213,25 @@ func indexWord(r, word []rune, from int) int {
 // gives exactly one cell per column), then places the words by their kind.
 func splitRow(l line, cols []column) ([]string, error) {
 	text := expandTabs(l.text)
-	r := []rune(text)
+	// Column starts are rune offsets; in an ASCII row (almost every row)
+	// they are byte offsets too, and the cells are slices of the row.
+	cut := func(i, j int) string { return text[i:j] }
+	at := func(i int) byte { return text[i] }
+	n := len(text)
+	if !isASCII(text) {
+		r := []rune(text)
+		cut = func(i, j int) string { return string(r[i:j]) }
+		at = func(i int) byte {
+			if r[i] < utf8.RuneSelf {
+				return byte(r[i])
+			}
+			return 0
+		}
+		n = len(r)
+	}
 	fits := true
 	for _, c := range cols[1:] {
-		if c.start-1 < len(r) && c.start > 0 && r[c.start-1] != ' ' && r[c.start-1] != '\t' {
+		if c.start-1 < n && c.start > 0 && at(c.start-1) != ' ' && at(c.start-1) != '\t' {
 			fits = false
 			break
 		}
@@ -224,14 +239,14 @@ func splitRow(l line, cols []column) ([]string, error) {
 	cells := make([]string, len(cols))
 	if fits {
 		for i, c := range cols {
-			if c.start >= len(r) {
+			if c.start >= n {
 				continue
 			}
-			end := len(r)
+			end := n
 			if i+1 < len(cols) {
-				end = min(cols[i+1].start, len(r))
+				end = min(cols[i+1].start, n)
 			}
-			cells[i] = strings.TrimSpace(string(r[c.start:end]))
+			cells[i] = strings.TrimSpace(cut(c.start, end))
 		}
 		if typedOK(cells, cols) {
 			return cells, nil
@@ -492,4 +507,14 @@ func withUnknownColumns(hr []rune, known []column) []column {
 		}
 	}
 	return out
+}
+
+// isASCII reports whether s is all ASCII (rune offsets are byte offsets).
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
