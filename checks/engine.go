@@ -342,10 +342,13 @@ func evaluate(rule *Rule, fleet *facts.Fleet, paths *facts.DataPath, errs *[]Int
 		}
 		return rep.results
 	}
-	var out []Finding
+	// One reporter for every host: its results are the rule's, appended
+	// once (a reporter per host copied them all again into the rule's).
+	rep := &Reporter{rule: rule}
 	for i := range fleet.Hosts {
 		h := &fleet.Hosts[i]
-		rep := &Reporter{rule: rule, host: h.Host}
+		rep.host = h.Host
+		start := len(rep.results)
 		switch {
 		case h.Status == hostio.StatusNotCollected && rule.ID != CollectionFailed:
 			rep.NotEvaluated(h.Host, "host not collected: "+h.Reason)
@@ -361,15 +364,14 @@ func evaluate(rule *Rule, fleet *facts.Fleet, paths *facts.DataPath, errs *[]Int
 				rep.NotEvaluated(needsSubject(rule, h), internalWhy(rule.ID))
 				break
 			}
-			if len(rule.ListedBy) > 0 && len(rep.results) == 0 {
+			if len(rule.ListedBy) > 0 && len(rep.results) == start {
 				if ok, why := listedOn(rule.ListedBy, fleet, paths, i); !ok {
 					rep.NotEvaluated(needsSubject(rule, h), why)
 				}
 			}
 		}
-		out = append(out, rep.results...)
 	}
-	return out
+	return rep.results
 }
 
 // needsSubject is the subject of a rule's "inputs missing" result.
