@@ -54,6 +54,18 @@ type Input struct {
 	Other []string
 }
 
+// DropListings releases what only reading the input needed: its
+// manifest's host and file lists (the report and a bundle exported again
+// use the manifest's header alone). A 1,000-host bundle's lists hold 11
+// MB, live through the whole analysis otherwise.
+func (in *Input) DropListings() {
+	if in.Manifest != nil {
+		m := *in.Manifest
+		m.Hosts, m.Files = nil, nil
+		in.Manifest = &m
+	}
+}
+
 // Partial reports whether something could not be read.
 func (in *Input) Partial() bool { return len(in.Problems) > 0 }
 

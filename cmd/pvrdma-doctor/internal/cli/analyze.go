@@ -137,6 +137,7 @@ func runAnalyze(ctx context.Context, opts *AnalyzeOptions) error {
 	if err != nil {
 		return err
 	}
+	in.DropListings()
 	return analyzePipeline(opts, in).Run(ctx)
 }
 
