@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 
 	"github.com/spf13/cobra"
 )
@@ -13,19 +14,34 @@ import (
 //
 //	pvrdma-doctor --cpuprofile cpu.out --memprofile mem.out scan ...
 //	go tool pprof -top cpu.out
+//	pvrdma-doctor --trace trace.out scan ...   (where goroutines wait)
+//	go tool trace -pprof=sched trace.out > sched.pprof
 func init() {
 	rootHooks = append(rootHooks, addProfileFlags)
 }
 
 func addProfileFlags(root *cobra.Command) {
-	var cpuFile, memFile string
+	var cpuFile, memFile, traceFile string
 	pf := root.PersistentFlags()
+	pf.StringVar(&traceFile, "trace", "", "write an execution trace of the command to FILE")
+	pf.MarkHidden("trace")
 	pf.StringVar(&cpuFile, "cpuprofile", "", "write a CPU profile of the command to FILE")
 	pf.StringVar(&memFile, "memprofile", "", "write a heap profile (allocations) at the end of the command to FILE")
 	pf.MarkHidden("cpuprofile")
 	pf.MarkHidden("memprofile")
-	var cpuOut *os.File
+	var cpuOut, traceOut *os.File
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if traceFile != "" {
+			f, err := os.Create(traceFile)
+			if err != nil {
+				return fmt.Errorf("--trace: %w", err)
+			}
+			if err := trace.Start(f); err != nil {
+				f.Close()
+				return fmt.Errorf("--trace: %w", err)
+			}
+			traceOut = f
+		}
 		if cpuFile == "" {
 			return nil
 		}
@@ -44,6 +60,11 @@ func addProfileFlags(root *cobra.Command) {
 	// scan with findings exits non-zero, so Run calls it again after
 	// Execute: stop is idempotent.
 	stop := func() error {
+		if traceOut != nil {
+			trace.Stop()
+			traceOut.Close()
+			traceOut = nil
+		}
 		if cpuOut != nil {
 			pprof.StopCPUProfile()
 			cpuOut.Close()
