@@ -14,7 +14,11 @@ import (
 
 // View implements tea.Model.
 func (m *Model) View() tea.View {
-	v := tea.NewView(m.render())
+	if !m.reuseFrame {
+		m.frame = m.render()
+	}
+	m.reuseFrame = false
+	v := tea.NewView(m.frame)
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = "pvrdma-doctor"
@@ -130,6 +134,14 @@ func (m *Model) footerLine() string {
 			cands = append(cands, b)
 		}
 	}
+	var key strings.Builder
+	fmt.Fprintf(&key, "%d %t", m.width, m.keys.Help.Enabled() && m.keys.Quit.Enabled())
+	for _, b := range cands {
+		fmt.Fprintf(&key, "\x00%s\x01%s\x01%t", b.Help().Key, b.Help().Desc, b.Enabled())
+	}
+	if key.String() == m.footerKey {
+		return m.footer
+	}
 	room := m.width - ansi.StringWidth(right) - 2
 	var ctx []keyBinding
 	for _, b := range cands {
@@ -139,9 +151,10 @@ func (m *Model) footerLine() string {
 		ctx = append(ctx, b)
 	}
 	left := h.ShortHelpView(ctx)
-	gap := m.width - ansi.StringWidth(left) - ansi.StringWidth(right)
-	if gap < 1 {
-		return left
+	line := left
+	if gap := m.width - ansi.StringWidth(left) - ansi.StringWidth(right); gap >= 1 {
+		line = left + strings.Repeat(" ", gap) + right
 	}
-	return left + strings.Repeat(" ", gap) + right
+	m.footer, m.footerKey = line, key.String()
+	return line
 }

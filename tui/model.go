@@ -21,6 +21,15 @@ type Model struct {
 	stack []page
 	// overlay is the help while it is open, over the page on top.
 	overlay page
+
+	// frame is the last screen View drew; reuseFrame says nothing has
+	// changed since (a progressMsg only schedules the next frame), so
+	// View returns it instead of drawing the same screen again.
+	frame      string
+	reuseFrame bool
+	// footer and footerKey memoise footerLine: its key hints are measured
+	// by rendering them, which costs more than the rest of a frame.
+	footer, footerKey string
 }
 
 // NewModel builds the model; Program wraps it, tests drive it directly.
@@ -70,6 +79,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case EventMsg:
 		return m, m.onEvent(hostio.Event(msg))
 	case progressMsg:
+		m.reuseFrame = m.frame != ""
 		return m, m.tick()
 	case frameMsg:
 		return m, m.onFrame()

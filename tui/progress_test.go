@@ -125,3 +125,42 @@ func TestProgressFeedKeepsEveryResult(t *testing.T) {
 		t.Fatal("a frame took the same events twice")
 	}
 }
+
+// A progressMsg changes nothing on screen (it only schedules the frame
+// that takes the progress in): View returns the screen it drew last
+// instead of drawing it again; any other message draws anew. The footer's
+// key hints are measured once per set of hints and width.
+func TestProgressMsgReusesTheLastFrame(t *testing.T) {
+	m := newTestModel(t, 100, 24, nil)
+	m.tick = func() tea.Cmd { return nil }
+	first := m.View().Content
+	// Changed behind the UI's back: only a redraw would show it.
+	m.rows[0].phase = hostio.PhaseConnecting
+	m.version++
+	m.Update(progressMsg{})
+	if got := m.View().Content; got != first {
+		t.Fatalf("a progressMsg redrew the screen:\n%s", got)
+	}
+	m.Update(frameMsg{})
+	if got := m.View().Content; got == first {
+		t.Error("a frameMsg did not redraw the screen")
+	}
+	// The reuse lasts one View: a second one without a message draws anew.
+	m.Update(progressMsg{})
+	_ = m.View()
+	m.rows[0].phase = hostio.PhaseCollecting
+	m.version++
+	if m.reuseFrame {
+		t.Error("the reused frame outlived one View")
+	}
+
+	footer := m.footerLine()
+	key := m.footerKey
+	m.Update(tea.WindowSizeMsg{Width: 60, Height: 24})
+	if m.footerLine() == footer || m.footerKey == key {
+		t.Errorf("the footer kept its 100-column hints at 60 columns: %q", m.footerLine())
+	}
+	if again := m.footerLine(); again != m.footer {
+		t.Errorf("the memoised footer %q differs from the one drawn %q", m.footer, again)
+	}
+}
