@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -31,30 +32,12 @@ func addProfileFlags(root *cobra.Command) {
 	pf.MarkHidden("memprofile")
 	var cpuOut, traceOut *os.File
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
-		if traceFile != "" {
-			f, err := os.Create(traceFile)
-			if err != nil {
-				return fmt.Errorf("--trace: %w", err)
-			}
-			if err := trace.Start(f); err != nil {
-				f.Close()
-				return fmt.Errorf("--trace: %w", err)
-			}
-			traceOut = f
+		var err error
+		if traceOut, err = startRecording("trace", traceFile, trace.Start); err != nil {
+			return err
 		}
-		if cpuFile == "" {
-			return nil
-		}
-		f, err := os.Create(cpuFile)
-		if err != nil {
-			return fmt.Errorf("--cpuprofile: %w", err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
-			return fmt.Errorf("--cpuprofile: %w", err)
-		}
-		cpuOut = f
-		return nil
+		cpuOut, err = startRecording("cpuprofile", cpuFile, pprof.StartCPUProfile)
+		return err
 	}
 	// cobra runs PersistentPostRunE only when the command succeeded; a
 	// scan with findings exits non-zero, so Run calls it again after
@@ -85,4 +68,21 @@ func addProfileFlags(root *cobra.Command) {
 		return nil
 	}
 	root.PersistentPostRunE = func(*cobra.Command, []string) error { return stop() }
+}
+
+// startRecording creates file (none when it is "") and starts writing a
+// recording to it; flag names the flag in errors.
+func startRecording(flag, file string, start func(io.Writer) error) (*os.File, error) {
+	if file == "" {
+		return nil, nil
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, fmt.Errorf("--%s: %w", flag, err)
+	}
+	if err := start(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--%s: %w", flag, err)
+	}
+	return f, nil
 }
