@@ -227,6 +227,10 @@ type hostRun struct {
 	// start and connected are read by snapshot while the host runs.
 	start     time.Time
 	connected atomic.Bool
+	// closedAtEnd: the host's deadline (or the scan's end) closed its
+	// connection; a command or the connection failing after that is the
+	// close's doing, not the host's.
+	closedAtEnd atomic.Bool
 }
 
 func (h *hostRun) emit(p hostio.Phase, err string) {
@@ -339,7 +343,10 @@ func collectHost(ctx context.Context, t hostio.Target, opts Options, slots chan 
 	}
 	// The host's deadline (or the end of the scan) closes its connection:
 	// whatever still waits on the host then returns at once.
-	stopClose := context.AfterFunc(hctx, func() { conn.Close() })
+	stopClose := context.AfterFunc(hctx, func() {
+		h.closedAtEnd.Store(true)
+		conn.Close()
+	})
 	defer stopClose()
 
 	if IsGuest(t) {
@@ -412,6 +419,10 @@ func collectHost(ctx context.Context, t hostio.Target, opts Options, slots chan 
 // connection was lost, or the host timeout was reached.
 func (h *hostRun) endReason(ctx, hctx context.Context, conn hostio.Conn) {
 	res := h.res
+	if h.closedAtEnd.Load() && hctx.Err() != nil && ctx.Err() == nil && res.Reason == "" {
+		// The deadline closed the connection: it was not lost.
+		res.Reason = fmt.Sprintf("host timeout (%s) reached; remaining commands abandoned", h.opts.HostTimeout)
+	}
 	if l, ok := conn.(interface{ LostAfter() (int, bool) }); ok && res.Reason == "" {
 		if n, lost := l.LostAfter(); lost {
 			res.Reason = fmt.Sprintf("connection lost after %d commands; %d commands not collected", n, h.notCollected())
@@ -544,7 +555,9 @@ func (h *hostRun) run(ctx context.Context, c Command) hostio.Capture {
 		if msg := r.Err.Error(); msg != cctx.Err().Error() {
 			capt.Error += " (" + msg + ")"
 		}
-	case r.Err != nil && ctx.Err() != nil && isCtxErr(r.Err):
+	case r.Err != nil && ctx.Err() != nil && (isCtxErr(r.Err) || h.closedAtEnd.Load()):
+		// The command's own context ended, or the host's end closed the
+		// connection under it (the transport may see the close first).
 		capt.Status = hostio.StatusTimedOut
 		capt.Error = "abandoned: " + ctxReason(ctx)
 	case r.Err != nil:
