@@ -2,7 +2,9 @@ package collect_test
 
 import (
 	"context"
+	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -314,5 +316,56 @@ func TestHostTimeoutClosesTheConnection(t *testing.T) {
 	}
 	if res["esx02"].Status != hostio.StatusCollected {
 		t.Errorf("esx02: %s %q", res["esx02"].Status, res["esx02"].Reason)
+	}
+}
+
+// closeFirstConn is a transport that sees its connection closed before it
+// sees the command's context end: a hung command returns the transport's
+// own "connection lost" error once Close is called, never ctx's.
+type closeFirstConn struct {
+	hang   string
+	closed chan struct{}
+	once   *sync.Once
+}
+
+func (c closeFirstConn) Name() string { return "close-first" }
+func (c closeFirstConn) Open(context.Context, hostio.Target) (hostio.Conn, error) {
+	return c, nil
+}
+func (c closeFirstConn) Run(_ context.Context, line string) hostio.Result {
+	if line != c.hang {
+		return hostio.Result{}
+	}
+	<-c.closed
+	return hostio.Result{ExitCode: -1, Err: errors.New("connection lost after 3 commands: the command ended without reporting its exit status")}
+}
+func (c closeFirstConn) Notes() []string { return nil }
+func (c closeFirstConn) Close() error {
+	c.once.Do(func() { close(c.closed) })
+	return nil
+}
+func (c closeFirstConn) LostAfter() (int, bool) {
+	select {
+	case <-c.closed:
+		return 3, true
+	default:
+		return 0, false
+	}
+}
+
+// When the host timeout closes the connection, the command it closed and
+// the host say the timeout was reached, whichever the transport noticed
+// first (the close or the context): the connection was not lost.
+func TestHostTimeoutNotReportedAsALostConnection(t *testing.T) {
+	conn := closeFirstConn{hang: "esxcli network nic list", closed: make(chan struct{}), once: &sync.Once{}}
+	res := collect.Collect(context.Background(), []hostio.Target{{Name: "esx01"}},
+		collect.Options{Runner: conn, CommandTimeout: time.Hour, HostTimeout: 200 * time.Millisecond})
+	h := res[0]
+	c, ok := h.Find("esxcli network nic list")
+	if !ok || c.Status != hostio.StatusTimedOut || c.Error != "abandoned: host timeout reached" {
+		t.Errorf("closed command: %v %s %q", ok, c.Status, c.Error)
+	}
+	if !strings.HasPrefix(h.Reason, "host timeout (200ms) reached") {
+		t.Errorf("host reason %q", h.Reason)
 	}
 }
