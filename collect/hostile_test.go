@@ -28,13 +28,16 @@ const hostileSessions = 8
 // hostileHostTimeout leaves every stage-1 command its whole command
 // timeout: against a host that refuses every session each command is
 // retried until its own timeout, in ceil(stage 1 / sessions) waves (2 for
-// 16 commands), and the host timeout is twice that chain (4 s), so one
-// more command (the recipe test adds one: 3 waves, 6 s) or a stalled
+// 16 commands), and the host timeout is twice that chain (8 s), so one
+// more command (the recipe test adds one: 3 waves, 12 s) or a stalled
 // machine still meets each command's timeout before the host's.
 var hostileHostTimeout = hostileCommandTimeout * time.Duration(2*((len(collect.Stage1())+hostileSessions-1)/hostileSessions))
 
 const (
-	hostileCommandTimeout = raceSlowdown * time.Second
+	// 2 s at least: a host streaming 3 MiB must finish within its command
+	// timeout on a loaded 2-core machine (1 s timed it out once in a full
+	// test run with other builds running).
+	hostileCommandTimeout = max(2, raceSlowdown) * time.Second
 	// hangBound is how long a scan may take before the test calls it
 	// hung. Every bound below measures behaviour, not speed: without the
 	// mechanism under test (the host timeout, the cancel, the abort) the

@@ -158,6 +158,10 @@ func (p *pipeReader) Read(b []byte) (int, error) {
 }
 
 func (p *pipeReader) read(b []byte) (int, error) {
+	// The wait's deadline is set before the watcher starts: a StopInputs
+	// between the two would otherwise have its "now" overwritten by the
+	// full wait (a SIGTERM held the process until InputWait).
+	p.f.SetReadDeadline(time.Now().Add(InputWait))
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
@@ -170,7 +174,6 @@ func (p *pipeReader) read(b []byte) (int, error) {
 	if inputStopped() {
 		return 0, fmt.Errorf("%s: %w", p.path, ErrInputStopped)
 	}
-	p.f.SetReadDeadline(time.Now().Add(InputWait))
 	n, err := waitRead(p.f, b, !p.seen)
 	switch {
 	case n > 0:
