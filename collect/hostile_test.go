@@ -361,14 +361,17 @@ func (c closeFirstConn) LostAfter() (int, bool) {
 // first (the close or the context): the connection was not lost.
 func TestHostTimeoutNotReportedAsALostConnection(t *testing.T) {
 	conn := closeFirstConn{hang: "esxcli network nic list", closed: make(chan struct{}), once: &sync.Once{}}
+	// The hung command is launched at once (every other command answers at
+	// once): the host timeout leaves a busy machine ample time for that.
+	hostTimeout := raceSlowdown * time.Second
 	res := collect.Collect(context.Background(), []hostio.Target{{Name: "esx01"}},
-		collect.Options{Runner: conn, CommandTimeout: time.Hour, HostTimeout: 200 * time.Millisecond})
+		collect.Options{Runner: conn, CommandTimeout: time.Hour, HostTimeout: hostTimeout})
 	h := res[0]
 	c, ok := h.Find("esxcli network nic list")
 	if !ok || c.Status != hostio.StatusTimedOut || c.Error != "abandoned: host timeout reached" {
 		t.Errorf("closed command: %v %s %q", ok, c.Status, c.Error)
 	}
-	if !strings.HasPrefix(h.Reason, "host timeout (200ms) reached") {
+	if !strings.HasPrefix(h.Reason, "host timeout ("+hostTimeout.String()+") reached") {
 		t.Errorf("host reason %q", h.Reason)
 	}
 }
